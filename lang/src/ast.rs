@@ -1,0 +1,149 @@
+//! The abstract syntax tree, exactly as written, with byte spans into the source.
+
+use std::ops::Range;
+
+pub type Span = Range<usize>;
+
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub pragmas: Vec<Pragma>,
+    pub clauses: Vec<Clause>,
+}
+
+/// `#pragma D option name[=value]`.
+#[derive(Clone, Debug)]
+pub struct Pragma {
+    pub name: String,
+    pub value: Option<String>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Clause {
+    pub probes: Vec<ProbeDesc>,
+    pub predicate: Option<Expr>,
+    /// `None`: no action block, DTrace's default action.
+    pub body: Option<Vec<Stmt>>,
+    pub span: Span,
+}
+
+/// `provider:module:function:name`, fields right-aligned as DTrace does
+/// (`BEGIN` is the name field, `read:entry` function and name).
+#[derive(Clone, Debug)]
+pub struct ProbeDesc {
+    pub text: String,
+    pub fields: Vec<String>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum Stmt {
+    Expr(Expr),
+    Assign { target: LValue, op: Option<BinOp>, value: Expr, span: Span },
+    IncDec { target: LValue, delta: i64, span: Span },
+    Aggregate { agg: AggRef, func: Ident, args: Vec<Expr>, span: Span },
+}
+
+#[derive(Clone, Debug)]
+pub enum LValue {
+    Global(Ident),
+    ThreadLocal(Ident, Span),
+    ClauseLocal(Ident, Span),
+}
+
+#[derive(Clone, Debug)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+/// `@name[keys]`; the unnamed aggregation `@` has the name "".
+#[derive(Clone, Debug)]
+pub struct AggRef {
+    pub name: String,
+    pub keys: Vec<Expr>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    Int(i64),
+    Str(String),
+    Ident(String),
+    Macro(String),
+    ThreadLocal(String),
+    ClauseLocal(String),
+    Agg(AggRef),
+    Call(Ident, Vec<Expr>),
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    Ternary(Box<Expr>, Box<Expr>, Box<Expr>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnOp {
+    Not,
+    BitNot,
+    Neg,
+    Plus,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    LogOr,
+    LogXor,
+    LogAnd,
+    BitOr,
+    BitXor,
+    BitAnd,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Shl,
+    Shr,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        use BinOp::*;
+        match self {
+            LogOr => "||",
+            LogXor => "^^",
+            LogAnd => "&&",
+            BitOr => "|",
+            BitXor => "^",
+            BitAnd => "&",
+            Eq => "==",
+            Ne => "!=",
+            Lt => "<",
+            Le => "<=",
+            Gt => ">",
+            Ge => ">=",
+            Shl => "<<",
+            Shr => ">>",
+            Add => "+",
+            Sub => "-",
+            Mul => "*",
+            Div => "/",
+            Rem => "%",
+        }
+    }
+
+    pub fn is_comparison(self) -> bool {
+        matches!(self, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
+    }
+}

@@ -1,0 +1,136 @@
+//! The one table of builtin variables, functions and actions. The checker, the code
+//! generator (through the `hook` enums), `-l`/help output and spec.md all read from here.
+
+/// What a builtin variable evaluates to. The backend implements each hook.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VarHook {
+    Comm,
+    Pid,
+    Tid,
+    Ppid,
+    Uid,
+    Gid,
+    Cpu,
+    Timestamp,
+    WallTimestamp,
+    ProbeProv,
+    ProbeMod,
+    ProbeFunc,
+    ProbeName,
+    Arg(u8),
+    Errno,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarType {
+    Int,
+    Str,
+}
+
+pub struct BuiltinVar {
+    pub name: &'static str,
+    /// Other spellings (bpftrace's and DTrace's).
+    pub aliases: &'static [&'static str],
+    pub ty: VarType,
+    pub hook: VarHook,
+    pub doc: &'static str,
+}
+
+pub const VARIABLES: &[BuiltinVar] = &[
+    BuiltinVar { name: "execname", aliases: &["comm"], ty: VarType::Str, hook: VarHook::Comm, doc: "name of the current process (16 bytes, as the kernel's comm)" },
+    BuiltinVar { name: "pid", aliases: &[], ty: VarType::Int, hook: VarHook::Pid, doc: "process id (thread group id) of the current thread" },
+    BuiltinVar { name: "tid", aliases: &[], ty: VarType::Int, hook: VarHook::Tid, doc: "thread id of the current thread" },
+    BuiltinVar { name: "ppid", aliases: &[], ty: VarType::Int, hook: VarHook::Ppid, doc: "process id of the parent process" },
+    BuiltinVar { name: "uid", aliases: &[], ty: VarType::Int, hook: VarHook::Uid, doc: "real user id" },
+    BuiltinVar { name: "gid", aliases: &[], ty: VarType::Int, hook: VarHook::Gid, doc: "real group id" },
+    BuiltinVar { name: "cpu", aliases: &[], ty: VarType::Int, hook: VarHook::Cpu, doc: "CPU the probe fired on" },
+    BuiltinVar { name: "timestamp", aliases: &["nsecs"], ty: VarType::Int, hook: VarHook::Timestamp, doc: "nanoseconds since boot (CLOCK_MONOTONIC)" },
+    BuiltinVar { name: "walltimestamp", aliases: &[], ty: VarType::Int, hook: VarHook::WallTimestamp, doc: "nanoseconds since the Unix epoch" },
+    BuiltinVar { name: "probeprov", aliases: &[], ty: VarType::Str, hook: VarHook::ProbeProv, doc: "provider of the probe that fired" },
+    BuiltinVar { name: "probemod", aliases: &[], ty: VarType::Str, hook: VarHook::ProbeMod, doc: "module of the probe that fired" },
+    BuiltinVar { name: "probefunc", aliases: &["func"], ty: VarType::Str, hook: VarHook::ProbeFunc, doc: "function of the probe that fired (the system call's name for syscall probes)" },
+    BuiltinVar { name: "probename", aliases: &[], ty: VarType::Str, hook: VarHook::ProbeName, doc: "name of the probe that fired (entry, return, BEGIN, ...)" },
+    BuiltinVar { name: "arg0", aliases: &[], ty: VarType::Int, hook: VarHook::Arg(0), doc: "first probe argument (syscall entry: first argument; return: return value)" },
+    BuiltinVar { name: "arg1", aliases: &[], ty: VarType::Int, hook: VarHook::Arg(1), doc: "second probe argument (syscall return: return value)" },
+    BuiltinVar { name: "arg2", aliases: &[], ty: VarType::Int, hook: VarHook::Arg(2), doc: "third probe argument" },
+    BuiltinVar { name: "arg3", aliases: &[], ty: VarType::Int, hook: VarHook::Arg(3), doc: "fourth probe argument" },
+    BuiltinVar { name: "arg4", aliases: &[], ty: VarType::Int, hook: VarHook::Arg(4), doc: "fifth probe argument" },
+    BuiltinVar { name: "arg5", aliases: &[], ty: VarType::Int, hook: VarHook::Arg(5), doc: "sixth probe argument" },
+    BuiltinVar { name: "errno", aliases: &[], ty: VarType::Int, hook: VarHook::Errno, doc: "error number of a failed system call (syscall return probes; 0 otherwise)" },
+];
+
+pub fn variable(name: &str) -> Option<&'static BuiltinVar> {
+    VARIABLES.iter().find(|v| v.name == name || v.aliases.contains(&name))
+}
+
+/// The spelling of every builtin variable, for "did you mean" and completion.
+pub fn variable_names() -> impl Iterator<Item = &'static str> {
+    VARIABLES.iter().flat_map(|v| std::iter::once(v.name).chain(v.aliases.iter().copied()))
+}
+
+/// What a function does; the checker validates arguments, the backend implements the hook.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FnHook {
+    Printf,
+    Trace,
+    Exit,
+    Printa,
+    Count,
+    Sum,
+    Min,
+    Max,
+    Avg,
+    Quantize,
+    Lquantize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FnKind {
+    /// A statement that produces output or changes tracing state.
+    Action,
+    /// Used as `@agg[keys] = f(args)`.
+    Aggregating,
+}
+
+/// One argument position of a function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgSpec {
+    Int,
+    /// An integer known when the script is compiled.
+    ConstInt,
+    /// A string literal (printf's format).
+    Format,
+    /// Any integer or string.
+    Any,
+    /// Any number of further integer-or-string arguments.
+    Rest,
+    /// An aggregation name, `@a`.
+    Aggregation,
+}
+
+pub struct BuiltinFn {
+    pub name: &'static str,
+    pub kind: FnKind,
+    pub args: &'static [ArgSpec],
+    pub hook: FnHook,
+    pub signature: &'static str,
+    pub doc: &'static str,
+}
+
+pub const FUNCTIONS: &[BuiltinFn] = &[
+    BuiltinFn { name: "printf", kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::Printf, signature: "printf(format, ...)", doc: "formatted output; conversions %d %i %u %x %X %o %c %s %% with flags, width, precision" },
+    BuiltinFn { name: "trace", kind: FnKind::Action, args: &[ArgSpec::Any], hook: FnHook::Trace, signature: "trace(expr)", doc: "print the value of an expression" },
+    BuiltinFn { name: "exit", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Exit, signature: "exit(status)", doc: "stop tracing: run END, print aggregations, exit with status" },
+    BuiltinFn { name: "printa", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Printa, signature: "printa(@agg)", doc: "print an aggregation now, in the default layout" },
+    BuiltinFn { name: "count", kind: FnKind::Aggregating, args: &[], hook: FnHook::Count, signature: "count()", doc: "number of times called" },
+    BuiltinFn { name: "sum", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Sum, signature: "sum(x)", doc: "total of the values" },
+    BuiltinFn { name: "min", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Min, signature: "min(x)", doc: "smallest value" },
+    BuiltinFn { name: "max", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Max, signature: "max(x)", doc: "largest value" },
+    BuiltinFn { name: "avg", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Avg, signature: "avg(x)", doc: "integer mean of the values" },
+    BuiltinFn { name: "quantize", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Quantize, signature: "quantize(x)", doc: "power-of-two frequency distribution" },
+    BuiltinFn { name: "lquantize", kind: FnKind::Aggregating, args: &[ArgSpec::Int, ArgSpec::ConstInt, ArgSpec::ConstInt, ArgSpec::ConstInt], hook: FnHook::Lquantize, signature: "lquantize(x, low, high, step)", doc: "linear frequency distribution from low to high in steps of step" },
+];
+
+pub fn function(name: &str) -> Option<&'static BuiltinFn> {
+    FUNCTIONS.iter().find(|f| f.name == name)
+}

@@ -1,0 +1,545 @@
+//! The checker: resolves names against the builtin and provider tables, checks types and
+//! arity, and lowers the AST to the typed IR. Every error carries the span it is about.
+
+use crate::ast::{self, BinOp, ExprKind, LValue, Span, UnOp};
+use crate::builtins::{self, ArgSpec, FnHook, FnKind, VarHook, VarType};
+use crate::diag::{closest, Diagnostic};
+use crate::ir::*;
+use crate::printf;
+use crate::providers::{match_probes, AttachPoint};
+use crate::syscalls::SyscallTable;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What the checker needs from the command line.
+#[derive(Clone, Debug, Default)]
+pub struct CheckOptions {
+    /// `$target`: the pid of the `-c` command or the `-p` process.
+    pub target: Option<i64>,
+}
+
+/// Checks a parsed program and lowers it to IR.
+pub fn check(program: &ast::Program, opts: &CheckOptions) -> Result<Program, Diagnostic> {
+    let mut cx = Checker {
+        opts,
+        globals: Vec::new(),
+        aggs: Vec::new(),
+        agg_spans: Vec::new(),
+        records: Vec::new(),
+        strings: Strings::default(),
+        printa_uses: Vec::new(),
+    };
+    cx.declare_globals(program);
+    let options = options(&program.pragmas)?;
+    let mut groups: BTreeMap<AttachPoint, Vec<Clause>> = BTreeMap::new();
+    let mut order: Vec<AttachPoint> = Vec::new();
+    let mut matched = 0;
+    for (index, clause) in program.clauses.iter().enumerate() {
+        let mut per_attach: BTreeMap<AttachPoint, BTreeSet<u32>> = BTreeMap::new();
+        for desc in &clause.probes {
+            for p in match_probes(desc)? {
+                matched += 1;
+                // Probe names are interned so the backend can use them as constants.
+                for text in [p.provider, p.module, p.name] {
+                    cx.strings.intern(text);
+                }
+                if p.nr.is_none() {
+                    cx.strings.intern(p.function);
+                }
+                let set = per_attach.entry(p.attach).or_default();
+                if let Some(nr) = p.nr {
+                    set.insert(nr);
+                }
+            }
+        }
+        let lowered = cx.clause(clause)?;
+        for (attach, nrs) in per_attach {
+            let filter = match attach {
+                AttachPoint::SyscallEntry | AttachPoint::SyscallReturn
+                    if nrs.len() < SyscallTable::get().iter().count() =>
+                {
+                    Filter::Syscalls(nrs.into_iter().collect())
+                }
+                _ => Filter::All,
+            };
+            if !order.contains(&attach) {
+                order.push(attach);
+            }
+            groups.entry(attach).or_default().push(Clause {
+                index,
+                span: clause.span.clone(),
+                filter,
+                predicate: lowered.0.clone(),
+                body: lowered.1.clone(),
+                record: lowered.2,
+            });
+        }
+    }
+    for (name, span) in &cx.printa_uses {
+        if !cx.aggs.iter().any(|a| &a.name == name) {
+            return Err(Diagnostic::new(span.clone(), format!("aggregation `@{name}` is never given a value"))
+                .label("printed here")
+                .hint(format!("assign it first, e.g. `@{name} = count();`")));
+        }
+    }
+    order.sort();
+    Ok(Program {
+        options,
+        groups: order
+            .into_iter()
+            .map(|a| Group { attach: a, clauses: groups.remove(&a).unwrap_or_default() })
+            .collect(),
+        aggregations: cx.aggs,
+        globals: cx.globals,
+        records: cx.records,
+        strings: cx.strings,
+        matched_probes: matched,
+    })
+}
+
+const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "switchrate", "aggrate", "strsize", "dynvarsize"];
+
+fn options(pragmas: &[ast::Pragma]) -> Result<Options, Diagnostic> {
+    let mut o = Options::default();
+    for p in pragmas {
+        apply_option(&mut o, &p.name, p.value.as_deref())
+            .map_err(|(msg, hint)| Diagnostic::new(p.span.clone(), msg).label("here").hint(hint))?;
+    }
+    Ok(o)
+}
+
+/// Applies one DTrace option (`#pragma D option` or `-x name=value`).
+pub fn apply_option(o: &mut Options, name: &str, value: Option<&str>) -> Result<(), (String, String)> {
+    match name {
+        "quiet" => o.quiet = value.is_none_or(|v| v != "0" && v != "false"),
+        "bufsize" => {
+            let v = value.and_then(parse_size).ok_or((
+                format!("option `bufsize` needs a size, got `{}`", value.unwrap_or("")),
+                "write a size such as `bufsize=4m`".to_string(),
+            ))?;
+            o.bufsize = Some(v);
+        }
+        n if KNOWN_OPTIONS.contains(&n) => {}
+        n => {
+            let hint = match closest(n, KNOWN_OPTIONS.iter().copied()) {
+                Some(c) => format!("did you mean `{c}`? supported options: {}", KNOWN_OPTIONS.join(", ")),
+                None => format!("supported options: {}", KNOWN_OPTIONS.join(", ")),
+            };
+            return Err((format!("unknown option `{n}`"), hint));
+        }
+    }
+    Ok(())
+}
+
+fn parse_size(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (digits, mult) = match s.chars().last()?.to_ascii_lowercase() {
+        'k' => (&s[..s.len() - 1], 1u64 << 10),
+        'm' => (&s[..s.len() - 1], 1 << 20),
+        'g' => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, 1),
+    };
+    digits.parse::<u64>().ok().map(|v| v * mult)
+}
+
+struct Checker<'a> {
+    opts: &'a CheckOptions,
+    globals: Vec<String>,
+    aggs: Vec<Aggregation>,
+    agg_spans: Vec<(Span, String)>,
+    records: Vec<Record>,
+    strings: Strings,
+    printa_uses: Vec<(String, Span)>,
+}
+
+type Lowered = (Option<Expr>, Vec<Stmt>, Option<usize>);
+
+impl Checker<'_> {
+    /// D globals are declared by assignment anywhere in the program.
+    fn declare_globals(&mut self, program: &ast::Program) {
+        for c in &program.clauses {
+            for s in c.body.iter().flatten() {
+                let target = match s {
+                    ast::Stmt::Assign { target: LValue::Global(i), .. } => i,
+                    ast::Stmt::IncDec { target: LValue::Global(i), .. } => i,
+                    _ => continue,
+                };
+                if builtins::variable(&target.name).is_none() && !self.globals.contains(&target.name) {
+                    self.globals.push(target.name.clone());
+                }
+            }
+        }
+    }
+
+    fn clause(&mut self, c: &ast::Clause) -> Result<Lowered, Diagnostic> {
+        let predicate = match &c.predicate {
+            Some(p) => Some(self.int_expr(p, "a predicate")?),
+            None => None,
+        };
+        let mut items = Vec::new();
+        let mut body = Vec::new();
+        match &c.body {
+            None => {}
+            Some(stmts) if stmts.is_empty() => {}
+            Some(stmts) => {
+                for s in stmts {
+                    self.stmt(s, &mut body, &mut items)?;
+                }
+            }
+        }
+        let default_action = c.body.as_ref().is_none_or(|b| b.is_empty());
+        let record = if default_action || !items.is_empty() {
+            self.records.push(Record { items });
+            Some(self.records.len() - 1)
+        } else {
+            None
+        };
+        Ok((predicate, body, record))
+    }
+
+    fn stmt(&mut self, s: &ast::Stmt, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
+        match s {
+            ast::Stmt::Assign { target, op, value, span } => {
+                let g = self.global_target(target)?;
+                let v = self.int_expr(value, "a variable")
+                    .map_err(|d| if d.message.contains("string") { d.hint("crumbs variables hold 64-bit integers; use an aggregation key to group by a string") } else { d })?;
+                let v = match op {
+                    None => v,
+                    Some(op) => Expr::Binary(*op, Box::new(Expr::Global(g)), Box::new(v)),
+                };
+                let _ = span;
+                body.push(Stmt::SetGlobal(g, v));
+            }
+            ast::Stmt::IncDec { target, delta, .. } => {
+                let g = self.global_target(target)?;
+                body.push(Stmt::SetGlobal(g, Expr::Binary(BinOp::Add, Box::new(Expr::Global(g)), Box::new(Expr::Int(*delta)))));
+            }
+            ast::Stmt::Aggregate { agg, func, args, span } => self.aggregate(agg, func, args, span, body)?,
+            ast::Stmt::Expr(e) => match &e.kind {
+                ExprKind::Call(name, args) => self.action(name, args, &e.span, body, items)?,
+                _ => {
+                    let v = self.expr(e)?;
+                    items.push(Item::Trace(v.repr()));
+                    body.push(Stmt::Emit { item: items.len() - 1, args: vec![v] });
+                }
+            },
+        }
+        Ok(())
+    }
+
+    fn global_target(&mut self, target: &LValue) -> Result<usize, Diagnostic> {
+        match target {
+            LValue::Global(i) => {
+                if builtins::variable(&i.name).is_some() {
+                    return Err(Diagnostic::new(i.span.clone(), format!("cannot assign to builtin variable `{}`", i.name))
+                        .label("read-only")
+                        .hint("choose another name for your variable"));
+                }
+                Ok(self.globals.iter().position(|g| g == &i.name).expect("declared"))
+            }
+            LValue::ThreadLocal(i, sp) | LValue::ClauseLocal(i, sp) => Err(unsupported_local(&i.name, sp)),
+        }
+    }
+
+    fn aggregate(&mut self, agg: &ast::AggRef, func: &ast::Ident, args: &[ast::Expr], span: &Span, body: &mut Vec<Stmt>) -> Result<(), Diagnostic> {
+        let f = builtins::function(&func.name).ok_or_else(|| unknown_function(func))?;
+        if f.kind != FnKind::Aggregating {
+            return Err(Diagnostic::new(func.span.clone(), format!("`{}` is not an aggregating function", func.name))
+                .label("cannot be assigned to an aggregation")
+                .hint("aggregating functions: count, sum, min, max, avg, quantize, lquantize"));
+        }
+        check_arity(f, args, func, span)?;
+        let value = match args.first() {
+            Some(a) => self.int_expr(a, &format!("the argument of {}()", f.name))?,
+            None => Expr::Int(1),
+        };
+        let mut consts = Vec::new();
+        for (a, spec) in args.iter().zip(f.args) {
+            if *spec == ArgSpec::ConstInt {
+                consts.push(const_int(a).ok_or_else(|| {
+                    Diagnostic::new(a.span.clone(), format!("{}() needs a constant here", f.name))
+                        .label("not a constant")
+                        .hint(format!("write an integer constant: {}", f.signature))
+                })?);
+            }
+        }
+        if f.hook == FnHook::Lquantize {
+            let (base, limit, step) = (consts[0], consts[1], consts[2]);
+            if step <= 0 || limit <= base || (limit - base) / step > 4000 || (limit - base) % step != 0 {
+                return Err(Diagnostic::new(span.clone(), "bad lquantize() range")
+                    .label("here")
+                    .hint("need low < high, step > 0, (high - low) a multiple of step, and at most 4000 steps"));
+            }
+        }
+        let kind = AggKind::from_hook(f.hook, &consts).expect("aggregating");
+        let mut keys = Vec::new();
+        for k in &agg.keys {
+            keys.push(self.expr(k)?);
+        }
+        let reprs: Vec<Repr> = keys.iter().map(Expr::repr).collect();
+        let id = match self.aggs.iter().position(|a| a.name == agg.name) {
+            Some(id) => {
+                let def = &self.aggs[id];
+                let (def_span, def_fn) = &self.agg_spans[id];
+                if def.kind != kind {
+                    return Err(Diagnostic::new(func.span.clone(), format!("aggregation `@{}` is already {}(), not {}()", agg.name, def_fn, f.name))
+                        .label(format!("redefined with {}()", f.name))
+                        .hint(format!("an aggregation keeps one function; it was first used with {def_fn}() at byte {}; use another name, e.g. `@{}_{}`", def_span.start, if agg.name.is_empty() { "a" } else { &agg.name }, f.name)));
+                }
+                if def.keys.len() != reprs.len() {
+                    return Err(Diagnostic::new(agg.span.clone(), format!("aggregation `@{}` has {} key(s) elsewhere, {} here", agg.name, def.keys.len(), reprs.len()))
+                        .label("key count differs")
+                        .hint("use the same number of keys everywhere"));
+                }
+                for (i, (a, b)) in def.keys.iter().zip(&reprs).enumerate() {
+                    if a != b {
+                        return Err(Diagnostic::new(agg.keys[i].span.clone(), format!("key {} of `@{}` has another type elsewhere", i + 1, agg.name))
+                            .label("type differs")
+                            .hint("keys at one position must all be integers, all process names, or all other strings"));
+                    }
+                }
+                id
+            }
+            None => {
+                self.aggs.push(Aggregation { name: agg.name.clone(), kind, keys: reprs });
+                self.agg_spans.push((func.span.clone(), f.name.to_string()));
+                self.aggs.len() - 1
+            }
+        };
+        body.push(Stmt::Aggregate { agg: id, keys, value });
+        Ok(())
+    }
+
+    fn action(&mut self, name: &ast::Ident, args: &[ast::Expr], span: &Span, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
+        let f = builtins::function(&name.name).ok_or_else(|| unknown_function(name))?;
+        if f.kind == FnKind::Aggregating {
+            return Err(Diagnostic::new(name.span.clone(), format!("`{}()` is an aggregating function", f.name))
+                .label("used as a statement")
+                .hint(format!("assign it to an aggregation: `@name[key] = {}`", f.signature)));
+        }
+        check_arity(f, args, name, span)?;
+        let (item, lowered) = match f.hook {
+            FnHook::Printf => {
+                let fmt = &args[0];
+                let ExprKind::Str(text) = &fmt.kind else {
+                    return Err(Diagnostic::new(fmt.span.clone(), "printf() needs a string literal format")
+                        .label("not a string literal")
+                        .hint("write the format inline: printf(\"%d\\n\", x)"));
+                };
+                let pieces = printf::parse(text).map_err(|e| {
+                    let at = (fmt.span.start + 1 + e.start).min(fmt.span.end);
+                    let end = (fmt.span.start + 1 + e.end).clamp(at, fmt.span.end);
+                    let d = Diagnostic::new(at..end.max(at + 1), e.message).label("in this format");
+                    match e.hint { Some(h) => d.hint(h), None => d }
+                })?;
+                let convs: Vec<&printf::Conv> = pieces.iter().filter_map(|p| match p { printf::Piece::Conv(c) => Some(c), _ => None }).collect();
+                let rest = &args[1..];
+                if convs.len() != rest.len() {
+                    return Err(Diagnostic::new(span.clone(), format!("printf() format has {} conversion(s) but {} argument(s) follow", convs.len(), rest.len()))
+                        .label("argument count differs")
+                        .hint("give one argument per % conversion (%% prints a percent sign)"));
+                }
+                let mut lowered = Vec::new();
+                for (c, a) in convs.iter().zip(rest) {
+                    let v = self.expr(a)?;
+                    let want_str = matches!(c.arg_kind(), printf::ArgKind::Str);
+                    let is_str = v.repr() != Repr::Int;
+                    if want_str != is_str {
+                        let conv = format!("%{}", c.conv);
+                        return Err(Diagnostic::new(a.span.clone(), format!("{conv} expects {}, but this is {}", if want_str { "a string" } else { "an integer" }, if is_str { "a string" } else { "an integer" }))
+                            .label("wrong type")
+                            .hint(if want_str { "use %d for integers" } else { "use %s for strings" }));
+                    }
+                    lowered.push(v);
+                }
+                let reprs = lowered.iter().map(Expr::repr).collect();
+                (Item::Printf { pieces, args: reprs }, lowered)
+            }
+            FnHook::Trace => {
+                let v = self.expr(&args[0])?;
+                (Item::Trace(v.repr()), vec![v])
+            }
+            FnHook::Exit => (Item::Exit, vec![self.int_expr(&args[0], "exit()'s status")?]),
+            FnHook::Printa => {
+                let ExprKind::Agg(a) = &args[0].kind else {
+                    return Err(Diagnostic::new(args[0].span.clone(), "printa() takes an aggregation")
+                        .label("not an aggregation")
+                        .hint("write printa(@name)"));
+                };
+                if !a.keys.is_empty() {
+                    return Err(Diagnostic::new(a.span.clone(), "printa() prints a whole aggregation")
+                        .label("keys not allowed here")
+                        .hint(format!("write printa(@{})", a.name)));
+                }
+                self.printa_uses.push((a.name.clone(), a.span.clone()));
+                let id = self.aggs.iter().position(|x| x.name == a.name);
+                let Some(id) = id else {
+                    return Err(Diagnostic::new(a.span.clone(), format!("aggregation `@{}` is not defined before this printa()", a.name))
+                        .label("unknown aggregation")
+                        .hint("D needs the aggregation assigned in an earlier clause or statement"));
+                };
+                (Item::Printa(id), vec![])
+            }
+            _ => unreachable!("action hook"),
+        };
+        items.push(item);
+        body.push(Stmt::Emit { item: items.len() - 1, args: lowered });
+        Ok(())
+    }
+
+    fn int_expr(&mut self, e: &ast::Expr, what: &str) -> Result<Expr, Diagnostic> {
+        let v = self.expr(e)?;
+        if v.repr() != Repr::Int {
+            return Err(Diagnostic::new(e.span.clone(), format!("{what} must be an integer, but this is a string"))
+                .label("string")
+                .hint("compare strings with == or !=, e.g. execname == \"cat\""));
+        }
+        Ok(v)
+    }
+
+    fn expr(&mut self, e: &ast::Expr) -> Result<Expr, Diagnostic> {
+        Ok(match &e.kind {
+            ExprKind::Int(v) => Expr::Int(*v),
+            ExprKind::Str(s) => Expr::Str(StrExpr::Const(self.strings.intern(s))),
+            ExprKind::Ident(name) => {
+                if let Some(v) = builtins::variable(name) {
+                    match (v.ty, v.hook) {
+                        (VarType::Int, h) => Expr::Var(h),
+                        (VarType::Str, VarHook::Comm) => Expr::Str(StrExpr::Comm),
+                        (VarType::Str, h) => Expr::Str(StrExpr::Probe(h)),
+                    }
+                } else if let Some(g) = self.globals.iter().position(|g| g == name) {
+                    Expr::Global(g)
+                } else {
+                    let mut d = Diagnostic::new(e.span.clone(), format!("unknown variable `{name}`")).label("not a builtin and never assigned");
+                    let mut names: Vec<&str> = builtins::variable_names().collect();
+                    names.extend(self.globals.iter().map(String::as_str));
+                    d = match closest(name, names) {
+                        Some(c) => d.hint(format!("did you mean `{c}`?")),
+                        None => d.hint("builtins include execname, pid, tid, timestamp, probefunc, arg0..arg5; globals are declared by assigning them"),
+                    };
+                    return Err(d);
+                }
+            }
+            ExprKind::Macro(m) => match (m.as_str(), self.opts.target) {
+                ("target", Some(pid)) => Expr::Int(pid),
+                ("target", None) => {
+                    return Err(Diagnostic::new(e.span.clone(), "$target is not set")
+                        .label("needs a target process")
+                        .hint("run with -c 'command' or -p PID"))
+                }
+                _ => {
+                    return Err(Diagnostic::new(e.span.clone(), format!("unknown macro variable `${m}`"))
+                        .label("not defined")
+                        .hint("crumbs knows $target (the -c command or -p process)"))
+                }
+            },
+            ExprKind::ThreadLocal(n) | ExprKind::ClauseLocal(n) => return Err(unsupported_local(n, &e.span)),
+            ExprKind::Agg(a) => {
+                return Err(Diagnostic::new(a.span.clone(), "an aggregation cannot be read in an expression")
+                    .label("aggregations are write-only in D")
+                    .hint("print it with printa() or at exit"))
+            }
+            ExprKind::Call(name, _) => {
+                return Err(match builtins::function(&name.name) {
+                    Some(f) => Diagnostic::new(e.span.clone(), format!("`{}()` has no value", f.name))
+                        .label("used as a value")
+                        .hint(match f.kind {
+                            FnKind::Aggregating => format!("assign it to an aggregation: `@name = {}`", f.signature),
+                            FnKind::Action => format!("call {}() as a statement of its own", f.name),
+                        }),
+                    None => unknown_function(name),
+                })
+            }
+            ExprKind::Unary(op, inner) => {
+                let v = self.int_expr(inner, &format!("the operand of `{}`", unop_symbol(*op)))?;
+                match (op, &v) {
+                    (UnOp::Neg, Expr::Int(n)) => Expr::Int(n.wrapping_neg()),
+                    (UnOp::Plus, _) => v,
+                    _ => Expr::Unary(*op, Box::new(v)),
+                }
+            }
+            ExprKind::Binary(op, l, r) => {
+                let (lv, rv) = (self.expr(l)?, self.expr(r)?);
+                match (lv, rv) {
+                    (Expr::Str(a), Expr::Str(b)) if op.is_comparison() => {
+                        let relational = !matches!(op, BinOp::Eq | BinOp::Ne);
+                        let probe = matches!(a, StrExpr::Probe(_)) || matches!(b, StrExpr::Probe(_));
+                        if relational && probe {
+                            return Err(Diagnostic::new(e.span.clone(), "probe names can only be compared with == and !=")
+                                .label("ordering not supported")
+                                .hint("compare with == or != instead"));
+                        }
+                        if a.repr() != b.repr() && !matches!((&a, &b), (StrExpr::Comm, StrExpr::Const(_)) | (StrExpr::Const(_), StrExpr::Comm)) {
+                            return Err(Diagnostic::new(e.span.clone(), "cannot compare a process name with a probe name")
+                                .label("unsupported comparison")
+                                .hint("compare execname with a string literal, e.g. execname == \"cat\""));
+                        }
+                        Expr::StrCmp(*op, a, b)
+                    }
+                    (lv, rv) if lv.repr() == Repr::Int && rv.repr() == Repr::Int => Expr::Binary(*op, Box::new(lv), Box::new(rv)),
+                    (lv, _) => {
+                        let bad = if lv.repr() != Repr::Int { l } else { r };
+                        return Err(Diagnostic::new(bad.span.clone(), format!("operator `{}` needs {}", op.symbol(), if op.is_comparison() { "two integers or two strings" } else { "integers" }))
+                            .label("this is a string")
+                            .hint(if op.is_comparison() { "compare strings with strings and integers with integers" } else { "arithmetic works on integers only" }));
+                    }
+                }
+            }
+            ExprKind::Ternary(c, a, b) => {
+                let c = self.int_expr(c, "a condition")?;
+                let a = self.int_expr(a, "a branch of ?:")?;
+                let b = self.int_expr(b, "a branch of ?:")?;
+                Expr::Ternary(Box::new(c), Box::new(a), Box::new(b))
+            }
+        })
+    }
+}
+
+fn unop_symbol(op: UnOp) -> &'static str {
+    match op {
+        UnOp::Not => "!",
+        UnOp::BitNot => "~",
+        UnOp::Neg => "-",
+        UnOp::Plus => "+",
+    }
+}
+
+fn const_int(e: &ast::Expr) -> Option<i64> {
+    match &e.kind {
+        ExprKind::Int(v) => Some(*v),
+        ExprKind::Unary(UnOp::Neg, inner) => const_int(inner).map(i64::wrapping_neg),
+        ExprKind::Unary(UnOp::Plus, inner) => const_int(inner),
+        _ => None,
+    }
+}
+
+fn check_arity(f: &builtins::BuiltinFn, args: &[ast::Expr], name: &ast::Ident, span: &Span) -> Result<(), Diagnostic> {
+    let rest = f.args.contains(&ArgSpec::Rest);
+    let fixed = f.args.iter().filter(|a| **a != ArgSpec::Rest).count();
+    let ok = if rest { args.len() >= fixed } else { args.len() == fixed };
+    if ok {
+        return Ok(());
+    }
+    let want = match (rest, fixed) {
+        (true, n) => format!("at least {n} argument{}", if n == 1 { "" } else { "s" }),
+        (false, n) => format!("{n} argument{}", if n == 1 { "" } else { "s" }),
+    };
+    let _ = name;
+    Err(Diagnostic::new(span.clone(), format!("{}() takes {want}, but {} given", f.name, args.len()))
+        .label("wrong number of arguments")
+        .hint(format!("usage: {}", f.signature)))
+}
+
+fn unknown_function(name: &ast::Ident) -> Diagnostic {
+    let d = Diagnostic::new(name.span.clone(), format!("unknown function `{}`", name.name)).label("not a D function");
+    match closest(&name.name, builtins::FUNCTIONS.iter().map(|f| f.name)) {
+        Some(c) => d.hint(format!("did you mean `{c}()`?")),
+        None => d.hint(format!("functions: {}", builtins::FUNCTIONS.iter().map(|f| f.name).collect::<Vec<_>>().join(", "))),
+    }
+}
+
+fn unsupported_local(name: &str, span: &Span) -> Diagnostic {
+    Diagnostic::new(span.clone(), format!("thread-local and clause-local variables (`{name}`) are not supported yet"))
+        .label("not supported yet")
+        .hint("use a global variable, or an aggregation keyed by tid")
+}

@@ -1,0 +1,292 @@
+//! The typed IR: what a checked program does, with every name resolved and every value's
+//! representation fixed. It knows nothing of BPF or the kernel; the eBPF backend (and, later,
+//! a user-space backend) execute it, and the runtime decodes what it produces with it.
+
+use crate::ast::{BinOp, Span, UnOp};
+use crate::builtins::{FnHook, VarHook};
+use crate::printf::Piece;
+use crate::providers::AttachPoint;
+use crate::syscalls::SyscallTable;
+
+/// Interned string ids at or above this are system call names: `SYSCALL_STR_BASE + nr`.
+pub const SYSCALL_STR_BASE: u64 = 1 << 32;
+
+/// How a value is stored in maps and records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Repr {
+    /// A 64-bit integer.
+    Int,
+    /// A process name: 16 bytes, NUL-padded.
+    Comm,
+    /// An interned string id (see [`Strings`]).
+    StrId,
+}
+
+impl Repr {
+    pub fn size(self) -> usize {
+        match self {
+            Repr::Int | Repr::StrId => 8,
+            Repr::Comm => 16,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    Int(i64),
+    Str(StrExpr),
+    Var(VarHook),
+    Global(usize),
+    Unary(UnOp, Box<Expr>),
+    /// Integer arithmetic, comparison and logic (`&&`, `||` short-circuit).
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// A comparison of two strings by content.
+    StrCmp(BinOp, StrExpr, StrExpr),
+    Ternary(Box<Expr>, Box<Expr>, Box<Expr>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum StrExpr {
+    /// An interned constant.
+    Const(u64),
+    /// The current process name.
+    Comm,
+    /// probeprov/probemod/probefunc/probename of the probe that fired.
+    Probe(VarHook),
+}
+
+impl StrExpr {
+    pub fn repr(&self) -> Repr {
+        match self {
+            StrExpr::Comm => Repr::Comm,
+            _ => Repr::StrId,
+        }
+    }
+}
+
+impl Expr {
+    pub fn repr(&self) -> Repr {
+        match self {
+            Expr::Str(s) => s.repr(),
+            _ => Repr::Int,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    SetGlobal(usize, Expr),
+    /// Update aggregation `agg` at `keys` with `value` (ignored by count()).
+    Aggregate { agg: usize, keys: Vec<Expr>, value: Expr },
+    /// Store the arguments of item `item` of the clause's output record.
+    Emit { item: usize, args: Vec<Expr> },
+}
+
+/// One item of a clause's output record, decoded and printed in user space.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    Printf { pieces: Vec<Piece>, args: Vec<Repr> },
+    Trace(Repr),
+    Printa(usize),
+    Exit,
+}
+
+impl Item {
+    pub fn arg_reprs(&self) -> Vec<Repr> {
+        match self {
+            Item::Printf { args, .. } => args.clone(),
+            Item::Trace(r) => vec![*r],
+            Item::Exit => vec![Repr::Int],
+            Item::Printa(_) => vec![],
+        }
+    }
+}
+
+/// The record one firing of a clause sends to user space: a 16-byte header
+/// (u32 record id, u32 probe id, u32 cpu, u32 zero), then each item's arguments in order,
+/// each 8-byte aligned.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Record {
+    pub items: Vec<Item>,
+}
+
+pub const RECORD_HEADER: usize = 16;
+
+impl Record {
+    /// Byte offsets of every argument, item by item, and the total size.
+    pub fn layout(&self) -> (Vec<Vec<usize>>, usize) {
+        let mut off = RECORD_HEADER;
+        let mut all = Vec::new();
+        for item in &self.items {
+            let mut offs = Vec::new();
+            for r in item.arg_reprs() {
+                offs.push(off);
+                off += r.size().next_multiple_of(8);
+            }
+            all.push(offs);
+        }
+        (all, off)
+    }
+}
+
+/// Which system calls a clause fires for, within its attach point.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Filter {
+    All,
+    Syscalls(Vec<u32>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Clause {
+    /// Index of the clause in the source, and its span (for diagnostics from later stages).
+    pub index: usize,
+    pub span: Span,
+    pub filter: Filter,
+    pub predicate: Option<Expr>,
+    pub body: Vec<Stmt>,
+    /// The output record, if the clause prints anything (or has no action block).
+    pub record: Option<usize>,
+}
+
+/// All clauses on one attach point, in program order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Group {
+    pub attach: AttachPoint,
+    pub clauses: Vec<Clause>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum AggKind {
+    Count,
+    Sum,
+    Min,
+    Max,
+    Avg,
+    Quantize,
+    Lquantize { base: i64, limit: i64, step: i64 },
+}
+
+pub const QUANTIZE_BUCKETS: usize = 127;
+
+impl AggKind {
+    pub fn from_hook(h: FnHook, consts: &[i64]) -> Option<AggKind> {
+        Some(match h {
+            FnHook::Count => AggKind::Count,
+            FnHook::Sum => AggKind::Sum,
+            FnHook::Min => AggKind::Min,
+            FnHook::Max => AggKind::Max,
+            FnHook::Avg => AggKind::Avg,
+            FnHook::Quantize => AggKind::Quantize,
+            FnHook::Lquantize => AggKind::Lquantize { base: consts[0], limit: consts[1], step: consts[2] },
+            _ => return None,
+        })
+    }
+
+    /// Size of one CPU's value in the map. min/max carry a "seen" count before the value.
+    pub fn value_size(&self) -> usize {
+        match self {
+            AggKind::Count | AggKind::Sum => 8,
+            AggKind::Min | AggKind::Max | AggKind::Avg => 16,
+            AggKind::Quantize => 8 * QUANTIZE_BUCKETS,
+            AggKind::Lquantize { .. } => 8 * self.lquantize_buckets(),
+        }
+    }
+
+    /// Number of lquantize buckets: one below `base`, one per step, one at or above `limit`.
+    pub fn lquantize_buckets(&self) -> usize {
+        match self {
+            AggKind::Lquantize { base, limit, step } => ((limit - base) / step) as usize + 2,
+            _ => 0,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            AggKind::Count => "count",
+            AggKind::Sum => "sum",
+            AggKind::Min => "min",
+            AggKind::Max => "max",
+            AggKind::Avg => "avg",
+            AggKind::Quantize => "quantize",
+            AggKind::Lquantize { .. } => "lquantize",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Aggregation {
+    /// The name without `@` ("" for `@`).
+    pub name: String,
+    pub kind: AggKind,
+    pub keys: Vec<Repr>,
+}
+
+impl Aggregation {
+    /// Key size in bytes (at least 8: a keyless aggregation uses one zero key).
+    pub fn key_size(&self) -> usize {
+        self.keys.iter().map(|r| r.size()).sum::<usize>().max(8)
+    }
+}
+
+/// Interned strings. Ids below [`SYSCALL_STR_BASE`] index `table`; system call names are
+/// `SYSCALL_STR_BASE + nr`, so every string has exactly one id and equal strings compare
+/// equal as integers.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Strings {
+    pub table: Vec<String>,
+}
+
+impl Strings {
+    pub fn intern(&mut self, s: &str) -> u64 {
+        if let Some(nr) = SyscallTable::get().number(s) {
+            return SYSCALL_STR_BASE + nr as u64;
+        }
+        if let Some(i) = self.table.iter().position(|t| t == s) {
+            return i as u64;
+        }
+        self.table.push(s.to_string());
+        (self.table.len() - 1) as u64
+    }
+
+    pub fn resolve(&self, id: u64) -> String {
+        if id >= SYSCALL_STR_BASE {
+            let nr = (id - SYSCALL_STR_BASE) as u32;
+            return SyscallTable::get().name(nr).map_or_else(|| format!("syscall_{nr}"), String::from);
+        }
+        self.table.get(id as usize).cloned().unwrap_or_default()
+    }
+
+    /// The id of `s` if it was interned (or is a system call name).
+    pub fn lookup(&self, s: &str) -> Option<u64> {
+        if let Some(nr) = SyscallTable::get().number(s) {
+            return Some(SYSCALL_STR_BASE + nr as u64);
+        }
+        self.table.iter().position(|t| t == s).map(|i| i as u64)
+    }
+}
+
+/// Options set by `#pragma D option` (the command line may override them).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Options {
+    pub quiet: bool,
+    /// Event buffer size in bytes, if set.
+    pub bufsize: Option<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program {
+    pub options: Options,
+    pub groups: Vec<Group>,
+    pub aggregations: Vec<Aggregation>,
+    pub globals: Vec<String>,
+    pub records: Vec<Record>,
+    pub strings: Strings,
+    /// How many probes the program's descriptions matched, per clause, for the banner.
+    pub matched_probes: usize,
+}
+
+impl Program {
+    pub fn group(&self, attach: AttachPoint) -> Option<&Group> {
+        self.groups.iter().find(|g| g.attach == attach)
+    }
+}

@@ -1,0 +1,19 @@
+//! The crumbs D language: grammar, AST, checker and the typed IR it lowers to.
+//!
+//! text --[`parse`]--> [`ast`] --[`check`]--> [`ir`]. Nothing here touches the kernel.
+
+pub mod ast;
+pub mod diag;
+pub mod parse;
+pub mod printf;
+pub mod builtins;
+pub mod check;
+pub mod ir;
+pub mod providers;
+pub mod syscalls;
+
+/// Parses and checks a program: the front half of the pipeline.
+pub fn compile(source: &str, opts: &check::CheckOptions) -> Result<ir::Program, diag::Diagnostic> {
+    let ast = parse::parse_program(source)?;
+    check::check(&ast, opts)
+}

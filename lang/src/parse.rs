@@ -1,0 +1,394 @@
+//! D text to AST, through the pest grammar in `d.pest`.
+
+use crate::ast::*;
+use crate::diag::Diagnostic;
+use pest::iterators::Pair;
+use pest::pratt_parser::{Assoc, Op, PrattParser};
+use pest::Parser;
+use std::sync::OnceLock;
+
+#[derive(pest_derive::Parser)]
+#[grammar = "d.pest"]
+struct DParser;
+
+/// Parses a whole D program.
+pub fn parse_program(src: &str) -> Result<Program, Diagnostic> {
+    let mut pairs = DParser::parse(Rule::program, src).map_err(|e| syntax_error(src, e))?;
+    let mut program = Program { pragmas: Vec::new(), clauses: Vec::new() };
+    for pair in pairs.next().unwrap().into_inner() {
+        match pair.as_rule() {
+            Rule::pragma => program.pragmas.push(pragma(pair)?),
+            Rule::clause => program.clauses.push(clause(pair)?),
+            _ => {}
+        }
+    }
+    if program.clauses.is_empty() {
+        return Err(Diagnostic::new(src.len()..src.len(), "empty program: no probe clauses")
+            .label("expected a probe clause")
+            .hint("a clause looks like `syscall::read:entry { @[execname] = count(); }`"));
+    }
+    Ok(program)
+}
+
+fn syntax_error(src: &str, e: pest::error::Error<Rule>) -> Diagnostic {
+    let (start, end) = match e.location {
+        pest::error::InputLocation::Pos(p) => (p, p),
+        pest::error::InputLocation::Span((s, e)) => (s, e),
+    };
+    let found = src[start..].chars().next();
+    let end = if end > start { end } else { start + found.map_or(0, char::len_utf8) };
+    let (message, hint) = match found {
+        None => ("unexpected end of program".to_string(), expected_hint(&e)),
+        Some(c) => (format!("syntax error: unexpected `{c}`"), expected_hint(&e)),
+    };
+    let mut d = Diagnostic::new(start..end, message).label("not expected here");
+    if let Some(h) = hint {
+        d = d.hint(h);
+    }
+    d
+}
+
+fn expected_hint(e: &pest::error::Error<Rule>) -> Option<String> {
+    let pest::error::ErrorVariant::ParsingError { positives, .. } = &e.variant else {
+        return None;
+    };
+    let mut names: Vec<&str> = positives.iter().filter_map(|r| rule_name(*r)).collect();
+    names.sort();
+    names.dedup();
+    if names.is_empty() {
+        return None;
+    }
+    Some(format!("expected {}", names.join(", ")))
+}
+
+fn rule_name(r: Rule) -> Option<&'static str> {
+    Some(match r {
+        Rule::expr | Rule::binary => "an expression",
+        Rule::statement | Rule::statements => "a statement",
+        Rule::block | Rule::angle_block => "an action block `{ ... }`",
+        Rule::predicate => "a predicate `/ ... /`",
+        Rule::probe_desc | Rule::probe_list | Rule::clause => "a probe description",
+        Rule::ident => "a name",
+        Rule::call => "a function call",
+        Rule::EOI => "end of program",
+        Rule::keys => "`[`",
+        Rule::assign_op => "`=`",
+        Rule::number => "a number",
+        Rule::string => "a string",
+        _ => return None,
+    })
+}
+
+fn span(p: &Pair<Rule>) -> Span {
+    p.as_span().start()..p.as_span().end()
+}
+
+fn pragma(p: Pair<Rule>) -> Result<Pragma, Diagnostic> {
+    let sp = span(&p);
+    let body = p.into_inner().next().map(|b| b.as_str().trim().to_string()).unwrap_or_default();
+    let words: Vec<&str> = body.split_whitespace().collect();
+    match words.as_slice() {
+        ["D", "option", opt] => {
+            let (name, value) = match opt.split_once('=') {
+                Some((n, v)) => (n.to_string(), Some(v.to_string())),
+                None => (opt.to_string(), None),
+            };
+            Ok(Pragma { name, value, span: sp })
+        }
+        _ => Err(Diagnostic::new(sp, "unsupported #pragma")
+            .label("not understood")
+            .hint("crumbs understands `#pragma D option name` and `#pragma D option name=value`")),
+    }
+}
+
+fn clause(p: Pair<Rule>) -> Result<Clause, Diagnostic> {
+    let sp = span(&p);
+    let mut c = Clause { probes: Vec::new(), predicate: None, body: None, span: sp };
+    for part in p.into_inner() {
+        match part.as_rule() {
+            Rule::probe_list => {
+                for d in part.into_inner() {
+                    let text = d.as_str().to_string();
+                    let fields = text.split(':').map(str::to_string).collect();
+                    c.probes.push(ProbeDesc { text, fields, span: span(&d) });
+                }
+            }
+            Rule::predicate => c.predicate = Some(expr(part.into_inner().next().unwrap())?),
+            Rule::block | Rule::angle_block => {
+                let stmts = part.into_inner().next().unwrap();
+                c.body = Some(stmts.into_inner().map(statement).collect::<Result<_, _>>()?);
+            }
+            _ => {}
+        }
+    }
+    Ok(c)
+}
+
+fn ident(p: Pair<Rule>) -> Ident {
+    Ident { name: p.as_str().to_string(), span: span(&p) }
+}
+
+fn statement(p: Pair<Rule>) -> Result<Stmt, Diagnostic> {
+    let sp = span(&p);
+    let inner = p.into_inner().next().unwrap();
+    Ok(match inner.as_rule() {
+        Rule::agg_assign => {
+            let mut it = inner.into_inner();
+            let agg = aggregation(it.next().unwrap())?;
+            let call = it.next().unwrap();
+            let mut parts = call.into_inner();
+            let func = ident(parts.next().unwrap());
+            let args = parts.map(expr).collect::<Result<_, _>>()?;
+            Stmt::Aggregate { agg, func, args, span: sp }
+        }
+        Rule::assign => {
+            let mut it = inner.into_inner();
+            let target = lvalue(it.next().unwrap());
+            let op = match it.next().unwrap().as_str() {
+                "=" => None,
+                s => Some(binop_of(&s[..s.len() - 1])),
+            };
+            let value = expr(it.next().unwrap())?;
+            Stmt::Assign { target, op, value, span: sp }
+        }
+        Rule::incdec => {
+            let inner = inner.into_inner().next().unwrap();
+            let mut target = None;
+            let mut delta = 0;
+            for part in inner.into_inner() {
+                match part.as_rule() {
+                    Rule::incdec_op => delta = if part.as_str() == "++" { 1 } else { -1 },
+                    _ => target = Some(lvalue(part)),
+                }
+            }
+            Stmt::IncDec { target: target.unwrap(), delta, span: sp }
+        }
+        _ => Stmt::Expr(expr(inner)?),
+    })
+}
+
+fn lvalue(p: Pair<Rule>) -> LValue {
+    let inner = p.into_inner().next().unwrap();
+    match inner.as_rule() {
+        Rule::thread_var => thread_var(inner),
+        _ => LValue::Global(ident(inner)),
+    }
+}
+
+fn thread_var(p: Pair<Rule>) -> LValue {
+    let sp = span(&p);
+    let this = p.as_str().starts_with("this");
+    let name = ident(p.into_inner().next().unwrap());
+    if this {
+        LValue::ClauseLocal(name, sp)
+    } else {
+        LValue::ThreadLocal(name, sp)
+    }
+}
+
+fn aggregation(p: Pair<Rule>) -> Result<AggRef, Diagnostic> {
+    let sp = span(&p);
+    let mut agg = AggRef { name: String::new(), keys: Vec::new(), span: sp };
+    for part in p.into_inner() {
+        match part.as_rule() {
+            Rule::ident => agg.name = part.as_str().to_string(),
+            Rule::keys => agg.keys = part.into_inner().map(expr).collect::<Result<_, _>>()?,
+            _ => {}
+        }
+    }
+    Ok(agg)
+}
+
+fn pratt() -> &'static PrattParser<Rule> {
+    static P: OnceLock<PrattParser<Rule>> = OnceLock::new();
+    P.get_or_init(|| {
+        PrattParser::new()
+            .op(Op::infix(Rule::lor, Assoc::Left))
+            .op(Op::infix(Rule::lxor, Assoc::Left))
+            .op(Op::infix(Rule::land, Assoc::Left))
+            .op(Op::infix(Rule::bor, Assoc::Left))
+            .op(Op::infix(Rule::bxor, Assoc::Left))
+            .op(Op::infix(Rule::band, Assoc::Left))
+            .op(Op::infix(Rule::eq, Assoc::Left) | Op::infix(Rule::ne, Assoc::Left))
+            .op(Op::infix(Rule::lt, Assoc::Left)
+                | Op::infix(Rule::le, Assoc::Left)
+                | Op::infix(Rule::gt, Assoc::Left)
+                | Op::infix(Rule::ge, Assoc::Left))
+            .op(Op::infix(Rule::shl, Assoc::Left) | Op::infix(Rule::shr, Assoc::Left))
+            .op(Op::infix(Rule::add, Assoc::Left) | Op::infix(Rule::sub, Assoc::Left))
+            .op(Op::infix(Rule::mul, Assoc::Left)
+                | Op::infix(Rule::div, Assoc::Left)
+                | Op::infix(Rule::rem, Assoc::Left))
+            .op(Op::prefix(Rule::not)
+                | Op::prefix(Rule::bitnot)
+                | Op::prefix(Rule::neg)
+                | Op::prefix(Rule::plus))
+    })
+}
+
+fn binop_of(s: &str) -> BinOp {
+    use BinOp::*;
+    match s {
+        "||" => LogOr,
+        "^^" => LogXor,
+        "&&" => LogAnd,
+        "|" => BitOr,
+        "^" => BitXor,
+        "&" => BitAnd,
+        "==" => Eq,
+        "!=" => Ne,
+        "<" => Lt,
+        "<=" => Le,
+        ">" => Gt,
+        ">=" => Ge,
+        "<<" => Shl,
+        ">>" => Shr,
+        "+" => Add,
+        "-" => Sub,
+        "*" => Mul,
+        "/" => Div,
+        _ => Rem,
+    }
+}
+
+fn expr(p: Pair<Rule>) -> Result<Expr, Diagnostic> {
+    let sp = span(&p);
+    let mut it = p.into_inner();
+    let cond = binary(it.next().unwrap())?;
+    match (it.next(), it.next()) {
+        (Some(a), Some(b)) => Ok(Expr {
+            kind: ExprKind::Ternary(Box::new(cond), Box::new(expr(a)?), Box::new(expr(b)?)),
+            span: sp,
+        }),
+        _ => Ok(cond),
+    }
+}
+
+fn binary(p: Pair<Rule>) -> Result<Expr, Diagnostic> {
+    pratt()
+        .map_primary(primary)
+        .map_prefix(|op, rhs| {
+            let rhs = rhs?;
+            let sp = op.as_span().start()..rhs.span.end;
+            let u = match op.as_rule() {
+                Rule::not => UnOp::Not,
+                Rule::bitnot => UnOp::BitNot,
+                Rule::neg => UnOp::Neg,
+                _ => UnOp::Plus,
+            };
+            Ok(Expr { kind: ExprKind::Unary(u, Box::new(rhs)), span: sp })
+        })
+        .map_infix(|lhs, op, rhs| {
+            let (lhs, rhs) = (lhs?, rhs?);
+            let sp = lhs.span.start..rhs.span.end;
+            let b = binop_of(op.as_str());
+            Ok(Expr { kind: ExprKind::Binary(b, Box::new(lhs), Box::new(rhs)), span: sp })
+        })
+        .parse(p.into_inner())
+}
+
+fn primary(p: Pair<Rule>) -> Result<Expr, Diagnostic> {
+    let sp = span(&p);
+    let kind = match p.as_rule() {
+        Rule::number => ExprKind::Int(parse_int(p.as_str(), sp.clone())?),
+        Rule::char_lit => {
+            let s = unescape(&p.as_str()[1..p.as_str().len() - 1], sp.clone())?;
+            let mut bytes = s.bytes();
+            match (bytes.next(), bytes.next()) {
+                (Some(b), None) => ExprKind::Int(b as i8 as i64),
+                _ => {
+                    return Err(Diagnostic::new(sp, "a character constant holds one character")
+                        .hint("use double quotes for strings"))
+                }
+            }
+        }
+        Rule::string => ExprKind::Str(unescape(&p.as_str()[1..p.as_str().len() - 1], sp.clone())?),
+        Rule::call => {
+            let mut it = p.into_inner();
+            let name = ident(it.next().unwrap());
+            ExprKind::Call(name, it.map(expr).collect::<Result<_, _>>()?)
+        }
+        Rule::aggregation => ExprKind::Agg(aggregation(p)?),
+        Rule::macro_var => ExprKind::Macro(p.as_str()[1..].to_string()),
+        Rule::thread_var => match thread_var(p) {
+            LValue::ClauseLocal(i, _) => ExprKind::ClauseLocal(i.name),
+            LValue::ThreadLocal(i, _) => ExprKind::ThreadLocal(i.name),
+            LValue::Global(i) => ExprKind::Ident(i.name),
+        },
+        Rule::ident => ExprKind::Ident(p.as_str().to_string()),
+        Rule::expr => return expr(p),
+        r => unreachable!("primary {r:?}"),
+    };
+    Ok(Expr { kind, span: sp })
+}
+
+fn parse_int(text: &str, sp: Span) -> Result<i64, Diagnostic> {
+    let digits = text.trim_end_matches(['u', 'U', 'l', 'L']);
+    let parsed = if let Some(hex) = digits.strip_prefix("0x").or(digits.strip_prefix("0X")) {
+        u64::from_str_radix(hex, 16)
+    } else if digits.len() > 1 && digits.starts_with('0') {
+        u64::from_str_radix(&digits[1..], 8)
+    } else {
+        digits.parse::<u64>()
+    };
+    parsed.map(|v| v as i64).map_err(|_| {
+        Diagnostic::new(sp, "integer constant out of range")
+            .label("does not fit in 64 bits")
+            .hint("integers are 64-bit; octal constants start with 0 and use digits 0-7")
+    })
+}
+
+/// Processes C escapes in a string or character literal body.
+pub fn unescape(body: &str, sp: Span) -> Result<String, Diagnostic> {
+    let mut out = String::new();
+    let mut chars = body.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some((_, e)) = chars.next() else { break };
+        match e {
+            'n' => out.push('\n'),
+            't' => out.push('\t'),
+            'r' => out.push('\r'),
+            'a' => out.push('\x07'),
+            'b' => out.push('\x08'),
+            'f' => out.push('\x0c'),
+            'v' => out.push('\x0b'),
+            '\\' | '"' | '\'' | '?' => out.push(e),
+            'x' => {
+                let mut v = 0u32;
+                let mut n = 0;
+                while let Some(&(_, h)) = chars.peek() {
+                    if n == 2 || !h.is_ascii_hexdigit() {
+                        break;
+                    }
+                    v = v * 16 + h.to_digit(16).unwrap();
+                    chars.next();
+                    n += 1;
+                }
+                out.push(char::from(v as u8));
+            }
+            '0'..='7' => {
+                let mut v = e.to_digit(8).unwrap();
+                let mut n = 1;
+                while let Some(&(_, o)) = chars.peek() {
+                    if n == 3 || !('0'..='7').contains(&o) {
+                        break;
+                    }
+                    v = v * 8 + o.to_digit(8).unwrap();
+                    chars.next();
+                    n += 1;
+                }
+                out.push(char::from(v as u8));
+            }
+            other => {
+                let at = sp.start + 1 + i;
+                return Err(Diagnostic::new(at..at + 1 + other.len_utf8(), format!("unknown escape sequence `\\{other}`"))
+                    .hint("known escapes: \\n \\t \\r \\a \\b \\f \\v \\\\ \\\" \\' \\0 \\xHH \\ooo"));
+            }
+        }
+    }
+    Ok(out)
+}

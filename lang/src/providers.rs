@@ -1,0 +1,200 @@
+//! The one table of providers: what probes each offers, how a probe description matches
+//! them, and which kernel attach point carries them.
+
+use crate::ast::ProbeDesc;
+use crate::diag::{closest, Diagnostic};
+use crate::syscalls::SyscallTable;
+use globset::{GlobBuilder, GlobMatcher};
+
+/// Where a group of probes attaches in the kernel. Clauses that share one run, in program
+/// order, in one BPF program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AttachPoint {
+    /// Runs once, before any other probe is enabled.
+    Begin,
+    /// Runs once, after every other probe is disabled.
+    End,
+    /// `raw_syscalls:sys_enter`, filtered by system call number in the kernel.
+    SyscallEntry,
+    /// `raw_syscalls:sys_exit`.
+    SyscallReturn,
+}
+
+/// One concrete probe: a DTrace probe id and its four-part name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Probe {
+    pub id: u32,
+    pub provider: &'static str,
+    pub module: &'static str,
+    pub function: &'static str,
+    pub name: &'static str,
+    pub attach: AttachPoint,
+    /// For syscall probes, the system call number.
+    pub nr: Option<u32>,
+}
+
+pub struct Provider {
+    pub name: &'static str,
+    pub doc: &'static str,
+    pub probes: fn() -> Vec<Probe>,
+}
+
+pub const BEGIN_ID: u32 = 1;
+pub const END_ID: u32 = 2;
+/// Syscall probe ids: entry = base + 2*nr, return = base + 2*nr + 1.
+pub const SYSCALL_ID_BASE: u32 = 16;
+
+pub const PROVIDERS: &[Provider] = &[
+    Provider { name: "dtrace", doc: "BEGIN and END: run once at the start and at the end of tracing", probes: dtrace_probes },
+    Provider { name: "syscall", doc: "entry to and return from every system call (one attach for all)", probes: syscall_probes },
+];
+
+fn dtrace_probes() -> Vec<Probe> {
+    vec![
+        Probe { id: BEGIN_ID, provider: "dtrace", module: "", function: "", name: "BEGIN", attach: AttachPoint::Begin, nr: None },
+        Probe { id: END_ID, provider: "dtrace", module: "", function: "", name: "END", attach: AttachPoint::End, nr: None },
+    ]
+}
+
+fn syscall_probes() -> Vec<Probe> {
+    let mut v = Vec::new();
+    for (nr, name) in SyscallTable::get().iter() {
+        for (i, (pname, attach)) in [("entry", AttachPoint::SyscallEntry), ("return", AttachPoint::SyscallReturn)].into_iter().enumerate() {
+            v.push(Probe {
+                id: SYSCALL_ID_BASE + 2 * nr + i as u32,
+                provider: "syscall",
+                module: "vmlinux",
+                function: name,
+                name: pname,
+                attach,
+                nr: Some(nr),
+            });
+        }
+    }
+    v
+}
+
+/// Every probe of every provider (for `-l`).
+pub fn all_probes() -> Vec<Probe> {
+    PROVIDERS.iter().flat_map(|p| (p.probes)()).collect()
+}
+
+/// The probe with this id, if any.
+pub fn probe_by_id(id: u32) -> Option<Probe> {
+    if id < SYSCALL_ID_BASE {
+        return dtrace_probes().into_iter().find(|p| p.id == id);
+    }
+    let nr = (id - SYSCALL_ID_BASE) / 2;
+    let name = SyscallTable::get().name(nr)?;
+    let ret = (id - SYSCALL_ID_BASE) % 2 == 1;
+    Some(Probe {
+        id,
+        provider: "syscall",
+        module: "vmlinux",
+        function: name,
+        name: if ret { "return" } else { "entry" },
+        attach: if ret { AttachPoint::SyscallReturn } else { AttachPoint::SyscallEntry },
+        nr: Some(nr),
+    })
+}
+
+fn glob(field: &str, desc: &ProbeDesc) -> Result<Option<GlobMatcher>, Diagnostic> {
+    if field.is_empty() || field == "*" {
+        return Ok(None);
+    }
+    GlobBuilder::new(field)
+        .literal_separator(false)
+        .build()
+        .map(|g| Some(g.compile_matcher()))
+        .map_err(|e| Diagnostic::new(desc.span.clone(), format!("bad pattern `{field}`: {e}")))
+}
+
+/// The probes a description names. DTrace's rules: fields are right-aligned
+/// (`BEGIN` is a name, `read:entry` a function and name), empty fields and `*` match
+/// anything, and `*`, `?`, `[...]` glob.
+pub fn match_probes(desc: &ProbeDesc) -> Result<Vec<Probe>, Diagnostic> {
+    if desc.fields.len() > 4 {
+        return Err(Diagnostic::new(desc.span.clone(), "too many fields in probe description")
+            .hint("a probe description is provider:module:function:name"));
+    }
+    let mut fields = vec![""; 4 - desc.fields.len()];
+    fields.extend(desc.fields.iter().map(String::as_str));
+    let [prov, module, func, name] = [fields[0], fields[1], fields[2], fields[3]];
+    if !prov.is_empty() && !prov.contains(['*', '?', '[']) && !PROVIDERS.iter().any(|p| p.name == prov) {
+        let mut d = Diagnostic::new(desc.span.clone(), format!("unknown provider `{prov}`"))
+            .label("no such provider");
+        let names = PROVIDERS.iter().map(|p| p.name);
+        d = match closest(prov, names) {
+            Some(c) => d.hint(format!("did you mean `{c}`? providers: dtrace (BEGIN, END), syscall")),
+            None => d.hint("providers: dtrace (BEGIN, END), syscall"),
+        };
+        return Err(d);
+    }
+    let matchers = [glob(prov, desc)?, glob(module, desc)?, glob(func, desc)?, glob(name, desc)?];
+    let ok = |m: &Option<GlobMatcher>, s: &str| m.as_ref().is_none_or(|m| m.is_match(s));
+    let mut out = Vec::new();
+    for p in PROVIDERS {
+        if !ok(&matchers[0], p.name) {
+            continue;
+        }
+        for probe in (p.probes)() {
+            if ok(&matchers[1], probe.module) && ok(&matchers[2], probe.function) && ok(&matchers[3], probe.name) {
+                out.push(probe);
+            }
+        }
+    }
+    if out.is_empty() {
+        let hint = if prov == "syscall" && !func.is_empty() && SyscallTable::get().number(func).is_none() && !func.contains(['*', '?', '[']) {
+            match closest(func, SyscallTable::get().iter().map(|(_, n)| n)) {
+                Some(c) => format!("there is no system call `{func}`; did you mean `{c}`?"),
+                None => format!("there is no system call `{func}`"),
+            }
+        } else {
+            "probes look like `syscall::read:entry`, `syscall:::return`, `BEGIN`, `END`".to_string()
+        };
+        return Err(Diagnostic::new(desc.span.clone(), format!("probe description `{}` does not match any probes", desc.text))
+            .label("matches nothing")
+            .hint(hint));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn desc(s: &str) -> ProbeDesc {
+        ProbeDesc { text: s.into(), fields: s.split(':').map(String::from).collect(), span: 0..s.len() }
+    }
+
+    #[test]
+    fn matches_like_dtrace() {
+        assert_eq!(match_probes(&desc("BEGIN")).unwrap()[0].id, BEGIN_ID);
+        assert_eq!(match_probes(&desc("dtrace:::END")).unwrap()[0].id, END_ID);
+        let all = match_probes(&desc("syscall:::entry")).unwrap();
+        assert!(all.len() > 300 && all.iter().all(|p| p.attach == AttachPoint::SyscallEntry));
+        let read = match_probes(&desc("syscall::read:entry")).unwrap();
+        assert_eq!(read.len(), 1);
+        assert_eq!(read[0].nr, Some(0));
+        let reads = match_probes(&desc("syscall::*read*:return")).unwrap();
+        assert!(reads.iter().any(|p| p.function == "pread64"));
+        assert!(reads.iter().all(|p| p.name == "return"));
+        assert_eq!(match_probes(&desc("read:entry")).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn unknown_things_are_errors_with_hints() {
+        let e = match_probes(&desc("sycall:::entry")).unwrap_err();
+        assert!(e.message.contains("unknown provider"));
+        assert!(e.hint.unwrap().contains("syscall"));
+        let e = match_probes(&desc("syscall::raed:entry")).unwrap_err();
+        assert!(e.hint.unwrap().contains("read"));
+    }
+
+    #[test]
+    fn ids_round_trip() {
+        for p in match_probes(&desc("syscall::write:")).unwrap() {
+            assert_eq!(probe_by_id(p.id).unwrap(), p);
+        }
+    }
+}

@@ -1,0 +1,75 @@
+//! The eBPF backend: typed IR -> BPF instructions -> an in-memory ELF for aya.
+
+pub mod elf;
+pub mod emit;
+pub mod insn;
+
+use crumbs_lang::ir::{AggKind, Program};
+use crumbs_lang::providers::AttachPoint;
+use elf::*;
+use emit::*;
+
+/// Everything the runtime loads: the ELF, and what it holds.
+pub struct Compiled {
+    pub elf: Vec<u8>,
+    pub programs: Vec<ProgramCode>,
+    pub maps: Vec<MapDef>,
+}
+
+pub const DEFAULT_BUFSIZE: u64 = 1 << 20;
+/// Entries per aggregation map.
+pub const AGG_ENTRIES: u32 = 65536;
+
+/// The maps a program needs: the event ring, one per-CPU hash per aggregation, and a
+/// zeroed array for initialising large aggregation values.
+pub fn map_defs(p: &Program) -> Vec<MapDef> {
+    let bufsize = p.options.bufsize.unwrap_or(DEFAULT_BUFSIZE).max(4096).next_power_of_two();
+    let mut maps = vec![MapDef { name: EVENTS_MAP.into(), map_type: MAP_TYPE_RINGBUF, key_size: 0, value_size: 0, max_entries: bufsize as u32, flags: 0 }];
+    let mut zero = 0;
+    for (i, a) in p.aggregations.iter().enumerate() {
+        maps.push(MapDef {
+            name: agg_map_name(i),
+            map_type: MAP_TYPE_PERCPU_HASH,
+            key_size: a.key_size() as u32,
+            value_size: a.kind.value_size() as u32,
+            max_entries: AGG_ENTRIES,
+            flags: F_NO_PREALLOC,
+        });
+        if a.kind.value_size() > 16 {
+            zero = zero.max(a.kind.value_size());
+        }
+        let _ = AggKind::Count;
+    }
+    if zero > 0 {
+        maps.push(MapDef { name: ZERO_MAP.into(), map_type: MAP_TYPE_ARRAY, key_size: 4, value_size: zero as u32, max_entries: 1, flags: 0 });
+    }
+    maps
+}
+
+/// Compiles every attach point's clauses to BPF and wraps them in an ELF.
+pub fn compile(p: &Program, target: &Target) -> Result<Compiled, EmitError> {
+    let programs = p.groups.iter().map(|g| emit_program(p, g, target)).collect::<Result<Vec<_>, _>>()?;
+    let maps = map_defs(p);
+    let elf = write_elf(&programs, &maps, drops_offset(p) + 8);
+    Ok(Compiled { elf, programs, maps })
+}
+
+/// A readable listing of every program, for `--dump-bpf`.
+pub fn dump(c: &Compiled) -> String {
+    let mut out = String::new();
+    for p in &c.programs {
+        let attach = match p.attach {
+            AttachPoint::Begin => "BEGIN (run once)",
+            AttachPoint::End => "END (run once)",
+            AttachPoint::SyscallEntry => "raw_tracepoint:sys_enter",
+            AttachPoint::SyscallReturn => "raw_tracepoint:sys_exit",
+        };
+        out.push_str(&format!("{} ({attach}), {} instructions:\n", p.name, p.insns.len()));
+        out.push_str(&insn::disassemble(&p.insns));
+        for r in &p.map_refs {
+            out.push_str(&format!("      reloc insn {} -> {}\n", r.insn, r.map));
+        }
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,100 @@
+//! Decoding the records clauses send through the ring buffer, and printing them as DTrace
+//! does (header, per-firing prefix unless quiet, each item's output, printa, exit).
+
+use crate::aggregate;
+use crate::output::{self, aggregation, printf, record, Value};
+use crumbs_lang::ir::{Item, Program, RECORD_HEADER};
+use crumbs_lang::providers::probe_by_id;
+use std::io::{self, Write};
+use std::os::fd::RawFd;
+
+pub struct Printer<'a> {
+    pub program: &'a Program,
+    pub quiet: bool,
+    pub out: Box<dyn Write + 'a>,
+    /// File descriptors of the aggregation maps, by aggregation id.
+    pub agg_fds: Vec<RawFd>,
+    pub cpus: usize,
+    header_done: bool,
+}
+
+impl<'a> Printer<'a> {
+    pub fn new(program: &'a Program, quiet: bool, out: Box<dyn Write + 'a>, agg_fds: Vec<RawFd>) -> Self {
+        Printer { program, quiet, out, agg_fds, cpus: crate::sys::possible_cpus(), header_done: false }
+    }
+
+    /// Prints one record; returns the status if it holds an `exit()`.
+    pub fn record(&mut self, bytes: &[u8]) -> io::Result<Option<i32>> {
+        if bytes.len() < RECORD_HEADER {
+            return Ok(None);
+        }
+        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+        let (rid, probe, cpu) = (u32_at(0) as usize, u32_at(4), u32_at(8));
+        let Some(rec) = self.program.records.get(rid) else { return Ok(None) };
+        let (offsets, size) = rec.layout();
+        if bytes.len() < size {
+            return Ok(None);
+        }
+        let mut text = String::new();
+        if !self.quiet {
+            if !self.header_done {
+                text.push_str(&record::header());
+                self.header_done = true;
+            }
+            let (func, name) = probe_by_id(probe).map_or(("", ""), |p| (p.function, p.name));
+            text.push_str(&record::prefix(cpu, probe, func, name));
+        }
+        let mut exit = None;
+        for (item, offs) in rec.items.iter().zip(&offsets) {
+            let values: Vec<Value> = item
+                .arg_reprs()
+                .iter()
+                .zip(offs)
+                .map(|(r, o)| aggregate::decode_value(*r, &bytes[*o..*o + r.size()], &self.program.strings))
+                .collect();
+            match item {
+                Item::Printf { pieces, .. } => text.push_str(&printf::format(pieces, &values)),
+                Item::Trace(_) => text.push_str(&record::trace(&values[0], self.quiet)),
+                Item::Printa(agg) => {
+                    self.out.write_all(text.as_bytes())?;
+                    text.clear();
+                    self.print_aggregation(*agg, true)?;
+                }
+                Item::Exit => {
+                    if let Value::Int(v) = values[0] {
+                        exit = Some(v as i32);
+                    }
+                }
+            }
+        }
+        text.push_str(record::end_of_firing(self.quiet));
+        self.out.write_all(text.as_bytes())?;
+        Ok(exit)
+    }
+
+    /// Prints one aggregation in DTrace's default layout (`lead`: with its blank line).
+    pub fn print_aggregation(&mut self, id: usize, lead: bool) -> io::Result<()> {
+        let def = &self.program.aggregations[id];
+        let rows = aggregate::read(self.agg_fds[id], def, &self.program.strings, self.cpus)?;
+        let mut s = String::new();
+        if lead {
+            aggregation::print_aggregation(&mut s, &rows);
+        } else {
+            aggregation::print_rows(&mut s, &rows);
+        }
+        self.out.write_all(s.as_bytes())
+    }
+
+    /// What DTrace prints when tracing stops: a newline, then every aggregation.
+    pub fn finish(&mut self, dropped: u64) -> io::Result<()> {
+        self.out.write_all(output::record::end_of_tracing().as_bytes())?;
+        for id in 0..self.program.aggregations.len() {
+            self.print_aggregation(id, false)?;
+        }
+        self.out.flush()?;
+        if dropped > 0 {
+            eprintln!("crumbs: {dropped} records dropped (event buffer full; raise it with -x bufsize=16m)");
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,10 @@
+//! The crumbs runtime: load and attach with aya, stream events, read aggregations, print.
+//!
+//! [`session::run`] drives a whole session; [`output`] holds DTrace's text layouts.
+
+pub mod aggregate;
+pub mod events;
+pub mod output;
+pub mod process;
+pub mod session;
+pub mod sys;

@@ -1,0 +1,165 @@
+//! The per-firing output of `dtrace(1M)` when not quiet, and how `trace()` prints.
+//!
+//! Sources (illumos `usr/src/cmd/dtrace/dtrace.c` and libdtrace `dt_consume.c`):
+//!
+//! * `chew()` (the probe callback) prints, before the first firing only and only when not
+//!   quiet, the heading `"%3s %6s %32s\n"` of `"CPU"`, `"ID"`, `"FUNCTION:NAME"`; then, for
+//!   every firing when not quiet, `"%3d %6d %32s "` of the CPU, the probe ID and
+//!   `func:name` joined by a colon (the joined string is padded, never truncated).
+//! * The records of the firing follow. `dt_consume_cpu()` prints a `trace()`d 8-byte
+//!   integer with `" %16lld"` (`"%lld"` when quiet) and a string through
+//!   `dt_print_bytes(..., -33, quiet)`: `"  %-33s"` (`"%s"` when quiet).
+//! * `chewrec()`, called with a NULL record once a firing's records are done, prints
+//!   `"\n"` unless quiet. That is the only newline of a non-quiet firing: a firing with
+//!   no actions still prints its prefix and the newline (`  0      1   :BEGIN \n`), and in
+//!   quiet mode nothing ends the firing (the script's own `printf("\n")` does).
+//! * `main()`: when tracing ends (after the last `dtrace_work()`), `oprintf("\n")` prints
+//!   one newline, even when quiet, and then `dtrace_aggregate_print()` prints every
+//!   non-empty aggregation. On the first SIGINT, `intr()` sets `g_newline`, and the work
+//!   loop prints a further `"\n"` (also when quiet) to end the `^C` line of the terminal.
+
+use super::printf::{pad, push_n};
+use super::Value;
+
+/// The heading printed once, before the first non-quiet firing, newline included:
+/// `"CPU     ID                    FUNCTION:NAME\n"` (`"%3s %6s %32s\n"`).
+pub fn header() -> String {
+    let mut out = String::new();
+    pad(&mut out, "CPU", 3, 3, false);
+    out.push(' ');
+    pad(&mut out, "ID", 2, 6, false);
+    out.push(' ');
+    pad(&mut out, "FUNCTION:NAME", 13, 32, false);
+    out.push('\n');
+    out
+}
+
+/// The start of a non-quiet firing: `"%3d %6d %32s "` of cpu, probe id and `func:name`,
+/// ending in a space and no newline (see [`end_of_firing`]).
+pub fn prefix(cpu: u32, id: u32, func: &str, name: &str) -> String {
+    let mut out = String::new();
+    let cpu = cpu.to_string();
+    pad(&mut out, &cpu, cpu.len(), 3, false);
+    out.push(' ');
+    let id = id.to_string();
+    pad(&mut out, &id, id.len(), 6, false);
+    out.push(' ');
+    let probe = format!("{func}:{name}");
+    pad(&mut out, &probe, probe.len(), 32, false);
+    out.push(' ');
+    out
+}
+
+/// How `trace(v)` prints: an integer as `" %16lld"` (`"%lld"` when quiet), a string as
+/// `"  %-33s"` (`"%s"` when quiet).
+///
+/// DTrace prints a string that is empty or contains unprintable bytes as a hex dump
+/// (`dt_print_bytes()` falls back to its raw-bytes table); crumbs prints the string as
+/// text in every case.
+pub fn trace(v: &Value, quiet: bool) -> String {
+    let mut out = String::new();
+    match (v, quiet) {
+        (Value::Int(n), true) => out.push_str(&n.to_string()),
+        (Value::Int(n), false) => {
+            let n = n.to_string();
+            out.push(' ');
+            pad(&mut out, &n, n.len(), 16, false);
+        }
+        (Value::Str(s), true) => out.push_str(s),
+        (Value::Str(s), false) => {
+            push_n(&mut out, ' ', 2);
+            pad(&mut out, s, s.len(), 33, true);
+        }
+    }
+    out
+}
+
+/// What ends one firing's output: `"\n"` when not quiet (DTrace's `chewrec()` with a
+/// NULL record), nothing when quiet.
+pub fn end_of_firing(quiet: bool) -> &'static str {
+    if quiet {
+        ""
+    } else {
+        "\n"
+    }
+}
+
+/// Printed once when tracing stops, quiet or not, before the final aggregations are
+/// printed (DTrace's `main()`: `oprintf("\n")` after the work loop). Printed even if there
+/// are no aggregations.
+pub fn end_of_tracing() -> &'static str {
+    "\n"
+}
+
+/// Printed (quiet or not) when the first SIGINT/SIGTERM arrives, to end the terminal's
+/// `^C` line; DTrace's `g_newline`. It comes before the records still in the buffers and
+/// before [`end_of_tracing`].
+pub fn on_interrupt() -> &'static str {
+    "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heading() {
+        assert_eq!(header(), "CPU     ID                    FUNCTION:NAME\n");
+    }
+
+    #[test]
+    fn firing_prefix() {
+        assert_eq!(
+            prefix(0, 1, "", "BEGIN"),
+            "  0      1                           :BEGIN "
+        );
+        assert_eq!(
+            prefix(3, 12345, "do_sys_openat2", "entry"),
+            "  3  12345             do_sys_openat2:entry "
+        );
+        // Long names push the line right; nothing is truncated.
+        assert_eq!(
+            prefix(1234, 1234567, "a_rather_long_kernel_function", "return"),
+            "1234 1234567 a_rather_long_kernel_function:return "
+        );
+    }
+
+    #[test]
+    fn trace_integers() {
+        assert_eq!(trace(&Value::Int(42), false), "               42");
+        assert_eq!(trace(&Value::Int(-1), false), "               -1");
+        assert_eq!(trace(&Value::Int(i64::MIN), false), " -9223372036854775808");
+        assert_eq!(trace(&Value::Int(42), true), "42");
+        assert_eq!(trace(&Value::Int(-7), true), "-7");
+    }
+
+    #[test]
+    fn trace_strings() {
+        assert_eq!(
+            trace(&Value::Str("bash".into()), false),
+            "  bash                             "
+        );
+        assert_eq!(trace(&Value::Str("bash".into()), false).len(), 2 + 33);
+        let long = "x".repeat(40);
+        assert_eq!(trace(&Value::Str(long.clone()), false), format!("  {long}"));
+        assert_eq!(trace(&Value::Str("bash".into()), true), "bash");
+        assert_eq!(trace(&Value::Str("".into()), true), "");
+    }
+
+    #[test]
+    fn whole_firing() {
+        // dtrace -n 'BEGIN { trace(42); trace("hi"); }'
+        let mut out = header();
+        out += &prefix(0, 1, "", "BEGIN");
+        out += &trace(&Value::Int(42), false);
+        out += &trace(&Value::Str("hi".into()), false);
+        out += end_of_firing(false);
+        assert_eq!(
+            out,
+            "CPU     ID                    FUNCTION:NAME\n  0      1                           :BEGIN                42  hi                               \n"
+        );
+        assert_eq!(end_of_firing(true), "");
+        assert_eq!(end_of_tracing(), "\n");
+        assert_eq!(on_interrupt(), "\n");
+    }
+}

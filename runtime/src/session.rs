@@ -1,0 +1,241 @@
+//! One tracing session: load the ELF with aya, run BEGIN, attach, stream events until
+//! exit()/Ctrl-C/the traced process ends, detach, run END, print aggregations.
+
+use crate::events::Printer;
+use crate::process::{self, Child};
+use crate::sys;
+use aya::maps::{Map, MapData, RingBuf};
+use aya::programs::{ProgramError, RawTracePoint};
+use aya::{Ebpf, EbpfLoader};
+use crumbs_ebpf::emit::{agg_map_name, drops_offset, EVENTS_MAP};
+use crumbs_ebpf::Compiled;
+use crumbs_lang::ir::Program;
+use crumbs_lang::providers::AttachPoint;
+use std::io::{self, Write};
+use std::os::fd::{AsFd, AsRawFd, RawFd};
+use tokio::io::unix::AsyncFd;
+
+pub struct RunOptions {
+    pub quiet: bool,
+    pub out: Box<dyn Write>,
+    /// The `-c` command, forked and waiting.
+    pub child: Option<Child>,
+    /// The `-p` process.
+    pub pid: Option<i32>,
+}
+
+#[derive(Debug)]
+pub enum RunError {
+    /// Not allowed to use BPF: one line saying what is missing.
+    Permission(String),
+    /// The kernel rejected a program: a bug in crumbs' code generation.
+    Verifier { attach: AttachPoint, clauses: Vec<usize>, message: String, log_tail: String },
+    Other(String),
+}
+
+impl From<io::Error> for RunError {
+    fn from(e: io::Error) -> Self {
+        RunError::Other(e.to_string())
+    }
+}
+
+fn permission(e: &dyn std::fmt::Display) -> RunError {
+    RunError::Permission(format!("not permitted to load BPF programs ({e}): run crumbs as root (it needs CAP_BPF and CAP_PERFMON)"))
+}
+
+fn map_fd(m: &Map) -> Option<RawFd> {
+    let data: &MapData = match m {
+        Map::PerCpuHashMap(d) | Map::Array(d) | Map::HashMap(d) | Map::RingBuf(d) | Map::PerCpuArray(d) => d,
+        _ => return None,
+    };
+    Some(data.fd().as_fd().as_raw_fd())
+}
+
+fn attach_name(a: AttachPoint) -> Option<&'static str> {
+    match a {
+        AttachPoint::SyscallEntry => Some("sys_enter"),
+        AttachPoint::SyscallReturn => Some("sys_exit"),
+        _ => None,
+    }
+}
+
+/// Loads every program; on a verifier rejection, says which clauses it held.
+fn load(program: &Program, compiled: &Compiled) -> Result<Ebpf, RunError> {
+    if unsafe { libc::geteuid() } != 0 {
+        return Err(RunError::Permission("crumbs must run as root to load BPF programs (it needs CAP_BPF and CAP_PERFMON)".into()));
+    }
+    let mut ebpf = EbpfLoader::new().btf(None).load(&compiled.elf).map_err(|e| {
+        let text = format!("{e:#}");
+        if text.contains("Operation not permitted") || text.contains("permission") {
+            permission(&e)
+        } else {
+            RunError::Other(format!("cannot create BPF maps: {text}"))
+        }
+    })?;
+    for code in &compiled.programs {
+        let prog: &mut RawTracePoint = ebpf
+            .program_mut(&code.name)
+            .ok_or_else(|| RunError::Other(format!("program {} missing from the ELF", code.name)))?
+            .try_into()
+            .map_err(|e: ProgramError| RunError::Other(e.to_string()))?;
+        if let Err(e) = prog.load() {
+            return Err(match e {
+                ProgramError::LoadError { io_error, verifier_log } => {
+                    if io_error.kind() == io::ErrorKind::PermissionDenied && verifier_log.to_string().trim().is_empty() {
+                        return Err(permission(&io_error));
+                    }
+                    let log = verifier_log.to_string();
+                    let lines: Vec<&str> = log.lines().collect();
+                    let tail = lines[lines.len().saturating_sub(12)..].join("\n");
+                    let clauses = program.group(code.attach).map(|g| g.clauses.iter().map(|c| c.index).collect()).unwrap_or_default();
+                    RunError::Verifier { attach: code.attach, clauses, message: io_error.to_string(), log_tail: tail }
+                }
+                other => RunError::Other(other.to_string()),
+            });
+        }
+    }
+    Ok(ebpf)
+}
+
+fn run_once(ebpf: &mut Ebpf, attach: AttachPoint) -> Result<(), RunError> {
+    let name = crumbs_ebpf::emit::program_name(attach);
+    let Some(prog) = ebpf.program_mut(name) else { return Ok(()) };
+    let prog: &mut RawTracePoint = prog.try_into().map_err(|e: ProgramError| RunError::Other(e.to_string()))?;
+    let fd = prog.fd().map_err(|e| RunError::Other(e.to_string()))?.as_fd().as_raw_fd();
+    sys::run_once(fd).map_err(|e| RunError::Other(format!("cannot run {name}: {e}")))
+}
+
+fn drain(rb: &mut RingBuf<MapData>, printer: &mut Printer) -> io::Result<Option<i32>> {
+    while let Some(item) = rb.next() {
+        if let Some(status) = printer.record(&item)? {
+            return Ok(Some(status));
+        }
+    }
+    printer.out.flush()?;
+    Ok(None)
+}
+
+fn dropped(ebpf: &Ebpf, program: &Program) -> u64 {
+    let Some(fd) = ebpf.map(".bss").and_then(map_fd) else { return 0 };
+    let mut value = vec![0u8; drops_offset(program) + 8];
+    match sys::lookup(fd, &0u32.to_le_bytes(), &mut value) {
+        Ok(true) => u64::from_le_bytes(value[drops_offset(program)..][..8].try_into().unwrap()),
+        _ => 0,
+    }
+}
+
+enum Stop {
+    Exit(i32),
+    Interrupted,
+    ProcessExited,
+}
+
+/// Runs the session to the end; returns the exit status crumbs should exit with.
+pub fn run(program: &Program, compiled: &Compiled, mut opts: RunOptions) -> Result<i32, RunError> {
+    let result = run_inner(program, compiled, &mut opts);
+    if let Some(child) = opts.child.as_mut() {
+        if result.is_err() {
+            child.abandon();
+        }
+    }
+    result
+}
+
+fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> Result<i32, RunError> {
+    let mut ebpf = load(program, compiled)?;
+    let agg_fds: Vec<RawFd> = (0..program.aggregations.len())
+        .map(|i| ebpf.map(&agg_map_name(i)).and_then(map_fd).ok_or_else(|| RunError::Other(format!("map {} missing", agg_map_name(i)))))
+        .collect::<Result<_, _>>()?;
+    let events = ebpf.take_map(EVENTS_MAP).ok_or_else(|| RunError::Other("event map missing".into()))?;
+    let ring = RingBuf::try_from(events).map_err(|e| RunError::Other(e.to_string()))?;
+    let out = std::mem::replace(&mut opts.out, Box::new(io::sink()));
+    let mut printer = Printer::new(program, opts.quiet, out, agg_fds);
+
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let _guard = rt.enter();
+    let mut sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
+    let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+
+    // SAFETY: the ring buffer's fd stays open while the AsyncFd owns it.
+    let mut ring = unsafe { AsyncFd::register(ring) }.map_err(|e| RunError::Other(format!("cannot poll the event buffer: {e}")))?;
+    run_once(&mut ebpf, AttachPoint::Begin)?;
+    let mut stop = drain(ring.get_mut(), &mut printer)?.map(Stop::Exit);
+
+    let mut links = Vec::new();
+    if stop.is_none() {
+        for code in &compiled.programs {
+            let Some(tp) = attach_name(code.attach) else { continue };
+            let prog: &mut RawTracePoint = ebpf.program_mut(&code.name).unwrap().try_into().map_err(|e: ProgramError| RunError::Other(e.to_string()))?;
+            let link = prog.attach(tp).map_err(|e| RunError::Other(format!("cannot attach to raw tracepoint {tp}: {e}")))?;
+            links.push((code.name.clone(), link));
+        }
+    }
+
+    let (child_tx, mut child_rx) = tokio::sync::oneshot::channel::<i32>();
+    if let Some(child) = opts.child.as_mut() {
+        child.release();
+        let pid = child.pid;
+        std::thread::spawn(move || {
+            let _ = child_tx.send(Child::wait(pid));
+        });
+    } else {
+        drop(child_tx);
+    }
+    let watched = match opts.pid {
+        Some(pid) => {
+            let fd = process::pidfd_open(pid).map_err(|e| RunError::Other(format!("cannot watch process {pid}: {e}")))?;
+            // SAFETY: the pidfd is owned by the AsyncFd.
+            Some(unsafe { AsyncFd::register(fd) }.map_err(|e| RunError::Other(format!("cannot watch process {pid}: {e}")))?)
+        }
+        None => None,
+    };
+    let has_child = opts.child.is_some();
+
+    let stop = match stop.take() {
+        Some(s) => s,
+        None => rt.block_on(async {
+            let afd = &mut ring;
+            let stop = loop {
+                tokio::select! {
+                    guard = afd.readable_mut() => {
+                        let mut guard = guard?;
+                        let status = drain(guard.get_inner_mut(), &mut printer)?;
+                        guard.clear_ready();
+                        if let Some(s) = status { break Stop::Exit(s); }
+                    }
+                    _ = sigint.recv() => break Stop::Interrupted,
+                    _ = sigterm.recv() => break Stop::Interrupted,
+                    _ = &mut child_rx, if has_child => break Stop::ProcessExited,
+                    _ = async { watched.as_ref().unwrap().readable().await }, if watched.is_some() => break Stop::ProcessExited,
+                }
+            };
+            Ok::<_, RunError>(stop)
+        })?,
+    };
+
+    // Detach, then print what the probes sent before they stopped.
+    for (name, link) in links {
+        if let Some(p) = ebpf.program_mut(&name) {
+            let prog: Result<&mut RawTracePoint, _> = p.try_into();
+            if let Ok(prog) = prog {
+                let _ = prog.detach(link);
+            }
+        }
+    }
+    if !matches!(stop, Stop::Exit(_)) {
+        drain(ring.get_mut(), &mut printer)?;
+    }
+    if matches!(stop, Stop::ProcessExited) && !opts.quiet {
+        if let Some(c) = &opts.child {
+            eprintln!("crumbs: pid {} has exited", c.pid);
+        }
+    }
+    run_once(&mut ebpf, AttachPoint::End)?;
+    let end_exit = drain(ring.get_mut(), &mut printer)?;
+    printer.finish(dropped(&ebpf, program))?;
+    Ok(match (stop, end_exit) {
+        (_, Some(s)) => s,
+        (Stop::Exit(s), None) => s,
+        _ => 0,
+    })
+}

@@ -1,0 +1,164 @@
+//! `crumbs`: the command line. Parses options, compiles the script through the pipeline
+//! (lang -> runtime-ebpf) and hands the result to the runtime.
+
+use clap::Parser;
+use crumbs_ebpf::emit::Target;
+use crumbs_lang::check::{apply_option, CheckOptions};
+use crumbs_lang::diag::Diagnostic;
+use crumbs_runtime::process::Child;
+use crumbs_runtime::session::{self, RunError, RunOptions};
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+mod btf;
+mod target;
+
+/// A DTrace-style tracer for Linux: D scripts compiled straight to eBPF.
+#[derive(Parser, Debug)]
+#[command(name = "crumbs", version, about, after_help = "Examples:\n  crumbs -e 'syscall:::entry /comm==\"io-benchmark\"/ <@[probefunc]=count()>'\n  crumbs -s scripts/l41-syscalls.d -c 'io-benchmark -r -b 512 iofile'\n  crumbs -q -e 'BEGIN { printf(\"hello\\n\"); exit(0); }'")]
+struct Cli {
+    /// D script file (same as -s).
+    script: Option<String>,
+    /// Program text on the command line.
+    #[arg(short = 'e', value_name = "PROGRAM", conflicts_with_all = ["script", "source"])]
+    program: Option<String>,
+    /// D script file.
+    #[arg(short = 's', value_name = "FILE", conflicts_with = "script")]
+    source: Option<String>,
+    /// Run CMD with probes attached; $target is its pid; stop when it exits.
+    #[arg(short = 'c', value_name = "CMD", conflicts_with = "pid")]
+    command: Option<String>,
+    /// Trace until process PID exits; $target is PID.
+    #[arg(short = 'p', value_name = "PID")]
+    pid: Option<i32>,
+    /// Quiet: print only what the script prints (no probe lines, no banner).
+    #[arg(short = 'q')]
+    quiet: bool,
+    /// Write trace output to FILE instead of standard output.
+    #[arg(short = 'o', value_name = "FILE")]
+    output: Option<String>,
+    /// Set a DTrace option: quiet, bufsize=SIZE.
+    #[arg(short = 'x', value_name = "OPT[=VAL]")]
+    options: Vec<String>,
+    /// Print the generated BPF instructions and exit.
+    #[arg(long)]
+    dump_bpf: bool,
+    /// Write the generated ELF object to FILE and exit.
+    #[arg(long, value_name = "FILE")]
+    emit_elf: Option<String>,
+}
+
+fn fail(msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("crumbs: {msg}");
+    ExitCode::from(2)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let (name, text) = match (&cli.program, cli.source.as_ref().or(cli.script.as_ref())) {
+        (Some(p), _) => ("<command line>".to_string(), p.clone()),
+        (None, Some(path)) => match std::fs::read_to_string(path) {
+            Ok(t) => (path.clone(), t),
+            Err(e) => return fail(format!("cannot read script {path}: {e}")),
+        },
+        (None, None) => return fail("no program: give a script file, -s FILE or -e 'PROGRAM' (see --help)"),
+    };
+    let render = |d: &Diagnostic| {
+        eprint!("{}", d.render(&name, &text, std::io::stderr().is_terminal()));
+        ExitCode::from(2)
+    };
+
+    let compile_only = cli.dump_bpf || cli.emit_elf.is_some();
+    let mut child = match (&cli.command, compile_only) {
+        (Some(cmd), false) => match Child::spawn(cmd) {
+            Ok(c) => Some(c),
+            Err(e) => return fail(format!("cannot start -c command: {e}")),
+        },
+        _ => None,
+    };
+    let target = child.as_ref().map(|c| c.pid).or(cli.pid).map(i64::from).or(if compile_only && cli.command.is_some() { Some(0) } else { None });
+    let mut program = match crumbs_lang::compile(&text, &CheckOptions { target }) {
+        Ok(p) => p,
+        Err(d) => {
+            if let Some(c) = child.as_mut() {
+                c.abandon();
+            }
+            return render(&d);
+        }
+    };
+    for opt in &cli.options {
+        let (n, v) = match opt.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (opt.as_str(), None),
+        };
+        if let Err((msg, hint)) = apply_option(&mut program.options, n, v) {
+            if let Some(c) = child.as_mut() {
+                c.abandon();
+            }
+            return fail(format!("-x {opt}: {msg} ({hint})"));
+        }
+    }
+    let quiet = cli.quiet || program.options.quiet;
+
+    let facts = Target { wall_offset: target::wall_offset(), task_offsets: if target::uses_ppid(&program) { target::task_offsets() } else { None } };
+    let compiled = match crumbs_ebpf::compile(&program, &facts) {
+        Ok(c) => c,
+        Err(e) => {
+            if let Some(c) = child.as_mut() {
+                c.abandon();
+            }
+            return match e.clause {
+                Some(i) => render(&Diagnostic::new(clause_span(&text, i), e.message).label("in this clause")),
+                None => fail(e.message),
+            };
+        }
+    };
+    if cli.dump_bpf {
+        print!("{}", crumbs_ebpf::dump(&compiled));
+    }
+    if let Some(path) = &cli.emit_elf {
+        if let Err(e) = std::fs::write(path, &compiled.elf) {
+            return fail(format!("cannot write {path}: {e}"));
+        }
+    }
+    if compile_only {
+        return ExitCode::SUCCESS;
+    }
+
+    let out: Box<dyn Write> = match &cli.output {
+        Some(path) => match std::fs::File::create(path) {
+            Ok(f) => Box::new(std::io::BufWriter::new(f)),
+            Err(e) => {
+                if let Some(c) = child.as_mut() {
+                    c.abandon();
+                }
+                return fail(format!("cannot write {path}: {e}"));
+            }
+        },
+        None => Box::new(std::io::BufWriter::new(std::io::stdout())),
+    };
+    if !quiet {
+        let what = if cli.program.is_some() { format!("description '{}'", text.trim()) } else { format!("script '{name}'") };
+        let n = program.matched_probes;
+        eprintln!("crumbs: {what} matched {n} probe{}", if n == 1 { "" } else { "s" });
+    }
+    match session::run(&program, &compiled, RunOptions { quiet, out, child, pid: cli.pid }) {
+        Ok(status) => ExitCode::from(status.clamp(0, 255) as u8),
+        Err(RunError::Permission(msg)) => fail(msg),
+        Err(RunError::Verifier { attach, clauses, message, log_tail }) => {
+            eprintln!("crumbs: internal error: the kernel's verifier rejected the program for {attach:?} ({message}).");
+            eprintln!("This is a bug in crumbs' code generation; please report it with the script.");
+            if let Some(i) = clauses.first() {
+                eprint!("{}", Diagnostic::new(clause_span(&text, *i), "clause in the rejected program").label("compiled here").render(&name, &text, false));
+            }
+            eprintln!("verifier log (last lines):\n{log_tail}");
+            ExitCode::from(2)
+        }
+        Err(RunError::Other(msg)) => fail(msg),
+    }
+}
+
+/// The span of the i-th clause, re-parsed (diagnostics after checking are rare).
+fn clause_span(text: &str, i: usize) -> std::ops::Range<usize> {
+    crumbs_lang::parse::parse_program(text).ok().and_then(|p| p.clauses.get(i).map(|c| c.span.clone())).unwrap_or(0..0)
+}

@@ -1,0 +1,77 @@
+# Tests of the crumbs guest lane (tests/guest/run). Sourced by the guest's /init (busybox sh,
+# not bash: keep to POSIX sh). Each `test_NAME() { ... }` is one test, run in order, each in
+# its own shell, cwd /, with a fresh /tmp and a timeout; exit status 0 means PASS, and
+# anything it prints is shown when it fails. Run one alone with `tests/guest/run NAME`.
+#
+# In the guest: /bin/crumbs, /bin/io-benchmark, busybox applets, /scripts (the repo's
+# scripts/, if any), tracefs at /sys/kernel/tracing, bpffs at /sys/fs/bpf, debugfs.
+#
+# Keep this list to what the host kernel cannot run (kprobe/fbt/fentry paths) plus a few
+# end-to-end smoke tests: every test costs guest time under software emulation.
+
+# Print a message and fail.
+die() { echo "$*"; exit 1; }
+
+# Fail unless "$2" (the output) has a line "NAME ... COUNT" where NAME is $3 and COUNT is $4
+# (an aggregation row as DTrace prints it: key, then right-aligned value).
+expect_row() {
+    echo "$1" | awk -v k="$2" -v v="$3" '$1 == k && $NF == v { found = 1 } END { exit !found }' \
+        || die "expected a row '$2 ... $3' in:
+$1"
+}
+
+# ---- the kernel itself ---------------------------------------------------------------------
+
+# kprobes exist (the host kernel has none) and BTF is there (fentry/fexit need it).
+test_kprobes_available() {
+    ev=/sys/kernel/tracing/kprobe_events
+    [ -w "$ev" ] || die "no $ev: kernel without CONFIG_KPROBE_EVENTS, or tracefs not mounted"
+    echo 'p:crumbs_guest_probe vfs_read' >> "$ev" || die "cannot add a kprobe on vfs_read"
+    grep -q crumbs_guest_probe "$ev" || die "kprobe not listed in $ev"
+    [ -d /sys/kernel/tracing/events/kprobes/crumbs_guest_probe ] || die "kprobe event dir missing"
+    echo '-:crumbs_guest_probe' >> "$ev" || die "cannot remove the kprobe"
+    ! grep -q crumbs_guest_probe "$ev" || die "kprobe still listed after removal"
+    [ -s /sys/kernel/btf/vmlinux ] || die "no /sys/kernel/btf/vmlinux: fentry needs BTF"
+    grep -qw vfs_read /proc/kallsyms || die "vfs_read not in /proc/kallsyms"
+}
+
+# The workload alone: 64K read in 512-byte read()s is 128 reads.
+# Needs: io-benchmark's -c/-r/-b/-s/-j CLI.
+test_iobench_reads() {
+    out=$(io-benchmark -c -r -b 512 -s 64K -j /tmp/f) || die "io-benchmark failed: $out"
+    echo "$out" | grep -Eq '"reads": *128([^0-9]|$)' || die "expected \"reads\": 128 in: $out"
+}
+
+# ---- crumbs end to end ---------------------------------------------------------------------
+# NOTE: these need the crumbs CLI (-q, -e, -s, -c), which is being written; they fail until
+# it exists. The interface assumed is DTrace's.
+
+# BEGIN runs once and printf reaches stdout; -q drops the default headers.
+test_crumbs_begin_printf() {
+    out=$(crumbs -q -e 'BEGIN { printf("hello\n"); exit(0); }' 2>&1) || die "crumbs failed: $out"
+    [ "$out" = hello ] || die "expected exactly 'hello', got: $out"
+}
+
+# END runs after exit() in BEGIN.
+test_crumbs_end() {
+    out=$(crumbs -q -e 'BEGIN { exit(0); } END { printf("end\n"); }' 2>&1) \
+        || die "crumbs failed: $out"
+    echo "$out" | grep -qx end || die "expected a line 'end', got: $out"
+}
+
+# syscall provider + predicate on comm + count() aggregation keyed by probefunc, with -c
+# starting the workload after the probes are attached: exactly 128 read()s.
+test_crumbs_syscall_count() {
+    out=$(crumbs -e 'syscall:::entry /comm == "io-benchmark"/ { @[probefunc] = count(); }' \
+        -c 'io-benchmark -c -r -b 512 -s 64K /tmp/f' 2>&1) || die "crumbs failed: $out"
+    expect_row "$out" read 128
+}
+
+# The students' L41 script (scripts/l41-syscalls.d) brackets the benchmark's work loop with
+# its raw clock_gettime calls and counts syscalls inside it: the read loop is 128 reads.
+test_crumbs_l41_script() {
+    [ -f scripts/l41-syscalls.d ] || die "scripts/l41-syscalls.d is not in the repo (yet)"
+    out=$(crumbs -s scripts/l41-syscalls.d -c 'io-benchmark -c -r -b 512 -s 64K /tmp/f' 2>&1) \
+        || die "crumbs failed: $out"
+    expect_row "$out" read 128
+}
