@@ -266,6 +266,10 @@ impl Emitter<'_> {
     fn store_value(&mut self, v: &Expr, base: Reg, off: i16) -> Result<(), EmitError> {
         match v {
             Expr::Str(StrExpr::Comm) => {
+                // Kernels before 6.2 copy the name without zero-padding: clear the bytes
+                // after it, or keys and comparisons would see stale stack or buffer bytes.
+                self.push(Insn::st_imm(DW, base, off, 0));
+                self.push(Insn::st_imm(DW, base, off + 8, 0));
                 self.push(Insn::mov(R1, base));
                 self.push(Insn::alu_imm(Alu::Add, R1, off as i32));
                 self.push(Insn::mov_imm(R2, 16));
@@ -656,6 +660,8 @@ impl Emitter<'_> {
         let w0 = i64::from_le_bytes(bytes[..8].try_into().unwrap());
         let w1 = i64::from_le_bytes(bytes[8..].try_into().unwrap());
         let buf = self.slot(16)?;
+        self.push(Insn::st_imm(DW, R10, buf, 0));
+        self.push(Insn::st_imm(DW, R10, buf + 8, 0));
         self.push(Insn::mov(R1, R10));
         self.push(Insn::alu_imm(Alu::Add, R1, buf as i32));
         self.push(Insn::mov_imm(R2, 16));
@@ -836,6 +842,9 @@ mod tests {
         let (_, code) = compile("syscall:::entry /execname == \"cat\"/ { @ = count(); }");
         let text = disassemble(&code[0].insns);
         assert_eq!(text.matches("call bpf_get_current_comm").count(), 1, "{text}");
+        // the name buffer is zeroed first: kernels before 6.2 do not pad it
+        let call = text.find("call bpf_get_current_comm").unwrap();
+        assert_eq!(text[..call].matches("= 0\n").count() >= 2, true, "{text}");
         // "cat" as a little-endian word
         assert!(text.contains(&format!("r2 = {}", 0x746163)), "{text}");
     }

@@ -43,8 +43,6 @@ test_iobench_reads() {
 }
 
 # ---- crumbs end to end ---------------------------------------------------------------------
-# NOTE: these need the crumbs CLI (-q, -e, -s, -c), which is being written; they fail until
-# it exists. The interface assumed is DTrace's.
 
 # BEGIN runs once and printf reaches stdout; -q drops the default headers.
 test_crumbs_begin_printf() {
@@ -60,9 +58,10 @@ test_crumbs_end() {
 }
 
 # syscall provider + predicate on comm + count() aggregation keyed by probefunc, with -c
-# starting the workload after the probes are attached: exactly 128 read()s.
+# starting the workload after the probes are attached: exactly 128 read()s. This is the
+# card one-liner exactly as users type it (`< >` action block, `comm`).
 test_crumbs_syscall_count() {
-    out=$(crumbs -e 'syscall:::entry /comm == "io-benchmark"/ { @[probefunc] = count(); }' \
+    out=$(crumbs -e 'syscall:::entry /comm=="io-benchmark"/ <@[probefunc]=count()>' \
         -c 'io-benchmark -c -r -b 512 -s 64K /tmp/f' 2>&1) || die "crumbs failed: $out"
     expect_row "$out" read 128
 }
