@@ -11,6 +11,7 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 mod btf;
+mod list;
 mod target;
 
 /// A DTrace-style tracer for Linux: D scripts compiled straight to eBPF.
@@ -40,6 +41,9 @@ struct Cli {
     /// Set a DTrace option: quiet, bufsize=SIZE.
     #[arg(short = 'x', value_name = "OPT[=VAL]")]
     options: Vec<String>,
+    /// List probes (those the program's descriptions match, or all) and exit.
+    #[arg(short = 'l')]
+    list: bool,
     /// Print the generated BPF instructions and exit.
     #[arg(long)]
     dump_bpf: bool,
@@ -55,6 +59,9 @@ fn fail(msg: impl std::fmt::Display) -> ExitCode {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.list && cli.program.is_none() && cli.source.is_none() && cli.script.is_none() {
+        return list::all();
+    }
     let (name, text) = match (&cli.program, cli.source.as_ref().or(cli.script.as_ref())) {
         (Some(p), _) => ("<command line>".to_string(), p.clone()),
         (None, Some(path)) => match std::fs::read_to_string(path) {
@@ -68,6 +75,9 @@ fn main() -> ExitCode {
         ExitCode::from(2)
     };
 
+    if cli.list {
+        return list::matching(&name, &text);
+    }
     let compile_only = cli.dump_bpf || cli.emit_elf.is_some();
     let mut child = match (&cli.command, compile_only) {
         (Some(cmd), false) => match Child::spawn(cmd) {

@@ -30,7 +30,7 @@ pub fn uses_ppid(p: &Program) -> bool {
     p.groups.iter().flat_map(|g| &g.clauses).any(|c| {
         c.predicate.as_ref().is_some_and(|e| expr_uses(e, h))
             || c.body.iter().any(|s| match s {
-                Stmt::SetGlobal(_, e) => expr_uses(e, h),
+                Stmt::SetGlobal(_, e) | Stmt::SetThreadLocal(_, e) | Stmt::SetClauseLocal(_, e) => expr_uses(e, h),
                 Stmt::Aggregate { keys, value, .. } => expr_uses(value, h) || keys.iter().any(|k| expr_uses(k, h)),
                 Stmt::Emit { args, .. } => args.iter().any(|a| expr_uses(a, h)),
             })

@@ -22,6 +22,8 @@ pub fn check(program: &ast::Program, opts: &CheckOptions) -> Result<Program, Dia
     let mut cx = Checker {
         opts,
         globals: Vec::new(),
+        thread_locals: Vec::new(),
+        clause_locals: Vec::new(),
         aggs: Vec::new(),
         agg_spans: Vec::new(),
         records: Vec::new(),
@@ -70,6 +72,7 @@ pub fn check(program: &ast::Program, opts: &CheckOptions) -> Result<Program, Dia
                 filter,
                 predicate: lowered.0.clone(),
                 body: lowered.1.clone(),
+                locals: lowered.3,
                 record: lowered.2,
             });
         }
@@ -90,6 +93,7 @@ pub fn check(program: &ast::Program, opts: &CheckOptions) -> Result<Program, Dia
             .collect(),
         aggregations: cx.aggs,
         globals: cx.globals,
+        thread_locals: cx.thread_locals,
         records: cx.records,
         strings: cx.strings,
         matched_probes: matched,
@@ -144,6 +148,9 @@ fn parse_size(s: &str) -> Option<u64> {
 struct Checker<'a> {
     opts: &'a CheckOptions,
     globals: Vec<String>,
+    thread_locals: Vec<String>,
+    /// `this->` names assigned so far in the clause being checked.
+    clause_locals: Vec<String>,
     aggs: Vec<Aggregation>,
     agg_spans: Vec<(Span, String)>,
     records: Vec<Record>,
@@ -151,7 +158,7 @@ struct Checker<'a> {
     printa_uses: Vec<(String, Span)>,
 }
 
-type Lowered = (Option<Expr>, Vec<Stmt>, Option<usize>);
+type Lowered = (Option<Expr>, Vec<Stmt>, Option<usize>, usize);
 
 impl Checker<'_> {
     /// D globals are declared by assignment anywhere in the program.
@@ -159,10 +166,16 @@ impl Checker<'_> {
         for c in &program.clauses {
             for s in c.body.iter().flatten() {
                 let target = match s {
-                    ast::Stmt::Assign { target: LValue::Global(i), .. } => i,
-                    ast::Stmt::IncDec { target: LValue::Global(i), .. } => i,
+                    ast::Stmt::Assign { target, .. } | ast::Stmt::IncDec { target, .. } => target,
                     _ => continue,
                 };
+                if let LValue::ThreadLocal(i, _) = target {
+                    if !self.thread_locals.contains(&i.name) {
+                        self.thread_locals.push(i.name.clone());
+                    }
+                    continue;
+                }
+                let LValue::Global(target) = target else { continue };
                 if builtins::variable(&target.name).is_none() && !self.globals.contains(&target.name) {
                     self.globals.push(target.name.clone());
                 }
@@ -171,6 +184,7 @@ impl Checker<'_> {
     }
 
     fn clause(&mut self, c: &ast::Clause) -> Result<Lowered, Diagnostic> {
+        self.clause_locals.clear();
         let predicate = match &c.predicate {
             Some(p) => Some(self.int_expr(p, "a predicate")?),
             None => None,
@@ -193,25 +207,24 @@ impl Checker<'_> {
         } else {
             None
         };
-        Ok((predicate, body, record))
+        Ok((predicate, body, record, self.clause_locals.len()))
     }
 
     fn stmt(&mut self, s: &ast::Stmt, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
         match s {
-            ast::Stmt::Assign { target, op, value, span } => {
-                let g = self.global_target(target)?;
+            ast::Stmt::Assign { target, op, value, .. } => {
                 let v = self.int_expr(value, "a variable")
                     .map_err(|d| if d.message.contains("string") { d.hint("crumbs variables hold 64-bit integers; use an aggregation key to group by a string") } else { d })?;
+                let (read, set) = self.var_target(target, op.is_some())?;
                 let v = match op {
                     None => v,
-                    Some(op) => Expr::Binary(*op, Box::new(Expr::Global(g)), Box::new(v)),
+                    Some(op) => Expr::Binary(*op, Box::new(read), Box::new(v)),
                 };
-                let _ = span;
-                body.push(Stmt::SetGlobal(g, v));
+                body.push(set(v));
             }
             ast::Stmt::IncDec { target, delta, .. } => {
-                let g = self.global_target(target)?;
-                body.push(Stmt::SetGlobal(g, Expr::Binary(BinOp::Add, Box::new(Expr::Global(g)), Box::new(Expr::Int(*delta)))));
+                let (read, set) = self.var_target(target, true)?;
+                body.push(set(Expr::Binary(BinOp::Add, Box::new(read), Box::new(Expr::Int(*delta)))));
             }
             ast::Stmt::Aggregate { agg, func, args, span } => self.aggregate(agg, func, args, span, body)?,
             ast::Stmt::Expr(e) => match &e.kind {
@@ -226,7 +239,9 @@ impl Checker<'_> {
         Ok(())
     }
 
-    fn global_target(&mut self, target: &LValue) -> Result<usize, Diagnostic> {
+    /// An assignable variable: how to read it and how to store into it. `reads`: the
+    /// statement reads it first (`x += 1`), which a `this->` variable must allow.
+    fn var_target(&mut self, target: &LValue, reads: bool) -> Result<(Expr, Box<dyn Fn(Expr) -> Stmt>), Diagnostic> {
         match target {
             LValue::Global(i) => {
                 if builtins::variable(&i.name).is_some() {
@@ -234,9 +249,24 @@ impl Checker<'_> {
                         .label("read-only")
                         .hint("choose another name for your variable"));
                 }
-                Ok(self.globals.iter().position(|g| g == &i.name).expect("declared"))
+                let g = self.globals.iter().position(|g| g == &i.name).expect("declared");
+                Ok((Expr::Global(g), Box::new(move |v| Stmt::SetGlobal(g, v))))
             }
-            LValue::ThreadLocal(i, sp) | LValue::ClauseLocal(i, sp) => Err(unsupported_local(&i.name, sp)),
+            LValue::ThreadLocal(i, _) => {
+                let t = self.thread_locals.iter().position(|g| g == &i.name).expect("declared");
+                Ok((Expr::ThreadLocal(t), Box::new(move |v| Stmt::SetThreadLocal(t, v))))
+            }
+            LValue::ClauseLocal(i, sp) => {
+                let l = match self.clause_locals.iter().position(|g| g == &i.name) {
+                    Some(l) => l,
+                    None if reads => return Err(unassigned_local(&i.name, sp)),
+                    None => {
+                        self.clause_locals.push(i.name.clone());
+                        self.clause_locals.len() - 1
+                    }
+                };
+                Ok((Expr::ClauseLocal(l), Box::new(move |v| Stmt::SetClauseLocal(l, v))))
+            }
         }
     }
 
@@ -433,7 +463,18 @@ impl Checker<'_> {
                         .hint("crumbs knows $target (the -c command or -p process)"))
                 }
             },
-            ExprKind::ThreadLocal(n) | ExprKind::ClauseLocal(n) => return Err(unsupported_local(n, &e.span)),
+            ExprKind::ThreadLocal(n) => match self.thread_locals.iter().position(|t| t == n) {
+                Some(t) => Expr::ThreadLocal(t),
+                None => {
+                    return Err(Diagnostic::new(e.span.clone(), format!("thread-local variable `self->{n}` is never assigned"))
+                        .label("no value anywhere")
+                        .hint(format!("assign it in some clause first, e.g. `self->{n} = timestamp;`")))
+                }
+            },
+            ExprKind::ClauseLocal(n) => match self.clause_locals.iter().position(|t| t == n) {
+                Some(l) => Expr::ClauseLocal(l),
+                None => return Err(unassigned_local(n, &e.span)),
+            },
             ExprKind::Agg(a) => {
                 return Err(Diagnostic::new(a.span.clone(), "an aggregation cannot be read in an expression")
                     .label("aggregations are write-only in D")
@@ -538,8 +579,8 @@ fn unknown_function(name: &ast::Ident) -> Diagnostic {
     }
 }
 
-fn unsupported_local(name: &str, span: &Span) -> Diagnostic {
-    Diagnostic::new(span.clone(), format!("thread-local and clause-local variables (`{name}`) are not supported yet"))
-        .label("not supported yet")
-        .hint("use a global variable, or an aggregation keyed by tid")
+fn unassigned_local(name: &str, span: &Span) -> Diagnostic {
+    Diagnostic::new(span.clone(), format!("clause-local variable `this->{name}` is read before it is assigned"))
+        .label("no value yet")
+        .hint(format!("assign `this->{name} = ...;` earlier in this clause"))
 }

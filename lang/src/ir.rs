@@ -37,6 +37,10 @@ pub enum Expr {
     Str(StrExpr),
     Var(VarHook),
     Global(usize),
+    /// `self->name`: per-thread, 0 until assigned.
+    ThreadLocal(usize),
+    /// `this->name`: per clause firing.
+    ClauseLocal(usize),
     Unary(UnOp, Box<Expr>),
     /// Integer arithmetic, comparison and logic (`&&`, `||` short-circuit).
     Binary(BinOp, Box<Expr>, Box<Expr>),
@@ -76,6 +80,9 @@ impl Expr {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
     SetGlobal(usize, Expr),
+    /// Assigning 0 frees the variable, as in DTrace.
+    SetThreadLocal(usize, Expr),
+    SetClauseLocal(usize, Expr),
     /// Update aggregation `agg` at `keys` with `value` (ignored by count()).
     Aggregate { agg: usize, keys: Vec<Expr>, value: Expr },
     /// Store the arguments of item `item` of the clause's output record.
@@ -144,6 +151,8 @@ pub struct Clause {
     pub filter: Filter,
     pub predicate: Option<Expr>,
     pub body: Vec<Stmt>,
+    /// Number of `this->` variables the clause uses.
+    pub locals: usize,
     /// The output record, if the clause prints anything (or has no action block).
     pub record: Option<usize>,
 }
@@ -279,6 +288,7 @@ pub struct Program {
     pub groups: Vec<Group>,
     pub aggregations: Vec<Aggregation>,
     pub globals: Vec<String>,
+    pub thread_locals: Vec<String>,
     pub records: Vec<Record>,
     pub strings: Strings,
     /// How many probes the program's descriptions matched, per clause, for the banner.

@@ -43,6 +43,8 @@ pub struct EmitError {
 
 pub const EVENTS_MAP: &str = "events";
 pub const ZERO_MAP: &str = "zero";
+/// Thread-local variables: key (tid, variable id), value u64.
+pub const TLS_MAP: &str = "tls";
 pub const GLOBALS_SYMBOL: &str = "globals";
 
 pub fn agg_map_name(id: usize) -> String {
@@ -69,7 +71,7 @@ const ORIG_AX: i32 = 120;
 const STACK_LIMIT: i32 = 512;
 
 pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<ProgramCode, EmitError> {
-    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: 8, clause: None };
+    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: 8, clause: None, locals_base: 0 };
     e.push(Insn::mov(R6, R1));
     match group.attach {
         AttachPoint::SyscallEntry => e.push(Insn::ldx(DW, R7, R6, 8)),
@@ -109,6 +111,8 @@ struct Emitter<'a> {
     /// Bytes of stack in use below r10 by this clause.
     frame: i32,
     clause: Option<usize>,
+    /// Stack offset of the clause's `this->` variables.
+    locals_base: i16,
 }
 
 impl Emitter<'_> {
@@ -174,6 +178,12 @@ impl Emitter<'_> {
 
     fn clause(&mut self, c: &Clause) -> Result<(), EmitError> {
         let end = self.label();
+        if c.locals > 0 {
+            self.locals_base = self.slot(8 * c.locals)?;
+            for i in 0..c.locals {
+                self.push(Insn::st_imm(DW, R10, self.locals_base + 8 * i as i16, 0));
+            }
+        }
         if let Filter::Syscalls(nrs) = &c.filter {
             let body = self.label();
             for (lo, hi) in ranges(nrs) {
@@ -249,6 +259,36 @@ impl Emitter<'_> {
                 self.expr(v)?;
                 self.ld_map(R1, GLOBALS_SYMBOL, (*g * 8) as i32);
                 self.push(Insn::stx(DW, R1, 0, R0));
+            }
+            Stmt::SetClauseLocal(l, v) => {
+                self.expr(v)?;
+                self.push(Insn::stx(DW, R10, self.locals_base + 8 * *l as i16, R0));
+            }
+            Stmt::SetThreadLocal(t, v) => {
+                let val = self.slot(8)?;
+                self.expr(v)?;
+                self.push(Insn::stx(DW, R10, val, R0));
+                let key = self.tls_key(*t)?;
+                let delete = self.label();
+                let done = self.label();
+                self.push(Insn::ldx(DW, R0, R10, val));
+                self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), delete);
+                self.ld_map(R1, TLS_MAP, 0);
+                self.push(Insn::mov(R2, R10));
+                self.push(Insn::alu_imm(Alu::Add, R2, key as i32));
+                self.push(Insn::mov(R3, R10));
+                self.push(Insn::alu_imm(Alu::Add, R3, val as i32));
+                self.push(Insn::mov_imm(R4, 0)); // BPF_ANY
+                self.push(Insn::call(helper::MAP_UPDATE_ELEM));
+                self.goto(done);
+                // DTrace frees a thread-local when 0 is assigned to it.
+                self.bind(delete);
+                self.ld_map(R1, TLS_MAP, 0);
+                self.push(Insn::mov(R2, R10));
+                self.push(Insn::alu_imm(Alu::Add, R2, key as i32));
+                self.push(Insn::call(helper::MAP_DELETE_ELEM));
+                self.bind(done);
+                self.frame -= 24;
             }
             Stmt::Emit { item, args } => {
                 let rid = record.expect("emit has a record");
@@ -450,6 +490,16 @@ impl Emitter<'_> {
         }
     }
 
+    /// Builds the key (tid, variable) of thread-local `t` in a fresh 16-byte slot.
+    fn tls_key(&mut self, t: usize) -> Result<i16, EmitError> {
+        let key = self.slot(16)?;
+        self.push(Insn::call(helper::GET_CURRENT_PID_TGID));
+        self.push(Insn::mov32(R0, R0));
+        self.push(Insn::stx(DW, R10, key, R0));
+        self.push(Insn::st_imm(DW, R10, key + 8, t as i32));
+        Ok(key)
+    }
+
     fn lookup(&mut self, map: &str, key: i16) {
         self.ld_map(R1, map, 0);
         self.push(Insn::mov(R2, R10));
@@ -500,6 +550,14 @@ impl Emitter<'_> {
             Expr::Global(g) => {
                 self.ld_map(R1, GLOBALS_SYMBOL, (*g * 8) as i32);
                 self.push(Insn::ldx(DW, R0, R1, 0));
+            }
+            Expr::ClauseLocal(l) => self.push(Insn::ldx(DW, R0, R10, self.locals_base + 8 * *l as i16)),
+            Expr::ThreadLocal(t) => {
+                let key = self.tls_key(*t)?;
+                self.lookup(TLS_MAP, key);
+                self.push(Insn::jmp_imm(Cond::Eq, R0, 0, 1));
+                self.push(Insn::ldx(DW, R0, R0, 0));
+                self.frame -= 16;
             }
             Expr::Unary(op, inner) => {
                 self.expr(inner)?;

@@ -83,6 +83,7 @@ pub const EXIT: u8 = 0x90;
 pub mod helper {
     pub const MAP_LOOKUP_ELEM: i32 = 1;
     pub const MAP_UPDATE_ELEM: i32 = 2;
+    pub const MAP_DELETE_ELEM: i32 = 3;
     pub const KTIME_GET_NS: i32 = 5;
     pub const GET_SMP_PROCESSOR_ID: i32 = 8;
     pub const GET_CURRENT_PID_TGID: i32 = 14;
@@ -255,6 +256,7 @@ fn helper_name(id: i32) -> String {
     match id {
         MAP_LOOKUP_ELEM => "bpf_map_lookup_elem",
         MAP_UPDATE_ELEM => "bpf_map_update_elem",
+        MAP_DELETE_ELEM => "bpf_map_delete_elem",
         KTIME_GET_NS => "bpf_ktime_get_ns",
         GET_SMP_PROCESSOR_ID => "bpf_get_smp_processor_id",
         GET_CURRENT_PID_TGID => "bpf_get_current_pid_tgid",

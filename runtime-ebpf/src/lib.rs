@@ -19,6 +19,8 @@ pub struct Compiled {
 pub const DEFAULT_BUFSIZE: u64 = 1 << 20;
 /// Entries per aggregation map.
 pub const AGG_ENTRIES: u32 = 65536;
+/// Live thread-local variables (thread, variable) at once.
+pub const TLS_ENTRIES: u32 = 16384;
 
 /// The maps a program needs: the event ring, one per-CPU hash per aggregation, and a
 /// zeroed array for initialising large aggregation values.
@@ -39,6 +41,9 @@ pub fn map_defs(p: &Program) -> Vec<MapDef> {
             zero = zero.max(a.kind.value_size());
         }
         let _ = AggKind::Count;
+    }
+    if !p.thread_locals.is_empty() {
+        maps.push(MapDef { name: TLS_MAP.into(), map_type: MAP_TYPE_HASH, key_size: 16, value_size: 8, max_entries: TLS_ENTRIES, flags: 0 });
     }
     if zero > 0 {
         maps.push(MapDef { name: ZERO_MAP.into(), map_type: MAP_TYPE_ARRAY, key_size: 4, value_size: zero as u32, max_entries: 1, flags: 0 });

@@ -247,6 +247,10 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> R
     if !matches!(stop, Stop::Exit(_)) {
         drain(ring.get_mut(), &mut printer)?;
     }
+    if matches!(stop, Stop::Interrupted) {
+        // DTrace ends the line the terminal's ^C is on, even when quiet.
+        printer.out.write_all(crate::output::record::on_interrupt().as_bytes())?;
+    }
     if matches!(stop, Stop::ProcessExited) && !opts.quiet {
         if let Some(c) = &opts.child {
             eprintln!("crumbs: pid {} has exited", c.pid);
