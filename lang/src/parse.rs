@@ -281,7 +281,7 @@ fn binary(p: Pair<Rule>) -> Result<Expr, Diagnostic> {
         .map_infix(|lhs, op, rhs| {
             let (lhs, rhs) = (lhs?, rhs?);
             let sp = lhs.span.start..rhs.span.end;
-            let b = binop_of(op.as_str());
+            let b = binop_of(op.as_str().trim());
             Ok(Expr { kind: ExprKind::Binary(b, Box::new(lhs), Box::new(rhs)), span: sp })
         })
         .parse(p.into_inner())
@@ -391,4 +391,117 @@ pub fn unescape(body: &str, sp: Span) -> Result<String, Diagnostic> {
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one_clause(src: &str) -> Clause {
+        let p = parse_program(src).unwrap_or_else(|d| panic!("{src}: {}", d.message));
+        assert_eq!(p.clauses.len(), 1);
+        p.clauses.into_iter().next().unwrap()
+    }
+
+    fn expr_of(src: &str) -> Expr {
+        let c = one_clause(&format!("BEGIN {{ {src}; }}"));
+        match c.body.unwrap().remove(0) {
+            Stmt::Expr(e) => e,
+            s => panic!("not an expression: {s:?}"),
+        }
+    }
+
+    /// Fully parenthesised rendering, to check precedence and associativity.
+    fn show(e: &Expr) -> String {
+        match &e.kind {
+            ExprKind::Int(v) => v.to_string(),
+            ExprKind::Str(s) => format!("{s:?}"),
+            ExprKind::Ident(n) => n.clone(),
+            ExprKind::Macro(n) => format!("${n}"),
+            ExprKind::ThreadLocal(n) => format!("self->{n}"),
+            ExprKind::ClauseLocal(n) => format!("this->{n}"),
+            ExprKind::Agg(a) => format!("@{}", a.name),
+            ExprKind::Call(f, args) => format!("{}({})", f.name, args.iter().map(show).collect::<Vec<_>>().join(", ")),
+            ExprKind::Unary(op, a) => format!("({op:?} {})", show(a)),
+            ExprKind::Binary(op, a, b) => format!("({} {} {})", show(a), op.symbol(), show(b)),
+            ExprKind::Ternary(c, a, b) => format!("({} ? {} : {})", show(c), show(a), show(b)),
+        }
+    }
+
+    #[test]
+    fn c_precedence_and_associativity() {
+        assert_eq!(show(&expr_of("1 + 2 * 3")), "(1 + (2 * 3))");
+        assert_eq!(show(&expr_of("1 - 2 - 3")), "((1 - 2) - 3)");
+        assert_eq!(show(&expr_of("a || b && c")), "(a || (b && c))");
+        assert_eq!(show(&expr_of("a ^^ b || c")), "((a ^^ b) || c)");
+        assert_eq!(show(&expr_of("a | b ^ c & d")), "(a | (b ^ (c & d)))");
+        assert_eq!(show(&expr_of("a == b < c")), "(a == (b < c))");
+        assert_eq!(show(&expr_of("1 << 2 + 3")), "(1 << (2 + 3))");
+        assert_eq!(show(&expr_of("!a && -b")), "((Not a) && (Neg b))");
+        assert_eq!(show(&expr_of("a ? b : c ? d : e")), "(a ? b : (c ? d : e))");
+        assert_eq!(show(&expr_of("(1 + 2) * 3")), "((1 + 2) * 3)");
+    }
+
+    #[test]
+    fn literals() {
+        assert_eq!(show(&expr_of("0x1F + 017 + 10ul")), "((31 + 15) + 10)");
+        assert_eq!(show(&expr_of("'a'")), "97");
+        assert_eq!(show(&expr_of("'\\n'")), "10");
+        assert_eq!(show(&expr_of(r#""a\tb\x41\101\"""#)), r#""a\tbAA\"""#);
+        assert!(parse_program("BEGIN { x = 99999999999999999999999; }").unwrap_err().message.contains("out of range"));
+        assert!(parse_program(r#"BEGIN { printf("\q"); }"#).unwrap_err().message.contains("escape"));
+    }
+
+    #[test]
+    fn probe_descriptions_and_blocks() {
+        let c = one_clause("syscall:::entry, syscall::*read*:return /pid == 1/ { @[probefunc] = count(); }");
+        assert_eq!(c.probes.len(), 2);
+        assert_eq!(c.probes[0].fields, ["syscall", "", "", "entry"]);
+        assert_eq!(c.probes[1].fields, ["syscall", "", "*read*", "return"]);
+        assert!(c.predicate.is_some());
+        // The card one-liner: `< >` block, no spaces, no trailing semicolon.
+        let c = one_clause(r#"syscall:::entry /comm=="io-benchmark"/ <@[probefunc]=count()>"#);
+        assert!(matches!(&c.body.unwrap()[0], Stmt::Aggregate { agg, func, .. } if agg.name.is_empty() && func.name == "count"));
+        // No block: default action; empty block.
+        assert!(one_clause("BEGIN").body.is_none());
+        assert_eq!(one_clause("BEGIN {}").body.unwrap().len(), 0);
+        // Comparisons inside an angle block.
+        let c = one_clause("BEGIN < x = 1 > 0; y = 2 >");
+        assert_eq!(c.body.unwrap().len(), 2);
+    }
+
+    #[test]
+    fn statements() {
+        let c = one_clause("BEGIN { x = 1; x += 2; x++; --x; self->t = timestamp; this->v = 1; @a[1, \"k\"] = sum(x); @ = count(); printa(@a); exit(0) }");
+        let body = c.body.unwrap();
+        assert_eq!(body.len(), 10);
+        assert!(matches!(&body[1], Stmt::Assign { op: Some(BinOp::Add), .. }));
+        assert!(matches!(&body[2], Stmt::IncDec { delta: 1, .. }));
+        assert!(matches!(&body[3], Stmt::IncDec { delta: -1, .. }));
+        assert!(matches!(&body[4], Stmt::Assign { target: LValue::ThreadLocal(..), .. }));
+        assert!(matches!(&body[5], Stmt::Assign { target: LValue::ClauseLocal(..), .. }));
+        assert!(matches!(&body[6], Stmt::Aggregate { agg, .. } if agg.name == "a" && agg.keys.len() == 2));
+    }
+
+    #[test]
+    fn pragmas() {
+        let p = parse_program("#pragma D option quiet\n#pragma D option bufsize=8m\nBEGIN {}").unwrap();
+        assert_eq!(p.pragmas[0].name, "quiet");
+        assert_eq!(p.pragmas[1].value.as_deref(), Some("8m"));
+        assert!(parse_program("#pragma ident foo\nBEGIN {}").is_err());
+    }
+
+    #[test]
+    fn syntax_errors_point_at_the_problem() {
+        let src = "BEGIN { x = ; }";
+        let d = parse_program(src).unwrap_err();
+        assert_eq!(&src[d.span.clone()], ";");
+        assert!(d.hint.unwrap().contains("expression"));
+        let d = parse_program("BEGIN { x = 1;").unwrap_err();
+        assert!(d.message.contains("end of program"), "{}", d.message);
+        let d = parse_program("").unwrap_err();
+        assert!(d.message.contains("empty program"));
+        let d = parse_program("/* only a comment */").unwrap_err();
+        assert!(d.message.contains("empty program"));
+    }
 }
