@@ -79,10 +79,15 @@ fn main() -> ExitCode {
         return list::matching(&name, &text);
     }
     let compile_only = cli.dump_bpf || cli.emit_elf.is_some();
+    if !compile_only {
+        if let Err(RunError::Permission(msg)) = session::check_permission() {
+            return fail(msg);
+        }
+    }
     let mut child = match (&cli.command, compile_only) {
         (Some(cmd), false) => match Child::spawn(cmd) {
             Ok(c) => Some(c),
-            Err(e) => return fail(format!("cannot start -c command: {e}")),
+            Err(e) => return fail(format!("-c: {e}")),
         },
         _ => None,
     };

@@ -37,15 +37,25 @@ fn syntax_error(src: &str, e: pest::error::Error<Rule>) -> Diagnostic {
     };
     let found = src[start..].chars().next();
     let end = if end > start { end } else { start + found.map_or(0, char::len_utf8) };
-    let (message, hint) = match found {
-        None => ("unexpected end of program".to_string(), expected_hint(&e)),
-        Some(c) => (format!("syntax error: unexpected `{c}`"), expected_hint(&e)),
+    let hint = expected_hint(&e).or_else(|| Some(fallback_hint(src, start)));
+    let message = match found {
+        None => "unexpected end of program".to_string(),
+        Some(c) => format!("syntax error: unexpected `{c}`"),
     };
     let mut d = Diagnostic::new(start..end, message).label("not expected here");
     if let Some(h) = hint {
         d = d.hint(h);
     }
     d
+}
+
+/// A hint from the text itself when the grammar's expectations say nothing useful.
+fn fallback_hint(src: &str, pos: usize) -> String {
+    let clause_start = src[..pos].rfind(['}', ';']).map_or(0, |i| i + 1);
+    if src[clause_start..pos].matches('/').count() % 2 == 1 {
+        return "the predicate is not closed: end it with `/` before the action block".into();
+    }
+    "expected an operator, `;` between statements, or the end of the block".into()
 }
 
 fn expected_hint(e: &pest::error::Error<Rule>) -> Option<String> {

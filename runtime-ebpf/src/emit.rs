@@ -666,6 +666,11 @@ impl Emitter<'_> {
 
     fn str_cmp(&mut self, op: BinOp, a: &StrExpr, b: &StrExpr) -> Result<(), EmitError> {
         match (a, b) {
+            (StrExpr::Comm, StrExpr::Comm) => {
+                let same = matches!(op, BinOp::Eq | BinOp::Le | BinOp::Ge);
+                self.push(Insn::mov_imm(R0, same as i32));
+                Ok(())
+            }
             (StrExpr::Comm, StrExpr::Const(id)) => self.comm_cmp(op, *id, false),
             (StrExpr::Const(id), StrExpr::Comm) => self.comm_cmp(op, *id, true),
             (StrExpr::Const(x), StrExpr::Const(y)) => {

@@ -40,7 +40,7 @@ impl From<io::Error> for RunError {
 }
 
 fn permission(e: &dyn std::fmt::Display) -> RunError {
-    RunError::Permission(format!("not permitted to load BPF programs ({e}): run crumbs as root (it needs CAP_BPF and CAP_PERFMON)"))
+    RunError::Permission(format!("not permitted to load BPF programs ({e}): run as root (it needs CAP_BPF and CAP_PERFMON)"))
 }
 
 fn map_fd(m: &Map) -> Option<RawFd> {
@@ -59,11 +59,18 @@ fn attach_name(a: AttachPoint) -> Option<&'static str> {
     }
 }
 
+/// Fails early, in one line, when this process cannot load BPF programs.
+pub fn check_permission() -> Result<(), RunError> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return Err(RunError::Permission("must run as root to load BPF programs (it needs CAP_BPF and CAP_PERFMON)".into()));
+    }
+    Ok(())
+}
+
 /// Loads every program; on a verifier rejection, says which clauses it held.
 fn load(program: &Program, compiled: &Compiled) -> Result<Ebpf, RunError> {
-    if unsafe { libc::geteuid() } != 0 {
-        return Err(RunError::Permission("crumbs must run as root to load BPF programs (it needs CAP_BPF and CAP_PERFMON)".into()));
-    }
+    check_permission()?;
     let mut ebpf = loader_without_vmlinux_btf().btf(None).load(&compiled.elf).map_err(|e| {
         let text = format!("{e:#}");
         if text.contains("Operation not permitted") || text.contains("permission") {

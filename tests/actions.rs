@@ -1,0 +1,383 @@
+//! Actions and expressions, checked through what crumbs prints: printf (C semantics for
+//! 64-bit integers, as DTrace hands conversions to printf(3C)), trace() in quiet and
+//! non-quiet mode, the default action, exit(), globals, clause order, predicates,
+//! arithmetic, literals, the `< >` block, `$target`, `-o` and `-x`.
+//!
+//! Non-quiet output (dtrace.c `chew()`): the heading `"%3s %6s %32s\n"` once, before the
+//! first firing, then for every firing `"%3d %6d %32s "` of cpu, probe id and
+//! `function:name`, the firing's records (`trace()` of an integer as `" %16lld"`, of a
+//! string as `"  %-33s"`), and `"\n"`. When tracing stops, one more `"\n"`.
+
+mod common;
+
+use common::{int_col, quiet, run, TempPath};
+
+const HEADER: &str = "CPU     ID                    FUNCTION:NAME\n";
+
+/// Checks one non-quiet firing line's prefix `"%3d %6d %32s "` and returns
+/// (cpu, id, the rest of the line after the prefix).
+fn split_prefix<'a>(line: &'a str, func_name: &str) -> (u32, u32, &'a str) {
+    assert!(line.len() >= 44, "line too short for a probe prefix: {line:?}");
+    let cpu = line[0..3].trim_start().parse::<u32>().unwrap_or_else(|_| panic!("bad cpu column in {line:?}"));
+    assert_eq!(&line[3..4], " ", "{line:?}");
+    let id = line[4..10].trim_start().parse::<u32>().unwrap_or_else(|_| panic!("bad id column in {line:?}"));
+    assert_eq!(&line[10..11], " ", "{line:?}");
+    assert_eq!(&line[11..43], format!("{func_name:>32}"), "function:name column of {line:?}");
+    assert_eq!(&line[43..44], " ", "{line:?}");
+    let ncpu = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1024) as u32;
+    assert!(cpu < ncpu.max(1024), "cpu {cpu} out of range in {line:?}");
+    (cpu, id, &line[44..])
+}
+
+// ---------------------------------------------------------------- printf
+
+#[test]
+fn printf_conversions() {
+    let out = quiet(r#"BEGIN { printf("%d|%i|%u|%x|%X|%o|%c|%s|%%\n", -42, 42, -1, 255, 255, 8, 65, "str"); exit(0); }"#);
+    // %u of -1 is the 64-bit unsigned value (DTrace widens integer conversions to ll).
+    assert_eq!(out, "-42|42|18446744073709551615|ff|FF|10|A|str|%\n\n");
+}
+
+#[test]
+fn printf_flags_width_precision() {
+    let out = quiet(
+        r#"BEGIN { printf("[%5d][%-5d][%05d][%+d][% d][%#x][%#o][%.3d][%8.3d][%-8s][%.2s][%5s]\n", 42, 42, 42, 42, 42, 255, 8, 7, 7, "ab", "abcdef", "ab"); exit(0); }"#,
+    );
+    assert_eq!(out, "[   42][42   ][00042][+42][ 42][0xff][010][007][     007][ab      ][ab][   ab]\n\n");
+
+    let out = quiet(
+        r#"BEGIN { printf("[%3c][%-3c][%x][%X][%#X][%#o][%+5d][%-+5d][% 05d][%-05d][%+d][%05d]\n", 66, 67, -1, 3054, 3054, 0, 7, 7, 7, 7, -7, -42); exit(0); }"#,
+    );
+    assert_eq!(out, "[  B][C  ][ffffffffffffffff][BEE][0XBEE][0][   +7][+7   ][ 0007][7    ][-7][-0042]\n\n");
+
+    // Precision 0 of 0 prints no digits; #x of 0 has no prefix; %.0s prints nothing.
+    let out = quiet(r#"BEGIN { printf("[%.0d][%#x][%.0s][%3.1s]\n", 0, 0, "abc", "xyz"); exit(0); }"#);
+    assert_eq!(out, "[][0][][  x]\n\n");
+}
+
+#[test]
+fn printf_length_modifiers() {
+    let out = quiet(r#"BEGIN { printf("%ld %lld %lu %lx %li %llu\n", -1, -2, -1, 255, 3, 4); exit(0); }"#);
+    assert_eq!(out, "-1 -2 18446744073709551615 ff 3 4\n\n");
+}
+
+#[test]
+fn string_escapes() {
+    let out = quiet(r#"BEGIN { printf("a\tb\\c\"d\x41\101\n"); printf("%s|\n", "q\"t\\"); exit(0); }"#);
+    assert_eq!(out, "a\tb\\c\"dAA\nq\"t\\|\n\n");
+}
+
+// ---------------------------------------------------------------- trace
+
+#[test]
+fn trace_quiet_prints_bare_values() {
+    let out = quiet(r#"BEGIN { trace(-5); trace("s"); trace(execname); trace(42); exit(0); }"#);
+    assert_eq!(out, "-5scrumbs42\n");
+}
+
+#[test]
+fn trace_not_quiet_prints_header_and_prefix() {
+    let out = run(&["-e", r#"BEGIN { trace(42); trace("hi"); } BEGIN { trace(-1); exit(0); }"#]);
+    out.assert_ok();
+    let lines: Vec<&str> = out.stdout.split_inclusive('\n').collect();
+    assert_eq!(lines.len(), 4, "{}", out.dump());
+    // The heading once, not per firing.
+    assert_eq!(lines[0], HEADER);
+    let (cpu1, id1, rest1) = split_prefix(lines[1], ":BEGIN");
+    assert_eq!(id1, 1, "BEGIN is probe 1");
+    assert_eq!(rest1, format!("{}  {:<33}\n", int_col(42), "hi"));
+    let (cpu2, id2, rest2) = split_prefix(lines[2], ":BEGIN");
+    assert_eq!((cpu2, id2), (cpu1, 1));
+    assert_eq!(rest2, format!("{}\n", int_col(-1)));
+    // Tracing stopped.
+    assert_eq!(lines[3], "\n");
+    // The banner goes to stderr, not stdout.
+    assert!(out.stderr.contains("matched 2 probes"), "{}", out.dump());
+}
+
+#[test]
+fn default_action_prints_probe_line() {
+    // A clause with no block and one with an empty block both print the probe line.
+    let out = run(&["-e", "BEGIN BEGIN {} BEGIN { exit(0); }"]);
+    out.assert_ok();
+    let lines: Vec<&str> = out.stdout.split_inclusive('\n').collect();
+    assert_eq!(lines.len(), 5, "{}", out.dump());
+    assert_eq!(lines[0], HEADER);
+    for l in &lines[1..4] {
+        let (_, id, rest) = split_prefix(l, ":BEGIN");
+        assert_eq!((id, rest), (1, "\n"), "{}", out.dump());
+    }
+    assert_eq!(lines[4], "\n");
+}
+
+#[test]
+fn default_action_in_quiet_mode_prints_nothing() {
+    assert_eq!(quiet("BEGIN BEGIN {} BEGIN { exit(0); }"), "\n");
+}
+
+#[test]
+fn end_probe_line_not_quiet() {
+    let out = run(&["-e", "BEGIN { trace(1); } END { trace(2); }", "-c", "true"]);
+    out.assert_ok();
+    let lines: Vec<&str> = out.stdout.split_inclusive('\n').collect();
+    assert_eq!(lines.len(), 4, "{}", out.dump());
+    assert_eq!(lines[0], HEADER);
+    let (_, id, rest) = split_prefix(lines[1], ":BEGIN");
+    assert_eq!((id, rest), (1, format!("{}\n", int_col(1)).as_str()));
+    let (_, id, rest) = split_prefix(lines[2], ":END");
+    assert_eq!((id, rest), (2, format!("{}\n", int_col(2)).as_str()));
+    assert_eq!(lines[3], "\n");
+}
+
+// ---------------------------------------------------------------- exit
+
+#[test]
+fn exit_status_is_crumbs_status() {
+    let out = run(&["-q", "-e", "BEGIN { exit(3); }"]);
+    out.assert_no_panic();
+    assert_eq!(out.code(), 3, "{}", out.dump());
+    let out = run(&["-q", "-e", "BEGIN { exit(42); }"]);
+    assert_eq!(out.code(), 42, "{}", out.dump());
+    let out = run(&["-q", "-e", "BEGIN { exit(0); }"]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+}
+
+// ---------------------------------------------------------------- variables
+
+#[test]
+fn global_variables() {
+    assert_eq!(quiet(r#"BEGIN { x = 5; x += 2; x++; printf("%d\n", x); exit(0); }"#), "8\n\n");
+    // Uninitialized globals read 0.
+    assert_eq!(quiet(r#"BEGIN { printf("%d %d\n", y, z); y = 1; exit(0); } END { z = 1; }"#), "0 0\n\n");
+}
+
+#[test]
+fn compound_assignments() {
+    let out = quiet(
+        r#"BEGIN { x = 10; x -= 3; x *= 4; x /= 3; x %= 5; x <<= 3; x >>= 1; x |= 1; x &= 7; x ^= 2; x--; ++x; --x; printf("%d\n", x); exit(0); }"#,
+    );
+    // 10 7 28 9 4 32 16 17 1 3 2 3 2
+    assert_eq!(out, "2\n\n");
+}
+
+#[test]
+fn clauses_run_in_program_order_and_share_globals() {
+    let out = quiet(
+        r#"BEGIN { x = 1; printf("a %d\n", x); }
+           BEGIN { x *= 10; printf("b %d\n", x); }
+           BEGIN /x == 10/ { printf("c\n"); }
+           BEGIN { printf("d %d\n", x); exit(0); }"#,
+    );
+    assert_eq!(out, "a 1\nb 10\nc\nd 10\n\n");
+}
+
+#[test]
+fn globals_persist_from_begin_to_end() {
+    let out = run(&["-q", "-e", r#"BEGIN { n = 41; } END { n++; printf("%d\n", n); }"#, "-c", "true"]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "42\n\n");
+}
+
+// ---------------------------------------------------------------- predicates
+
+#[test]
+fn predicates() {
+    let out = quiet(
+        r#"BEGIN /1/ { printf("a\n"); }
+           BEGIN /0/ { printf("b\n"); }
+           BEGIN { x = 3; }
+           BEGIN /x == 3/ { printf("c\n"); }
+           BEGIN /x != 3/ { printf("d\n"); }
+           BEGIN /x == 3 && !(x != 3)/ { printf("e\n"); }
+           BEGIN /x == 4 || x >= 3/ { printf("f\n"); }
+           BEGIN /x == 4 || x < 3/ { printf("g\n"); }
+           BEGIN /1 ^^ 1/ { printf("h\n"); }
+           BEGIN /1 ^^ 0/ { printf("i\n"); }
+           BEGIN /!x/ { printf("j\n"); }
+           BEGIN /!undefined_yet/ { printf("k\n"); }
+           BEGIN /x <= 3 && x > 2 && x < 4 && x >= 3/ { printf("l\n"); }
+           BEGIN { undefined_yet = 1; exit(0); }"#,
+    );
+    assert_eq!(out, "a\nc\ne\nf\ni\nk\nl\n\n");
+}
+
+#[test]
+fn ternary() {
+    let out = quiet(r#"BEGIN { x = 3; printf("%d %d %d\n", x > 2 ? 10 : 20, x > 5 ? 10 : 20, x ? x == 3 ? 1 : 2 : 3); exit(0); }"#);
+    assert_eq!(out, "10 20 1\n\n");
+}
+
+#[test]
+fn string_comparisons_on_execname() {
+    let out = quiet(
+        r#"BEGIN /execname == "crumbs"/ { printf("eq\n"); }
+           BEGIN /execname != "crumbs"/ { printf("ne\n"); }
+           BEGIN /execname == "crumb"/ { printf("prefix\n"); }
+           BEGIN /execname != "cat"/ { printf("ne-cat\n"); }
+           BEGIN /execname < "d"/ { printf("lt-d\n"); }
+           BEGIN /execname < "crumbs"/ { printf("lt-self\n"); }
+           BEGIN /execname > "crumb"/ { printf("gt-prefix\n"); }
+           BEGIN /"crumbs" == execname/ { printf("rev\n"); }
+           BEGIN { exit(0); }"#,
+    );
+    assert_eq!(out, "eq\nne-cat\nlt-d\ngt-prefix\nrev\n\n");
+}
+
+#[test]
+fn comm_is_an_alias_of_execname() {
+    assert_eq!(quiet(r#"BEGIN /comm == "crumbs"/ { printf("%s %s\n", comm, execname); exit(0); }"#), "crumbs crumbs\n\n");
+}
+
+#[test]
+fn execname_compared_with_comm() {
+    assert_eq!(quiet(r#"BEGIN /comm == execname/ { printf("same\n"); exit(0); }"#), "same\n\n");
+}
+
+#[test]
+fn probe_name_variables_in_begin() {
+    assert_eq!(
+        quiet(r#"BEGIN { printf("[%s][%s][%s][%s]\n", probeprov, probemod, probefunc, probename); exit(0); }"#),
+        "[dtrace][][][BEGIN]\n\n"
+    );
+}
+
+// ---------------------------------------------------------------- arithmetic
+
+#[test]
+fn arithmetic_without_spaces() {
+    let out = quiet(r#"BEGIN { printf("%d %d %d %d %d %d %d\n", 3-1, 2*3+1, 1+2*3, (1+2)*3, 10-2-3, 7&3|8, 6^3); exit(0); }"#);
+    assert_eq!(out, "2 7 7 9 5 11 5\n\n");
+}
+
+#[test]
+fn arithmetic_with_spaces() {
+    // The usual way to write D: operators surrounded by spaces.
+    let out = quiet(r#"BEGIN { printf("%d %d %d %d %d %d %d\n", 3 - 1, 2 * 3 + 1, 1 + 2 * 3, (1 + 2) * 3, 10 - 2 - 3, 7 & 3 | 8, 6 ^ 3); exit(0); }"#);
+    assert_eq!(out, "2 7 7 9 5 11 5\n\n");
+    let out = quiet(r#"BEGIN { x = 1 << 10; y = -16 >> 2; printf("%d %d %d %d\n", x, y, -7 / 2, -7 % 2); exit(0); }"#);
+    assert_eq!(out, "1024 -4 -3 -1\n\n");
+}
+
+#[test]
+fn signed_division_and_modulo() {
+    // C (and D) semantics: division truncates toward zero; the remainder has the sign of
+    // the dividend.
+    let out = quiet(r#"BEGIN { printf("%d %d %d %d %d %d\n", -7/2, -7%2, 7/-2, 7%-2, -7/-2, -7%-2); exit(0); }"#);
+    assert_eq!(out, "-3 -1 -3 1 3 -1\n\n");
+    let out = quiet(r#"BEGIN { a = -7; b = 2; printf("%d %d %d %d\n", a/b, a%b, 7/-b, 7%-b); exit(0); }"#);
+    assert_eq!(out, "-3 -1 -3 1\n\n");
+}
+
+#[test]
+fn shifts() {
+    // >> of a signed (int64) value is arithmetic in D.
+    let out = quiet(r#"BEGIN { printf("%d %d %d\n", 1<<10, -16>>2, 256>>4); exit(0); }"#);
+    assert_eq!(out, "1024 -4 16\n\n");
+    let out = quiet(r#"BEGIN { one = 1; m = -16; printf("%d %d %d\n", one<<10, m>>2, 256>>one); exit(0); }"#);
+    assert_eq!(out, "1024 -4 128\n\n");
+}
+
+#[test]
+fn unary_operators() {
+    let out = quiet(r#"BEGIN { x = 5; printf("%d %d %d %d %d\n", -x, ~0, !x, !0, -(3)); exit(0); }"#);
+    assert_eq!(out, "-5 -1 0 1 -3\n\n");
+}
+
+#[test]
+fn integer_literals() {
+    let out = quiet(r#"BEGIN { printf("%d %d %d %d %d %d %d\n", 0x1f, 0X1F, 017, 'A', '\n', 10UL, 0); exit(0); }"#);
+    assert_eq!(out, "31 31 15 65 10 10 0\n\n");
+}
+
+// ---------------------------------------------------------------- syntax forms
+
+#[test]
+fn angle_bracket_action_block() {
+    assert_eq!(quiet(r#"BEGIN < printf("angle\n"); exit(0) >"#), "angle\n\n");
+    assert_eq!(quiet(r#"BEGIN <@c=count()> BEGIN { exit(0); }"#), format!("\n{}\n", int_col(1)));
+}
+
+#[test]
+fn last_statement_needs_no_semicolon() {
+    assert_eq!(quiet(r#"BEGIN { printf("x\n"); exit(0) }"#), "x\n\n");
+}
+
+// ---------------------------------------------------------------- command line
+
+#[test]
+fn target_is_the_pid_of_the_c_command() {
+    let out = run(&["-q", "-e", r#"BEGIN { printf("target=%d\n", $target); }"#, "-c", r#"sh -c 'echo child=$$'"#]);
+    out.assert_ok();
+    let field = |name: &str| -> i64 {
+        out.stdout
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .unwrap_or_else(|| panic!("no {name} line\n{}", out.dump()))
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(field("target="), field("child="), "{}", out.dump());
+}
+
+#[test]
+fn output_file() {
+    let f = TempPath::new("out.txt");
+    let out = run(&["-q", "-o", f.str(), "-e", r#"BEGIN { printf("to file %d\n", 7); @a = count(); exit(0); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "", "{}", out.dump());
+    let text = std::fs::read_to_string(f.path()).expect("-o file written");
+    assert_eq!(text, format!("to file 7\n\n{}\n", int_col(1)));
+}
+
+#[test]
+fn output_file_not_quiet() {
+    let f = TempPath::new("out2.txt");
+    let out = run(&["-o", f.str(), "-e", "BEGIN { trace(5); exit(0); }"]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "");
+    let text = std::fs::read_to_string(f.path()).expect("-o file written");
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(lines[0], HEADER);
+    let (_, _, rest) = split_prefix(lines[1], ":BEGIN");
+    assert_eq!(rest, format!("{}\n", int_col(5)));
+    assert_eq!(lines[2], "\n");
+}
+
+#[test]
+fn x_quiet_option() {
+    let out = run(&["-x", "quiet", "-e", "BEGIN { trace(5); exit(0); }"]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "5\n");
+    // Quiet also silences the "matched N probes" banner.
+    assert_eq!(out.stderr, "", "{}", out.dump());
+}
+
+#[test]
+fn pragma_quiet_option() {
+    let out = run(&["-e", "#pragma D option quiet\nBEGIN { trace(5); exit(0); }"]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "5\n");
+}
+
+#[test]
+fn script_file_with_s_and_positional() {
+    let f = TempPath::with_contents(
+        "script.d",
+        "/* a script */\n#pragma D option quiet\nBEGIN\n{\n\tprintf(\"from file\\n\");\n\texit(0);\n}\n",
+    );
+    let out = run(&["-s", f.str()]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "from file\n\n");
+    let out = run(&[f.str()]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "from file\n\n");
+}
+
+#[test]
+fn program_from_stdin_is_not_read() {
+    // -e gives the program; stdin is left alone (no hang on an open stdin).
+    let out = common::run_stdin(&["-q", "-e", r#"BEGIN { printf("ok\n"); exit(0); }"#], "garbage that is not D\n");
+    out.assert_ok();
+    assert_eq!(out.stdout, "ok\n\n");
+}
