@@ -74,3 +74,15 @@ test_crumbs_l41_script() {
         || die "crumbs failed: $out"
     expect_row "$out" read 128
 }
+
+# Thread-local variables, quantize() printing and ppid (task_struct offsets from this
+# kernel's BTF) on a kernel older than the host's: every read is timed exactly once.
+test_crumbs_thread_locals_quantize() {
+    out=$(crumbs -q -e 'syscall::read:entry /pid == $target/ { self->ts = timestamp; }
+        syscall::read:return /self->ts/ { @n = count(); @q = quantize(timestamp - self->ts); self->ts = 0; }
+        END { printf("ppid-ok %d\n", ppid > 0); }' \
+        -c 'io-benchmark -c -r -b 512 -s 64K /tmp/f' 2>&1) || die "crumbs failed: $out"
+    echo "$out" | grep -qx 'ppid-ok 1' || die "expected 'ppid-ok 1' in: $out"
+    echo "$out" | grep -Eqx ' +128' || die "expected a count of 128 in: $out"
+    echo "$out" | grep -q -- '------------- Distribution ------------- count' || die "no quantize table in: $out"
+}
