@@ -158,7 +158,7 @@ fn main() -> ExitCode {
         eprintln!("crumbs: {what} matched {n} probe{}", if n == 1 { "" } else { "s" });
     }
     match session::run(&program, &compiled, RunOptions { quiet, out, child, pid: cli.pid }) {
-        Ok(status) => ExitCode::from(status.clamp(0, 255) as u8),
+        Ok(status) => ExitCode::from(status as u8),
         Err(RunError::Permission(msg)) => fail(msg),
         Err(RunError::Verifier { attach, clauses, message, log_tail }) => {
             eprintln!("crumbs: internal error: the kernel's verifier rejected the program for {attach:?} ({message}).");

@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{int_col, quiet, run, TempPath};
+use common::{int_col, quiet, run, unique, TempPath};
 
 const HEADER: &str = "CPU     ID                    FUNCTION:NAME\n";
 
@@ -132,6 +132,50 @@ fn end_probe_line_not_quiet() {
 // ---------------------------------------------------------------- exit
 
 #[test]
+fn exit_discards_what_follows_it_and_end_still_runs() {
+    // spec §7.4, §9.1: once the exit() record is read, the records left in the buffer (later
+    // BEGIN clauses, a second exit()) are discarded; END runs and prints; the first exit()
+    // sets the status.
+    let out = run(&["-q", "-e", r#"BEGIN { exit(0); } BEGIN { exit(1); } END { printf("end\n"); }"#]);
+    out.assert_no_panic();
+    assert_eq!((out.code(), out.stdout.as_str()), (0, "end\n\n"), "{}", out.dump());
+
+    // Actions after exit() in its own clause print; a later clause's record does not, but
+    // that clause did run (its variable and aggregation updates stay).
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"BEGIN { printf("a\n"); } BEGIN { exit(3); printf("b\n"); } BEGIN { printf("c\n"); x = 5; @n = count(); }
+           END { printf("end %d\n", x); }"#,
+    ]);
+    out.assert_no_panic();
+    assert_eq!((out.code(), out.stdout.clone()), (3, format!("a\nb\nend 5\n\n{}\n", int_col(1))), "{}", out.dump());
+
+    // In END, the first exit() sets the final status and END's later records are not printed.
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"BEGIN { exit(1); } END { printf("e1\n"); exit(4); printf("e2\n"); } END { printf("e3\n"); exit(5); }"#,
+    ]);
+    out.assert_no_panic();
+    assert_eq!((out.code(), out.stdout.as_str()), (4, "e1\ne2\n\n"), "{}", out.dump());
+}
+
+#[test]
+fn exit_status_is_the_low_8_bits() {
+    // spec §7.4, §10.3: like DTrace, the status is truncated to 8 bits, not clamped.
+    for (status, want) in [("-1", 255), ("256", 0), ("257", 1), ("511", 255), ("-256", 0), ("0x100000002", 2)] {
+        let out = run(&["-q", "-e", &format!("BEGIN {{ exit({status}); }}")]);
+        out.assert_no_panic();
+        assert_eq!(out.code(), want, "exit({status})\n{}", out.dump());
+        assert_eq!(out.stdout, "\n", "{}", out.dump());
+    }
+    // Also for the status set in END.
+    let out = run(&["-q", "-e", "BEGIN { exit(0); } END { exit(-2); }"]);
+    assert_eq!(out.code(), 254, "{}", out.dump());
+}
+
+#[test]
 fn exit_status_is_crumbs_status() {
     let out = run(&["-q", "-e", "BEGIN { exit(3); }"]);
     out.assert_no_panic();
@@ -224,6 +268,57 @@ fn string_comparisons_on_execname() {
 }
 
 #[test]
+fn execname_ordered_against_literals_of_16_bytes_or_more() {
+    // spec §4.5: a comm holds at most 15 bytes, so a literal of 16 bytes or more never
+    // equals it, and the order is decided by the literal's first 15 bytes, equal meaning
+    // that execname ("crumbs" here) is the smaller. Columns: < <= > >= == !=.
+    let all = |lit: &str| {
+        format!(
+            r#"printf("%d%d%d%d%d%d ", execname < "{lit}", execname <= "{lit}", execname > "{lit}", execname >= "{lit}", execname == "{lit}", execname != "{lit}");"#
+        )
+    };
+    let program = format!(
+        r#"BEGIN {{ {} {} {} printf("%d%d%d%d\n", "aaaaaaaaaaaaaaaa" < execname, "aaaaaaaaaaaaaaaa" >= execname, "zzzzzzzzzzzzzzzz" > execname, "zzzzzzzzzzzzzzzz" <= execname); exit(0); }}"#,
+        all("aaaaaaaaaaaaaaaa"),
+        all("crumbsaaaaaaaaaaaaaa"),
+        all("zzzzzzzzzzzzzzzz"),
+    );
+    assert_eq!(quiet(&program), "001101 110001 110001 1010\n\n");
+}
+
+#[test]
+fn execname_of_15_bytes_against_a_longer_literal() {
+    // spec §4.5, through a process whose comm is 15 bytes: crumbs run through a symlink
+    // named `crumbsxxxxxxxxxyz` has the comm `crumbsxxxxxxxxx`.
+    struct Dir(std::path::PathBuf);
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+    let dir = Dir(std::env::temp_dir().join(format!("crumbs-test-{}-{}-comm", std::process::id(), unique())));
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let link = dir.0.join("crumbsxxxxxxxxxyz");
+    std::os::unix::fs::symlink(common::crumbs(), &link).unwrap();
+    let all = |lit: &str| {
+        format!(
+            r#"printf("%d%d%d%d%d%d ", execname < "{lit}", execname <= "{lit}", execname > "{lit}", execname >= "{lit}", execname == "{lit}", execname != "{lit}");"#
+        )
+    };
+    let program = format!(
+        r#"BEGIN {{ printf("%s ", execname); {} {} {} printf("%d\n", "crumbsxxxxxxxxxyz" > execname); exit(0); }}"#,
+        all("crumbsxxxxxxxxxyz"),
+        all("crumbsxxxxxxxxy0"),
+        all("crumbsxxxxxxxxw0"),
+    );
+    let mut cmd = std::process::Command::new(&link);
+    cmd.args(["-q", "-e", &program]);
+    let out = common::run_command(cmd, None, common::TIMEOUT);
+    out.assert_ok();
+    assert_eq!(out.stdout, "crumbsxxxxxxxxx 110001 110001 001101 1\n\n", "{}", out.dump());
+}
+
+#[test]
 fn comm_is_an_alias_of_execname() {
     assert_eq!(quiet(r#"BEGIN /comm == "crumbs"/ { printf("%s %s\n", comm, execname); exit(0); }"#), "crumbs crumbs\n\n");
 }
@@ -284,6 +379,30 @@ fn unary_operators() {
 }
 
 #[test]
+fn character_constants_above_0x7f_are_signed_bytes() {
+    // spec §2.3: a character constant is one byte, read as a signed char.
+    let out = quiet(r#"BEGIN { printf("%d %d %d %d %d %d\n", '\377', '\xff', '\200', '\x80', '\177', 'A'); trace('\376'); exit(0); }"#);
+    assert_eq!(out, "-1 -1 -128 -128 127 65\n-2\n");
+}
+
+#[test]
+fn string_escapes_above_0x7f() {
+    // spec §2.4: escapes are bytes; bytes that are not UTF-8 become U+FFFD, valid UTF-8
+    // written as escapes is kept. Read through -o to see the exact bytes.
+    let f = TempPath::new("bytes.txt");
+    let out = run(&[
+        "-q",
+        "-o",
+        f.str(),
+        "-e",
+        r#"BEGIN { printf("a\377b|%s|\xc3\xa9|\xf0\x9f\x98x\n", "\376\375"); } BEGIN /"\376" == "\377"/ { printf("same\n"); exit(0); }"#,
+    ]);
+    out.assert_ok();
+    let bytes = std::fs::read(f.path()).expect("-o file written");
+    assert_eq!(bytes, "a\u{fffd}b|\u{fffd}\u{fffd}|\u{e9}|\u{fffd}x\nsame\n\n".as_bytes(), "{:?}", String::from_utf8_lossy(&bytes));
+}
+
+#[test]
 fn integer_literals() {
     let out = quiet(r#"BEGIN { printf("%d %d %d %d %d %d %d\n", 0x1f, 0X1F, 017, 'A', '\n', 10UL, 0); exit(0); }"#);
     assert_eq!(out, "31 31 15 65 10 10 0\n\n");
@@ -295,6 +414,76 @@ fn integer_literals() {
 fn angle_bracket_action_block() {
     assert_eq!(quiet(r#"BEGIN < printf("angle\n"); exit(0) >"#), "angle\n\n");
     assert_eq!(quiet(r#"BEGIN <@c=count()> BEGIN { exit(0); }"#), format!("\n{}\n", int_col(1)));
+}
+
+#[test]
+fn empty_statements() {
+    // spec §3.3: `;` may come before the first statement, repeat, and follow the last.
+    assert_eq!(quiet(r#"BEGIN { ; ; printf("a\n"); ; ; exit(0); ; }"#), "a\n\n");
+    assert_eq!(quiet(r#"BEGIN { ; } BEGIN {;;} BEGIN < ; printf("b\n"); exit(0) >"#), "b\n\n");
+    // A block of only `;` is an empty block: the default action (spec §3.6).
+    let out = run(&["-e", "BEGIN { ; } BEGIN { exit(0); }"]);
+    out.assert_ok();
+    let lines: Vec<&str> = out.stdout.split_inclusive('\n').collect();
+    assert_eq!(lines.len(), 4, "{}", out.dump());
+    assert_eq!(split_prefix(lines[1], ":BEGIN").2, "\n", "{}", out.dump());
+}
+
+#[test]
+fn unary_minus_twice() {
+    // spec §4.6: `- -x` is two negations; only `--` written together is decrement.
+    let out = quiet(r#"BEGIN { x = 2; printf("%d %d %d %d %d %d\n", - -3, 5 - -x, + +3, - - -x, -(-x), 5 + +x); exit(0); }"#);
+    assert_eq!(out, "3 7 3 -2 2 7\n\n");
+}
+
+#[test]
+fn interpreter_line_is_skipped() {
+    // spec §3.1: a first `#!` line is ignored, so scripts can be executable.
+    let f = TempPath::with_contents(
+        "shebang.d",
+        "#!/usr/bin/env -S crumbs -q -s\n#pragma D option quiet\nBEGIN { printf(\"from shebang\\n\"); exit(0); }\n",
+    );
+    let out = run(&["-s", f.str()]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "from shebang\n\n", "{}", out.dump());
+    // Only whitespace and comments may come before it.
+    let out = run(&["-q", "-e", "\n  /* c */ #! anything\nBEGIN { printf(\"ok\\n\"); exit(0); }"]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "ok\n\n", "{}", out.dump());
+}
+
+#[test]
+fn executable_script() {
+    // spec §3.1: a script with `#!/path/to/crumbs -s` runs when executed.
+    use std::os::unix::fs::PermissionsExt;
+    let f = TempPath::with_contents(
+        "exec.d",
+        &format!("#!{} -s\n#pragma D option quiet\nBEGIN {{ printf(\"executed\\n\"); exit(3); }}\n", common::crumbs().display()),
+    );
+    std::fs::set_permissions(f.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    // A fork in another test thread may briefly hold the file open for writing (ETXTBSY).
+    let mut tries = 0;
+    let mut child = loop {
+        match std::process::Command::new(f.path())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+        {
+            Ok(c) => break c,
+            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) && tries < 100 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(e) => panic!("cannot execute {}: {e}", f.str()),
+        }
+    };
+    let status = common::wait_with_timeout(&mut child, common::TIMEOUT, "the executable script");
+    let mut stdout = String::new();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!((status.code(), stdout.as_str(), stderr.as_str()), (Some(3), "executed\n\n", ""));
 }
 
 #[test]

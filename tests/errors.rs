@@ -100,6 +100,61 @@ fn syntax_error_in_a_script_file() {
     assert_diag(&out, f.str(), 4, 12, "  trace(1 +);", "");
 }
 
+#[test]
+fn operators_are_single_tokens() {
+    // spec §4.6: `< =` is not `<=`; `--` written together is decrement, not an expression.
+    let p = "BEGIN { trace(1 < = 2); }";
+    assert_diag(&run_e(p), CMDLINE, 1, 19, p, "");
+    let p = "BEGIN { trace(--3); }";
+    assert_diag(&run_e(p), CMDLINE, 1, 15, p, "");
+    let p = "BEGIN { trace(5 --3); }";
+    assert_diag(&run_e(p), CMDLINE, 1, 17, p, "");
+}
+
+#[test]
+fn interpreter_line_only_at_the_start() {
+    // spec §3.1: one `#!` line, before anything but whitespace and comments.
+    let f = TempPath::with_contents("late-shebang.d", "BEGIN { exit(0); }\n#!/usr/sbin/crumbs -s\n");
+    let out = run(&["-s", f.str()]);
+    assert_diag(&out, f.str(), 2, 1, "#!/usr/sbin/crumbs -s", "");
+    let f = TempPath::with_contents("two-shebangs.d", "#!/usr/sbin/crumbs -s\n#!/usr/sbin/crumbs -s\nBEGIN { exit(0); }\n");
+    let out = run(&["-s", f.str()]);
+    assert_diag(&out, f.str(), 2, 1, "#!/usr/sbin/crumbs -s", "");
+}
+
+// ---------------------------------------------------------------- constants
+
+#[test]
+fn invalid_octal_constant() {
+    // spec §2.2: a leading 0 means octal; 8 and 9 get their own message.
+    for p in ["BEGIN { trace(09); }", "BEGIN { trace(0128UL); }"] {
+        let out = run_e(p);
+        assert_diag(&out, CMDLINE, 1, 15, p, "drop the leading 0 for decimal");
+        assert!(out.stderr.starts_with("Error: invalid octal constant\n"), "{}", out.dump());
+        assert!(out.stderr.contains("8 and 9 are not octal digits"), "{}", out.dump());
+    }
+    // A constant that is too large is still "out of range".
+    let p = "BEGIN { trace(0x1ffffffffffffffff); }";
+    let out = run_e(p);
+    assert_diag(&out, CMDLINE, 1, 15, p, "integers are 64-bit");
+    assert!(out.stderr.starts_with("Error: integer constant out of range\n"), "{}", out.dump());
+    assert!(out.stderr.contains("does not fit in 64 bits"), "{}", out.dump());
+}
+
+#[test]
+fn unknown_escape_sequence_has_a_label() {
+    // spec §2.4: the mark is on the escape, labelled, with the known escapes as the hint.
+    let p = r#"BEGIN { printf("a\qb"); }"#;
+    let out = run_e(p);
+    assert_diag(&out, CMDLINE, 1, 18, p, r#"known escapes: \n \t"#);
+    assert!(out.stderr.starts_with("Error: unknown escape sequence `\\q`\n"), "{}", out.dump());
+    assert!(out.stderr.contains("not a C escape"), "{}", out.dump());
+    let p = r#"BEGIN { trace('\q'); }"#;
+    let out = run_e(p);
+    assert_diag(&out, CMDLINE, 1, 16, p, "known escapes");
+    assert!(out.stderr.contains("not a C escape"), "{}", out.dump());
+}
+
 // ---------------------------------------------------------------- probes
 
 #[test]
@@ -224,6 +279,34 @@ fn unknown_x_option() {
     assert_eq!(out.stderr.lines().count(), 1, "{}", out.dump());
     assert!(out.stderr.contains("quiet"), "{}", out.dump());
     assert_eq!(out.stdout, "");
+}
+
+#[test]
+fn bufsize_out_of_range() {
+    // spec §3.2: bufsize is 4k to 1g; -x gives one line, a pragma a diagnostic; status 2.
+    for size in ["4095", "1k", "1025m", "2g", "4g", "0"] {
+        let out = run(&["-q", "-x", &format!("bufsize={size}"), "-e", r#"BEGIN { printf("ran\n"); exit(0); }"#]);
+        out.assert_no_panic();
+        assert_eq!(out.code(), 2, "{}", out.dump());
+        assert_eq!(out.stdout, "", "{}", out.dump());
+        assert_eq!(
+            out.stderr,
+            format!("crumbs: -x bufsize={size}: bufsize={size} is out of range (the event buffer can be 4k to 1g)\n"),
+            "{}",
+            out.dump()
+        );
+    }
+    let f = TempPath::with_contents("bufsize.d", "#pragma D option bufsize=8g\nBEGIN { exit(0); }\n");
+    let out = run(&["-s", f.str()]);
+    assert_diag(&out, f.str(), 1, 1, "#pragma D option bufsize=8g", "the event buffer can be 4k to 1g");
+    assert!(out.stderr.starts_with("Error: bufsize=8g is out of range\n"), "{}", out.dump());
+    // The smallest size is accepted, by -x and by a pragma.
+    let out = run(&["-q", "-x", "bufsize=4k", "-e", r#"BEGIN { printf("ran\n"); exit(0); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "ran\n\n");
+    let out = run(&["-q", "-e", "#pragma D option bufsize=4096\nBEGIN { printf(\"ran\\n\"); exit(0); }"]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "ran\n\n");
 }
 
 #[test]

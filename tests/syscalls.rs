@@ -385,6 +385,89 @@ fn exit_from_a_syscall_probe() {
     assert_no_process_with(&sleep_cmd, Duration::from_secs(3));
 }
 
+#[test]
+fn exit_from_every_syscall_discards_the_rest() {
+    // spec §7.4, §9.1: many firings may call exit() before the probes are detached; the
+    // records after the first one read are discarded, and END still runs and prints.
+    let out = run(&["-q", "-e", r#"syscall:::entry { exit(0); } END { printf("end\n"); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "end\n\n", "{}", out.dump());
+    assert_eq!(out.stderr, "", "{}", out.dump());
+}
+
+#[test]
+fn exit_in_begin_never_starts_the_c_command() {
+    // spec §9.1, §10.2: if BEGIN calls exit(), the -c command is killed before its first
+    // instruction. END's output is larger than a pipe, so crumbs blocks writing it while
+    // this test does not read: a released command would have all that time to run.
+    let marker = TempPath::new("never-created");
+    let mut child = common::crumbs_cmd(&[
+        "-q",
+        "-e",
+        r#"BEGIN { printf("target %d\n", $target > 0); exit(3); } END { printf("%65535d%65535d%65535d\n", 1, 2, 3); }"#,
+        "-c",
+        &format!("touch {}", marker.str()),
+    ])
+    .stdin(Stdio::null())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .expect("spawn crumbs");
+    std::thread::sleep(Duration::from_millis(1500));
+    let mut stdout = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut stdout).unwrap();
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    let status = common::wait_with_timeout(&mut child, TIMEOUT, "crumbs");
+    assert_eq!(status.code(), Some(3), "stdout: {:?}\nstderr: {stderr}", &stdout[..stdout.len().min(100)]);
+    assert_eq!(stderr, "");
+    assert!(stdout.starts_with("target 1\n"), "{:?}", &stdout[..stdout.len().min(100)]);
+    assert_eq!(stdout.len(), "target 1\n".len() + 3 * 65535 + 1 + 1, "END's output and the final newline");
+    assert!(!marker.path().exists(), "the -c command ran although BEGIN called exit()");
+}
+
+#[test]
+fn p_of_a_process_that_does_not_exist() {
+    // spec §9.1, §10.2: the pidfd is opened before BEGIN runs, so BEGIN prints nothing.
+    // pid_max itself is never a process id.
+    let pid = std::fs::read_to_string("/proc/sys/kernel/pid_max").unwrap().trim().to_string();
+    let out = run(&["-q", "-e", r#"BEGIN { printf("begin\n"); exit(0); }"#, "-p", &pid]);
+    out.assert_no_panic();
+    assert_eq!(out.code(), 2, "{}", out.dump());
+    assert_eq!(out.stdout, "", "BEGIN must not run\n{}", out.dump());
+    assert_eq!(out.stderr, format!("crumbs: -p {pid}: cannot watch that process: No such process (os error 3)\n"), "{}", out.dump());
+}
+
+#[test]
+fn p_process_exit_is_reported_unless_quiet() {
+    // spec §10.2: as for -c, "crumbs: pid N has exited" on stderr, not with -q.
+    for quiet in [false, true] {
+        let mut sleeper = Command::new("sleep").arg("0.5").stdin(Stdio::null()).spawn().expect("start sleep");
+        let pid = sleeper.id().to_string();
+        let program = r#"END { printf("end\n"); }"#;
+        let mut args = vec!["-e", program, "-p", &pid];
+        if quiet {
+            args.insert(0, "-q");
+        }
+        let out = run(&args);
+        let status = common::wait_with_timeout(&mut sleeper, Duration::from_secs(5), "sleep 0.5");
+        assert!(status.success());
+        out.assert_ok();
+        if quiet {
+            assert_eq!(out.stdout, "end\n\n", "{}", out.dump());
+            assert_eq!(out.stderr, "", "{}", out.dump());
+        } else {
+            assert!(out.stdout.ends_with(":END end\n\n\n"), "{}", out.dump());
+            assert_eq!(
+                out.stderr,
+                format!("crumbs: description '{program}' matched 1 probe\ncrumbs: pid {pid} has exited\n"),
+                "{}",
+                out.dump()
+            );
+        }
+    }
+}
+
 /// Spawns crumbs, waits until its probes see this process, runs `work`, sends SIGINT,
 /// and returns (exit code, stdout, stderr).
 fn interrupt_after(program: &str, work: impl FnOnce()) -> (Option<i32>, String, String) {

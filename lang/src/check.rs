@@ -120,6 +120,9 @@ pub fn apply_option(o: &mut Options, name: &str, value: Option<&str>) -> Result<
                 format!("option `bufsize` needs a size, got `{}`", value.unwrap_or("")),
                 "write a size such as `bufsize=4m`".to_string(),
             ))?;
+            if !(4096..=1 << 30).contains(&v) {
+                return Err((format!("bufsize={} is out of range", value.unwrap_or("")), "the event buffer can be 4k to 1g".to_string()));
+            }
             o.bufsize = Some(v);
         }
         n if KNOWN_OPTIONS.contains(&n) => {}

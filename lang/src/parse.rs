@@ -302,8 +302,8 @@ fn primary(p: Pair<Rule>) -> Result<Expr, Diagnostic> {
     let kind = match p.as_rule() {
         Rule::number => ExprKind::Int(parse_int(p.as_str(), sp.clone())?),
         Rule::char_lit => {
-            let s = unescape(&p.as_str()[1..p.as_str().len() - 1], sp.clone())?;
-            let mut bytes = s.bytes();
+            let b = unescape_bytes(&p.as_str()[1..p.as_str().len() - 1], sp.clone())?;
+            let mut bytes = b.into_iter();
             match (bytes.next(), bytes.next()) {
                 (Some(b), None) => ExprKind::Int(b as i8 as i64),
                 _ => {
@@ -341,32 +341,46 @@ fn parse_int(text: &str, sp: Span) -> Result<i64, Diagnostic> {
     } else {
         digits.parse::<u64>()
     };
+    let octal = digits.len() > 1 && digits.starts_with('0') && !digits.starts_with("0x") && !digits.starts_with("0X");
     parsed.map(|v| v as i64).map_err(|_| {
-        Diagnostic::new(sp, "integer constant out of range")
-            .label("does not fit in 64 bits")
-            .hint("integers are 64-bit; octal constants start with 0 and use digits 0-7")
+        if octal && digits.contains(['8', '9']) {
+            Diagnostic::new(sp, "invalid octal constant").label("8 and 9 are not octal digits").hint("constants that start with 0 are octal; drop the leading 0 for decimal")
+        } else {
+            Diagnostic::new(sp, "integer constant out of range").label("does not fit in 64 bits").hint("integers are 64-bit")
+        }
     })
 }
 
-/// Processes C escapes in a string or character literal body.
+/// Processes C escapes in a string literal body. Bytes that are not UTF-8 (`\377`) are kept
+/// as U+FFFD: strings are text to crumbs.
 pub fn unescape(body: &str, sp: Span) -> Result<String, Diagnostic> {
-    let mut out = String::new();
+    let bytes = unescape_bytes(body, sp)?;
+    Ok(String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+}
+
+/// Processes C escapes in a string or character literal body, to bytes.
+pub fn unescape_bytes(body: &str, sp: Span) -> Result<Vec<u8>, Diagnostic> {
+    let mut out: Vec<u8> = Vec::new();
+    let push = |out: &mut Vec<u8>, c: char| {
+        let mut buf = [0u8; 4];
+        out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+    };
     let mut chars = body.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         if c != '\\' {
-            out.push(c);
+            push(&mut out, c);
             continue;
         }
         let Some((_, e)) = chars.next() else { break };
         match e {
-            'n' => out.push('\n'),
-            't' => out.push('\t'),
-            'r' => out.push('\r'),
-            'a' => out.push('\x07'),
-            'b' => out.push('\x08'),
-            'f' => out.push('\x0c'),
-            'v' => out.push('\x0b'),
-            '\\' | '"' | '\'' | '?' => out.push(e),
+            'n' => out.push(b'\n'),
+            't' => out.push(b'\t'),
+            'r' => out.push(b'\r'),
+            'a' => out.push(7),
+            'b' => out.push(8),
+            'f' => out.push(12),
+            'v' => out.push(11),
+            '\\' | '"' | '\'' | '?' => out.push(e as u8),
             'x' => {
                 let mut v = 0u32;
                 let mut n = 0;
@@ -378,7 +392,7 @@ pub fn unescape(body: &str, sp: Span) -> Result<String, Diagnostic> {
                     chars.next();
                     n += 1;
                 }
-                out.push(char::from(v as u8));
+                out.push(v as u8);
             }
             '0'..='7' => {
                 let mut v = e.to_digit(8).unwrap();
@@ -391,11 +405,12 @@ pub fn unescape(body: &str, sp: Span) -> Result<String, Diagnostic> {
                     chars.next();
                     n += 1;
                 }
-                out.push(char::from(v as u8));
+                out.push(v as u8);
             }
             other => {
                 let at = sp.start + 1 + i;
                 return Err(Diagnostic::new(at..at + 1 + other.len_utf8(), format!("unknown escape sequence `\\{other}`"))
+                    .label("not a C escape")
                     .hint("known escapes: \\n \\t \\r \\a \\b \\f \\v \\\\ \\\" \\' \\0 \\xHH \\ooo"));
             }
         }

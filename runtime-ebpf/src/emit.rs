@@ -703,23 +703,23 @@ impl Emitter<'_> {
     /// Compares the current comm with a constant: two 64-bit words, byte-swapped for
     /// ordering so that the comparison is lexicographic.
     fn comm_cmp(&mut self, op: BinOp, id: u64, swapped: bool) -> Result<(), EmitError> {
-        let text = self.p.strings.resolve(id);
-        let op = if swapped { mirror(op) } else { op };
+        let mut text = self.p.strings.resolve(id).into_bytes();
+        let mut op = if swapped { mirror(op) } else { op };
         if text.len() >= 16 {
-            // A comm holds at most 15 bytes: it sorts before any longer string with that prefix
-            // and never equals it.
-            let lt = text.as_bytes()[..15] >= [0u8; 15][..];
-            let v = match op {
-                BinOp::Eq => false,
-                BinOp::Ne => true,
-                BinOp::Lt | BinOp::Le => lt,
-                _ => !lt,
-            };
-            self.push(Insn::mov_imm(R0, v as i32));
-            return Ok(());
+            // A comm holds at most 15 bytes: it never equals a longer string, and comparing it
+            // with the literal's first 15 bytes decides the order, equal meaning "shorter, so less".
+            match op {
+                BinOp::Eq | BinOp::Ne => {
+                    self.push(Insn::mov_imm(R0, (op == BinOp::Ne) as i32));
+                    return Ok(());
+                }
+                BinOp::Lt | BinOp::Le => op = BinOp::Le,
+                _ => op = BinOp::Gt,
+            }
+            text.truncate(15);
         }
         let mut bytes = [0u8; 16];
-        bytes[..text.len()].copy_from_slice(text.as_bytes());
+        bytes[..text.len()].copy_from_slice(&text);
         let w0 = i64::from_le_bytes(bytes[..8].try_into().unwrap());
         let w1 = i64::from_le_bytes(bytes[8..].try_into().unwrap());
         let buf = self.slot(16)?;

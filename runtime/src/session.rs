@@ -144,6 +144,11 @@ fn drain(rb: &mut RingBuf<MapData>, printer: &mut Printer) -> io::Result<Option<
     Ok(None)
 }
 
+/// Consumes what is left in the buffer without printing it (after exit(), as DTrace does).
+fn discard(rb: &mut RingBuf<MapData>) {
+    while rb.next().is_some() {}
+}
+
 fn dropped(ebpf: &Ebpf, program: &Program) -> u64 {
     let Some(fd) = ebpf.map(".bss").and_then(map_fd) else { return 0 };
     let mut value = vec![0u8; drops_offset(program) + 8];
@@ -185,6 +190,14 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> R
     let mut sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
     let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
 
+    let watched = match opts.pid {
+        Some(pid) => {
+            let fd = process::pidfd_open(pid).map_err(|e| RunError::Other(format!("-p {pid}: cannot watch that process: {e}")))?;
+            // SAFETY: the pidfd is owned by the AsyncFd.
+            Some(unsafe { AsyncFd::register(fd) }.map_err(|e| RunError::Other(format!("-p {pid}: cannot watch that process: {e}")))?)
+        }
+        None => None,
+    };
     // SAFETY: the ring buffer's fd stays open while the AsyncFd owns it.
     let mut ring = unsafe { AsyncFd::register(ring) }.map_err(|e| RunError::Other(format!("cannot poll the event buffer: {e}")))?;
     run_once(&mut ebpf, AttachPoint::Begin)?;
@@ -201,7 +214,7 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> R
     }
 
     let (child_tx, mut child_rx) = tokio::sync::oneshot::channel::<i32>();
-    if let Some(child) = opts.child.as_mut() {
+    if let (Some(child), None) = (opts.child.as_mut(), &stop) {
         child.release();
         let pid = child.pid;
         std::thread::spawn(move || {
@@ -210,15 +223,7 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> R
     } else {
         drop(child_tx);
     }
-    let watched = match opts.pid {
-        Some(pid) => {
-            let fd = process::pidfd_open(pid).map_err(|e| RunError::Other(format!("cannot watch process {pid}: {e}")))?;
-            // SAFETY: the pidfd is owned by the AsyncFd.
-            Some(unsafe { AsyncFd::register(fd) }.map_err(|e| RunError::Other(format!("cannot watch process {pid}: {e}")))?)
-        }
-        None => None,
-    };
-    let has_child = opts.child.is_some();
+    let has_child = opts.child.is_some() && stop.is_none();
 
     let stop = match stop.take() {
         Some(s) => s,
@@ -251,7 +256,9 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> R
             }
         }
     }
-    if !matches!(stop, Stop::Exit(_)) {
+    if matches!(stop, Stop::Exit(_)) {
+        discard(ring.get_mut());
+    } else {
         drain(ring.get_mut(), &mut printer)?;
     }
     if matches!(stop, Stop::Interrupted) {
@@ -259,8 +266,8 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> R
         printer.out.write_all(crate::output::record::on_interrupt().as_bytes())?;
     }
     if matches!(stop, Stop::ProcessExited) && !opts.quiet {
-        if let Some(c) = &opts.child {
-            eprintln!("crumbs: pid {} has exited", c.pid);
+        if let Some(pid) = opts.child.as_ref().map(|c| c.pid).or(opts.pid) {
+            eprintln!("crumbs: pid {pid} has exited");
         }
     }
     run_once(&mut ebpf, AttachPoint::End)?;
