@@ -83,6 +83,10 @@ fn main() -> ExitCode {
         if let Err(RunError::Permission(msg)) = session::check_permission() {
             return fail(msg);
         }
+        // SAFETY: signal 0 only checks that the process exists.
+        if let Some(pid) = cli.pid.filter(|p| *p <= 0 || unsafe { libc::kill(*p, 0) } != 0) {
+            return fail(format!("-p {pid}: cannot watch that process: {}", std::io::Error::last_os_error()));
+        }
     }
     let mut child = match (&cli.command, compile_only) {
         (Some(cmd), false) => match Child::spawn(cmd) {

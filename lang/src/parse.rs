@@ -308,6 +308,7 @@ fn primary(p: Pair<Rule>) -> Result<Expr, Diagnostic> {
                 (Some(b), None) => ExprKind::Int(b as i8 as i64),
                 _ => {
                     return Err(Diagnostic::new(sp, "a character constant holds one character")
+                        .label("not one byte")
                         .hint("use double quotes for strings"))
                 }
             }

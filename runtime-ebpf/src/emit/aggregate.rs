@@ -1,0 +1,185 @@
+//! Aggregation updates: find or create the key's per-CPU value, then update it in place.
+
+use super::*;
+
+impl Emitter<'_> {
+    pub(super) fn aggregate(&mut self, id: usize, keys: &[Expr], value: &Expr) -> Result<(), EmitError> {
+        let def = &self.p.aggregations[id];
+        let kind = def.kind.clone();
+        let map = agg_map_name(id);
+        let key = self.slot(def.key_size())?;
+        if keys.is_empty() {
+            self.push(Insn::st_imm(DW, R10, key, 0));
+        }
+        let mut off = key;
+        for k in keys {
+            self.store_value(k, R10, off)?;
+            off += k.repr().size() as i16;
+        }
+        let val = self.slot(8)?;
+        if kind != AggKind::Count {
+            self.expr(value)?;
+            self.push(Insn::stx(DW, R10, val, R0));
+        }
+        let done = self.label();
+        let have = self.label();
+        self.lookup(&map, key);
+        self.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), have);
+        // First update of this key on this CPU: insert zeros, then look up again.
+        let vsize = kind.value_size();
+        if vsize <= 16 {
+            let z = self.slot(16)?;
+            self.push(Insn::st_imm(DW, R10, z, 0));
+            self.push(Insn::st_imm(DW, R10, z + 8, 0));
+            self.push(Insn::mov(R3, R10));
+            self.push(Insn::alu_imm(Alu::Add, R3, z as i32));
+        } else {
+            let zkey = self.slot(8)?;
+            self.push(Insn::st_imm(DW, R10, zkey, 0));
+            self.lookup(ZERO_MAP, zkey);
+            self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), done);
+            self.push(Insn::mov(R3, R0));
+        }
+        self.ld_map(R1, &map, 0);
+        self.push(Insn::mov(R2, R10));
+        self.push(Insn::alu_imm(Alu::Add, R2, key as i32));
+        self.push(Insn::mov_imm(R4, 1)); // BPF_NOEXIST
+        self.push(Insn::call(helper::MAP_UPDATE_ELEM));
+        self.lookup(&map, key);
+        self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), done);
+        self.bind(have);
+        match kind {
+            AggKind::Count => self.add_to(R0, 0, None),
+            AggKind::Sum => self.add_to(R0, 0, Some(val)),
+            AggKind::Avg => {
+                self.add_to(R0, 0, None);
+                self.add_to(R0, 8, Some(val));
+            }
+            AggKind::Min | AggKind::Max => {
+                let set = self.label();
+                let skip = self.label();
+                self.push(Insn::ldx(DW, R1, R10, val));
+                self.push(Insn::ldx(DW, R2, R0, 0));
+                self.jump(Insn::jmp_imm(Cond::Eq, R2, 0, 0), set);
+                self.push(Insn::ldx(DW, R3, R0, 8));
+                let keep = if kind == AggKind::Min { Cond::Sge } else { Cond::Sle };
+                self.jump(Insn::jmp_reg(keep, R1, R3, 0), skip);
+                self.bind(set);
+                self.push(Insn::stx(DW, R0, 8, R1));
+                self.bind(skip);
+                self.push(Insn::alu_imm(Alu::Add, R2, 1));
+                self.push(Insn::stx(DW, R0, 0, R2));
+            }
+            AggKind::Quantize => {
+                self.push(Insn::ldx(DW, R1, R10, val));
+                self.quantize_index(done)?;
+                self.bump_bucket((QUANTIZE_BUCKETS - 1) as i32);
+            }
+            AggKind::Lquantize { base, limit, step } => {
+                let n = kind.lquantize_buckets() as i32;
+                self.push(Insn::ldx(DW, R1, R10, val));
+                let below = self.label();
+                let above = self.label();
+                let bucket = self.label();
+                self.ld64(R3, base);
+                self.jump(Insn::jmp_reg(Cond::Slt, R1, R3, 0), below);
+                self.ld64(R3, limit);
+                self.jump(Insn::jmp_reg(Cond::Sge, R1, R3, 0), above);
+                self.push(Insn::mov(R2, R1));
+                self.ld64(R3, base);
+                self.push(Insn::alu_reg(Alu::Sub, R2, R3));
+                self.ld64(R3, step);
+                self.push(Insn::alu_reg(Alu::Div, R2, R3));
+                self.push(Insn::alu_imm(Alu::Add, R2, 1));
+                self.goto(bucket);
+                self.bind(below);
+                self.push(Insn::mov_imm(R2, 0));
+                self.goto(bucket);
+                self.bind(above);
+                self.push(Insn::mov_imm(R2, n - 1));
+                self.bind(bucket);
+                self.bump_bucket(n - 1);
+            }
+        }
+        self.bind(done);
+        Ok(())
+    }
+
+    /// `*(u64 *)(ptr + off) += 1` or `+= [stack slot]`.
+    pub(super) fn add_to(&mut self, ptr: Reg, off: i16, slot: Option<i16>) {
+        self.push(Insn::ldx(DW, R1, ptr, off));
+        match slot {
+            None => self.push(Insn::alu_imm(Alu::Add, R1, 1)),
+            Some(s) => {
+                self.push(Insn::ldx(DW, R2, R10, s));
+                self.push(Insn::alu_reg(Alu::Add, R1, R2));
+            }
+        }
+        self.push(Insn::stx(DW, ptr, off, R1));
+    }
+
+    /// Increments bucket r2 (bounded to `max` for the verifier) of the value at r0.
+    pub(super) fn bump_bucket(&mut self, max: i32) {
+        let ok = self.label();
+        self.jump(Insn::jmp_imm(Cond::Le, R2, max, 0), ok);
+        self.push(Insn::mov_imm(R2, 0));
+        self.bind(ok);
+        self.push(Insn::alu_imm(Alu::Lsh, R2, 3));
+        self.push(Insn::alu_reg(Alu::Add, R0, R2));
+        self.add_to(R0, 0, None);
+    }
+
+    /// DTrace's power-of-two bucket of r1, into r2 (63 is zero; 64+k holds [2^k, 2^(k+1))).
+    pub(super) fn quantize_index(&mut self, _done: Label) -> Result<(), EmitError> {
+        let pos = self.label();
+        let neg = self.label();
+        let out = self.label();
+        self.push(Insn::mov_imm(R2, 63));
+        self.jump(Insn::jmp_imm(Cond::Sgt, R1, 0, 0), pos);
+        self.jump(Insn::jmp_imm(Cond::Slt, R1, 0, 0), neg);
+        self.goto(out);
+        self.bind(pos);
+        self.push(Insn::mov(R3, R1));
+        self.log2();
+        self.push(Insn::alu_imm(Alu::Add, R4, 64));
+        self.push(Insn::mov(R2, R4));
+        self.goto(out);
+        self.bind(neg);
+        self.push(Insn::mov(R3, R1));
+        self.push(Insn::neg(R3));
+        self.log2();
+        self.push(Insn::mov_imm(R2, 62));
+        self.push(Insn::alu_reg(Alu::Sub, R2, R4));
+        self.bind(out);
+        Ok(())
+    }
+
+    /// floor(log2(r3)) into r4, for r3 > 0 (unsigned); clobbers r3, r5.
+    pub(super) fn log2(&mut self) {
+        self.push(Insn::mov_imm(R4, 0));
+        for s in [32, 16, 8, 4, 2, 1] {
+            self.push(Insn::mov(R5, R3));
+            self.push(Insn::alu_imm(Alu::Rsh, R5, s));
+            self.push(Insn::jmp_imm(Cond::Eq, R5, 0, 2));
+            self.push(Insn::mov(R3, R5));
+            self.push(Insn::alu_imm(Alu::Add, R4, s));
+        }
+    }
+
+    /// Builds the key (tid, variable) of thread-local `t` in a fresh 16-byte slot.
+    pub(super) fn tls_key(&mut self, t: usize) -> Result<i16, EmitError> {
+        let key = self.slot(16)?;
+        self.push(Insn::call(helper::GET_CURRENT_PID_TGID));
+        self.push(Insn::mov32(R0, R0));
+        self.push(Insn::stx(DW, R10, key, R0));
+        self.push(Insn::st_imm(DW, R10, key + 8, t as i32));
+        Ok(key)
+    }
+
+    pub(super) fn lookup(&mut self, map: &str, key: i16) {
+        self.ld_map(R1, map, 0);
+        self.push(Insn::mov(R2, R10));
+        self.push(Insn::alu_imm(Alu::Add, R2, key as i32));
+        self.push(Insn::call(helper::MAP_LOOKUP_ELEM));
+    }
+}

@@ -1,0 +1,357 @@
+//! Expressions into r0: integers, builtins, variables, strings and their comparisons.
+
+use super::*;
+
+impl Emitter<'_> {
+    /// The interned id of a probe string or constant, into r0.
+    pub(super) fn str_id(&mut self, s: &StrExpr) -> Result<(), EmitError> {
+        match s {
+            StrExpr::Const(id) => self.ld64(R0, *id as i64),
+            StrExpr::Comm => return Err(self.err("internal: a process name has no string id")),
+            StrExpr::Probe(VarHook::ProbeFunc) if matches!(self.attach, AttachPoint::SyscallEntry | AttachPoint::SyscallReturn) => {
+                self.ld64(R0, SYSCALL_STR_BASE as i64);
+                self.push(Insn::alu_reg(Alu::Add, R0, R7));
+            }
+            StrExpr::Probe(h) => {
+                let text = self.probe_const(*h).unwrap_or_default();
+                let id = self.p.strings.lookup(text).ok_or_else(|| self.err(format!("internal: probe string `{text}` not interned")))?;
+                self.ld64(R0, id as i64);
+            }
+        }
+        Ok(())
+    }
+
+    /// probeprov/probemod/probefunc/probename when they are the same for every firing.
+    pub(super) fn probe_const(&self, h: VarHook) -> Option<&'static str> {
+        let syscall = matches!(self.attach, AttachPoint::SyscallEntry | AttachPoint::SyscallReturn);
+        Some(match h {
+            VarHook::ProbeProv => if syscall { "syscall" } else { "dtrace" },
+            VarHook::ProbeMod => if syscall { "vmlinux" } else { "" },
+            VarHook::ProbeFunc if !syscall => "",
+            VarHook::ProbeName => match self.attach {
+                AttachPoint::Begin => "BEGIN",
+                AttachPoint::End => "END",
+                AttachPoint::SyscallEntry => "entry",
+                AttachPoint::SyscallReturn => "return",
+            },
+            _ => return None,
+        })
+    }
+
+    pub(super) fn expr(&mut self, e: &Expr) -> Result<(), EmitError> {
+        match e {
+            Expr::Int(v) => self.ld64(R0, *v),
+            Expr::Str(s) => self.str_id(s)?,
+            Expr::Var(h) => self.var(*h)?,
+            Expr::Global(g) => {
+                self.ld_map(R1, GLOBALS_SYMBOL, (*g * 8) as i32);
+                self.push(Insn::ldx(DW, R0, R1, 0));
+            }
+            Expr::ClauseLocal(l) => self.push(Insn::ldx(DW, R0, R10, self.locals_base + 8 * *l as i16)),
+            Expr::ThreadLocal(t) => {
+                let key = self.tls_key(*t)?;
+                self.lookup(TLS_MAP, key);
+                self.push(Insn::jmp_imm(Cond::Eq, R0, 0, 1));
+                self.push(Insn::ldx(DW, R0, R0, 0));
+                self.frame -= 16;
+            }
+            Expr::Unary(op, inner) => {
+                self.expr(inner)?;
+                match op {
+                    UnOp::Not => self.bool_of(Cond::Eq, None, 0),
+                    UnOp::BitNot => self.push(Insn::alu_imm(Alu::Xor, R0, -1)),
+                    UnOp::Neg => self.push(Insn::neg(R0)),
+                    UnOp::Plus => {}
+                }
+            }
+            Expr::Binary(op, l, r) => self.binary(*op, l, r)?,
+            Expr::StrCmp(op, a, b) => self.str_cmp(*op, a, b)?,
+            Expr::Ternary(c, a, b) => {
+                let other = self.label();
+                let out = self.label();
+                self.expr(c)?;
+                self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), other);
+                self.expr(a)?;
+                self.goto(out);
+                self.bind(other);
+                self.expr(b)?;
+                self.bind(out);
+            }
+        }
+        Ok(())
+    }
+
+    /// r0 = (r0 `cond` (src or imm)) ? 1 : 0.
+    pub(super) fn bool_of(&mut self, cond: Cond, src: Option<Reg>, imm: i32) {
+        let i = match src {
+            Some(s) => Insn::jmp_reg(cond, R0, s, 2),
+            None => Insn::jmp_imm(cond, R0, imm, 2),
+        };
+        self.push(i);
+        self.push(Insn::mov_imm(R0, 0));
+        self.push(Insn::jmp_imm(Cond::Ja, 0, 0, 1));
+        self.push(Insn::mov_imm(R0, 1));
+    }
+
+    pub(super) fn binary(&mut self, op: BinOp, l: &Expr, r: &Expr) -> Result<(), EmitError> {
+        match op {
+            BinOp::LogAnd | BinOp::LogOr => {
+                let out = self.label();
+                self.expr(l)?;
+                self.bool_of(Cond::Ne, None, 0);
+                let c = if op == BinOp::LogAnd { Cond::Eq } else { Cond::Ne };
+                self.jump(Insn::jmp_imm(c, R0, 0, 0), out);
+                self.expr(r)?;
+                self.bool_of(Cond::Ne, None, 0);
+                self.bind(out);
+                return Ok(());
+            }
+            _ => {}
+        }
+        let tmp = self.slot(8)?;
+        self.expr(r)?;
+        self.push(Insn::stx(DW, R10, tmp, R0));
+        self.expr(l)?;
+        self.push(Insn::ldx(DW, R1, R10, tmp));
+        // The slot is free again once loaded.
+        self.frame -= 8;
+        let alu = |s: &mut Self, a: Alu| s.push(Insn::alu_reg(a, R0, R1));
+        match op {
+            BinOp::Add => alu(self, Alu::Add),
+            BinOp::Sub => alu(self, Alu::Sub),
+            BinOp::Mul => alu(self, Alu::Mul),
+            BinOp::BitAnd => alu(self, Alu::And),
+            BinOp::BitOr => alu(self, Alu::Or),
+            BinOp::BitXor => alu(self, Alu::Xor),
+            BinOp::Shl => alu(self, Alu::Lsh),
+            BinOp::Shr => alu(self, Alu::Arsh),
+            BinOp::Div | BinOp::Rem => self.signed_divide(op == BinOp::Rem),
+            BinOp::LogXor => {
+                self.bool_of(Cond::Ne, None, 0);
+                self.push(Insn::mov(R2, R0));
+                self.push(Insn::mov(R0, R1));
+                self.bool_of(Cond::Ne, None, 0);
+                self.push(Insn::alu_reg(Alu::Xor, R0, R2));
+            }
+            BinOp::Eq => self.bool_of(Cond::Eq, Some(R1), 0),
+            BinOp::Ne => self.bool_of(Cond::Ne, Some(R1), 0),
+            BinOp::Lt => self.bool_of(Cond::Slt, Some(R1), 0),
+            BinOp::Le => self.bool_of(Cond::Sle, Some(R1), 0),
+            BinOp::Gt => self.bool_of(Cond::Sgt, Some(R1), 0),
+            BinOp::Ge => self.bool_of(Cond::Sge, Some(R1), 0),
+            BinOp::LogAnd | BinOp::LogOr => unreachable!(),
+        }
+        Ok(())
+    }
+
+    /// r0 = r0 / r1 (or %) with C's signed semantics, from unsigned BPF division.
+    pub(super) fn signed_divide(&mut self, rem: bool) {
+        // r2 = sign of the result (quotient: l^r; remainder: l), r0/r1 = magnitudes.
+        self.push(Insn::mov(R2, R0));
+        if !rem {
+            self.push(Insn::alu_reg(Alu::Xor, R2, R1));
+        }
+        self.push(Insn::jmp_imm(Cond::Sge, R0, 0, 1));
+        self.push(Insn::neg(R0));
+        self.push(Insn::jmp_imm(Cond::Sge, R1, 0, 1));
+        self.push(Insn::neg(R1));
+        self.push(Insn::alu_reg(if rem { Alu::Mod } else { Alu::Div }, R0, R1));
+        self.push(Insn::jmp_imm(Cond::Sge, R2, 0, 1));
+        self.push(Insn::neg(R0));
+    }
+
+    pub(super) fn str_cmp(&mut self, op: BinOp, a: &StrExpr, b: &StrExpr) -> Result<(), EmitError> {
+        match (a, b) {
+            (StrExpr::Comm, StrExpr::Comm) => {
+                let same = matches!(op, BinOp::Eq | BinOp::Le | BinOp::Ge);
+                self.push(Insn::mov_imm(R0, same as i32));
+                Ok(())
+            }
+            (StrExpr::Comm, StrExpr::Const(id)) => self.comm_cmp(op, *id, false),
+            (StrExpr::Const(id), StrExpr::Comm) => self.comm_cmp(op, *id, true),
+            (StrExpr::Const(x), StrExpr::Const(y)) => {
+                let (x, y) = (self.p.strings.resolve(*x), self.p.strings.resolve(*y));
+                let v = match op {
+                    BinOp::Eq => x == y,
+                    BinOp::Ne => x != y,
+                    BinOp::Lt => x < y,
+                    BinOp::Le => x <= y,
+                    BinOp::Gt => x > y,
+                    _ => x >= y,
+                };
+                self.push(Insn::mov_imm(R0, v as i32));
+                Ok(())
+            }
+            _ => {
+                let tmp = self.slot(8)?;
+                self.str_id(b)?;
+                self.push(Insn::stx(DW, R10, tmp, R0));
+                self.str_id(a)?;
+                self.push(Insn::ldx(DW, R1, R10, tmp));
+                self.frame -= 8;
+                let c = if op == BinOp::Eq { Cond::Eq } else { Cond::Ne };
+                self.bool_of(c, Some(R1), 0);
+                Ok(())
+            }
+        }
+    }
+
+    /// Compares the current comm with a constant: two 64-bit words, byte-swapped for
+    /// ordering so that the comparison is lexicographic.
+    pub(super) fn comm_cmp(&mut self, op: BinOp, id: u64, swapped: bool) -> Result<(), EmitError> {
+        let mut text = self.p.strings.resolve(id).into_bytes();
+        let mut op = if swapped { mirror(op) } else { op };
+        if text.len() >= 16 {
+            // A comm holds at most 15 bytes: it never equals a longer string, and comparing it
+            // with the literal's first 15 bytes decides the order, equal meaning "shorter, so less".
+            match op {
+                BinOp::Eq | BinOp::Ne => {
+                    self.push(Insn::mov_imm(R0, (op == BinOp::Ne) as i32));
+                    return Ok(());
+                }
+                BinOp::Lt | BinOp::Le => op = BinOp::Le,
+                _ => op = BinOp::Gt,
+            }
+            text.truncate(15);
+        }
+        let mut bytes = [0u8; 16];
+        bytes[..text.len()].copy_from_slice(&text);
+        let w0 = i64::from_le_bytes(bytes[..8].try_into().unwrap());
+        let w1 = i64::from_le_bytes(bytes[8..].try_into().unwrap());
+        let buf = self.slot(16)?;
+        self.push(Insn::st_imm(DW, R10, buf, 0));
+        self.push(Insn::st_imm(DW, R10, buf + 8, 0));
+        self.push(Insn::mov(R1, R10));
+        self.push(Insn::alu_imm(Alu::Add, R1, buf as i32));
+        self.push(Insn::mov_imm(R2, 16));
+        self.push(Insn::call(helper::GET_CURRENT_COMM));
+        self.frame -= 16;
+        let f = self.label();
+        let t = self.label();
+        let out = self.label();
+        if matches!(op, BinOp::Eq | BinOp::Ne) {
+            let (on_eq, on_ne) = if op == BinOp::Eq { (t, f) } else { (f, t) };
+            self.push(Insn::ldx(DW, R1, R10, buf));
+            self.ld64(R2, w0);
+            self.jump(Insn::jmp_reg(Cond::Ne, R1, R2, 0), on_ne);
+            self.push(Insn::ldx(DW, R1, R10, buf + 8));
+            self.ld64(R2, w1);
+            self.jump(Insn::jmp_reg(Cond::Ne, R1, R2, 0), on_ne);
+            self.goto(on_eq);
+        } else {
+            let (lt, eq_true) = match op {
+                BinOp::Lt => (true, false),
+                BinOp::Le => (true, true),
+                BinOp::Gt => (false, false),
+                _ => (false, true),
+            };
+            for (off, w) in [(buf, w0), (buf + 8, w1)] {
+                let next = self.label();
+                self.push(Insn::ldx(DW, R1, R10, off));
+                self.push(Insn::to_be64(R1));
+                self.ld64(R2, w);
+                self.push(Insn::to_be64(R2));
+                self.jump(Insn::jmp_reg(Cond::Eq, R1, R2, 0), next);
+                self.jump(Insn::jmp_reg(Cond::Lt, R1, R2, 0), if lt { t } else { f });
+                self.goto(if lt { f } else { t });
+                self.bind(next);
+            }
+            self.goto(if eq_true { t } else { f });
+        }
+        self.bind(t);
+        self.push(Insn::mov_imm(R0, 1));
+        self.goto(out);
+        self.bind(f);
+        self.push(Insn::mov_imm(R0, 0));
+        self.bind(out);
+        Ok(())
+    }
+
+    pub(super) fn var(&mut self, h: VarHook) -> Result<(), EmitError> {
+        let syscall = matches!(self.attach, AttachPoint::SyscallEntry | AttachPoint::SyscallReturn);
+        match h {
+            VarHook::Pid => {
+                self.push(Insn::call(helper::GET_CURRENT_PID_TGID));
+                self.push(Insn::alu_imm(Alu::Rsh, R0, 32));
+            }
+            VarHook::Tid => {
+                self.push(Insn::call(helper::GET_CURRENT_PID_TGID));
+                self.push(Insn::mov32(R0, R0));
+            }
+            VarHook::Uid => {
+                self.push(Insn::call(helper::GET_CURRENT_UID_GID));
+                self.push(Insn::mov32(R0, R0));
+            }
+            VarHook::Gid => {
+                self.push(Insn::call(helper::GET_CURRENT_UID_GID));
+                self.push(Insn::alu_imm(Alu::Rsh, R0, 32));
+            }
+            VarHook::Cpu => self.push(Insn::call(helper::GET_SMP_PROCESSOR_ID)),
+            VarHook::Timestamp => self.push(Insn::call(helper::KTIME_GET_NS)),
+            VarHook::WallTimestamp => {
+                self.push(Insn::call(helper::KTIME_GET_NS));
+                self.ld64(R1, self.target.wall_offset);
+                self.push(Insn::alu_reg(Alu::Add, R0, R1));
+            }
+            VarHook::Ppid => {
+                let (parent, tgid) = self.target.task_offsets.ok_or_else(|| self.err("ppid needs kernel BTF (/sys/kernel/btf/vmlinux) to find task_struct fields"))?;
+                let tmp = self.slot(8)?;
+                self.push(Insn::call(helper::GET_CURRENT_TASK));
+                self.read_kernel(tmp, R0, parent, 8);
+                self.push(Insn::ldx(DW, R0, R10, tmp));
+                self.read_kernel(tmp, R0, tgid, 4);
+                self.push(Insn::ldx(W, R0, R10, tmp));
+                self.frame -= 8;
+            }
+            VarHook::Arg(n) => match self.attach {
+                AttachPoint::SyscallEntry => {
+                    let tmp = self.slot(8)?;
+                    self.push(Insn::ldx(DW, R0, R6, 0));
+                    self.read_kernel(tmp, R0, ARG_REGS[n as usize], 8);
+                    self.push(Insn::ldx(DW, R0, R10, tmp));
+                    self.frame -= 8;
+                }
+                AttachPoint::SyscallReturn if n <= 1 => self.push(Insn::ldx(DW, R0, R6, 8)),
+                _ => self.push(Insn::mov_imm(R0, 0)),
+            },
+            VarHook::Errno => {
+                if self.attach == AttachPoint::SyscallReturn {
+                    // errno = -ret for ret in [-4095, -1], else 0.
+                    self.push(Insn::ldx(DW, R0, R6, 8));
+                    self.push(Insn::jmp_imm(Cond::Sge, R0, 0, 3));
+                    self.push(Insn::jmp_imm(Cond::Slt, R0, -4095, 2));
+                    self.push(Insn::neg(R0));
+                    self.push(Insn::jmp_imm(Cond::Ja, 0, 0, 1));
+                    self.push(Insn::mov_imm(R0, 0));
+                } else {
+                    self.push(Insn::mov_imm(R0, 0));
+                }
+            }
+            VarHook::Comm | VarHook::ProbeProv | VarHook::ProbeMod | VarHook::ProbeFunc | VarHook::ProbeName => {
+                return Err(self.err(format!("internal: string builtin {h:?} used as an integer")));
+            }
+        }
+        let _ = syscall;
+        Ok(())
+    }
+
+    /// bpf_probe_read_kernel(r10 + slot, size, ptr + off).
+    pub(super) fn read_kernel(&mut self, slot: i16, ptr: Reg, off: i32, size: i32) {
+        self.push(Insn::mov(R3, ptr));
+        self.push(Insn::alu_imm(Alu::Add, R3, off));
+        self.push(Insn::mov(R1, R10));
+        self.push(Insn::alu_imm(Alu::Add, R1, slot as i32));
+        self.push(Insn::mov_imm(R2, size));
+        self.push(Insn::call(helper::PROBE_READ_KERNEL));
+    }
+}
+
+pub(super) fn mirror(op: BinOp) -> BinOp {
+    match op {
+        BinOp::Lt => BinOp::Gt,
+        BinOp::Le => BinOp::Ge,
+        BinOp::Gt => BinOp::Lt,
+        BinOp::Ge => BinOp::Le,
+        o => o,
+    }
+}

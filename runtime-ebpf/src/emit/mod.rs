@@ -1,0 +1,407 @@
+//! IR to BPF: one program per attach point, its clauses in program order.
+//!
+//! Expressions evaluate into r0; intermediate values live in stack slots, so helper calls
+//! anywhere in an expression are safe. r6 holds the context, r7 the system call number
+//! (syscall programs), r8 the reserved output record while a clause fills it.
+
+use crate::insn::*;
+use crumbs_lang::ast::{BinOp, UnOp};
+use crumbs_lang::builtins::VarHook;
+use crumbs_lang::ir::*;
+use crumbs_lang::providers::{AttachPoint, BEGIN_ID, END_ID, SYSCALL_ID_BASE};
+
+mod aggregate;
+mod expr;
+
+/// Facts about the running system that code generation needs.
+#[derive(Clone, Debug, Default)]
+pub struct Target {
+    /// CLOCK_REALTIME minus CLOCK_MONOTONIC, in ns, for walltimestamp.
+    pub wall_offset: i64,
+    /// Offsets of task_struct.real_parent and task_struct.tgid, for ppid (from BTF).
+    pub task_offsets: Option<(i32, i32)>,
+}
+
+/// A reference from an instruction (the first half of an ld_imm64) to a map.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MapRef {
+    pub insn: usize,
+    pub map: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct ProgramCode {
+    pub name: String,
+    pub attach: AttachPoint,
+    pub insns: Vec<Insn>,
+    pub map_refs: Vec<MapRef>,
+}
+
+#[derive(Debug)]
+pub struct EmitError {
+    /// The clause (index into the source's clauses) that could not be compiled.
+    pub clause: Option<usize>,
+    pub message: String,
+}
+
+pub const EVENTS_MAP: &str = "events";
+pub const ZERO_MAP: &str = "zero";
+/// Thread-local variables: key (tid, variable id), value u64.
+pub const TLS_MAP: &str = "tls";
+pub const GLOBALS_SYMBOL: &str = "globals";
+
+pub fn agg_map_name(id: usize) -> String {
+    format!("agg{id}")
+}
+
+/// Byte offset in the globals area of the dropped-records counter (after the D globals).
+pub fn drops_offset(p: &Program) -> usize {
+    p.globals.len() * 8
+}
+
+pub fn program_name(a: AttachPoint) -> &'static str {
+    match a {
+        AttachPoint::Begin => "crumbs_begin",
+        AttachPoint::End => "crumbs_end",
+        AttachPoint::SyscallEntry => "crumbs_sys_enter",
+        AttachPoint::SyscallReturn => "crumbs_sys_exit",
+    }
+}
+
+/// pt_regs offsets of the six system call arguments on x86-64 (di, si, dx, r10, r8, r9).
+const ARG_REGS: [i32; 6] = [112, 104, 96, 56, 72, 64];
+const ORIG_AX: i32 = 120;
+const STACK_LIMIT: i32 = 512;
+
+pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<ProgramCode, EmitError> {
+    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: 8, clause: None, locals_base: 0 };
+    e.push(Insn::mov(R6, R1));
+    match group.attach {
+        AttachPoint::SyscallEntry => e.push(Insn::ldx(DW, R7, R6, 8)),
+        AttachPoint::SyscallReturn => {
+            // The syscall number is not an argument of sys_exit: read regs->orig_ax.
+            e.push(Insn::mov(R1, R10));
+            e.push(Insn::alu_imm(Alu::Add, R1, -8));
+            e.push(Insn::mov_imm(R2, 8));
+            e.push(Insn::ldx(DW, R3, R6, 0));
+            e.push(Insn::alu_imm(Alu::Add, R3, ORIG_AX));
+            e.push(Insn::call(helper::PROBE_READ_KERNEL));
+            e.push(Insn::ldx(DW, R7, R10, -8));
+        }
+        _ => {}
+    }
+    for c in &group.clauses {
+        e.clause = Some(c.index);
+        e.frame = 8;
+        e.clause(c)?;
+    }
+    e.push(Insn::mov_imm(R0, 0));
+    e.push(Insn::exit());
+    e.resolve();
+    Ok(ProgramCode { name: program_name(group.attach).to_string(), attach: group.attach, insns: e.insns, map_refs: e.map_refs })
+}
+
+type Label = usize;
+
+struct Emitter<'a> {
+    p: &'a Program,
+    target: &'a Target,
+    attach: AttachPoint,
+    insns: Vec<Insn>,
+    map_refs: Vec<MapRef>,
+    labels: Vec<Option<usize>>,
+    fixups: Vec<(usize, Label)>,
+    /// Bytes of stack in use below r10 by this clause.
+    frame: i32,
+    clause: Option<usize>,
+    /// Stack offset of the clause's `this->` variables.
+    locals_base: i16,
+}
+
+impl Emitter<'_> {
+    fn push(&mut self, i: Insn) {
+        self.insns.push(i);
+    }
+
+    fn ld64(&mut self, r: Reg, v: i64) {
+        if v == v as i32 as i64 {
+            self.push(Insn::mov_imm(r, v as i32));
+        } else {
+            let [a, b] = Insn::ld_imm64(r, v);
+            self.push(a);
+            self.push(b);
+        }
+    }
+
+    fn ld_map(&mut self, r: Reg, map: &str, value_offset: i32) {
+        self.map_refs.push(MapRef { insn: self.insns.len(), map: map.to_string() });
+        let [mut a, b] = Insn::ld_imm64(r, 0);
+        a.imm = value_offset;
+        self.push(a);
+        self.push(b);
+    }
+
+    fn label(&mut self) -> Label {
+        self.labels.push(None);
+        self.labels.len() - 1
+    }
+
+    fn bind(&mut self, l: Label) {
+        self.labels[l] = Some(self.insns.len());
+    }
+
+    fn jump(&mut self, i: Insn, l: Label) {
+        self.fixups.push((self.insns.len(), l));
+        self.push(i);
+    }
+
+    fn goto(&mut self, l: Label) {
+        self.jump(Insn::jmp_imm(Cond::Ja, 0, 0, 0), l);
+    }
+
+    fn resolve(&mut self) {
+        for (at, l) in self.fixups.drain(..) {
+            let to = self.labels[l].expect("bound label");
+            self.insns[at].off = (to as i64 - at as i64 - 1) as i16;
+        }
+    }
+
+    fn err(&self, message: impl Into<String>) -> EmitError {
+        EmitError { clause: self.clause, message: message.into() }
+    }
+
+    /// A fresh 8-aligned stack slot of `size` bytes; returns its offset from r10.
+    fn slot(&mut self, size: usize) -> Result<i16, EmitError> {
+        self.frame += size.next_multiple_of(8) as i32;
+        if self.frame > STACK_LIMIT {
+            return Err(self.err("this clause needs more than the 512 bytes of BPF stack; split it into several clauses"));
+        }
+        Ok(-self.frame as i16)
+    }
+
+    fn clause(&mut self, c: &Clause) -> Result<(), EmitError> {
+        let end = self.label();
+        if c.locals > 0 {
+            self.locals_base = self.slot(8 * c.locals)?;
+            for i in 0..c.locals {
+                self.push(Insn::st_imm(DW, R10, self.locals_base + 8 * i as i16, 0));
+            }
+        }
+        if let Filter::Syscalls(nrs) = &c.filter {
+            let body = self.label();
+            for (lo, hi) in ranges(nrs) {
+                if lo == hi {
+                    self.jump(Insn::jmp_imm(Cond::Eq, R7, lo as i32, 0), body);
+                } else {
+                    let next = self.label();
+                    self.jump(Insn::jmp_imm(Cond::Lt, R7, lo as i32, 0), next);
+                    self.jump(Insn::jmp_imm(Cond::Le, R7, hi as i32, 0), body);
+                    self.bind(next);
+                }
+            }
+            self.goto(end);
+            self.bind(body);
+        }
+        if let Some(pred) = &c.predicate {
+            self.expr(pred)?;
+            self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), end);
+        }
+        if let Some(rid) = c.record {
+            let (_, size) = self.p.records[rid].layout();
+            self.ld_map(R1, EVENTS_MAP, 0);
+            self.push(Insn::mov_imm(R2, size as i32));
+            self.push(Insn::mov_imm(R3, 0));
+            self.push(Insn::call(helper::RINGBUF_RESERVE));
+            let got = self.label();
+            self.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), got);
+            // Buffer full: count the drop and skip the clause.
+            self.ld_map(R1, GLOBALS_SYMBOL, drops_offset(self.p) as i32);
+            self.push(Insn::ldx(DW, R2, R1, 0));
+            self.push(Insn::alu_imm(Alu::Add, R2, 1));
+            self.push(Insn::stx(DW, R1, 0, R2));
+            self.goto(end);
+            self.bind(got);
+            self.push(Insn::mov(R8, R0));
+            self.push(Insn::st_imm(W, R8, 0, rid as i32));
+            self.probe_id()?;
+            self.push(Insn::stx(W, R8, 4, R0));
+            self.push(Insn::call(helper::GET_SMP_PROCESSOR_ID));
+            self.push(Insn::stx(W, R8, 8, R0));
+            self.push(Insn::st_imm(W, R8, 12, 0));
+        }
+        for s in &c.body {
+            self.stmt(s, c.record)?;
+        }
+        if c.record.is_some() {
+            self.push(Insn::mov(R1, R8));
+            self.push(Insn::mov_imm(R2, 0));
+            self.push(Insn::call(helper::RINGBUF_SUBMIT));
+        }
+        self.bind(end);
+        Ok(())
+    }
+
+    /// The DTrace probe id of the firing probe, into r0.
+    fn probe_id(&mut self) -> Result<(), EmitError> {
+        match self.attach {
+            AttachPoint::Begin => self.push(Insn::mov_imm(R0, BEGIN_ID as i32)),
+            AttachPoint::End => self.push(Insn::mov_imm(R0, END_ID as i32)),
+            AttachPoint::SyscallEntry | AttachPoint::SyscallReturn => {
+                self.push(Insn::mov(R0, R7));
+                self.push(Insn::alu_imm(Alu::Lsh, R0, 1));
+                let ret = (self.attach == AttachPoint::SyscallReturn) as i32;
+                self.push(Insn::alu_imm(Alu::Add, R0, SYSCALL_ID_BASE as i32 + ret));
+            }
+        }
+        Ok(())
+    }
+
+    fn stmt(&mut self, s: &Stmt, record: Option<usize>) -> Result<(), EmitError> {
+        match s {
+            Stmt::SetGlobal(g, v) => {
+                self.expr(v)?;
+                self.ld_map(R1, GLOBALS_SYMBOL, (*g * 8) as i32);
+                self.push(Insn::stx(DW, R1, 0, R0));
+            }
+            Stmt::SetClauseLocal(l, v) => {
+                self.expr(v)?;
+                self.push(Insn::stx(DW, R10, self.locals_base + 8 * *l as i16, R0));
+            }
+            Stmt::SetThreadLocal(t, v) => {
+                let val = self.slot(8)?;
+                self.expr(v)?;
+                self.push(Insn::stx(DW, R10, val, R0));
+                let key = self.tls_key(*t)?;
+                let delete = self.label();
+                let done = self.label();
+                self.push(Insn::ldx(DW, R0, R10, val));
+                self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), delete);
+                self.ld_map(R1, TLS_MAP, 0);
+                self.push(Insn::mov(R2, R10));
+                self.push(Insn::alu_imm(Alu::Add, R2, key as i32));
+                self.push(Insn::mov(R3, R10));
+                self.push(Insn::alu_imm(Alu::Add, R3, val as i32));
+                self.push(Insn::mov_imm(R4, 0)); // BPF_ANY
+                self.push(Insn::call(helper::MAP_UPDATE_ELEM));
+                self.goto(done);
+                // DTrace frees a thread-local when 0 is assigned to it.
+                self.bind(delete);
+                self.ld_map(R1, TLS_MAP, 0);
+                self.push(Insn::mov(R2, R10));
+                self.push(Insn::alu_imm(Alu::Add, R2, key as i32));
+                self.push(Insn::call(helper::MAP_DELETE_ELEM));
+                self.bind(done);
+                self.frame -= 24;
+            }
+            Stmt::Emit { item, args } => {
+                let rid = record.expect("emit has a record");
+                let (offsets, _) = self.p.records[rid].layout();
+                for (a, off) in args.iter().zip(&offsets[*item]) {
+                    self.store_value(a, R8, *off as i16)?;
+                }
+            }
+            Stmt::Aggregate { agg, keys, value } => self.aggregate(*agg, keys, value)?,
+        }
+        Ok(())
+    }
+
+    /// Stores a value in its representation at `base + off` (base is r8 or r10).
+    fn store_value(&mut self, v: &Expr, base: Reg, off: i16) -> Result<(), EmitError> {
+        match v {
+            Expr::Str(StrExpr::Comm) => {
+                // Kernels before 6.2 copy the name without zero-padding: clear the bytes
+                // after it, or keys and comparisons would see stale stack or buffer bytes.
+                self.push(Insn::st_imm(DW, base, off, 0));
+                self.push(Insn::st_imm(DW, base, off + 8, 0));
+                self.push(Insn::mov(R1, base));
+                self.push(Insn::alu_imm(Alu::Add, R1, off as i32));
+                self.push(Insn::mov_imm(R2, 16));
+                self.push(Insn::call(helper::GET_CURRENT_COMM));
+            }
+            Expr::Str(s) => {
+                self.str_id(s)?;
+                self.push(Insn::stx(DW, base, off, R0));
+            }
+            _ => {
+                self.expr(v)?;
+                self.push(Insn::stx(DW, base, off, R0));
+            }
+        }
+        Ok(())
+    }
+
+}
+
+
+/// Sorted numbers as inclusive ranges.
+fn ranges(nrs: &[u32]) -> Vec<(u32, u32)> {
+    let mut out: Vec<(u32, u32)> = Vec::new();
+    for &n in nrs {
+        match out.last_mut() {
+            Some((_, hi)) if *hi + 1 == n => *hi = n,
+            _ => out.push((n, n)),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crumbs_lang::check::CheckOptions;
+
+    fn compile(src: &str) -> (Program, Vec<ProgramCode>) {
+        let p = crumbs_lang::compile(src, &CheckOptions::default()).unwrap();
+        let code = p.groups.iter().map(|g| emit_program(&p, g, &Target::default()).unwrap()).collect();
+        (p, code)
+    }
+
+    #[test]
+    fn ranges_merge_neighbours() {
+        assert_eq!(ranges(&[0, 1, 2, 5, 7, 8]), vec![(0, 2), (5, 5), (7, 8)]);
+    }
+
+    #[test]
+    fn count_by_probefunc_is_one_lookup_and_an_add() {
+        let (_, code) = compile("syscall:::entry { @[probefunc] = count(); }");
+        let text = disassemble(&code[0].insns);
+        assert_eq!(code[0].name, "crumbs_sys_enter");
+        assert!(text.starts_with("   0: r6 = r1\n   1: r7 = *(u64 *)(r6 +8)\n"), "{text}");
+        assert_eq!(text.matches("call bpf_map_lookup_elem").count(), 2, "{text}");
+        assert_eq!(text.matches("call bpf_get_current_comm").count(), 0, "{text}");
+        assert!(code[0].map_refs.iter().all(|m| m.map == "agg0"));
+        assert_eq!(code[0].insns.last().unwrap().code, JMP | EXIT);
+    }
+
+    #[test]
+    fn comm_compare_is_two_words() {
+        let (_, code) = compile("syscall:::entry /execname == \"cat\"/ { @ = count(); }");
+        let text = disassemble(&code[0].insns);
+        assert_eq!(text.matches("call bpf_get_current_comm").count(), 1, "{text}");
+        // the name buffer is zeroed first: kernels before 6.2 do not pad it
+        let call = text.find("call bpf_get_current_comm").unwrap();
+        assert_eq!(text[..call].matches("= 0\n").count() >= 2, true, "{text}");
+        // "cat" as a little-endian word
+        assert!(text.contains(&format!("r2 = {}", 0x746163)), "{text}");
+    }
+
+    #[test]
+    fn syscall_filter_compares_numbers() {
+        let (_, code) = compile("syscall::read:entry,syscall::write:entry { @ = count(); }");
+        let text = disassemble(&code[0].insns);
+        // read = 0, write = 1: one range check
+        assert!(text.contains("if r7 < 0 goto") && text.contains("if r7 <= 1 goto"), "{text}");
+    }
+
+    #[test]
+    fn jumps_land_inside_the_program() {
+        let (_, code) = compile("syscall:::return /errno != 0 && arg0 < 0 ? 1 : 0/ { @q = quantize(arg0); @l = lquantize(arg0, -10, 10, 2); printf(\"%s %d\\n\", execname, pid); }");
+        let n = code[0].insns.len() as i64;
+        for (i, insn) in code[0].insns.iter().enumerate() {
+            if insn.is_jump() {
+                let to = i as i64 + 1 + insn.off as i64;
+                assert!((0..n).contains(&to), "jump at {i} to {to}");
+            }
+        }
+    }
+}
