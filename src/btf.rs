@@ -5,7 +5,7 @@ fn u32_at(b: &[u8], o: usize) -> Option<u32> {
     Some(u32::from_le_bytes(b.get(o..o + 4)?.try_into().ok()?))
 }
 
-fn name<'a>(strs: &'a [u8], off: u32) -> &'a [u8] {
+fn name(strs: &[u8], off: u32) -> &[u8] {
     let s = strs.get(off as usize..).unwrap_or(&[]);
     &s[..s.iter().position(|c| *c == 0).unwrap_or(s.len())]
 }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 fn print(probes: &[Probe]) -> ExitCode {
     let mut out = std::io::BufWriter::new(std::io::stdout());
-    let _ = writeln!(out, "{:>5} {:>10} {:>17} {:>33} {}", "ID", "PROVIDER", "MODULE", "FUNCTION", "NAME");
+    let _ = writeln!(out, "{:>5} {:>10} {:>17} {:>33} NAME", "ID", "PROVIDER", "MODULE", "FUNCTION");
     for p in probes {
         let _ = writeln!(out, "{:>5} {:>10} {:>17} {:>33} {}", p.id, p.provider, p.module, p.function, p.name);
     }

@@ -162,6 +162,8 @@ struct Checker<'a> {
 }
 
 type Lowered = (Option<Expr>, Vec<Stmt>, Option<usize>, usize);
+/// Builds the statement that stores a value into a variable.
+type Store = Box<dyn Fn(Expr) -> Stmt>;
 
 impl Checker<'_> {
     /// D globals are declared by assignment anywhere in the program.
@@ -244,7 +246,7 @@ impl Checker<'_> {
 
     /// An assignable variable: how to read it and how to store into it. `reads`: the
     /// statement reads it first (`x += 1`), which a `this->` variable must allow.
-    fn var_target(&mut self, target: &LValue, reads: bool) -> Result<(Expr, Box<dyn Fn(Expr) -> Stmt>), Diagnostic> {
+    fn var_target(&mut self, target: &LValue, reads: bool) -> Result<(Expr, Store), Diagnostic> {
         match target {
             LValue::Global(i) => {
                 if builtins::variable(&i.name).is_some() {
