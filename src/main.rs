@@ -20,9 +20,9 @@ mod target;
 struct Cli {
     /// D script file (same as -s).
     script: Option<String>,
-    /// Program text on the command line.
-    #[arg(short = 'e', value_name = "PROGRAM", conflicts_with_all = ["script", "source"])]
-    program: Option<String>,
+    /// Program text on the command line (`-n` as in DTrace; repeat to add clauses).
+    #[arg(short = 'e', visible_short_alias = 'n', value_name = "PROGRAM", conflicts_with_all = ["script", "source"])]
+    program: Vec<String>,
     /// D script file.
     #[arg(short = 's', value_name = "FILE", conflicts_with = "script")]
     source: Option<String>,
@@ -59,11 +59,12 @@ fn fail(msg: impl std::fmt::Display) -> ExitCode {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if cli.list && cli.program.is_none() && cli.source.is_none() && cli.script.is_none() {
+    if cli.list && cli.program.is_empty() && cli.source.is_none() && cli.script.is_none() {
         return list::all();
     }
-    let (name, text) = match (&cli.program, cli.source.as_ref().or(cli.script.as_ref())) {
-        (Some(p), _) => ("<command line>".to_string(), p.clone()),
+    let inline = (!cli.program.is_empty()).then(|| cli.program.join("\n"));
+    let (name, text) = match (inline, cli.source.as_ref().or(cli.script.as_ref())) {
+        (Some(p), _) => ("<command line>".to_string(), p),
         (None, Some(path)) => match std::fs::read_to_string(path) {
             Ok(t) => (path.clone(), t),
             Err(e) => return fail(format!("cannot read script {path}: {e}")),
@@ -157,7 +158,7 @@ fn main() -> ExitCode {
         None => Box::new(std::io::BufWriter::new(std::io::stdout())),
     };
     if !quiet {
-        let what = if cli.program.is_some() { format!("description '{}'", text.trim()) } else { format!("script '{name}'") };
+        let what = if !cli.program.is_empty() { format!("description '{}'", text.trim()) } else { format!("script '{name}'") };
         let n = program.matched_probes;
         eprintln!("crumbs: {what} matched {n} probe{}", if n == 1 { "" } else { "s" });
     }

@@ -570,3 +570,15 @@ fn program_from_stdin_is_not_read() {
     out.assert_ok();
     assert_eq!(out.stdout, "ok\n\n");
 }
+
+/// spec §10.1: `-n` is DTrace's spelling of `-e`; repeated texts form one program.
+#[test]
+fn dash_n_and_repeated_programs() {
+    let out = run(&["-q", "-n", r#"BEGIN { printf("one\n"); }"#, "-e", r#"BEGIN { printf("two\n"); exit(0); }"#]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    assert_eq!(out.stdout, "one\ntwo\n\n", "{}", out.dump());
+    // The second text is line 2 of the program.
+    let out = run(&["-n", "BEGIN {}", "-n", "BEGIN { x = ; }"]);
+    assert_eq!(out.code(), 2, "{}", out.dump());
+    assert!(out.stderr.contains("<command line>:2:13"), "{}", out.dump());
+}
