@@ -12,7 +12,7 @@ mod common;
 
 use common::{
     agg_rows, agg_value, assert_no_process_with, int_col, io_benchmark, json_field, path_with_bins, run, run_command, unique,
-    TempPath, TIMEOUT,
+    Output, TempPath, TIMEOUT,
 };
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -51,20 +51,26 @@ fn bench_reads(args: &[&str]) -> i64 {
 
 // ---------------------------------------------------------------- (a) the card one-liner
 
-#[test]
-fn card_one_liner_exactly_as_typed() {
-    let _g = by_name();
-    let f = TempPath::new("iofile");
-    // The one-liner as on the card, io-benchmark found through PATH as in a shell.
+/// The one-liner as on the card, with `-c 'io-benchmark BENCH_ARGS FILE'`, io-benchmark
+/// found through PATH as in a shell.
+fn card_one_liner(bench_args: &str, f: &TempPath) -> Output {
     let mut cmd = common::crumbs_cmd(&[
         "-e",
         r#"syscall:::entry /comm=="io-benchmark"/ <@[probefunc]=count()>"#,
         "-c",
-        &format!("io-benchmark -c -r -b 512 -s 256K {}", f.str()),
+        &format!("io-benchmark {bench_args} {}", f.str()),
     ]);
     cmd.env("PATH", path_with_bins());
     let out = run_command(cmd, None, TIMEOUT);
     out.assert_ok();
+    out
+}
+
+#[test]
+fn card_one_liner_exactly_as_typed() {
+    let _g = by_name();
+    let f = TempPath::new("iofile");
+    let out = card_one_liner("-c -r -b 512 -s 256K", &f);
     // What the benchmark itself reports for the same run.
     let reported = bench_reads(&["-c", "-r", "-b", "512", "-s", "256K"]);
     assert_eq!(reported, reads_per_pass(256 * 1024, 512));
@@ -80,15 +86,7 @@ fn card_one_liner_exactly_as_typed() {
 fn card_one_liner_with_json_in_the_same_run() {
     let _g = by_name();
     let f = TempPath::new("iofile");
-    let mut cmd = common::crumbs_cmd(&[
-        "-e",
-        r#"syscall:::entry /comm=="io-benchmark"/ <@[probefunc]=count()>"#,
-        "-c",
-        &format!("io-benchmark -c -r -b 4096 -s 256K -j {}", f.str()),
-    ]);
-    cmd.env("PATH", path_with_bins());
-    let out = run_command(cmd, None, TIMEOUT);
-    out.assert_ok();
+    let out = card_one_liner("-c -r -b 4096 -s 256K -j", &f);
     let reported = json_field(&out.stdout, "reads").unwrap_or_else(|| panic!("no JSON\n{}", out.dump()));
     assert_eq!(reported, 64);
     assert_eq!(agg_value(&out.stdout, "read"), Some(reported), "{}", out.dump());

@@ -108,13 +108,7 @@ impl Emitter<'_> {
             }
             _ => {}
         }
-        let tmp = self.slot(8)?;
-        self.expr(r)?;
-        self.push(Insn::stx(DW, R10, tmp, R0));
-        self.expr(l)?;
-        self.push(Insn::ldx(DW, R1, R10, tmp));
-        // The slot is free again once loaded.
-        self.frame -= 8;
+        self.operands(|s| s.expr(l), |s| s.expr(r))?;
         let alu = |s: &mut Self, a: Alu| s.push(Insn::alu_reg(a, R0, R1));
         match op {
             BinOp::Add => alu(self, Alu::Add),
@@ -183,12 +177,7 @@ impl Emitter<'_> {
                 Ok(())
             }
             _ => {
-                let tmp = self.slot(8)?;
-                self.str_id(b)?;
-                self.push(Insn::stx(DW, R10, tmp, R0));
-                self.str_id(a)?;
-                self.push(Insn::ldx(DW, R1, R10, tmp));
-                self.frame -= 8;
+                self.operands(|s| s.str_id(a), |s| s.str_id(b))?;
                 let c = if op == BinOp::Eq { Cond::Eq } else { Cond::Ne };
                 self.bool_of(c, Some(R1), 0);
                 Ok(())
@@ -219,13 +208,7 @@ impl Emitter<'_> {
         let w0 = i64::from_le_bytes(bytes[..8].try_into().unwrap());
         let w1 = i64::from_le_bytes(bytes[8..].try_into().unwrap());
         let buf = self.slot(16)?;
-        self.push(Insn::st_imm(DW, R10, buf, 0));
-        self.push(Insn::st_imm(DW, R10, buf + 8, 0));
-        self.push(Insn::mov(R1, R10));
-        self.push(Insn::alu_imm(Alu::Add, R1, buf as i32));
-        self.push(Insn::mov_imm(R2, 16));
-        self.push(Insn::call(helper::GET_CURRENT_COMM));
-        self.frame -= 16;
+        self.comm_into(R10, buf);
         let f = self.label();
         let t = self.label();
         let out = self.label();
@@ -264,6 +247,7 @@ impl Emitter<'_> {
         self.bind(f);
         self.push(Insn::mov_imm(R0, 0));
         self.bind(out);
+        self.frame -= 16;
         Ok(())
     }
 

@@ -305,19 +305,39 @@ impl Emitter<'_> {
         Ok(())
     }
 
+    /// The current process name, NUL-padded to 16 bytes, at `base + off`.
+    fn comm_into(&mut self, base: Reg, off: i16) {
+        // Kernels before 6.2 copy the name without zero-padding: clear the bytes after it,
+        // or keys and comparisons would see stale stack or buffer bytes.
+        self.push(Insn::st_imm(DW, base, off, 0));
+        self.push(Insn::st_imm(DW, base, off + 8, 0));
+        self.push(Insn::mov(R1, base));
+        self.push(Insn::alu_imm(Alu::Add, R1, off as i32));
+        self.push(Insn::mov_imm(R2, 16));
+        self.push(Insn::call(helper::GET_CURRENT_COMM));
+    }
+
+    /// Evaluates two operands: `rhs` first, kept in a stack slot across `lhs` (which may call
+    /// helpers); leaves lhs in r0 and rhs in r1.
+    fn operands(
+        &mut self,
+        lhs: impl FnOnce(&mut Self) -> Result<(), EmitError>,
+        rhs: impl FnOnce(&mut Self) -> Result<(), EmitError>,
+    ) -> Result<(), EmitError> {
+        let tmp = self.slot(8)?;
+        rhs(self)?;
+        self.push(Insn::stx(DW, R10, tmp, R0));
+        lhs(self)?;
+        self.push(Insn::ldx(DW, R1, R10, tmp));
+        // The slot is free again once loaded.
+        self.frame -= 8;
+        Ok(())
+    }
+
     /// Stores a value in its representation at `base + off` (base is r8 or r10).
     fn store_value(&mut self, v: &Expr, base: Reg, off: i16) -> Result<(), EmitError> {
         match v {
-            Expr::Str(StrExpr::Comm) => {
-                // Kernels before 6.2 copy the name without zero-padding: clear the bytes
-                // after it, or keys and comparisons would see stale stack or buffer bytes.
-                self.push(Insn::st_imm(DW, base, off, 0));
-                self.push(Insn::st_imm(DW, base, off + 8, 0));
-                self.push(Insn::mov(R1, base));
-                self.push(Insn::alu_imm(Alu::Add, R1, off as i32));
-                self.push(Insn::mov_imm(R2, 16));
-                self.push(Insn::call(helper::GET_CURRENT_COMM));
-            }
+            Expr::Str(StrExpr::Comm) => self.comm_into(base, off),
             Expr::Str(s) => {
                 self.str_id(s)?;
                 self.push(Insn::stx(DW, base, off, R0));
