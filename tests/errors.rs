@@ -389,3 +389,14 @@ fn not_root_with_c_leaves_no_process() {
     assert!(out.elapsed < Duration::from_secs(5), "{}", out.dump());
     assert_no_process_with(&sleep, Duration::from_secs(3));
 }
+
+/// spec §7.5: printa format conversions are checked against the aggregation's keys.
+#[test]
+fn printa_format_errors() {
+    let p = r#"BEGIN { @a[1] = count(); printa("%s %@d\n", @a); }"#;
+    assert_diag(&run_e(p), CMDLINE, 1, 34, p, "%d");
+    let p = r#"BEGIN { @a[1] = count(); printa("%d %d %@d\n", @a); }"#;
+    assert_diag(&run_e(p), CMDLINE, 1, 37, p, "%@d");
+    let p = r#"BEGIN { printf("%@d\n", 1); }"#;
+    assert_diag(&run_e(p), CMDLINE, 1, 17, p, "printa");
+}

@@ -294,3 +294,21 @@ fn pragma_quiet_and_not_quiet() {
     assert!(lines[1].ends_with(&format!(" {:>6} {:>32} \n", 1, ":BEGIN")), "{}", out.dump());
     assert_eq!(lines[2..].concat(), at_exit(&[srow("x", 1)]));
 }
+
+/// spec §7.5: printa with a format prints each row through it, sorted, with no leading
+/// newline; `%@` takes the value, other conversions take the keys in order.
+#[test]
+fn printa_with_a_format() {
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"BEGIN { @a["hello", 123] = count(); @a["goodbye", 456] = count(); @a["goodbye", 456] = count();
+                   @v = avg(3); @v = avg(4);
+                   printa("%-10s %5d -> %@d\n", @a); printa("%s|%@3u|%@x\n", @a); printa("avg=%@d\n", @v);
+                   exit(0); }"#,
+    ]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    let printed = "hello        123 -> 1\ngoodbye      456 -> 2\nhello|  1|1\ngoodbye|  2|2\navg=3\n";
+    let at_exit = format!("\n  {:<50}{:>17}{:>17}\n  {:<50}{:>17}{:>17}\n{:>17}\n", "hello", 123, 1, "goodbye", 456, 2, 3);
+    assert_eq!(out.stdout, format!("{printed}{at_exit}"), "{}", out.dump());
+}

@@ -351,21 +351,20 @@ impl Checker<'_> {
                 .label("used as a statement")
                 .hint(format!("assign it to an aggregation: `@name[key] = {}`", f.signature)));
         }
+        if f.hook == FnHook::Printa && args.len() == 2 {
+            return self.printa(name, &args[1], Some(&args[0]), body, items);
+        }
         check_arity(f, args, name, span)?;
         let (item, lowered) = match f.hook {
             FnHook::Printf => {
                 let fmt = &args[0];
-                let ExprKind::Str(text) = &fmt.kind else {
-                    return Err(Diagnostic::new(fmt.span.clone(), "printf() needs a string literal format")
-                        .label("not a string literal")
-                        .hint("write the format inline: printf(\"%d\\n\", x)"));
-                };
-                let pieces = printf::parse(text).map_err(|e| {
-                    let at = (fmt.span.start + 1 + e.start).min(fmt.span.end);
-                    let end = (fmt.span.start + 1 + e.end).clamp(at, fmt.span.end);
-                    let d = Diagnostic::new(at..end.max(at + 1), e.message).label("in this format");
-                    match e.hint { Some(h) => d.hint(h), None => d }
-                })?;
+                let pieces = self.format(fmt, "printf()")?;
+                if let Some(c) = printf::conversions(&pieces).find(|c| c.is_agg_value()) {
+                    let at = fmt.span.start + 1 + c.start;
+                    return Err(Diagnostic::new(at..(fmt.span.start + 1 + c.end).min(fmt.span.end), "the @ flag is only valid in printa()")
+                        .label("printa-only flag")
+                        .hint("remove the @, or print an aggregation with printa(\"...%@d\", @name)"));
+                }
                 let convs: Vec<&printf::Conv> = pieces.iter().filter_map(|p| match p { printf::Piece::Conv(c) => Some(c), _ => None }).collect();
                 let rest = &args[1..];
                 if convs.len() != rest.len() {
@@ -394,31 +393,83 @@ impl Checker<'_> {
                 (Item::Trace(v.repr()), vec![v])
             }
             FnHook::Exit => (Item::Exit, vec![self.int_expr(&args[0], "exit()'s status")?]),
-            FnHook::Printa => {
-                let ExprKind::Agg(a) = &args[0].kind else {
-                    return Err(Diagnostic::new(args[0].span.clone(), "printa() takes an aggregation")
-                        .label("not an aggregation")
-                        .hint("write printa(@name)"));
-                };
-                if !a.keys.is_empty() {
-                    return Err(Diagnostic::new(a.span.clone(), "printa() prints a whole aggregation")
-                        .label("keys not allowed here")
-                        .hint(format!("write printa(@{})", a.name)));
-                }
-                self.printa_uses.push((a.name.clone(), a.span.clone()));
-                let id = self.aggs.iter().position(|x| x.name == a.name);
-                let Some(id) = id else {
-                    return Err(Diagnostic::new(a.span.clone(), format!("aggregation `@{}` is not defined before this printa()", a.name))
-                        .label("unknown aggregation")
-                        .hint("D needs the aggregation assigned in an earlier clause or statement"));
-                };
-                (Item::Printa(id), vec![])
-            }
+            FnHook::Printa => return self.printa(name, &args[0], None, body, items),
             _ => unreachable!("action hook"),
         };
         items.push(item);
         body.push(Stmt::Emit { item: items.len() - 1, args: lowered });
         Ok(())
+    }
+
+    /// `printa(@a)` or `printa(format, @a)`: the format's plain conversions take the keys in
+    /// order (fewer than the keys is fine), `%@` conversions the value.
+    fn printa(&mut self, name: &ast::Ident, agg: &ast::Expr, fmt: Option<&ast::Expr>, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
+        let ExprKind::Agg(a) = &agg.kind else {
+            return Err(Diagnostic::new(agg.span.clone(), "printa() takes an aggregation")
+                .label("not an aggregation")
+                .hint("write printa(@name) or printa(\"format\", @name)"));
+        };
+        if !a.keys.is_empty() {
+            return Err(Diagnostic::new(a.span.clone(), "printa() prints a whole aggregation")
+                .label("keys not allowed here")
+                .hint(format!("write printa(@{})", a.name)));
+        }
+        self.printa_uses.push((a.name.clone(), a.span.clone()));
+        let Some(id) = self.aggs.iter().position(|x| x.name == a.name) else {
+            return Err(Diagnostic::new(a.span.clone(), format!("aggregation `@{}` is not defined before this {}()", a.name, name.name))
+                .label("unknown aggregation")
+                .hint("D needs the aggregation assigned in an earlier clause or statement"));
+        };
+        let format = match fmt {
+            None => None,
+            Some(fmt) => {
+                let pieces = self.format(fmt, &format!("{}()", name.name))?;
+                let keys = self.aggs[id].keys.clone();
+                let mut next = 0;
+                for c in printf::conversions(&pieces) {
+                    let at = (fmt.span.start + 1 + c.start)..(fmt.span.start + 1 + c.end).min(fmt.span.end);
+                    let want_str = matches!(c.arg_kind(), printf::ArgKind::Str);
+                    if c.is_agg_value() {
+                        if want_str {
+                            return Err(Diagnostic::new(at, "%@s cannot print an aggregation's value")
+                                .label("value conversion")
+                                .hint("values are integers (or tables): use %@d, %@u or %@x"));
+                        }
+                        continue;
+                    }
+                    let Some(key) = keys.get(next) else {
+                        return Err(Diagnostic::new(at, format!("printa() format has more key conversions than `@{}` has keys ({})", a.name, keys.len()))
+                            .label("no key left for this")
+                            .hint("print the value with %@d; other conversions take the keys in order"));
+                    };
+                    if want_str != (*key != Repr::Int) {
+                        return Err(Diagnostic::new(at, format!("key {} of `@{}` is {}, but this conversion expects {}", next + 1, a.name, if want_str { "an integer" } else { "a string" }, if want_str { "a string" } else { "an integer" }))
+                            .label("wrong type")
+                            .hint(if want_str { "use %d for integer keys" } else { "use %s for string keys" }));
+                    }
+                    next += 1;
+                }
+                Some(pieces)
+            }
+        };
+        items.push(Item::Printa { agg: id, format });
+        body.push(Stmt::Emit { item: items.len() - 1, args: vec![] });
+        Ok(())
+    }
+
+    /// A format string argument: a string literal that parses as a format.
+    fn format(&mut self, fmt: &ast::Expr, what: &str) -> Result<Vec<printf::Piece>, Diagnostic> {
+        let ExprKind::Str(text) = &fmt.kind else {
+            return Err(Diagnostic::new(fmt.span.clone(), format!("{what} needs a string literal format"))
+                .label("not a string literal")
+                .hint("write the format inline: printf(\"%d\\n\", x)"));
+        };
+        printf::parse(text).map_err(|e| {
+            let at = (fmt.span.start + 1 + e.start).min(fmt.span.end);
+            let end = (fmt.span.start + 1 + e.end).clamp(at, fmt.span.end);
+            let d = Diagnostic::new(at..end.max(at + 1), e.message).label("in this format");
+            match e.hint { Some(h) => d.hint(h), None => d }
+        })
     }
 
     fn int_expr(&mut self, e: &ast::Expr, what: &str) -> Result<Expr, Diagnostic> {

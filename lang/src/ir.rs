@@ -94,7 +94,8 @@ pub enum Stmt {
 pub enum Item {
     Printf { pieces: Vec<Piece>, args: Vec<Repr> },
     Trace(Repr),
-    Printa(usize),
+    /// Print aggregation `agg`: the default layout, or each row through a printa format.
+    Printa { agg: usize, format: Option<Vec<Piece>> },
     Exit,
 }
 
@@ -104,7 +105,7 @@ impl Item {
             Item::Printf { args, .. } => args.clone(),
             Item::Trace(r) => vec![*r],
             Item::Exit => vec![Repr::Int],
-            Item::Printa(_) => vec![],
+            Item::Printa { .. } => vec![],
         }
     }
 }

@@ -81,9 +81,14 @@ impl Conv {
         }
     }
 
-    /// Whether the flag `f` (one of `-+ #0`) was given.
+    /// Whether the flag `f` (one of `-+ #0`, or printa's `@`) was given.
     pub fn has_flag(&self, f: char) -> bool {
         self.flags.contains(f)
+    }
+
+    /// printa's `%@...`: this conversion prints the aggregation's value, not a key.
+    pub fn is_agg_value(&self) -> bool {
+        self.has_flag('@')
     }
 }
 
@@ -164,7 +169,7 @@ pub fn parse(fmt: &str) -> Result<Vec<Piece>, FormatError> {
 
         // Flags.
         let mut flags = String::new();
-        while i < bytes.len() && matches!(bytes[i], b'-' | b'+' | b' ' | b'#' | b'0') {
+        while i < bytes.len() && matches!(bytes[i], b'-' | b'+' | b' ' | b'#' | b'0' | b'@') {
             let f = bytes[i] as char;
             if !flags.contains(f) {
                 flags.push(f);

@@ -8,6 +8,15 @@ use crumbs_lang::providers::probe_by_id;
 use std::io::{self, Write};
 use std::os::fd::RawFd;
 
+/// printf arguments for one aggregation row under a printa format: `%@` conversions take
+/// the value (a distribution prints as its table), the others take the keys in order.
+fn printa_args(pieces: &[crumbs_lang::printf::Piece], row: &output::AggRow) -> Vec<Value> {
+    let mut keys = row.keys.iter();
+    crumbs_lang::printf::conversions(pieces)
+        .map(|c| if c.is_agg_value() { aggregation::value_of(&row.data) } else { keys.next().cloned().unwrap_or(Value::Int(0)) })
+        .collect()
+}
+
 pub struct Printer<'a> {
     pub program: &'a Program,
     pub quiet: bool,
@@ -55,10 +64,17 @@ impl<'a> Printer<'a> {
             match item {
                 Item::Printf { pieces, .. } => text.push_str(&printf::format(pieces, &values)),
                 Item::Trace(_) => text.push_str(&record::trace(&values[0], self.quiet)),
-                Item::Printa(agg) => {
+                Item::Printa { agg, format: None } => {
                     self.out.write_all(text.as_bytes())?;
                     text.clear();
                     self.print_aggregation(*agg, true)?;
+                }
+                Item::Printa { agg, format: Some(pieces) } => {
+                    let def = &self.program.aggregations[*agg];
+                    let rows = aggregate::read(self.agg_fds[*agg], def, &self.program.strings, self.cpus)?;
+                    for row in aggregation::sort_rows(&rows) {
+                        text.push_str(&printf::format(pieces, &printa_args(pieces, row)));
+                    }
                 }
                 Item::Exit => {
                     if let Value::Int(v) = values[0] {

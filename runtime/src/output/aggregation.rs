@@ -232,6 +232,25 @@ fn lquantize_weight(base: i64, step: i64, buckets: &[u64]) -> (i128, i128) {
     (total, zero.unwrap_or(0))
 }
 
+/// The value printa's `%@` conversions print: the number, or a distribution's table.
+pub fn value_of(data: &AggData) -> Value {
+    match data {
+        AggData::Count(n) => Value::Int(*n as i64),
+        AggData::Sum(n) | AggData::Min(n) | AggData::Max(n) => Value::Int(*n),
+        AggData::Avg { count, sum } => Value::Int(average(*count, *sum)),
+        AggData::Quantize(buckets) => {
+            let mut s = String::new();
+            print_quantize(&mut s, buckets);
+            Value::Str(s)
+        }
+        AggData::Lquantize { base, limit, step, buckets } => {
+            let mut s = String::new();
+            print_lquantize(&mut s, *base, *limit, *step, buckets);
+            Value::Str(s)
+        }
+    }
+}
+
 /// Print one row: its keys, its value, `"\n"`.
 pub fn print_row(out: &mut String, row: &AggRow) {
     for key in &row.keys {
