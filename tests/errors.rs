@@ -400,3 +400,12 @@ fn printa_format_errors() {
     let p = r#"BEGIN { printf("%@d\n", 1); }"#;
     assert_diag(&run_e(p), CMDLINE, 1, 17, p, "printa");
 }
+
+/// spec §7.6: trunc's count must be a constant; clear takes a whole aggregation.
+#[test]
+fn clear_and_trunc_errors() {
+    let p = "BEGIN { @a[1] = count(); trunc(@a, x); x = 1; }";
+    assert_diag(&run_e(p), CMDLINE, 1, 36, p, "constant");
+    let p = "BEGIN { @a[1] = count(); clear(@a[1]); }";
+    assert_diag(&run_e(p), CMDLINE, 1, 32, p, "clear(@a)");
+}

@@ -312,3 +312,27 @@ fn printa_with_a_format() {
     let at_exit = format!("\n  {:<50}{:>17}{:>17}\n  {:<50}{:>17}{:>17}\n{:>17}\n", "hello", 123, 1, "goodbye", 456, 2, 3);
     assert_eq!(out.stdout, format!("{printed}{at_exit}"), "{}", out.dump());
 }
+
+/// spec §7.6: clear() zeroes values and keeps keys; trunc() keeps the n largest, the -n
+/// smallest, or nothing.
+#[test]
+fn clear_and_trunc() {
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"BEGIN { @a["x"] = count(); @a["y"] = count(); @a["y"] = count();
+                   @a["z"] = count(); @a["z"] = count(); @a["z"] = count(); @b["k"] = sum(7); @m = max(3); }
+           BEGIN { trunc(@a, 2); printa(@a); trunc(@a, -1); printa(@a); clear(@b); clear(@m); printa(@b); trunc(@a); exit(0); }"#,
+    ]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    let row = |k: &str, v: i64| format!("  {k:<50}{v:>17}\n");
+    let expected = format!(
+        "\n{}{}\n{}\n{}\n{}",
+        row("y", 2),
+        row("z", 3),
+        row("y", 2),
+        row("k", 0),
+        row("k", 0),
+    );
+    assert_eq!(out.stdout, expected, "{}", out.dump());
+}

@@ -318,7 +318,8 @@ impl Checker<'_> {
                 if def.kind != kind {
                     return Err(Diagnostic::new(func.span.clone(), format!("aggregation `@{}` is already {}(), not {}()", agg.name, def_fn, f.name))
                         .label(format!("redefined with {}()", f.name))
-                        .hint(format!("an aggregation keeps one function; it was first used with {def_fn}() at byte {}; use another name, e.g. `@{}_{}`", def_span.start, if agg.name.is_empty() { "a" } else { &agg.name }, f.name)));
+                        .related(def_span.clone(), format!("first used with {def_fn}() here"))
+                        .hint(format!("an aggregation keeps the function it was first used with, {def_fn}(); use another name, e.g. `@{}_{}`", if agg.name.is_empty() { "a" } else { &agg.name }, f.name)));
                 }
                 if def.keys.len() != reprs.len() {
                     return Err(Diagnostic::new(agg.span.clone(), format!("aggregation `@{}` has {} key(s) elsewhere, {} here", agg.name, def.keys.len(), reprs.len()))
@@ -353,6 +354,17 @@ impl Checker<'_> {
         }
         if f.hook == FnHook::Printa && args.len() == 2 {
             return self.printa(name, &args[1], Some(&args[0]), body, items);
+        }
+        if f.hook == FnHook::Trunc && args.len() == 2 {
+            let keep = const_int(&args[1]).ok_or_else(|| {
+                Diagnostic::new(args[1].span.clone(), "trunc() needs a constant count")
+                    .label("not a constant")
+                    .hint("write an integer constant: trunc(@a, 10)")
+            })?;
+            let agg = self.whole_aggregation(name, &args[0])?;
+            items.push(Item::Trunc { agg, keep: Some(keep) });
+            body.push(Stmt::Emit { item: items.len() - 1, args: vec![] });
+            return Ok(());
         }
         check_arity(f, args, name, span)?;
         let (item, lowered) = match f.hook {
@@ -394,6 +406,8 @@ impl Checker<'_> {
             }
             FnHook::Exit => (Item::Exit, vec![self.int_expr(&args[0], "exit()'s status")?]),
             FnHook::Printa => return self.printa(name, &args[0], None, body, items),
+            FnHook::Clear => (Item::Clear(self.whole_aggregation(name, &args[0])?), vec![]),
+            FnHook::Trunc => (Item::Trunc { agg: self.whole_aggregation(name, &args[0])?, keep: None }, vec![]),
             _ => unreachable!("action hook"),
         };
         items.push(item);
@@ -403,23 +417,30 @@ impl Checker<'_> {
 
     /// `printa(@a)` or `printa(format, @a)`: the format's plain conversions take the keys in
     /// order (fewer than the keys is fine), `%@` conversions the value.
-    fn printa(&mut self, name: &ast::Ident, agg: &ast::Expr, fmt: Option<&ast::Expr>, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
+    /// The argument of printa/clear/trunc: a whole aggregation assigned earlier.
+    fn whole_aggregation(&mut self, name: &ast::Ident, agg: &ast::Expr) -> Result<usize, Diagnostic> {
+        let f = &name.name;
         let ExprKind::Agg(a) = &agg.kind else {
-            return Err(Diagnostic::new(agg.span.clone(), "printa() takes an aggregation")
+            return Err(Diagnostic::new(agg.span.clone(), format!("{f}() takes an aggregation"))
                 .label("not an aggregation")
-                .hint("write printa(@name) or printa(\"format\", @name)"));
+                .hint(format!("write {f}(@name)")));
         };
         if !a.keys.is_empty() {
-            return Err(Diagnostic::new(a.span.clone(), "printa() prints a whole aggregation")
+            return Err(Diagnostic::new(a.span.clone(), format!("{f}() takes a whole aggregation"))
                 .label("keys not allowed here")
-                .hint(format!("write printa(@{})", a.name)));
+                .hint(format!("write {f}(@{})", a.name)));
         }
         self.printa_uses.push((a.name.clone(), a.span.clone()));
-        let Some(id) = self.aggs.iter().position(|x| x.name == a.name) else {
-            return Err(Diagnostic::new(a.span.clone(), format!("aggregation `@{}` is not defined before this {}()", a.name, name.name))
+        self.aggs.iter().position(|x| x.name == a.name).ok_or_else(|| {
+            Diagnostic::new(a.span.clone(), format!("aggregation `@{}` is not defined before this {f}()", a.name))
                 .label("unknown aggregation")
-                .hint("D needs the aggregation assigned in an earlier clause or statement"));
-        };
+                .hint("D needs the aggregation assigned in an earlier clause or statement")
+        })
+    }
+
+    fn printa(&mut self, name: &ast::Ident, agg: &ast::Expr, fmt: Option<&ast::Expr>, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
+        let id = self.whole_aggregation(name, agg)?;
+        let ExprKind::Agg(a) = &agg.kind else { unreachable!("checked") };
         let format = match fmt {
             None => None,
             Some(fmt) => {

@@ -9,15 +9,22 @@ pub struct Diagnostic {
     pub message: String,
     pub label: Option<String>,
     pub hint: Option<String>,
+    /// Another place the message is about (e.g. a first definition), with its label.
+    pub related: Option<(Span, String)>,
 }
 
 impl Diagnostic {
     pub fn new(span: Span, message: impl Into<String>) -> Self {
-        Diagnostic { span, message: message.into(), label: None, hint: None }
+        Diagnostic { span, message: message.into(), label: None, hint: None, related: None }
     }
 
     pub fn label(mut self, label: impl Into<String>) -> Self {
         self.label = Some(label.into());
+        self
+    }
+
+    pub fn related(mut self, span: Span, label: impl Into<String>) -> Self {
+        self.related = Some((span, label.into()));
         self
     }
 
@@ -43,6 +50,10 @@ impl Diagnostic {
             .with_label(
                 Label::new((file, span)).with_message(self.label.clone().unwrap_or_default()),
             );
+        if let Some((span, label)) = &self.related {
+            let end = span.end.clamp(span.start, source.len());
+            report = report.with_label(Label::new((file, span.start.min(source.len())..end)).with_message(label));
+        }
         if let Some(hint) = &self.hint {
             report = report.with_help(hint);
         }

@@ -96,6 +96,11 @@ pub enum Item {
     Trace(Repr),
     /// Print aggregation `agg`: the default layout, or each row through a printa format.
     Printa { agg: usize, format: Option<Vec<Piece>> },
+    /// Zero every value of aggregation `agg`, keeping its keys.
+    Clear(usize),
+    /// Remove the keys of aggregation `agg`: all, or all but the `keep` first in print order
+    /// from the largest (`keep` > 0) or smallest (`keep` < 0) end.
+    Trunc { agg: usize, keep: Option<i64> },
     Exit,
 }
 
@@ -105,7 +110,7 @@ impl Item {
             Item::Printf { args, .. } => args.clone(),
             Item::Trace(r) => vec![*r],
             Item::Exit => vec![Repr::Int],
-            Item::Printa { .. } => vec![],
+            Item::Printa { .. } | Item::Clear(_) | Item::Trunc { .. } => vec![],
         }
     }
 }

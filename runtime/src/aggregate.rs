@@ -8,6 +8,56 @@ use std::os::fd::RawFd;
 
 /// Every row of one aggregation, CPUs merged (unsorted).
 pub fn read(fd: RawFd, def: &Aggregation, strings: &Strings, cpus: usize) -> io::Result<Vec<AggRow>> {
+    Ok(read_raw(fd, def, strings, cpus)?.into_iter().map(|(_, row)| row).collect())
+}
+
+/// `clear()`: every value to zero, keys kept (a min/max with no value is not printed).
+pub fn clear(fd: RawFd, def: &Aggregation, cpus: usize) -> io::Result<()> {
+    let zeros = vec![0u8; def.kind.value_size().next_multiple_of(8) * cpus];
+    for key in keys(fd, def.key_size())? {
+        sys::update_existing(fd, &key, &zeros)?;
+    }
+    Ok(())
+}
+
+/// `trunc()`: remove every key, or all but `keep` rows from the largest (`keep` > 0) or the
+/// smallest (`keep` < 0) end of the print order.
+pub fn trunc(fd: RawFd, def: &Aggregation, strings: &Strings, cpus: usize, keep: Option<i64>) -> io::Result<()> {
+    if keep.is_none() {
+        for key in keys(fd, def.key_size())? {
+            sys::delete(fd, &key)?;
+        }
+        return Ok(());
+    }
+    let rows = read_raw(fd, def, strings, cpus)?;
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by(|a, b| crate::output::aggregation::compare_rows(&rows[*a].1, &rows[*b].1));
+    let n = order.len();
+    let kept = match keep {
+        None => 0..0, // handled above
+        Some(k) if k >= 0 => n.saturating_sub(k as usize)..n,
+        Some(k) => 0..(k.unsigned_abs() as usize).min(n),
+    };
+    for (pos, i) in order.into_iter().enumerate() {
+        if !kept.contains(&pos) {
+            sys::delete(fd, &rows[i].0)?;
+        }
+    }
+    Ok(())
+}
+
+fn keys(fd: RawFd, ksize: usize) -> io::Result<Vec<Vec<u8>>> {
+    let mut out = Vec::new();
+    let mut key: Option<Vec<u8>> = None;
+    while let Some(next) = sys::next_key(fd, key.as_deref(), ksize)? {
+        out.push(next.clone());
+        key = Some(next);
+    }
+    Ok(out)
+}
+
+/// Every row with its raw key.
+fn read_raw(fd: RawFd, def: &Aggregation, strings: &Strings, cpus: usize) -> io::Result<Vec<(Vec<u8>, AggRow)>> {
     let ksize = def.key_size();
     let vsize = def.kind.value_size();
     let stride = vsize.next_multiple_of(8);
@@ -18,7 +68,7 @@ pub fn read(fd: RawFd, def: &Aggregation, strings: &Strings, cpus: usize) -> io:
         if sys::lookup(fd, &next, &mut value)? {
             let per_cpu: Vec<&[u8]> = value.chunks(stride).map(|c| &c[..vsize]).collect();
             if let Some(data) = merge(&def.kind, &per_cpu) {
-                rows.push(AggRow { keys: decode_keys(&next, &def.keys, strings), data });
+                rows.push((next.clone(), AggRow { keys: decode_keys(&next, &def.keys, strings), data }));
             }
         }
         key = Some(next);

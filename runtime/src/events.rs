@@ -76,6 +76,8 @@ impl<'a> Printer<'a> {
                         text.push_str(&printf::format(pieces, &printa_args(pieces, row)));
                     }
                 }
+                Item::Clear(agg) => aggregate::clear(self.agg_fds[*agg], &self.program.aggregations[*agg], self.cpus)?,
+                Item::Trunc { agg, keep } => aggregate::trunc(self.agg_fds[*agg], &self.program.aggregations[*agg], &self.program.strings, self.cpus, *keep)?,
                 Item::Exit => {
                     if let Value::Int(v) = values[0] {
                         exit = Some(v as i32);

@@ -5,6 +5,8 @@ use std::io;
 use std::os::fd::RawFd;
 
 const BPF_MAP_LOOKUP_ELEM: i32 = 1;
+const BPF_MAP_UPDATE_ELEM: i32 = 2;
+const BPF_MAP_DELETE_ELEM: i32 = 3;
 const BPF_MAP_GET_NEXT_KEY: i32 = 4;
 const BPF_PROG_TEST_RUN: i32 = 10;
 
@@ -49,6 +51,30 @@ pub fn lookup(map_fd: RawFd, key: &[u8], out: &mut [u8]) -> io::Result<bool> {
         Ok(_) => Ok(true),
         Err(e) if e.raw_os_error() == Some(libc::ENOENT) => Ok(false),
         Err(e) => Err(e),
+    }
+}
+
+/// Replaces the value of an existing `key` (BPF_EXIST); `value` as for [`lookup`].
+pub fn update_existing(map_fd: RawFd, key: &[u8], value: &[u8]) -> io::Result<()> {
+    let mut attr = [0u64; 16];
+    attr[0] = map_fd as u32 as u64;
+    attr[1] = key.as_ptr() as u64;
+    attr[2] = value.as_ptr() as u64;
+    attr[3] = 2; // BPF_EXIST
+    match bpf(BPF_MAP_UPDATE_ELEM, &mut attr) {
+        Err(e) if e.raw_os_error() != Some(libc::ENOENT) => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// Deletes `key` (gone already is fine).
+pub fn delete(map_fd: RawFd, key: &[u8]) -> io::Result<()> {
+    let mut attr = [0u64; 16];
+    attr[0] = map_fd as u32 as u64;
+    attr[1] = key.as_ptr() as u64;
+    match bpf(BPF_MAP_DELETE_ELEM, &mut attr) {
+        Err(e) if e.raw_os_error() != Some(libc::ENOENT) => Err(e),
+        _ => Ok(()),
     }
 }
 
