@@ -1,14 +1,23 @@
 //! `crumbs -l`: probe listings in DTrace's layout, from the provider table.
 
-use crumbs_lang::providers::{all_probes, match_probes, Probe};
+use crumbs_lang::providers::{all_probes, match_probes, Probe, PROFILE_ID_BASE};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 fn print(probes: &[Probe]) -> ExitCode {
     let mut out = std::io::BufWriter::new(std::io::stdout());
     let _ = writeln!(out, "{:>5} {:>10} {:>17} {:>33} NAME", "ID", "PROVIDER", "MODULE", "FUNCTION");
+    // Profile probes are numbered per program; list them as a program naming them in this
+    // order would number them.
+    let mut next_profile = PROFILE_ID_BASE;
     for p in probes {
-        let _ = writeln!(out, "{:>5} {:>10} {:>17} {:>33} {}", p.id, p.provider, p.module, p.function, p.name);
+        let id = if p.id == 0 {
+            next_profile += 1;
+            next_profile - 1
+        } else {
+            p.id
+        };
+        let _ = writeln!(out, "{:>5} {:>10} {:>17} {:>33} {}", id, p.provider, p.module, p.function, p.name);
     }
     let _ = out.flush();
     ExitCode::SUCCESS
@@ -33,7 +42,7 @@ pub fn matching(name: &str, text: &str) -> ExitCode {
         match match_probes(desc) {
             Ok(found) => {
                 for p in found {
-                    if !probes.iter().any(|q| q.id == p.id) {
+                    if !probes.iter().any(|q| (q.provider, q.module, q.function, q.name) == (p.provider, p.module, p.function, p.name)) {
                         probes.push(p);
                     }
                 }

@@ -6,7 +6,7 @@ use crate::builtins::{self, ArgSpec, FnHook, FnKind, VarHook, VarType};
 use crate::diag::{closest, Diagnostic};
 use crate::ir::*;
 use crate::printf;
-use crate::providers::{match_probes, AttachPoint};
+use crate::providers::{match_probes, AttachPoint, PROFILE_ID_BASE, SYSCALL_ID_BASE};
 use crate::syscalls::SyscallTable;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -35,11 +35,21 @@ pub fn check(program: &ast::Program, opts: &CheckOptions) -> Result<Program, Dia
     let mut groups: BTreeMap<AttachPoint, Vec<Clause>> = BTreeMap::new();
     let mut order: Vec<AttachPoint> = Vec::new();
     let mut matched = 0;
+    let mut profile_probes: Vec<ProfileProbe> = Vec::new();
     for (index, clause) in program.clauses.iter().enumerate() {
         let mut per_attach: BTreeMap<AttachPoint, BTreeSet<u32>> = BTreeMap::new();
         for desc in &clause.probes {
             for p in match_probes(desc)? {
                 matched += 1;
+                if matches!(p.attach, AttachPoint::Profile { .. }) && !profile_probes.iter().any(|q| q.attach == p.attach) {
+                    let id = PROFILE_ID_BASE + profile_probes.len() as u32;
+                    if id >= SYSCALL_ID_BASE {
+                        return Err(Diagnostic::new(desc.span.clone(), "too many profile and tick rates in one program")
+                            .label("one too many")
+                            .hint(format!("a program can use at most {} different rates", SYSCALL_ID_BASE - PROFILE_ID_BASE)));
+                    }
+                    profile_probes.push(ProfileProbe { attach: p.attach, id, name: p.name.to_string() });
+                }
                 // Probe names are interned so the backend can use them as constants.
                 for text in [p.provider, p.module, p.name] {
                     cx.strings.intern(text);
@@ -97,6 +107,7 @@ pub fn check(program: &ast::Program, opts: &CheckOptions) -> Result<Program, Dia
         records: cx.records,
         strings: cx.strings,
         matched_probes: matched,
+        profile_probes,
     })
 }
 

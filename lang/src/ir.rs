@@ -299,10 +299,31 @@ pub struct Program {
     pub strings: Strings,
     /// How many probes the program's descriptions matched, per clause, for the banner.
     pub matched_probes: usize,
+    /// The profile provider's probes this program uses: their attach points, ids and names.
+    pub profile_probes: Vec<ProfileProbe>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProfileProbe {
+    pub attach: AttachPoint,
+    pub id: u32,
+    pub name: String,
 }
 
 impl Program {
     pub fn group(&self, attach: AttachPoint) -> Option<&Group> {
         self.groups.iter().find(|g| g.attach == attach)
+    }
+
+    pub fn profile_probe(&self, attach: AttachPoint) -> Option<&ProfileProbe> {
+        self.profile_probes.iter().find(|p| p.attach == attach)
+    }
+
+    /// (function, name) of a probe id, for the per-firing prefix.
+    pub fn probe_name(&self, id: u32) -> (String, String) {
+        if let Some(p) = self.profile_probes.iter().find(|p| p.id == id) {
+            return (String::new(), p.name.clone());
+        }
+        crate::providers::probe_by_id(id).map_or((String::new(), String::new()), |p| (p.function.to_string(), p.name.to_string()))
     }
 }

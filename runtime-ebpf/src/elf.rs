@@ -1,8 +1,9 @@
-//! The in-memory ELF that aya loads: one `raw_tp/...` section per program, a legacy `maps`
+//! The in-memory ELF that aya loads: one `raw_tp/...` or `perf_event/...` section per program, a legacy `maps`
 //! section with one symbol per map, `.bss` for D globals, relocations for map references,
 //! and a GPL license.
 
 use crate::emit::{ProgramCode, GLOBALS_SYMBOL};
+use crumbs_lang::providers::AttachPoint;
 use object::write::{Object, Relocation, StandardSegment, Symbol, SymbolId, SymbolSection};
 use object::{Architecture, BinaryFormat, Endianness, RelocationFlags, SectionKind, SymbolFlags, SymbolKind, SymbolScope};
 use std::collections::HashMap;
@@ -69,7 +70,11 @@ pub fn write_elf(programs: &[ProgramCode], maps: &[MapDef], globals_size: usize)
     obj.append_section_data(license, b"GPL\0", 1);
 
     for p in programs {
-        let section = obj.add_section(Vec::new(), format!("raw_tp/{}", p.name).into_bytes(), SectionKind::Text);
+        let kind = match p.attach {
+            AttachPoint::Profile { .. } => "perf_event",
+            _ => "raw_tp",
+        };
+        let section = obj.add_section(Vec::new(), format!("{kind}/{}", p.name).into_bytes(), SectionKind::Text);
         let code: Vec<u8> = p.insns.iter().flat_map(|i| i.encode()).collect();
         obj.append_section_data(section, &code, 8);
         obj.add_symbol(Symbol {

@@ -68,6 +68,8 @@ pub fn dump(c: &Compiled) -> String {
             AttachPoint::End => "END (run once)",
             AttachPoint::SyscallEntry => "raw_tracepoint:sys_enter",
             AttachPoint::SyscallReturn => "raw_tracepoint:sys_exit",
+            AttachPoint::Profile { all_cpus: true, .. } => "perf_event cpu-clock, every CPU",
+            AttachPoint::Profile { all_cpus: false, .. } => "perf_event cpu-clock, CPU 0",
         };
         out.push_str(&format!("{} ({attach}), {} instructions:\n", p.name, p.insns.len()));
         out.push_str(&insn::disassemble(&p.insns));

@@ -4,7 +4,6 @@
 use crate::aggregate;
 use crate::output::{self, aggregation, printf, record, Value};
 use crumbs_lang::ir::{Item, Program, RECORD_HEADER};
-use crumbs_lang::providers::probe_by_id;
 use std::io::{self, Write};
 use std::os::fd::RawFd;
 
@@ -50,8 +49,8 @@ impl<'a> Printer<'a> {
                 text.push_str(&record::header());
                 self.header_done = true;
             }
-            let (func, name) = probe_by_id(probe).map_or(("", ""), |p| (p.function, p.name));
-            text.push_str(&record::prefix(cpu, probe, func, name));
+            let (func, name) = self.program.probe_name(probe);
+            text.push_str(&record::prefix(cpu, probe, &func, &name));
         }
         let mut exit = None;
         for (item, offs) in rec.items.iter().zip(&offsets) {

@@ -5,7 +5,9 @@ use crate::events::Printer;
 use crate::process::{self, Child};
 use crate::sys;
 use aya::maps::{Map, MapData, RingBuf};
-use aya::programs::{ProgramError, RawTracePoint};
+use aya::programs::perf_event::{PerfEventConfig, PerfEventLinkId, PerfEventScope, SamplePolicy, SoftwareEvent};
+use aya::programs::raw_trace_point::RawTracePointLinkId;
+use aya::programs::{Program as AyaProgram, ProgramError, RawTracePoint};
 use aya::{Ebpf, EbpfLoader};
 use crumbs_ebpf::emit::{agg_map_name, drops_offset, EVENTS_MAP};
 use crumbs_ebpf::Compiled;
@@ -51,6 +53,33 @@ fn map_fd(m: &Map) -> Option<RawFd> {
     Some(data.fd().as_fd().as_raw_fd())
 }
 
+enum Link {
+    Raw(RawTracePointLinkId),
+    Perf(PerfEventLinkId),
+}
+
+/// Attaches one program where its attach point says; BEGIN and END are never attached.
+fn attach(ebpf: &mut Ebpf, code: &crumbs_ebpf::emit::ProgramCode, links: &mut Vec<(String, Link)>) -> Result<(), RunError> {
+    match (code.attach, ebpf.program_mut(&code.name)) {
+        (AttachPoint::Profile { all_cpus, period_ns }, Some(AyaProgram::PerfEvent(p))) => {
+            let cpus = if all_cpus { sys::online_cpus() } else { vec![sys::online_cpus().first().copied().unwrap_or(0)] };
+            for cpu in cpus {
+                let link = p
+                    .attach(PerfEventConfig::Software(SoftwareEvent::CpuClock), PerfEventScope::AllProcessesOneCpu { cpu }, SamplePolicy::Period(period_ns), false)
+                    .map_err(|e| RunError::Other(format!("cannot open a cpu-clock perf event on CPU {cpu}: {e}")))?;
+                links.push((code.name.clone(), Link::Perf(link)));
+            }
+        }
+        (a, Some(AyaProgram::RawTracePoint(p))) => {
+            let Some(tp) = attach_name(a) else { return Ok(()) };
+            let link = p.attach(tp).map_err(|e| RunError::Other(format!("cannot attach to raw tracepoint {tp}: {e}")))?;
+            links.push((code.name.clone(), Link::Raw(link)));
+        }
+        _ => return Err(RunError::Other(format!("program {} missing from the ELF", code.name))),
+    }
+    Ok(())
+}
+
 fn attach_name(a: AttachPoint) -> Option<&'static str> {
     match a {
         AttachPoint::SyscallEntry => Some("sys_enter"),
@@ -80,12 +109,12 @@ fn load(program: &Program, compiled: &Compiled) -> Result<Ebpf, RunError> {
         }
     })?;
     for code in &compiled.programs {
-        let prog: &mut RawTracePoint = ebpf
-            .program_mut(&code.name)
-            .ok_or_else(|| RunError::Other(format!("program {} missing from the ELF", code.name)))?
-            .try_into()
-            .map_err(|e: ProgramError| RunError::Other(e.to_string()))?;
-        if let Err(e) = prog.load() {
+        let loaded = match ebpf.program_mut(&code.name) {
+            Some(AyaProgram::RawTracePoint(p)) => p.load(),
+            Some(AyaProgram::PerfEvent(p)) => p.load(),
+            _ => return Err(RunError::Other(format!("program {} missing from the ELF", code.name))),
+        };
+        if let Err(e) = loaded {
             return Err(match e {
                 ProgramError::LoadError { io_error, verifier_log } => {
                     if io_error.kind() == io::ErrorKind::PermissionDenied && verifier_log.to_string().trim().is_empty() {
@@ -126,9 +155,9 @@ fn loader_without_vmlinux_btf() -> EbpfLoader<'static> {
     }
 }
 
-fn run_once(ebpf: &mut Ebpf, attach: AttachPoint) -> Result<(), RunError> {
-    let name = crumbs_ebpf::emit::program_name(attach);
-    let Some(prog) = ebpf.program_mut(name) else { return Ok(()) };
+fn run_once(ebpf: &mut Ebpf, program: &Program, attach: AttachPoint) -> Result<(), RunError> {
+    let name = crumbs_ebpf::emit::program_name(program, attach);
+    let Some(prog) = ebpf.program_mut(&name) else { return Ok(()) };
     let prog: &mut RawTracePoint = prog.try_into().map_err(|e: ProgramError| RunError::Other(e.to_string()))?;
     let fd = prog.fd().map_err(|e| RunError::Other(e.to_string()))?.as_fd().as_raw_fd();
     sys::run_once(fd).map_err(|e| RunError::Other(format!("cannot run {name}: {e}")))
@@ -200,16 +229,13 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> R
     };
     // SAFETY: the ring buffer's fd stays open while the AsyncFd owns it.
     let mut ring = unsafe { AsyncFd::register(ring) }.map_err(|e| RunError::Other(format!("cannot poll the event buffer: {e}")))?;
-    run_once(&mut ebpf, AttachPoint::Begin)?;
+    run_once(&mut ebpf, program, AttachPoint::Begin)?;
     let mut stop = drain(ring.get_mut(), &mut printer)?.map(Stop::Exit);
 
     let mut links = Vec::new();
     if stop.is_none() {
         for code in &compiled.programs {
-            let Some(tp) = attach_name(code.attach) else { continue };
-            let prog: &mut RawTracePoint = ebpf.program_mut(&code.name).unwrap().try_into().map_err(|e: ProgramError| RunError::Other(e.to_string()))?;
-            let link = prog.attach(tp).map_err(|e| RunError::Other(format!("cannot attach to raw tracepoint {tp}: {e}")))?;
-            links.push((code.name.clone(), link));
+            attach(&mut ebpf, code, &mut links)?;
         }
     }
 
@@ -249,11 +275,10 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> R
 
     // Detach, then print what the probes sent before they stopped.
     for (name, link) in links {
-        if let Some(p) = ebpf.program_mut(&name) {
-            let prog: Result<&mut RawTracePoint, _> = p.try_into();
-            if let Ok(prog) = prog {
-                let _ = prog.detach(link);
-            }
+        match (ebpf.program_mut(&name), link) {
+            (Some(AyaProgram::RawTracePoint(p)), Link::Raw(l)) => drop(p.detach(l)),
+            (Some(AyaProgram::PerfEvent(p)), Link::Perf(l)) => drop(p.detach(l)),
+            _ => {}
         }
     }
     if matches!(stop, Stop::Exit(_)) {
@@ -270,7 +295,7 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> R
             eprintln!("crumbs: pid {pid} has exited");
         }
     }
-    run_once(&mut ebpf, AttachPoint::End)?;
+    run_once(&mut ebpf, program, AttachPoint::End)?;
     let end_exit = drain(ring.get_mut(), &mut printer)?;
     printer.finish(dropped(&ebpf, program))?;
     Ok(match (stop, end_exit) {

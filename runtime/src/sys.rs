@@ -78,6 +78,26 @@ pub fn delete(map_fd: RawFd, key: &[u8]) -> io::Result<()> {
     }
 }
 
+/// The online CPUs, from /sys/devices/system/cpu/online ("0-3,5").
+pub fn online_cpus() -> Vec<u32> {
+    let text = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap_or_else(|_| "0".into());
+    let mut cpus = Vec::new();
+    for part in text.trim().split(',').filter(|s| !s.is_empty()) {
+        match part.split_once('-') {
+            Some((lo, hi)) => {
+                if let (Ok(lo), Ok(hi)) = (lo.parse::<u32>(), hi.parse::<u32>()) {
+                    cpus.extend(lo..=hi);
+                }
+            }
+            None => cpus.extend(part.parse::<u32>().ok()),
+        }
+    }
+    if cpus.is_empty() {
+        cpus.push(0);
+    }
+    cpus
+}
+
 /// Number of possible CPUs (the per-CPU value count of per-CPU maps).
 pub fn possible_cpus() -> usize {
     let text = std::fs::read_to_string("/sys/devices/system/cpu/possible").unwrap_or_default();

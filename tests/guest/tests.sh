@@ -86,3 +86,10 @@ test_crumbs_thread_locals_quantize() {
     echo "$out" | grep -Eqx ' +128' || die "expected a count of 128 in: $out"
     echo "$out" | grep -q -- '------------- Distribution ------------- count' || die "no quantize table in: $out"
 }
+
+# The profile provider (cpu-clock perf events) on the older kernel: three ticks, in order.
+test_crumbs_profile_tick() {
+    out=$(crumbs -q -e 'tick-100ms { n++; printf("tick %d\n", n); } tick-100ms /n == 3/ { exit(0); }' 2>&1) \
+        || die "crumbs failed: $out"
+    [ "$out" = "$(printf 'tick 1\ntick 2\ntick 3\n')" ] || die "expected three ticks, got: $out"
+}

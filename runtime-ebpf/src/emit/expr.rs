@@ -13,8 +13,8 @@ impl Emitter<'_> {
                 self.push(Insn::alu_reg(Alu::Add, R0, R7));
             }
             StrExpr::Probe(h) => {
-                let text = self.probe_const(*h).unwrap_or_default();
-                let id = self.p.strings.lookup(text).ok_or_else(|| self.err(format!("internal: probe string `{text}` not interned")))?;
+                let text = self.probe_const(*h).unwrap_or_default().to_string();
+                let id = self.p.strings.lookup(&text).ok_or_else(|| self.err(format!("internal: probe string `{text}` not interned")))?;
                 self.ld64(R0, id as i64);
             }
         }
@@ -22,9 +22,11 @@ impl Emitter<'_> {
     }
 
     /// probeprov/probemod/probefunc/probename when they are the same for every firing.
-    pub(super) fn probe_const(&self, h: VarHook) -> Option<&'static str> {
-        let syscall = matches!(self.attach, AttachPoint::SyscallEntry | AttachPoint::SyscallReturn);
+    pub(super) fn probe_const(&self, h: VarHook) -> Option<&str> {
+        let syscall = self.attach.is_syscall();
+        let profile = matches!(self.attach, AttachPoint::Profile { .. });
         Some(match h {
+            VarHook::ProbeProv if profile => "profile",
             VarHook::ProbeProv => if syscall { "syscall" } else { "dtrace" },
             VarHook::ProbeMod => if syscall { "vmlinux" } else { "" },
             VarHook::ProbeFunc if !syscall => "",
@@ -33,6 +35,7 @@ impl Emitter<'_> {
                 AttachPoint::End => "END",
                 AttachPoint::SyscallEntry => "entry",
                 AttachPoint::SyscallReturn => "return",
+                AttachPoint::Profile { .. } => self.p.profile_probe(self.attach).map_or("", |q| q.name.as_str()),
             },
             _ => return None,
         })
@@ -296,6 +299,15 @@ impl Emitter<'_> {
                     self.frame -= 8;
                 }
                 AttachPoint::SyscallReturn if n <= 1 => self.push(Insn::ldx(DW, R0, R6, 8)),
+                // profile: arg0 is the kernel PC (0 in user mode), arg1 the user PC (0 in the kernel).
+                AttachPoint::Profile { .. } if n <= 1 => {
+                    self.push(Insn::ldx(DW, R0, R6, REG_IP));
+                    self.push(Insn::ldx(DW, R1, R6, REG_CS));
+                    self.push(Insn::alu_imm(Alu::And, R1, 3));
+                    let keep = if n == 0 { Cond::Eq } else { Cond::Ne };
+                    self.push(Insn::jmp_imm(keep, R1, 0, 1));
+                    self.push(Insn::mov_imm(R0, 0));
+                }
                 _ => self.push(Insn::mov_imm(R0, 0)),
             },
             VarHook::Errno => {

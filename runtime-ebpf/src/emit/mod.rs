@@ -59,18 +59,23 @@ pub fn drops_offset(p: &Program) -> usize {
     p.globals.len() * 8
 }
 
-pub fn program_name(a: AttachPoint) -> &'static str {
+/// The program's name in the ELF (and the kernel).
+pub fn program_name(p: &Program, a: AttachPoint) -> String {
     match a {
-        AttachPoint::Begin => "crumbs_begin",
-        AttachPoint::End => "crumbs_end",
-        AttachPoint::SyscallEntry => "crumbs_sys_enter",
-        AttachPoint::SyscallReturn => "crumbs_sys_exit",
+        AttachPoint::Begin => "crumbs_begin".into(),
+        AttachPoint::End => "crumbs_end".into(),
+        AttachPoint::SyscallEntry => "crumbs_sys_enter".into(),
+        AttachPoint::SyscallReturn => "crumbs_sys_exit".into(),
+        AttachPoint::Profile { .. } => format!("crumbs_profile{}", p.profile_probe(a).map_or(0, |q| q.id)),
     }
 }
 
 /// pt_regs offsets of the six system call arguments on x86-64 (di, si, dx, r10, r8, r9).
 const ARG_REGS: [i32; 6] = [112, 104, 96, 56, 72, 64];
 const ORIG_AX: i32 = 120;
+/// pt_regs offsets of ip and cs (its low two bits: the privilege level) on x86-64.
+const REG_IP: i16 = 128;
+const REG_CS: i16 = 136;
 const STACK_LIMIT: i32 = 512;
 
 pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<ProgramCode, EmitError> {
@@ -98,7 +103,7 @@ pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<Progr
     e.push(Insn::mov_imm(R0, 0));
     e.push(Insn::exit());
     e.resolve();
-    Ok(ProgramCode { name: program_name(group.attach).to_string(), attach: group.attach, insns: e.insns, map_refs: e.map_refs })
+    Ok(ProgramCode { name: program_name(p, group.attach), attach: group.attach, insns: e.insns, map_refs: e.map_refs })
 }
 
 type Label = usize;
@@ -246,6 +251,10 @@ impl Emitter<'_> {
         match self.attach {
             AttachPoint::Begin => self.push(Insn::mov_imm(R0, BEGIN_ID as i32)),
             AttachPoint::End => self.push(Insn::mov_imm(R0, END_ID as i32)),
+            AttachPoint::Profile { .. } => {
+                let id = self.p.profile_probe(self.attach).map_or(0, |q| q.id);
+                self.push(Insn::mov_imm(R0, id as i32));
+            }
             AttachPoint::SyscallEntry | AttachPoint::SyscallReturn => {
                 self.push(Insn::mov(R0, R7));
                 self.push(Insn::alu_imm(Alu::Lsh, R0, 1));
