@@ -582,3 +582,13 @@ fn dash_n_and_repeated_programs() {
     assert_eq!(out.code(), 2, "{}", out.dump());
     assert!(out.stderr.contains("<command line>:2:13"), "{}", out.dump());
 }
+
+/// spec §4.7: a long left-deep chain within the limit compiles and runs (constants on the
+/// right need no stack).
+#[test]
+fn long_constant_chain() {
+    let p = format!("BEGIN {{ printf(\"%d\\n\", 1{}); exit(0); }}", "+1".repeat(90));
+    let out = run(&["-q", "-e", &p]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    assert_eq!(out.stdout, "91\n\n", "{}", out.dump());
+}

@@ -409,3 +409,13 @@ fn clear_and_trunc_errors() {
     let p = "BEGIN { @a[1] = count(); clear(@a[1]); }";
     assert_diag(&run_e(p), CMDLINE, 1, 32, p, "clear(@a)");
 }
+
+/// spec §4.7: expressions nest at most 100 levels; deeper is an error, never a crash.
+#[test]
+fn expression_too_deep() {
+    let p = format!("BEGIN {{ trace(1{}); }}", "+1".repeat(3000));
+    let out = run_e(&p);
+    out.assert_no_panic();
+    assert_eq!(out.code(), 2, "{}", out.dump());
+    assert!(out.stderr.contains("nested more than 100 levels"), "{}", out.dump());
+}

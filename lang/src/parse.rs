@@ -261,7 +261,36 @@ fn binop_of(s: &str) -> BinOp {
     }
 }
 
+/// Deeper expressions are refused: later stages recurse over them, and the BPF stack holds
+/// one slot per pending operand anyway.
+pub const MAX_EXPR_DEPTH: usize = 100;
+
+/// Whether `e` nests more than `limit` levels (stops looking at the limit).
+fn deeper_than(e: &Expr, limit: usize) -> bool {
+    if limit == 0 {
+        return true;
+    }
+    match &e.kind {
+        ExprKind::Unary(_, a) => deeper_than(a, limit - 1),
+        ExprKind::Binary(_, a, b) => deeper_than(a, limit - 1) || deeper_than(b, limit - 1),
+        ExprKind::Ternary(a, b, c) => deeper_than(a, limit - 1) || deeper_than(b, limit - 1) || deeper_than(c, limit - 1),
+        ExprKind::Call(_, args) => args.iter().any(|a| deeper_than(a, limit - 1)),
+        ExprKind::Agg(a) => a.keys.iter().any(|k| deeper_than(k, limit - 1)),
+        _ => false,
+    }
+}
+
 fn expr(p: Pair<Rule>) -> Result<Expr, Diagnostic> {
+    let e = expr_inner(p)?;
+    if deeper_than(&e, MAX_EXPR_DEPTH) {
+        return Err(Diagnostic::new(e.span.clone(), format!("expression nested more than {MAX_EXPR_DEPTH} levels deep"))
+            .label("too deep")
+            .hint("split it with a clause-local variable: this->t = ...;"));
+    }
+    Ok(e)
+}
+
+fn expr_inner(p: Pair<Rule>) -> Result<Expr, Diagnostic> {
     let sp = span(&p);
     let mut it = p.into_inner();
     let cond = binary(it.next().unwrap())?;

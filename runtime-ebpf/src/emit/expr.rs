@@ -111,7 +111,15 @@ impl Emitter<'_> {
             }
             _ => {}
         }
-        self.operands(|s| s.expr(l), |s| s.expr(r))?;
+        match r {
+            // A constant right operand needs no stack slot (and left-deep chains like
+            // a + 1 + 2 + ... then use no stack at all).
+            Expr::Int(v) if *v == *v as i32 as i64 => {
+                self.expr(l)?;
+                self.push(Insn::mov_imm(R1, *v as i32));
+            }
+            _ => self.operands(|s| s.expr(l), |s| s.expr(r))?,
+        }
         let alu = |s: &mut Self, a: Alu| s.push(Insn::alu_reg(a, R0, R1));
         match op {
             BinOp::Add => alu(self, Alu::Add),
