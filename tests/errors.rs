@@ -419,3 +419,14 @@ fn expression_too_deep() {
     assert_eq!(out.code(), 2, "{}", out.dump());
     assert!(out.stderr.contains("nested more than 100 levels"), "{}", out.dump());
 }
+
+/// spec §7.7: a stack is only an aggregation key or traced.
+#[test]
+fn stack_misuse() {
+    let p = r#"BEGIN { printf("%s", stack()); }"#;
+    assert_diag(&run_e(p), CMDLINE, 1, 22, p, "@[stack()]");
+    let p = "BEGIN { @ = sum(stack()); }";
+    assert_diag(&run_e(p), CMDLINE, 1, 17, p, "aggregation key");
+    let p = "BEGIN { @[stack(5)] = count(); }";
+    assert_diag(&run_e(p), CMDLINE, 1, 11, p, "frame count");
+}

@@ -110,6 +110,7 @@ fn function_table_matches_builtins() {
         let kind = match f.kind {
             FnKind::Action => "action",
             FnKind::Aggregating => "aggregating",
+            FnKind::Subroutine => "subroutine",
         };
         assert_eq!(row[1], kind, "kind of `{}` in spec §7.1", f.name);
         assert_eq!(

@@ -29,6 +29,7 @@ pub fn check(program: &ast::Program, opts: &CheckOptions) -> Result<Program, Dia
         records: Vec::new(),
         strings: Strings::default(),
         printa_uses: Vec::new(),
+        uses_stack: false,
     };
     cx.declare_globals(program);
     let options = options(&program.pragmas)?;
@@ -108,6 +109,7 @@ pub fn check(program: &ast::Program, opts: &CheckOptions) -> Result<Program, Dia
         strings: cx.strings,
         matched_probes: matched,
         profile_probes,
+        uses_stack: cx.uses_stack,
     })
 }
 
@@ -170,6 +172,7 @@ struct Checker<'a> {
     records: Vec<Record>,
     strings: Strings,
     printa_uses: Vec<(String, Span)>,
+    uses_stack: bool,
 }
 
 type Lowered = (Option<Expr>, Vec<Stmt>, Option<usize>, usize);
@@ -358,6 +361,13 @@ impl Checker<'_> {
 
     fn action(&mut self, name: &ast::Ident, args: &[ast::Expr], span: &Span, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
         let f = builtins::function(&name.name).ok_or_else(|| unknown_function(name))?;
+        if f.kind == FnKind::Subroutine {
+            // `stack();` as a statement traces its value, as in DTrace.
+            let v = self.expr(&ast::Expr { kind: ExprKind::Call(name.clone(), args.to_vec()), span: span.clone() })?;
+            items.push(Item::Trace(v.repr()));
+            body.push(Stmt::Emit { item: items.len() - 1, args: vec![v] });
+            return Ok(());
+        }
         if f.kind == FnKind::Aggregating {
             return Err(Diagnostic::new(name.span.clone(), format!("`{}()` is an aggregating function", f.name))
                 .label("used as a statement")
@@ -398,6 +408,11 @@ impl Checker<'_> {
                 let mut lowered = Vec::new();
                 for (c, a) in convs.iter().zip(rest) {
                     let v = self.expr(a)?;
+                    if v.repr() == Repr::Stack {
+                        return Err(Diagnostic::new(a.span.clone(), "printf() cannot print a stack")
+                            .label("a stack")
+                            .hint("trace it with stack(); or count it with @[stack()] = count()"));
+                    }
                     let want_str = matches!(c.arg_kind(), printf::ArgKind::Str);
                     let is_str = v.repr() != Repr::Int;
                     if want_str != is_str {
@@ -507,9 +522,10 @@ impl Checker<'_> {
     fn int_expr(&mut self, e: &ast::Expr, what: &str) -> Result<Expr, Diagnostic> {
         let v = self.expr(e)?;
         if v.repr() != Repr::Int {
-            return Err(Diagnostic::new(e.span.clone(), format!("{what} must be an integer, but this is a string"))
-                .label("string")
-                .hint("compare strings with == or !=, e.g. execname == \"cat\""));
+            let hint = if v.repr() == Repr::Stack { "a stack can be an aggregation key (@[stack()] = count()) or traced (stack();)" } else { "compare strings with == or !=, e.g. execname == \"cat\"" };
+            return Err(Diagnostic::new(e.span.clone(), format!("{what} must be an integer, but this is {}", v.repr().describe()))
+                .label(v.repr().describe())
+                .hint(hint));
         }
         Ok(v)
     }
@@ -568,13 +584,22 @@ impl Checker<'_> {
                     .label("aggregations are write-only in D")
                     .hint("print it with printa() or at exit"))
             }
+            ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| f.kind == FnKind::Subroutine) => {
+                if !args.is_empty() {
+                    return Err(Diagnostic::new(e.span.clone(), format!("{}() takes no arguments", name.name))
+                        .label("wrong number of arguments")
+                        .hint("write stack(); a frame count is not supported yet"));
+                }
+                self.uses_stack = true;
+                Expr::Stack
+            }
             ExprKind::Call(name, _) => {
                 return Err(match builtins::function(&name.name) {
                     Some(f) => Diagnostic::new(e.span.clone(), format!("`{}()` has no value", f.name))
                         .label("used as a value")
                         .hint(match f.kind {
                             FnKind::Aggregating => format!("assign it to an aggregation: `@name = {}`", f.signature),
-                            FnKind::Action => format!("call {}() as a statement of its own", f.name),
+                            FnKind::Action | FnKind::Subroutine => format!("call {}() as a statement of its own", f.name),
                         }),
                     None => unknown_function(name),
                 })

@@ -20,12 +20,23 @@ pub enum Repr {
     Comm,
     /// An interned string id (see [`Strings`]).
     StrId,
+    /// A kernel stack: an id in the stack map (negative if the kernel could not record it).
+    Stack,
 }
 
 impl Repr {
+    /// How the type is named in messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Repr::Int => "an integer",
+            Repr::Comm | Repr::StrId => "a string",
+            Repr::Stack => "a stack",
+        }
+    }
+
     pub fn size(self) -> usize {
         match self {
-            Repr::Int | Repr::StrId => 8,
+            Repr::Int | Repr::StrId | Repr::Stack => 8,
             Repr::Comm => 16,
         }
     }
@@ -47,6 +58,8 @@ pub enum Expr {
     /// A comparison of two strings by content.
     StrCmp(BinOp, StrExpr, StrExpr),
     Ternary(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `stack()`: the kernel stack, recorded in the stack map.
+    Stack,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -72,6 +85,7 @@ impl Expr {
     pub fn repr(&self) -> Repr {
         match self {
             Expr::Str(s) => s.repr(),
+            Expr::Stack => Repr::Stack,
             _ => Repr::Int,
         }
     }
@@ -301,6 +315,8 @@ pub struct Program {
     pub matched_probes: usize,
     /// The profile provider's probes this program uses: their attach points, ids and names.
     pub profile_probes: Vec<ProfileProbe>,
+    /// Whether any clause records a stack (the stack map is needed).
+    pub uses_stack: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]

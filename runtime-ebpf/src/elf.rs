@@ -22,6 +22,7 @@ pub struct MapDef {
 pub const MAP_TYPE_HASH: u32 = 1;
 pub const MAP_TYPE_ARRAY: u32 = 2;
 pub const MAP_TYPE_PERCPU_HASH: u32 = 5;
+pub const MAP_TYPE_STACK_TRACE: u32 = 7;
 pub const MAP_TYPE_RINGBUF: u32 = 27;
 pub const F_NO_PREALLOC: u32 = 1;
 

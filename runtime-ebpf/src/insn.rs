@@ -89,6 +89,7 @@ pub mod helper {
     pub const GET_CURRENT_PID_TGID: i32 = 14;
     pub const GET_CURRENT_UID_GID: i32 = 15;
     pub const GET_CURRENT_COMM: i32 = 16;
+    pub const GET_STACKID: i32 = 27;
     pub const GET_CURRENT_TASK: i32 = 35;
     pub const PROBE_READ_KERNEL: i32 = 113;
     pub const RINGBUF_OUTPUT: i32 = 130;
@@ -262,6 +263,7 @@ fn helper_name(id: i32) -> String {
         GET_CURRENT_PID_TGID => "bpf_get_current_pid_tgid",
         GET_CURRENT_UID_GID => "bpf_get_current_uid_gid",
         GET_CURRENT_COMM => "bpf_get_current_comm",
+        GET_STACKID => "bpf_get_stackid",
         GET_CURRENT_TASK => "bpf_get_current_task",
         PROBE_READ_KERNEL => "bpf_probe_read_kernel",
         RINGBUF_OUTPUT => "bpf_ringbuf_output",

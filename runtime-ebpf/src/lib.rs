@@ -21,6 +21,8 @@ pub const DEFAULT_BUFSIZE: u64 = 1 << 20;
 pub const AGG_ENTRIES: u32 = 65536;
 /// Live thread-local variables (thread, variable) at once.
 pub const TLS_ENTRIES: u32 = 16384;
+/// Distinct kernel stacks kept at once.
+pub const STACK_ENTRIES: u32 = 16384;
 
 /// The maps a program needs: the event ring, one per-CPU hash per aggregation, and a
 /// zeroed array for initialising large aggregation values.
@@ -41,6 +43,9 @@ pub fn map_defs(p: &Program) -> Vec<MapDef> {
             zero = zero.max(a.kind.value_size());
         }
         let _ = AggKind::Count;
+    }
+    if p.uses_stack {
+        maps.push(MapDef { name: STACKS_MAP.into(), map_type: MAP_TYPE_STACK_TRACE, key_size: 4, value_size: 8 * STACK_DEPTH as u32, max_entries: STACK_ENTRIES, flags: 0 });
     }
     if !p.thread_locals.is_empty() {
         maps.push(MapDef { name: TLS_MAP.into(), map_type: MAP_TYPE_HASH, key_size: 16, value_size: 8, max_entries: TLS_ENTRIES, flags: 0 });

@@ -2,13 +2,20 @@
 
 use crate::output::{AggData, AggRow, Value};
 use crate::sys;
+use crate::stacks::Stacks;
 use crumbs_lang::ir::{AggKind, Aggregation, Repr, Strings};
 use std::io;
 use std::os::fd::RawFd;
 
+/// What decoding needs besides the bytes: interned strings and recorded stacks.
+pub struct Decoder<'a> {
+    pub strings: &'a Strings,
+    pub stacks: &'a Stacks,
+}
+
 /// Every row of one aggregation, CPUs merged (unsorted).
-pub fn read(fd: RawFd, def: &Aggregation, strings: &Strings, cpus: usize) -> io::Result<Vec<AggRow>> {
-    Ok(read_raw(fd, def, strings, cpus)?.into_iter().map(|(_, row)| row).collect())
+pub fn read(fd: RawFd, def: &Aggregation, dec: &Decoder, cpus: usize) -> io::Result<Vec<AggRow>> {
+    Ok(read_raw(fd, def, dec, cpus)?.into_iter().map(|(_, row)| row).collect())
 }
 
 /// `clear()`: every value to zero, keys kept (a min/max with no value is not printed).
@@ -22,14 +29,14 @@ pub fn clear(fd: RawFd, def: &Aggregation, cpus: usize) -> io::Result<()> {
 
 /// `trunc()`: remove every key, or all but `keep` rows from the largest (`keep` > 0) or the
 /// smallest (`keep` < 0) end of the print order.
-pub fn trunc(fd: RawFd, def: &Aggregation, strings: &Strings, cpus: usize, keep: Option<i64>) -> io::Result<()> {
+pub fn trunc(fd: RawFd, def: &Aggregation, dec: &Decoder, cpus: usize, keep: Option<i64>) -> io::Result<()> {
     if keep.is_none() {
         for key in keys(fd, def.key_size())? {
             sys::delete(fd, &key)?;
         }
         return Ok(());
     }
-    let rows = read_raw(fd, def, strings, cpus)?;
+    let rows = read_raw(fd, def, dec, cpus)?;
     let mut order: Vec<usize> = (0..rows.len()).collect();
     order.sort_by(|a, b| crate::output::aggregation::compare_rows(&rows[*a].1, &rows[*b].1));
     let n = order.len();
@@ -57,7 +64,7 @@ fn keys(fd: RawFd, ksize: usize) -> io::Result<Vec<Vec<u8>>> {
 }
 
 /// Every row with its raw key.
-fn read_raw(fd: RawFd, def: &Aggregation, strings: &Strings, cpus: usize) -> io::Result<Vec<(Vec<u8>, AggRow)>> {
+fn read_raw(fd: RawFd, def: &Aggregation, dec: &Decoder, cpus: usize) -> io::Result<Vec<(Vec<u8>, AggRow)>> {
     let ksize = def.key_size();
     let vsize = def.kind.value_size();
     let stride = vsize.next_multiple_of(8);
@@ -68,7 +75,7 @@ fn read_raw(fd: RawFd, def: &Aggregation, strings: &Strings, cpus: usize) -> io:
         if sys::lookup(fd, &next, &mut value)? {
             let per_cpu: Vec<&[u8]> = value.chunks(stride).map(|c| &c[..vsize]).collect();
             if let Some(data) = merge(&def.kind, &per_cpu) {
-                rows.push((next.clone(), AggRow { keys: decode_keys(&next, &def.keys, strings), data }));
+                rows.push((next.clone(), AggRow { keys: decode_keys(&next, &def.keys, dec), data }));
             }
         }
         key = Some(next);
@@ -81,21 +88,22 @@ fn word(b: &[u8], i: usize) -> i64 {
 }
 
 /// Decodes a map key laid out as the IR says: integers and string ids 8 bytes, comms 16.
-pub fn decode_keys(key: &[u8], reprs: &[Repr], strings: &Strings) -> Vec<Value> {
+pub fn decode_keys(key: &[u8], reprs: &[Repr], dec: &Decoder) -> Vec<Value> {
     let mut off = 0;
     let mut out = Vec::new();
     for r in reprs {
         let bytes = &key[off..off + r.size()];
-        out.push(decode_value(*r, bytes, strings));
+        out.push(decode_value(*r, bytes, dec));
         off += r.size();
     }
     out
 }
 
-pub fn decode_value(r: Repr, bytes: &[u8], strings: &Strings) -> Value {
+pub fn decode_value(r: Repr, bytes: &[u8], dec: &Decoder) -> Value {
     match r {
         Repr::Int => Value::Int(word(bytes, 0)),
-        Repr::StrId => Value::Str(strings.resolve(word(bytes, 0) as u64)),
+        Repr::StrId => Value::Str(dec.strings.resolve(word(bytes, 0) as u64)),
+        Repr::Stack => Value::Stack(dec.stacks.frames(word(bytes, 0))),
         Repr::Comm => {
             let end = bytes.iter().position(|b| *b == 0).unwrap_or(bytes.len());
             Value::Str(String::from_utf8_lossy(&bytes[..end]).into_owned())
@@ -150,7 +158,8 @@ mod tests {
         let id = s.intern("hello");
         let mut key = b"cat\0\0\0\0\0\0\0\0\0\0\0\0\0".to_vec();
         key.extend(words(&[id as i64, -2]));
-        let v = decode_keys(&key, &[Repr::Comm, Repr::StrId, Repr::Int], &s);
+        let stacks = Stacks::new(None);
+        let v = decode_keys(&key, &[Repr::Comm, Repr::StrId, Repr::Int], &Decoder { strings: &s, stacks: &stacks });
         assert_eq!(v, vec![Value::Str("cat".into()), Value::Str("hello".into()), Value::Int(-2)]);
     }
 }

@@ -1,7 +1,8 @@
 //! Decoding the records clauses send through the ring buffer, and printing them as DTrace
 //! does (header, per-firing prefix unless quiet, each item's output, printa, exit).
 
-use crate::aggregate;
+use crate::aggregate::{self, Decoder};
+use crate::stacks::Stacks;
 use crate::output::{self, aggregation, printf, record, Value};
 use crumbs_lang::ir::{Item, Program, RECORD_HEADER};
 use std::io::{self, Write};
@@ -23,12 +24,17 @@ pub struct Printer<'a> {
     /// File descriptors of the aggregation maps, by aggregation id.
     pub agg_fds: Vec<RawFd>,
     pub cpus: usize,
+    pub stacks: Stacks,
     header_done: bool,
 }
 
 impl<'a> Printer<'a> {
-    pub fn new(program: &'a Program, quiet: bool, out: Box<dyn Write + 'a>, agg_fds: Vec<RawFd>) -> Self {
-        Printer { program, quiet, out, agg_fds, cpus: crate::sys::possible_cpus(), header_done: false }
+    pub fn new(program: &'a Program, quiet: bool, out: Box<dyn Write + 'a>, agg_fds: Vec<RawFd>, stacks: Stacks) -> Self {
+        Printer { program, quiet, out, agg_fds, cpus: crate::sys::possible_cpus(), stacks, header_done: false }
+    }
+
+    fn decoder(&self) -> Decoder<'_> {
+        Decoder { strings: &self.program.strings, stacks: &self.stacks }
     }
 
     /// Prints one record; returns the status if it holds an `exit()`.
@@ -58,7 +64,7 @@ impl<'a> Printer<'a> {
                 .arg_reprs()
                 .iter()
                 .zip(offs)
-                .map(|(r, o)| aggregate::decode_value(*r, &bytes[*o..*o + r.size()], &self.program.strings))
+                .map(|(r, o)| aggregate::decode_value(*r, &bytes[*o..*o + r.size()], &self.decoder()))
                 .collect();
             match item {
                 Item::Printf { pieces, .. } => text.push_str(&printf::format(pieces, &values)),
@@ -70,13 +76,13 @@ impl<'a> Printer<'a> {
                 }
                 Item::Printa { agg, format: Some(pieces) } => {
                     let def = &self.program.aggregations[*agg];
-                    let rows = aggregate::read(self.agg_fds[*agg], def, &self.program.strings, self.cpus)?;
+                    let rows = aggregate::read(self.agg_fds[*agg], def, &self.decoder(), self.cpus)?;
                     for row in aggregation::sort_rows(&rows) {
                         text.push_str(&printf::format(pieces, &printa_args(pieces, row)));
                     }
                 }
                 Item::Clear(agg) => aggregate::clear(self.agg_fds[*agg], &self.program.aggregations[*agg], self.cpus)?,
-                Item::Trunc { agg, keep } => aggregate::trunc(self.agg_fds[*agg], &self.program.aggregations[*agg], &self.program.strings, self.cpus, *keep)?,
+                Item::Trunc { agg, keep } => aggregate::trunc(self.agg_fds[*agg], &self.program.aggregations[*agg], &self.decoder(), self.cpus, *keep)?,
                 Item::Exit => {
                     if let Value::Int(v) = values[0] {
                         exit = Some(v as i32);
@@ -92,7 +98,7 @@ impl<'a> Printer<'a> {
     /// Prints one aggregation in DTrace's default layout (`lead`: with its blank line).
     pub fn print_aggregation(&mut self, id: usize, lead: bool) -> io::Result<()> {
         let def = &self.program.aggregations[id];
-        let rows = aggregate::read(self.agg_fds[id], def, &self.program.strings, self.cpus)?;
+        let rows = aggregate::read(self.agg_fds[id], def, &self.decoder(), self.cpus)?;
         let mut s = String::new();
         if lead {
             aggregation::print_aggregation(&mut s, &rows);

@@ -7,4 +7,5 @@ pub mod events;
 pub mod output;
 pub mod process;
 pub mod session;
+pub mod stacks;
 pub mod sys;

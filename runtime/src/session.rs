@@ -47,7 +47,7 @@ fn permission(e: &dyn std::fmt::Display) -> RunError {
 
 fn map_fd(m: &Map) -> Option<RawFd> {
     let data: &MapData = match m {
-        Map::PerCpuHashMap(d) | Map::Array(d) | Map::HashMap(d) | Map::RingBuf(d) | Map::PerCpuArray(d) => d,
+        Map::PerCpuHashMap(d) | Map::Array(d) | Map::HashMap(d) | Map::RingBuf(d) | Map::PerCpuArray(d) | Map::StackTraceMap(d) => d,
         _ => return None,
     };
     Some(data.fd().as_fd().as_raw_fd())
@@ -212,7 +212,8 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> R
     let events = ebpf.take_map(EVENTS_MAP).ok_or_else(|| RunError::Other("event map missing".into()))?;
     let ring = RingBuf::try_from(events).map_err(|e| RunError::Other(e.to_string()))?;
     let out = std::mem::replace(&mut opts.out, Box::new(io::sink()));
-    let mut printer = Printer::new(program, opts.quiet, out, agg_fds);
+    let stacks = crate::stacks::Stacks::new(ebpf.map(crumbs_ebpf::emit::STACKS_MAP).and_then(map_fd));
+    let mut printer = Printer::new(program, opts.quiet, out, agg_fds, stacks);
 
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let _guard = rt.enter();

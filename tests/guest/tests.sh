@@ -93,3 +93,11 @@ test_crumbs_profile_tick() {
         || die "crumbs failed: $out"
     [ "$out" = "$(printf 'tick 1\ntick 2\ntick 3\n')" ] || die "expected three ticks, got: $out"
 }
+
+# stack() from a syscall probe on the older kernel: symbolized kernel frames.
+test_crumbs_stack() {
+    out=$(crumbs -q -e 'syscall::read:entry /pid == $target/ { @[stack()] = count(); }' \
+        -c 'io-benchmark -c -r -b 4096 -s 64K /tmp/f' 2>&1) || die "crumbs failed: $out"
+    echo "$out" | grep -q '^              vmlinux`.*+0x' || die "no symbolized kernel frame in: $out"
+    echo "$out" | grep -Eqx ' +16' || die "expected the 16 reads counted in: $out"
+}

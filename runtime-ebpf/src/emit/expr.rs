@@ -50,6 +50,12 @@ impl Emitter<'_> {
                 self.ld_map(R1, GLOBALS_SYMBOL, (*g * 8) as i32);
                 self.push(Insn::ldx(DW, R0, R1, 0));
             }
+            Expr::Stack => {
+                self.push(Insn::mov(R1, R6));
+                self.ld_map(R2, STACKS_MAP, 0);
+                self.push(Insn::mov_imm(R3, 0)); // kernel stack
+                self.push(Insn::call(helper::GET_STACKID));
+            }
             Expr::ClauseLocal(l) => self.push(Insn::ldx(DW, R0, R10, self.locals_base + 8 * *l as i16)),
             Expr::ThreadLocal(t) => {
                 let key = self.tls_key(*t)?;

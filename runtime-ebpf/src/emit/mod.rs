@@ -48,6 +48,10 @@ pub const EVENTS_MAP: &str = "events";
 pub const ZERO_MAP: &str = "zero";
 /// Thread-local variables: key (tid, variable id), value u64.
 pub const TLS_MAP: &str = "tls";
+/// Kernel stacks recorded by stack(): key u32 stack id, value [u64; STACK_DEPTH].
+pub const STACKS_MAP: &str = "stacks";
+/// Frames kept per stack (kernel stacks deeper than this are cut).
+pub const STACK_DEPTH: usize = 64;
 pub const GLOBALS_SYMBOL: &str = "globals";
 
 pub fn agg_map_name(id: usize) -> String {

@@ -132,14 +132,23 @@ pub fn compare_values(a: &AggData, b: &AggData) -> Ordering {
 
 /// DTrace's key comparison (`dt_aggregate_keycmp()`): position by position; integers as
 /// unsigned 64-bit values, strings bytewise, an integer before a string.
+/// Order between keys of different kinds (only mixed in hand-made rows).
+fn rank(v: &Value) -> u8 {
+    match v {
+        Value::Int(_) => 0,
+        Value::Str(_) => 1,
+        Value::Stack(_) => 2,
+    }
+}
+
 pub fn compare_keys(a: &[Value], b: &[Value]) -> Ordering {
     a.len().cmp(&b.len()).then_with(|| {
         for (x, y) in a.iter().zip(b) {
             let o = match (x, y) {
                 (Value::Int(x), Value::Int(y)) => (*x as u64).cmp(&(*y as u64)),
                 (Value::Str(x), Value::Str(y)) => x.as_bytes().cmp(y.as_bytes()),
-                (Value::Int(_), Value::Str(_)) => Ordering::Less,
-                (Value::Str(_), Value::Int(_)) => Ordering::Greater,
+                (Value::Stack(x), Value::Stack(y)) => x.cmp(y),
+                (x, y) => rank(x).cmp(&rank(y)),
             };
             if o != Ordering::Equal {
                 return o;
@@ -279,6 +288,7 @@ fn print_key(out: &mut String, key: &Value) {
             push_n(out, ' ', 2);
             pad(out, s, s.len(), 50, true);
         }
+        Value::Stack(frames) => out.push_str(&Value::stack_text(frames)),
     }
 }
 

@@ -11,6 +11,19 @@ pub mod record;
 pub enum Value {
     Int(i64),
     Str(String),
+    /// A kernel stack: its frames, innermost first, already symbolized.
+    Stack(Vec<String>),
+}
+
+impl Value {
+    /// DTrace's dt_print_stack: a newline, then each frame on its own line indented by 14.
+    pub fn stack_text(frames: &[String]) -> String {
+        let mut s = String::from("\n");
+        for f in frames {
+            s.push_str(&format!("{:14}{f}\n", ""));
+        }
+        s
+    }
 }
 
 /// The aggregated data of one key, merged over all CPUs.

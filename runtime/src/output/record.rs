@@ -58,6 +58,9 @@ pub fn prefix(cpu: u32, id: u32, func: &str, name: &str) -> String {
 /// text in every case.
 pub fn trace(v: &Value, quiet: bool) -> String {
     let mut out = String::new();
+    if let Value::Stack(frames) = v {
+        return Value::stack_text(frames);
+    }
     match (v, quiet) {
         (Value::Int(n), true) => out.push_str(&n.to_string()),
         (Value::Int(n), false) => {
@@ -70,6 +73,7 @@ pub fn trace(v: &Value, quiet: bool) -> String {
             push_n(&mut out, ' ', 2);
             pad(&mut out, s, s.len(), 33, true);
         }
+        (Value::Stack(_), _) => unreachable!("returned above"),
     }
     out
 }
