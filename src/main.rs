@@ -58,6 +58,12 @@ fn fail(msg: impl std::fmt::Display) -> ExitCode {
 }
 
 fn main() -> ExitCode {
+    // Like other Unix filters, end quietly when the reader of our output goes away
+    // (`crumbs ... | head`); the kernel detaches everything with the process.
+    // SAFETY: setting a signal disposition before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     if cli.list && cli.program.is_empty() && cli.source.is_none() && cli.script.is_none() {
         return list::all();

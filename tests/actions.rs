@@ -592,3 +592,32 @@ fn long_constant_chain() {
     assert_eq!(out.code(), 0, "{}", out.dump());
     assert_eq!(out.stdout, "91\n\n", "{}", out.dump());
 }
+
+/// spec §10.3: when the reader goes away crumbs ends by SIGPIPE, quietly.
+#[test]
+fn closed_output_pipe_ends_quietly() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_crumbs"))
+        .args(["-q", "-e", r#"tick-10ms { printf("x\n"); }"#])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 2];
+    child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
+    drop(child.stdout.take());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(std::time::Instant::now() < deadline, "crumbs kept running with no reader");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGPIPE), "{status:?} {err}");
+    assert!(err.is_empty(), "{err}");
+}
