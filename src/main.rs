@@ -18,13 +18,15 @@ mod target;
 #[derive(Parser, Debug)]
 #[command(name = "crumbs", version, about, after_help = "Examples:\n  crumbs -e 'syscall:::entry /comm==\"io-benchmark\"/ <@[probefunc]=count()>'\n  crumbs -s scripts/l41-syscalls.d -c 'io-benchmark -r -b 512 iofile'\n  crumbs -q -e 'BEGIN { printf(\"hello\\n\"); exit(0); }'")]
 struct Cli {
-    /// D script file (same as -s).
-    script: Option<String>,
+    /// The D script file (unless -e or -s gives the program), then the script's arguments,
+    /// $1 $2 ... in the program ($0 is the script's name).
+    #[arg(value_name = "SCRIPT [ARG]...")]
+    operands: Vec<String>,
     /// Program text on the command line (`-n` as in DTrace; repeat to add clauses).
-    #[arg(short = 'e', visible_short_alias = 'n', value_name = "PROGRAM", conflicts_with_all = ["script", "source"])]
+    #[arg(short = 'e', visible_short_alias = 'n', value_name = "PROGRAM", conflicts_with = "source")]
     program: Vec<String>,
     /// D script file.
-    #[arg(short = 's', value_name = "FILE", conflicts_with = "script")]
+    #[arg(short = 's', value_name = "FILE")]
     source: Option<String>,
     /// Run CMD with probes attached; $target is its pid; stop when it exits.
     #[arg(short = 'c', value_name = "CMD", conflicts_with = "pid")]
@@ -65,11 +67,14 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = Cli::parse();
-    if cli.list && cli.program.is_empty() && cli.source.is_none() && cli.script.is_none() {
+    // The first operand is the script unless -e or -s gave the program; the rest are $1...
+    let mut operands = cli.operands.clone();
+    let script = (cli.program.is_empty() && cli.source.is_none() && !operands.is_empty()).then(|| operands.remove(0));
+    if cli.list && cli.program.is_empty() && cli.source.is_none() && script.is_none() {
         return list::all();
     }
     let inline = (!cli.program.is_empty()).then(|| cli.program.join("\n"));
-    let (name, text) = match (inline, cli.source.as_ref().or(cli.script.as_ref())) {
+    let (name, text) = match (inline, cli.source.as_ref().or(script.as_ref())) {
         (Some(p), _) => ("<command line>".to_string(), p),
         (None, Some(path)) => match std::fs::read_to_string(path) {
             Ok(t) => (path.clone(), t),
@@ -103,7 +108,8 @@ fn main() -> ExitCode {
         _ => None,
     };
     let target = child.as_ref().map(|c| c.pid).or(cli.pid).map(i64::from).or(if compile_only && cli.command.is_some() { Some(0) } else { None });
-    let mut program = match crumbs_lang::compile(&text, &CheckOptions { target }) {
+    let args = std::iter::once(name.clone()).chain(operands).collect();
+    let mut program = match crumbs_lang::compile(&text, &CheckOptions { target, args }) {
         Ok(p) => p,
         Err(d) => {
             if let Some(c) = child.as_mut() {

@@ -621,3 +621,23 @@ fn closed_output_pipe_ends_quietly() {
     assert_eq!(status.signal(), Some(libc::SIGPIPE), "{status:?} {err}");
     assert!(err.is_empty(), "{err}");
 }
+
+/// spec §5.5, §10.1: macro arguments after the script, with a script file or -e.
+#[test]
+fn macro_arguments() {
+    let dir = std::env::temp_dir().join(format!("crumbs-macro-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("m.d");
+    std::fs::write(&script, "BEGIN { printf(\"%s %d %s %s\\n\", $0, $1 + 1, $$1, $2); exit(0); }\n").unwrap();
+    let path = script.to_str().unwrap();
+    let out = run(&["-q", path, "41", "word"]);
+    assert_eq!(out.stdout, format!("{path} 42 41 word\n\n"), "{}", out.dump());
+    let out = run(&["-q", "-s", path, "0x10", "x"]);
+    assert_eq!(out.stdout, format!("{path} 17 0x10 x\n\n"), "{}", out.dump());
+    let out = run(&["-q", "-e", "BEGIN { printf(\"%d\\n\", $1 * 2); exit(0); }", "21"]);
+    assert_eq!(out.stdout, "42\n\n", "{}", out.dump());
+    let out = run(&["-q", path]);
+    assert_eq!(out.code(), 2, "{}", out.dump());
+    assert!(out.stderr.contains("macro argument `$1` is not given"), "{}", out.dump());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

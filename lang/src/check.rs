@@ -15,6 +15,8 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct CheckOptions {
     /// `$target`: the pid of the `-c` command or the `-p` process.
     pub target: Option<i64>,
+    /// `$0` (the script's name) and `$1`, `$2`, ...: the words after the script.
+    pub args: Vec<String>,
 }
 
 /// Checks a parsed program and lowers it to IR.
@@ -561,10 +563,23 @@ impl Checker<'_> {
                         .label("needs a target process")
                         .hint("run with -c 'command' or -p PID"))
                 }
+                (m, _) if m.trim_start_matches('$').chars().all(|c| c.is_ascii_digit()) => {
+                    let as_string = m.starts_with('$');
+                    let n: usize = m.trim_start_matches('$').parse().unwrap_or(usize::MAX);
+                    let Some(value) = self.opts.args.get(n) else {
+                        return Err(Diagnostic::new(e.span.clone(), format!("macro argument `${m}` is not given"))
+                            .label("no such argument")
+                            .hint(format!("pass {} argument(s) after the script: crumbs -s script.d ARG...", n.max(1))));
+                    };
+                    match crate::parse::integer_literal(value) {
+                        Some(v) if !as_string && n > 0 => Expr::Int(v),
+                        _ => Expr::Str(StrExpr::Const(self.strings.intern(value))),
+                    }
+                }
                 _ => {
                     return Err(Diagnostic::new(e.span.clone(), format!("unknown macro variable `${m}`"))
                         .label("not defined")
-                        .hint("crumbs knows $target (the -c command or -p process)"))
+                        .hint("crumbs knows $target (the -c command or -p process), $0 and $1, $2, ... (the arguments after the script)"))
                 }
             },
             ExprKind::ThreadLocal(n) => match self.thread_locals.iter().position(|t| t == n) {
@@ -704,7 +719,7 @@ mod tests {
     use crate::compile;
 
     fn ok(src: &str) -> Program {
-        compile(src, &CheckOptions { target: Some(42) }).unwrap_or_else(|d| panic!("{src}: {} ({:?})", d.message, d.hint))
+        compile(src, &CheckOptions { target: Some(42), args: vec!["t.d".into(), "7".into(), "word".into()] }).unwrap_or_else(|d| panic!("{src}: {} ({:?})", d.message, d.hint))
     }
 
     /// The error for `src`, and the source text its span covers.
@@ -833,6 +848,20 @@ mod tests {
         assert_eq!(text, "$target");
         assert!(d.hint.unwrap().contains("-c"));
         assert!(matches!(&ok("BEGIN { trace($target); }").groups[0].clauses[0].body[0], Stmt::Emit { args, .. } if args == &[Expr::Int(42)]));
+    }
+
+    #[test]
+    fn macro_arguments() {
+        let body = |src: &str| ok(src).groups[0].clauses[0].body.clone();
+        assert!(matches!(&body("BEGIN { trace($1); }")[0], Stmt::Emit { args, .. } if args == &[Expr::Int(7)]));
+        assert!(matches!(&body("BEGIN { trace($$1); }")[0], Stmt::Emit { args, .. } if matches!(args[0], Expr::Str(_))));
+        assert!(matches!(&body("BEGIN { trace($2); }")[0], Stmt::Emit { args, .. } if matches!(args[0], Expr::Str(_))));
+        assert!(matches!(&body("BEGIN { trace($0); }")[0], Stmt::Emit { args, .. } if matches!(args[0], Expr::Str(_))));
+        let (d, text) = err("BEGIN { trace($3); }");
+        assert_eq!(text, "$3");
+        assert!(d.message.contains("not given"));
+        assert_eq!(crate::parse::integer_literal("-0x10"), Some(-16));
+        assert_eq!(crate::parse::integer_literal("12abc"), None);
     }
 
     #[test]

@@ -362,6 +362,20 @@ fn primary(p: Pair<Rule>) -> Result<Expr, Diagnostic> {
     Ok(Expr { kind, span: sp })
 }
 
+/// The value of an integer written as in D (decimal, 0x hex, 0 octal, optional sign and
+/// suffixes), for macro arguments.
+pub fn integer_literal(text: &str) -> Option<i64> {
+    let t = text.trim();
+    let (neg, digits) = match t.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, t),
+    };
+    if digits.is_empty() || !digits.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    parse_int(digits, 0..0).ok().map(|v| if neg { v.wrapping_neg() } else { v })
+}
+
 fn parse_int(text: &str, sp: Span) -> Result<i64, Diagnostic> {
     let digits = text.trim_end_matches(['u', 'U', 'l', 'L']);
     let parsed = if let Some(hex) = digits.strip_prefix("0x").or(digits.strip_prefix("0X")) {
