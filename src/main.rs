@@ -16,11 +16,11 @@ mod target;
 
 /// A DTrace-style tracer for Linux: D scripts compiled straight to eBPF.
 #[derive(Parser, Debug)]
-#[command(name = "crumbs", version, about, after_help = "Examples:\n  crumbs -e 'syscall:::entry /comm==\"io-benchmark\"/ <@[probefunc]=count()>'\n  crumbs -s scripts/l41-syscalls.d -c 'io-benchmark -r -b 512 iofile'\n  crumbs -q -e 'BEGIN { printf(\"hello\\n\"); exit(0); }'")]
+#[command(name = "crumbs", version, about, override_usage = "crumbs [OPTIONS] [SCRIPT] [ARG]...", after_help = "Examples:\n  crumbs -e 'syscall:::entry /comm==\"io-benchmark\"/ <@[probefunc]=count()>'\n  crumbs -s scripts/l41-syscalls.d -c 'io-benchmark -r -b 512 iofile'\n  crumbs -q -e 'BEGIN { printf(\"hello\\n\"); exit(0); }'")]
 struct Cli {
     /// The D script file (unless -e or -s gives the program), then the script's arguments,
     /// $1 $2 ... in the program ($0 is the script's name).
-    #[arg(value_name = "SCRIPT [ARG]...")]
+    #[arg(value_name = "SCRIPT|ARG")]
     operands: Vec<String>,
     /// Program text on the command line (`-n` as in DTrace; repeat to add clauses).
     #[arg(short = 'e', visible_short_alias = 'n', value_name = "PROGRAM", conflicts_with = "source")]
