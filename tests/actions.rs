@@ -641,3 +641,13 @@ fn macro_arguments() {
     assert!(out.stderr.contains("macro argument `$1` is not given"), "{}", out.dump());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// spec §7.2: %Y prints nanoseconds since the epoch as local time (here UTC).
+#[test]
+fn printf_date_conversion() {
+    let mut cmd = common::crumbs_cmd(&["-q", "-e", r#"BEGIN { printf("%Y|%-22Y|\n", 90000000000000, 0); exit(0); }"#]);
+    cmd.env("TZ", "UTC");
+    let out = common::run_command(cmd, None, common::TIMEOUT);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    assert_eq!(out.stdout, "1970 Jan  2 01:00:00|1970 Jan  1 00:00:00  |\n\n", "{}", out.dump());
+}

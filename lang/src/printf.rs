@@ -25,7 +25,7 @@
 use std::fmt;
 
 /// The conversions [`parse`] accepts, as shown in hints.
-pub const SUPPORTED: &str = "%d %i %u %x %X %o %c %s (and %% for a literal '%')";
+pub const SUPPORTED: &str = "%d %i %u %x %X %o %c %s %Y (and %% for a literal '%')";
 
 /// Largest width or precision accepted; a larger one is almost certainly a typo and would
 /// make every firing print megabytes of padding.
@@ -266,7 +266,7 @@ pub fn parse(fmt: &str) -> Result<Vec<Piece>, FormatError> {
         };
         let end = i + c.len_utf8();
         match c {
-            'd' | 'i' | 'u' | 'x' | 'X' | 'o' | 'c' | 's' => {}
+            'd' | 'i' | 'u' | 'x' | 'X' | 'o' | 'c' | 's' | 'Y' => {}
             '%' => {
                 return Err(err(
                     start,

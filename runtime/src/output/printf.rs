@@ -43,12 +43,32 @@ pub fn format(pieces: &[Piece], args: &[Value]) -> String {
     out
 }
 
+/// DTrace's `%Y`: nanoseconds since the epoch (walltimestamp) as local time,
+/// `strftime("%Y %b %e %T")`, e.g. `2026 Nov 22 21:53:07`.
+pub fn wall_date(ns: i64) -> String {
+    let secs = ns.div_euclid(1_000_000_000) as libc::time_t;
+    // SAFETY: localtime_r and strftime write only into the buffers given.
+    unsafe {
+        let mut tm: libc::tm = std::mem::zeroed();
+        if libc::localtime_r(&secs, &mut tm).is_null() {
+            return ns.to_string();
+        }
+        let mut buf = [0u8; 64];
+        let n = libc::strftime(buf.as_mut_ptr() as *mut libc::c_char, buf.len(), c"%Y %b %e %T".as_ptr(), &tm);
+        String::from_utf8_lossy(&buf[..n]).into_owned()
+    }
+}
+
 /// Append one conversion of one value to `out`.
 pub fn format_conv(out: &mut String, c: &Conv, v: &Value) {
     match (c.conv, v) {
         ('s', Value::Str(s)) => format_str(out, c, s),
         ('s', Value::Int(n)) => format_str(out, c, &n.to_string()),
         ('c', Value::Int(n)) => format_char(out, c, *n),
+        ('Y', Value::Int(n)) => {
+            let date = wall_date(*n);
+            pad(out, &date, date.len(), c.width.unwrap_or(0), c.has_flag('-'));
+        }
         (_, Value::Int(n)) => format_int(out, c, *n),
         // An integer conversion of a string: print the string, honouring width and '-'.
         (_, Value::Str(s)) => {
