@@ -336,3 +336,24 @@ fn clear_and_trunc() {
     );
     assert_eq!(out.stdout, expected, "{}", out.dump());
 }
+
+/// spec §3.2: aggsortkey sorts rows by key, aggsortrev reverses the order.
+#[test]
+fn aggsortkey_and_aggsortrev() {
+    let prog = r#"BEGIN { @["b"] = sum(3); @["a"] = sum(1); @["c"] = sum(2); exit(0); }"#;
+    let row = |k: &str, v: i64| format!("  {k:<50}{v:>17}\n");
+    let cases: [(&[&str], [(&str, i64); 3]); 4] = [
+        (&[], [("a", 1), ("c", 2), ("b", 3)]),
+        (&["-x", "aggsortrev"], [("b", 3), ("c", 2), ("a", 1)]),
+        (&["-x", "aggsortkey"], [("a", 1), ("b", 3), ("c", 2)]),
+        (&["-x", "aggsortkey", "-x", "aggsortrev"], [("c", 2), ("b", 3), ("a", 1)]),
+    ];
+    for (opts, rows) in cases {
+        let mut args = vec!["-q"];
+        args.extend_from_slice(opts);
+        args.extend(["-e", prog]);
+        let out = run(&args);
+        let expected: String = std::iter::once("\n".to_string()).chain(rows.iter().map(|(k, v)| row(k, *v))).collect();
+        assert_eq!(out.stdout, expected, "{opts:?}\n{}", out.dump());
+    }
+}

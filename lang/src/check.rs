@@ -115,7 +115,7 @@ pub fn check(program: &ast::Program, opts: &CheckOptions) -> Result<Program, Dia
     })
 }
 
-const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "switchrate", "aggrate", "strsize", "dynvarsize"];
+const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsortkey", "aggsortrev", "switchrate", "aggrate", "strsize", "dynvarsize"];
 
 fn options(pragmas: &[ast::Pragma]) -> Result<Options, Diagnostic> {
     let mut o = Options::default();
@@ -130,6 +130,8 @@ fn options(pragmas: &[ast::Pragma]) -> Result<Options, Diagnostic> {
 pub fn apply_option(o: &mut Options, name: &str, value: Option<&str>) -> Result<(), (String, String)> {
     match name {
         "quiet" => o.quiet = value.is_none_or(|v| v != "0" && v != "false"),
+        "aggsortkey" => o.aggsortkey = value.is_none_or(|v| v != "0" && v != "false"),
+        "aggsortrev" => o.aggsortrev = value.is_none_or(|v| v != "0" && v != "false"),
         "bufsize" => {
             let v = value.and_then(parse_size).ok_or((
                 format!("option `bufsize` needs a size, got `{}`", value.unwrap_or("")),

@@ -300,6 +300,10 @@ pub struct Options {
     pub quiet: bool,
     /// Event buffer size in bytes, if set.
     pub bufsize: Option<u64>,
+    /// Print aggregations sorted by key (then value) instead of by value.
+    pub aggsortkey: bool,
+    /// Print aggregations in reverse order.
+    pub aggsortrev: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]

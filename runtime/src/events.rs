@@ -33,6 +33,10 @@ impl<'a> Printer<'a> {
         Printer { program, quiet, out, agg_fds, cpus: crate::sys::possible_cpus(), stacks, header_done: false }
     }
 
+    fn order(&self) -> aggregation::Order {
+        aggregation::Order { by_key: self.program.options.aggsortkey, reverse: self.program.options.aggsortrev }
+    }
+
     fn decoder(&self) -> Decoder<'_> {
         Decoder { strings: &self.program.strings, stacks: &self.stacks }
     }
@@ -77,7 +81,7 @@ impl<'a> Printer<'a> {
                 Item::Printa { agg, format: Some(pieces) } => {
                     let def = &self.program.aggregations[*agg];
                     let rows = aggregate::read(self.agg_fds[*agg], def, &self.decoder(), self.cpus)?;
-                    for row in aggregation::sort_rows(&rows) {
+                    for row in aggregation::sort_rows_by(&rows, self.order()) {
                         text.push_str(&printf::format(pieces, &printa_args(pieces, row)));
                     }
                 }
@@ -101,9 +105,9 @@ impl<'a> Printer<'a> {
         let rows = aggregate::read(self.agg_fds[id], def, &self.decoder(), self.cpus)?;
         let mut s = String::new();
         if lead {
-            aggregation::print_aggregation(&mut s, &rows);
+            aggregation::print_aggregation_in(&mut s, &rows, self.order());
         } else {
-            aggregation::print_rows(&mut s, &rows);
+            aggregation::print_rows_in(&mut s, &rows, self.order());
         }
         self.out.write_all(s.as_bytes())
     }

@@ -60,25 +60,55 @@ const DISTRIBUTION: &str = "------------- Distribution -------------";
 /// aggregations; note that DTrace's `printa()` of an empty aggregation still prints the
 /// lone `"\n"`).
 pub fn print_aggregation(out: &mut String, rows: &[AggRow]) {
+    print_aggregation_in(out, rows, Order::default());
+}
+
+/// [`print_aggregation`] in the given order.
+pub fn print_aggregation_in(out: &mut String, rows: &[AggRow], order: Order) {
     if rows.is_empty() {
         return;
     }
     out.push('\n');
-    print_rows(out, rows);
+    print_rows_in(out, rows, order);
 }
 
 /// Print the rows of one aggregation in DTrace's default order, without the leading
 /// blank line.
 pub fn print_rows(out: &mut String, rows: &[AggRow]) {
-    for row in sort_rows(rows) {
+    print_rows_in(out, rows, Order::default());
+}
+
+/// [`print_rows`] in the given order.
+pub fn print_rows_in(out: &mut String, rows: &[AggRow], order: Order) {
+    for row in sort_rows_by(rows, order) {
         print_row(out, row);
     }
 }
 
+/// The order rows print in: DTrace's options `aggsortkey` (by key first, then value) and
+/// `aggsortrev` (reversed).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Order {
+    pub by_key: bool,
+    pub reverse: bool,
+}
+
 /// The rows in DTrace's default order: value ascending, then key ascending.
 pub fn sort_rows(rows: &[AggRow]) -> Vec<&AggRow> {
+    sort_rows_by(rows, Order::default())
+}
+
+/// The rows in the given order.
+pub fn sort_rows_by(rows: &[AggRow], order: Order) -> Vec<&AggRow> {
     let mut sorted: Vec<&AggRow> = rows.iter().collect();
-    sorted.sort_by(|a, b| compare_rows(a, b));
+    sorted.sort_by(|a, b| {
+        let o = if order.by_key {
+            a.keys.len().cmp(&b.keys.len()).then_with(|| compare_keys(&a.keys, &b.keys)).then_with(|| compare_values(&a.data, &b.data))
+        } else {
+            compare_rows(a, b)
+        };
+        if order.reverse { o.reverse() } else { o }
+    });
     sorted
 }
 
