@@ -1,6 +1,8 @@
 //! `crumbs -l`: probe listings in DTrace's layout, from the provider table.
 
-use crumbs_lang::providers::{all_probes, match_probes, Probe, PROFILE_ID_BASE};
+use crumbs_lang::providers::{all_probes, match_probes_with, Probe, AttachPoint, PROFILE_ID_BASE, TRACEPOINT_ID_BASE};
+use crumbs_lang::tracepoints::Catalog;
+use crumbs_runtime::tracefs::Tracefs;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
@@ -10,12 +12,18 @@ fn print(probes: &[Probe]) -> ExitCode {
     // Profile probes are numbered per program; list them as a program naming them in this
     // order would number them.
     let mut next_profile = PROFILE_ID_BASE;
+    let mut next_tracepoint = TRACEPOINT_ID_BASE;
     for p in probes {
-        let id = if p.id == 0 {
-            next_profile += 1;
-            next_profile - 1
-        } else {
-            p.id
+        let id = match p.attach {
+            AttachPoint::Tracepoint(_) => {
+                next_tracepoint += 1;
+                next_tracepoint - 1
+            }
+            _ if p.id == 0 => {
+                next_profile += 1;
+                next_profile - 1
+            }
+            _ => p.id,
         };
         let _ = writeln!(out, "{:>5} {:>10} {:>17} {:>33} {}", id, p.provider, p.module, p.function, p.name);
     }
@@ -25,7 +33,12 @@ fn print(probes: &[Probe]) -> ExitCode {
 
 /// Every probe crumbs knows.
 pub fn all() -> ExitCode {
-    print(&all_probes())
+    let mut probes = all_probes();
+    let leak = |s: &str| -> &'static str { Box::leak(s.to_string().into_boxed_str()) };
+    if let Ok(list) = Tracefs.list() {
+        probes.extend(list.iter().map(|(c, e)| Probe { id: 0, provider: "tracepoint", module: leak(c), function: "", name: leak(e), attach: AttachPoint::Tracepoint(u16::MAX), nr: None }));
+    }
+    print(&probes)
 }
 
 /// The probes the program's clauses name, in order, each once.
@@ -39,7 +52,7 @@ pub fn matching(name: &str, text: &str) -> ExitCode {
     };
     let mut probes: Vec<Probe> = Vec::new();
     for desc in program.clauses.iter().flat_map(|c| &c.probes) {
-        match match_probes(desc) {
+        match match_probes_with(desc, Some(&Tracefs)) {
             Ok(found) => {
                 for p in found {
                     if !probes.iter().any(|q| (q.provider, q.module, q.function, q.name) == (p.provider, p.module, p.function, p.name)) {

@@ -109,7 +109,8 @@ fn main() -> ExitCode {
     };
     let target = child.as_ref().map(|c| c.pid).or(cli.pid).map(i64::from).or(if compile_only && cli.command.is_some() { Some(0) } else { None });
     let args = std::iter::once(name.clone()).chain(operands).collect();
-    let mut program = match crumbs_lang::compile(&text, &CheckOptions { target, args }) {
+    let catalog: std::rc::Rc<dyn crumbs_lang::tracepoints::Catalog> = std::rc::Rc::new(crumbs_runtime::tracefs::Tracefs);
+    let mut program = match crumbs_lang::compile(&text, &CheckOptions { target, args, catalog: Some(catalog) }) {
         Ok(p) => p,
         Err(d) => {
             if let Some(c) = child.as_mut() {

@@ -78,6 +78,8 @@ pub enum ExprKind {
     Ident(String),
     Macro(String),
     ThreadLocal(String),
+    /// `args->name`: a field of the tracepoint's record.
+    ArgsField(String),
     ClauseLocal(String),
     Agg(AggRef),
     Call(Ident, Vec<Expr>),

@@ -6,13 +6,16 @@ use crate::builtins::{self, ArgSpec, FnHook, FnKind, VarHook, VarType};
 use crate::diag::{closest, Diagnostic};
 use crate::ir::*;
 use crate::printf;
-use crate::providers::{match_probes, AttachPoint, PROFILE_ID_BASE, SYSCALL_ID_BASE};
+use crate::providers::{match_probes_with, AttachPoint, PROFILE_ID_BASE, SYSCALL_ID_BASE};
 use crate::syscalls::SyscallTable;
+use crate::tracepoints::{parse_format, Catalog, FieldKind, Tracepoint};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What the checker needs from the command line.
 #[derive(Clone, Debug, Default)]
 pub struct CheckOptions {
+    /// The kernel's tracepoints (None: tracepoint probes are an error).
+    pub catalog: Option<std::rc::Rc<dyn Catalog>>,
     /// `$target`: the pid of the `-c` command or the `-p` process.
     pub target: Option<i64>,
     /// `$0` (the script's name) and `$1`, `$2`, ...: the words after the script.
@@ -32,6 +35,9 @@ pub fn check(program: &ast::Program, opts: &CheckOptions) -> Result<Program, Dia
         strings: Strings::default(),
         printa_uses: Vec::new(),
         uses_stack: false,
+        tracepoints: Vec::new(),
+        clause_tracepoints: Vec::new(),
+        clause_has_others: false,
     };
     cx.declare_globals(program);
     let options = options(&program.pragmas)?;
@@ -41,9 +47,18 @@ pub fn check(program: &ast::Program, opts: &CheckOptions) -> Result<Program, Dia
     let mut profile_probes: Vec<ProfileProbe> = Vec::new();
     for (index, clause) in program.clauses.iter().enumerate() {
         let mut per_attach: BTreeMap<AttachPoint, BTreeSet<u32>> = BTreeMap::new();
+        cx.clause_tracepoints.clear();
+        cx.clause_has_others = false;
         for desc in &clause.probes {
-            for p in match_probes(desc)? {
+            for mut p in match_probes_with(desc, opts.catalog.as_deref())? {
                 matched += 1;
+                if let AttachPoint::Tracepoint(_) = p.attach {
+                    let i = cx.tracepoint(opts, p.module, p.name, desc)?;
+                    p.attach = AttachPoint::Tracepoint(i as u16);
+                    cx.clause_tracepoints.push(i);
+                } else {
+                    cx.clause_has_others = true;
+                }
                 if matches!(p.attach, AttachPoint::Profile { .. }) && !profile_probes.iter().any(|q| q.attach == p.attach) {
                     let id = PROFILE_ID_BASE + profile_probes.len() as u32;
                     if id >= SYSCALL_ID_BASE {
@@ -112,6 +127,7 @@ pub fn check(program: &ast::Program, opts: &CheckOptions) -> Result<Program, Dia
         matched_probes: matched,
         profile_probes,
         uses_stack: cx.uses_stack,
+        tracepoints: cx.tracepoints,
     })
 }
 
@@ -177,6 +193,10 @@ struct Checker<'a> {
     strings: Strings,
     printa_uses: Vec<(String, Span)>,
     uses_stack: bool,
+    tracepoints: Vec<Tracepoint>,
+    /// The tracepoints the clause being checked fires on, and whether it fires on others.
+    clause_tracepoints: Vec<usize>,
+    clause_has_others: bool,
 }
 
 type Lowered = (Option<Expr>, Vec<Stmt>, Option<usize>, usize);
@@ -184,6 +204,56 @@ type Lowered = (Option<Expr>, Vec<Stmt>, Option<usize>, usize);
 type Store = Box<dyn Fn(Expr) -> Stmt>;
 
 impl Checker<'_> {
+    /// The index of a tracepoint in the program, reading its record format on first use.
+    fn tracepoint(&mut self, opts: &CheckOptions, category: &str, event: &str, desc: &ast::ProbeDesc) -> Result<usize, Diagnostic> {
+        if let Some(i) = self.tracepoints.iter().position(|t| t.category == category && t.event == event) {
+            return Ok(i);
+        }
+        if self.tracepoints.len() >= 4096 {
+            return Err(Diagnostic::new(desc.span.clone(), "too many tracepoints in one program").label("over 4096").hint("narrow the pattern"));
+        }
+        let catalog = opts.catalog.as_deref().expect("matched through the catalog");
+        let text = catalog.format(category, event).map_err(|e| Diagnostic::new(desc.span.clone(), format!("cannot read the format of tracepoint {category}:{event}: {e}")).label("here").hint("crumbs reads /sys/kernel/tracing/events; run it as root"))?;
+        self.tracepoints.push(Tracepoint { category: category.into(), event: event.into(), fields: parse_format(&text) });
+        Ok(self.tracepoints.len() - 1)
+    }
+
+    /// `args->name`: a field every tracepoint of the clause has, with one kind.
+    fn args_field(&mut self, name: &str, span: &Span) -> Result<Expr, Diagnostic> {
+        if self.clause_has_others || self.clause_tracepoints.is_empty() {
+            return Err(Diagnostic::new(span.clone(), "args-> is only for tracepoint probes")
+                .label("this clause fires on other probes")
+                .hint("use args->NAME in clauses whose probes are all tracepoint:CATEGORY:EVENT"));
+        }
+        let mut kind: Option<FieldKind> = None;
+        for &i in &self.clause_tracepoints {
+            let t = &self.tracepoints[i];
+            let Some(f) = t.field(name) else {
+                let names: Vec<&str> = t.fields.iter().map(|f| f.name.as_str()).collect();
+                let hint = match closest(name, names.iter().copied()) {
+                    Some(c) => format!("did you mean `args->{c}`? fields: {}", names.join(", ")),
+                    None => format!("fields of {}:{}: {}", t.category, t.event, names.join(", ")),
+                };
+                return Err(Diagnostic::new(span.clone(), format!("tracepoint {}:{} has no field `{name}`", t.category, t.event)).label("no such field").hint(hint));
+            };
+            if let FieldKind::Other(ty) = &f.kind {
+                return Err(Diagnostic::new(span.clone(), format!("field `{name}` has type `{ty}`, which crumbs cannot read yet"))
+                    .label("unsupported field type")
+                    .hint("integer, pointer and char[N] (N <= 16) fields can be read"));
+            }
+            match &kind {
+                Some(k) if *k != f.kind => {
+                    return Err(Diagnostic::new(span.clone(), format!("field `{name}` has different types in this clause's tracepoints")).label("ambiguous").hint("split the clause by tracepoint"));
+                }
+                _ => kind = Some(f.kind.clone()),
+            }
+        }
+        Ok(match kind {
+            Some(FieldKind::Chars) => Expr::Str(StrExpr::TpField(name.to_string())),
+            _ => Expr::TpField(name.to_string()),
+        })
+    }
+
     /// D globals are declared by assignment anywhere in the program.
     fn declare_globals(&mut self, program: &ast::Program) {
         for c in &program.clauses {
@@ -584,6 +654,7 @@ impl Checker<'_> {
                         .hint("crumbs knows $target (the -c command or -p process), $0 and $1, $2, ... (the arguments after the script)"))
                 }
             },
+            ExprKind::ArgsField(n) => self.args_field(n, &e.span)?,
             ExprKind::ThreadLocal(n) => match self.thread_locals.iter().position(|t| t == n) {
                 Some(t) => Expr::ThreadLocal(t),
                 None => {
@@ -640,7 +711,13 @@ impl Checker<'_> {
                                 .label("ordering not supported")
                                 .hint("compare with == or != instead"));
                         }
-                        if a.repr() != b.repr() && !matches!((&a, &b), (StrExpr::Comm, StrExpr::Const(_)) | (StrExpr::Const(_), StrExpr::Comm)) {
+                        let name_vs_const = matches!((&a, &b), (StrExpr::Comm | StrExpr::TpField(_), StrExpr::Const(_)) | (StrExpr::Const(_), StrExpr::Comm | StrExpr::TpField(_)));
+                        if a.repr() == Repr::Comm && b.repr() == Repr::Comm && a != b {
+                            return Err(Diagnostic::new(e.span.clone(), "comparing two different names is not supported yet")
+                                .label("unsupported comparison")
+                                .hint("compare each with a string literal"));
+                        }
+                        if a.repr() != b.repr() && !name_vs_const {
                             return Err(Diagnostic::new(e.span.clone(), "cannot compare a process name with a probe name")
                                 .label("unsupported comparison")
                                 .hint("compare execname with a string literal, e.g. execname == \"cat\""));
@@ -721,7 +798,7 @@ mod tests {
     use crate::compile;
 
     fn ok(src: &str) -> Program {
-        compile(src, &CheckOptions { target: Some(42), args: vec!["t.d".into(), "7".into(), "word".into()] }).unwrap_or_else(|d| panic!("{src}: {} ({:?})", d.message, d.hint))
+        compile(src, &CheckOptions { target: Some(42), args: vec!["t.d".into(), "7".into(), "word".into()], ..Default::default() }).unwrap_or_else(|d| panic!("{src}: {} ({:?})", d.message, d.hint))
     }
 
     /// The error for `src`, and the source text its span covers.

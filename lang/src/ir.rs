@@ -60,6 +60,8 @@ pub enum Expr {
     Ternary(Box<Expr>, Box<Expr>, Box<Expr>),
     /// `stack()`: the kernel stack, recorded in the stack map.
     Stack,
+    /// `args->name`, an integer field of the firing tracepoint's record.
+    TpField(String),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -70,12 +72,14 @@ pub enum StrExpr {
     Comm,
     /// probeprov/probemod/probefunc/probename of the probe that fired.
     Probe(VarHook),
+    /// `args->name`, a `char[N]` (N <= 16) field of the tracepoint's record, as a name.
+    TpField(String),
 }
 
 impl StrExpr {
     pub fn repr(&self) -> Repr {
         match self {
-            StrExpr::Comm => Repr::Comm,
+            StrExpr::Comm | StrExpr::TpField(_) => Repr::Comm,
             _ => Repr::StrId,
         }
     }
@@ -321,6 +325,8 @@ pub struct Program {
     pub profile_probes: Vec<ProfileProbe>,
     /// Whether any clause records a stack (the stack map is needed).
     pub uses_stack: bool,
+    /// The tracepoints this program attaches to; `AttachPoint::Tracepoint(i)` is the i-th.
+    pub tracepoints: Vec<crate::tracepoints::Tracepoint>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -343,6 +349,9 @@ impl Program {
     pub fn probe_name(&self, id: u32) -> (String, String) {
         if let Some(p) = self.profile_probes.iter().find(|p| p.id == id) {
             return (String::new(), p.name.clone());
+        }
+        if let Some(t) = id.checked_sub(crate::providers::TRACEPOINT_ID_BASE).and_then(|i| self.tracepoints.get(i as usize)) {
+            return (String::new(), t.event.clone());
         }
         crate::providers::probe_by_id(id).map_or((String::new(), String::new()), |p| (p.function.to_string(), p.name.to_string()))
     }

@@ -350,6 +350,7 @@ fn primary(p: Pair<Rule>) -> Result<Expr, Diagnostic> {
         }
         Rule::aggregation => ExprKind::Agg(aggregation(p)?),
         Rule::macro_var => ExprKind::Macro(p.as_str()[1..].to_string()),
+        Rule::args_field => ExprKind::ArgsField(p.into_inner().next().unwrap().as_str().to_string()),
         Rule::thread_var => match thread_var(p) {
             LValue::ClauseLocal(i, _) => ExprKind::ClauseLocal(i.name),
             LValue::ThreadLocal(i, _) => ExprKind::ThreadLocal(i.name),
@@ -488,6 +489,7 @@ mod tests {
             ExprKind::Ident(n) => n.clone(),
             ExprKind::Macro(n) => format!("${n}"),
             ExprKind::ThreadLocal(n) => format!("self->{n}"),
+            ExprKind::ArgsField(n) => format!("args->{n}"),
             ExprKind::ClauseLocal(n) => format!("this->{n}"),
             ExprKind::Agg(a) => format!("@{}", a.name),
             ExprKind::Call(f, args) => format!("{}({})", f.name, args.iter().map(show).collect::<Vec<_>>().join(", ")),

@@ -4,6 +4,7 @@
 use crate::ast::ProbeDesc;
 use crate::diag::{closest, Diagnostic};
 use crate::syscalls::SyscallTable;
+use crate::tracepoints::Catalog;
 use globset::{GlobBuilder, GlobMatcher};
 
 /// Where a group of probes attaches in the kernel. Clauses that share one run, in program
@@ -20,6 +21,9 @@ pub enum AttachPoint {
     SyscallReturn,
     /// A CPU-clock perf event every `period_ns`: on every CPU (`profile-*`) or on one (`tick-*`).
     Profile { all_cpus: bool, period_ns: u64 },
+    /// A kernel tracepoint: index into the program's tracepoints (`u16::MAX` until the checker
+    /// numbers them).
+    Tracepoint(u16),
 }
 
 impl AttachPoint {
@@ -55,8 +59,43 @@ pub const SYSCALL_ID_BASE: u32 = 16;
 pub const PROVIDERS: &[Provider] = &[
     Provider { name: "dtrace", doc: "BEGIN and END: run once at the start and at the end of tracing", probes: dtrace_probes },
     Provider { name: "syscall", doc: "entry to and return from every system call (one attach for all)", probes: syscall_probes },
+    Provider { name: "tracepoint", doc: "the kernel's static tracepoints, tracepoint:CATEGORY:EVENT, with their record fields as args->NAME", probes: no_static_probes },
     Provider { name: "profile", doc: "profile-N fires on every CPU N times a second, tick-N on one CPU; N may carry a unit (ns us ms s m h d hz)", probes: profile_probes },
 ];
+
+fn no_static_probes() -> Vec<Probe> {
+    Vec::new()
+}
+
+/// Probe ids of tracepoints: this base plus the tracepoint's index in the program.
+pub const TRACEPOINT_ID_BASE: u32 = 1 << 16;
+
+/// The tracepoints a description names (`tracepoint:CATEGORY:EVENT`, bpftrace's form, or
+/// `tracepoint:CATEGORY::EVENT`), found through the catalog.
+fn match_tracepoints(desc: &ProbeDesc, category: &str, event: &str, catalog: Option<&dyn Catalog>) -> Result<Vec<Probe>, Diagnostic> {
+    let Some(catalog) = catalog else {
+        return Err(Diagnostic::new(desc.span.clone(), "tracepoints are not available here").label("needs tracefs").hint("tracepoints are listed from /sys/kernel/tracing (crumbs mounts it when run as root)"));
+    };
+    let list = catalog.list().map_err(|e| Diagnostic::new(desc.span.clone(), format!("cannot list tracepoints: {e}")).label("here").hint("crumbs reads /sys/kernel/tracing/events; run it as root"))?;
+    let cat = glob(category, desc)?;
+    let ev = glob(event, desc)?;
+    let ok = |m: &Option<GlobMatcher>, s: &str| m.as_ref().is_none_or(|m| m.is_match(s));
+    let leak = |s: &str| -> &'static str { Box::leak(s.to_string().into_boxed_str()) };
+    let found: Vec<Probe> = list
+        .iter()
+        .filter(|(c, e)| ok(&cat, c) && ok(&ev, e))
+        .map(|(c, e)| Probe { id: 0, provider: "tracepoint", module: leak(c), function: "", name: leak(e), attach: AttachPoint::Tracepoint(u16::MAX), nr: None })
+        .collect();
+    if found.is_empty() {
+        let names: Vec<String> = list.iter().map(|(c, e)| format!("{c}:{e}")).collect();
+        let hint = match closest(&format!("{category}:{event}"), names.iter().map(String::as_str)) {
+            Some(c) => format!("did you mean `tracepoint:{c}`?"),
+            None => "list them with `crumbs -l -e 'tracepoint:CATEGORY:*'`".to_string(),
+        };
+        return Err(Diagnostic::new(desc.span.clone(), format!("probe description `{}` does not match any tracepoint", desc.text)).label("matches nothing").hint(hint));
+    }
+    Ok(found)
+}
 
 /// Probe ids of profile probes: this base plus a small number given per program.
 pub const PROFILE_ID_BASE: u32 = 3;
@@ -162,6 +201,18 @@ fn glob(field: &str, desc: &ProbeDesc) -> Result<Option<GlobMatcher>, Diagnostic
 /// (`BEGIN` is a name, `read:entry` a function and name), empty fields and `*` match
 /// anything, and `*`, `?`, `[...]` glob.
 pub fn match_probes(desc: &ProbeDesc) -> Result<Vec<Probe>, Diagnostic> {
+    match_probes_with(desc, None)
+}
+
+/// [`match_probes`], with the kernel's tracepoints from `catalog`.
+pub fn match_probes_with(desc: &ProbeDesc, catalog: Option<&dyn Catalog>) -> Result<Vec<Probe>, Diagnostic> {
+    let f: Vec<&str> = desc.fields.iter().map(String::as_str).collect();
+    match f.as_slice() {
+        ["tracepoint" | "tp", category, event] | ["tracepoint" | "tp", category, "", event] => {
+            return match_tracepoints(desc, category, event, catalog)
+        }
+        _ => {}
+    }
     if desc.fields.len() > 4 {
         return Err(Diagnostic::new(desc.span.clone(), "too many fields in probe description")
             .hint("a probe description is provider:module:function:name"));
@@ -174,8 +225,8 @@ pub fn match_probes(desc: &ProbeDesc) -> Result<Vec<Probe>, Diagnostic> {
             .label("no such provider");
         let names = PROVIDERS.iter().map(|p| p.name);
         d = match closest(prov, names) {
-            Some(c) => d.hint(format!("did you mean `{c}`? providers: dtrace (BEGIN, END), syscall, profile")),
-            None => d.hint("providers: dtrace (BEGIN, END), syscall, profile"),
+            Some(c) => d.hint(format!("did you mean `{c}`? providers: dtrace (BEGIN, END), syscall, profile, tracepoint")),
+            None => d.hint("providers: dtrace (BEGIN, END), syscall, profile, tracepoint"),
         };
         return Err(d);
     }

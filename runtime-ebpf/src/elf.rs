@@ -73,6 +73,7 @@ pub fn write_elf(programs: &[ProgramCode], maps: &[MapDef], globals_size: usize)
     for p in programs {
         let kind = match p.attach {
             AttachPoint::Profile { .. } => "perf_event",
+            AttachPoint::Tracepoint(_) => "tracepoint",
             _ => "raw_tp",
         };
         let section = obj.add_section(Vec::new(), format!("{kind}/{}", p.name).into_bytes(), SectionKind::Text);

@@ -75,6 +75,7 @@ pub fn dump(c: &Compiled) -> String {
             AttachPoint::SyscallReturn => "raw_tracepoint:sys_exit",
             AttachPoint::Profile { all_cpus: true, .. } => "perf_event cpu-clock, every CPU",
             AttachPoint::Profile { all_cpus: false, .. } => "perf_event cpu-clock, CPU 0",
+            AttachPoint::Tracepoint(_) => "tracepoint",
         };
         out.push_str(&format!("{} ({attach}), {} instructions:\n", p.name, p.insns.len()));
         out.push_str(&insn::disassemble(&p.insns));

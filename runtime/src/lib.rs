@@ -9,3 +9,4 @@ pub mod process;
 pub mod session;
 pub mod stacks;
 pub mod sys;
+pub mod tracefs;

@@ -7,6 +7,7 @@ use crate::sys;
 use aya::maps::{Map, MapData, RingBuf};
 use aya::programs::perf_event::{PerfEventConfig, PerfEventLinkId, PerfEventScope, SamplePolicy, SoftwareEvent};
 use aya::programs::raw_trace_point::RawTracePointLinkId;
+use aya::programs::trace_point::TracePointLinkId;
 use aya::programs::{Program as AyaProgram, ProgramError, RawTracePoint};
 use aya::{Ebpf, EbpfLoader};
 use crumbs_ebpf::emit::{agg_map_name, drops_offset, EVENTS_MAP};
@@ -56,10 +57,11 @@ fn map_fd(m: &Map) -> Option<RawFd> {
 enum Link {
     Raw(RawTracePointLinkId),
     Perf(PerfEventLinkId),
+    Tp(TracePointLinkId),
 }
 
 /// Attaches one program where its attach point says; BEGIN and END are never attached.
-fn attach(ebpf: &mut Ebpf, code: &crumbs_ebpf::emit::ProgramCode, links: &mut Vec<(String, Link)>) -> Result<(), RunError> {
+fn attach(ebpf: &mut Ebpf, program: &Program, code: &crumbs_ebpf::emit::ProgramCode, links: &mut Vec<(String, Link)>) -> Result<(), RunError> {
     match (code.attach, ebpf.program_mut(&code.name)) {
         (AttachPoint::Profile { all_cpus, period_ns }, Some(AyaProgram::PerfEvent(p))) => {
             let cpus = if all_cpus { sys::online_cpus() } else { vec![sys::online_cpus().first().copied().unwrap_or(0)] };
@@ -69,6 +71,11 @@ fn attach(ebpf: &mut Ebpf, code: &crumbs_ebpf::emit::ProgramCode, links: &mut Ve
                     .map_err(|e| RunError::Other(format!("cannot open a cpu-clock perf event on CPU {cpu}: {e}")))?;
                 links.push((code.name.clone(), Link::Perf(link)));
             }
+        }
+        (AttachPoint::Tracepoint(i), Some(AyaProgram::TracePoint(p))) => {
+            let t = &program.tracepoints[i as usize];
+            let link = p.attach(&t.category, &t.event).map_err(|e| RunError::Other(format!("cannot attach to tracepoint {}:{}: {e}", t.category, t.event)))?;
+            links.push((code.name.clone(), Link::Tp(link)));
         }
         (a, Some(AyaProgram::RawTracePoint(p))) => {
             let Some(tp) = attach_name(a) else { return Ok(()) };
@@ -112,6 +119,7 @@ fn load(program: &Program, compiled: &Compiled) -> Result<Ebpf, RunError> {
         let loaded = match ebpf.program_mut(&code.name) {
             Some(AyaProgram::RawTracePoint(p)) => p.load(),
             Some(AyaProgram::PerfEvent(p)) => p.load(),
+            Some(AyaProgram::TracePoint(p)) => p.load(),
             _ => return Err(RunError::Other(format!("program {} missing from the ELF", code.name))),
         };
         if let Err(e) = loaded {
@@ -236,7 +244,7 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> R
     let mut links = Vec::new();
     if stop.is_none() {
         for code in &compiled.programs {
-            attach(&mut ebpf, code, &mut links)?;
+            attach(&mut ebpf, program, code, &mut links)?;
         }
     }
 
@@ -279,6 +287,7 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> R
         match (ebpf.program_mut(&name), link) {
             (Some(AyaProgram::RawTracePoint(p)), Link::Raw(l)) => drop(p.detach(l)),
             (Some(AyaProgram::PerfEvent(p)), Link::Perf(l)) => drop(p.detach(l)),
+            (Some(AyaProgram::TracePoint(p)), Link::Tp(l)) => drop(p.detach(l)),
             _ => {}
         }
     }

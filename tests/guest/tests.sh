@@ -101,3 +101,12 @@ test_crumbs_stack() {
     echo "$out" | grep -q '^              vmlinux`.*+0x' || die "no symbolized kernel frame in: $out"
     echo "$out" | grep -Eqx ' +16' || die "expected the 16 reads counted in: $out"
 }
+
+# The tracepoint provider on the older kernel: exact fields of io-benchmark's reads.
+test_crumbs_tracepoint() {
+    out=$(crumbs -q -e 'tracepoint:syscalls:sys_enter_read /pid == $target/ { @[args->count] = count(); }
+        tracepoint:syscalls:sys_exit_read /pid == $target/ { @bytes = sum(args->ret); }' \
+        -c 'io-benchmark -c -r -b 4096 -s 64K /tmp/f' 2>&1) || die "crumbs failed: $out"
+    expect_row "$out" 4096 16
+    echo "$out" | grep -Eqx ' +65536' || die "expected 65536 bytes read in: $out"
+}

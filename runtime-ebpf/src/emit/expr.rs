@@ -7,7 +7,7 @@ impl Emitter<'_> {
     pub(super) fn str_id(&mut self, s: &StrExpr) -> Result<(), EmitError> {
         match s {
             StrExpr::Const(id) => self.ld64(R0, *id as i64),
-            StrExpr::Comm => return Err(self.err("internal: a process name has no string id")),
+            StrExpr::Comm | StrExpr::TpField(_) => return Err(self.err("internal: a name has no string id")),
             StrExpr::Probe(VarHook::ProbeFunc) if matches!(self.attach, AttachPoint::SyscallEntry | AttachPoint::SyscallReturn) => {
                 self.ld64(R0, SYSCALL_STR_BASE as i64);
                 self.push(Insn::alu_reg(Alu::Add, R0, R7));
@@ -25,6 +25,16 @@ impl Emitter<'_> {
     pub(super) fn probe_const(&self, h: VarHook) -> Option<&str> {
         let syscall = self.attach.is_syscall();
         let profile = matches!(self.attach, AttachPoint::Profile { .. });
+        if let AttachPoint::Tracepoint(i) = self.attach {
+            let t = &self.p.tracepoints[i as usize];
+            return Some(match h {
+                VarHook::ProbeProv => "tracepoint",
+                VarHook::ProbeMod => t.category.as_str(),
+                VarHook::ProbeFunc => "",
+                VarHook::ProbeName => t.event.as_str(),
+                _ => return None,
+            });
+        }
         Some(match h {
             VarHook::ProbeProv if profile => "profile",
             VarHook::ProbeProv => if syscall { "syscall" } else { "dtrace" },
@@ -36,6 +46,7 @@ impl Emitter<'_> {
                 AttachPoint::SyscallEntry => "entry",
                 AttachPoint::SyscallReturn => "return",
                 AttachPoint::Profile { .. } => self.p.profile_probe(self.attach).map_or("", |q| q.name.as_str()),
+                AttachPoint::Tracepoint(_) => unreachable!("handled above"),
             },
             _ => return None,
         })
@@ -49,6 +60,21 @@ impl Emitter<'_> {
             Expr::Global(g) => {
                 self.ld_map(R1, GLOBALS_SYMBOL, (*g * 8) as i32);
                 self.push(Insn::ldx(DW, R0, R1, 0));
+            }
+            Expr::TpField(name) => {
+                let f = self.tp_field(name)?;
+                let size = match f.size {
+                    1 => B,
+                    2 => H,
+                    4 => W,
+                    _ => DW,
+                };
+                self.push(Insn::ldx(size, R0, R6, f.offset as i16));
+                if f.signed && f.size < 8 {
+                    let shift = 64 - 8 * f.size as i32;
+                    self.push(Insn::alu_imm(Alu::Lsh, R0, shift));
+                    self.push(Insn::alu_imm(Alu::Arsh, R0, shift));
+                }
             }
             Expr::Stack => {
                 self.push(Insn::mov(R1, R6));
@@ -178,8 +204,8 @@ impl Emitter<'_> {
                 self.push(Insn::mov_imm(R0, same as i32));
                 Ok(())
             }
-            (StrExpr::Comm, StrExpr::Const(id)) => self.comm_cmp(op, *id, false),
-            (StrExpr::Const(id), StrExpr::Comm) => self.comm_cmp(op, *id, true),
+            (StrExpr::Comm | StrExpr::TpField(_), StrExpr::Const(id)) => self.comm_cmp(op, a, *id, false),
+            (StrExpr::Const(id), StrExpr::Comm | StrExpr::TpField(_)) => self.comm_cmp(op, b, *id, true),
             (StrExpr::Const(x), StrExpr::Const(y)) => {
                 let (x, y) = (self.p.strings.resolve(*x), self.p.strings.resolve(*y));
                 let v = match op {
@@ -204,7 +230,7 @@ impl Emitter<'_> {
 
     /// Compares the current comm with a constant: two 64-bit words, byte-swapped for
     /// ordering so that the comparison is lexicographic.
-    pub(super) fn comm_cmp(&mut self, op: BinOp, id: u64, swapped: bool) -> Result<(), EmitError> {
+    pub(super) fn comm_cmp(&mut self, op: BinOp, name: &StrExpr, id: u64, swapped: bool) -> Result<(), EmitError> {
         let mut text = self.p.strings.resolve(id).into_bytes();
         let mut op = if swapped { mirror(op) } else { op };
         if text.len() >= 16 {
@@ -225,7 +251,7 @@ impl Emitter<'_> {
         let w0 = i64::from_le_bytes(bytes[..8].try_into().unwrap());
         let w1 = i64::from_le_bytes(bytes[8..].try_into().unwrap());
         let buf = self.slot(16)?;
-        self.comm_into(R10, buf);
+        self.name_into(name, R10, buf)?;
         let f = self.label();
         let t = self.label();
         let out = self.label();

@@ -8,7 +8,7 @@ use crate::insn::*;
 use crumbs_lang::ast::{BinOp, UnOp};
 use crumbs_lang::builtins::VarHook;
 use crumbs_lang::ir::*;
-use crumbs_lang::providers::{AttachPoint, BEGIN_ID, END_ID, SYSCALL_ID_BASE};
+use crumbs_lang::providers::{AttachPoint, BEGIN_ID, END_ID, SYSCALL_ID_BASE, TRACEPOINT_ID_BASE};
 
 mod aggregate;
 mod expr;
@@ -71,6 +71,7 @@ pub fn program_name(p: &Program, a: AttachPoint) -> String {
         AttachPoint::SyscallEntry => "crumbs_sys_enter".into(),
         AttachPoint::SyscallReturn => "crumbs_sys_exit".into(),
         AttachPoint::Profile { .. } => format!("crumbs_profile{}", p.profile_probe(a).map_or(0, |q| q.id)),
+        AttachPoint::Tracepoint(i) => format!("crumbs_tp{i}"),
     }
 }
 
@@ -259,6 +260,7 @@ impl Emitter<'_> {
                 let id = self.p.profile_probe(self.attach).map_or(0, |q| q.id);
                 self.push(Insn::mov_imm(R0, id as i32));
             }
+            AttachPoint::Tracepoint(i) => self.push(Insn::mov_imm(R0, (TRACEPOINT_ID_BASE + i as u32) as i32)),
             AttachPoint::SyscallEntry | AttachPoint::SyscallReturn => {
                 self.push(Insn::mov(R0, R7));
                 self.push(Insn::alu_imm(Alu::Lsh, R0, 1));
@@ -318,6 +320,32 @@ impl Emitter<'_> {
         Ok(())
     }
 
+    /// The field `name` of the firing tracepoint's record.
+    fn tp_field(&self, name: &str) -> Result<crumbs_lang::tracepoints::Field, EmitError> {
+        let AttachPoint::Tracepoint(i) = self.attach else {
+            return Err(self.err(format!("internal: args->{name} outside a tracepoint")));
+        };
+        self.p.tracepoints[i as usize].field(name).cloned().ok_or_else(|| self.err(format!("internal: no field {name}")))
+    }
+
+    /// A 16-byte name (the process name or a char[N] tracepoint field), NUL-padded, at
+    /// `base + off`.
+    fn name_into(&mut self, name: &StrExpr, base: Reg, off: i16) -> Result<(), EmitError> {
+        match name {
+            StrExpr::TpField(field) => {
+                let f = self.tp_field(field)?;
+                self.push(Insn::st_imm(DW, base, off, 0));
+                self.push(Insn::st_imm(DW, base, off + 8, 0));
+                for i in 0..f.size.min(16) as i16 {
+                    self.push(Insn::ldx(B, R0, R6, f.offset as i16 + i));
+                    self.push(Insn::stx(B, base, off + i, R0));
+                }
+            }
+            _ => self.comm_into(base, off),
+        }
+        Ok(())
+    }
+
     /// The current process name, NUL-padded to 16 bytes, at `base + off`.
     fn comm_into(&mut self, base: Reg, off: i16) {
         // Kernels before 6.2 copy the name without zero-padding: clear the bytes after it,
@@ -350,7 +378,7 @@ impl Emitter<'_> {
     /// Stores a value in its representation at `base + off` (base is r8 or r10).
     fn store_value(&mut self, v: &Expr, base: Reg, off: i16) -> Result<(), EmitError> {
         match v {
-            Expr::Str(StrExpr::Comm) => self.comm_into(base, off),
+            Expr::Str(s @ (StrExpr::Comm | StrExpr::TpField(_))) => self.name_into(s, base, off)?,
             Expr::Str(s) => {
                 self.str_id(s)?;
                 self.push(Insn::stx(DW, base, off, R0));

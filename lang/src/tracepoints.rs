@@ -1,0 +1,97 @@
+//! Kernel tracepoints as the checker sees them: a catalog (provided by the runtime, which
+//! reads tracefs) and the fields of each event's record, parsed from its `format` file.
+
+/// Where the checker finds tracepoints. The runtime implements it over tracefs; lang itself
+/// never touches the kernel.
+pub trait Catalog: std::fmt::Debug {
+    /// Every (category, event) pair.
+    fn list(&self) -> Result<Vec<(String, String)>, String>;
+    /// The text of `events/CATEGORY/EVENT/format`.
+    fn format(&self, category: &str, event: &str) -> Result<String, String>;
+}
+
+/// One field of a tracepoint record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Field {
+    pub name: String,
+    pub offset: u16,
+    pub size: u16,
+    pub signed: bool,
+    pub kind: FieldKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FieldKind {
+    /// An integer or a pointer of 1, 2, 4 or 8 bytes.
+    Int,
+    /// `char NAME[N]` with N <= 16: a NUL-padded name, like a process name.
+    Chars,
+    /// Anything else (its C type), which crumbs cannot read yet.
+    Other(String),
+}
+
+/// A tracepoint a program uses: its name and record layout.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tracepoint {
+    pub category: String,
+    pub event: String,
+    pub fields: Vec<Field>,
+}
+
+impl Tracepoint {
+    pub fn field(&self, name: &str) -> Option<&Field> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+}
+
+/// Parses the `field:TYPE NAME; offset:N; size:N; signed:N;` lines of a format file,
+/// skipping the `common_*` header fields.
+pub fn parse_format(text: &str) -> Vec<Field> {
+    let mut fields = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        let Some(rest) = line.strip_prefix("field:") else { continue };
+        let mut parts = rest.split(';').map(str::trim);
+        let Some(decl) = parts.next() else { continue };
+        let num = |key: &str| -> Option<u16> {
+            parts.clone().find_map(|p| p.strip_prefix(key).and_then(|v| v.parse().ok()))
+        };
+        let (Some(offset), Some(size)) = (num("offset:"), num("size:")) else { continue };
+        let signed = num("signed:") == Some(1);
+        let Some((ty, name)) = decl.rsplit_once(|c: char| c.is_whitespace() || c == '*') else { continue };
+        let (name, array) = match name.split_once('[') {
+            Some((n, rest)) => (n.to_string(), Some(rest.trim_end_matches(']').to_string())),
+            None => (name.to_string(), None),
+        };
+        if name.starts_with("common_") {
+            continue;
+        }
+        let ty = ty.trim().to_string();
+        let kind = match array {
+            None if ty.starts_with("__data_loc") || ty.starts_with("__rel_loc") => FieldKind::Other(ty),
+            None if matches!(size, 1 | 2 | 4 | 8) => FieldKind::Int,
+            Some(n) if ty == "char" && n.parse::<usize>().is_ok_and(|n| n <= 16) => FieldKind::Chars,
+            _ => FieldKind::Other(format!("{ty} [{}]", array.unwrap_or_default())),
+        };
+        fields.push(Field { name, offset, size, signed, kind });
+    }
+    fields
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SCHED_SWITCH: &str = "name: sched_switch\nID: 372\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n\tfield:char * buf;\toffset:40;\tsize:8;\tsigned:0;\n\tfield:__data_loc char[] name;\toffset:48;\tsize:4;\tsigned:0;\n\nprint fmt: \"...\"\n";
+
+    #[test]
+    fn parses_fields() {
+        let f = parse_format(SCHED_SWITCH);
+        let names: Vec<&str> = f.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["prev_comm", "prev_pid", "prev_state", "buf", "name"]);
+        assert_eq!(f[0].kind, FieldKind::Chars);
+        assert_eq!((f[1].offset, f[1].size, f[1].signed, &f[1].kind), (24, 4, true, &FieldKind::Int));
+        assert_eq!(f[3].kind, FieldKind::Int);
+        assert!(matches!(f[4].kind, FieldKind::Other(_)));
+    }
+}

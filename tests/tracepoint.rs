@@ -1,0 +1,59 @@
+//! Live tests of the tracepoint provider (spec §6.5).
+
+mod common;
+
+use common::{io_benchmark, run, TempPath};
+
+/// Integer fields of syscall tracepoints give exact values for io-benchmark's reads.
+#[test]
+fn syscall_tracepoint_fields_are_exact() {
+    let f = TempPath::new("tpfile");
+    let cmd = format!("{} -c -r -b 4096 -s 64K {}", io_benchmark().display(), f.str());
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"tracepoint:syscalls:sys_enter_read /pid == $target/ { @[args->count, probeprov, probemod, probename] = count(); }
+           tracepoint:syscalls:sys_exit_read /pid == $target/ { @bytes = sum(args->ret); }"#,
+        "-c",
+        &cmd,
+    ]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    let expected = format!(
+        "\n{:>17}  {:<50}  {:<50}  {:<50}{:>17}\n{:>17}\n",
+        4096, "tracepoint", "syscalls", "sys_enter_read", 16, 65536
+    );
+    assert_eq!(out.stdout, expected, "{}", out.dump());
+}
+
+/// char[16] fields are names: keys and comparisons with literals; bpftrace's and DTrace's
+/// spellings of the probe both work; the probe line names the event.
+#[test]
+fn char_array_fields_and_spellings() {
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"tracepoint:sched::sched_switch /args->next_comm == "crumbs" || args->prev_comm == "crumbs"/ { @[probefunc] = count(); }
+           tick-100ms { exit(0); }"#,
+    ]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    let out = run(&["-e", "tracepoint:sched:sched_switch { exit(0); }"]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    assert!(out.stdout.contains(":sched_switch \n"), "{}", out.dump());
+}
+
+/// Unknown tracepoints and fields are compile-time errors with hints.
+#[test]
+fn tracepoint_errors() {
+    let out = run(&["-e", "tracepoint:sched:sched_swich { }"]);
+    assert_eq!(out.code(), 2, "{}", out.dump());
+    assert!(out.stderr.contains("does not match any tracepoint") && out.stderr.contains("sched:sched_switch"), "{}", out.dump());
+    let out = run(&["-e", "tracepoint:sched:sched_switch { @[args->nxt_pid] = count(); }"]);
+    assert_eq!(out.code(), 2, "{}", out.dump());
+    assert!(out.stderr.contains("has no field `nxt_pid`") && out.stderr.contains("args->next_pid"), "{}", out.dump());
+    let out = run(&["-e", "syscall::read:entry { trace(args->count); }"]);
+    assert_eq!(out.code(), 2, "{}", out.dump());
+    assert!(out.stderr.contains("only for tracepoint probes"), "{}", out.dump());
+    let out = run(&["-l", "-e", "tracepoint:sched:sched_switch"]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    assert!(out.stdout.contains(" tracepoint ") && out.stdout.ends_with(" sched_switch\n"), "{}", out.dump());
+}
