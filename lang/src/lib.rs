@@ -2,6 +2,9 @@
 //!
 //! text --[`parse`]--> [`ast`] --[`check`]--> [`ir`]. Nothing here touches the kernel.
 
+// A Diagnostic is returned once per compilation, on the cold path: its size does not matter.
+#![allow(clippy::result_large_err)]
+
 pub mod ast;
 pub mod diag;
 pub mod parse;
