@@ -57,3 +57,38 @@ fn tracepoint_errors() {
     assert_eq!(out.code(), 0, "{}", out.dump());
     assert!(out.stdout.contains(" tracepoint ") && out.stdout.ends_with(" sched_switch\n"), "{}", out.dump());
 }
+
+/// spec §7.8: copyinstr()/str() copy user strings: printf, keys (from a tracepoint field
+/// or a syscall argument) and comparisons with literals.
+#[test]
+fn strings_from_user_memory() {
+    let f = TempPath::with_contents("strfile", "x\n");
+    let cmd = format!("cat {} {}", f.str(), f.str());
+    let out = run(&[
+        "-q",
+        "-e",
+        &format!(
+            r#"tracepoint:syscalls:sys_enter_openat /pid == $target/ {{ @tp[str(args->filename)] = count(); }}
+               syscall::openat:entry /pid == $target && copyinstr(arg1) == "{0}"/ {{ @eq = count(); printf("[%s]\n", copyinstr(arg1)); }}
+               syscall::openat:entry /pid == $target && copyinstr(arg1) == "{0}{1}"/ {{ @never = count(); }}"#,
+            f.str(),
+            "y".repeat(80)
+        ),
+        "-c",
+        &cmd,
+    ]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    let opened = format!("[{}]\n", f.str());
+    assert_eq!(out.stdout.matches(&opened).count(), 2, "{}", out.dump());
+    let tp_row = format!("  {:<50}{:>17}\n", f.str(), 2);
+    assert!(out.stdout.contains(&tp_row), "{}", out.dump());
+    assert!(out.stdout.ends_with(&format!("\n{:>17}\n", 2)), "{}", out.dump());
+}
+
+/// copyinstr needs an address.
+#[test]
+fn copyinstr_of_a_string_is_an_error() {
+    let out = run(&["-e", "syscall::openat:entry { trace(copyinstr(execname)); }"]);
+    assert_eq!(out.code(), 2, "{}", out.dump());
+    assert!(out.stderr.contains("must be an integer"), "{}", out.dump());
+}

@@ -85,6 +85,7 @@ pub enum FnHook {
     Quantize,
     Lquantize,
     Stack,
+    CopyInStr,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,6 +130,8 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "printa", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Printa, signature: "printa([format,] @agg)", doc: "print an aggregation now: in the default layout, or each row as printf(format, keys...) with %@ conversions for the value" },
     BuiltinFn { name: "clear", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Clear, signature: "clear(@agg)", doc: "set every value of an aggregation to zero, keeping its keys" },
     BuiltinFn { name: "trunc", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Trunc, signature: "trunc(@agg [, n])", doc: "remove every key of an aggregation, or all but the n largest (n < 0: the -n smallest)" },
+    BuiltinFn { name: "copyinstr", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::CopyInStr, signature: "copyinstr(addr)", doc: "the NUL-terminated string at a user-space address, up to 63 bytes (bpftrace: str)" },
+    BuiltinFn { name: "str", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::CopyInStr, signature: "str(addr)", doc: "bpftrace's spelling of copyinstr(addr)" },
     BuiltinFn { name: "stack", kind: FnKind::Subroutine, args: &[], hook: FnHook::Stack, signature: "stack()", doc: "the kernel stack where the probe fired: an aggregation key, or traced" },
     BuiltinFn { name: "count", kind: FnKind::Aggregating, args: &[], hook: FnHook::Count, signature: "count()", doc: "number of times called" },
     BuiltinFn { name: "sum", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Sum, signature: "sum(x)", doc: "total of the values" },

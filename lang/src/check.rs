@@ -672,6 +672,12 @@ impl Checker<'_> {
                     .label("aggregations are write-only in D")
                     .hint("print it with printa() or at exit"))
             }
+            ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| f.hook == FnHook::CopyInStr) => {
+                let f = builtins::function(&name.name).expect("checked");
+                check_arity(f, args, name, &e.span)?;
+                let addr = self.int_expr(&args[0], &format!("the address given to {}()", f.name))?;
+                Expr::Str(StrExpr::UserStr(Box::new(addr)))
+            }
             ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| f.kind == FnKind::Subroutine) => {
                 if !args.is_empty() {
                     return Err(Diagnostic::new(e.span.clone(), format!("{}() takes no arguments", name.name))
@@ -711,7 +717,12 @@ impl Checker<'_> {
                                 .label("ordering not supported")
                                 .hint("compare with == or != instead"));
                         }
-                        let name_vs_const = matches!((&a, &b), (StrExpr::Comm | StrExpr::TpField(_), StrExpr::Const(_)) | (StrExpr::Const(_), StrExpr::Comm | StrExpr::TpField(_)));
+                        let name_vs_const = matches!((&a, &b), (StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_), StrExpr::Const(_)) | (StrExpr::Const(_), StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_)));
+                        if a.repr() == Repr::Buf && b.repr() == Repr::Buf {
+                            return Err(Diagnostic::new(e.span.clone(), "comparing two copied strings is not supported yet")
+                                .label("unsupported comparison")
+                                .hint("compare each with a string literal"));
+                        }
                         if a.repr() == Repr::Comm && b.repr() == Repr::Comm && a != b {
                             return Err(Diagnostic::new(e.span.clone(), "comparing two different names is not supported yet")
                                 .label("unsupported comparison")

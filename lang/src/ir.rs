@@ -22,14 +22,19 @@ pub enum Repr {
     StrId,
     /// A kernel stack: an id in the stack map (negative if the kernel could not record it).
     Stack,
+    /// A string copied from memory: [`STRSIZE`] bytes, NUL-terminated and NUL-padded.
+    Buf,
 }
+
+/// Bytes kept of a string copied from memory (copyinstr/str), its NUL included.
+pub const STRSIZE: usize = 64;
 
 impl Repr {
     /// How the type is named in messages.
     pub fn describe(self) -> &'static str {
         match self {
             Repr::Int => "an integer",
-            Repr::Comm | Repr::StrId => "a string",
+            Repr::Comm | Repr::StrId | Repr::Buf => "a string",
             Repr::Stack => "a stack",
         }
     }
@@ -37,6 +42,7 @@ impl Repr {
     pub fn size(self) -> usize {
         match self {
             Repr::Int | Repr::StrId | Repr::Stack => 8,
+            Repr::Buf => STRSIZE,
             Repr::Comm => 16,
         }
     }
@@ -74,12 +80,15 @@ pub enum StrExpr {
     Probe(VarHook),
     /// `args->name`, a `char[N]` (N <= 16) field of the tracepoint's record, as a name.
     TpField(String),
+    /// `copyinstr(addr)`: the string at a user-space address.
+    UserStr(Box<Expr>),
 }
 
 impl StrExpr {
     pub fn repr(&self) -> Repr {
         match self {
             StrExpr::Comm | StrExpr::TpField(_) => Repr::Comm,
+            StrExpr::UserStr(_) => Repr::Buf,
             _ => Repr::StrId,
         }
     }

@@ -92,6 +92,7 @@ pub mod helper {
     pub const GET_STACKID: i32 = 27;
     pub const GET_CURRENT_TASK: i32 = 35;
     pub const PROBE_READ_KERNEL: i32 = 113;
+    pub const PROBE_READ_USER_STR: i32 = 114;
     pub const RINGBUF_OUTPUT: i32 = 130;
     pub const RINGBUF_RESERVE: i32 = 131;
     pub const RINGBUF_SUBMIT: i32 = 132;
@@ -266,6 +267,7 @@ fn helper_name(id: i32) -> String {
         GET_STACKID => "bpf_get_stackid",
         GET_CURRENT_TASK => "bpf_get_current_task",
         PROBE_READ_KERNEL => "bpf_probe_read_kernel",
+        PROBE_READ_USER_STR => "bpf_probe_read_user_str",
         RINGBUF_OUTPUT => "bpf_ringbuf_output",
         RINGBUF_RESERVE => "bpf_ringbuf_reserve",
         RINGBUF_SUBMIT => "bpf_ringbuf_submit",

@@ -104,7 +104,7 @@ pub fn decode_value(r: Repr, bytes: &[u8], dec: &Decoder) -> Value {
         Repr::Int => Value::Int(word(bytes, 0)),
         Repr::StrId => Value::Str(dec.strings.resolve(word(bytes, 0) as u64)),
         Repr::Stack => Value::Stack(dec.stacks.frames(word(bytes, 0))),
-        Repr::Comm => {
+        Repr::Comm | Repr::Buf => {
             let end = bytes.iter().position(|b| *b == 0).unwrap_or(bytes.len());
             Value::Str(String::from_utf8_lossy(&bytes[..end]).into_owned())
         }

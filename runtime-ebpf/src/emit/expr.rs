@@ -7,7 +7,7 @@ impl Emitter<'_> {
     pub(super) fn str_id(&mut self, s: &StrExpr) -> Result<(), EmitError> {
         match s {
             StrExpr::Const(id) => self.ld64(R0, *id as i64),
-            StrExpr::Comm | StrExpr::TpField(_) => return Err(self.err("internal: a name has no string id")),
+            StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_) => return Err(self.err("internal: a name has no string id")),
             StrExpr::Probe(VarHook::ProbeFunc) if matches!(self.attach, AttachPoint::SyscallEntry | AttachPoint::SyscallReturn) => {
                 self.ld64(R0, SYSCALL_STR_BASE as i64);
                 self.push(Insn::alu_reg(Alu::Add, R0, R7));
@@ -204,8 +204,8 @@ impl Emitter<'_> {
                 self.push(Insn::mov_imm(R0, same as i32));
                 Ok(())
             }
-            (StrExpr::Comm | StrExpr::TpField(_), StrExpr::Const(id)) => self.comm_cmp(op, a, *id, false),
-            (StrExpr::Const(id), StrExpr::Comm | StrExpr::TpField(_)) => self.comm_cmp(op, b, *id, true),
+            (StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_), StrExpr::Const(id)) => self.comm_cmp(op, a, *id, false),
+            (StrExpr::Const(id), StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_)) => self.comm_cmp(op, b, *id, true),
             (StrExpr::Const(x), StrExpr::Const(y)) => {
                 let (x, y) = (self.p.strings.resolve(*x), self.p.strings.resolve(*y));
                 let v = match op {
@@ -228,14 +228,16 @@ impl Emitter<'_> {
         }
     }
 
-    /// Compares the current comm with a constant: two 64-bit words, byte-swapped for
-    /// ordering so that the comparison is lexicographic.
+    /// Compares a name (16 bytes) or a copied string (STRSIZE bytes) with a constant, 64-bit
+    /// word by word, byte-swapped for ordering so that the comparison is lexicographic.
     pub(super) fn comm_cmp(&mut self, op: BinOp, name: &StrExpr, id: u64, swapped: bool) -> Result<(), EmitError> {
+        let size = name.repr().size();
         let mut text = self.p.strings.resolve(id).into_bytes();
         let mut op = if swapped { mirror(op) } else { op };
-        if text.len() >= 16 {
-            // A comm holds at most 15 bytes: it never equals a longer string, and comparing it
-            // with the literal's first 15 bytes decides the order, equal meaning "shorter, so less".
+        if text.len() >= size {
+            // The buffer holds at most size-1 bytes: it never equals a longer string, and
+            // comparing with the literal's first size-1 bytes decides the order, equal meaning
+            // "shorter, so less".
             match op {
                 BinOp::Eq | BinOp::Ne => {
                     self.push(Insn::mov_imm(R0, (op == BinOp::Ne) as i32));
@@ -244,25 +246,23 @@ impl Emitter<'_> {
                 BinOp::Lt | BinOp::Le => op = BinOp::Le,
                 _ => op = BinOp::Gt,
             }
-            text.truncate(15);
+            text.truncate(size - 1);
         }
-        let mut bytes = [0u8; 16];
+        let mut bytes = vec![0u8; size];
         bytes[..text.len()].copy_from_slice(&text);
-        let w0 = i64::from_le_bytes(bytes[..8].try_into().unwrap());
-        let w1 = i64::from_le_bytes(bytes[8..].try_into().unwrap());
-        let buf = self.slot(16)?;
+        let words: Vec<(i16, i64)> = bytes.chunks(8).enumerate().map(|(i, c)| (8 * i as i16, i64::from_le_bytes(c.try_into().unwrap()))).collect();
+        let buf = self.slot(size)?;
         self.name_into(name, R10, buf)?;
         let f = self.label();
         let t = self.label();
         let out = self.label();
         if matches!(op, BinOp::Eq | BinOp::Ne) {
             let (on_eq, on_ne) = if op == BinOp::Eq { (t, f) } else { (f, t) };
-            self.push(Insn::ldx(DW, R1, R10, buf));
-            self.ld64(R2, w0);
-            self.jump(Insn::jmp_reg(Cond::Ne, R1, R2, 0), on_ne);
-            self.push(Insn::ldx(DW, R1, R10, buf + 8));
-            self.ld64(R2, w1);
-            self.jump(Insn::jmp_reg(Cond::Ne, R1, R2, 0), on_ne);
+            for &(off, w) in &words {
+                self.push(Insn::ldx(DW, R1, R10, buf + off));
+                self.ld64(R2, w);
+                self.jump(Insn::jmp_reg(Cond::Ne, R1, R2, 0), on_ne);
+            }
             self.goto(on_eq);
         } else {
             let (lt, eq_true) = match op {
@@ -271,9 +271,9 @@ impl Emitter<'_> {
                 BinOp::Gt => (false, false),
                 _ => (false, true),
             };
-            for (off, w) in [(buf, w0), (buf + 8, w1)] {
+            for &(off, w) in &words {
                 let next = self.label();
-                self.push(Insn::ldx(DW, R1, R10, off));
+                self.push(Insn::ldx(DW, R1, R10, buf + off));
                 self.push(Insn::to_be64(R1));
                 self.ld64(R2, w);
                 self.push(Insn::to_be64(R2));
@@ -290,7 +290,7 @@ impl Emitter<'_> {
         self.bind(f);
         self.push(Insn::mov_imm(R0, 0));
         self.bind(out);
-        self.frame -= 16;
+        self.frame -= size as i32;
         Ok(())
     }
 

@@ -332,6 +332,22 @@ impl Emitter<'_> {
     /// `base + off`.
     fn name_into(&mut self, name: &StrExpr, base: Reg, off: i16) -> Result<(), EmitError> {
         match name {
+            StrExpr::UserStr(addr) => {
+                // Evaluate the address first (it may use the stack), then clear the whole
+                // buffer (the helper stops at the NUL) and copy.
+                let tmp = self.slot(8)?;
+                self.expr(addr)?;
+                self.push(Insn::stx(DW, R10, tmp, R0));
+                for i in 0..(STRSIZE / 8) as i16 {
+                    self.push(Insn::st_imm(DW, base, off + 8 * i, 0));
+                }
+                self.push(Insn::ldx(DW, R3, R10, tmp));
+                self.push(Insn::mov(R1, base));
+                self.push(Insn::alu_imm(Alu::Add, R1, off as i32));
+                self.push(Insn::mov_imm(R2, STRSIZE as i32));
+                self.push(Insn::call(helper::PROBE_READ_USER_STR));
+                self.frame -= 8;
+            }
             StrExpr::TpField(field) => {
                 let f = self.tp_field(field)?;
                 self.push(Insn::st_imm(DW, base, off, 0));
@@ -378,7 +394,7 @@ impl Emitter<'_> {
     /// Stores a value in its representation at `base + off` (base is r8 or r10).
     fn store_value(&mut self, v: &Expr, base: Reg, off: i16) -> Result<(), EmitError> {
         match v {
-            Expr::Str(s @ (StrExpr::Comm | StrExpr::TpField(_))) => self.name_into(s, base, off)?,
+            Expr::Str(s @ (StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_))) => self.name_into(s, base, off)?,
             Expr::Str(s) => {
                 self.str_id(s)?;
                 self.push(Insn::stx(DW, base, off, R0));
