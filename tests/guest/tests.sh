@@ -110,3 +110,10 @@ test_crumbs_tracepoint() {
     expect_row "$out" 4096 16
     echo "$out" | grep -Eqx ' +65536' || die "expected 65536 bytes read in: $out"
 }
+
+# copyinstr() of a system call argument on the older kernel.
+test_crumbs_copyinstr() {
+    out=$(crumbs -q -e 'syscall::openat:entry /pid == $target/ { @[copyinstr(arg1)] = count(); }' \
+        -c 'io-benchmark -c -r -b 4096 -s 64K /tmp/copyin-file' 2>&1) || die "crumbs failed: $out"
+    echo "$out" | grep -q '^  /tmp/copyin-file ' || die "expected /tmp/copyin-file as a key in: $out"
+}
