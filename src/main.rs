@@ -12,12 +12,13 @@ use std::process::ExitCode;
 
 mod btf;
 mod list;
+mod repl;
 mod target;
 
 /// A DTrace-style tracer for Linux: D scripts compiled straight to eBPF.
 #[derive(Parser, Debug)]
 #[command(name = "crumbs", version, about, override_usage = "crumbs [OPTIONS] [SCRIPT] [ARG]...", after_help = "Examples:\n  crumbs -e 'syscall:::entry /comm==\"io-benchmark\"/ <@[probefunc]=count()>'\n  crumbs -s scripts/l41-syscalls.d -c 'io-benchmark -r -b 512 iofile'\n  crumbs -q -e 'BEGIN { printf(\"hello\\n\"); exit(0); }'")]
-struct Cli {
+pub(crate) struct Cli {
     /// The D script file (unless -e or -s gives the program), then the script's arguments,
     /// $1 $2 ... in the program ($0 is the script's name).
     #[arg(value_name = "SCRIPT|ARG")]
@@ -46,6 +47,9 @@ struct Cli {
     /// List probes (those the program's descriptions match, or all) and exit.
     #[arg(short = 'l')]
     list: bool,
+    /// Read programs interactively (the default when no program is given on a terminal).
+    #[arg(long, conflicts_with_all = ["program", "source", "command", "pid", "list"])]
+    repl: bool,
     /// Print the generated BPF instructions and exit.
     #[arg(long)]
     dump_bpf: bool,
@@ -54,7 +58,7 @@ struct Cli {
     emit_elf: Option<String>,
 }
 
-fn fail(msg: impl std::fmt::Display) -> ExitCode {
+pub(crate) fn fail(msg: impl std::fmt::Display) -> ExitCode {
     eprintln!("crumbs: {msg}");
     ExitCode::from(2)
 }
@@ -80,16 +84,22 @@ fn main() -> ExitCode {
             Ok(t) => (path.clone(), t),
             Err(e) => return fail(format!("cannot read script {path}: {e}")),
         },
-        (None, None) => return fail("no program: give a script file, -s FILE or -e 'PROGRAM' (see --help)"),
+        (None, None) if cli.repl || std::io::stdin().is_terminal() => return repl::run(&cli),
+        (None, None) => return fail("no program: give a script file, -s FILE or -e 'PROGRAM', or --repl (see --help)"),
     };
-    let render = |d: &Diagnostic| {
-        eprint!("{}", d.render(&name, &text, std::io::stderr().is_terminal()));
-        ExitCode::from(2)
-    };
-
     if cli.list {
         return list::matching(&name, &text);
     }
+    trace(&cli, &name, &text, operands, !cli.program.is_empty())
+}
+
+/// Compiles one program and traces with it until it ends: the whole pipeline, used once
+/// for the command line and once per program in the REPL.
+fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool) -> ExitCode {
+    let render = |d: &Diagnostic| {
+        eprint!("{}", d.render(name, text, std::io::stderr().is_terminal()));
+        ExitCode::from(2)
+    };
     let compile_only = cli.dump_bpf || cli.emit_elf.is_some();
     if !compile_only {
         if let Err(RunError::Permission(msg)) = session::check_permission() {
@@ -108,9 +118,9 @@ fn main() -> ExitCode {
         _ => None,
     };
     let target = child.as_ref().map(|c| c.pid).or(cli.pid).map(i64::from).or(if compile_only && cli.command.is_some() { Some(0) } else { None });
-    let args = std::iter::once(name.clone()).chain(operands).collect();
+    let args = std::iter::once(name.to_string()).chain(operands).collect();
     let catalog: std::rc::Rc<dyn crumbs_lang::tracepoints::Catalog> = std::rc::Rc::new(crumbs_runtime::tracefs::Tracefs);
-    let mut program = match crumbs_lang::compile(&text, &CheckOptions { target, args, catalog: Some(catalog) }) {
+    let mut program = match crumbs_lang::compile(text, &CheckOptions { target, args, catalog: Some(catalog) }) {
         Ok(p) => p,
         Err(d) => {
             if let Some(c) = child.as_mut() {
@@ -141,7 +151,7 @@ fn main() -> ExitCode {
                 c.abandon();
             }
             return match e.clause {
-                Some(i) => render(&Diagnostic::new(clause_span(&text, i), e.message).label("in this clause")),
+                Some(i) => render(&Diagnostic::new(clause_span(text, i), e.message).label("in this clause")),
                 None => fail(e.message),
             };
         }
@@ -171,7 +181,7 @@ fn main() -> ExitCode {
         None => Box::new(std::io::BufWriter::new(std::io::stdout())),
     };
     if !quiet {
-        let what = if !cli.program.is_empty() { format!("description '{}'", text.trim()) } else { format!("script '{name}'") };
+        let what = if inline { format!("description '{}'", text.trim()) } else { format!("script '{name}'") };
         let n = program.matched_probes;
         eprintln!("crumbs: {what} matched {n} probe{}", if n == 1 { "" } else { "s" });
     }
@@ -182,7 +192,7 @@ fn main() -> ExitCode {
             eprintln!("crumbs: internal error: the kernel's verifier rejected the program for {attach:?} ({message}).");
             eprintln!("This is a bug in crumbs' code generation; please report it with the script.");
             if let Some(i) = clauses.first() {
-                eprint!("{}", Diagnostic::new(clause_span(&text, *i), "clause in the rejected program").label("compiled here").render(&name, &text, false));
+                eprint!("{}", Diagnostic::new(clause_span(text, *i), "clause in the rejected program").label("compiled here").render(name, text, false));
             }
             eprintln!("verifier log (last lines):\n{log_tail}");
             ExitCode::from(2)

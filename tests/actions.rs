@@ -651,3 +651,16 @@ fn printf_date_conversion() {
     assert_eq!(out.code(), 0, "{}", out.dump());
     assert_eq!(out.stdout, "1970 Jan  2 01:00:00|1970 Jan  1 00:00:00  |\n\n", "{}", out.dump());
 }
+
+/// spec §10.4: the REPL runs each program typed, reports errors and goes on; a program may
+/// span lines until its brackets close.
+#[test]
+fn repl_runs_programs_one_after_another() {
+    let input = "BEGIN { printf(\"one\\n\"); exit(0); }\nBEGIN { x = ; }\nBEGIN {\n  printf(\"two\\n\");\n  exit(0);\n}\n:quit\n";
+    let mut cmd = common::crumbs_cmd(&["--repl", "-q"]);
+    cmd.env("HOME", std::env::temp_dir());
+    let out = common::run_command(cmd, Some(input), common::TIMEOUT);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    assert_eq!(out.stdout, "one\n\ntwo\n\n", "{}", out.dump());
+    assert!(out.stderr.contains("<repl>:1:13") && out.stderr.contains("unexpected `;`"), "{}", out.dump());
+}
