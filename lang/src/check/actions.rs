@@ -1,0 +1,235 @@
+//! Aggregations and actions: function lookup, arity, argument types, output records.
+
+use super::*;
+
+impl Checker<'_> {
+    pub(super) fn aggregate(&mut self, agg: &ast::AggRef, func: &ast::Ident, args: &[ast::Expr], span: &Span, body: &mut Vec<Stmt>) -> Result<(), Diagnostic> {
+        let f = builtins::function(&func.name).ok_or_else(|| unknown_function(func))?;
+        if f.kind != FnKind::Aggregating {
+            return Err(Diagnostic::new(func.span.clone(), format!("`{}` is not an aggregating function", func.name))
+                .label("cannot be assigned to an aggregation")
+                .hint("aggregating functions: count, sum, min, max, avg, quantize, lquantize"));
+        }
+        check_arity(f, args, func, span)?;
+        let value = match args.first() {
+            Some(a) => self.int_expr(a, &format!("the argument of {}()", f.name))?,
+            None => Expr::Int(1),
+        };
+        let mut consts = Vec::new();
+        for (a, spec) in args.iter().zip(f.args) {
+            if *spec == ArgSpec::ConstInt {
+                consts.push(const_int(a).ok_or_else(|| {
+                    Diagnostic::new(a.span.clone(), format!("{}() needs a constant here", f.name))
+                        .label("not a constant")
+                        .hint(format!("write an integer constant: {}", f.signature))
+                })?);
+            }
+        }
+        if f.hook == FnHook::Lquantize {
+            let (base, limit, step) = (consts[0], consts[1], consts[2]);
+            if step <= 0 || limit <= base || (limit - base) / step > 4000 || (limit - base) % step != 0 {
+                return Err(Diagnostic::new(span.clone(), "bad lquantize() range")
+                    .label("here")
+                    .hint("need low < high, step > 0, (high - low) a multiple of step, and at most 4000 steps"));
+            }
+        }
+        let kind = AggKind::from_hook(f.hook, &consts).expect("aggregating");
+        let mut keys = Vec::new();
+        for k in &agg.keys {
+            keys.push(self.expr(k)?);
+        }
+        let reprs: Vec<Repr> = keys.iter().map(Expr::repr).collect();
+        let id = match self.aggs.iter().position(|a| a.name == agg.name) {
+            Some(id) => {
+                let def = &self.aggs[id];
+                let (def_span, def_fn) = &self.agg_spans[id];
+                if def.kind != kind {
+                    return Err(Diagnostic::new(func.span.clone(), format!("aggregation `@{}` is already {}(), not {}()", agg.name, def_fn, f.name))
+                        .label(format!("redefined with {}()", f.name))
+                        .related(def_span.clone(), format!("first used with {def_fn}() here"))
+                        .hint(format!("an aggregation keeps the function it was first used with, {def_fn}(); use another name, e.g. `@{}_{}`", if agg.name.is_empty() { "a" } else { &agg.name }, f.name)));
+                }
+                if def.keys.len() != reprs.len() {
+                    return Err(Diagnostic::new(agg.span.clone(), format!("aggregation `@{}` has {} key(s) elsewhere, {} here", agg.name, def.keys.len(), reprs.len()))
+                        .label("key count differs")
+                        .hint("use the same number of keys everywhere"));
+                }
+                for (i, (a, b)) in def.keys.iter().zip(&reprs).enumerate() {
+                    if a != b {
+                        return Err(Diagnostic::new(agg.keys[i].span.clone(), format!("key {} of `@{}` has another type elsewhere", i + 1, agg.name))
+                            .label("type differs")
+                            .hint("keys at one position must all be integers, all process names, or all other strings"));
+                    }
+                }
+                id
+            }
+            None => {
+                self.aggs.push(Aggregation { name: agg.name.clone(), kind, keys: reprs });
+                self.agg_spans.push((func.span.clone(), f.name.to_string()));
+                self.aggs.len() - 1
+            }
+        };
+        body.push(Stmt::Aggregate { agg: id, keys, value });
+        Ok(())
+    }
+
+    pub(super) fn action(&mut self, name: &ast::Ident, args: &[ast::Expr], span: &Span, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
+        let f = builtins::function(&name.name).ok_or_else(|| unknown_function(name))?;
+        if f.kind == FnKind::Subroutine {
+            // `stack();` as a statement traces its value, as in DTrace.
+            let v = self.expr(&ast::Expr { kind: ExprKind::Call(name.clone(), args.to_vec()), span: span.clone() })?;
+            items.push(Item::Trace(v.repr()));
+            body.push(Stmt::Emit { item: items.len() - 1, args: vec![v] });
+            return Ok(());
+        }
+        if f.kind == FnKind::Aggregating {
+            return Err(Diagnostic::new(name.span.clone(), format!("`{}()` is an aggregating function", f.name))
+                .label("used as a statement")
+                .hint(format!("assign it to an aggregation: `@name[key] = {}`", f.signature)));
+        }
+        if f.hook == FnHook::Printa && args.len() == 2 {
+            return self.printa(name, &args[1], Some(&args[0]), body, items);
+        }
+        if f.hook == FnHook::Trunc && args.len() == 2 {
+            let keep = const_int(&args[1]).ok_or_else(|| {
+                Diagnostic::new(args[1].span.clone(), "trunc() needs a constant count")
+                    .label("not a constant")
+                    .hint("write an integer constant: trunc(@a, 10)")
+            })?;
+            let agg = self.whole_aggregation(name, &args[0])?;
+            items.push(Item::Trunc { agg, keep: Some(keep) });
+            body.push(Stmt::Emit { item: items.len() - 1, args: vec![] });
+            return Ok(());
+        }
+        check_arity(f, args, name, span)?;
+        let (item, lowered) = match f.hook {
+            FnHook::Printf => {
+                let fmt = &args[0];
+                let pieces = self.format(fmt, "printf()")?;
+                if let Some(c) = printf::conversions(&pieces).find(|c| c.is_agg_value()) {
+                    let at = fmt.span.start + 1 + c.start;
+                    return Err(Diagnostic::new(at..(fmt.span.start + 1 + c.end).min(fmt.span.end), "the @ flag is only valid in printa()")
+                        .label("printa-only flag")
+                        .hint("remove the @, or print an aggregation with printa(\"...%@d\", @name)"));
+                }
+                let convs: Vec<&printf::Conv> = pieces.iter().filter_map(|p| match p { printf::Piece::Conv(c) => Some(c), _ => None }).collect();
+                let rest = &args[1..];
+                if convs.len() != rest.len() {
+                    return Err(Diagnostic::new(span.clone(), format!("printf() format has {} conversion(s) but {} argument(s) follow", convs.len(), rest.len()))
+                        .label("argument count differs")
+                        .hint("give one argument per % conversion (%% prints a percent sign)"));
+                }
+                let mut lowered = Vec::new();
+                for (c, a) in convs.iter().zip(rest) {
+                    let v = self.expr(a)?;
+                    if v.repr() == Repr::Stack {
+                        return Err(Diagnostic::new(a.span.clone(), "printf() cannot print a stack")
+                            .label("a stack")
+                            .hint("trace it with stack(); or count it with @[stack()] = count()"));
+                    }
+                    let want_str = matches!(c.arg_kind(), printf::ArgKind::Str);
+                    let is_str = v.repr() != Repr::Int;
+                    if want_str != is_str {
+                        let conv = format!("%{}", c.conv);
+                        return Err(Diagnostic::new(a.span.clone(), format!("{conv} expects {}, but this is {}", if want_str { "a string" } else { "an integer" }, if is_str { "a string" } else { "an integer" }))
+                            .label("wrong type")
+                            .hint(if want_str { "use %d for integers" } else { "use %s for strings" }));
+                    }
+                    lowered.push(v);
+                }
+                let reprs = lowered.iter().map(Expr::repr).collect();
+                (Item::Printf { pieces, args: reprs }, lowered)
+            }
+            FnHook::Trace => {
+                let v = self.expr(&args[0])?;
+                (Item::Trace(v.repr()), vec![v])
+            }
+            FnHook::Exit => (Item::Exit, vec![self.int_expr(&args[0], "exit()'s status")?]),
+            FnHook::Printa => return self.printa(name, &args[0], None, body, items),
+            FnHook::Clear => (Item::Clear(self.whole_aggregation(name, &args[0])?), vec![]),
+            FnHook::Trunc => (Item::Trunc { agg: self.whole_aggregation(name, &args[0])?, keep: None }, vec![]),
+            _ => unreachable!("action hook"),
+        };
+        items.push(item);
+        body.push(Stmt::Emit { item: items.len() - 1, args: lowered });
+        Ok(())
+    }
+
+    /// `printa(@a)` or `printa(format, @a)`: the format's plain conversions take the keys in
+    /// order (fewer than the keys is fine), `%@` conversions the value.
+    /// The argument of printa/clear/trunc: a whole aggregation assigned earlier.
+    pub(super) fn whole_aggregation(&mut self, name: &ast::Ident, agg: &ast::Expr) -> Result<usize, Diagnostic> {
+        let f = &name.name;
+        let ExprKind::Agg(a) = &agg.kind else {
+            return Err(Diagnostic::new(agg.span.clone(), format!("{f}() takes an aggregation"))
+                .label("not an aggregation")
+                .hint(format!("write {f}(@name)")));
+        };
+        if !a.keys.is_empty() {
+            return Err(Diagnostic::new(a.span.clone(), format!("{f}() takes a whole aggregation"))
+                .label("keys not allowed here")
+                .hint(format!("write {f}(@{})", a.name)));
+        }
+        self.printa_uses.push((a.name.clone(), a.span.clone()));
+        self.aggs.iter().position(|x| x.name == a.name).ok_or_else(|| {
+            Diagnostic::new(a.span.clone(), format!("aggregation `@{}` is not defined before this {f}()", a.name))
+                .label("unknown aggregation")
+                .hint("D needs the aggregation assigned in an earlier clause or statement")
+        })
+    }
+
+    pub(super) fn printa(&mut self, name: &ast::Ident, agg: &ast::Expr, fmt: Option<&ast::Expr>, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
+        let id = self.whole_aggregation(name, agg)?;
+        let ExprKind::Agg(a) = &agg.kind else { unreachable!("checked") };
+        let format = match fmt {
+            None => None,
+            Some(fmt) => {
+                let pieces = self.format(fmt, &format!("{}()", name.name))?;
+                let keys = self.aggs[id].keys.clone();
+                let mut next = 0;
+                for c in printf::conversions(&pieces) {
+                    let at = (fmt.span.start + 1 + c.start)..(fmt.span.start + 1 + c.end).min(fmt.span.end);
+                    let want_str = matches!(c.arg_kind(), printf::ArgKind::Str);
+                    if c.is_agg_value() {
+                        if want_str {
+                            return Err(Diagnostic::new(at, "%@s cannot print an aggregation's value")
+                                .label("value conversion")
+                                .hint("values are integers (or tables): use %@d, %@u or %@x"));
+                        }
+                        continue;
+                    }
+                    let Some(key) = keys.get(next) else {
+                        return Err(Diagnostic::new(at, format!("printa() format has more key conversions than `@{}` has keys ({})", a.name, keys.len()))
+                            .label("no key left for this")
+                            .hint("print the value with %@d; other conversions take the keys in order"));
+                    };
+                    if want_str != (*key != Repr::Int) {
+                        return Err(Diagnostic::new(at, format!("key {} of `@{}` is {}, but this conversion expects {}", next + 1, a.name, if want_str { "an integer" } else { "a string" }, if want_str { "a string" } else { "an integer" }))
+                            .label("wrong type")
+                            .hint(if want_str { "use %d for integer keys" } else { "use %s for string keys" }));
+                    }
+                    next += 1;
+                }
+                Some(pieces)
+            }
+        };
+        items.push(Item::Printa { agg: id, format });
+        body.push(Stmt::Emit { item: items.len() - 1, args: vec![] });
+        Ok(())
+    }
+
+    /// A format string argument: a string literal that parses as a format.
+    pub(super) fn format(&mut self, fmt: &ast::Expr, what: &str) -> Result<Vec<printf::Piece>, Diagnostic> {
+        let ExprKind::Str(text) = &fmt.kind else {
+            return Err(Diagnostic::new(fmt.span.clone(), format!("{what} needs a string literal format"))
+                .label("not a string literal")
+                .hint("write the format inline: printf(\"%d\\n\", x)"));
+        };
+        printf::parse(text).map_err(|e| {
+            let at = (fmt.span.start + 1 + e.start).min(fmt.span.end);
+            let end = (fmt.span.start + 1 + e.end).clamp(at, fmt.span.end);
+            let d = Diagnostic::new(at..end.max(at + 1), e.message).label("in this format");
+            match e.hint { Some(h) => d.hint(h), None => d }
+        })
+    }
+}

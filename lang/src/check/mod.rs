@@ -1,0 +1,372 @@
+//! The checker: resolves names against the builtin and provider tables, checks types and
+//! arity, and lowers the AST to the typed IR. Every error carries the span it is about.
+
+use crate::ast::{self, BinOp, ExprKind, LValue, Span, UnOp};
+use crate::builtins::{self, ArgSpec, FnHook, FnKind, VarHook, VarType};
+use crate::diag::{closest, Diagnostic};
+use crate::ir::*;
+use crate::printf;
+use crate::providers::{match_probes_with, AttachPoint, PROFILE_ID_BASE, SYSCALL_ID_BASE};
+use crate::syscalls::SyscallTable;
+use crate::tracepoints::{parse_format, Catalog, FieldKind, Tracepoint};
+use std::collections::{BTreeMap, BTreeSet};
+
+mod actions;
+mod expr;
+mod tracepoint;
+
+/// What the checker needs from the command line.
+#[derive(Clone, Debug, Default)]
+pub struct CheckOptions {
+    /// The kernel's tracepoints (None: tracepoint probes are an error).
+    pub catalog: Option<std::rc::Rc<dyn Catalog>>,
+    /// `$target`: the pid of the `-c` command or the `-p` process.
+    pub target: Option<i64>,
+    /// `$0` (the script's name) and `$1`, `$2`, ...: the words after the script.
+    pub args: Vec<String>,
+}
+
+/// Checks a parsed program and lowers it to IR.
+pub fn check(program: &ast::Program, opts: &CheckOptions) -> Result<Program, Diagnostic> {
+    let mut cx = Checker {
+        opts,
+        globals: Vec::new(),
+        thread_locals: Vec::new(),
+        clause_locals: Vec::new(),
+        aggs: Vec::new(),
+        agg_spans: Vec::new(),
+        records: Vec::new(),
+        strings: Strings::default(),
+        printa_uses: Vec::new(),
+        uses_stack: false,
+        tracepoints: Vec::new(),
+        clause_tracepoints: Vec::new(),
+        clause_has_others: false,
+    };
+    cx.declare_globals(program);
+    let options = options(&program.pragmas)?;
+    let mut groups: BTreeMap<AttachPoint, Vec<Clause>> = BTreeMap::new();
+    let mut order: Vec<AttachPoint> = Vec::new();
+    let mut matched = 0;
+    let mut profile_probes: Vec<ProfileProbe> = Vec::new();
+    for (index, clause) in program.clauses.iter().enumerate() {
+        let mut per_attach: BTreeMap<AttachPoint, BTreeSet<u32>> = BTreeMap::new();
+        cx.clause_tracepoints.clear();
+        cx.clause_has_others = false;
+        for desc in &clause.probes {
+            for mut p in match_probes_with(desc, opts.catalog.as_deref())? {
+                matched += 1;
+                if let AttachPoint::Tracepoint(_) = p.attach {
+                    let i = cx.tracepoint(opts, p.module, p.name, desc)?;
+                    p.attach = AttachPoint::Tracepoint(i as u16);
+                    cx.clause_tracepoints.push(i);
+                } else {
+                    cx.clause_has_others = true;
+                }
+                if matches!(p.attach, AttachPoint::Profile { .. }) && !profile_probes.iter().any(|q| q.attach == p.attach) {
+                    let id = PROFILE_ID_BASE + profile_probes.len() as u32;
+                    if id >= SYSCALL_ID_BASE {
+                        return Err(Diagnostic::new(desc.span.clone(), "too many profile and tick rates in one program")
+                            .label("one too many")
+                            .hint(format!("a program can use at most {} different rates", SYSCALL_ID_BASE - PROFILE_ID_BASE)));
+                    }
+                    profile_probes.push(ProfileProbe { attach: p.attach, id, name: p.name.to_string() });
+                }
+                // Probe names are interned so the backend can use them as constants.
+                for text in [p.provider, p.module, p.name] {
+                    cx.strings.intern(text);
+                }
+                if p.nr.is_none() {
+                    cx.strings.intern(p.function);
+                }
+                let set = per_attach.entry(p.attach).or_default();
+                if let Some(nr) = p.nr {
+                    set.insert(nr);
+                }
+            }
+        }
+        let lowered = cx.clause(clause)?;
+        for (attach, nrs) in per_attach {
+            let filter = match attach {
+                AttachPoint::SyscallEntry | AttachPoint::SyscallReturn
+                    if nrs.len() < SyscallTable::get().iter().count() =>
+                {
+                    Filter::Syscalls(nrs.into_iter().collect())
+                }
+                _ => Filter::All,
+            };
+            if !order.contains(&attach) {
+                order.push(attach);
+            }
+            groups.entry(attach).or_default().push(Clause {
+                index,
+                span: clause.span.clone(),
+                filter,
+                predicate: lowered.0.clone(),
+                body: lowered.1.clone(),
+                locals: lowered.3,
+                record: lowered.2,
+            });
+        }
+    }
+    for (name, span) in &cx.printa_uses {
+        if !cx.aggs.iter().any(|a| &a.name == name) {
+            return Err(Diagnostic::new(span.clone(), format!("aggregation `@{name}` is never given a value"))
+                .label("printed here")
+                .hint(format!("assign it first, e.g. `@{name} = count();`")));
+        }
+    }
+    order.sort();
+    Ok(Program {
+        options,
+        groups: order
+            .into_iter()
+            .map(|a| Group { attach: a, clauses: groups.remove(&a).unwrap_or_default() })
+            .collect(),
+        aggregations: cx.aggs,
+        globals: cx.globals,
+        thread_locals: cx.thread_locals,
+        records: cx.records,
+        strings: cx.strings,
+        matched_probes: matched,
+        profile_probes,
+        uses_stack: cx.uses_stack,
+        tracepoints: cx.tracepoints,
+    })
+}
+
+const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsortkey", "aggsortrev", "switchrate", "aggrate", "strsize", "dynvarsize"];
+
+fn options(pragmas: &[ast::Pragma]) -> Result<Options, Diagnostic> {
+    let mut o = Options::default();
+    for p in pragmas {
+        apply_option(&mut o, &p.name, p.value.as_deref())
+            .map_err(|(msg, hint)| Diagnostic::new(p.span.clone(), msg).label("here").hint(hint))?;
+    }
+    Ok(o)
+}
+
+/// Applies one DTrace option (`#pragma D option` or `-x name=value`).
+pub fn apply_option(o: &mut Options, name: &str, value: Option<&str>) -> Result<(), (String, String)> {
+    match name {
+        "quiet" => o.quiet = value.is_none_or(|v| v != "0" && v != "false"),
+        "aggsortkey" => o.aggsortkey = value.is_none_or(|v| v != "0" && v != "false"),
+        "aggsortrev" => o.aggsortrev = value.is_none_or(|v| v != "0" && v != "false"),
+        "bufsize" => {
+            let v = value.and_then(parse_size).ok_or((
+                format!("option `bufsize` needs a size, got `{}`", value.unwrap_or("")),
+                "write a size such as `bufsize=4m`".to_string(),
+            ))?;
+            if !(4096..=1 << 30).contains(&v) {
+                return Err((format!("bufsize={} is out of range", value.unwrap_or("")), "the event buffer can be 4k to 1g".to_string()));
+            }
+            o.bufsize = Some(v);
+        }
+        n if KNOWN_OPTIONS.contains(&n) => {}
+        n => {
+            let hint = match closest(n, KNOWN_OPTIONS.iter().copied()) {
+                Some(c) => format!("did you mean `{c}`? supported options: {}", KNOWN_OPTIONS.join(", ")),
+                None => format!("supported options: {}", KNOWN_OPTIONS.join(", ")),
+            };
+            return Err((format!("unknown option `{n}`"), hint));
+        }
+    }
+    Ok(())
+}
+
+fn parse_size(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (digits, mult) = match s.chars().last()?.to_ascii_lowercase() {
+        'k' => (&s[..s.len() - 1], 1u64 << 10),
+        'm' => (&s[..s.len() - 1], 1 << 20),
+        'g' => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, 1),
+    };
+    digits.parse::<u64>().ok().map(|v| v * mult)
+}
+
+struct Checker<'a> {
+    opts: &'a CheckOptions,
+    globals: Vec<String>,
+    thread_locals: Vec<String>,
+    /// `this->` names assigned so far in the clause being checked.
+    clause_locals: Vec<String>,
+    aggs: Vec<Aggregation>,
+    agg_spans: Vec<(Span, String)>,
+    records: Vec<Record>,
+    strings: Strings,
+    printa_uses: Vec<(String, Span)>,
+    uses_stack: bool,
+    tracepoints: Vec<Tracepoint>,
+    /// The tracepoints the clause being checked fires on, and whether it fires on others.
+    clause_tracepoints: Vec<usize>,
+    clause_has_others: bool,
+}
+
+type Lowered = (Option<Expr>, Vec<Stmt>, Option<usize>, usize);
+/// Builds the statement that stores a value into a variable.
+type Store = Box<dyn Fn(Expr) -> Stmt>;
+
+impl Checker<'_> {
+    /// D globals are declared by assignment anywhere in the program.
+    fn declare_globals(&mut self, program: &ast::Program) {
+        for c in &program.clauses {
+            for s in c.body.iter().flatten() {
+                let target = match s {
+                    ast::Stmt::Assign { target, .. } | ast::Stmt::IncDec { target, .. } => target,
+                    _ => continue,
+                };
+                if let LValue::ThreadLocal(i, _) = target {
+                    if !self.thread_locals.contains(&i.name) {
+                        self.thread_locals.push(i.name.clone());
+                    }
+                    continue;
+                }
+                let LValue::Global(target) = target else { continue };
+                if builtins::variable(&target.name).is_none() && !self.globals.contains(&target.name) {
+                    self.globals.push(target.name.clone());
+                }
+            }
+        }
+    }
+
+    fn clause(&mut self, c: &ast::Clause) -> Result<Lowered, Diagnostic> {
+        self.clause_locals.clear();
+        let predicate = match &c.predicate {
+            Some(p) => Some(self.int_expr(p, "a predicate")?),
+            None => None,
+        };
+        let mut items = Vec::new();
+        let mut body = Vec::new();
+        match &c.body {
+            None => {}
+            Some(stmts) if stmts.is_empty() => {}
+            Some(stmts) => {
+                for s in stmts {
+                    self.stmt(s, &mut body, &mut items)?;
+                }
+            }
+        }
+        let default_action = c.body.as_ref().is_none_or(|b| b.is_empty());
+        let record = if default_action || !items.is_empty() {
+            self.records.push(Record { items });
+            Some(self.records.len() - 1)
+        } else {
+            None
+        };
+        Ok((predicate, body, record, self.clause_locals.len()))
+    }
+
+    fn stmt(&mut self, s: &ast::Stmt, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
+        match s {
+            ast::Stmt::Assign { target, op, value, .. } => {
+                let v = self.int_expr(value, "a variable")
+                    .map_err(|d| if d.message.contains("string") { d.hint("crumbs variables hold 64-bit integers; use an aggregation key to group by a string") } else { d })?;
+                let (read, set) = self.var_target(target, op.is_some())?;
+                let v = match op {
+                    None => v,
+                    Some(op) => Expr::Binary(*op, Box::new(read), Box::new(v)),
+                };
+                body.push(set(v));
+            }
+            ast::Stmt::IncDec { target, delta, .. } => {
+                let (read, set) = self.var_target(target, true)?;
+                body.push(set(Expr::Binary(BinOp::Add, Box::new(read), Box::new(Expr::Int(*delta)))));
+            }
+            ast::Stmt::Aggregate { agg, func, args, span } => self.aggregate(agg, func, args, span, body)?,
+            ast::Stmt::Expr(e) => match &e.kind {
+                ExprKind::Call(name, args) => self.action(name, args, &e.span, body, items)?,
+                _ => {
+                    let v = self.expr(e)?;
+                    items.push(Item::Trace(v.repr()));
+                    body.push(Stmt::Emit { item: items.len() - 1, args: vec![v] });
+                }
+            },
+        }
+        Ok(())
+    }
+
+    /// An assignable variable: how to read it and how to store into it. `reads`: the
+    /// statement reads it first (`x += 1`), which a `this->` variable must allow.
+    fn var_target(&mut self, target: &LValue, reads: bool) -> Result<(Expr, Store), Diagnostic> {
+        match target {
+            LValue::Global(i) => {
+                if builtins::variable(&i.name).is_some() {
+                    return Err(Diagnostic::new(i.span.clone(), format!("cannot assign to builtin variable `{}`", i.name))
+                        .label("read-only")
+                        .hint("choose another name for your variable"));
+                }
+                let g = self.globals.iter().position(|g| g == &i.name).expect("declared");
+                Ok((Expr::Global(g), Box::new(move |v| Stmt::SetGlobal(g, v))))
+            }
+            LValue::ThreadLocal(i, _) => {
+                let t = self.thread_locals.iter().position(|g| g == &i.name).expect("declared");
+                Ok((Expr::ThreadLocal(t), Box::new(move |v| Stmt::SetThreadLocal(t, v))))
+            }
+            LValue::ClauseLocal(i, sp) => {
+                let l = match self.clause_locals.iter().position(|g| g == &i.name) {
+                    Some(l) => l,
+                    None if reads => return Err(unassigned_local(&i.name, sp)),
+                    None => {
+                        self.clause_locals.push(i.name.clone());
+                        self.clause_locals.len() - 1
+                    }
+                };
+                Ok((Expr::ClauseLocal(l), Box::new(move |v| Stmt::SetClauseLocal(l, v))))
+            }
+        }
+    }
+}
+
+
+fn unop_symbol(op: UnOp) -> &'static str {
+    match op {
+        UnOp::Not => "!",
+        UnOp::BitNot => "~",
+        UnOp::Neg => "-",
+        UnOp::Plus => "+",
+    }
+}
+
+fn const_int(e: &ast::Expr) -> Option<i64> {
+    match &e.kind {
+        ExprKind::Int(v) => Some(*v),
+        ExprKind::Unary(UnOp::Neg, inner) => const_int(inner).map(i64::wrapping_neg),
+        ExprKind::Unary(UnOp::Plus, inner) => const_int(inner),
+        _ => None,
+    }
+}
+
+fn check_arity(f: &builtins::BuiltinFn, args: &[ast::Expr], name: &ast::Ident, span: &Span) -> Result<(), Diagnostic> {
+    let rest = f.args.contains(&ArgSpec::Rest);
+    let fixed = f.args.iter().filter(|a| **a != ArgSpec::Rest).count();
+    let ok = if rest { args.len() >= fixed } else { args.len() == fixed };
+    if ok {
+        return Ok(());
+    }
+    let want = match (rest, fixed) {
+        (true, n) => format!("at least {n} argument{}", if n == 1 { "" } else { "s" }),
+        (false, n) => format!("{n} argument{}", if n == 1 { "" } else { "s" }),
+    };
+    let _ = name;
+    Err(Diagnostic::new(span.clone(), format!("{}() takes {want}, but {} given", f.name, args.len()))
+        .label("wrong number of arguments")
+        .hint(format!("usage: {}", f.signature)))
+}
+
+fn unknown_function(name: &ast::Ident) -> Diagnostic {
+    let d = Diagnostic::new(name.span.clone(), format!("unknown function `{}`", name.name)).label("not a D function");
+    match closest(&name.name, builtins::FUNCTIONS.iter().map(|f| f.name)) {
+        Some(c) => d.hint(format!("did you mean `{c}()`?")),
+        None => d.hint(format!("functions: {}", builtins::FUNCTIONS.iter().map(|f| f.name).collect::<Vec<_>>().join(", "))),
+    }
+}
+
+fn unassigned_local(name: &str, span: &Span) -> Diagnostic {
+    Diagnostic::new(span.clone(), format!("clause-local variable `this->{name}` is read before it is assigned"))
+        .label("no value yet")
+        .hint(format!("assign `this->{name} = ...;` earlier in this clause"))
+}
+
+#[cfg(test)]
+mod tests;

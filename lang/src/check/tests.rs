@@ -1,0 +1,159 @@
+//! Unit tests of the checker.
+
+use super::*;
+use crate::compile;
+
+fn ok(src: &str) -> Program {
+    compile(src, &CheckOptions { target: Some(42), args: vec!["t.d".into(), "7".into(), "word".into()], ..Default::default() }).unwrap_or_else(|d| panic!("{src}: {} ({:?})", d.message, d.hint))
+}
+
+/// The error for `src`, and the source text its span covers.
+fn err(src: &str) -> (Diagnostic, String) {
+    let d = compile(src, &CheckOptions::default()).expect_err(src);
+    let text = src[d.span.clone()].to_string();
+    (d, text)
+}
+
+#[test]
+fn clauses_group_by_attach_point_in_program_order() {
+    let p = ok("syscall::read:entry { x = 1; } BEGIN { x = 2; } syscall::write:entry, syscall::read:return { x = 3; } syscall:::entry { x = 4; }");
+    let attach: Vec<_> = p.groups.iter().map(|g| g.attach).collect();
+    assert_eq!(attach, [AttachPoint::Begin, AttachPoint::SyscallEntry, AttachPoint::SyscallReturn]);
+    let entry = p.group(AttachPoint::SyscallEntry).unwrap();
+    assert_eq!(entry.clauses.iter().map(|c| c.index).collect::<Vec<_>>(), [0, 2, 3]);
+    assert_eq!(entry.clauses[0].filter, Filter::Syscalls(vec![0]));
+    assert_eq!(entry.clauses[1].filter, Filter::Syscalls(vec![1]));
+    assert_eq!(entry.clauses[2].filter, Filter::All);
+}
+
+#[test]
+fn globals_are_declared_by_assignment_anywhere() {
+    // The L41 script reads in_benchmark before the clause that assigns it.
+    let p = ok("syscall::read:entry /!flag/ { @ = count(); } BEGIN { flag = 1; }");
+    assert_eq!(p.globals, ["flag"]);
+    let (d, text) = err("BEGIN { trace(flga); } END { flag = 1; }");
+    assert_eq!(text, "flga");
+    assert!(d.hint.unwrap().contains("`flag`"));
+}
+
+#[test]
+fn builtins_and_aliases_resolve() {
+    let p = ok("BEGIN { @[comm, execname, probefunc] = count(); trace(nsecs); trace($target); }");
+    assert_eq!(p.aggregations[0].keys, [Repr::Comm, Repr::Comm, Repr::StrId]);
+    let (d, text) = err("BEGIN { trace(execnme); }");
+    assert_eq!(text, "execnme");
+    assert!(d.hint.unwrap().contains("execname"));
+}
+
+#[test]
+fn string_comparisons_are_typed() {
+    let p = ok("syscall:::entry /execname == \"cat\" && probefunc != \"read\"/ { @ = count(); }");
+    let c = &p.groups[0].clauses[0];
+    assert!(matches!(c.predicate, Some(Expr::Binary(BinOp::LogAnd, ..))));
+    let (d, text) = err("BEGIN { trace(execname + 1); }");
+    assert_eq!(text, "execname");
+    assert!(d.message.contains("integers"));
+    let (d, _) = err("BEGIN { trace(probefunc < \"x\"); }");
+    assert!(d.message.contains("== and !="));
+}
+
+#[test]
+fn aggregations_keep_one_function_and_key_shape() {
+    let (d, text) = err("BEGIN { @a = count(); } END { @a = sum(1); }");
+    assert_eq!(text, "sum");
+    assert!(d.message.contains("already count()"), "{}", d.message);
+    let (d, _) = err("BEGIN { @a[1] = count(); @a[1, 2] = count(); }");
+    assert!(d.message.contains("key"));
+    let (d, _) = err("BEGIN { @a[1] = count(); @a[execname] = count(); }");
+    assert!(d.message.contains("another type"));
+    let (d, text) = err("BEGIN { @a = lquantize(1, 0, x, 1); } BEGIN { x = 1; }");
+    assert_eq!(text, "x");
+    assert!(d.message.contains("constant"));
+    let (d, _) = err("BEGIN { @a = lquantize(1, 10, 0, 1); }");
+    assert!(d.message.contains("lquantize"));
+}
+
+#[test]
+fn arity_and_argument_types() {
+    let (d, text) = err("BEGIN { @ = sum(); }");
+    assert_eq!(text, "@ = sum()");
+    assert!(d.message.contains("takes 1 argument, but 0 given"), "{}", d.message);
+    let (d, text) = err("BEGIN { printf(\"%d\\n\", execname); }");
+    assert_eq!(text, "execname");
+    assert!(d.message.contains("%d expects an integer"));
+    let (d, _) = err("BEGIN { printf(\"%d %s\\n\", 1); }");
+    assert!(d.message.contains("2 conversion(s) but 1 argument(s)"));
+    let (d, text) = err("BEGIN { printf(\"%q\", 1); }");
+    assert_eq!(text, "%q");
+    let _ = d;
+    let (d, _) = err("BEGIN { count(); }");
+    assert!(d.message.contains("aggregating function"));
+    let (d, text) = err("BEGIN { prinft(\"x\"); }");
+    assert_eq!(text, "prinft");
+    assert!(d.hint.unwrap().contains("printf"));
+    let (d, _) = err("BEGIN { x = count(); }");
+    assert!(d.message.contains("no value"));
+}
+
+#[test]
+fn records_hold_output_items_in_order() {
+    let p = ok("BEGIN { printf(\"%s %d\\n\", execname, pid); x = 1; trace(\"s\"); exit(2); } END");
+    assert_eq!(p.records.len(), 2);
+    let items = &p.records[0].items;
+    assert!(matches!(&items[0], Item::Printf { args, .. } if args == &[Repr::Comm, Repr::Int]));
+    assert_eq!(items[1], Item::Trace(Repr::StrId));
+    assert_eq!(items[2], Item::Exit);
+    // header 16, comm 16, pid 8, string id 8, exit status 8
+    assert_eq!(p.records[0].layout().1, 16 + 16 + 8 + 8 + 8);
+    // END without a block: the default action, an empty record.
+    assert!(p.records[1].items.is_empty());
+    // A block with only assignments prints nothing.
+    assert_eq!(ok("BEGIN { x = 1; }").records.len(), 0);
+}
+
+#[test]
+fn locals() {
+    let p = ok("syscall::read:entry { self->ts = timestamp; } syscall::read:return /self->ts/ { this->d = timestamp - self->ts; @ = quantize(this->d); self->ts = 0; }");
+    assert_eq!(p.thread_locals, ["ts"]);
+    assert_eq!(p.group(AttachPoint::SyscallReturn).unwrap().clauses[0].locals, 1);
+    let (d, text) = err("BEGIN { trace(this->x); }");
+    assert_eq!(text, "this->x");
+    assert!(d.message.contains("before it is assigned"));
+    let (d, _) = err("BEGIN { trace(self->never); }");
+    assert!(d.message.contains("never assigned"));
+}
+
+#[test]
+fn options_and_macros() {
+    assert!(ok("#pragma D option quiet\nBEGIN {}").options.quiet);
+    assert_eq!(ok("#pragma D option bufsize=2m\nBEGIN {}").options.bufsize, Some(2 << 20));
+    let (d, _) = err("#pragma D option quite\nBEGIN {}");
+    assert!(d.hint.unwrap().contains("quiet"));
+    let (d, text) = err("BEGIN { trace($target); }");
+    assert_eq!(text, "$target");
+    assert!(d.hint.unwrap().contains("-c"));
+    assert!(matches!(&ok("BEGIN { trace($target); }").groups[0].clauses[0].body[0], Stmt::Emit { args, .. } if args == &[Expr::Int(42)]));
+}
+
+#[test]
+fn macro_arguments() {
+    let body = |src: &str| ok(src).groups[0].clauses[0].body.clone();
+    assert!(matches!(&body("BEGIN { trace($1); }")[0], Stmt::Emit { args, .. } if args == &[Expr::Int(7)]));
+    assert!(matches!(&body("BEGIN { trace($$1); }")[0], Stmt::Emit { args, .. } if matches!(args[0], Expr::Str(_))));
+    assert!(matches!(&body("BEGIN { trace($2); }")[0], Stmt::Emit { args, .. } if matches!(args[0], Expr::Str(_))));
+    assert!(matches!(&body("BEGIN { trace($0); }")[0], Stmt::Emit { args, .. } if matches!(args[0], Expr::Str(_))));
+    let (d, text) = err("BEGIN { trace($3); }");
+    assert_eq!(text, "$3");
+    assert!(d.message.contains("not given"));
+    assert_eq!(crate::parse::integer_literal("-0x10"), Some(-16));
+    assert_eq!(crate::parse::integer_literal("12abc"), None);
+}
+
+#[test]
+fn probe_errors() {
+    let (d, text) = err("sycall:::entry {}");
+    assert_eq!(text, "sycall:::entry");
+    assert!(d.message.contains("unknown provider"));
+    let (d, _) = err("syscall::nosuchcall:entry {}");
+    assert!(d.message.contains("does not match any probes"));
+}

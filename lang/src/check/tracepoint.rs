@@ -1,0 +1,55 @@
+//! Tracepoints: numbering the program's tracepoints and resolving `args->NAME`.
+
+use super::*;
+
+impl Checker<'_> {
+    /// The index of a tracepoint in the program, reading its record format on first use.
+    pub(super) fn tracepoint(&mut self, opts: &CheckOptions, category: &str, event: &str, desc: &ast::ProbeDesc) -> Result<usize, Diagnostic> {
+        if let Some(i) = self.tracepoints.iter().position(|t| t.category == category && t.event == event) {
+            return Ok(i);
+        }
+        if self.tracepoints.len() >= 4096 {
+            return Err(Diagnostic::new(desc.span.clone(), "too many tracepoints in one program").label("over 4096").hint("narrow the pattern"));
+        }
+        let catalog = opts.catalog.as_deref().expect("matched through the catalog");
+        let text = catalog.format(category, event).map_err(|e| Diagnostic::new(desc.span.clone(), format!("cannot read the format of tracepoint {category}:{event}: {e}")).label("here").hint("crumbs reads /sys/kernel/tracing/events; run it as root"))?;
+        self.tracepoints.push(Tracepoint { category: category.into(), event: event.into(), fields: parse_format(&text) });
+        Ok(self.tracepoints.len() - 1)
+    }
+
+    /// `args->name`: a field every tracepoint of the clause has, with one kind.
+    pub(super) fn args_field(&mut self, name: &str, span: &Span) -> Result<Expr, Diagnostic> {
+        if self.clause_has_others || self.clause_tracepoints.is_empty() {
+            return Err(Diagnostic::new(span.clone(), "args-> is only for tracepoint probes")
+                .label("this clause fires on other probes")
+                .hint("use args->NAME in clauses whose probes are all tracepoint:CATEGORY:EVENT"));
+        }
+        let mut kind: Option<FieldKind> = None;
+        for &i in &self.clause_tracepoints {
+            let t = &self.tracepoints[i];
+            let Some(f) = t.field(name) else {
+                let names: Vec<&str> = t.fields.iter().map(|f| f.name.as_str()).collect();
+                let hint = match closest(name, names.iter().copied()) {
+                    Some(c) => format!("did you mean `args->{c}`? fields: {}", names.join(", ")),
+                    None => format!("fields of {}:{}: {}", t.category, t.event, names.join(", ")),
+                };
+                return Err(Diagnostic::new(span.clone(), format!("tracepoint {}:{} has no field `{name}`", t.category, t.event)).label("no such field").hint(hint));
+            };
+            if let FieldKind::Other(ty) = &f.kind {
+                return Err(Diagnostic::new(span.clone(), format!("field `{name}` has type `{ty}`, which crumbs cannot read yet"))
+                    .label("unsupported field type")
+                    .hint("integer, pointer and char[N] (N <= 16) fields can be read"));
+            }
+            match &kind {
+                Some(k) if *k != f.kind => {
+                    return Err(Diagnostic::new(span.clone(), format!("field `{name}` has different types in this clause's tracepoints")).label("ambiguous").hint("split the clause by tracepoint"));
+                }
+                _ => kind = Some(f.kind.clone()),
+            }
+        }
+        Ok(match kind {
+            Some(FieldKind::Chars) => Expr::Str(StrExpr::TpField(name.to_string())),
+            _ => Expr::TpField(name.to_string()),
+        })
+    }
+}
