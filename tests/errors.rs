@@ -420,7 +420,7 @@ fn expression_too_deep() {
     assert!(out.stderr.contains("nested more than 100 levels"), "{}", out.dump());
 }
 
-/// spec §7.7: a stack is only an aggregation key or traced.
+/// spec §7.8: a stack is only an aggregation key or traced.
 #[test]
 fn stack_misuse() {
     let p = r#"BEGIN { printf("%s", stack()); }"#;

@@ -357,3 +357,18 @@ fn aggsortkey_and_aggsortrev() {
         assert_eq!(out.stdout, expected, "{opts:?}\n{}", out.dump());
     }
 }
+
+/// spec §7.7: normalize divides printed values from then on; denormalize undoes it.
+#[test]
+fn normalize_and_denormalize() {
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"BEGIN { @a["x"] = sum(5000); @a["y"] = sum(2500); @q = quantize(1); @q = quantize(1); normalize(@a, 1000); printa(@a); denormalize(@a); printa(@a); normalize(@a, 100); normalize(@q, 2); exit(0); }"#,
+    ]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    let row = |k: &str, v: i64| format!("  {k:<50}{v:>17}\n");
+    let table = "\n           value  ------------- Distribution ------------- count    \n               0 |                                         0        \n               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 1        \n               2 |                                         0        \n\n";
+    let expected = format!("\n{}{}\n{}{}\n{}{}{}", row("y", 2), row("x", 5), row("y", 2500), row("x", 5000), row("y", 25), row("x", 50), table);
+    assert_eq!(out.stdout, expected, "{}", out.dump());
+}

@@ -67,7 +67,7 @@ fn bad_rates_and_listing() {
     assert!(out.stdout.contains(" profile-997\n") && !out.stdout.contains("tick-"), "{}", out.dump());
 }
 
-/// spec §7.7: @[stack()] rows: a blank line, frames indented by 14 as module`symbol+0xoff,
+/// spec §7.8: @[stack()] rows: a blank line, frames indented by 14 as module`symbol+0xoff,
 /// then the value on its own line.
 #[test]
 fn stacks_as_aggregation_keys() {
@@ -91,7 +91,7 @@ fn stacks_as_aggregation_keys() {
     assert!(total >= 20, "{}", out.dump());
 }
 
-/// spec §7.7: `stack();` traces the stack; a syscall probe's stack starts below the tracing
+/// spec §7.8: `stack();` traces the stack; a syscall probe's stack starts below the tracing
 /// machinery and reaches the system call entry.
 #[test]
 fn traced_stack_of_a_syscall() {

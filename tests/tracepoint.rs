@@ -58,7 +58,7 @@ fn tracepoint_errors() {
     assert!(out.stdout.contains(" tracepoint ") && out.stdout.ends_with(" sched_switch\n"), "{}", out.dump());
 }
 
-/// spec §7.8: copyinstr()/str() copy user strings: printf, keys (from a tracepoint field
+/// spec §7.9: copyinstr()/str() copy user strings: printf, keys (from a tracepoint field
 /// or a syscall argument) and comparisons with literals.
 #[test]
 fn strings_from_user_memory() {

@@ -128,6 +128,9 @@ pub enum Item {
     /// Remove the keys of aggregation `agg`: all, or all but the `keep` first in print order
     /// from the largest (`keep` > 0) or smallest (`keep` < 0) end.
     Trunc { agg: usize, keep: Option<i64> },
+    /// Divide aggregation `agg`'s printed values by the item's argument from now on
+    /// (`None`: by 1 again, denormalize()).
+    Normalize { agg: usize, by_arg: bool },
     Exit,
 }
 
@@ -137,7 +140,8 @@ impl Item {
             Item::Printf { args, .. } => args.clone(),
             Item::Trace(r) => vec![*r],
             Item::Exit => vec![Repr::Int],
-            Item::Printa { .. } | Item::Clear(_) | Item::Trunc { .. } => vec![],
+            Item::Normalize { by_arg: true, .. } => vec![Repr::Int],
+            Item::Printa { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } => vec![],
         }
     }
 }

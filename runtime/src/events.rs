@@ -25,12 +25,15 @@ pub struct Printer<'a> {
     pub agg_fds: Vec<RawFd>,
     pub cpus: usize,
     pub stacks: Stacks,
+    /// normalize()'s divisor per aggregation (1: as is).
+    normal: Vec<i64>,
     header_done: bool,
 }
 
 impl<'a> Printer<'a> {
     pub fn new(program: &'a Program, quiet: bool, out: Box<dyn Write + 'a>, agg_fds: Vec<RawFd>, stacks: Stacks) -> Self {
-        Printer { program, quiet, out, agg_fds, cpus: crate::sys::possible_cpus(), stacks, header_done: false }
+        let normal = vec![1; program.aggregations.len()];
+        Printer { program, quiet, out, agg_fds, cpus: crate::sys::possible_cpus(), stacks, normal, header_done: false }
     }
 
     fn order(&self) -> aggregation::Order {
@@ -80,10 +83,18 @@ impl<'a> Printer<'a> {
                 }
                 Item::Printa { agg, format: Some(pieces) } => {
                     let def = &self.program.aggregations[*agg];
-                    let rows = aggregate::read(self.agg_fds[*agg], def, &self.decoder(), self.cpus)?;
+                    let rows = aggregation::normalized(aggregate::read(self.agg_fds[*agg], def, &self.decoder(), self.cpus)?, self.normal[*agg]);
                     for row in aggregation::sort_rows_by(&rows, self.order()) {
                         text.push_str(&printf::format(pieces, &printa_args(pieces, row)));
                     }
+                }
+                Item::Normalize { agg, by_arg } => {
+                    let n = match (by_arg, values.first()) {
+                        (true, Some(Value::Int(n))) => *n,
+                        _ => 1,
+                    };
+                    // A divisor below 1 would make no sense (DTrace refuses it): keep the values.
+                    self.normal[*agg] = n.max(1);
                 }
                 Item::Clear(agg) => aggregate::clear(self.agg_fds[*agg], &self.program.aggregations[*agg], self.cpus)?,
                 Item::Trunc { agg, keep } => aggregate::trunc(self.agg_fds[*agg], &self.program.aggregations[*agg], &self.decoder(), self.cpus, *keep)?,
@@ -102,7 +113,7 @@ impl<'a> Printer<'a> {
     /// Prints one aggregation in DTrace's default layout (`lead`: with its blank line).
     pub fn print_aggregation(&mut self, id: usize, lead: bool) -> io::Result<()> {
         let def = &self.program.aggregations[id];
-        let rows = aggregate::read(self.agg_fds[id], def, &self.decoder(), self.cpus)?;
+        let rows = aggregation::normalized(aggregate::read(self.agg_fds[id], def, &self.decoder(), self.cpus)?, self.normal[id]);
         let mut s = String::new();
         if lead {
             aggregation::print_aggregation_in(&mut s, &rows, self.order());

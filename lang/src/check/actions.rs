@@ -147,6 +147,11 @@ impl Checker<'_> {
             FnHook::Exit => (Item::Exit, vec![self.int_expr(&args[0], "exit()'s status")?]),
             FnHook::Printa => return self.printa(name, &args[0], None, body, items),
             FnHook::Clear => (Item::Clear(self.whole_aggregation(name, &args[0])?), vec![]),
+            FnHook::Normalize => {
+                let agg = self.whole_aggregation(name, &args[0])?;
+                (Item::Normalize { agg, by_arg: true }, vec![self.int_expr(&args[1], "normalize()'s divisor")?])
+            }
+            FnHook::Denormalize => (Item::Normalize { agg: self.whole_aggregation(name, &args[0])?, by_arg: false }, vec![]),
             FnHook::Trunc => (Item::Trunc { agg: self.whole_aggregation(name, &args[0])?, keep: None }, vec![]),
             _ => unreachable!("action hook"),
         };

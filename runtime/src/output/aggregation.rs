@@ -271,6 +271,26 @@ fn lquantize_weight(base: i64, step: i64, buckets: &[u64]) -> (i128, i128) {
     (total, zero.unwrap_or(0))
 }
 
+/// Rows with their values divided by `n` (normalize(); 1 leaves them as they are). Counts of
+/// distributions are divided too, as DTrace's dt_print_quantline does.
+pub fn normalized(mut rows: Vec<AggRow>, n: i64) -> Vec<AggRow> {
+    if n <= 1 {
+        return rows;
+    }
+    for row in &mut rows {
+        row.data = match std::mem::replace(&mut row.data, AggData::Count(0)) {
+            AggData::Count(c) => AggData::Count(c / n as u64),
+            AggData::Sum(v) => AggData::Sum(v / n),
+            AggData::Min(v) => AggData::Min(v / n),
+            AggData::Max(v) => AggData::Max(v / n),
+            AggData::Avg { count, sum } => AggData::Avg { count, sum: sum / n },
+            AggData::Quantize(b) => AggData::Quantize(b.into_iter().map(|c| c / n as u64).collect()),
+            AggData::Lquantize { base, limit, step, buckets } => AggData::Lquantize { base, limit, step, buckets: buckets.into_iter().map(|c| c / n as u64).collect() },
+        };
+    }
+    rows
+}
+
 /// The value printa's `%@` conversions print: the number, or a distribution's table.
 pub fn value_of(data: &AggData) -> Value {
     match data {
