@@ -372,3 +372,15 @@ fn normalize_and_denormalize() {
     let expected = format!("\n{}{}\n{}{}\n{}{}{}", row("y", 2), row("x", 5), row("y", 2500), row("x", 5000), row("y", 25), row("x", 50), table);
     assert_eq!(out.stdout, expected, "{}", out.dump());
 }
+
+/// spec §8.2: stddev() is DTrace's integer standard deviation, exact beyond 64-bit squares.
+#[test]
+fn stddev_values() {
+    let out = quiet(
+        "BEGIN { @s = stddev(2); @s = stddev(4); @s = stddev(4); @s = stddev(4); @s = stddev(5); @s = stddev(5); @s = stddev(7); @s = stddev(9);
+                 @b = stddev(10000000000); @b = stddev(-10000000000); @b = stddev(30000000000); @b = stddev(-30000000000);
+                 @k[\"one\"] = stddev(7); exit(0); }",
+    );
+    let expected = format!("\n{:>17}\n{:>17}\n  {:<50}{:>17}\n", 2, 22360679774i64, "one", 0);
+    assert_eq!(out, expected);
+}

@@ -84,6 +84,7 @@ pub enum FnHook {
     Min,
     Max,
     Avg,
+    Stddev,
     Quantize,
     Lquantize,
     Stack,
@@ -142,6 +143,7 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "min", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Min, signature: "min(x)", doc: "smallest value" },
     BuiltinFn { name: "max", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Max, signature: "max(x)", doc: "largest value" },
     BuiltinFn { name: "avg", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Avg, signature: "avg(x)", doc: "integer mean of the values" },
+    BuiltinFn { name: "stddev", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Stddev, signature: "stddev(x)", doc: "integer standard deviation of the values" },
     BuiltinFn { name: "quantize", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Quantize, signature: "quantize(x)", doc: "power-of-two frequency distribution" },
     BuiltinFn { name: "lquantize", kind: FnKind::Aggregating, args: &[ArgSpec::Int, ArgSpec::ConstInt, ArgSpec::ConstInt, ArgSpec::ConstInt], hook: FnHook::Lquantize, signature: "lquantize(x, low, high, step)", doc: "linear frequency distribution from low to high in steps of step" },
 ];

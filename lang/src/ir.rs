@@ -208,6 +208,7 @@ pub enum AggKind {
     Min,
     Max,
     Avg,
+    Stddev,
     Quantize,
     Lquantize { base: i64, limit: i64, step: i64 },
 }
@@ -222,6 +223,7 @@ impl AggKind {
             FnHook::Min => AggKind::Min,
             FnHook::Max => AggKind::Max,
             FnHook::Avg => AggKind::Avg,
+            FnHook::Stddev => AggKind::Stddev,
             FnHook::Quantize => AggKind::Quantize,
             FnHook::Lquantize => AggKind::Lquantize { base: consts[0], limit: consts[1], step: consts[2] },
             _ => return None,
@@ -233,6 +235,8 @@ impl AggKind {
         match self {
             AggKind::Count | AggKind::Sum => 8,
             AggKind::Min | AggKind::Max | AggKind::Avg => 16,
+            // count, sum, and the 128-bit sum of squares (low, high)
+            AggKind::Stddev => 32,
             AggKind::Quantize => 8 * QUANTIZE_BUCKETS,
             AggKind::Lquantize { .. } => 8 * self.lquantize_buckets(),
         }
@@ -253,6 +257,7 @@ impl AggKind {
             AggKind::Min => "min",
             AggKind::Max => "max",
             AggKind::Avg => "avg",
+            AggKind::Stddev => "stddev",
             AggKind::Quantize => "quantize",
             AggKind::Lquantize { .. } => "lquantize",
         }

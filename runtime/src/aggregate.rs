@@ -118,6 +118,11 @@ pub fn merge(kind: &AggKind, cpus: &[&[u8]]) -> Option<AggData> {
         AggKind::Count => AggData::Count(sum(0) as u64),
         AggKind::Sum => AggData::Sum(sum(0)),
         AggKind::Avg => AggData::Avg { count: sum(0) as u64, sum: sum(1) },
+        AggKind::Stddev => AggData::Stddev {
+            count: sum(0) as u64,
+            sum: sum(1),
+            squares: cpus.iter().map(|c| (word(c, 3) as u64 as u128) << 64 | word(c, 2) as u64 as u128).fold(0u128, u128::wrapping_add),
+        },
         AggKind::Min | AggKind::Max => {
             let seen = cpus.iter().filter(|c| word(c, 0) != 0).map(|c| word(c, 1));
             let v = if *kind == AggKind::Min { seen.min()? } else { seen.max()? };

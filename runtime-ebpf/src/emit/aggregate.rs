@@ -55,6 +55,11 @@ impl Emitter<'_> {
                 self.add_to(R0, 0, None);
                 self.add_to(R0, 8, Some(val));
             }
+            AggKind::Stddev => {
+                self.add_to(R0, 0, None);
+                self.add_to(R0, 8, Some(val));
+                self.add_square(val);
+            }
             AggKind::Min | AggKind::Max => {
                 let set = self.label();
                 let skip = self.label();
@@ -103,6 +108,37 @@ impl Emitter<'_> {
         }
         self.bind(done);
         Ok(())
+    }
+
+    /// Adds the square of the value in stack slot `val` to the 128-bit sum at r0+16 (low) and
+    /// r0+24 (high). |v| = h*2^32 + l, so v^2 = h^2*2^64 + 2hl*2^32 + l^2, all in u64 parts.
+    fn add_square(&mut self, val: i16) {
+        self.push(Insn::ldx(DW, R1, R10, val));
+        self.push(Insn::jmp_imm(Cond::Sge, R1, 0, 1));
+        self.push(Insn::neg(R1));
+        self.push(Insn::mov(R2, R1));
+        self.push(Insn::alu_imm(Alu::Rsh, R2, 32)); // h
+        self.push(Insn::mov32(R1, R1)); // l
+        self.push(Insn::mov(R3, R2));
+        self.push(Insn::alu_reg(Alu::Mul, R3, R1)); // hl
+        self.push(Insn::alu_reg(Alu::Mul, R2, R2)); // h^2
+        self.push(Insn::alu_reg(Alu::Mul, R1, R1)); // l^2
+        self.push(Insn::mov(R4, R3));
+        self.push(Insn::alu_imm(Alu::Rsh, R4, 31)); // high part of 2hl*2^32
+        self.push(Insn::alu_reg(Alu::Add, R2, R4));
+        self.push(Insn::alu_imm(Alu::Lsh, R3, 33)); // low part of 2hl*2^32
+        self.push(Insn::alu_reg(Alu::Add, R3, R1)); // square low = l^2 + (hl << 33)
+        self.push(Insn::jmp_reg(Cond::Ge, R3, R1, 1));
+        self.push(Insn::alu_imm(Alu::Add, R2, 1)); // carry into square high
+        // sum += square
+        self.push(Insn::ldx(DW, R4, R0, 16));
+        self.push(Insn::alu_reg(Alu::Add, R4, R3));
+        self.push(Insn::stx(DW, R0, 16, R4));
+        self.push(Insn::jmp_reg(Cond::Ge, R4, R3, 1));
+        self.push(Insn::alu_imm(Alu::Add, R2, 1)); // carry into sum high
+        self.push(Insn::ldx(DW, R5, R0, 24));
+        self.push(Insn::alu_reg(Alu::Add, R5, R2));
+        self.push(Insn::stx(DW, R0, 24, R5));
     }
 
     /// `*(u64 *)(ptr + off) += 1` or `+= [stack slot]`.

@@ -131,6 +131,9 @@ pub fn compare_values(a: &AggData, b: &AggData) -> Ordering {
         (Avg { count: c1, sum: s1 }, Avg { count: c2, sum: s2 }) => {
             average(*c1, *s1).cmp(&average(*c2, *s2))
         }
+        (Stddev { count: c1, sum: s1, squares: q1 }, Stddev { count: c2, sum: s2, squares: q2 }) => {
+            stddev(*c1, *s1, *q1).cmp(&stddev(*c2, *s2, *q2))
+        }
         (Quantize(x), Quantize(y)) => {
             let (sx, zx) = quantize_weight(x);
             let (sy, zy) = quantize_weight(y);
@@ -195,9 +198,33 @@ fn kind(d: &AggData) -> u8 {
         AggData::Min(_) => 2,
         AggData::Max(_) => 3,
         AggData::Avg { .. } => 4,
+        AggData::Stddev { .. } => 7,
         AggData::Quantize(_) => 5,
         AggData::Lquantize { .. } => 6,
     }
+}
+
+/// `stddev()`'s printed and compared value, as DTrace's dt_stddev computes it: the integer
+/// square root of (sum of squares / count) - (sum / count)^2, 0 for no samples.
+pub fn stddev(count: u64, sum: i64, squares: u128) -> i64 {
+    if count == 0 {
+        return 0;
+    }
+    let mean_of_squares = squares / count as u128;
+    let mean = (sum / count as i64).unsigned_abs() as u128;
+    let var = mean_of_squares.saturating_sub(mean * mean);
+    // Integer square root: a float estimate, corrected to the exact floor.
+    if var == 0 {
+        return 0;
+    }
+    let mut x = (var as f64).sqrt() as u128;
+    while x * x > var {
+        x -= 1;
+    }
+    while (x + 1) * (x + 1) <= var {
+        x += 1;
+    }
+    x as i64
 }
 
 /// `avg()`'s printed and compared value: `sum / count` truncated, 0 for no samples.
@@ -284,6 +311,7 @@ pub fn normalized(mut rows: Vec<AggRow>, n: i64) -> Vec<AggRow> {
             AggData::Min(v) => AggData::Min(v / n),
             AggData::Max(v) => AggData::Max(v / n),
             AggData::Avg { count, sum } => AggData::Avg { count, sum: sum / n },
+            AggData::Stddev { count, sum, squares } => AggData::Stddev { count, sum: sum / n, squares: squares / (n as u128 * n as u128) },
             AggData::Quantize(b) => AggData::Quantize(b.into_iter().map(|c| c / n as u64).collect()),
             AggData::Lquantize { base, limit, step, buckets } => AggData::Lquantize { base, limit, step, buckets: buckets.into_iter().map(|c| c / n as u64).collect() },
         };
@@ -297,6 +325,7 @@ pub fn value_of(data: &AggData) -> Value {
         AggData::Count(n) => Value::Int(*n as i64),
         AggData::Sum(n) | AggData::Min(n) | AggData::Max(n) => Value::Int(*n),
         AggData::Avg { count, sum } => Value::Int(average(*count, *sum)),
+        AggData::Stddev { count, sum, squares } => Value::Int(stddev(*count, *sum, *squares)),
         AggData::Quantize(buckets) => {
             let mut s = String::new();
             print_quantize(&mut s, buckets);
@@ -319,6 +348,7 @@ pub fn print_row(out: &mut String, row: &AggRow) {
         AggData::Count(n) => print_i64(out, *n as i64),
         AggData::Sum(n) | AggData::Min(n) | AggData::Max(n) => print_i64(out, *n),
         AggData::Avg { count, sum } => print_i64(out, average(*count, *sum)),
+        AggData::Stddev { count, sum, squares } => print_i64(out, stddev(*count, *sum, *squares)),
         AggData::Quantize(buckets) => print_quantize(out, buckets),
         AggData::Lquantize {
             base,

@@ -34,6 +34,8 @@ pub enum AggData {
     Min(i64),
     Max(i64),
     Avg { count: u64, sum: i64 },
+    /// stddev(): count, sum, and the sum of squares.
+    Stddev { count: u64, sum: i64, squares: u128 },
     /// DTrace's 127 power-of-two buckets: index 63 is the zero bucket; index 64+k counts
     /// values in [2^k, 2^(k+1)); index 62-k counts values in (-2^(k+1), -2^k].
     Quantize(Vec<u64>),
