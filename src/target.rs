@@ -1,7 +1,7 @@
 //! Facts about the running system that code generation needs (see `crumbs_ebpf::emit::Target`).
 
 use crumbs_lang::builtins::VarHook;
-use crumbs_lang::ir::{Expr, Program, Stmt};
+use crumbs_lang::ir::{Expr, Node, Program};
 
 fn clock(id: libc::clockid_t) -> i64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
@@ -15,26 +15,8 @@ pub fn wall_offset() -> i64 {
     clock(libc::CLOCK_REALTIME) - clock(libc::CLOCK_MONOTONIC)
 }
 
-fn expr_uses(e: &Expr, h: VarHook) -> bool {
-    match e {
-        Expr::Var(v) => *v == h,
-        Expr::Unary(_, a) => expr_uses(a, h),
-        Expr::Binary(_, a, b) => expr_uses(a, h) || expr_uses(b, h),
-        Expr::Ternary(a, b, c) => expr_uses(a, h) || expr_uses(b, h) || expr_uses(c, h),
-        _ => false,
-    }
-}
-
 pub fn uses_ppid(p: &Program) -> bool {
-    let h = VarHook::Ppid;
-    p.groups.iter().flat_map(|g| &g.clauses).any(|c| {
-        c.predicate.as_ref().is_some_and(|e| expr_uses(e, h))
-            || c.body.iter().any(|s| match s {
-                Stmt::SetGlobal(_, e) | Stmt::SetThreadLocal(_, e) | Stmt::SetClauseLocal(_, e) => expr_uses(e, h),
-                Stmt::Aggregate { keys, value, .. } => expr_uses(value, h) || keys.iter().any(|k| expr_uses(k, h)),
-                Stmt::Emit { args, .. } => args.iter().any(|a| expr_uses(a, h)),
-            })
-    })
+    p.groups.iter().flat_map(|g| &g.clauses).any(|c| c.any(&mut |n| matches!(n, Node::Expr(Expr::Var(VarHook::Ppid)))))
 }
 
 /// Offsets of task_struct.real_parent and task_struct.tgid, from kernel BTF.

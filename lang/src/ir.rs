@@ -94,7 +94,38 @@ impl StrExpr {
     }
 }
 
+/// A place in an expression tree, for [`Expr::any`].
+#[derive(Clone, Copy, Debug)]
+pub enum Node<'a> {
+    Expr(&'a Expr),
+    Str(&'a StrExpr),
+}
+
+impl StrExpr {
+    /// Whether `f` holds for this string or anything inside it.
+    pub fn any(&self, f: &mut dyn FnMut(Node) -> bool) -> bool {
+        f(Node::Str(self))
+            || match self {
+                StrExpr::UserStr(addr) => addr.any(f),
+                _ => false,
+            }
+    }
+}
+
 impl Expr {
+    /// Whether `f` holds for this expression or anything inside it.
+    pub fn any(&self, f: &mut dyn FnMut(Node) -> bool) -> bool {
+        f(Node::Expr(self))
+            || match self {
+                Expr::Str(s) => s.any(f),
+                Expr::Unary(_, a) => a.any(f),
+                Expr::Binary(_, a, b) => a.any(f) || b.any(f),
+                Expr::StrCmp(_, a, b) => a.any(f) || b.any(f),
+                Expr::Ternary(a, b, c) => a.any(f) || b.any(f) || c.any(f),
+                _ => false,
+            }
+    }
+
     pub fn repr(&self) -> Repr {
         match self {
             Expr::Str(s) => s.repr(),
@@ -192,6 +223,18 @@ pub struct Clause {
     pub locals: usize,
     /// The output record, if the clause prints anything (or has no action block).
     pub record: Option<usize>,
+}
+
+impl Clause {
+    /// Whether `f` holds anywhere in the clause's predicate or statements.
+    pub fn any(&self, f: &mut dyn FnMut(Node) -> bool) -> bool {
+        self.predicate.as_ref().is_some_and(|e| e.any(f))
+            || self.body.iter().any(|s| match s {
+                Stmt::SetGlobal(_, e) | Stmt::SetThreadLocal(_, e) | Stmt::SetClauseLocal(_, e) => e.any(f),
+                Stmt::Aggregate { keys, value, .. } => value.any(f) || keys.iter().any(|k| k.any(f)),
+                Stmt::Emit { args, .. } => args.iter().any(|a| a.any(f)),
+            })
+    }
 }
 
 /// All clauses on one attach point, in program order.

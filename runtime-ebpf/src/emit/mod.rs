@@ -88,6 +88,7 @@ pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<Progr
     e.push(Insn::mov(R6, R1));
     match group.attach {
         AttachPoint::SyscallEntry => e.push(Insn::ldx(DW, R7, R6, 8)),
+        AttachPoint::SyscallReturn if !needs_syscall_number(group) => {}
         AttachPoint::SyscallReturn => {
             // The syscall number is not an argument of sys_exit: read regs->orig_ax.
             e.push(Insn::mov(R1, R10));
@@ -109,6 +110,16 @@ pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<Progr
     e.push(Insn::exit());
     e.resolve();
     Ok(ProgramCode { name: program_name(p, group.attach), attach: group.attach, insns: e.insns, map_refs: e.map_refs })
+}
+
+/// Whether a sys_exit program needs the system call number (a helper call on every return):
+/// for a clause's filter, for the probe id of its output record, or for probefunc.
+fn needs_syscall_number(group: &Group) -> bool {
+    group.clauses.iter().any(|c| {
+        c.filter != Filter::All
+            || c.record.is_some()
+            || c.any(&mut |n| matches!(n, Node::Str(StrExpr::Probe(VarHook::ProbeFunc))))
+    })
 }
 
 type Label = usize;
@@ -468,6 +479,17 @@ mod tests {
         let text = disassemble(&code[0].insns);
         // read = 0, write = 1: one range check
         assert!(text.contains("if r7 < 0 goto") && text.contains("if r7 <= 1 goto"), "{text}");
+    }
+
+    #[test]
+    fn return_programs_read_the_syscall_number_only_when_needed() {
+        let reads = |src: &str| disassemble(&compile(src).1[0].insns).contains("call bpf_probe_read_kernel");
+        assert!(!reads("syscall:::return { @[execname] = count(); }"));
+        assert!(!reads("syscall:::return /errno != 0/ { @ = sum(arg0); }"));
+        assert!(reads("syscall::read:return { @ = count(); }"));
+        assert!(reads("syscall:::return { @[probefunc] = count(); }"));
+        assert!(reads("syscall:::return /probefunc == \"read\"/ { @ = count(); }"));
+        assert!(reads("syscall:::return { trace(1); }"));
     }
 
     #[test]
