@@ -110,7 +110,8 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool)
             return fail(format!("-p {pid}: cannot watch that process: {}", std::io::Error::last_os_error()));
         }
     }
-    let mut child = match (&cli.command, compile_only) {
+    // A held -c child that never runs is killed and reaped when `child` is dropped.
+    let child = match (&cli.command, compile_only) {
         (Some(cmd), false) => match Child::spawn(cmd) {
             Ok(c) => Some(c),
             Err(e) => return fail(format!("-c: {e}")),
@@ -123,9 +124,6 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool)
     let mut program = match crumbs_lang::compile(text, &CheckOptions { target, args, catalog: Some(catalog) }) {
         Ok(p) => p,
         Err(d) => {
-            if let Some(c) = child.as_mut() {
-                c.abandon();
-            }
             return render(&d);
         }
     };
@@ -135,9 +133,6 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool)
             None => (opt.as_str(), None),
         };
         if let Err((msg, hint)) = apply_option(&mut program.options, n, v) {
-            if let Some(c) = child.as_mut() {
-                c.abandon();
-            }
             return fail(format!("-x {opt}: {msg} ({hint})"));
         }
     }
@@ -147,9 +142,6 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool)
     let compiled = match crumbs_ebpf::compile(&program, &facts) {
         Ok(c) => c,
         Err(e) => {
-            if let Some(c) = child.as_mut() {
-                c.abandon();
-            }
             return match e.clause {
                 Some(i) => render(&Diagnostic::new(clause_span(text, i), e.message).label("in this clause")),
                 None => fail(e.message),
@@ -171,12 +163,7 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool)
     let out: Box<dyn Write> = match &cli.output {
         Some(path) => match std::fs::File::create(path) {
             Ok(f) => Box::new(std::io::BufWriter::new(f)),
-            Err(e) => {
-                if let Some(c) = child.as_mut() {
-                    c.abandon();
-                }
-                return fail(format!("cannot write {path}: {e}"));
-            }
+            Err(e) => return fail(format!("cannot write {path}: {e}")),
         },
         None => Box::new(std::io::BufWriter::new(std::io::stdout())),
     };

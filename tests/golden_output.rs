@@ -342,7 +342,8 @@ fn clear_and_trunc() {
 fn aggsortkey_and_aggsortrev() {
     let prog = r#"BEGIN { @["b"] = sum(3); @["a"] = sum(1); @["c"] = sum(2); exit(0); }"#;
     let row = |k: &str, v: i64| format!("  {k:<50}{v:>17}\n");
-    let cases: [(&[&str], [(&str, i64); 3]); 4] = [
+    type Case<'a> = (&'a [&'a str], [(&'a str, i64); 3]);
+    let cases: [Case; 4] = [
         (&[], [("a", 1), ("c", 2), ("b", 3)]),
         (&["-x", "aggsortrev"], [("b", 3), ("c", 2), ("a", 1)]),
         (&["-x", "aggsortkey"], [("a", 1), ("b", 3), ("c", 2)]),

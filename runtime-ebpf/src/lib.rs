@@ -4,7 +4,7 @@ pub mod elf;
 pub mod emit;
 pub mod insn;
 
-use crumbs_lang::ir::{AggKind, Program};
+use crumbs_lang::ir::Program;
 use crumbs_lang::providers::AttachPoint;
 use elf::*;
 use emit::*;
@@ -42,7 +42,6 @@ pub fn map_defs(p: &Program) -> Vec<MapDef> {
         if a.kind.value_size() > 16 {
             zero = zero.max(a.kind.value_size());
         }
-        let _ = AggKind::Count;
     }
     if p.uses_stack {
         maps.push(MapDef { name: STACKS_MAP.into(), map_type: MAP_TYPE_STACK_TRACE, key_size: 4, value_size: 8 * STACK_DEPTH as u32, max_entries: STACK_ENTRIES, flags: 0 });

@@ -30,21 +30,17 @@ pub fn clear(fd: RawFd, def: &Aggregation, cpus: usize) -> io::Result<()> {
 /// `trunc()`: remove every key, or all but `keep` rows from the largest (`keep` > 0) or the
 /// smallest (`keep` < 0) end of the print order.
 pub fn trunc(fd: RawFd, def: &Aggregation, dec: &Decoder, cpus: usize, keep: Option<i64>) -> io::Result<()> {
-    if keep.is_none() {
+    let Some(keep) = keep else {
         for key in keys(fd, def.key_size())? {
             sys::delete(fd, &key)?;
         }
         return Ok(());
-    }
+    };
     let rows = read_raw(fd, def, dec, cpus)?;
     let mut order: Vec<usize> = (0..rows.len()).collect();
     order.sort_by(|a, b| crate::output::aggregation::compare_rows(&rows[*a].1, &rows[*b].1));
     let n = order.len();
-    let kept = match keep {
-        None => 0..0, // handled above
-        Some(k) if k >= 0 => n.saturating_sub(k as usize)..n,
-        Some(k) => 0..(k.unsigned_abs() as usize).min(n),
-    };
+    let kept = if keep >= 0 { n.saturating_sub(keep as usize)..n } else { 0..(keep.unsigned_abs() as usize).min(n) };
     for (pos, i) in order.into_iter().enumerate() {
         if !kept.contains(&pos) {
             sys::delete(fd, &rows[i].0)?;

@@ -27,17 +27,26 @@ pub struct Printer<'a> {
     pub stacks: Stacks,
     /// normalize()'s divisor per aggregation (1: as is).
     normal: Vec<i64>,
+    /// Each record's argument offsets and size, computed once rather than per event.
+    layouts: std::rc::Rc<[(Vec<Vec<usize>>, usize)]>,
     header_done: bool,
 }
 
 impl<'a> Printer<'a> {
     pub fn new(program: &'a Program, quiet: bool, out: Box<dyn Write + 'a>, agg_fds: Vec<RawFd>, stacks: Stacks) -> Self {
         let normal = vec![1; program.aggregations.len()];
-        Printer { program, quiet, out, agg_fds, cpus: crate::sys::possible_cpus(), stacks, normal, header_done: false }
+        let layouts = program.records.iter().map(|r| r.layout()).collect();
+        Printer { program, quiet, out, agg_fds, cpus: crate::sys::possible_cpus(), stacks, normal, layouts, header_done: false }
     }
 
     fn order(&self) -> aggregation::Order {
         aggregation::Order { by_key: self.program.options.aggsortkey, reverse: self.program.options.aggsortrev }
+    }
+
+    /// An aggregation's rows as they print now (normalize() applied), unsorted.
+    fn rows(&self, id: usize) -> io::Result<Vec<output::AggRow>> {
+        let rows = aggregate::read(self.agg_fds[id], &self.program.aggregations[id], &self.decoder(), self.cpus)?;
+        Ok(aggregation::normalized(rows, self.normal[id]))
     }
 
     fn decoder(&self) -> Decoder<'_> {
@@ -51,9 +60,10 @@ impl<'a> Printer<'a> {
         }
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
         let (rid, probe, cpu) = (u32_at(0) as usize, u32_at(4), u32_at(8));
-        let Some(rec) = self.program.records.get(rid) else { return Ok(None) };
-        let (offsets, size) = rec.layout();
-        if bytes.len() < size {
+        let program = self.program;
+        let layouts = std::rc::Rc::clone(&self.layouts);
+        let (Some(rec), Some((offsets, size))) = (program.records.get(rid), layouts.get(rid)) else { return Ok(None) };
+        if bytes.len() < *size {
             return Ok(None);
         }
         let mut text = String::new();
@@ -66,7 +76,7 @@ impl<'a> Printer<'a> {
             text.push_str(&record::prefix(cpu, probe, &func, &name));
         }
         let mut exit = None;
-        for (item, offs) in rec.items.iter().zip(&offsets) {
+        for (item, offs) in rec.items.iter().zip(offsets) {
             let values: Vec<Value> = item
                 .arg_reprs()
                 .iter()
@@ -82,8 +92,7 @@ impl<'a> Printer<'a> {
                     self.print_aggregation(*agg, true)?;
                 }
                 Item::Printa { agg, format: Some(pieces) } => {
-                    let def = &self.program.aggregations[*agg];
-                    let rows = aggregation::normalized(aggregate::read(self.agg_fds[*agg], def, &self.decoder(), self.cpus)?, self.normal[*agg]);
+                    let rows = self.rows(*agg)?;
                     for row in aggregation::sort_rows_by(&rows, self.order()) {
                         text.push_str(&printf::format(pieces, &printa_args(pieces, row)));
                     }
@@ -112,8 +121,7 @@ impl<'a> Printer<'a> {
 
     /// Prints one aggregation in DTrace's default layout (`lead`: with its blank line).
     pub fn print_aggregation(&mut self, id: usize, lead: bool) -> io::Result<()> {
-        let def = &self.program.aggregations[id];
-        let rows = aggregation::normalized(aggregate::read(self.agg_fds[id], def, &self.decoder(), self.cpus)?, self.normal[id]);
+        let rows = self.rows(id)?;
         let mut s = String::new();
         if lead {
             aggregation::print_aggregation_in(&mut s, &rows, self.order());

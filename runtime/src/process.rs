@@ -72,8 +72,8 @@ impl Child {
         }
     }
 
-    /// Ends a child that never ran (crumbs failed before attaching).
-    pub fn abandon(&mut self) {
+    /// Ends a child that never ran (crumbs failed before attaching); also done on drop.
+    fn abandon(&mut self) {
         if std::mem::take(&mut self.held) {
             // SAFETY: killing and reaping our own child.
             unsafe {

@@ -154,11 +154,12 @@ fn loader_without_vmlinux_btf() -> EbpfLoader<'static> {
         if libc::unshare(libc::CLONE_NEWNS) != 0 {
             return EbpfLoader::new();
         }
-        let hidden = libc::mount(std::ptr::null(), c("/").as_ptr(), std::ptr::null(), libc::MS_REC | libc::MS_PRIVATE, std::ptr::null()) == 0
-            && libc::mount(c("/dev/null").as_ptr(), c("/sys/kernel/btf/vmlinux").as_ptr(), std::ptr::null(), libc::MS_BIND, std::ptr::null()) == 0;
+        // If either mount fails the loader simply parses the file as usual.
+        if libc::mount(std::ptr::null(), c("/").as_ptr(), std::ptr::null(), libc::MS_REC | libc::MS_PRIVATE, std::ptr::null()) == 0 {
+            libc::mount(c("/dev/null").as_ptr(), c("/sys/kernel/btf/vmlinux").as_ptr(), std::ptr::null(), libc::MS_BIND, std::ptr::null());
+        }
         let loader = EbpfLoader::new();
         libc::setns(orig.as_raw_fd(), libc::CLONE_NEWNS);
-        let _ = hidden;
         loader
     }
 }
@@ -202,14 +203,9 @@ enum Stop {
 }
 
 /// Runs the session to the end; returns the exit status crumbs should exit with.
+/// A `-c` child that was never released is killed when `opts` is dropped.
 pub fn run(program: &Program, compiled: &Compiled, mut opts: RunOptions) -> Result<i32, RunError> {
-    let result = run_inner(program, compiled, &mut opts);
-    if let Some(child) = opts.child.as_mut() {
-        if result.is_err() {
-            child.abandon();
-        }
-    }
-    result
+    run_inner(program, compiled, &mut opts)
 }
 
 fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> Result<i32, RunError> {

@@ -10,7 +10,7 @@ impl Checker<'_> {
                 .label("cannot be assigned to an aggregation")
                 .hint("aggregating functions: count, sum, min, max, avg, quantize, lquantize"));
         }
-        check_arity(f, args, func, span)?;
+        check_arity(f, args, span)?;
         let value = match args.first() {
             Some(a) => self.int_expr(a, &format!("the argument of {}()", f.name))?,
             None => Expr::Int(1),
@@ -101,7 +101,7 @@ impl Checker<'_> {
             body.push(Stmt::Emit { item: items.len() - 1, args: vec![] });
             return Ok(());
         }
-        check_arity(f, args, name, span)?;
+        check_arity(f, args, span)?;
         let (item, lowered) = match f.hook {
             FnHook::Printf => {
                 let fmt = &args[0];

@@ -84,7 +84,7 @@ impl Checker<'_> {
             }
             ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| f.hook == FnHook::CopyInStr) => {
                 let f = builtins::function(&name.name).expect("checked");
-                check_arity(f, args, name, &e.span)?;
+                check_arity(f, args, &e.span)?;
                 let addr = self.int_expr(&args[0], &format!("the address given to {}()", f.name))?;
                 Expr::Str(StrExpr::UserStr(Box::new(addr)))
             }

@@ -337,7 +337,7 @@ fn const_int(e: &ast::Expr) -> Option<i64> {
     }
 }
 
-fn check_arity(f: &builtins::BuiltinFn, args: &[ast::Expr], name: &ast::Ident, span: &Span) -> Result<(), Diagnostic> {
+fn check_arity(f: &builtins::BuiltinFn, args: &[ast::Expr], span: &Span) -> Result<(), Diagnostic> {
     let rest = f.args.contains(&ArgSpec::Rest);
     let fixed = f.args.iter().filter(|a| **a != ArgSpec::Rest).count();
     let ok = if rest { args.len() >= fixed } else { args.len() == fixed };
@@ -348,7 +348,6 @@ fn check_arity(f: &builtins::BuiltinFn, args: &[ast::Expr], name: &ast::Ident, s
         (true, n) => format!("at least {n} argument{}", if n == 1 { "" } else { "s" }),
         (false, n) => format!("{n} argument{}", if n == 1 { "" } else { "s" }),
     };
-    let _ = name;
     Err(Diagnostic::new(span.clone(), format!("{}() takes {want}, but {} given", f.name, args.len()))
         .label("wrong number of arguments")
         .hint(format!("usage: {}", f.signature)))

@@ -295,7 +295,6 @@ impl Emitter<'_> {
     }
 
     pub(super) fn var(&mut self, h: VarHook) -> Result<(), EmitError> {
-        let syscall = matches!(self.attach, AttachPoint::SyscallEntry | AttachPoint::SyscallReturn);
         match h {
             VarHook::Pid => {
                 self.push(Insn::call(helper::GET_CURRENT_PID_TGID));
@@ -367,7 +366,6 @@ impl Emitter<'_> {
                 return Err(self.err(format!("internal: string builtin {h:?} used as an integer")));
             }
         }
-        let _ = syscall;
         Ok(())
     }
 
