@@ -1,7 +1,7 @@
 //! `crumbs -l`: probe listings in DTrace's layout, from the provider table.
 
 use crumbs_lang::providers::{all_probes, match_probes_with, Probe, AttachPoint, PROFILE_ID_BASE, TRACEPOINT_ID_BASE};
-use crumbs_lang::tracepoints::Catalog;
+use crumbs_lang::ast::ProbeDesc;
 use crumbs_runtime::tracefs::Tracefs;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -34,10 +34,9 @@ fn print(probes: &[Probe]) -> ExitCode {
 /// Every probe crumbs knows.
 pub fn all() -> ExitCode {
     let mut probes = all_probes();
-    let leak = |s: &str| -> &'static str { Box::leak(s.to_string().into_boxed_str()) };
-    if let Ok(list) = Tracefs.list() {
-        probes.extend(list.iter().map(|(c, e)| Probe { id: 0, provider: "tracepoint", module: leak(c), function: "", name: leak(e), attach: AttachPoint::Tracepoint(u16::MAX), nr: None }));
-    }
+    // The kernel's tracepoints, matched the same way a program's description is.
+    let every_tracepoint = ProbeDesc { text: "tracepoint:*:*".into(), fields: vec!["tracepoint".into(), "*".into(), "*".into()], span: 0..0 };
+    probes.extend(match_probes_with(&every_tracepoint, Some(&Tracefs)).unwrap_or_default());
     print(&probes)
 }
 
