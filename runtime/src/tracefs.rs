@@ -27,7 +27,7 @@ impl Tracefs {
 }
 
 impl Catalog for Tracefs {
-    fn list(&self) -> Result<Vec<(String, String)>, String> {
+    fn list(&self) -> Result<std::rc::Rc<[(String, String)]>, String> {
         let events = self.events()?;
         let mut out = Vec::new();
         let cats = std::fs::read_dir(&events).map_err(|e| format!("{}: {e}", events.display()))?;
@@ -40,7 +40,7 @@ impl Catalog for Tracefs {
             }
         }
         out.sort();
-        Ok(out)
+        Ok(out.into())
     }
 
     fn format(&self, category: &str, event: &str) -> Result<String, String> {

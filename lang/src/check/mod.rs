@@ -28,6 +28,9 @@ pub struct CheckOptions {
 
 /// Checks a parsed program and lowers it to IR.
 pub fn check(program: &ast::Program, opts: &CheckOptions) -> Result<Program, Diagnostic> {
+    // List the kernel's tracepoints once for the whole program, however many clauses use them.
+    let memo = opts.catalog.clone().map(|c| std::rc::Rc::new(crate::tracepoints::Memo::new(c)) as std::rc::Rc<dyn Catalog>);
+    let opts = &CheckOptions { catalog: memo, ..opts.clone() };
     let mut cx = Checker {
         opts,
         globals: Vec::new(),
