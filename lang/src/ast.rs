@@ -74,7 +74,7 @@ pub struct Expr {
 #[derive(Clone, Debug)]
 pub enum ExprKind {
     Int(i64),
-    Str(String),
+    Str(StrLit),
     Ident(String),
     Macro(String),
     ThreadLocal(String),
@@ -86,6 +86,27 @@ pub enum ExprKind {
     Unary(UnOp, Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
     Ternary(Box<Expr>, Box<Expr>, Box<Expr>),
+}
+
+/// A string literal's value, and for each byte of it where in the source it was written (an
+/// escape like `\n` is two source bytes for one byte of value), so that a diagnostic about a
+/// part of the string, such as one printf conversion, points at what the user typed.
+#[derive(Clone, Debug)]
+pub struct StrLit {
+    pub value: String,
+    /// Source offsets: one per byte of `value`, then the closing quote's.
+    pub origin: Vec<u32>,
+}
+
+impl StrLit {
+    /// The source span of the value's bytes `start..end`.
+    pub fn source_span(&self, start: usize, end: usize) -> Span {
+        let at = |i: usize| self.origin[i.min(self.origin.len() - 1)] as usize;
+        let s = at(start);
+        // The end is where the last byte's source ends: the next byte's origin, or the quote.
+        let e = if end > start { self.origin.get(end).map_or(at(end), |&o| o as usize).max(at(end - 1) + 1) } else { s + 1 };
+        s..e
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -35,10 +35,16 @@ impl Diagnostic {
 
     /// Renders `error: message` followed by `--> file:line:col`, the source line with a caret
     /// under the span, and the hint. `color` is for terminals only.
+    ///
+    /// Whatever the spans and the source hold, this neither panics nor echoes control or
+    /// bidirectional-override characters to the terminal: spans are widened to character
+    /// boundaries, and such characters are shown as `\u{..}` escapes.
     pub fn render(&self, file: &str, source: &str, color: bool) -> String {
         let (line, col) = line_col(source, self.span.start);
-        let end = self.span.end.clamp(self.span.start, source.len());
-        let span = self.span.start.min(source.len())..end;
+        let shown = Shown::new(source);
+        let span = shown.span(&self.span);
+        let file_shown = escape_controls(file);
+        let file = file_shown.as_str();
         let mut out = Vec::new();
         let mut report = Report::build(ReportKind::Error, (file, span.clone()))
             .with_config(
@@ -46,25 +52,87 @@ impl Diagnostic {
                     .with_color(color)
                     .with_index_type(IndexType::Byte),
             )
-            .with_message(format!("{}\n  --> {}:{}:{}", self.message, file, line, col))
+            .with_message(format!("{}\n  --> {}:{}:{}", escape_controls(&self.message), file, line, col))
             .with_label(
-                Label::new((file, span)).with_message(self.label.clone().unwrap_or_default()),
+                Label::new((file, span)).with_message(escape_controls(self.label.as_deref().unwrap_or_default())),
             );
         if let Some((span, label)) = &self.related {
-            let end = span.end.clamp(span.start, source.len());
-            report = report.with_label(Label::new((file, span.start.min(source.len())..end)).with_message(label));
+            report = report.with_label(Label::new((file, shown.span(span))).with_message(escape_controls(label)));
         }
         if let Some(hint) = &self.hint {
-            report = report.with_help(hint);
+            report = report.with_help(escape_controls(hint));
         }
-        let _ = report.finish().write((file, Source::from(source)), &mut out);
+        let _ = report.finish().write((file, Source::from(shown.text.as_str())), &mut out);
         String::from_utf8_lossy(&out).into_owned()
     }
 }
 
-/// 1-based line and column (in characters) of a byte offset.
+/// Characters a diagnostic must not send to a terminal as they are: C0 and C1 controls
+/// (except tab and newline), DEL, and the Unicode marks that reorder text on screen.
+fn is_unsafe_char(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `text` with every unsafe character written as a `\u{..}` escape.
+pub fn escape_controls(text: &str) -> String {
+    if !text.chars().any(is_unsafe_char) {
+        return text.to_string();
+    }
+    text.chars().map(|c| if is_unsafe_char(c) { c.escape_unicode().to_string() } else { c.to_string() }).collect()
+}
+
+/// The source as a diagnostic shows it (unsafe characters escaped, see [`escape_controls`]),
+/// with a map from byte offsets in the real source to offsets in the shown text.
+struct Shown {
+    text: String,
+    /// `map[i]`: where byte `i` of the source starts in `text` (one entry past the end too).
+    map: Vec<usize>,
+}
+
+impl Shown {
+    fn new(source: &str) -> Shown {
+        let mut text = String::with_capacity(source.len());
+        let mut map = Vec::with_capacity(source.len() + 1);
+        let mut chars = source.chars().peekable();
+        while let Some(c) = chars.next() {
+            let at = text.len();
+            map.extend(std::iter::repeat_n(at, c.len_utf8()));
+            // A CR that ends a line is a line ending, not something to show.
+            if is_unsafe_char(c) && !(c == '\r' && chars.peek() == Some(&'\n')) {
+                text.push_str(&c.escape_unicode().to_string());
+            } else {
+                text.push(c);
+            }
+        }
+        map.push(text.len());
+        Shown { text, map }
+    }
+
+    /// A source span in shown-text offsets, clamped to the text and widened to whole
+    /// characters (a span may point into a character when it comes from a byte-level scan).
+    fn span(&self, span: &Span) -> Span {
+        let last = self.map.len() - 1;
+        let start = span.start.min(last);
+        let end = span.end.clamp(start, last);
+        let start = self.map[start];
+        // The end of a span inside a character is that character's end.
+        let end = if end > 0 && self.map[end] == self.map[end - 1] {
+            self.map[end..].iter().copied().find(|&o| o > self.map[end]).unwrap_or(self.text.len())
+        } else {
+            self.map[end]
+        };
+        start..end
+    }
+}
+
+/// 1-based line and column (in characters) of a byte offset; an offset inside a character
+/// counts as that character.
 pub fn line_col(source: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(source.len());
+    let mut offset = offset.min(source.len());
+    while !source.is_char_boundary(offset) {
+        offset -= 1;
+    }
     let before = &source[..offset];
     let line = before.matches('\n').count() + 1;
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
@@ -119,5 +187,27 @@ mod tests {
         assert!(s.contains("x.d:1:5"), "{s}");
         assert!(s.contains("abc defg"), "{s}");
         assert!(s.contains("try this"), "{s}");
+    }
+
+    #[test]
+    fn spans_inside_characters_do_not_panic() {
+        let src = "BEGIN { printf(\"%£ é\"); }";
+        let pound = src.find('£').unwrap();
+        for (start, end) in [(pound + 1, pound + 2), (pound, pound + 1), (pound + 1, 999), (999, 5), (3, 1)] {
+            let s = Diagnostic::new(start..end, "m").label("l").related(pound + 1..pound + 1, "r").render("x.d", src, false);
+            assert!(s.contains("x.d:1:"), "{s}");
+        }
+        assert_eq!(line_col(src, pound + 1), (1, pound + 1));
+    }
+
+    #[test]
+    fn control_and_bidi_characters_are_escaped() {
+        let src = "BEGIN { x = \"a\u{1b}[2J\u{202e}b\0\"; }\r\n";
+        let at = src.find('\u{202e}').unwrap();
+        let s = Diagnostic::new(at..at + 3, "unexpected `\u{1b}`").label("bad \u{7}").hint("\u{202e}").render("x\u{1b}.d", src, false);
+        assert!(!s.chars().any(|c| c.is_control() && c != '\n'), "{s:?}");
+        assert!(!s.contains('\u{202e}'), "{s:?}");
+        assert!(s.contains("\\u{1b}[2J\\u{202e}b\\u{0}"), "{s}");
+        assert!(s.contains("x.d:1:") || s.contains("x\\u{1b}.d:1:"), "{s}");
     }
 }

@@ -2,7 +2,7 @@
 
 use crate::ast::*;
 use crate::diag::Diagnostic;
-use pest::iterators::Pair;
+use pest::iterators::{Pair, Pairs};
 use pest::pratt_parser::{Assoc, Op, PrattParser};
 use pest::Parser;
 use std::sync::OnceLock;
@@ -35,6 +35,13 @@ fn syntax_error(src: &str, e: pest::error::Error<Rule>) -> Diagnostic {
         pest::error::InputLocation::Pos(p) => (p, p),
         pest::error::InputLocation::Span((s, e)) => (s, e),
     };
+    if let pest::error::ErrorVariant::CustomError { message } = &e.variant {
+        // pest stops before its recursion runs out of stack ("stack limit reached").
+        let end = start + src[start..].chars().next().map_or(0, char::len_utf8);
+        return Diagnostic::new(start..end, "program nested too deeply")
+            .label(format!("the parser stopped here ({message})"))
+            .hint(format!("expressions nest at most {MAX_EXPR_DEPTH} levels (each operator, `?:`, call, key and pair of parentheses is one): split them with clause-local variables, this->t = ...;"));
+    }
     let found = src[start..].chars().next();
     let end = if end > start { end } else { start + found.map_or(0, char::len_utf8) };
     let hint = expected_hint(&e).or_else(|| Some(fallback_hint(src, start)));
@@ -118,9 +125,7 @@ fn clause(p: Pair<Rule>) -> Result<Clause, Diagnostic> {
         match part.as_rule() {
             Rule::probe_list => {
                 for d in part.into_inner() {
-                    let text = d.as_str().to_string();
-                    let fields = text.split(':').map(str::to_string).collect();
-                    c.probes.push(ProbeDesc { text, fields, span: span(&d) });
+                    c.probes.push(probe_desc(&d)?);
                 }
             }
             Rule::predicate => c.predicate = Some(expr(part.into_inner().next().unwrap())?),
@@ -133,6 +138,34 @@ fn clause(p: Pair<Rule>) -> Result<Clause, Diagnostic> {
     }
     Ok(c)
 }
+
+/// A probe description: at most four fields, `provider:module:function:name`.
+fn probe_desc(d: &Pair<Rule>) -> Result<ProbeDesc, Diagnostic> {
+    let text = d.as_str().to_string();
+    let sp = span(d);
+    let fields: Vec<String> = text.split(':').map(str::to_string).collect();
+    if fields.len() > 4 {
+        // From the fourth colon on is one field too many.
+        let extra = text.match_indices(':').nth(3).map_or(0, |(i, _)| i);
+        return Err(Diagnostic::new(sp.start + extra..sp.end, format!("probe description `{text}` has {} fields", fields.len()))
+            .label(if fields.len() == 5 { "one field too many".to_string() } else { format!("{} fields too many", fields.len() - 4) })
+            .hint("a probe description has at most four fields, provider:module:function:name (e.g. `profile:::tick-1sec`, `syscall::read:entry`)"));
+    }
+    let mut at = sp.start;
+    for f in &fields {
+        if f.len() > MAX_PROBE_FIELD {
+            return Err(Diagnostic::new(at..at + f.len(), format!("probe description field of {} characters", f.len()))
+                .label("too long")
+                .hint(format!("a provider, module, function or probe name has at most {MAX_PROBE_FIELD} characters")));
+        }
+        at += f.len() + 1;
+    }
+    Ok(ProbeDesc { text, fields, span: sp })
+}
+
+/// The longest field of a probe description: the kernel's longest symbol name (KSYM_NAME_LEN).
+/// Longer patterns cannot match anything, and would only make the glob matcher work hard.
+pub const MAX_PROBE_FIELD: usize = 512;
 
 fn ident(p: Pair<Rule>) -> Ident {
     Ident { name: p.as_str().to_string(), span: span(&p) }
@@ -197,16 +230,22 @@ fn thread_var(p: Pair<Rule>) -> LValue {
 }
 
 fn aggregation(p: Pair<Rule>) -> Result<AggRef, Diagnostic> {
+    aggregation_at(p, 0).map(|(a, _)| a)
+}
+
+/// `@name[keys]` `level` recursions deep, and the height of its tallest key.
+fn aggregation_at(p: Pair<Rule>, level: usize) -> Result<(AggRef, usize), Diagnostic> {
     let sp = span(&p);
     let mut agg = AggRef { name: String::new(), keys: Vec::new(), span: sp };
+    let mut height = 0;
     for part in p.into_inner() {
         match part.as_rule() {
             Rule::ident => agg.name = part.as_str().to_string(),
-            Rule::keys => agg.keys = part.into_inner().map(expr).collect::<Result<_, _>>()?,
+            Rule::keys => (agg.keys, height) = operands(part.into_inner(), level)?,
             _ => {}
         }
     }
-    Ok(agg)
+    Ok((agg, height))
 }
 
 fn pratt() -> &'static PrattParser<Rule> {
@@ -262,52 +301,63 @@ fn binop_of(s: &str) -> BinOp {
 }
 
 /// Deeper expressions are refused: later stages recurse over them, and the BPF stack holds
-/// one slot per pending operand anyway.
+/// one slot per pending operand anyway. Parentheses count as a level too, because turning
+/// the parse into a tree recurses on them.
 pub const MAX_EXPR_DEPTH: usize = 100;
 
-/// Whether `e` nests more than `limit` levels (stops looking at the limit).
-fn deeper_than(e: &Expr, limit: usize) -> bool {
-    if limit == 0 {
-        return true;
+/// An expression and the height of its tree. Heights are checked as the tree is built, so
+/// no tree deeper than the limit ever exists: whatever the input, nothing that walks or
+/// drops an expression can run out of stack.
+type Built = (Expr, usize);
+
+fn too_deep(sp: Span) -> Diagnostic {
+    Diagnostic::new(sp, format!("expression nested more than {MAX_EXPR_DEPTH} levels deep"))
+        .label("too deep")
+        .hint("split it with a clause-local variable: this->t = ...;")
+}
+
+fn node(kind: ExprKind, sp: Span, height: usize) -> Result<Built, Diagnostic> {
+    if height > MAX_EXPR_DEPTH {
+        return Err(too_deep(sp));
     }
-    match &e.kind {
-        ExprKind::Unary(_, a) => deeper_than(a, limit - 1),
-        ExprKind::Binary(_, a, b) => deeper_than(a, limit - 1) || deeper_than(b, limit - 1),
-        ExprKind::Ternary(a, b, c) => deeper_than(a, limit - 1) || deeper_than(b, limit - 1) || deeper_than(c, limit - 1),
-        ExprKind::Call(_, args) => args.iter().any(|a| deeper_than(a, limit - 1)),
-        ExprKind::Agg(a) => a.keys.iter().any(|k| deeper_than(k, limit - 1)),
-        _ => false,
-    }
+    Ok((Expr { kind, span: sp }, height))
 }
 
 fn expr(p: Pair<Rule>) -> Result<Expr, Diagnostic> {
-    let e = expr_inner(p)?;
-    if deeper_than(&e, MAX_EXPR_DEPTH) {
-        return Err(Diagnostic::new(e.span.clone(), format!("expression nested more than {MAX_EXPR_DEPTH} levels deep"))
-            .label("too deep")
-            .hint("split it with a clause-local variable: this->t = ...;"));
-    }
-    Ok(e)
+    expr_at(p, 0).map(|(e, _)| e)
 }
 
-fn expr_inner(p: Pair<Rule>) -> Result<Expr, Diagnostic> {
+/// An expression `level` recursions below the statement it is in.
+fn expr_at(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
     let sp = span(&p);
+    if level > MAX_EXPR_DEPTH {
+        return Err(too_deep(sp));
+    }
     let mut it = p.into_inner();
-    let cond = binary(it.next().unwrap())?;
+    let (cond, hc) = binary(it.next().unwrap(), level)?;
     match (it.next(), it.next()) {
-        (Some(a), Some(b)) => Ok(Expr {
-            kind: ExprKind::Ternary(Box::new(cond), Box::new(expr(a)?), Box::new(expr(b)?)),
-            span: sp,
-        }),
-        _ => Ok(cond),
+        (Some(a), Some(b)) => {
+            let (a, ha) = expr_at(a, level + 1)?;
+            let (b, hb) = expr_at(b, level + 1)?;
+            node(ExprKind::Ternary(Box::new(cond), Box::new(a), Box::new(b)), sp, 1 + hc.max(ha).max(hb))
+        }
+        _ => Ok((cond, hc)),
     }
 }
 
-fn binary(p: Pair<Rule>) -> Result<Expr, Diagnostic> {
+fn binary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
+    // The Pratt parser recurses once per prefix operator: refuse long runs before it starts.
+    let mut run = 0;
+    for part in p.clone().into_inner() {
+        run = if matches!(part.as_rule(), Rule::not | Rule::bitnot | Rule::neg | Rule::plus) { run + 1 } else { 0 };
+        if run > MAX_EXPR_DEPTH {
+            return Err(too_deep(span(&part)));
+        }
+    }
     pratt()
-        .map_primary(primary)
+        .map_primary(|p| primary(p, level))
         .map_prefix(|op, rhs| {
-            let rhs = rhs?;
+            let (rhs, h) = rhs?;
             let sp = op.as_span().start()..rhs.span.end;
             let u = match op.as_rule() {
                 Rule::not => UnOp::Not,
@@ -315,18 +365,31 @@ fn binary(p: Pair<Rule>) -> Result<Expr, Diagnostic> {
                 Rule::neg => UnOp::Neg,
                 _ => UnOp::Plus,
             };
-            Ok(Expr { kind: ExprKind::Unary(u, Box::new(rhs)), span: sp })
+            node(ExprKind::Unary(u, Box::new(rhs)), sp, h + 1)
         })
         .map_infix(|lhs, op, rhs| {
-            let (lhs, rhs) = (lhs?, rhs?);
+            let ((lhs, hl), (rhs, hr)) = (lhs?, rhs?);
             let sp = lhs.span.start..rhs.span.end;
             let b = binop_of(op.as_str().trim());
-            Ok(Expr { kind: ExprKind::Binary(b, Box::new(lhs), Box::new(rhs)), span: sp })
+            node(ExprKind::Binary(b, Box::new(lhs), Box::new(rhs)), sp, 1 + hl.max(hr))
         })
         .parse(p.into_inner())
 }
 
-fn primary(p: Pair<Rule>) -> Result<Expr, Diagnostic> {
+/// Expressions that are each one level below `level` (call arguments, aggregation keys),
+/// and the height of the tallest.
+fn operands(pairs: Pairs<Rule>, level: usize) -> Result<(Vec<Expr>, usize), Diagnostic> {
+    let mut height = 0;
+    let mut out = Vec::new();
+    for p in pairs {
+        let (e, h) = expr_at(p, level + 1)?;
+        height = height.max(h);
+        out.push(e);
+    }
+    Ok((out, height))
+}
+
+fn primary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
     let sp = span(&p);
     let kind = match p.as_rule() {
         Rule::number => ExprKind::Int(parse_int(p.as_str(), sp.clone())?),
@@ -342,13 +405,17 @@ fn primary(p: Pair<Rule>) -> Result<Expr, Diagnostic> {
                 }
             }
         }
-        Rule::string => ExprKind::Str(unescape(&p.as_str()[1..p.as_str().len() - 1], sp.clone())?),
+        Rule::string => ExprKind::Str(string_literal(&p)?),
         Rule::call => {
             let mut it = p.into_inner();
             let name = ident(it.next().unwrap());
-            ExprKind::Call(name, it.map(expr).collect::<Result<_, _>>()?)
+            let (args, h) = operands(it, level)?;
+            return node(ExprKind::Call(name, args), sp, h + 1);
         }
-        Rule::aggregation => ExprKind::Agg(aggregation(p)?),
+        Rule::aggregation => {
+            let (agg, h) = aggregation_at(p, level)?;
+            return node(ExprKind::Agg(agg), sp, h + 1);
+        }
         Rule::macro_var => ExprKind::Macro(p.as_str()[1..].to_string()),
         Rule::args_field => ExprKind::ArgsField(p.into_inner().next().unwrap().as_str().to_string()),
         Rule::thread_var => match thread_var(p) {
@@ -357,10 +424,10 @@ fn primary(p: Pair<Rule>) -> Result<Expr, Diagnostic> {
             LValue::Global(i) => ExprKind::Ident(i.name),
         },
         Rule::ident => ExprKind::Ident(p.as_str().to_string()),
-        Rule::expr => return expr(p),
+        Rule::expr => return expr_at(p, level + 1),
         r => unreachable!("primary {r:?}"),
     };
-    Ok(Expr { kind, span: sp })
+    Ok((Expr { kind, span: sp }, 0))
 }
 
 /// The value of an integer written as in D (decimal, 0x hex, 0 octal, optional sign and
@@ -403,64 +470,95 @@ pub fn unescape(body: &str, sp: Span) -> Result<String, Diagnostic> {
     Ok(String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
 }
 
-/// Processes C escapes in a string or character literal body, to bytes.
-pub fn unescape_bytes(body: &str, sp: Span) -> Result<Vec<u8>, Diagnostic> {
-    let mut out: Vec<u8> = Vec::new();
-    let push = |out: &mut Vec<u8>, c: char| {
-        let mut buf = [0u8; 4];
-        out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-    };
-    let mut chars = body.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        if c != '\\' {
-            push(&mut out, c);
-            continue;
-        }
-        let Some((_, e)) = chars.next() else { break };
-        match e {
-            'n' => out.push(b'\n'),
-            't' => out.push(b'\t'),
-            'r' => out.push(b'\r'),
-            'a' => out.push(7),
-            'b' => out.push(8),
-            'f' => out.push(12),
-            'v' => out.push(11),
-            '\\' | '"' | '\'' | '?' => out.push(e as u8),
-            'x' => {
-                let mut v = 0u32;
-                let mut n = 0;
-                while let Some(&(_, h)) = chars.peek() {
-                    if n == 2 || !h.is_ascii_hexdigit() {
-                        break;
-                    }
-                    v = v * 16 + h.to_digit(16).unwrap();
-                    chars.next();
-                    n += 1;
-                }
-                out.push(v as u8);
-            }
-            '0'..='7' => {
-                let mut v = e.to_digit(8).unwrap();
-                let mut n = 1;
-                while let Some(&(_, o)) = chars.peek() {
-                    if n == 3 || !('0'..='7').contains(&o) {
-                        break;
-                    }
-                    v = v * 8 + o.to_digit(8).unwrap();
-                    chars.next();
-                    n += 1;
-                }
-                out.push(v as u8);
-            }
-            other => {
-                let at = sp.start + 1 + i;
-                return Err(Diagnostic::new(at..at + 1 + other.len_utf8(), format!("unknown escape sequence `\\{other}`"))
-                    .label("not a C escape")
-                    .hint("known escapes: \\n \\t \\r \\a \\b \\f \\v \\\\ \\\" \\' \\0 \\xHH \\ooo"));
-            }
+/// A string literal token (with its quotes) as a value that remembers where each byte of it
+/// was written.
+fn string_literal(p: &Pair<Rule>) -> Result<StrLit, Diagnostic> {
+    let sp = span(p);
+    let text = p.as_str();
+    let (bytes, from) = unescape_traced(&text[1..text.len() - 1], sp.clone())?;
+    let mut value = String::with_capacity(bytes.len());
+    let mut origin = Vec::with_capacity(bytes.len() + 1);
+    let mut at = 0;
+    for chunk in bytes.utf8_chunks() {
+        value.push_str(chunk.valid());
+        origin.extend_from_slice(&from[at..at + chunk.valid().len()]);
+        at += chunk.valid().len();
+        if !chunk.invalid().is_empty() {
+            value.push(char::REPLACEMENT_CHARACTER);
+            origin.extend([from[at]; 3]);
+            at += chunk.invalid().len();
         }
     }
-    Ok(out)
+    origin.push(sp.end - 1);
+    Ok(StrLit { value, origin: origin.into_iter().map(|o| o as u32).collect() })
+}
+
+/// Processes C escapes in a string or character literal body, to bytes.
+pub fn unescape_bytes(body: &str, sp: Span) -> Result<Vec<u8>, Diagnostic> {
+    unescape_traced(body, sp).map(|(bytes, _)| bytes)
+}
+
+/// [`unescape_bytes`], and for each byte the source offset of what produced it (the
+/// character itself, or the backslash of its escape).
+fn unescape_traced(body: &str, sp: Span) -> Result<(Vec<u8>, Vec<usize>), Diagnostic> {
+    let mut out: Vec<u8> = Vec::new();
+    let mut from: Vec<usize> = Vec::new();
+    // The body starts one byte (the opening quote) into the literal's span.
+    let base = sp.start + 1;
+    let mut chars = body.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let before = out.len();
+        if c != '\\' {
+            let mut buf = [0u8; 4];
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        } else {
+            let Some((_, e)) = chars.next() else { break };
+            match e {
+                'n' => out.push(b'\n'),
+                't' => out.push(b'\t'),
+                'r' => out.push(b'\r'),
+                'a' => out.push(7),
+                'b' => out.push(8),
+                'f' => out.push(12),
+                'v' => out.push(11),
+                '\\' | '"' | '\'' | '?' => out.push(e as u8),
+                'x' => {
+                    let mut v = 0u32;
+                    let mut n = 0;
+                    while let Some(&(_, h)) = chars.peek() {
+                        if n == 2 || !h.is_ascii_hexdigit() {
+                            break;
+                        }
+                        v = v * 16 + h.to_digit(16).unwrap();
+                        chars.next();
+                        n += 1;
+                    }
+                    out.push(v as u8);
+                }
+                '0'..='7' => {
+                    let mut v = e.to_digit(8).unwrap();
+                    let mut n = 1;
+                    while let Some(&(_, o)) = chars.peek() {
+                        if n == 3 || !('0'..='7').contains(&o) {
+                            break;
+                        }
+                        v = v * 8 + o.to_digit(8).unwrap();
+                        chars.next();
+                        n += 1;
+                    }
+                    out.push(v as u8);
+                }
+                other => {
+                    let at = base + i;
+                    return Err(Diagnostic::new(at..at + 1 + other.len_utf8(), format!("unknown escape sequence `\\{other}`"))
+                        .label("not a C escape")
+                        .hint("known escapes: \\n \\t \\r \\a \\b \\f \\v \\\\ \\\" \\' \\0 \\xHH \\ooo"));
+                }
+            }
+        }
+        from.resize(out.len().max(before), base + i);
+    }
+    Ok((out, from))
 }
 
 #[cfg(test)]
@@ -485,7 +583,7 @@ mod tests {
     fn show(e: &Expr) -> String {
         match &e.kind {
             ExprKind::Int(v) => v.to_string(),
-            ExprKind::Str(s) => format!("{s:?}"),
+            ExprKind::Str(s) => format!("{:?}", s.value),
             ExprKind::Ident(n) => n.clone(),
             ExprKind::Macro(n) => format!("${n}"),
             ExprKind::ThreadLocal(n) => format!("self->{n}"),

@@ -77,13 +77,20 @@ fn match_tracepoints(desc: &ProbeDesc, category: &str, event: &str, catalog: Opt
         return Err(Diagnostic::new(desc.span.clone(), "tracepoints are not available here").label("needs tracefs").hint("tracepoints are listed from /sys/kernel/tracing (crumbs mounts it when run as root)"));
     };
     let list = catalog.list().map_err(|e| Diagnostic::new(desc.span.clone(), format!("cannot list tracepoints: {e}")).label("here").hint("crumbs reads /sys/kernel/tracing/events; run it as root"))?;
-    let cat = glob(category, desc)?;
-    let ev = glob(event, desc)?;
-    let ok = |m: &Option<GlobMatcher>, s: &str| m.as_ref().is_none_or(|m| m.is_match(s));
     let leak = |s: &str| -> &'static str { Box::leak(s.to_string().into_boxed_str()) };
-    let found: Vec<Probe> = list
-        .iter()
-        .filter(|(c, e)| ok(&cat, c) && ok(&ev, e))
+    let is_glob = |s: &str| s.is_empty() || s.contains(['*', '?', '[']);
+    let matching: Vec<&(String, String)> = if !is_glob(category) && !is_glob(event) {
+        // One named tracepoint: a lookup in the sorted list, not a scan.
+        let key = (category, event);
+        list.binary_search_by(|(c, e)| (c.as_str(), e.as_str()).cmp(&key)).map(|i| vec![&list[i]]).unwrap_or_default()
+    } else {
+        let cat = glob(category, desc)?;
+        let ev = glob(event, desc)?;
+        let ok = |m: &Option<GlobMatcher>, s: &str| m.as_ref().is_none_or(|m| m.is_match(s));
+        list.iter().filter(|(c, e)| ok(&cat, c) && ok(&ev, e)).collect()
+    };
+    let found: Vec<Probe> = matching
+        .into_iter()
         .map(|(c, e)| Probe { id: 0, provider: "tracepoint", module: leak(c), function: "", name: leak(e), attach: AttachPoint::Tracepoint(u16::MAX), nr: None })
         .collect();
     if found.is_empty() {
@@ -190,7 +197,14 @@ fn glob(field: &str, desc: &ProbeDesc) -> Result<Option<GlobMatcher>, Diagnostic
     if field.is_empty() || field == "*" {
         return Ok(None);
     }
-    GlobBuilder::new(field)
+    // `**` matches what `*` does; runs of stars only slow the matcher down.
+    let mut pattern = String::with_capacity(field.len());
+    for c in field.chars() {
+        if !(c == '*' && pattern.ends_with('*')) {
+            pattern.push(c);
+        }
+    }
+    GlobBuilder::new(&pattern)
         .literal_separator(false)
         .build()
         .map(|g| Some(g.compile_matcher()))

@@ -225,15 +225,13 @@ impl Checker<'_> {
 
     /// A format string argument: a string literal that parses as a format.
     pub(super) fn format(&mut self, fmt: &ast::Expr, what: &str) -> Result<Vec<printf::Piece>, Diagnostic> {
-        let ExprKind::Str(text) = &fmt.kind else {
+        let ExprKind::Str(lit) = &fmt.kind else {
             return Err(Diagnostic::new(fmt.span.clone(), format!("{what} needs a string literal format"))
                 .label("not a string literal")
                 .hint("write the format inline: printf(\"%d\\n\", x)"));
         };
-        printf::parse(text).map_err(|e| {
-            let at = (fmt.span.start + 1 + e.start).min(fmt.span.end);
-            let end = (fmt.span.start + 1 + e.end).clamp(at, fmt.span.end);
-            let d = Diagnostic::new(at..end.max(at + 1), e.message).label("in this format");
+        printf::parse(&lit.value).map_err(|e| {
+            let d = Diagnostic::new(lit.source_span(e.start, e.end), e.message).label("in this format");
             match e.hint { Some(h) => d.hint(h), None => d }
         })
     }

@@ -17,7 +17,7 @@ impl Checker<'_> {
     pub(super) fn expr(&mut self, e: &ast::Expr) -> Result<Expr, Diagnostic> {
         Ok(match &e.kind {
             ExprKind::Int(v) => Expr::Int(*v),
-            ExprKind::Str(s) => Expr::Str(StrExpr::Const(self.strings.intern(s))),
+            ExprKind::Str(s) => Expr::Str(StrExpr::Const(self.strings.intern(&s.value))),
             ExprKind::Ident(name) => {
                 if let Some(v) = builtins::variable(name) {
                     match (v.ty, v.hook) {
