@@ -157,3 +157,28 @@ fn probe_errors() {
     let (d, _) = err("syscall::nosuchcall:entry {}");
     assert!(d.message.contains("does not match any probes"));
 }
+
+/// A fixed catalog that counts how often it is listed.
+#[derive(Debug, Default)]
+struct CountingCatalog(std::cell::Cell<usize>);
+
+impl Catalog for CountingCatalog {
+    fn list(&self) -> Result<std::rc::Rc<[(String, String)]>, String> {
+        self.0.set(self.0.get() + 1);
+        Ok(["sched_switch", "sched_wakeup"].iter().map(|e| ("sched".to_string(), e.to_string())).collect::<Vec<_>>().into())
+    }
+    fn format(&self, _: &str, _: &str) -> Result<String, String> {
+        Ok("format:\n\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n".to_string())
+    }
+}
+
+/// Issue 6, finding 8: tracefs is listed once per program, not once per clause.
+#[test]
+fn tracepoints_are_listed_once_per_program() {
+    let catalog = std::rc::Rc::new(CountingCatalog::default());
+    let src: String = (0..200).map(|i| format!("tracepoint:sched:sched_switch, tracepoint:sched:sched_w* {{ @[{i}] = count(); }}\n")).collect();
+    let p = compile(&src, &CheckOptions { catalog: Some(catalog.clone()), ..Default::default() }).unwrap();
+    assert_eq!(catalog.0.get(), 1);
+    assert_eq!(p.tracepoints.len(), 2);
+    assert_eq!(p.matched_probes, 400);
+}
