@@ -56,6 +56,13 @@ fn format_errors_point_at_the_source_despite_escapes() {
     let out = compile("BEGIN { printf(\"\t\t%q\", 1); }\n");
     assert_error(&out, "unknown format conversion %q");
     assert_eq!(marked_under(&out, "printf("), "%q");
+    // printa and the @ flag, after escapes.
+    let out = compile("BEGIN { @a[\"x\"] = count(); printa(\"\\t\\té %s %@s\\n\", @a); }\n");
+    assert_error(&out, "%@s cannot print");
+    assert_eq!(marked_under(&out, "printa("), "%@s");
+    let out = compile("BEGIN { printf(\"\\t\\té %@d\\n\", 1); }\n");
+    assert_error(&out, "only valid in printa()");
+    assert_eq!(marked_under(&out, "printf("), "%@d");
     // Bytes that are not UTF-8 (`\377`) before the error.
     let out = compile("BEGIN { printf(\"\\377\\377%£\", 1); }\n");
     assert_error(&out, "unknown format conversion");

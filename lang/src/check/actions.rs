@@ -107,8 +107,7 @@ impl Checker<'_> {
                 let fmt = &args[0];
                 let pieces = self.format(fmt, "printf()")?;
                 if let Some(c) = printf::conversions(&pieces).find(|c| c.is_agg_value()) {
-                    let at = fmt.span.start + 1 + c.start;
-                    return Err(Diagnostic::new(at..(fmt.span.start + 1 + c.end).min(fmt.span.end), "the @ flag is only valid in printa()")
+                    return Err(Diagnostic::new(conv_span(fmt, c), "the @ flag is only valid in printa()")
                         .label("printa-only flag")
                         .hint("remove the @, or print an aggregation with printa(\"...%@d\", @name)"));
                 }
@@ -193,7 +192,7 @@ impl Checker<'_> {
                 let keys = self.aggs[id].keys.clone();
                 let mut next = 0;
                 for c in printf::conversions(&pieces) {
-                    let at = (fmt.span.start + 1 + c.start)..(fmt.span.start + 1 + c.end).min(fmt.span.end);
+                    let at = conv_span(fmt, c);
                     let want_str = matches!(c.arg_kind(), printf::ArgKind::Str);
                     if c.is_agg_value() {
                         if want_str {
@@ -234,5 +233,13 @@ impl Checker<'_> {
             let d = Diagnostic::new(lit.source_span(e.start, e.end), e.message).label("in this format");
             match e.hint { Some(h) => d.hint(h), None => d }
         })
+    }
+}
+
+/// Where conversion `c` of the format literal `fmt` was written in the source.
+fn conv_span(fmt: &ast::Expr, c: &printf::Conv) -> Span {
+    match &fmt.kind {
+        ExprKind::Str(lit) => lit.source_span(c.start, c.end),
+        _ => fmt.span.clone(),
     }
 }
