@@ -38,10 +38,15 @@ impl Diagnostic {
     ///
     /// Whatever the spans and the source hold, this neither panics nor echoes control or
     /// bidirectional-override characters to the terminal: spans are widened to character
-    /// boundaries, and such characters are shown as `\u{..}` escapes.
+    /// boundaries, such characters are shown as `\u{..}` escapes, and very long lines are
+    /// cut to the parts around the spans.
     pub fn render(&self, file: &str, source: &str, color: bool) -> String {
         let (line, col) = line_col(source, self.span.start);
-        let shown = Shown::new(source);
+        let mut points = vec![self.span.start, self.span.end];
+        if let Some((r, _)) = &self.related {
+            points.extend([r.start, r.end]);
+        }
+        let shown = Shown::new(source, &points);
         let span = shown.span(&self.span);
         let file_shown = escape_controls(file);
         let file = file_shown.as_str();
@@ -63,7 +68,11 @@ impl Diagnostic {
             report = report.with_help(escape_controls(hint));
         }
         let _ = report.finish().write((file, Source::from(shown.text.as_str())), &mut out);
-        String::from_utf8_lossy(&out).into_owned()
+        let text = String::from_utf8_lossy(&out).into_owned();
+        // ariadne's header counts columns in the shown text (escapes, elisions): give it the
+        // source's, as on the `-->` line.
+        let (sl, sc) = line_col(&shown.text, shown.span(&self.span).start);
+        text.replacen(&format!("{file}:{sl}:{sc} "), &format!("{file}:{line}:{col} "), 1)
     }
 }
 
@@ -91,22 +100,64 @@ struct Shown {
 }
 
 impl Shown {
-    fn new(source: &str) -> Shown {
-        let mut text = String::with_capacity(source.len());
+    /// Longest source line shown whole, in characters; longer lines show only the parts
+    /// around `points` (span ends), so a 100 KB generated line prints as a few lines.
+    const MAX_LINE: usize = 160;
+    /// Characters kept on each side of a point in a long line.
+    const CONTEXT: usize = 40;
+
+    fn new(source: &str, points: &[usize]) -> Shown {
+        let mut text = String::with_capacity(source.len().min(64 * 1024));
         let mut map = Vec::with_capacity(source.len() + 1);
-        let mut chars = source.chars().peekable();
-        while let Some(c) = chars.next() {
-            let at = text.len();
-            map.extend(std::iter::repeat_n(at, c.len_utf8()));
-            // A CR that ends a line is a line ending, not something to show.
-            if is_unsafe_char(c) && !(c == '\r' && chars.peek() == Some(&'\n')) {
-                text.push_str(&c.escape_unicode().to_string());
-            } else {
-                text.push(c);
+        let mut line_start = 0;
+        for line in source.split_inclusive('\n') {
+            let keep = Self::windows(line, line_start, points);
+            let mut gap = false;
+            let mut chars = line.char_indices().enumerate().peekable();
+            while let Some((n, (_, c))) = chars.next() {
+                if !keep.iter().any(|w| w.contains(&n)) {
+                    // An elided run of characters: all of it maps to one `…`.
+                    if !gap {
+                        text.push('…');
+                        gap = true;
+                    }
+                    map.extend(std::iter::repeat_n(text.len() - '…'.len_utf8(), c.len_utf8()));
+                    continue;
+                }
+                gap = false;
+                map.extend(std::iter::repeat_n(text.len(), c.len_utf8()));
+                // A CR that ends a line is a line ending, not something to show.
+                let line_end = c == '\r' && chars.peek().is_some_and(|(_, (_, n))| *n == '\n');
+                if is_unsafe_char(c) && !line_end {
+                    text.push_str(&c.escape_unicode().to_string());
+                } else {
+                    text.push(c);
+                }
             }
+            line_start += line.len();
         }
         map.push(text.len());
         Shown { text, map }
+    }
+
+    /// The character ranges of `line` to show: all of a short line, else windows around the
+    /// points in it (and its start, so the line never shows as nothing but `…`).
+    fn windows(line: &str, line_start: usize, points: &[usize]) -> Vec<std::ops::Range<usize>> {
+        let len = line.chars().count();
+        if len <= Self::MAX_LINE {
+            return vec![0..len];
+        }
+        let line_end = line_start + line.len();
+        let mut centers: Vec<usize> = points
+            .iter()
+            .filter(|p| (line_start..=line_end).contains(*p))
+            .map(|p| line.char_indices().take_while(|(i, _)| line_start + i < *p).count())
+            .collect();
+        centers.push(0);
+        // The newline itself is always kept, so the next line starts on its own line.
+        let mut w: Vec<std::ops::Range<usize>> = centers.iter().map(|c| c.saturating_sub(Self::CONTEXT)..(c + Self::CONTEXT).min(len)).collect();
+        w.push(len - 1..len);
+        w
     }
 
     /// A source span in shown-text offsets, clamped to the text and widened to whole
@@ -209,5 +260,17 @@ mod tests {
         assert!(!s.contains('\u{202e}'), "{s:?}");
         assert!(s.contains("\\u{1b}[2J\\u{202e}b\\u{0}"), "{s}");
         assert!(s.contains("x.d:1:") || s.contains("x\\u{1b}.d:1:"), "{s}");
+    }
+
+    #[test]
+    fn long_lines_show_the_parts_around_the_span() {
+        let src = format!("BEGIN {{ trace(1{} + @); }}\nBEGIN {{ }}\n", " + 1".repeat(10_000));
+        let at = src.find('@').unwrap();
+        let s = Diagnostic::new(at..at + 1, "bad").label("here").render("x.d", &src, false);
+        assert!(s.len() < 1_000, "{} bytes: {s}", s.len());
+        assert!(s.contains("1 + 1 + @); }"), "{s}");
+        assert!(s.contains("BEGIN { trace(1 + 1"), "{s}");
+        assert!(s.contains('…'), "{s}");
+        assert_eq!(s.matches(&format!("x.d:1:{}", at + 1)).count(), 2, "{s}");
     }
 }

@@ -82,6 +82,9 @@ const ORIG_AX: i32 = 120;
 const REG_IP: i16 = 128;
 const REG_CS: i16 = 136;
 const STACK_LIMIT: i32 = 512;
+/// The most instructions the kernel loads in one program (BPF_COMPLEXITY_LIMIT_INSNS); a
+/// longer one fails to load with an empty verifier log.
+pub const MAX_INSNS: usize = 1_000_000;
 
 pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<ProgramCode, EmitError> {
     let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: 8, clause: None, locals_base: 0 };
@@ -105,10 +108,13 @@ pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<Progr
         e.clause = Some(c.index);
         e.frame = 8;
         e.clause(c)?;
+        if e.insns.len() + 2 > MAX_INSNS {
+            return Err(e.err(format!("this clause brings its BPF program to {} instructions, over the kernel's limit of {MAX_INSNS}; split the work over fewer clauses per probe or smaller clauses", e.insns.len() + 2)));
+        }
     }
     e.push(Insn::mov_imm(R0, 0));
     e.push(Insn::exit());
-    e.resolve();
+    e.resolve()?;
     Ok(ProgramCode { name: program_name(p, group.attach), attach: group.attach, insns: e.insns, map_refs: e.map_refs })
 }
 
@@ -131,7 +137,8 @@ struct Emitter<'a> {
     insns: Vec<Insn>,
     map_refs: Vec<MapRef>,
     labels: Vec<Option<usize>>,
-    fixups: Vec<(usize, Label)>,
+    /// Jumps to patch: (instruction, target, the clause it is in).
+    fixups: Vec<(usize, Label, Option<usize>)>,
     /// Bytes of stack in use below r10 by this clause.
     frame: i32,
     clause: Option<usize>,
@@ -172,7 +179,7 @@ impl Emitter<'_> {
     }
 
     fn jump(&mut self, i: Insn, l: Label) {
-        self.fixups.push((self.insns.len(), l));
+        self.fixups.push((self.insns.len(), l, self.clause));
         self.push(i);
     }
 
@@ -180,11 +187,18 @@ impl Emitter<'_> {
         self.jump(Insn::jmp_imm(Cond::Ja, 0, 0, 0), l);
     }
 
-    fn resolve(&mut self) {
-        for (at, l) in self.fixups.drain(..) {
+    /// Patches every jump; a jump further than a BPF jump's 16-bit offset reaches is an
+    /// error on its clause (the clause is too long), never a wrapped offset.
+    fn resolve(&mut self) -> Result<(), EmitError> {
+        for (at, l, clause) in self.fixups.drain(..) {
             let to = self.labels[l].expect("bound label");
-            self.insns[at].off = (to as i64 - at as i64 - 1) as i16;
+            let off = to as i64 - at as i64 - 1;
+            let Ok(off) = i16::try_from(off) else {
+                return Err(EmitError { clause, message: format!("this clause compiles to a jump over {} BPF instructions, more than a BPF jump reaches ({}); split it into several clauses", off.abs(), i16::MAX) });
+            };
+            self.insns[at].off = off;
         }
+        Ok(())
     }
 
     fn err(&self, message: impl Into<String>) -> EmitError {
@@ -442,6 +456,31 @@ mod tests {
         let p = crumbs_lang::compile(src, &CheckOptions::default()).unwrap();
         let code = p.groups.iter().map(|g| emit_program(&p, g, &Target::default()).unwrap()).collect();
         (p, code)
+    }
+
+    /// Issue 6: a program the kernel would refuse for its size is a compile-time error on
+    /// the clause that made it too large, not a verifier "bug" with an empty log.
+    #[test]
+    fn programs_over_the_kernel_limit_are_refused_at_their_clause() {
+        let body = "x = x + 1; ".repeat(3000);
+        let mut p = crumbs_lang::compile(&format!("syscall:::entry {{ {body} }}"), &CheckOptions::default()).unwrap();
+        let one = emit_program(&p, &p.groups[0], &Target::default()).unwrap().insns.len();
+        let copies = MAX_INSNS / one + 1;
+        let clause = p.groups[0].clauses[0].clone();
+        p.groups[0].clauses = (0..copies).map(|i| Clause { index: i, ..clause.clone() }).collect();
+        let e = emit_program(&p, &p.groups[0], &Target::default()).unwrap_err();
+        assert_eq!(e.clause, Some(copies - 1), "{}", e.message);
+        assert!(e.message.contains("limit of 1000000"), "{}", e.message);
+    }
+
+    /// A clause longer than a jump reaches is refused, not given a wrapped jump offset.
+    #[test]
+    fn clauses_longer_than_a_jump_are_refused() {
+        let body = "x = x + 1; ".repeat(5000);
+        let p = crumbs_lang::compile(&format!("syscall::read:entry /pid == 1/ {{ {body} }}"), &CheckOptions::default()).unwrap();
+        let e = emit_program(&p, &p.groups[0], &Target::default()).unwrap_err();
+        assert_eq!(e.clause, Some(0));
+        assert!(e.message.contains("more than a BPF jump reaches"), "{}", e.message);
     }
 
     #[test]
