@@ -1,0 +1,118 @@
+//! Snapshots of the pipeline's middle: for every program in `tests/snapshots/*.d` and every
+//! script in `scripts/`, the typed IR (`NAME.ir`) and the generated BPF (`NAME.bpf`, as
+//! `--dump-bpf` prints it) are kept in `tests/snapshots/` and compared on every run, so a
+//! change shows exactly what it did to generated code. Unprivileged: nothing is loaded.
+//!
+//! After a deliberate change, review the diff this test prints, then rewrite the files with
+//! `CRUMBS_BLESS=1 cargo test --test snapshots` and commit them with the change.
+
+use crumbs_ebpf::emit::Target;
+use crumbs_lang::check::CheckOptions;
+use crumbs_lang::tracepoints::Catalog;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+/// The kernel as the snapshots see it: fixed tracepoint formats and task_struct offsets,
+/// so the files do not depend on the machine.
+#[derive(Debug)]
+struct FixedKernel;
+
+const FORMATS: &[(&str, &str, &str)] = &[
+    ("sched", "sched_switch", "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n"),
+    ("syscalls", "sys_enter_read", "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n\tfield:unsigned int fd;\toffset:16;\tsize:8;\tsigned:0;\n\tfield:char * buf;\toffset:24;\tsize:8;\tsigned:0;\n\tfield:size_t count;\toffset:32;\tsize:8;\tsigned:0;\n"),
+    ("syscalls", "sys_exit_read", "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n"),
+];
+
+impl Catalog for FixedKernel {
+    fn list(&self) -> Result<Rc<[(String, String)]>, String> {
+        Ok(FORMATS.iter().map(|(c, e, _)| (c.to_string(), e.to_string())).collect::<Vec<_>>().into())
+    }
+
+    fn format(&self, category: &str, event: &str) -> Result<String, String> {
+        FORMATS.iter().find(|(c, e, _)| *c == category && *e == event).map(|(_, _, f)| format!("format:\n{f}")).ok_or_else(|| format!("no tracepoint {category}:{event}"))
+    }
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every snapshotted program: (snapshot name, source path).
+fn programs() -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    for (dir, prefix) in [("tests/snapshots", ""), ("scripts", "script-")] {
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(root().join(dir)).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "d")).collect();
+        paths.sort();
+        for p in paths {
+            out.push((format!("{prefix}{}", p.file_stem().unwrap().to_string_lossy()), p));
+        }
+    }
+    out
+}
+
+/// The IR and BPF text of one program.
+fn render(path: &Path) -> (String, String) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let opts = CheckOptions { target: Some(4242), args: vec![path.display().to_string()], catalog: Some(Rc::new(FixedKernel)) };
+    let program = crumbs_lang::compile(&text, &opts).unwrap_or_else(|d| panic!("{}: {}", path.display(), d.render(&path.display().to_string(), &text, false)));
+    let target = Target { wall_offset: 1_700_000_000_000_000_000, task_offsets: Some((2456, 2384)) };
+    let compiled = crumbs_ebpf::compile(&program, &target).unwrap_or_else(|e| panic!("{}: {}", path.display(), e.message));
+    (format!("{program:#?}\n"), crumbs_ebpf::dump(&compiled))
+}
+
+/// The first lines where `want` and `got` differ, with a little context.
+fn diff(want: &str, got: &str) -> String {
+    let (w, g): (Vec<&str>, Vec<&str>) = (want.lines().collect(), got.lines().collect());
+    let first = w.iter().zip(&g).position(|(a, b)| a != b).unwrap_or(w.len().min(g.len()));
+    let mut out = format!("first difference at line {}:\n", first + 1);
+    for i in first.saturating_sub(3)..(first + 12).min(w.len().max(g.len())) {
+        match (w.get(i), g.get(i)) {
+            (Some(a), Some(b)) if a == b => out.push_str(&format!("  {a}\n")),
+            (a, b) => {
+                if let Some(a) = a {
+                    out.push_str(&format!("- {a}\n"));
+                }
+                if let Some(b) = b {
+                    out.push_str(&format!("+ {b}\n"));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn ir_and_bpf_match_the_snapshots() {
+    let bless = std::env::var_os("CRUMBS_BLESS").is_some();
+    let dir = root().join("tests/snapshots");
+    let mut failures = Vec::new();
+    let mut expected = Vec::new();
+    for (name, path) in programs() {
+        let (ir, bpf) = render(&path);
+        for (ext, got) in [("ir", ir), ("bpf", bpf)] {
+            let file = dir.join(format!("{name}.{ext}"));
+            expected.push(file.clone());
+            if bless {
+                std::fs::write(&file, &got).unwrap();
+                continue;
+            }
+            match std::fs::read_to_string(&file) {
+                Ok(want) if want == got => {}
+                Ok(want) => failures.push(format!("{}: differs from the generated text\n{}", file.display(), diff(&want, &got))),
+                Err(e) => failures.push(format!("{}: {e}", file.display())),
+            }
+        }
+    }
+    // A snapshot whose program is gone is stale.
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if matches!(p.extension().and_then(|e| e.to_str()), Some("ir" | "bpf")) && !expected.contains(&p) {
+            if bless {
+                std::fs::remove_file(&p).unwrap();
+            } else {
+                failures.push(format!("{}: no program makes this snapshot any more", p.display()));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}\n\nReview the changes, then rewrite the snapshots with `CRUMBS_BLESS=1 cargo test --test snapshots`.", failures.join("\n\n"));
+}

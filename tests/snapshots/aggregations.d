@@ -1,0 +1,1 @@
+syscall::read:return /execname == "cat" && arg0 > 0/ { @bytes = sum(arg0); @sizes = quantize(arg0); @small = lquantize(arg0, 0, 1024, 64); @lo = min(arg0); @hi = max(arg0); @mean = avg(arg0); @sd = stddev(arg0); }

@@ -1,0 +1,2 @@
+/* The card one-liner, exactly as typed. */
+syscall:::entry /comm=="io-benchmark"/ <@[probefunc]=count()>

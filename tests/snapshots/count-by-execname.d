@@ -1,0 +1,1 @@
+syscall:::entry { @[execname] = count(); }
