@@ -1,6 +1,6 @@
 //! Stopping: a signal, the end of the `-c` command or of the `-p` process stops tracing even
-//! while records stream in without a pause, and a second signal ends crumbs at once (spec
-//! §9.1).
+//! while records stream in without a pause (spec §9.1), a second signal ends crumbs at once,
+//! and the `-c` command does not outlive crumbs, even when it is set-uid (spec §10.2).
 //!
 //! The streams here come from programs that trace crumbs' own work: every record crumbs
 //! prints makes system calls that fire the probe again, so the buffer never empties.
@@ -8,10 +8,11 @@
 mod common;
 
 use common::{crumbs_cmd, int_col, wait_with_timeout, TempPath, TIMEOUT};
+use std::io::{BufRead, BufReader};
 use std::os::unix::process::ExitStatusExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{mpsc, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -135,4 +136,99 @@ fn second_signal_ends_crumbs_at_once() {
         let status = wait_with_timeout(&mut crumbs, TIMEOUT, "crumbs after a second signal");
         assert_eq!(status.signal(), Some(second), "{status:?}");
     }
+}
+
+/// A copy of `sleep` under a unique name in the target's temporary directory (where
+/// set-uid files work, unlike a `nosuid` /tmp), set-uid to nobody if `setuid`.
+struct SleepCopy(PathBuf);
+
+impl SleepCopy {
+    fn new(setuid: bool) -> SleepCopy {
+        let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("crumbs-sleep-{}-{}", std::process::id(), common::unique()));
+        std::fs::copy("/bin/sleep", &path).expect("copy /bin/sleep");
+        if setuid {
+            use std::os::unix::fs::PermissionsExt;
+            std::os::unix::fs::chown(&path, Some(65534), Some(65534)).expect("chown nobody");
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o4755)).expect("chmod u+s");
+        }
+        SleepCopy(path)
+    }
+}
+
+impl Drop for SleepCopy {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// The pid of the process running `exe` (its argv[0]), if any.
+fn pid_running(exe: &Path) -> Option<u32> {
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid = e.file_name().to_str()?.parse::<u32>().ok()?;
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+        (cmdline.split(|b| *b == 0).next()? == exe.as_os_str().as_encoded_bytes()).then_some(pid)
+    })
+}
+
+/// Gone, or a zombie waiting for init to reap it: no longer running.
+fn ended(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('Z') || rest.starts_with('X')),
+    }
+}
+
+fn effective_uid(pid: u32) -> u32 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("Uid:")).unwrap();
+    line.split_whitespace().nth(2).unwrap().parse().unwrap()
+}
+
+/// Runs the copy under `-c`, waits until it sleeps, kills crumbs with SIGKILL and expects
+/// the command to end too.
+fn command_dies_with_crumbs(setuid: bool) {
+    let sleep = SleepCopy::new(setuid);
+    let command = format!("{} 1000", sleep.0.display());
+    let program = r#"syscall::clock_nanosleep:entry /pid == $target/ { printf("sleeping\n"); }"#;
+    let mut crumbs = crumbs_cmd(&["-q", "-e", program, "-c", &command]).stdin(Stdio::null()).stdout(Stdio::piped()).spawn().expect("start crumbs");
+    let stdout = crumbs.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let line = rx.recv_timeout(Duration::from_secs(20)).unwrap_or_default();
+    if line != "sleeping\n" {
+        let _ = crumbs.kill();
+        let _ = crumbs.wait();
+        panic!("crumbs did not report the command sleeping: {line:?}");
+    }
+    let child = pid_running(&sleep.0).expect("the -c command is running");
+    let uid = effective_uid(child);
+    if setuid {
+        assert_eq!(uid, 65534, "the set-uid bit of {} did not take effect (a nosuid file system?)", sleep.0.display());
+    } else {
+        assert_eq!(uid, 0);
+    }
+    signal(crumbs.id(), libc::SIGKILL);
+    crumbs.wait().unwrap();
+    let start = Instant::now();
+    while !ended(child) {
+        if start.elapsed() > Duration::from_secs(10) {
+            signal(child, libc::SIGKILL);
+            panic!("the -c command (pid {child}, euid {uid}) outlived crumbs");
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn setuid_c_command_dies_with_crumbs() {
+    command_dies_with_crumbs(true);
+}
+
+#[test]
+fn c_command_dies_with_crumbs() {
+    command_dies_with_crumbs(false);
 }
