@@ -33,7 +33,7 @@ pub(crate) struct Cli {
     #[arg(short = 'c', value_name = "CMD", conflicts_with = "pid")]
     command: Option<String>,
     /// Trace until process PID exits; $target is PID.
-    #[arg(short = 'p', value_name = "PID")]
+    #[arg(short = 'p', value_name = "PID", allow_negative_numbers = true)]
     pid: Option<i32>,
     /// Quiet: print only what the script prints (no probe lines, no banner).
     #[arg(short = 'q')]
@@ -101,12 +101,16 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool)
         ExitCode::from(2)
     };
     let compile_only = cli.dump_bpf || cli.emit_elf.is_some();
+    // kill(2) gives 0 and negative numbers meanings of their own (process groups).
+    if let Some(pid) = cli.pid.filter(|p| *p <= 0) {
+        return fail(format!("-p {pid}: not a process id (process ids are positive numbers)"));
+    }
     if !compile_only {
         if let Err(RunError::Permission(msg)) = session::check_permission() {
             return fail(msg);
         }
         // SAFETY: signal 0 only checks that the process exists.
-        if let Some(pid) = cli.pid.filter(|p| *p <= 0 || unsafe { libc::kill(*p, 0) } != 0) {
+        if let Some(pid) = cli.pid.filter(|p| unsafe { libc::kill(*p, 0) } != 0) {
             return fail(format!("-p {pid}: cannot watch that process: {}", std::io::Error::last_os_error()));
         }
     }

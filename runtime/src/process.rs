@@ -3,13 +3,14 @@
 
 use std::ffi::CString;
 use std::io;
-use std::os::fd::{FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 /// A child that has exec'd the command and is held, under ptrace, before its first
 /// instruction: probes attached before [`Child::release`] see everything it does.
 pub struct Child {
     pub pid: i32,
     held: bool,
+    guardian: Option<Guardian>,
 }
 
 impl Child {
@@ -58,7 +59,10 @@ impl Child {
             if !libc::WIFSTOPPED(status) {
                 return Err(format!("`{}` exited before it could be traced", words[0]));
             }
-            Ok(Child { pid, held: true })
+            let mut child = Child { pid, held: true, guardian: None };
+            // On failure `child` is dropped: killed and reaped.
+            child.guardian = Some(Guardian::start(pid).map_err(|e| format!("cannot start a process to watch `{}`: {e}", words[0]))?);
+            Ok(child)
         }
     }
 
@@ -97,6 +101,83 @@ impl Child {
 impl Drop for Child {
     fn drop(&mut self) {
         self.abandon();
+        // A child still running when crumbs is done with it is killed, as when crumbs dies.
+        drop(self.guardian.take());
+    }
+}
+
+/// A small process that kills the `-c` child once crumbs is gone, however it went (even
+/// SIGKILL). The child's own PR_SET_PDEATHSIG is not enough: the kernel clears it when the
+/// command execs a set-uid or set-gid file (ssh-agent, sudo, ping...).
+///
+/// The guardian is a fork of crumbs that waits on a pipe whose only write end crumbs holds
+/// (close-on-exec, so the child never has it) and then kills the child through a pidfd,
+/// which cannot hit another process that reused the pid.
+struct Guardian {
+    pid: i32,
+    pipe: Option<OwnedFd>,
+}
+
+impl Guardian {
+    fn start(child: i32) -> io::Result<Guardian> {
+        let pidfd = pidfd_open(child)?;
+        let mut fds = [0 as RawFd; 2];
+        // SAFETY: plain syscalls; after fork the guardian only makes async-signal-safe
+        // system calls on its own file descriptors and never returns.
+        unsafe {
+            if libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let (read, write) = (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]));
+            let pid = libc::fork();
+            if pid < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if pid == 0 {
+                guard(read.as_raw_fd(), pidfd.as_raw_fd());
+            }
+            Ok(Guardian { pid, pipe: Some(write) })
+        }
+    }
+}
+
+/// The guardian's whole life: keep only the pipe and the pidfd, wait for end of file, kill.
+///
+/// # Safety
+/// Only in the child of a fork: it closes every other descriptor and exits.
+unsafe fn guard(pipe: RawFd, pidfd: RawFd) -> ! {
+    // Ctrl-C, a hang-up or a SIGTERM sent to crumbs' process group are crumbs' to handle;
+    // the guardian outlives them and goes when crumbs does.
+    for signal in [libc::SIGINT, libc::SIGQUIT, libc::SIGTERM, libc::SIGHUP, libc::SIGTSTP, libc::SIGPIPE] {
+        let mut ignore: libc::sigaction = std::mem::zeroed();
+        ignore.sa_sigaction = libc::SIG_IGN;
+        libc::sigaction(signal, &ignore, std::ptr::null_mut());
+    }
+    // Nothing else crumbs had open (its output, the write end of the pipe) stays open here.
+    let mut first = 0u32;
+    for keep in [pipe.min(pidfd) as u32, pipe.max(pidfd) as u32] {
+        if keep > first {
+            libc::syscall(libc::SYS_close_range, first, keep - 1, 0);
+        }
+        first = keep + 1;
+    }
+    libc::syscall(libc::SYS_close_range, first, u32::MAX, 0);
+    libc::prctl(libc::PR_SET_NAME, c"crumbs-guard".as_ptr());
+    let mut byte = 0u8;
+    while libc::read(pipe, &mut byte as *mut u8 as *mut libc::c_void, 1) < 0 && *libc::__errno_location() == libc::EINTR {}
+    libc::syscall(libc::SYS_pidfd_send_signal, pidfd, libc::SIGKILL, std::ptr::null::<libc::siginfo_t>(), 0);
+    libc::_exit(0)
+}
+
+impl Drop for Guardian {
+    fn drop(&mut self) {
+        // Closing the pipe ends the guardian, and the child with it if it still runs; reap
+        // the guardian so that no zombie is left for the rest of crumbs' life.
+        drop(self.pipe.take());
+        // SAFETY: waiting for our own child.
+        unsafe {
+            while libc::waitpid(self.pid, std::ptr::null_mut(), 0) < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {}
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 
 use crate::events::Printer;
 use crate::process::{self, Child};
+use crate::second_signal::SecondSignal;
 use crate::sys;
 use aya::maps::{Map, MapData, RingBuf};
 use aya::programs::perf_event::{PerfEventConfig, PerfEventLinkId, PerfEventScope, SamplePolicy, SoftwareEvent};
@@ -16,6 +17,7 @@ use crumbs_lang::ir::Program;
 use crumbs_lang::providers::AttachPoint;
 use std::io::{self, Write};
 use std::os::fd::{AsFd, AsRawFd, RawFd};
+use std::time::{Duration, Instant};
 use tokio::io::unix::AsyncFd;
 
 pub struct RunOptions {
@@ -172,14 +174,48 @@ fn run_once(ebpf: &mut Ebpf, program: &Program, attach: AttachPoint) -> Result<(
     sys::run_once(fd).map_err(|e| RunError::Other(format!("cannot run {name}: {e}")))
 }
 
-fn drain(rb: &mut RingBuf<MapData>, printer: &mut Printer) -> io::Result<Option<i32>> {
+/// How long one turn of the event loop may print records. A buffer that never empties (a
+/// program that traces crumbs' own output work feeds itself) must not keep the loop from
+/// noticing a signal or the end of the traced process; a record can take long to print
+/// (a stack to resolve, an aggregation to read), so the bound is time, not a count.
+const TURN: Duration = Duration::from_millis(20);
+
+enum Drained {
+    /// A record held `exit()`.
+    Exit(i32),
+    /// The buffer is empty.
+    Empty,
+    /// The turn's time is up and more records may be waiting.
+    More,
+}
+
+/// Prints records for up to `TURN`.
+fn drain_some(rb: &mut RingBuf<MapData>, printer: &mut Printer) -> io::Result<Drained> {
+    let end = Instant::now() + TURN;
+    let mut drained = Drained::Empty;
     while let Some(item) = rb.next() {
         if let Some(status) = printer.record(&item)? {
-            return Ok(Some(status));
+            return Ok(Drained::Exit(status));
+        }
+        if Instant::now() >= end {
+            drained = Drained::More;
+            break;
         }
     }
     printer.out.flush()?;
-    Ok(None)
+    Ok(drained)
+}
+
+/// Prints every record in the buffer; only for when nothing adds to it any more (before
+/// attaching or after detaching), so that it ends.
+fn drain(rb: &mut RingBuf<MapData>, printer: &mut Printer) -> io::Result<Option<i32>> {
+    loop {
+        match drain_some(rb, printer)? {
+            Drained::Exit(status) => return Ok(Some(status)),
+            Drained::Empty => return Ok(None),
+            Drained::More => {}
+        }
+    }
 }
 
 /// Consumes what is left in the buffer without printing it (after exit(), as DTrace does).
@@ -223,6 +259,7 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> R
     let _guard = rt.enter();
     let mut sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
     let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let _second_signal = SecondSignal::arm();
 
     let watched = match opts.pid {
         Some(pid) => {
@@ -261,17 +298,28 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> R
         None => rt.block_on(async {
             let afd = &mut ring;
             let stop = loop {
+                // Stop conditions first: while records stream in the buffer stays readable,
+                // and an unbiased choice could pick it again and again.
                 tokio::select! {
-                    guard = afd.readable_mut() => {
-                        let mut guard = guard?;
-                        let status = drain(guard.get_inner_mut(), &mut printer)?;
-                        guard.clear_ready();
-                        if let Some(s) = status { break Stop::Exit(s); }
-                    }
+                    biased;
                     _ = sigint.recv() => break Stop::Interrupted,
                     _ = sigterm.recv() => break Stop::Interrupted,
                     _ = &mut child_rx, if has_child => break Stop::ProcessExited,
                     _ = async { watched.as_ref().unwrap().readable().await }, if watched.is_some() => break Stop::ProcessExited,
+                    guard = afd.readable_mut() => {
+                        let mut guard = guard?;
+                        match drain_some(guard.get_inner_mut(), &mut printer)? {
+                            Drained::Exit(s) => break Stop::Exit(s),
+                            Drained::Empty => guard.clear_ready(),
+                            // Still readable: come back after the runtime has polled its
+                            // drivers, which is how signals and the pidfd reach the branches
+                            // above.
+                            Drained::More => {
+                                drop(guard);
+                                tokio::task::yield_now().await;
+                            }
+                        }
+                    }
                 }
             };
             Ok::<_, RunError>(stop)

@@ -13,8 +13,14 @@ impl Tracefs {
     /// The events directory, mounting tracefs first if needed.
     fn events(&self) -> Result<PathBuf, String> {
         let events = PathBuf::from(TRACEFS).join("events");
-        if events.is_dir() {
-            return Ok(events);
+        match std::fs::metadata(&events) {
+            Ok(m) if m.is_dir() => return Ok(events),
+            // Mounted (the usual case) but closed to this user: mounting again cannot help,
+            // and "not mounted" would mislead.
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                return Err(format!("{} is not readable ({e}); reading the kernel's tracepoints needs root", events.display()));
+            }
+            _ => {}
         }
         let c = |s: &str| std::ffi::CString::new(s).unwrap();
         // SAFETY: mount(2) with valid C strings.

@@ -1,0 +1,75 @@
+//! Command-line errors that are not about the program: `-p` with a number that is not a
+//! process id (spec §10.2), and `-l` without root (spec §10.1).
+
+mod common;
+
+use common::{crumbs, run, run_command, TempPath, TIMEOUT};
+use std::os::unix::process::CommandExt;
+use std::process::Command;
+use std::time::Duration;
+
+#[test]
+fn p_zero_and_negative_numbers_are_not_process_ids() {
+    for pid in ["0", "-5", "-1"] {
+        for extra in [&[][..], &["--dump-bpf"][..]] {
+            let mut args = vec!["-p", pid, "-e", "BEGIN { exit(0); }"];
+            args.extend(extra);
+            let out = run(&args);
+            assert_eq!(out.code(), 2, "{}", out.dump());
+            assert_eq!(out.stderr, format!("crumbs: -p {pid}: not a process id (process ids are positive numbers)\n"), "{}", out.dump());
+            assert_eq!(out.stdout, "", "{}", out.dump());
+        }
+    }
+}
+
+/// A copy of crumbs that any user can run (the build tree may not be open to them).
+fn crumbs_for_everyone() -> TempPath {
+    use std::os::unix::fs::PermissionsExt;
+    let copy = TempPath::new("crumbs-for-nobody");
+    std::fs::copy(crumbs(), copy.path()).expect("copy crumbs");
+    std::fs::set_permissions(copy.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    // Another thread of this test may fork while the copy is open for writing; its child
+    // holds the file open until it execs, and running the copy meanwhile fails (ETXTBSY).
+    for _ in 0..100 {
+        match Command::new(copy.path()).arg("--version").uid(65534).gid(65534).output() {
+            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => panic!("cannot run {} as nobody: {e}", copy.str()),
+            Ok(o) => {
+                assert!(o.status.success(), "{o:?}");
+                break;
+            }
+        }
+    }
+    copy
+}
+
+#[test]
+fn list_without_root_says_why_tracepoints_are_missing() {
+    // As root, crumbs mounts tracefs if needed: it is mounted below, closed to other users.
+    let root = run(&["-l", "-e", "tracepoint:sched:sched_switch"]);
+    root.assert_ok();
+    assert!(root.stdout.contains("sched_switch"), "{}", root.dump());
+
+    let copy = crumbs_for_everyone();
+    let mut cmd = Command::new(copy.path());
+    cmd.arg("-l").uid(65534).gid(65534);
+    let out = run_command(cmd, None, TIMEOUT);
+    out.assert_ok();
+    // The probes that need no root are listed; why the tracepoints are not is said once.
+    assert!(out.stdout.contains(" dtrace ") && out.stdout.contains(" syscall ") && out.stdout.contains(" profile "), "{}", out.dump());
+    assert!(!out.stdout.contains(" tracepoint "), "{}", out.dump());
+    assert_eq!(
+        out.stderr,
+        "crumbs: cannot list tracepoints: /sys/kernel/tracing/events is not readable (Permission denied (os error 13)); reading the kernel's tracepoints needs root\n",
+        "{}",
+        out.dump()
+    );
+
+    // With a description that names tracepoints, the same reason is a diagnostic.
+    let mut cmd = Command::new(copy.path());
+    cmd.args(["-l", "-e", "tracepoint:sched:sched_switch"]).uid(65534).gid(65534);
+    let out = run_command(cmd, None, TIMEOUT);
+    assert_eq!(out.code(), 2, "{}", out.dump());
+    assert!(out.stderr.contains("/sys/kernel/tracing/events is not readable (Permission denied (os error 13)); reading the kernel's tracepoints needs root"), "{}", out.dump());
+    assert!(!out.stderr.contains("not mounted"), "{}", out.dump());
+}
