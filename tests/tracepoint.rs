@@ -92,3 +92,23 @@ fn copyinstr_of_a_string_is_an_error() {
     assert_eq!(out.code(), 2, "{}", out.dump());
     assert!(out.stderr.contains("must be an integer"), "{}", out.dump());
 }
+
+/// Issue 6, finding 8: many tracepoints detach in parallel (the kernel waits for RCU on each),
+/// with a progress line on stderr when it takes long; -q keeps it quiet. The threshold is
+/// lowered so that the test does not depend on how slow the kernel is.
+#[test]
+fn many_tracepoints_detach_with_progress() {
+    let program = "tracepoint:syscalls:sys_enter_*read*, tracepoint:syscalls:sys_exit_*read* { @[probename] = count(); } tick-100ms { exit(0); }";
+    let mut cmd = common::crumbs_cmd(&["-e", program]);
+    cmd.env("CRUMBS_PROGRESS_AFTER_MS", "0");
+    let out = common::run_command(cmd, None, common::TIMEOUT);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    let matched: usize = out.stderr.split("matched ").nth(1).and_then(|s| s.split(' ').next()).and_then(|n| n.parse().ok()).expect("banner");
+    assert!(matched > 16, "{}", out.dump());
+    assert!(out.stderr.contains(&format!(" of {matched} done after")), "{}", out.dump());
+    let mut cmd = common::crumbs_cmd(&["-q", "-e", program]);
+    cmd.env("CRUMBS_PROGRESS_AFTER_MS", "0");
+    let out = common::run_command(cmd, None, common::TIMEOUT);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    assert_eq!(out.stderr, "", "{}", out.dump());
+}

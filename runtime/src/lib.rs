@@ -6,6 +6,7 @@ pub mod aggregate;
 pub mod events;
 pub mod output;
 pub mod process;
+mod progress;
 mod second_signal;
 pub mod session;
 pub mod stacks;
