@@ -3,10 +3,12 @@
 //! [`session::run`] drives a whole session; [`output`] holds DTrace's text layouts.
 
 pub mod aggregate;
+pub mod drops;
 pub mod events;
 pub mod output;
 pub mod process;
 pub mod session;
 pub mod stacks;
 pub mod sys;
+pub mod table;
 pub mod tracefs;
