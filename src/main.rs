@@ -142,7 +142,11 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool)
     }
     let quiet = cli.quiet || program.options.quiet;
 
-    let facts = Target { wall_offset: target::wall_offset(), task_offsets: if target::uses_ppid(&program) { target::task_offsets() } else { None } };
+    let facts = Target {
+        wall_offset: target::wall_offset(),
+        task_offsets: if target::uses_ppid(&program) { target::task_offsets() } else { None },
+        cpus: crumbs_runtime::sys::possible_cpus() as u32,
+    };
     let compiled = match crumbs_ebpf::compile(&program, &facts) {
         Ok(c) => c,
         Err(e) => {

@@ -369,6 +369,10 @@ pub struct Options {
     pub aggsortkey: bool,
     /// Print aggregations in reverse order.
     pub aggsortrev: bool,
+    /// Per-CPU bytes for the keyed aggregations' tables, if set.
+    pub aggsize: Option<u64>,
+    /// Bytes for thread-local variables, if set.
+    pub dynvarsize: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

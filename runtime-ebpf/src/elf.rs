@@ -21,10 +21,11 @@ pub struct MapDef {
 
 pub const MAP_TYPE_HASH: u32 = 1;
 pub const MAP_TYPE_ARRAY: u32 = 2;
-pub const MAP_TYPE_PERCPU_HASH: u32 = 5;
+pub const MAP_TYPE_PERCPU_ARRAY: u32 = 6;
 pub const MAP_TYPE_STACK_TRACE: u32 = 7;
 pub const MAP_TYPE_RINGBUF: u32 = 27;
-pub const F_NO_PREALLOC: u32 = 1;
+/// BPF_F_MMAPABLE: user space can map an array's elements into memory.
+pub const F_MMAPABLE: u32 = 1 << 10;
 
 const R_BPF_64_64: u32 = 1;
 

@@ -37,6 +37,10 @@ pub const B: u8 = 0x10;
 pub const DW: u8 = 0x18;
 pub const IMM: u8 = 0x00;
 pub const MEM: u8 = 0x60;
+pub const ATOMIC: u8 = 0xc0;
+/// Atomic operations (the immediate of an ATOMIC store).
+pub const ATOMIC_ADD: i32 = 0x00;
+pub const ATOMIC_CMPXCHG: i32 = 0xf1;
 // Sources.
 pub const K: u8 = 0x00;
 pub const X: u8 = 0x08;
@@ -132,6 +136,15 @@ impl Insn {
     pub fn stx(size: u8, dst: Reg, off: i16, src: Reg) -> Insn {
         Insn::new(STX | MEM | size, dst, src, off, 0)
     }
+    /// `lock *(u64 *)(dst + off) += src`.
+    pub fn atomic_add(dst: Reg, off: i16, src: Reg) -> Insn {
+        Insn::new(STX | ATOMIC | DW, dst, src, off, ATOMIC_ADD)
+    }
+    /// Compare-and-exchange: if `*(u64 *)(dst + off)` equals r0 it becomes `src`; either way r0
+    /// receives the old value.
+    pub fn cmpxchg(dst: Reg, off: i16, src: Reg) -> Insn {
+        Insn::new(STX | ATOMIC | DW, dst, src, off, ATOMIC_CMPXCHG)
+    }
     pub fn st_imm(size: u8, dst: Reg, off: i16, imm: i32) -> Insn {
         Insn::new(ST | MEM | size, dst, 0, off, imm)
     }
@@ -215,6 +228,11 @@ fn describe(n: &Insn, next: Option<&Insn>) -> String {
             }
         }
         LDX => format!("r{} = *({} *)(r{} {:+})", n.dst, size(n.code), n.src, n.off),
+        STX if n.code & 0xe0 == ATOMIC => match n.imm {
+            ATOMIC_ADD => format!("lock *({} *)(r{} {:+}) += r{}", size(n.code), n.dst, n.off, n.src),
+            ATOMIC_CMPXCHG => format!("r0 = cmpxchg(({} *)(r{} {:+}), r0, r{})", size(n.code), n.dst, n.off, n.src),
+            op => format!("atomic op {op:#x} on ({} *)(r{} {:+}) with r{}", size(n.code), n.dst, n.off, n.src),
+        },
         STX => format!("*({} *)(r{} {:+}) = r{}", size(n.code), n.dst, n.off, n.src),
         ST => format!("*({} *)(r{} {:+}) = {}", size(n.code), n.dst, n.off, n.imm),
         LD => {
@@ -293,6 +311,9 @@ mod tests {
         assert_eq!(Insn::jmp_imm(Cond::Eq, R1, 5, 3).encode(), [0x15, 0x01, 3, 0, 5, 0, 0, 0]);
         // call bpf_ktime_get_ns
         assert_eq!(Insn::call(helper::KTIME_GET_NS).encode(), [0x85, 0, 0, 0, 5, 0, 0, 0]);
+        // lock *(u64 *)(r1 +8) += r2 ; r0 = cmpxchg((u64 *)(r3 +0), r0, r4)
+        assert_eq!(Insn::atomic_add(R1, 8, R2).encode(), [0xdb, 0x21, 8, 0, 0, 0, 0, 0]);
+        assert_eq!(Insn::cmpxchg(R3, 0, R4).encode(), [0xdb, 0x43, 0, 0, 0xf1, 0, 0, 0]);
         let [a, b] = Insn::ld_imm64(R1, 0x1_0000_0002);
         assert_eq!(a.encode(), [0x18, 1, 0, 0, 2, 0, 0, 0]);
         assert_eq!(b.encode(), [0, 0, 0, 0, 1, 0, 0, 0]);
@@ -303,5 +324,7 @@ mod tests {
         let [a, b] = Insn::ld_imm64(R1, 7);
         let text = disassemble(&[Insn::mov_imm(R0, 1), a, b, Insn::call(helper::GET_CURRENT_COMM), Insn::exit()]);
         assert_eq!(text, "   0: r0 = 1\n   1: r1 = 0x7 ll\n   3: call bpf_get_current_comm\n   4: exit\n");
+        let text = disassemble(&[Insn::atomic_add(R0, 8, R1), Insn::cmpxchg(R3, 0, R1)]);
+        assert_eq!(text, "   0: lock *(u64 *)(r0 +8) += r1\n   1: r0 = cmpxchg((u64 *)(r3 +0), r0, r1)\n");
     }
 }

@@ -1,8 +1,10 @@
 //! The eBPF backend: typed IR -> BPF instructions -> an in-memory ELF for aya.
 
+pub mod drops;
 pub mod elf;
 pub mod emit;
 pub mod insn;
+pub mod table;
 
 use crumbs_lang::ir::Program;
 use crumbs_lang::providers::AttachPoint;
@@ -17,29 +19,39 @@ pub struct Compiled {
 }
 
 pub const DEFAULT_BUFSIZE: u64 = 1 << 20;
-/// Entries per aggregation map.
-pub const AGG_ENTRIES: u32 = 65536;
-/// Live thread-local variables (thread, variable) at once.
-pub const TLS_ENTRIES: u32 = 16384;
+/// DTrace's default dynvarsize.
+pub const DEFAULT_DYNVARSIZE: u64 = 1 << 20;
+/// Bytes of dynvarsize one (thread, variable) pair stands for: its 16-byte key, 8-byte value
+/// and the kernel hash map's own bookkeeping, rounded.
+pub const DYNVAR_PAIR_BYTES: u64 = 64;
 /// Distinct kernel stacks kept at once.
 pub const STACK_ENTRIES: u32 = 16384;
 
-/// The maps a program needs: the event ring, one per-CPU hash per aggregation, and a
-/// zeroed array for initialising large aggregation values.
-pub fn map_defs(p: &Program) -> Vec<MapDef> {
+/// Live thread-local variables (thread, variable) at once: dynvarsize / 64 (16384 by default).
+pub fn tls_entries(p: &Program) -> u32 {
+    (p.options.dynvarsize.unwrap_or(DEFAULT_DYNVARSIZE) / DYNVAR_PAIR_BYTES).clamp(1, u32::MAX as u64) as u32
+}
+
+/// The maps a program needs: the event ring, the drop counters, one array per aggregation
+/// holding a table per CPU (see [`table`]), and a zeroed array for clearing large values.
+pub fn map_defs(p: &Program, target: &Target) -> Vec<MapDef> {
     let bufsize = p.options.bufsize.unwrap_or(DEFAULT_BUFSIZE).max(4096).next_power_of_two();
-    let mut maps = vec![MapDef { name: EVENTS_MAP.into(), map_type: MAP_TYPE_RINGBUF, key_size: 0, value_size: 0, max_entries: bufsize as u32, flags: 0 }];
+    let mut maps = vec![
+        MapDef { name: EVENTS_MAP.into(), map_type: MAP_TYPE_RINGBUF, key_size: 0, value_size: 0, max_entries: bufsize as u32, flags: 0 },
+        MapDef { name: drops::DROPS_MAP.into(), map_type: MAP_TYPE_PERCPU_ARRAY, key_size: 4, value_size: drops::DROPS_SIZE as u32, max_entries: 1, flags: 0 },
+    ];
     let mut zero = 0;
     for (i, a) in p.aggregations.iter().enumerate() {
+        let t = table::layout(p, i, target.cpus);
         maps.push(MapDef {
             name: agg_map_name(i),
-            map_type: MAP_TYPE_PERCPU_HASH,
-            key_size: a.key_size() as u32,
-            value_size: a.kind.value_size() as u32,
-            max_entries: AGG_ENTRIES,
-            flags: F_NO_PREALLOC,
+            map_type: MAP_TYPE_ARRAY,
+            key_size: 4,
+            value_size: t.table_size() as u32,
+            max_entries: t.cpus,
+            flags: F_MMAPABLE,
         });
-        if a.kind.value_size() > 16 {
+        if a.kind.value_size() > emit::INLINE_ZEROING {
             zero = zero.max(a.kind.value_size());
         }
     }
@@ -47,7 +59,7 @@ pub fn map_defs(p: &Program) -> Vec<MapDef> {
         maps.push(MapDef { name: STACKS_MAP.into(), map_type: MAP_TYPE_STACK_TRACE, key_size: 4, value_size: 8 * STACK_DEPTH as u32, max_entries: STACK_ENTRIES, flags: 0 });
     }
     if !p.thread_locals.is_empty() {
-        maps.push(MapDef { name: TLS_MAP.into(), map_type: MAP_TYPE_HASH, key_size: 16, value_size: 8, max_entries: TLS_ENTRIES, flags: 0 });
+        maps.push(MapDef { name: TLS_MAP.into(), map_type: MAP_TYPE_HASH, key_size: 16, value_size: 8, max_entries: tls_entries(p), flags: 0 });
     }
     if zero > 0 {
         maps.push(MapDef { name: ZERO_MAP.into(), map_type: MAP_TYPE_ARRAY, key_size: 4, value_size: zero as u32, max_entries: 1, flags: 0 });
@@ -58,8 +70,8 @@ pub fn map_defs(p: &Program) -> Vec<MapDef> {
 /// Compiles every attach point's clauses to BPF and wraps them in an ELF.
 pub fn compile(p: &Program, target: &Target) -> Result<Compiled, EmitError> {
     let programs = p.groups.iter().map(|g| emit_program(p, g, target)).collect::<Result<Vec<_>, _>>()?;
-    let maps = map_defs(p);
-    let elf = write_elf(&programs, &maps, drops_offset(p) + 8);
+    let maps = map_defs(p, target);
+    let elf = write_elf(&programs, &maps, p.globals.len() * 8);
     Ok(Compiled { elf, programs, maps })
 }
 

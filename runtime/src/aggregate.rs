@@ -1,11 +1,11 @@
-//! Reading aggregations out of their per-CPU hash maps and merging the CPUs.
+//! Reading aggregations out of their per-CPU tables and merging the CPUs (and any copies of
+//! a key that `trunc()` left on one CPU).
 
 use crate::output::{AggData, AggRow, Value};
-use crate::sys;
 use crate::stacks::Stacks;
+use crate::table::Table;
 use crumbs_lang::ir::{AggKind, Aggregation, Repr, Strings};
-use std::io;
-use std::os::fd::RawFd;
+use std::collections::HashMap;
 
 /// What decoding needs besides the bytes: interned strings and recorded stacks.
 pub struct Decoder<'a> {
@@ -14,69 +14,63 @@ pub struct Decoder<'a> {
 }
 
 /// Every row of one aggregation, CPUs merged (unsorted).
-pub fn read(fd: RawFd, def: &Aggregation, dec: &Decoder, cpus: usize) -> io::Result<Vec<AggRow>> {
-    Ok(read_raw(fd, def, dec, cpus)?.into_iter().map(|(_, row)| row).collect())
+pub fn read(t: &Table, def: &Aggregation, dec: &Decoder) -> Vec<AggRow> {
+    read_raw(t, def, dec).into_iter().map(|(_, row)| row).collect()
 }
 
 /// `clear()`: every value to zero, keys kept (a min/max with no value is not printed).
-pub fn clear(fd: RawFd, def: &Aggregation, cpus: usize) -> io::Result<()> {
-    let zeros = vec![0u8; def.kind.value_size().next_multiple_of(8) * cpus];
-    for key in keys(fd, def.key_size())? {
-        sys::update_existing(fd, &key, &zeros)?;
+pub fn clear(t: &Table) {
+    for (slot, _, _) in t.entries() {
+        t.zero_value(slot);
     }
-    Ok(())
 }
 
 /// `trunc()`: remove every key, or all but `keep` rows from the largest (`keep` > 0) or the
 /// smallest (`keep` < 0) end of the print order.
-pub fn trunc(fd: RawFd, def: &Aggregation, dec: &Decoder, cpus: usize, keep: Option<i64>) -> io::Result<()> {
+pub fn trunc(t: &Table, def: &Aggregation, dec: &Decoder, keep: Option<i64>) {
     let Some(keep) = keep else {
-        for key in keys(fd, def.key_size())? {
-            sys::delete(fd, &key)?;
+        for (slot, _, _) in t.entries() {
+            t.free(slot);
         }
-        return Ok(());
+        return;
     };
-    let rows = read_raw(fd, def, dec, cpus)?;
+    let rows = read_raw(t, def, dec);
     let mut order: Vec<usize> = (0..rows.len()).collect();
     order.sort_by(|a, b| crate::output::aggregation::compare_rows(&rows[*a].1, &rows[*b].1));
     let n = order.len();
     let kept = if keep >= 0 { n.saturating_sub(keep as usize)..n } else { 0..(keep.unsigned_abs() as usize).min(n) };
     for (pos, i) in order.into_iter().enumerate() {
         if !kept.contains(&pos) {
-            sys::delete(fd, &rows[i].0)?;
-        }
-    }
-    Ok(())
-}
-
-fn keys(fd: RawFd, ksize: usize) -> io::Result<Vec<Vec<u8>>> {
-    let mut out = Vec::new();
-    let mut key: Option<Vec<u8>> = None;
-    while let Some(next) = sys::next_key(fd, key.as_deref(), ksize)? {
-        out.push(next.clone());
-        key = Some(next);
-    }
-    Ok(out)
-}
-
-/// Every row with its raw key.
-fn read_raw(fd: RawFd, def: &Aggregation, dec: &Decoder, cpus: usize) -> io::Result<Vec<(Vec<u8>, AggRow)>> {
-    let ksize = def.key_size();
-    let vsize = def.kind.value_size();
-    let stride = vsize.next_multiple_of(8);
-    let mut value = vec![0u8; stride * cpus];
-    let mut rows = Vec::new();
-    let mut key: Option<Vec<u8>> = None;
-    while let Some(next) = sys::next_key(fd, key.as_deref(), ksize)? {
-        if sys::lookup(fd, &next, &mut value)? {
-            let per_cpu: Vec<&[u8]> = value.chunks(stride).map(|c| &c[..vsize]).collect();
-            if let Some(data) = merge(&def.kind, &per_cpu) {
-                rows.push((next.clone(), AggRow { keys: decode_keys(&next, &def.keys, dec), data }));
+            for slot in &rows[i].0 {
+                t.free(*slot);
             }
         }
-        key = Some(next);
     }
-    Ok(rows)
+}
+
+/// The slots holding one key, and their values.
+#[derive(Default)]
+struct Copies {
+    slots: Vec<usize>,
+    values: Vec<Vec<u8>>,
+}
+
+/// Every row with the slots that hold its key.
+fn read_raw(t: &Table, def: &Aggregation, dec: &Decoder) -> Vec<(Vec<usize>, AggRow)> {
+    let mut by_key: HashMap<Vec<u8>, Copies> = HashMap::new();
+    for (slot, key, value) in t.entries() {
+        let e = by_key.entry(key).or_default();
+        e.slots.push(slot);
+        e.values.push(value);
+    }
+    by_key
+        .into_iter()
+        .filter_map(|(key, c)| {
+            let parts: Vec<&[u8]> = c.values.iter().map(Vec::as_slice).collect();
+            let data = merge(&def.kind, &parts)?;
+            Some((c.slots, AggRow { keys: decode_keys(&key, &def.keys, dec), data }))
+        })
+        .collect()
 }
 
 fn word(b: &[u8], i: usize) -> i64 {
@@ -107,7 +101,7 @@ pub fn decode_value(r: Repr, bytes: &[u8], dec: &Decoder) -> Value {
     }
 }
 
-/// Merges one key's per-CPU values; `None` if no CPU saw a value (min/max only).
+/// Merges one key's values (one per CPU, or more); `None` if none saw a value (min/max only).
 pub fn merge(kind: &AggKind, cpus: &[&[u8]]) -> Option<AggData> {
     let sum = |i: usize| cpus.iter().map(|c| word(c, i)).fold(0i64, i64::wrapping_add);
     Some(match kind {

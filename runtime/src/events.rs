@@ -2,9 +2,12 @@
 //! does (header, per-firing prefix unless quiet, each item's output, printa, exit).
 
 use crate::aggregate::{self, Decoder};
+use crate::drops::Drops;
 use crate::stacks::Stacks;
+use crate::table::Table;
 use crate::output::{self, aggregation, printf, record, Value};
 use crumbs_lang::ir::{Item, Program, RECORD_HEADER};
+use std::cell::OnceCell;
 use std::io::{self, Write};
 use std::os::fd::RawFd;
 
@@ -23,6 +26,8 @@ pub struct Printer<'a> {
     pub out: Box<dyn Write + 'a>,
     /// File descriptors of the aggregation maps, by aggregation id.
     pub agg_fds: Vec<RawFd>,
+    /// The aggregation maps mapped into memory, on first use.
+    tables: Vec<OnceCell<Table>>,
     pub cpus: usize,
     pub stacks: Stacks,
     /// normalize()'s divisor per aggregation (1: as is).
@@ -36,7 +41,17 @@ impl<'a> Printer<'a> {
     pub fn new(program: &'a Program, quiet: bool, out: Box<dyn Write + 'a>, agg_fds: Vec<RawFd>, stacks: Stacks) -> Self {
         let normal = vec![1; program.aggregations.len()];
         let layouts = program.records.iter().map(|r| r.layout()).collect();
-        Printer { program, quiet, out, agg_fds, cpus: crate::sys::possible_cpus(), stacks, normal, layouts, header_done: false }
+        let tables = agg_fds.iter().map(|_| OnceCell::new()).collect();
+        Printer { program, quiet, out, agg_fds, tables, cpus: crate::sys::possible_cpus(), stacks, normal, layouts, header_done: false }
+    }
+
+    fn table(&self, id: usize) -> io::Result<&Table> {
+        if let Some(t) = self.tables[id].get() {
+            return Ok(t);
+        }
+        let layout = crumbs_ebpf::table::layout(self.program, id, self.cpus as u32);
+        let t = Table::map(self.agg_fds[id], layout)?;
+        Ok(self.tables[id].get_or_init(|| t))
     }
 
     fn order(&self) -> aggregation::Order {
@@ -45,7 +60,7 @@ impl<'a> Printer<'a> {
 
     /// An aggregation's rows as they print now (normalize() applied), unsorted.
     fn rows(&self, id: usize) -> io::Result<Vec<output::AggRow>> {
-        let rows = aggregate::read(self.agg_fds[id], &self.program.aggregations[id], &self.decoder(), self.cpus)?;
+        let rows = aggregate::read(self.table(id)?, &self.program.aggregations[id], &self.decoder());
         Ok(aggregation::normalized(rows, self.normal[id]))
     }
 
@@ -105,8 +120,8 @@ impl<'a> Printer<'a> {
                     // A divisor below 1 would make no sense (DTrace refuses it): keep the values.
                     self.normal[*agg] = n.max(1);
                 }
-                Item::Clear(agg) => aggregate::clear(self.agg_fds[*agg], &self.program.aggregations[*agg], self.cpus)?,
-                Item::Trunc { agg, keep } => aggregate::trunc(self.agg_fds[*agg], &self.program.aggregations[*agg], &self.decoder(), self.cpus, *keep)?,
+                Item::Clear(agg) => aggregate::clear(self.table(*agg)?),
+                Item::Trunc { agg, keep } => aggregate::trunc(self.table(*agg)?, &self.program.aggregations[*agg], &self.decoder(), *keep),
                 Item::Exit => {
                     if let Value::Int(v) = values[0] {
                         exit = Some(v as i32);
@@ -131,15 +146,16 @@ impl<'a> Printer<'a> {
         self.out.write_all(s.as_bytes())
     }
 
-    /// What DTrace prints when tracing stops: a newline, then every aggregation.
-    pub fn finish(&mut self, dropped: u64) -> io::Result<()> {
+    /// What DTrace prints when tracing stops: a newline, then every aggregation; then, on
+    /// standard error, what was lost.
+    pub fn finish(&mut self, drops: &Drops) -> io::Result<()> {
         self.out.write_all(output::record::end_of_tracing().as_bytes())?;
         for id in 0..self.program.aggregations.len() {
             self.print_aggregation(id, false)?;
         }
         self.out.flush()?;
-        if dropped > 0 {
-            eprintln!("crumbs: {dropped} records dropped (event buffer full; raise it with -x bufsize=16m)");
+        for line in drops.messages(&self.program.options) {
+            eprintln!("crumbs: {line}");
         }
         Ok(())
     }

@@ -3,6 +3,7 @@
 //! [`session::run`] drives a whole session; [`output`] holds DTrace's text layouts.
 
 pub mod aggregate;
+pub mod drops;
 pub mod events;
 pub mod output;
 pub mod process;
@@ -11,4 +12,5 @@ mod second_signal;
 pub mod session;
 pub mod stacks;
 pub mod sys;
+pub mod table;
 pub mod tracefs;

@@ -12,7 +12,7 @@ use aya::programs::raw_trace_point::RawTracePointLinkId;
 use aya::programs::trace_point::TracePointLinkId;
 use aya::programs::{Program as AyaProgram, ProgramError, RawTracePoint};
 use aya::{Ebpf, EbpfLoader};
-use crumbs_ebpf::emit::{agg_map_name, drops_offset, EVENTS_MAP};
+use crumbs_ebpf::emit::{agg_map_name, EVENTS_MAP};
 use crumbs_ebpf::Compiled;
 use crumbs_lang::ir::Program;
 use crumbs_lang::providers::AttachPoint;
@@ -272,13 +272,10 @@ fn discard(rb: &mut RingBuf<MapData>) {
     while rb.next().is_some() {}
 }
 
-fn dropped(ebpf: &Ebpf, program: &Program) -> u64 {
-    let Some(fd) = ebpf.map(".bss").and_then(map_fd) else { return 0 };
-    let mut value = vec![0u8; drops_offset(program) + 8];
-    match sys::lookup(fd, &0u32.to_le_bytes(), &mut value) {
-        Ok(true) => u64::from_le_bytes(value[drops_offset(program)..][..8].try_into().unwrap()),
-        _ => 0,
-    }
+/// The drop counters; none if they cannot be read (nothing to report then).
+fn dropped(ebpf: &Ebpf) -> crate::drops::Drops {
+    let Some(fd) = ebpf.map(crumbs_ebpf::drops::DROPS_MAP).and_then(map_fd) else { return Default::default() };
+    crate::drops::Drops::read(fd, sys::possible_cpus()).unwrap_or_default()
 }
 
 enum Stop {
@@ -395,7 +392,7 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> R
     }
     run_once(&mut ebpf, program, AttachPoint::End)?;
     let end_exit = drain(ring.get_mut(), &mut printer)?;
-    printer.finish(dropped(&ebpf, program))?;
+    printer.finish(&dropped(&ebpf))?;
     Ok(match (stop, end_exit) {
         (_, Some(s)) => s,
         (Stop::Exit(s), None) => s,

@@ -138,7 +138,7 @@ pub fn check(program: &ast::Program, opts: &CheckOptions) -> Result<Program, Dia
     })
 }
 
-const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsortkey", "aggsortrev", "switchrate", "aggrate", "strsize", "dynvarsize"];
+const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "switchrate", "aggrate", "strsize"];
 
 fn options(pragmas: &[ast::Pragma]) -> Result<Options, Diagnostic> {
     let mut o = Options::default();
@@ -155,16 +155,9 @@ pub fn apply_option(o: &mut Options, name: &str, value: Option<&str>) -> Result<
         "quiet" => o.quiet = value.is_none_or(|v| v != "0" && v != "false"),
         "aggsortkey" => o.aggsortkey = value.is_none_or(|v| v != "0" && v != "false"),
         "aggsortrev" => o.aggsortrev = value.is_none_or(|v| v != "0" && v != "false"),
-        "bufsize" => {
-            let v = value.and_then(parse_size).ok_or((
-                format!("option `bufsize` needs a size, got `{}`", value.unwrap_or("")),
-                "write a size such as `bufsize=4m`".to_string(),
-            ))?;
-            if !(4096..=1 << 30).contains(&v) {
-                return Err((format!("bufsize={} is out of range", value.unwrap_or("")), "the event buffer can be 4k to 1g".to_string()));
-            }
-            o.bufsize = Some(v);
-        }
+        "bufsize" => o.bufsize = Some(size_option(name, value, 4096, "4k", "the event buffer")?),
+        "aggsize" => o.aggsize = Some(size_option(name, value, 64, "64", "the aggregation space")?),
+        "dynvarsize" => o.dynvarsize = Some(size_option(name, value, 64, "64", "the thread-local variable space")?),
         n if KNOWN_OPTIONS.contains(&n) => {}
         n => {
             let hint = match closest(n, KNOWN_OPTIONS.iter().copied()) {
@@ -177,6 +170,18 @@ pub fn apply_option(o: &mut Options, name: &str, value: Option<&str>) -> Result<
     Ok(())
 }
 
+/// A size option's value in bytes, from `min` (written `min_text`) to 1g.
+fn size_option(name: &str, value: Option<&str>, min: u64, min_text: &str, what: &str) -> Result<u64, (String, String)> {
+    let v = value.and_then(parse_size).ok_or((
+        format!("option `{name}` needs a size, got `{}`", value.unwrap_or("")),
+        format!("write a size such as `{name}=4m`"),
+    ))?;
+    if !(min..=1 << 30).contains(&v) {
+        return Err((format!("{name}={} is out of range", value.unwrap_or("")), format!("{what} can be {min_text} to 1g")));
+    }
+    Ok(v)
+}
+
 fn parse_size(s: &str) -> Option<u64> {
     let s = s.trim();
     let (digits, mult) = match s.chars().last()?.to_ascii_lowercase() {
@@ -185,7 +190,7 @@ fn parse_size(s: &str) -> Option<u64> {
         'g' => (&s[..s.len() - 1], 1 << 30),
         _ => (s, 1),
     };
-    digits.parse::<u64>().ok().map(|v| v * mult)
+    digits.parse::<u64>().ok().map(|v| v.saturating_mul(mult))
 }
 
 struct Checker<'a> {

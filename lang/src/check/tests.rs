@@ -127,6 +127,14 @@ fn locals() {
 fn options_and_macros() {
     assert!(ok("#pragma D option quiet\nBEGIN {}").options.quiet);
     assert_eq!(ok("#pragma D option bufsize=2m\nBEGIN {}").options.bufsize, Some(2 << 20));
+    assert_eq!(ok("#pragma D option aggsize=16k\nBEGIN {}").options.aggsize, Some(16 << 10));
+    assert_eq!(ok("#pragma D option dynvarsize=128\nBEGIN {}").options.dynvarsize, Some(128));
+    let (d, _) = err("#pragma D option aggsize=2g\nBEGIN {}");
+    assert!(d.message.contains("out of range"), "{}", d.message);
+    let (d, _) = err("#pragma D option dynvarsize\nBEGIN {}");
+    assert!(d.message.contains("needs a size"), "{}", d.message);
+    let (d, _) = err("#pragma D option aggsize=99999999999999g\nBEGIN {}");
+    assert!(d.message.contains("out of range"), "{}", d.message);
     let (d, _) = err("#pragma D option quite\nBEGIN {}");
     assert!(d.hint.unwrap().contains("quiet"));
     let (d, text) = err("BEGIN { trace($target); }");

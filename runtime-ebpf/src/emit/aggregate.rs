@@ -1,12 +1,17 @@
-//! Aggregation updates: find or create the key's per-CPU value, then update it in place.
+//! Aggregation updates: find or claim the key's slot in this CPU's table (see
+//! [`crate::table`]), then update its value in place.
 
 use super::*;
+use crate::table::{self, Layout};
+
+/// Multiplier of the key hash (2^64 / the golden ratio, odd).
+const HASH_MUL: i64 = 0x9e37_79b9_7f4a_7c15_u64 as i64;
 
 impl Emitter<'_> {
     pub(super) fn aggregate(&mut self, id: usize, keys: &[Expr], value: &Expr) -> Result<(), EmitError> {
         let def = &self.p.aggregations[id];
         let kind = def.kind.clone();
-        let map = agg_map_name(id);
+        let layout = table::layout(self.p, id, self.target.cpus);
         let key = self.slot(def.key_size())?;
         if keys.is_empty() {
             self.push(Insn::st_imm(DW, R10, key, 0));
@@ -22,32 +27,8 @@ impl Emitter<'_> {
             self.push(Insn::stx(DW, R10, val, R0));
         }
         let done = self.label();
-        let have = self.label();
-        self.lookup(&map, key);
-        self.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), have);
-        // First update of this key on this CPU: insert zeros, then look up again.
-        let vsize = kind.value_size();
-        if vsize <= 16 {
-            let z = self.slot(16)?;
-            self.push(Insn::st_imm(DW, R10, z, 0));
-            self.push(Insn::st_imm(DW, R10, z + 8, 0));
-            self.push(Insn::mov(R3, R10));
-            self.push(Insn::alu_imm(Alu::Add, R3, z as i32));
-        } else {
-            let zkey = self.slot(8)?;
-            self.push(Insn::st_imm(DW, R10, zkey, 0));
-            self.lookup(ZERO_MAP, zkey);
-            self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), done);
-            self.push(Insn::mov(R3, R0));
-        }
-        self.ld_map(R1, &map, 0);
-        self.push(Insn::mov(R2, R10));
-        self.push(Insn::alu_imm(Alu::Add, R2, key as i32));
-        self.push(Insn::mov_imm(R4, 1)); // BPF_NOEXIST
-        self.push(Insn::call(helper::MAP_UPDATE_ELEM));
-        self.lookup(&map, key);
-        self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), done);
-        self.bind(have);
+        self.find_slot(id, &layout, !def.keys.is_empty(), key, done)?;
+        self.push(Insn::alu_imm(Alu::Add, R0, layout.value_offset() as i32));
         match kind {
             AggKind::Count => self.add_to(R0, 0, None),
             AggKind::Sum => self.add_to(R0, 0, Some(val)),
@@ -107,7 +88,141 @@ impl Emitter<'_> {
             }
         }
         self.bind(done);
+        // The key and value slots are free again for the clause's next statement.
+        self.frame -= (def.key_size().next_multiple_of(8) + 8) as i32;
         Ok(())
+    }
+
+    /// Leaves in r0 the slot holding the key at stack `key` in this CPU's table, claiming
+    /// and initialising a free one if the key is new. An update that finds neither within
+    /// the probe limit, or loses a free slot to a program that interrupted it, counts an
+    /// aggregation drop and jumps to `done`. A keyless aggregation's one slot needs no key
+    /// comparison.
+    ///
+    /// The probe loop calls no helper, so it keeps everything in registers: r5 the table,
+    /// r3 the slot index, r4 the probes left (r1, r2 and r9 are scratch). The verifier
+    /// walks it once per probe; every way out clears r4 and passes a jump target, so what
+    /// follows is checked once.
+    fn find_slot(&mut self, id: usize, t: &Layout, keyed: bool, key: i16, done: Label) -> Result<(), EmitError> {
+        let words = (t.key_size / 8) as i16;
+        let cpu = self.slot(8)?;
+        self.push(Insn::call(helper::GET_SMP_PROCESSOR_ID));
+        self.push(Insn::stx(DW, R10, cpu, R0));
+        self.lookup(&agg_map_name(id), cpu);
+        let (to_claim, to_drop, to_found) = (self.label(), self.label(), self.label());
+        self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), to_drop);
+        self.push(Insn::mov(R5, R0));
+        if t.bits() > 0 {
+            // The hash's top bits pick the first slot. Seeded with the CPU number, which the
+            // verifier does not know: a constant key would otherwise make it check every
+            // probe's exact slot separately.
+            self.push(Insn::ldx(DW, R1, R10, cpu));
+            self.hash_key(key, words);
+            self.push(Insn::mov(R3, R1));
+            self.push(Insn::alu_imm(Alu::Rsh, R3, 64 - t.bits() as i32));
+        } else {
+            self.push(Insn::mov_imm(R3, 0));
+        }
+        self.push(Insn::mov_imm(R4, t.probes() as i32));
+        self.frame -= 8;
+
+        let probe = self.label();
+        self.bind(probe);
+        self.push(Insn::mov(R0, R3));
+        self.push(Insn::alu_imm(Alu::Mul, R0, t.slot_size() as i32));
+        self.push(Insn::alu_reg(Alu::Add, R0, R5));
+        self.push(Insn::ldx(DW, R1, R0, 0));
+        self.jump(Insn::jmp_imm(Cond::Eq, R1, table::EMPTY as i32, 0), to_claim);
+        // Ours if ready and every key word equal: one test of (state ^ READY) | (word ^ word)
+        // | ..., so that one path, not one per word, goes on to the next probe.
+        self.push(Insn::alu_imm(Alu::Xor, R1, table::READY as i32));
+        if keyed {
+            for w in 0..words {
+                self.push(Insn::ldx(DW, R2, R0, t.key_offset() as i16 + 8 * w));
+                self.push(Insn::ldx(DW, R9, R10, key + 8 * w));
+                self.push(Insn::alu_reg(Alu::Xor, R2, R9));
+                self.push(Insn::alu_reg(Alu::Or, R1, R2));
+            }
+        }
+        self.jump(Insn::jmp_imm(Cond::Eq, R1, 0, 0), to_found);
+        // The next slot, wrapping around (the mask also bounds the index for the verifier).
+        if t.probes() > 1 {
+            self.push(Insn::alu_imm(Alu::Add, R3, 1));
+            self.push(Insn::alu_imm(Alu::And, R3, t.slots as i32 - 1));
+            self.push(Insn::alu_imm(Alu::Sub, R4, 1));
+            self.jump(Insn::jmp_imm(Cond::Ne, R4, 0, 0), probe);
+        }
+
+        let drop = self.leave_loop(to_drop);
+        self.count_drop(DropKind::Aggregation)?;
+        self.goto(done);
+
+        // A free slot: take it unless a program that interrupted this one took it first.
+        self.leave_loop(to_claim);
+        self.push(Insn::mov(R3, R0));
+        self.push(Insn::mov_imm(R0, table::EMPTY as i32));
+        self.push(Insn::mov_imm(R1, table::CLAIMED as i32));
+        self.push(Insn::cmpxchg(R3, 0, R1));
+        self.jump(Insn::jmp_imm(Cond::Ne, R0, table::EMPTY as i32, 0), drop);
+        for w in 0..words {
+            self.push(Insn::ldx(DW, R1, R10, key + 8 * w));
+            self.push(Insn::stx(DW, R3, t.key_offset() as i16 + 8 * w, R1));
+        }
+        // A slot freed by trunc() keeps its old value: start from zero.
+        let voff = t.value_offset() as i16;
+        if t.value_size <= INLINE_ZEROING {
+            for w in 0..(t.value_size / 8) as i16 {
+                self.push(Insn::st_imm(DW, R3, voff + 8 * w, 0));
+            }
+        } else {
+            // Copied from the zero map; r9 keeps the slot across the helper calls.
+            self.push(Insn::mov(R9, R3));
+            let zkey = self.slot(8)?;
+            self.push(Insn::st_imm(DW, R10, zkey, 0));
+            self.lookup(ZERO_MAP, zkey);
+            self.frame -= 8;
+            self.push(Insn::mov(R3, R0));
+            self.jump(Insn::jmp_imm(Cond::Eq, R3, 0, 0), drop);
+            self.push(Insn::mov(R1, R9));
+            self.push(Insn::alu_imm(Alu::Add, R1, voff as i32));
+            self.push(Insn::mov_imm(R2, t.value_size as i32));
+            self.push(Insn::call(helper::PROBE_READ_KERNEL));
+            self.push(Insn::mov(R3, R9));
+        }
+        self.push(Insn::st_imm(DW, R3, 0, table::READY as i32));
+        self.push(Insn::mov(R0, R3));
+        let found = self.label();
+        self.goto(found);
+
+        self.leave_loop(to_found);
+        self.bind(found);
+        Ok(())
+    }
+
+    /// Binds `exit` (a way out of the probe loop): clears the probe counter, then falls into
+    /// the returned label, a jump target where the verifier finds the states of every probe
+    /// equal.
+    fn leave_loop(&mut self, exit: Label) -> Label {
+        self.bind(exit);
+        self.push(Insn::mov_imm(R4, 0));
+        let after = self.label();
+        self.goto(after);
+        self.bind(after);
+        after
+    }
+
+    /// A 64-bit hash of the key's `words` at stack `key` and the seed in r1, into r1
+    /// (clobbers r2, r3).
+    fn hash_key(&mut self, key: i16, words: i16) {
+        self.ld64(R2, HASH_MUL);
+        for w in 0..words {
+            self.push(Insn::ldx(DW, R3, R10, key + 8 * w));
+            self.push(Insn::alu_reg(Alu::Xor, R1, R3));
+            self.push(Insn::alu_reg(Alu::Mul, R1, R2));
+            self.push(Insn::mov(R3, R1));
+            self.push(Insn::alu_imm(Alu::Rsh, R3, 29));
+            self.push(Insn::alu_reg(Alu::Xor, R1, R3));
+        }
     }
 
     /// Adds the square of the value in stack slot `val` to the 128-bit sum at r0+16 (low) and

@@ -2,6 +2,9 @@
 
 use super::*;
 
+/// bpf_get_stackid's error for a probe that fired with no kernel stack (in user mode).
+const EFAULT: i32 = 14;
+
 impl Emitter<'_> {
     /// The interned id of a probe string or constant, into r0.
     pub(super) fn str_id(&mut self, s: &StrExpr) -> Result<(), EmitError> {
@@ -81,6 +84,17 @@ impl Emitter<'_> {
                 self.ld_map(R2, STACKS_MAP, 0);
                 self.push(Insn::mov_imm(R3, 0)); // kernel stack
                 self.push(Insn::call(helper::GET_STACKID));
+                // A negative id is kept (it prints as the reason); all but "no kernel stack
+                // here" (a user-mode sample) are counted as stack drops.
+                let kept = self.label();
+                self.jump(Insn::jmp_imm(Cond::Sge, R0, 0, 0), kept);
+                self.jump(Insn::jmp_imm(Cond::Eq, R0, -EFAULT, 0), kept);
+                let id = self.slot(8)?;
+                self.push(Insn::stx(DW, R10, id, R0));
+                self.count_drop(DropKind::Stack)?;
+                self.push(Insn::ldx(DW, R0, R10, id));
+                self.frame -= 8;
+                self.bind(kept);
             }
             Expr::ClauseLocal(l) => self.push(Insn::ldx(DW, R0, R10, self.locals_base + 8 * *l as i16)),
             Expr::ThreadLocal(t) => {

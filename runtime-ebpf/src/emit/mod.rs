@@ -4,6 +4,7 @@
 //! anywhere in an expression are safe. r6 holds the context, r7 the system call number
 //! (syscall programs), r8 the reserved output record while a clause fills it.
 
+use crate::drops::{DropKind, DROPS_MAP};
 use crate::insn::*;
 use crumbs_lang::ast::{BinOp, UnOp};
 use crumbs_lang::builtins::VarHook;
@@ -20,6 +21,8 @@ pub struct Target {
     pub wall_offset: i64,
     /// Offsets of task_struct.real_parent and task_struct.tgid, for ppid (from BTF).
     pub task_offsets: Option<(i32, i32)>,
+    /// Possible CPUs (every CPU has its own aggregation tables); 0 counts as 1.
+    pub cpus: u32,
 }
 
 /// A reference from an instruction (the first half of an ld_imm64) to a map.
@@ -58,10 +61,9 @@ pub fn agg_map_name(id: usize) -> String {
     format!("agg{id}")
 }
 
-/// Byte offset in the globals area of the dropped-records counter (after the D globals).
-pub fn drops_offset(p: &Program) -> usize {
-    p.globals.len() * 8
-}
+/// Aggregation values up to this many bytes are zeroed by stores; larger ones are copied
+/// from the zero map.
+pub const INLINE_ZEROING: usize = 16 * 8;
 
 /// The program's name in the ELF (and the kernel).
 pub fn program_name(p: &Program, a: AttachPoint) -> String {
@@ -250,10 +252,7 @@ impl Emitter<'_> {
             let got = self.label();
             self.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), got);
             // Buffer full: count the drop and skip the clause.
-            self.ld_map(R1, GLOBALS_SYMBOL, drops_offset(self.p) as i32);
-            self.push(Insn::ldx(DW, R2, R1, 0));
-            self.push(Insn::alu_imm(Alu::Add, R2, 1));
-            self.push(Insn::stx(DW, R1, 0, R2));
+            self.count_drop(DropKind::Record)?;
             self.goto(end);
             self.bind(got);
             self.push(Insn::mov(R8, R0));
@@ -273,6 +272,18 @@ impl Emitter<'_> {
             self.push(Insn::call(helper::RINGBUF_SUBMIT));
         }
         self.bind(end);
+        Ok(())
+    }
+
+    /// Adds one to this CPU's counter of `kind` (clobbers r0-r5).
+    fn count_drop(&mut self, kind: DropKind) -> Result<(), EmitError> {
+        let key = self.slot(8)?;
+        self.push(Insn::st_imm(DW, R10, key, 0));
+        self.lookup(DROPS_MAP, key);
+        self.push(Insn::jmp_imm(Cond::Eq, R0, 0, 2));
+        self.push(Insn::mov_imm(R1, 1));
+        self.push(Insn::atomic_add(R0, kind.offset() as i16, R1));
+        self.frame -= 8;
         Ok(())
     }
 
@@ -323,6 +334,9 @@ impl Emitter<'_> {
                 self.push(Insn::alu_imm(Alu::Add, R3, val as i32));
                 self.push(Insn::mov_imm(R4, 0)); // BPF_ANY
                 self.push(Insn::call(helper::MAP_UPDATE_ELEM));
+                // Fails only when the map is full (a new pair): the store is lost, counted.
+                self.jump(Insn::jmp_imm(Cond::Sge, R0, 0, 0), done);
+                self.count_drop(DropKind::DynamicVariable)?;
                 self.goto(done);
                 // DTrace frees a thread-local when 0 is assigned to it.
                 self.bind(delete);
@@ -494,10 +508,50 @@ mod tests {
         let text = disassemble(&code[0].insns);
         assert_eq!(code[0].name, "crumbs_sys_enter");
         assert!(text.starts_with("   0: r6 = r1\n   1: r7 = *(u64 *)(r6 +8)\n"), "{text}");
+        // This CPU's table, and the drop counters (only when the key finds no slot).
+        let maps: Vec<&str> = code[0].map_refs.iter().map(|m| m.map.as_str()).collect();
+        assert_eq!(maps, ["agg0", "drops"], "{text}");
         assert_eq!(text.matches("call bpf_map_lookup_elem").count(), 2, "{text}");
         assert_eq!(text.matches("call bpf_get_current_comm").count(), 0, "{text}");
-        assert!(code[0].map_refs.iter().all(|m| m.map == "agg0"));
         assert_eq!(code[0].insns.last().unwrap().code, JMP | EXIT);
+    }
+
+    /// The first probe loop (target..=the backward jump on r4, the probes left), if any.
+    fn probe_loop(insns: &[Insn]) -> Option<&[Insn]> {
+        let (at, j) = insns.iter().enumerate().find(|(_, i)| i.is_jump() && i.off < 0 && i.dst == R4)?;
+        Some(&insns[(at as i64 + 1 + j.off as i64) as usize..=at])
+    }
+
+    #[test]
+    fn a_new_key_is_claimed_by_compare_and_exchange_without_helpers_in_the_probe_loop() {
+        let (_, code) = compile("syscall:::entry { @[timestamp, execname] = sum(arg0); }");
+        let insns = &code[0].insns;
+        let text = disassemble(insns);
+        let body = probe_loop(insns).unwrap_or_else(|| panic!("no probe loop\n{text}"));
+        assert!(!body.iter().any(|i| i.code == JMP | CALL), "{text}");
+        // one probe: 3 words compared (timestamp, then the 16-byte name), then the counter
+        assert!(body.len() < 30, "{} instructions\n{text}", body.len());
+        assert_eq!(text.matches("= cmpxchg(").count(), 1, "{text}");
+        assert!(text.contains(&format!("if r4 != 0 goto -{}", body.len())), "{text}");
+    }
+
+    #[test]
+    fn a_keyless_aggregation_has_one_slot_and_no_loop() {
+        let (_, code) = compile("syscall:::entry { @ = count(); @m = max(arg0); }");
+        assert!(probe_loop(&code[0].insns).is_none(), "{}", disassemble(&code[0].insns));
+    }
+
+    #[test]
+    fn every_drop_is_an_atomic_add_to_this_cpus_counter() {
+        let (_, code) = compile("syscall:::entry { self->t = timestamp; @[stack()] = count(); printf(\"%d\\n\", 1); }");
+        let text = disassemble(&code[0].insns);
+        let drops = code[0].map_refs.iter().filter(|m| m.map == crate::drops::DROPS_MAP).count();
+        // a record, the thread-local store, the stack and the aggregation
+        assert_eq!(drops, 4, "{text}");
+        for kind in DropKind::ALL {
+            assert!(text.contains(&format!("lock *(u64 *)(r0 +{}) += r1", kind.offset())), "{kind:?}\n{text}");
+        }
+        assert!(!code[0].map_refs.iter().any(|m| m.map == GLOBALS_SYMBOL), "{text}");
     }
 
     #[test]
