@@ -55,7 +55,7 @@ fn render(path: &Path) -> (String, String) {
     let text = std::fs::read_to_string(path).unwrap();
     let opts = CheckOptions { target: Some(4242), args: vec![path.display().to_string()], catalog: Some(Rc::new(FixedKernel)) };
     let program = crumbs_lang::compile(&text, &opts).unwrap_or_else(|d| panic!("{}: {}", path.display(), d.render(&path.display().to_string(), &text, false)));
-    let target = Target { wall_offset: 1_700_000_000_000_000_000, task_offsets: Some((2456, 2384)) };
+    let target = Target { wall_offset: 1_700_000_000_000_000_000, task_offsets: Some((2456, 2384)), cpus: 4 };
     let compiled = crumbs_ebpf::compile(&program, &target).unwrap_or_else(|e| panic!("{}: {}", path.display(), e.message));
     (format!("{program:#?}\n"), crumbs_ebpf::dump(&compiled))
 }
