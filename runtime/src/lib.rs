@@ -10,3 +10,4 @@ pub mod session;
 pub mod stacks;
 pub mod sys;
 pub mod tracefs;
+pub mod verify;
