@@ -80,9 +80,8 @@ fn match_tracepoints(desc: &ProbeDesc, category: &str, event: &str, catalog: Opt
     let leak = |s: &str| -> &'static str { Box::leak(s.to_string().into_boxed_str()) };
     let is_glob = |s: &str| s.is_empty() || s.contains(['*', '?', '[']);
     let matching: Vec<&(String, String)> = if !is_glob(category) && !is_glob(event) {
-        // One named tracepoint: a lookup in the sorted list, not a scan.
-        let key = (category, event);
-        list.binary_search_by(|(c, e)| (c.as_str(), e.as_str()).cmp(&key)).map(|i| vec![&list[i]]).unwrap_or_default()
+        // One named tracepoint: string compares, no glob matcher.
+        list.iter().filter(|(c, e)| c == category && e == event).collect()
     } else {
         let cat = glob(category, desc)?;
         let ev = glob(event, desc)?;

@@ -4,7 +4,7 @@
 /// Where the checker finds tracepoints. The runtime implements it over tracefs; lang itself
 /// never touches the kernel.
 pub trait Catalog: std::fmt::Debug {
-    /// Every (category, event) pair, sorted.
+    /// Every (category, event) pair.
     fn list(&self) -> Result<Rc<[(String, String)]>, String>;
     /// The text of `events/CATEGORY/EVENT/format`.
     fn format(&self, category: &str, event: &str) -> Result<String, String>;

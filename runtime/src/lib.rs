@@ -14,3 +14,4 @@ pub mod stacks;
 pub mod sys;
 pub mod table;
 pub mod tracefs;
+pub mod verify;

@@ -150,7 +150,7 @@ pub fn check_permission() -> Result<(), RunError> {
 }
 
 /// Loads every program; on a verifier rejection, says which clauses it held.
-fn load(program: &Program, compiled: &Compiled, quiet: bool) -> Result<Ebpf, RunError> {
+pub(crate) fn load(program: &Program, compiled: &Compiled, quiet: bool) -> Result<Ebpf, RunError> {
     check_permission()?;
     let mut ebpf = loader_without_vmlinux_btf().btf(None).load(&compiled.elf).map_err(|e| {
         let text = format!("{e:#}");
