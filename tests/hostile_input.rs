@@ -134,3 +134,37 @@ fn diagnostics_escape_control_characters() {
     assert!(!out.stderr.contains('\0'), "{:?}", out.stderr);
     assert!(out.stderr.contains("\\u{0}"), "{}", out.dump());
 }
+
+/// Found by the fuzzer: lquantize() constants at the ends of i64's range overflowed the
+/// range check.
+#[test]
+fn lquantize_with_extreme_constants() {
+    for args in ["9223372036854775808, 0, 1", "-9223372036854775807, 9223372036854775807, 6148914691236517205", "0, 9223372036854775807, 1"] {
+        let out = compile(&format!("BEGIN {{ @ = lquantize(1, {args}); }}"));
+        assert_error(&out, "bad lquantize() range");
+    }
+}
+
+/// Found by the fuzzer: a clause whose output record outgrew a BPF store offset panicked in
+/// the code generator; one larger than the event buffer could never be sent.
+#[test]
+fn records_too_large_to_send() {
+    let body = r#"printf("%d %s\n", arg0, execname); "#.repeat(2000);
+    let out = compile(&format!("syscall:::entry {{ {body} }}"));
+    assert_error(&out, "over the 32767 a record can hold");
+    let out = compile(&format!("#pragma D option bufsize=4k\nBEGIN {{ {} }}", r#"printf("%s", copyinstr(arg0)); "#.repeat(80)));
+    assert_error(&out, "more than the 4096-byte event buffer holds");
+}
+
+/// Found by the fuzzer: a clause too branchy for the verifier (over 8192 pending branches)
+/// is the kernel's limit, said as such, not reported as a code generation bug.
+#[test]
+fn programs_too_complex_for_the_verifier() {
+    let clause = format!("BEGIN {{ {} }}\n", "self->a = self->a + 1; ".repeat(700));
+    let script = TempPath::with_contents("complex.d", &format!("{}BEGIN {{ exit(0); }}", clause.repeat(12)));
+    let out = run(&["-q", "-s", script.str()]);
+    out.assert_no_panic();
+    assert_eq!(out.code(), 2, "{}", out.dump());
+    assert!(out.stderr.contains("too complex to check"), "{}", out.dump());
+    assert!(!out.stderr.contains("internal error"), "{}", out.dump());
+}

@@ -34,8 +34,13 @@ pub fn tls_entries(p: &Program) -> u32 {
 
 /// The maps a program needs: the event ring, the drop counters, one array per aggregation
 /// holding a table per CPU (see [`table`]), and a zeroed array for clearing large values.
+/// Bytes of the event ring buffer: `bufsize`, at least a page, rounded up to a power of two.
+pub fn event_buffer_size(p: &Program) -> u64 {
+    p.options.bufsize.unwrap_or(DEFAULT_BUFSIZE).max(4096).next_power_of_two()
+}
+
 pub fn map_defs(p: &Program, target: &Target) -> Vec<MapDef> {
-    let bufsize = p.options.bufsize.unwrap_or(DEFAULT_BUFSIZE).max(4096).next_power_of_two();
+    let bufsize = event_buffer_size(p);
     let mut maps = vec![
         MapDef { name: EVENTS_MAP.into(), map_type: MAP_TYPE_RINGBUF, key_size: 0, value_size: 0, max_entries: bufsize as u32, flags: 0 },
         MapDef { name: drops::DROPS_MAP.into(), map_type: MAP_TYPE_PERCPU_ARRAY, key_size: 4, value_size: drops::DROPS_SIZE as u32, max_entries: 1, flags: 0 },

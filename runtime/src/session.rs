@@ -176,7 +176,9 @@ pub(crate) fn load(program: &Program, compiled: &Compiled, quiet: bool) -> Resul
                         return Err(permission(&io_error));
                     }
                     let log = verifier_log.to_string();
-                    if log.contains("BPF program is too large") {
+                    // The verifier's own limits (a million steps, 8192 pending branches):
+                    // the program is too big or branchy for it, not wrongly generated.
+                    if log.contains("BPF program is too large") || log.contains("jumps is too complex") {
                         // Not a code generation bug: the verifier gives up after a million steps.
                         return Err(RunError::Other(format!("the kernel's verifier gave up on the program for {:?}: it is too complex to check (over 1,000,000 steps); use fewer or simpler clauses on that probe", code.attach)));
                     }

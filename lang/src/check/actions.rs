@@ -27,7 +27,9 @@ impl Checker<'_> {
         }
         if f.hook == FnHook::Lquantize {
             let (base, limit, step) = (consts[0], consts[1], consts[2]);
-            if step <= 0 || limit <= base || (limit - base) / step > 4000 || (limit - base) % step != 0 {
+            // In i128: the constants may be anywhere in i64's range.
+            let (base, limit, step) = (base as i128, limit as i128, step as i128);
+            if step <= 0 || limit <= base || limit - base > i64::MAX as i128 || (limit - base) / step > 4000 || (limit - base) % step != 0 {
                 return Err(Diagnostic::new(span.clone(), "bad lquantize() range")
                     .label("here")
                     .hint("need low < high, step > 0, (high - low) a multiple of step, and at most 4000 steps"));

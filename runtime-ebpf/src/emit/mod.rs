@@ -203,6 +203,19 @@ impl Emitter<'_> {
         Ok(())
     }
 
+    /// A record must fit a BPF store's 16-bit offset and the event buffer (the ring buffer
+    /// keeps an 8-byte header per record): a larger one could never be sent.
+    fn check_record_size(&self, size: usize) -> Result<(), EmitError> {
+        if size > i16::MAX as usize {
+            return Err(self.err(format!("this clause sends {size} bytes per firing, over the {} a record can hold; split its output over several clauses", i16::MAX)));
+        }
+        let buffer = crate::event_buffer_size(self.p) as usize;
+        if size + 8 > buffer {
+            return Err(self.err(format!("this clause sends {size} bytes per firing, more than the {buffer}-byte event buffer holds; raise it with -x bufsize")));
+        }
+        Ok(())
+    }
+
     fn err(&self, message: impl Into<String>) -> EmitError {
         EmitError { clause: self.clause, message: message.into() }
     }
@@ -245,6 +258,7 @@ impl Emitter<'_> {
         }
         if let Some(rid) = c.record {
             let (_, size) = self.p.records[rid].layout();
+            self.check_record_size(size)?;
             self.ld_map(R1, EVENTS_MAP, 0);
             self.push(Insn::mov_imm(R2, size as i32));
             self.push(Insn::mov_imm(R3, 0));
