@@ -180,7 +180,7 @@ pub(crate) fn load(program: &Program, compiled: &Compiled, quiet: bool) -> Resul
                     // the program is too big or branchy for it, not wrongly generated.
                     if log.contains("BPF program is too large") || log.contains("jumps is too complex") {
                         // Not a code generation bug: the verifier gives up after a million steps.
-                        return Err(RunError::Other(format!("the kernel's verifier gave up on the program for {:?}: it is too complex to check (over 1,000,000 steps); use fewer or simpler clauses on that probe", code.attach)));
+                        return Err(RunError::Other(format!("the kernel's verifier gave up on the program for {:?}: it is too complex to check (over its limit of 1,000,000 steps or 8192 pending branches); use fewer or simpler clauses on that probe", code.attach)));
                     }
                     let lines: Vec<&str> = log.lines().collect();
                     let tail = lines[lines.len().saturating_sub(12)..].join("\n");
