@@ -145,7 +145,7 @@ impl Shown {
     fn windows(line: &str, line_start: usize, points: &[usize]) -> Vec<std::ops::Range<usize>> {
         let len = line.chars().count();
         if len <= Self::MAX_LINE {
-            return vec![0..len];
+            return std::iter::once(0..len).collect();
         }
         let line_end = line_start + line.len();
         let mut centers: Vec<usize> = points

@@ -15,10 +15,13 @@ use std::rc::Rc;
 
 /// A catalog that lists the one it wraps at most once: listing tracefs reads thousands of
 /// directories, and a program may name tracepoints in a thousand clauses.
+/// Every (category, event) pair, as [`Catalog::list`] gives it.
+pub type Listing = Result<Rc<[(String, String)]>, String>;
+
 #[derive(Debug)]
 pub struct Memo {
     inner: Rc<dyn Catalog>,
-    list: OnceCell<Result<Rc<[(String, String)]>, String>>,
+    list: OnceCell<Listing>,
 }
 
 impl Memo {
@@ -28,7 +31,7 @@ impl Memo {
 }
 
 impl Catalog for Memo {
-    fn list(&self) -> Result<Rc<[(String, String)]>, String> {
+    fn list(&self) -> Listing {
         self.list.get_or_init(|| self.inner.list()).clone()
     }
 
