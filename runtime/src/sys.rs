@@ -78,36 +78,12 @@ pub fn delete(map_fd: RawFd, key: &[u8]) -> io::Result<()> {
     }
 }
 
-/// The online CPUs, from /sys/devices/system/cpu/online ("0-3,5").
+/// The online CPUs (aya reads /sys/devices/system/cpu/online); CPU 0 if that cannot be read.
 pub fn online_cpus() -> Vec<u32> {
-    let text = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap_or_else(|_| "0".into());
-    let mut cpus = Vec::new();
-    for part in text.trim().split(',').filter(|s| !s.is_empty()) {
-        match part.split_once('-') {
-            Some((lo, hi)) => {
-                if let (Ok(lo), Ok(hi)) = (lo.parse::<u32>(), hi.parse::<u32>()) {
-                    cpus.extend(lo..=hi);
-                }
-            }
-            None => cpus.extend(part.parse::<u32>().ok()),
-        }
-    }
-    if cpus.is_empty() {
-        cpus.push(0);
-    }
-    cpus
+    aya::util::online_cpus().ok().filter(|c| !c.is_empty()).unwrap_or_else(|| vec![0])
 }
 
-/// Number of possible CPUs (the per-CPU value count of per-CPU maps).
+/// Number of possible CPUs (the per-CPU value count of per-CPU maps), at least 1.
 pub fn possible_cpus() -> usize {
-    let text = std::fs::read_to_string("/sys/devices/system/cpu/possible").unwrap_or_default();
-    let mut n = 0;
-    for part in text.trim().split(',').filter(|s| !s.is_empty()) {
-        n = match part.split_once('-') {
-            Some((_, hi)) => hi.parse::<usize>().map_or(n, |h| h + 1),
-            None => part.parse::<usize>().map_or(n, |c| c + 1),
-        }
-        .max(n);
-    }
-    n.max(1)
+    aya::util::nr_cpus().unwrap_or(1).max(1)
 }
