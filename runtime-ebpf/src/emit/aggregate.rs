@@ -1,8 +1,8 @@
 //! Aggregation updates: find or claim the key's slot in this CPU's table (see
-//! [`crate::table`]), then update its value in place.
+//! [`crate::abi::table`]), then update its value in place.
 
 use super::*;
-use crate::table::{self, Layout};
+use crate::abi::table::{self, Layout};
 
 /// Multiplier of the key hash (2^64 / the golden ratio, odd).
 const HASH_MUL: i64 = 0x9e37_79b9_7f4a_7c15_u64 as i64;
