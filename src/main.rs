@@ -2,7 +2,6 @@
 //! (lang -> runtime-ebpf) and hands the result to the runtime.
 
 use clap::Parser;
-use crumbs_ebpf::emit::Target;
 use crumbs_lang::check::{apply_option, CheckOptions};
 use crumbs_lang::diag::Diagnostic;
 use crumbs_runtime::process::Child;
@@ -10,10 +9,8 @@ use crumbs_runtime::session::{self, RunError, RunOptions};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-mod btf;
 mod list;
 mod repl;
-mod target;
 
 /// A DTrace-style tracer for Linux: D scripts compiled straight to eBPF.
 #[derive(Parser, Debug)]
@@ -124,8 +121,8 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool)
     };
     let target = child.as_ref().map(|c| c.pid).or(cli.pid).map(i64::from).or(if compile_only && cli.command.is_some() { Some(0) } else { None });
     let args = std::iter::once(name.to_string()).chain(operands).collect();
-    let catalog: std::rc::Rc<dyn crumbs_lang::tracepoints::Catalog> = std::rc::Rc::new(crumbs_runtime::tracefs::Tracefs);
-    let mut program = match crumbs_lang::compile(text, &CheckOptions { target, args, catalog: Some(catalog) }) {
+    let facts: std::rc::Rc<dyn crumbs_lang::facts::KernelFacts> = std::rc::Rc::new(crumbs_runtime::kernel::LiveKernel);
+    let mut program = match crumbs_lang::compile(text, &CheckOptions { target, args, facts: Some(facts) }) {
         Ok(p) => p,
         Err(d) => {
             return render(&d);
@@ -142,12 +139,7 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool)
     }
     let quiet = cli.quiet || program.options.quiet;
 
-    let facts = Target {
-        wall_offset: target::wall_offset(),
-        task_offsets: if target::uses_ppid(&program) { target::task_offsets() } else { None },
-        cpus: crumbs_runtime::sys::possible_cpus() as u32,
-    };
-    let compiled = match crumbs_ebpf::compile(&program, &facts) {
+    let compiled = match crumbs_ebpf::compile(&program, &crumbs_runtime::kernel::codegen_target(&program)) {
         Ok(c) => c,
         Err(e) => {
             return match e.clause {

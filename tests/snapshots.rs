@@ -8,7 +8,7 @@
 
 use crumbs_ebpf::emit::Target;
 use crumbs_lang::check::CheckOptions;
-use crumbs_lang::tracepoints::Catalog;
+use crumbs_lang::facts::{KernelFacts, Listing};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -23,12 +23,12 @@ const FORMATS: &[(&str, &str, &str)] = &[
     ("syscalls", "sys_exit_read", "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n"),
 ];
 
-impl Catalog for FixedKernel {
-    fn list(&self) -> Result<Rc<[(String, String)]>, String> {
+impl KernelFacts for FixedKernel {
+    fn tracepoints(&self) -> Listing {
         Ok(FORMATS.iter().map(|(c, e, _)| (c.to_string(), e.to_string())).collect::<Vec<_>>().into())
     }
 
-    fn format(&self, category: &str, event: &str) -> Result<String, String> {
+    fn tracepoint_format(&self, category: &str, event: &str) -> Result<String, String> {
         FORMATS.iter().find(|(c, e, _)| *c == category && *e == event).map(|(_, _, f)| format!("format:\n{f}")).ok_or_else(|| format!("no tracepoint {category}:{event}"))
     }
 }
@@ -53,7 +53,7 @@ fn programs() -> Vec<(String, PathBuf)> {
 /// The IR and BPF text of one program.
 fn render(path: &Path) -> (String, String) {
     let text = std::fs::read_to_string(path).unwrap();
-    let opts = CheckOptions { target: Some(4242), args: vec![path.display().to_string()], catalog: Some(Rc::new(FixedKernel)) };
+    let opts = CheckOptions { target: Some(4242), args: vec![path.display().to_string()], facts: Some(Rc::new(FixedKernel)) };
     let program = crumbs_lang::compile(&text, &opts).unwrap_or_else(|d| panic!("{}: {}", path.display(), d.render(&path.display().to_string(), &text, false)));
     let target = Target { wall_offset: 1_700_000_000_000_000_000, task_offsets: Some((2456, 2384)), cpus: 4 };
     let compiled = crumbs_ebpf::compile(&program, &target).unwrap_or_else(|e| panic!("{}: {}", path.display(), e.message));

@@ -43,7 +43,7 @@ impl<'a> Printer<'a> {
         let normal = vec![1; program.aggregations.len()];
         let layouts = program.records.iter().map(wire::layout).collect();
         let tables = agg_fds.iter().map(|_| OnceCell::new()).collect();
-        Printer { program, quiet, out, agg_fds, tables, cpus: crate::sys::possible_cpus(), stacks, normal, layouts, header_done: false }
+        Printer { program, quiet, out, agg_fds, tables, cpus: crate::kernel::cpus::possible(), stacks, normal, layouts, header_done: false }
     }
 
     fn table(&self, id: usize) -> io::Result<&Table> {

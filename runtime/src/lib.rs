@@ -5,6 +5,7 @@
 pub mod aggregate;
 pub mod drops;
 pub mod events;
+pub mod kernel;
 pub mod output;
 pub mod process;
 mod progress;
@@ -13,5 +14,4 @@ pub mod session;
 pub mod stacks;
 pub mod sys;
 pub mod table;
-pub mod tracefs;
 pub mod verify;

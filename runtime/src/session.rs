@@ -68,7 +68,7 @@ enum Link {
 fn attach(ebpf: &mut Ebpf, program: &Program, code: &ProgramCode, links: &mut Vec<(String, Link)>) -> Result<(), RunError> {
     match (code.attach, ebpf.program_mut(&code.name)) {
         (AttachPoint::Profile { all_cpus, period_ns }, Some(AyaProgram::PerfEvent(p))) => {
-            let cpus = if all_cpus { sys::online_cpus() } else { vec![sys::online_cpus().first().copied().unwrap_or(0)] };
+            let cpus = if all_cpus { crate::kernel::cpus::online() } else { vec![crate::kernel::cpus::online().first().copied().unwrap_or(0)] };
             for cpu in cpus {
                 let link = p
                     .attach(PerfEventConfig::Software(SoftwareEvent::CpuClock), PerfEventScope::AllProcessesOneCpu { cpu }, SamplePolicy::Period(period_ns), false)
@@ -278,7 +278,7 @@ fn discard(rb: &mut RingBuf<MapData>) {
 /// The drop counters; none if they cannot be read (nothing to report then).
 fn dropped(ebpf: &Ebpf) -> crate::drops::Drops {
     let Some(fd) = ebpf.map(DROPS_MAP).and_then(map_fd) else { return Default::default() };
-    crate::drops::Drops::read(fd, sys::possible_cpus()).unwrap_or_default()
+    crate::drops::Drops::read(fd, crate::kernel::cpus::possible()).unwrap_or_default()
 }
 
 enum Stop {
