@@ -3,6 +3,7 @@
 //! [`session::run`] drives a whole session; [`output`] holds DTrace's text layouts.
 
 pub mod aggregate;
+pub mod driver;
 pub mod drops;
 pub mod events;
 pub mod kernel;
