@@ -4,7 +4,6 @@
 
 use crate::abi::ProgramCode;
 use crate::emit::GLOBALS_SYMBOL;
-use crumbs_lang::providers::AttachPoint;
 use object::write::{Object, Relocation, StandardSegment, Symbol, SymbolId, SymbolSection};
 use object::{Architecture, BinaryFormat, Endianness, RelocationFlags, SectionKind, SymbolFlags, SymbolKind, SymbolScope};
 use std::collections::HashMap;
@@ -73,11 +72,7 @@ pub fn write_elf(programs: &[ProgramCode], maps: &[MapDef], globals_size: usize)
     obj.append_section_data(license, b"GPL\0", 1);
 
     for p in programs {
-        let kind = match p.attach {
-            AttachPoint::Profile { .. } => "perf_event",
-            AttachPoint::Tracepoint(_) => "tracepoint",
-            _ => "raw_tp",
-        };
+        let kind = crate::emit::attach::context(p.attach).section_kind();
         let section = obj.add_section(Vec::new(), format!("{kind}/{}", p.name).into_bytes(), SectionKind::Text);
         let code: Vec<u8> = p.insns.iter().flat_map(|i| i.encode()).collect();
         obj.append_section_data(section, &code, 8);

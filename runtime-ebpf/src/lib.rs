@@ -6,7 +6,6 @@ pub mod emit;
 pub mod insn;
 
 use crumbs_lang::ir::Program;
-use crumbs_lang::providers::AttachPoint;
 use abi::*;
 use elf::*;
 use emit::*;
@@ -74,15 +73,7 @@ pub fn compile(p: &Program, target: &Target) -> Result<Compiled, EmitError> {
 pub fn dump(c: &Compiled) -> String {
     let mut out = String::new();
     for p in &c.programs {
-        let attach = match p.attach {
-            AttachPoint::Begin => "BEGIN (run once)",
-            AttachPoint::End => "END (run once)",
-            AttachPoint::SyscallEntry => "raw_tracepoint:sys_enter",
-            AttachPoint::SyscallReturn => "raw_tracepoint:sys_exit",
-            AttachPoint::Profile { all_cpus: true, .. } => "perf_event cpu-clock, every CPU",
-            AttachPoint::Profile { all_cpus: false, .. } => "perf_event cpu-clock, CPU 0",
-            AttachPoint::Tracepoint(_) => "tracepoint",
-        };
+        let attach = emit::attach::context(p.attach).describe(p.attach);
         out.push_str(&format!("{} ({attach}), {} instructions:\n", p.name, p.insns.len()));
         out.push_str(&insn::disassemble(&p.insns));
         for r in &p.map_refs {

@@ -3,6 +3,7 @@
 //! [`session::run`] drives a whole session; [`output`] holds DTrace's text layouts.
 
 pub mod aggregate;
+mod attach;
 pub mod driver;
 pub mod drops;
 pub mod events;

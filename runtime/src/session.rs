@@ -1,18 +1,16 @@
 //! One tracing session: load the ELF with aya, run BEGIN, attach, stream events until
 //! exit()/Ctrl-C/the traced process ends, detach, run END, print aggregations.
 
+use crate::attach::{self, Link};
 use crate::events::Printer;
 use crate::process::{self, Child};
 use crate::progress::Progress;
 use crate::second_signal::SecondSignal;
 use crate::sys;
 use aya::maps::{Map, MapData, RingBuf};
-use aya::programs::perf_event::{PerfEventConfig, PerfEventLinkId, PerfEventScope, SamplePolicy, SoftwareEvent};
-use aya::programs::raw_trace_point::RawTracePointLinkId;
-use aya::programs::trace_point::TracePointLinkId;
-use aya::programs::{Program as AyaProgram, ProgramError, RawTracePoint};
+use aya::programs::{ProgramError, RawTracePoint};
 use aya::{Ebpf, EbpfLoader};
-use crumbs_ebpf::abi::{agg_map_name, program_name, ProgramCode, EVENTS_MAP, STACKS_MAP};
+use crumbs_ebpf::abi::{agg_map_name, program_name, EVENTS_MAP, STACKS_MAP};
 use crumbs_ebpf::abi::drops::DROPS_MAP;
 use crumbs_ebpf::abi::Compiled;
 use crumbs_lang::ir::Program;
@@ -58,61 +56,11 @@ fn map_fd(m: &Map) -> Option<RawFd> {
     Some(data.fd().as_fd().as_raw_fd())
 }
 
-enum Link {
-    Raw(RawTracePointLinkId),
-    Perf(PerfEventLinkId),
-    Tp(TracePointLinkId),
-}
-
-/// Attaches one program where its attach point says; BEGIN and END are never attached.
-fn attach(ebpf: &mut Ebpf, program: &Program, code: &ProgramCode, links: &mut Vec<(String, Link)>) -> Result<(), RunError> {
-    match (code.attach, ebpf.program_mut(&code.name)) {
-        (AttachPoint::Profile { all_cpus, period_ns }, Some(AyaProgram::PerfEvent(p))) => {
-            let cpus = if all_cpus { crate::kernel::cpus::online() } else { vec![crate::kernel::cpus::online().first().copied().unwrap_or(0)] };
-            for cpu in cpus {
-                let link = p
-                    .attach(PerfEventConfig::Software(SoftwareEvent::CpuClock), PerfEventScope::AllProcessesOneCpu { cpu }, SamplePolicy::Period(period_ns), false)
-                    .map_err(|e| RunError::Other(format!("cannot open a cpu-clock perf event on CPU {cpu}: {e}")))?;
-                links.push((code.name.clone(), Link::Perf(link)));
-            }
-        }
-        (AttachPoint::Tracepoint(i), Some(AyaProgram::TracePoint(p))) => {
-            let t = &program.tracepoints[i as usize];
-            let link = p.attach(&t.category, &t.event).map_err(|e| RunError::Other(format!("cannot attach to tracepoint {}:{}: {e}", t.category, t.event)))?;
-            links.push((code.name.clone(), Link::Tp(link)));
-        }
-        (a, Some(AyaProgram::RawTracePoint(p))) => {
-            let Some(tp) = attach_name(a) else { return Ok(()) };
-            let link = p.attach(tp).map_err(|e| RunError::Other(format!("cannot attach to raw tracepoint {tp}: {e}")))?;
-            links.push((code.name.clone(), Link::Raw(link)));
-        }
-        _ => return Err(RunError::Other(format!("program {} missing from the ELF", code.name))),
-    }
-    Ok(())
-}
-
-fn attach_name(a: AttachPoint) -> Option<&'static str> {
-    match a {
-        AttachPoint::SyscallEntry => Some("sys_enter"),
-        AttachPoint::SyscallReturn => Some("sys_exit"),
-        _ => None,
-    }
-}
-
 /// Detaches every probe. The kernel waits for an RCU grace period as each tracepoint's
 /// perf event goes (tens of ms here): one after another, `tracepoint:syscalls:sys_enter_*`
 /// (361 of them) took 26 s to detach. Dropping the links from many threads at once lets the
 /// waits overlap.
-fn detach_all(ebpf: &mut Ebpf, links: Vec<(String, Link)>, quiet: bool) {
-    let mut owned: Vec<Box<dyn Send>> = Vec::with_capacity(links.len());
-    for (name, link) in links {
-        match (ebpf.program_mut(&name), link) {
-            (Some(AyaProgram::RawTracePoint(p)), Link::Raw(l)) => owned.extend(p.take_link(l).ok().map(|l| Box::new(l) as Box<dyn Send>)),
-            (Some(AyaProgram::PerfEvent(p)), Link::Perf(l)) => owned.extend(p.take_link(l).ok().map(|l| Box::new(l) as Box<dyn Send>)),
-            (Some(AyaProgram::TracePoint(p)), Link::Tp(l)) => owned.extend(p.take_link(l).ok().map(|l| Box::new(l) as Box<dyn Send>)),
-            _ => {}
-        }
-    }
+fn detach_all(mut owned: Vec<Link>, quiet: bool) {
     const PER_THREAD: usize = 8;
     if owned.len() <= PER_THREAD {
         return;
@@ -122,7 +70,7 @@ fn detach_all(ebpf: &mut Ebpf, links: Vec<(String, Link)>, quiet: bool) {
     let done = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|s| {
         while !owned.is_empty() {
-            let chunk: Vec<Box<dyn Send>> = owned.drain(..PER_THREAD.min(owned.len())).collect();
+            let chunk: Vec<Link> = owned.drain(..PER_THREAD.min(owned.len())).collect();
             let done = &done;
             s.spawn(move || {
                 for link in chunk {
@@ -164,13 +112,7 @@ pub(crate) fn load(program: &Program, compiled: &Compiled, quiet: bool) -> Resul
     let mut progress = Progress::new("loading programs", compiled.programs.len(), !quiet);
     for code in &compiled.programs {
         progress.tick();
-        let loaded = match ebpf.program_mut(&code.name) {
-            Some(AyaProgram::RawTracePoint(p)) => p.load(),
-            Some(AyaProgram::PerfEvent(p)) => p.load(),
-            Some(AyaProgram::TracePoint(p)) => p.load(),
-            _ => return Err(RunError::Other(format!("program {} missing from the ELF", code.name))),
-        };
-        if let Err(e) = loaded {
+        if let Err(e) = attach::load(&mut ebpf, code)? {
             return Err(match e {
                 ProgramError::LoadError { io_error, verifier_log } => {
                     if io_error.kind() == io::ErrorKind::PermissionDenied && verifier_log.to_string().trim().is_empty() {
@@ -328,7 +270,7 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> R
         let mut progress = Progress::new("attaching probes", compiled.programs.len(), !opts.quiet);
         for code in &compiled.programs {
             progress.tick();
-            attach(&mut ebpf, program, code, &mut links)?;
+            links.extend(attach::attach(&mut ebpf, program, code)?);
         }
     }
 
@@ -378,7 +320,7 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> R
     };
 
     // Detach, then print what the probes sent before they stopped.
-    detach_all(&mut ebpf, links, opts.quiet);
+    detach_all(links, opts.quiet);
     if matches!(stop, Stop::Exit(_)) {
         discard(ring.get_mut());
     } else {

@@ -11,11 +11,10 @@ impl Emitter<'_> {
         match s {
             StrExpr::Const(id) => self.ld64(R0, *id as i64),
             StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_) => return Err(self.err("internal: a name has no string id")),
-            StrExpr::Probe(VarHook::ProbeFunc) if matches!(self.attach, AttachPoint::SyscallEntry | AttachPoint::SyscallReturn) => {
-                self.ld64(R0, SYSCALL_STR_BASE as i64);
-                self.push(Insn::alu_reg(Alu::Add, R0, R7));
-            }
             StrExpr::Probe(h) => {
+                if *h == VarHook::ProbeFunc && attach::context(self.attach).probe_func_id(self) {
+                    return Ok(());
+                }
                 let text = self.probe_const(*h).unwrap_or_default().to_string();
                 let id = self.p.strings.lookup(&text).ok_or_else(|| self.err(format!("internal: probe string `{text}` not interned")))?;
                 self.ld64(R0, id as i64);
@@ -26,33 +25,7 @@ impl Emitter<'_> {
 
     /// probeprov/probemod/probefunc/probename when they are the same for every firing.
     pub(super) fn probe_const(&self, h: VarHook) -> Option<&str> {
-        let syscall = self.attach.is_syscall();
-        let profile = matches!(self.attach, AttachPoint::Profile { .. });
-        if let AttachPoint::Tracepoint(i) = self.attach {
-            let t = &self.p.tracepoints[i as usize];
-            return Some(match h {
-                VarHook::ProbeProv => "tracepoint",
-                VarHook::ProbeMod => t.category.as_str(),
-                VarHook::ProbeFunc => "",
-                VarHook::ProbeName => t.event.as_str(),
-                _ => return None,
-            });
-        }
-        Some(match h {
-            VarHook::ProbeProv if profile => "profile",
-            VarHook::ProbeProv => if syscall { "syscall" } else { "dtrace" },
-            VarHook::ProbeMod => if syscall { "vmlinux" } else { "" },
-            VarHook::ProbeFunc if !syscall => "",
-            VarHook::ProbeName => match self.attach {
-                AttachPoint::Begin => "BEGIN",
-                AttachPoint::End => "END",
-                AttachPoint::SyscallEntry => "entry",
-                AttachPoint::SyscallReturn => "return",
-                AttachPoint::Profile { .. } => self.p.profile_probe(self.attach).map_or("", |q| q.name.as_str()),
-                AttachPoint::Tracepoint(_) => unreachable!("handled above"),
-            },
-            _ => return None,
-        })
+        attach::context(self.attach).probe_const(self, h)
     }
 
     pub(super) fn expr(&mut self, e: &Expr) -> Result<(), EmitError> {
@@ -343,39 +316,8 @@ impl Emitter<'_> {
                 self.push(Insn::ldx(W, R0, R10, tmp));
                 self.frame -= 8;
             }
-            VarHook::Arg(n) => match self.attach {
-                AttachPoint::SyscallEntry => {
-                    let tmp = self.slot(8)?;
-                    self.push(Insn::ldx(DW, R0, R6, 0));
-                    self.read_kernel(tmp, R0, ARG_REGS[n as usize], 8);
-                    self.push(Insn::ldx(DW, R0, R10, tmp));
-                    self.frame -= 8;
-                }
-                AttachPoint::SyscallReturn if n <= 1 => self.push(Insn::ldx(DW, R0, R6, 8)),
-                // profile: arg0 is the kernel PC (0 in user mode), arg1 the user PC (0 in the kernel).
-                AttachPoint::Profile { .. } if n <= 1 => {
-                    self.push(Insn::ldx(DW, R0, R6, REG_IP));
-                    self.push(Insn::ldx(DW, R1, R6, REG_CS));
-                    self.push(Insn::alu_imm(Alu::And, R1, 3));
-                    let keep = if n == 0 { Cond::Eq } else { Cond::Ne };
-                    self.push(Insn::jmp_imm(keep, R1, 0, 1));
-                    self.push(Insn::mov_imm(R0, 0));
-                }
-                _ => self.push(Insn::mov_imm(R0, 0)),
-            },
-            VarHook::Errno => {
-                if self.attach == AttachPoint::SyscallReturn {
-                    // errno = -ret for ret in [-4095, -1], else 0.
-                    self.push(Insn::ldx(DW, R0, R6, 8));
-                    self.push(Insn::jmp_imm(Cond::Sge, R0, 0, 3));
-                    self.push(Insn::jmp_imm(Cond::Slt, R0, -4095, 2));
-                    self.push(Insn::neg(R0));
-                    self.push(Insn::jmp_imm(Cond::Ja, 0, 0, 1));
-                    self.push(Insn::mov_imm(R0, 0));
-                } else {
-                    self.push(Insn::mov_imm(R0, 0));
-                }
-            }
+            VarHook::Arg(n) => attach::context(self.attach).arg(self, n)?,
+            VarHook::Errno => attach::context(self.attach).errno(self),
             VarHook::Comm | VarHook::ProbeProv | VarHook::ProbeMod | VarHook::ProbeFunc | VarHook::ProbeName => {
                 return Err(self.err(format!("internal: string builtin {h:?} used as an integer")));
             }

@@ -10,9 +10,10 @@ use crate::insn::*;
 use crumbs_lang::ast::{BinOp, UnOp};
 use crumbs_lang::builtins::VarHook;
 use crumbs_lang::ir::*;
-use crumbs_lang::providers::{AttachPoint, BEGIN_ID, END_ID, SYSCALL_ID_BASE, TRACEPOINT_ID_BASE};
+use crumbs_lang::providers::AttachPoint;
 
 mod aggregate;
+pub(crate) mod attach;
 mod expr;
 
 /// Facts about the running system that code generation needs.
@@ -42,12 +43,6 @@ pub const GLOBALS_SYMBOL: &str = "globals";
 /// from the zero map.
 pub const INLINE_ZEROING: usize = 16 * 8;
 
-/// pt_regs offsets of the six system call arguments on x86-64 (di, si, dx, r10, r8, r9).
-const ARG_REGS: [i32; 6] = [112, 104, 96, 56, 72, 64];
-const ORIG_AX: i32 = 120;
-/// pt_regs offsets of ip and cs (its low two bits: the privilege level) on x86-64.
-const REG_IP: i16 = 128;
-const REG_CS: i16 = 136;
 const STACK_LIMIT: i32 = 512;
 /// The most instructions the kernel loads in one program (BPF_COMPLEXITY_LIMIT_INSNS); a
 /// longer one fails to load with an empty verifier log.
@@ -56,21 +51,7 @@ pub const MAX_INSNS: usize = 1_000_000;
 pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<ProgramCode, EmitError> {
     let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: 8, clause: None, locals_base: 0 };
     e.push(Insn::mov(R6, R1));
-    match group.attach {
-        AttachPoint::SyscallEntry => e.push(Insn::ldx(DW, R7, R6, 8)),
-        AttachPoint::SyscallReturn if !needs_syscall_number(group) => {}
-        AttachPoint::SyscallReturn => {
-            // The syscall number is not an argument of sys_exit: read regs->orig_ax.
-            e.push(Insn::mov(R1, R10));
-            e.push(Insn::alu_imm(Alu::Add, R1, -8));
-            e.push(Insn::mov_imm(R2, 8));
-            e.push(Insn::ldx(DW, R3, R6, 0));
-            e.push(Insn::alu_imm(Alu::Add, R3, ORIG_AX));
-            e.push(Insn::call(helper::PROBE_READ_KERNEL));
-            e.push(Insn::ldx(DW, R7, R10, -8));
-        }
-        _ => {}
-    }
+    attach::context(group.attach).prologue(&mut e, group);
     for c in &group.clauses {
         e.clause = Some(c.index);
         e.frame = 8;
@@ -85,19 +66,9 @@ pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<Progr
     Ok(ProgramCode { name: program_name(p, group.attach), attach: group.attach, insns: e.insns, map_refs: e.map_refs })
 }
 
-/// Whether a sys_exit program needs the system call number (a helper call on every return):
-/// for a clause's filter, for the probe id of its output record, or for probefunc.
-fn needs_syscall_number(group: &Group) -> bool {
-    group.clauses.iter().any(|c| {
-        c.filter != Filter::All
-            || c.record.is_some()
-            || c.any(&mut |n| matches!(n, Node::Str(StrExpr::Probe(VarHook::ProbeFunc))))
-    })
-}
-
 type Label = usize;
 
-struct Emitter<'a> {
+pub(crate) struct Emitter<'a> {
     p: &'a Program,
     target: &'a Target,
     attach: AttachPoint,
@@ -236,7 +207,7 @@ impl Emitter<'_> {
             self.bind(got);
             self.push(Insn::mov(R8, R0));
             self.push(Insn::st_imm(W, R8, 0, rid as i32));
-            self.probe_id()?;
+            attach::context(self.attach).probe_id(self)?;
             self.push(Insn::stx(W, R8, 4, R0));
             self.push(Insn::call(helper::GET_SMP_PROCESSOR_ID));
             self.push(Insn::stx(W, R8, 8, R0));
@@ -263,26 +234,6 @@ impl Emitter<'_> {
         self.push(Insn::mov_imm(R1, 1));
         self.push(Insn::atomic_add(R0, kind.offset() as i16, R1));
         self.frame -= 8;
-        Ok(())
-    }
-
-    /// The DTrace probe id of the firing probe, into r0.
-    fn probe_id(&mut self) -> Result<(), EmitError> {
-        match self.attach {
-            AttachPoint::Begin => self.push(Insn::mov_imm(R0, BEGIN_ID as i32)),
-            AttachPoint::End => self.push(Insn::mov_imm(R0, END_ID as i32)),
-            AttachPoint::Profile { .. } => {
-                let id = self.p.profile_probe(self.attach).map_or(0, |q| q.id);
-                self.push(Insn::mov_imm(R0, id as i32));
-            }
-            AttachPoint::Tracepoint(i) => self.push(Insn::mov_imm(R0, (TRACEPOINT_ID_BASE + i as u32) as i32)),
-            AttachPoint::SyscallEntry | AttachPoint::SyscallReturn => {
-                self.push(Insn::mov(R0, R7));
-                self.push(Insn::alu_imm(Alu::Lsh, R0, 1));
-                let ret = (self.attach == AttachPoint::SyscallReturn) as i32;
-                self.push(Insn::alu_imm(Alu::Add, R0, SYSCALL_ID_BASE as i32 + ret));
-            }
-        }
         Ok(())
     }
 

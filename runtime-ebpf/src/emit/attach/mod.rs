@@ -1,0 +1,59 @@
+//! One file per kind of attach point: how its programs are sectioned in the ELF and how the
+//! probe's context reads (its id, its constant names, `argN`, `errno`). The rest of the code
+//! generator asks [`context`] and never matches on the attach point itself.
+
+use super::{EmitError, Emitter};
+use crate::insn::*;
+use crumbs_lang::builtins::VarHook;
+use crumbs_lang::ir::Group;
+use crumbs_lang::providers::AttachPoint;
+
+mod dtrace;
+mod profile;
+mod syscall;
+mod tracepoint;
+
+pub(crate) trait ProbeContext {
+    /// The ELF section prefix that tells aya the program type (`raw_tp`, `perf_event`, ...).
+    fn section_kind(&self) -> &'static str {
+        "raw_tp"
+    }
+
+    /// What the program attaches to, for `--dump-bpf`.
+    fn describe(&self, attach: AttachPoint) -> &'static str;
+
+    /// Code after `r6 = ctx`, before the first clause.
+    fn prologue(&self, _e: &mut Emitter, _group: &Group) {}
+
+    /// The DTrace probe id of the firing probe, into r0.
+    fn probe_id(&self, e: &mut Emitter) -> Result<(), EmitError>;
+
+    /// probeprov/probemod/probefunc/probename when they are the same for every firing.
+    fn probe_const<'p>(&self, e: &Emitter<'p>, h: VarHook) -> Option<&'p str>;
+
+    /// The interned id of probefunc into r0 when it varies per firing; false if it does not.
+    fn probe_func_id(&self, _e: &mut Emitter) -> bool {
+        false
+    }
+
+    /// `argN` into r0 (0 where the probe has no such argument).
+    fn arg(&self, e: &mut Emitter, _n: u8) -> Result<(), EmitError> {
+        e.push(Insn::mov_imm(R0, 0));
+        Ok(())
+    }
+
+    /// `errno` into r0 (0 except where a failed system call returns).
+    fn errno(&self, e: &mut Emitter) {
+        e.push(Insn::mov_imm(R0, 0));
+    }
+}
+
+/// The context of an attach point: the one place that maps attach points to their files.
+pub(crate) fn context(attach: AttachPoint) -> &'static dyn ProbeContext {
+    match attach {
+        AttachPoint::Begin | AttachPoint::End => &dtrace::Dtrace,
+        AttachPoint::SyscallEntry | AttachPoint::SyscallReturn => &syscall::Syscall,
+        AttachPoint::Profile { .. } => &profile::Profile,
+        AttachPoint::Tracepoint(_) => &tracepoint::Tracepoint,
+    }
+}

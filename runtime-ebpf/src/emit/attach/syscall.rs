@@ -1,0 +1,103 @@
+//! System calls: raw tracepoint programs on `sys_enter`/`sys_exit`, whose context is
+//! (`struct pt_regs *`, syscall number or return value). r7 holds the system call number
+//! for the whole program.
+
+use super::*;
+use crate::emit::Filter;
+use crumbs_lang::ir::{Node, StrExpr, SYSCALL_STR_BASE};
+use crumbs_lang::providers::SYSCALL_ID_BASE;
+
+/// pt_regs offsets of the six system call arguments on x86-64 (di, si, dx, r10, r8, r9).
+const ARG_REGS: [i32; 6] = [112, 104, 96, 56, 72, 64];
+const ORIG_AX: i32 = 120;
+
+pub(super) struct Syscall;
+
+/// Whether a sys_exit program needs the system call number (a helper call on every return):
+/// for a clause's filter, for the probe id of its output record, or for probefunc.
+fn needs_syscall_number(group: &Group) -> bool {
+    group.clauses.iter().any(|c| {
+        c.filter != Filter::All
+            || c.record.is_some()
+            || c.any(&mut |n| matches!(n, Node::Str(StrExpr::Probe(VarHook::ProbeFunc))))
+    })
+}
+
+impl ProbeContext for Syscall {
+    fn describe(&self, attach: AttachPoint) -> &'static str {
+        if attach == AttachPoint::SyscallEntry {
+            "raw_tracepoint:sys_enter"
+        } else {
+            "raw_tracepoint:sys_exit"
+        }
+    }
+
+    fn prologue(&self, e: &mut Emitter, group: &Group) {
+        if e.attach == AttachPoint::SyscallEntry {
+            e.push(Insn::ldx(DW, R7, R6, 8));
+        } else if needs_syscall_number(group) {
+            // The syscall number is not an argument of sys_exit: read regs->orig_ax.
+            e.push(Insn::mov(R1, R10));
+            e.push(Insn::alu_imm(Alu::Add, R1, -8));
+            e.push(Insn::mov_imm(R2, 8));
+            e.push(Insn::ldx(DW, R3, R6, 0));
+            e.push(Insn::alu_imm(Alu::Add, R3, ORIG_AX));
+            e.push(Insn::call(helper::PROBE_READ_KERNEL));
+            e.push(Insn::ldx(DW, R7, R10, -8));
+        }
+    }
+
+    fn probe_id(&self, e: &mut Emitter) -> Result<(), EmitError> {
+        e.push(Insn::mov(R0, R7));
+        e.push(Insn::alu_imm(Alu::Lsh, R0, 1));
+        let ret = (e.attach == AttachPoint::SyscallReturn) as i32;
+        e.push(Insn::alu_imm(Alu::Add, R0, SYSCALL_ID_BASE as i32 + ret));
+        Ok(())
+    }
+
+    fn probe_const<'p>(&self, e: &Emitter<'p>, h: VarHook) -> Option<&'p str> {
+        Some(match h {
+            VarHook::ProbeProv => "syscall",
+            VarHook::ProbeMod => "vmlinux",
+            VarHook::ProbeName if e.attach == AttachPoint::SyscallEntry => "entry",
+            VarHook::ProbeName => "return",
+            _ => return None,
+        })
+    }
+
+    /// The system call's name: its number's id among the interned strings.
+    fn probe_func_id(&self, e: &mut Emitter) -> bool {
+        e.ld64(R0, SYSCALL_STR_BASE as i64);
+        e.push(Insn::alu_reg(Alu::Add, R0, R7));
+        true
+    }
+
+    fn arg(&self, e: &mut Emitter, n: u8) -> Result<(), EmitError> {
+        if e.attach == AttachPoint::SyscallEntry {
+            let tmp = e.slot(8)?;
+            e.push(Insn::ldx(DW, R0, R6, 0));
+            e.read_kernel(tmp, R0, ARG_REGS[n as usize], 8);
+            e.push(Insn::ldx(DW, R0, R10, tmp));
+            e.frame -= 8;
+        } else if n <= 1 {
+            e.push(Insn::ldx(DW, R0, R6, 8));
+        } else {
+            e.push(Insn::mov_imm(R0, 0));
+        }
+        Ok(())
+    }
+
+    fn errno(&self, e: &mut Emitter) {
+        if e.attach != AttachPoint::SyscallReturn {
+            e.push(Insn::mov_imm(R0, 0));
+            return;
+        }
+        // errno = -ret for ret in [-4095, -1], else 0.
+        e.push(Insn::ldx(DW, R0, R6, 8));
+        e.push(Insn::jmp_imm(Cond::Sge, R0, 0, 3));
+        e.push(Insn::jmp_imm(Cond::Slt, R0, -4095, 2));
+        e.push(Insn::neg(R0));
+        e.push(Insn::jmp_imm(Cond::Ja, 0, 0, 1));
+        e.push(Insn::mov_imm(R0, 0));
+    }
+}
