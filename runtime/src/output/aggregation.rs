@@ -25,7 +25,8 @@
 //! first three buckets. Because the row's `"\n"` follows the table, a distribution row
 //! ends with an empty line, and a keyed one starts with the padded key on its own line.
 //!
-//! Order (`dt_aggregate_varvalcmp()` → `dt_aggregate_valkeycmp()`): by value ascending,
+//! Order (`dt_aggregate_varvalcmp()` → `dt_aggregate_valkeycmp()`; values by
+//! `crumbs_lang::ir::agg::Summary::order`): by value ascending,
 //! ties by key ascending. Values compare as signed 64-bit (`avg` by its integer average;
 //! `quantize` by the sum of bucket value × count over all buckets, then by the zero
 //! bucket's count; `lquantize` likewise with the weights `base - 1` for the underflow
