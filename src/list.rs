@@ -2,7 +2,7 @@
 
 use crumbs_lang::providers::{all_probes, match_probes_with, Probe, AttachPoint, PROFILE_ID_BASE, TRACEPOINT_ID_BASE};
 use crumbs_lang::ast::ProbeDesc;
-use crumbs_runtime::tracefs::Tracefs;
+use crumbs_runtime::kernel::LiveKernel;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
@@ -36,7 +36,7 @@ pub fn all() -> ExitCode {
     let mut probes = all_probes();
     // The kernel's tracepoints, matched the same way a program's description is.
     let every_tracepoint = ProbeDesc { text: "tracepoint:*:*".into(), fields: vec!["tracepoint".into(), "*".into(), "*".into()], span: 0..0 };
-    match match_probes_with(&every_tracepoint, Some(&Tracefs)) {
+    match match_probes_with(&every_tracepoint, Some(&LiveKernel)) {
         Ok(found) => probes.extend(found),
         // The other probes need no root: list them, and say why the tracepoints are missing.
         Err(d) => eprintln!("crumbs: {}", d.message),
@@ -55,7 +55,7 @@ pub fn matching(name: &str, text: &str) -> ExitCode {
     };
     let mut probes: Vec<Probe> = Vec::new();
     for desc in program.clauses.iter().flat_map(|c| &c.probes) {
-        match match_probes_with(desc, Some(&Tracefs)) {
+        match match_probes_with(desc, Some(&LiveKernel)) {
             Ok(found) => {
                 for p in found {
                     if !probes.iter().any(|q| (q.provider, q.module, q.function, q.name) == (p.provider, p.module, p.function, p.name)) {

@@ -2,18 +2,16 @@
 //! (lang -> runtime-ebpf) and hands the result to the runtime.
 
 use clap::Parser;
-use crumbs_ebpf::emit::Target;
-use crumbs_lang::check::{apply_option, CheckOptions};
 use crumbs_lang::diag::Diagnostic;
+use crumbs_runtime::driver::{self, CompileError, CompileOptions};
+use crumbs_runtime::kernel::LiveKernel;
 use crumbs_runtime::process::Child;
 use crumbs_runtime::session::{self, RunError, RunOptions};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-mod btf;
 mod list;
 mod repl;
-mod target;
 
 /// A DTrace-style tracer for Linux: D scripts compiled straight to eBPF.
 #[derive(Parser, Debug)]
@@ -123,44 +121,19 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool)
         _ => None,
     };
     let target = child.as_ref().map(|c| c.pid).or(cli.pid).map(i64::from).or(if compile_only && cli.command.is_some() { Some(0) } else { None });
-    let args = std::iter::once(name.to_string()).chain(operands).collect();
-    let catalog: std::rc::Rc<dyn crumbs_lang::tracepoints::Catalog> = std::rc::Rc::new(crumbs_runtime::tracefs::Tracefs);
-    let mut program = match crumbs_lang::compile(text, &CheckOptions { target, args, catalog: Some(catalog) }) {
-        Ok(p) => p,
-        Err(d) => {
-            return render(&d);
-        }
-    };
-    for opt in &cli.options {
-        let (n, v) = match opt.split_once('=') {
-            Some((n, v)) => (n, Some(v)),
-            None => (opt.as_str(), None),
-        };
-        if let Err((msg, hint)) = apply_option(&mut program.options, n, v) {
-            return fail(format!("-x {opt}: {msg} ({hint})"));
-        }
-    }
-    let quiet = cli.quiet || program.options.quiet;
-
-    let facts = Target {
-        wall_offset: target::wall_offset(),
-        task_offsets: if target::uses_ppid(&program) { target::task_offsets() } else { None },
-        cpus: crumbs_runtime::sys::possible_cpus() as u32,
-    };
-    let compiled = match crumbs_ebpf::compile(&program, &facts) {
+    let opts = CompileOptions { target, args: std::iter::once(name.to_string()).chain(operands).collect(), options: cli.options.clone() };
+    let compiled = match driver::compile(text, &opts, &LiveKernel) {
         Ok(c) => c,
-        Err(e) => {
-            return match e.clause {
-                Some(i) => render(&Diagnostic::new(clause_span(text, i), e.message).label("in this clause")),
-                None => fail(e.message),
-            };
-        }
+        Err(CompileError::Source(d)) => return render(&d),
+        Err(CompileError::Message(m)) => return fail(m),
     };
+    let program = &compiled.program;
+    let quiet = cli.quiet || program.options.quiet;
     if cli.dump_bpf {
-        print!("{}", crumbs_ebpf::dump(&compiled));
+        print!("{}", crumbs_ebpf::dump(&compiled.code));
     }
     if let Some(path) = &cli.emit_elf {
-        if let Err(e) = std::fs::write(path, &compiled.elf) {
+        if let Err(e) = std::fs::write(path, &compiled.code.elf) {
             return fail(format!("cannot write {path}: {e}"));
         }
     }
@@ -180,23 +153,18 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool)
         let n = program.matched_probes;
         eprintln!("crumbs: {what} matched {n} probe{}", if n == 1 { "" } else { "s" });
     }
-    match session::run(&program, &compiled, RunOptions { quiet, out, child, pid: cli.pid }) {
+    match driver::run(&compiled, RunOptions { quiet, out, child, pid: cli.pid }) {
         Ok(status) => ExitCode::from(status as u8),
         Err(RunError::Permission(msg)) => fail(msg),
         Err(RunError::Verifier { attach, clauses, message, log_tail }) => {
             eprintln!("crumbs: internal error: the kernel's verifier rejected the program for {attach:?} ({message}).");
             eprintln!("This is a bug in crumbs' code generation; please report it with the script.");
             if let Some(i) = clauses.first() {
-                eprint!("{}", Diagnostic::new(clause_span(text, *i), "clause in the rejected program").label("compiled here").render(name, text, false));
+                eprint!("{}", Diagnostic::new(compiled.clause_span(*i), "clause in the rejected program").label("compiled here").render(name, text, false));
             }
             eprintln!("verifier log (last lines):\n{log_tail}");
             ExitCode::from(2)
         }
         Err(RunError::Other(msg)) => fail(msg),
     }
-}
-
-/// The span of the i-th clause, re-parsed (diagnostics after checking are rare).
-fn clause_span(text: &str, i: usize) -> std::ops::Range<usize> {
-    crumbs_lang::parse::parse_program(text).ok().and_then(|p| p.clauses.get(i).map(|c| c.span.clone())).unwrap_or(0..0)
 }

@@ -7,14 +7,16 @@
 //! `CRUMBS_BLESS=1 cargo test --test snapshots` and commit them with the change.
 
 use crumbs_ebpf::emit::Target;
-use crumbs_lang::check::CheckOptions;
-use crumbs_lang::tracepoints::Catalog;
+use crumbs_lang::facts::{KernelFacts, Listing};
+use crumbs_lang::ir::Program;
+use crumbs_runtime::driver::{self, CompileError, CompileOptions};
+use crumbs_runtime::kernel::Kernel;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 /// The kernel as the snapshots see it: fixed tracepoint formats and task_struct offsets,
 /// so the files do not depend on the machine.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 struct FixedKernel;
 
 const FORMATS: &[(&str, &str, &str)] = &[
@@ -23,13 +25,23 @@ const FORMATS: &[(&str, &str, &str)] = &[
     ("syscalls", "sys_exit_read", "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n"),
 ];
 
-impl Catalog for FixedKernel {
-    fn list(&self) -> Result<Rc<[(String, String)]>, String> {
+impl KernelFacts for FixedKernel {
+    fn tracepoints(&self) -> Listing {
         Ok(FORMATS.iter().map(|(c, e, _)| (c.to_string(), e.to_string())).collect::<Vec<_>>().into())
     }
 
-    fn format(&self, category: &str, event: &str) -> Result<String, String> {
+    fn tracepoint_format(&self, category: &str, event: &str) -> Result<String, String> {
         FORMATS.iter().find(|(c, e, _)| *c == category && *e == event).map(|(_, _, f)| format!("format:\n{f}")).ok_or_else(|| format!("no tracepoint {category}:{event}"))
+    }
+}
+
+impl Kernel for FixedKernel {
+    fn facts(&self) -> Rc<dyn KernelFacts> {
+        Rc::new(*self)
+    }
+
+    fn codegen_target(&self, _: &Program) -> Target {
+        Target { wall_offset: 1_700_000_000_000_000_000, task_offsets: Some((2456, 2384)), cpus: 4 }
     }
 }
 
@@ -53,11 +65,12 @@ fn programs() -> Vec<(String, PathBuf)> {
 /// The IR and BPF text of one program.
 fn render(path: &Path) -> (String, String) {
     let text = std::fs::read_to_string(path).unwrap();
-    let opts = CheckOptions { target: Some(4242), args: vec![path.display().to_string()], catalog: Some(Rc::new(FixedKernel)) };
-    let program = crumbs_lang::compile(&text, &opts).unwrap_or_else(|d| panic!("{}: {}", path.display(), d.render(&path.display().to_string(), &text, false)));
-    let target = Target { wall_offset: 1_700_000_000_000_000_000, task_offsets: Some((2456, 2384)), cpus: 4 };
-    let compiled = crumbs_ebpf::compile(&program, &target).unwrap_or_else(|e| panic!("{}: {}", path.display(), e.message));
-    (format!("{program:#?}\n"), crumbs_ebpf::dump(&compiled))
+    let opts = CompileOptions { target: Some(4242), args: vec![path.display().to_string()], options: vec![] };
+    let compiled = driver::compile(&text, &opts, &FixedKernel).unwrap_or_else(|e| match e {
+        CompileError::Source(d) => panic!("{}: {}", path.display(), d.render(&path.display().to_string(), &text, false)),
+        CompileError::Message(m) => panic!("{}: {m}", path.display()),
+    });
+    (format!("{:#?}\n", compiled.program), crumbs_ebpf::dump(&compiled.code))
 }
 
 /// The first lines where `want` and `got` differ, with a little context.

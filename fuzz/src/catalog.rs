@@ -3,7 +3,7 @@
 //! every field kind the checker knows (integers, `char[16]` names, `__data_loc` strings,
 //! a large array).
 
-use crumbs_lang::tracepoints::Catalog;
+use crumbs_lang::facts::{KernelFacts, Listing};
 
 const FORMATS: &[(&str, &str, &str)] = &[
     ("irq", "irq_handler_entry", include_str!("../catalog/irq.irq_handler_entry.format")),
@@ -23,12 +23,12 @@ const FORMATS: &[(&str, &str, &str)] = &[
 #[derive(Debug, Default)]
 pub struct FixedCatalog;
 
-impl Catalog for FixedCatalog {
-    fn list(&self) -> Result<std::rc::Rc<[(String, String)]>, String> {
+impl KernelFacts for FixedCatalog {
+    fn tracepoints(&self) -> Listing {
         Ok(FORMATS.iter().map(|(c, e, _)| (c.to_string(), e.to_string())).collect::<Vec<_>>().into())
     }
 
-    fn format(&self, category: &str, event: &str) -> Result<String, String> {
+    fn tracepoint_format(&self, category: &str, event: &str) -> Result<String, String> {
         FORMATS.iter().find(|(c, e, _)| *c == category && *e == event).map(|(_, _, f)| f.to_string()).ok_or_else(|| format!("no tracepoint {category}:{event}"))
     }
 }
@@ -51,5 +51,5 @@ pub fn field_names() -> &'static [String] {
 
 /// The record fields of one tracepoint of the catalog.
 pub fn fields(category: &str, event: &str) -> Vec<crumbs_lang::tracepoints::Field> {
-    FixedCatalog.format(category, event).map(|f| crumbs_lang::tracepoints::parse_format(&f)).unwrap_or_default()
+    FixedCatalog.tracepoint_format(category, event).map(|f| crumbs_lang::tracepoints::parse_format(&f)).unwrap_or_default()
 }

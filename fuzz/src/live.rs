@@ -2,7 +2,7 @@
 //! program, through the verifier; nothing attached) and classify what happened.
 
 use crate::protocol::Reply;
-use crumbs_ebpf::Compiled;
+use crumbs_ebpf::abi::Compiled;
 use crumbs_lang::{ast, ir};
 use crumbs_runtime::session::RunError;
 

@@ -7,7 +7,7 @@
 use crate::catalog::FixedCatalog;
 use crate::protocol::Stage;
 use crumbs_ebpf::emit::Target;
-use crumbs_ebpf::Compiled;
+use crumbs_ebpf::abi::Compiled;
 use crumbs_lang::check::CheckOptions;
 use crumbs_lang::diag::Diagnostic;
 use crumbs_lang::{ast, ir};
@@ -25,7 +25,7 @@ pub enum Outcome {
 pub fn options() -> CheckOptions {
     // $1..$4: an integer, a word, a hex integer and a negative one (spec §5.5).
     let args = ["fuzz.d", "42", "word", "0x10", "-7"].map(String::from).to_vec();
-    CheckOptions { catalog: Some(std::rc::Rc::new(FixedCatalog)), target: Some(1234), args }
+    CheckOptions { facts: Some(std::rc::Rc::new(FixedCatalog)), target: Some(1234), args }
 }
 
 /// Offsets of task_struct.real_parent and .tgid on the 6.18 kernel the catalog comes from,

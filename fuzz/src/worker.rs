@@ -6,7 +6,7 @@
 
 use crate::pipeline::{self, Outcome};
 use crate::protocol::{self, Reply, Stage};
-use crumbs_ebpf::Compiled;
+use crumbs_ebpf::abi::Compiled;
 use crumbs_lang::{ast, ir};
 use std::hash::{Hash, Hasher};
 use std::io::{self, Write};

@@ -7,6 +7,7 @@
 
 pub mod ast;
 pub mod diag;
+pub mod facts;
 pub mod parse;
 pub mod printf;
 pub mod builtins;

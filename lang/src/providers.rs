@@ -4,7 +4,7 @@
 use crate::ast::ProbeDesc;
 use crate::diag::{closest, Diagnostic};
 use crate::syscalls::SyscallTable;
-use crate::tracepoints::Catalog;
+use crate::facts::KernelFacts;
 use globset::{GlobBuilder, GlobMatcher};
 
 /// Where a group of probes attaches in the kernel. Clauses that share one run, in program
@@ -71,12 +71,12 @@ fn no_static_probes() -> Vec<Probe> {
 pub const TRACEPOINT_ID_BASE: u32 = 1 << 16;
 
 /// The tracepoints a description names (`tracepoint:CATEGORY:EVENT`, bpftrace's form, or
-/// `tracepoint:CATEGORY::EVENT`), found through the catalog.
-fn match_tracepoints(desc: &ProbeDesc, category: &str, event: &str, catalog: Option<&dyn Catalog>) -> Result<Vec<Probe>, Diagnostic> {
-    let Some(catalog) = catalog else {
+/// `tracepoint:CATEGORY::EVENT`), found through the kernel facts.
+fn match_tracepoints(desc: &ProbeDesc, category: &str, event: &str, facts: Option<&dyn KernelFacts>) -> Result<Vec<Probe>, Diagnostic> {
+    let Some(facts) = facts else {
         return Err(Diagnostic::new(desc.span.clone(), "tracepoints are not available here").label("needs tracefs").hint("tracepoints are listed from /sys/kernel/tracing (crumbs mounts it when run as root)"));
     };
-    let list = catalog.list().map_err(|e| Diagnostic::new(desc.span.clone(), format!("cannot list tracepoints: {e}")).label("here").hint("crumbs reads /sys/kernel/tracing/events; run it as root"))?;
+    let list = facts.tracepoints().map_err(|e| Diagnostic::new(desc.span.clone(), format!("cannot list tracepoints: {e}")).label("here").hint("crumbs reads /sys/kernel/tracing/events; run it as root"))?;
     let leak = |s: &str| -> &'static str { Box::leak(s.to_string().into_boxed_str()) };
     let is_glob = |s: &str| s.is_empty() || s.contains(['*', '?', '[']);
     let matching: Vec<&(String, String)> = if !is_glob(category) && !is_glob(event) {
@@ -217,12 +217,12 @@ pub fn match_probes(desc: &ProbeDesc) -> Result<Vec<Probe>, Diagnostic> {
     match_probes_with(desc, None)
 }
 
-/// [`match_probes`], with the kernel's tracepoints from `catalog`.
-pub fn match_probes_with(desc: &ProbeDesc, catalog: Option<&dyn Catalog>) -> Result<Vec<Probe>, Diagnostic> {
+/// [`match_probes`], with the kernel's tracepoints from `facts`.
+pub fn match_probes_with(desc: &ProbeDesc, facts: Option<&dyn KernelFacts>) -> Result<Vec<Probe>, Diagnostic> {
     let f: Vec<&str> = desc.fields.iter().map(String::as_str).collect();
     match f.as_slice() {
         ["tracepoint" | "tp", category, event] | ["tracepoint" | "tp", category, "", event] => {
-            return match_tracepoints(desc, category, event, catalog)
+            return match_tracepoints(desc, category, event, facts)
         }
         _ => {}
     }

@@ -1,44 +1,5 @@
-//! Kernel tracepoints as the checker sees them: a catalog (provided by the runtime, which
-//! reads tracefs) and the fields of each event's record, parsed from its `format` file.
-
-/// Where the checker finds tracepoints. The runtime implements it over tracefs; lang itself
-/// never touches the kernel.
-pub trait Catalog: std::fmt::Debug {
-    /// Every (category, event) pair.
-    fn list(&self) -> Result<Rc<[(String, String)]>, String>;
-    /// The text of `events/CATEGORY/EVENT/format`.
-    fn format(&self, category: &str, event: &str) -> Result<String, String>;
-}
-
-use std::cell::OnceCell;
-use std::rc::Rc;
-
-/// A catalog that lists the one it wraps at most once: listing tracefs reads thousands of
-/// directories, and a program may name tracepoints in a thousand clauses.
-/// Every (category, event) pair, as [`Catalog::list`] gives it.
-pub type Listing = Result<Rc<[(String, String)]>, String>;
-
-#[derive(Debug)]
-pub struct Memo {
-    inner: Rc<dyn Catalog>,
-    list: OnceCell<Listing>,
-}
-
-impl Memo {
-    pub fn new(inner: Rc<dyn Catalog>) -> Memo {
-        Memo { inner, list: OnceCell::new() }
-    }
-}
-
-impl Catalog for Memo {
-    fn list(&self) -> Listing {
-        self.list.get_or_init(|| self.inner.list()).clone()
-    }
-
-    fn format(&self, category: &str, event: &str) -> Result<String, String> {
-        self.inner.format(category, event)
-    }
-}
+//! Kernel tracepoints as the checker sees them: the fields of each event's record, parsed
+//! from its `format` file (which reaches the checker through [`crate::facts::KernelFacts`]).
 
 /// One field of a tracepoint record.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -113,29 +74,6 @@ mod tests {
     use super::*;
 
     const SCHED_SWITCH: &str = "name: sched_switch\nID: 372\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n\tfield:char * buf;\toffset:40;\tsize:8;\tsigned:0;\n\tfield:__data_loc char[] name;\toffset:48;\tsize:4;\tsigned:0;\n\nprint fmt: \"...\"\n";
-
-    #[derive(Debug, Default)]
-    struct Counting(std::cell::Cell<usize>);
-
-    impl Catalog for Counting {
-        fn list(&self) -> Result<Rc<[(String, String)]>, String> {
-            self.0.set(self.0.get() + 1);
-            Ok(vec![("sched".to_string(), "sched_switch".to_string())].into())
-        }
-        fn format(&self, _: &str, _: &str) -> Result<String, String> {
-            Ok(SCHED_SWITCH.to_string())
-        }
-    }
-
-    #[test]
-    fn memo_lists_once() {
-        let inner = Rc::new(Counting::default());
-        let memo = Memo::new(inner.clone());
-        for _ in 0..3 {
-            assert_eq!(memo.list().unwrap().len(), 1);
-        }
-        assert_eq!(inner.0.get(), 1);
-    }
 
     #[test]
     fn parses_fields() {

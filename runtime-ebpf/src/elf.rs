@@ -2,7 +2,8 @@
 //! section with one symbol per map, `.bss` for D globals, relocations for map references,
 //! and a GPL license.
 
-use crate::emit::{ProgramCode, GLOBALS_SYMBOL};
+use crate::abi::ProgramCode;
+use crate::emit::GLOBALS_SYMBOL;
 use crumbs_lang::providers::AttachPoint;
 use object::write::{Object, Relocation, StandardSegment, Symbol, SymbolId, SymbolSection};
 use object::{Architecture, BinaryFormat, Endianness, RelocationFlags, SectionKind, SymbolFlags, SymbolKind, SymbolScope};

@@ -1,26 +1,16 @@
 //! The eBPF backend: typed IR -> BPF instructions -> an in-memory ELF for aya.
 
-pub mod drops;
+pub mod abi;
 pub mod elf;
 pub mod emit;
 pub mod insn;
-pub mod table;
 
 use crumbs_lang::ir::Program;
 use crumbs_lang::providers::AttachPoint;
+use abi::*;
 use elf::*;
 use emit::*;
 
-/// Everything the runtime loads: the ELF, and what it holds.
-pub struct Compiled {
-    pub elf: Vec<u8>,
-    pub programs: Vec<ProgramCode>,
-    pub maps: Vec<MapDef>,
-}
-
-pub const DEFAULT_BUFSIZE: u64 = 1 << 20;
-/// DTrace's default dynvarsize.
-pub const DEFAULT_DYNVARSIZE: u64 = 1 << 20;
 /// Bytes of dynvarsize one (thread, variable) pair stands for: its 16-byte key, 8-byte value
 /// and the kernel hash map's own bookkeeping, rounded.
 pub const DYNVAR_PAIR_BYTES: u64 = 64;

@@ -1,10 +1,10 @@
-//! What the programs could not keep (see `crumbs_ebpf::drops`), read from the per-CPU drop
+//! What the programs could not keep (see `crumbs_ebpf::abi::drops`), read from the per-CPU drop
 //! counters when tracing ends and reported on standard error in DTrace's words.
 
 use crate::sys;
-use crumbs_ebpf::drops::{DropKind, DROPS_SIZE};
-use crumbs_ebpf::table::DEFAULT_AGGSIZE;
-use crumbs_ebpf::{DEFAULT_BUFSIZE, DEFAULT_DYNVARSIZE};
+use crumbs_ebpf::abi::drops::{DropKind, DROPS_SIZE};
+use crumbs_ebpf::abi::table::DEFAULT_AGGSIZE;
+use crumbs_ebpf::abi::{DEFAULT_BUFSIZE, DEFAULT_DYNVARSIZE};
 use crumbs_lang::ir::Options;
 use std::io;
 use std::os::fd::RawFd;

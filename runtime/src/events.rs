@@ -6,7 +6,8 @@ use crate::drops::Drops;
 use crate::stacks::Stacks;
 use crate::table::Table;
 use crate::output::{self, aggregation, printf, record, Value};
-use crumbs_lang::ir::{Item, Program, RECORD_HEADER};
+use crumbs_ebpf::abi::record as wire;
+use crumbs_lang::ir::{Item, Program};
 use std::cell::OnceCell;
 use std::io::{self, Write};
 use std::os::fd::RawFd;
@@ -33,23 +34,23 @@ pub struct Printer<'a> {
     /// normalize()'s divisor per aggregation (1: as is).
     normal: Vec<i64>,
     /// Each record's argument offsets and size, computed once rather than per event.
-    layouts: std::rc::Rc<[(Vec<Vec<usize>>, usize)]>,
+    layouts: std::rc::Rc<[wire::Layout]>,
     header_done: bool,
 }
 
 impl<'a> Printer<'a> {
     pub fn new(program: &'a Program, quiet: bool, out: Box<dyn Write + 'a>, agg_fds: Vec<RawFd>, stacks: Stacks) -> Self {
         let normal = vec![1; program.aggregations.len()];
-        let layouts = program.records.iter().map(|r| r.layout()).collect();
+        let layouts = program.records.iter().map(wire::layout).collect();
         let tables = agg_fds.iter().map(|_| OnceCell::new()).collect();
-        Printer { program, quiet, out, agg_fds, tables, cpus: crate::sys::possible_cpus(), stacks, normal, layouts, header_done: false }
+        Printer { program, quiet, out, agg_fds, tables, cpus: crate::kernel::cpus::possible(), stacks, normal, layouts, header_done: false }
     }
 
     fn table(&self, id: usize) -> io::Result<&Table> {
         if let Some(t) = self.tables[id].get() {
             return Ok(t);
         }
-        let layout = crumbs_ebpf::table::layout(self.program, id, self.cpus as u32);
+        let layout = crumbs_ebpf::abi::table::layout(self.program, id, self.cpus as u32);
         let t = Table::map(self.agg_fds[id], layout)?;
         Ok(self.tables[id].get_or_init(|| t))
     }
@@ -70,14 +71,14 @@ impl<'a> Printer<'a> {
 
     /// Prints one record; returns the status if it holds an `exit()`.
     pub fn record(&mut self, bytes: &[u8]) -> io::Result<Option<i32>> {
-        if bytes.len() < RECORD_HEADER {
+        if bytes.len() < wire::HEADER {
             return Ok(None);
         }
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
         let (rid, probe, cpu) = (u32_at(0) as usize, u32_at(4), u32_at(8));
         let program = self.program;
         let layouts = std::rc::Rc::clone(&self.layouts);
-        let (Some(rec), Some((offsets, size))) = (program.records.get(rid), layouts.get(rid)) else { return Ok(None) };
+        let (Some(rec), Some(wire::Layout { offsets, size })) = (program.records.get(rid), layouts.get(rid)) else { return Ok(None) };
         if bytes.len() < *size {
             return Ok(None);
         }

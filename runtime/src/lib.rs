@@ -3,8 +3,10 @@
 //! [`session::run`] drives a whole session; [`output`] holds DTrace's text layouts.
 
 pub mod aggregate;
+pub mod driver;
 pub mod drops;
 pub mod events;
+pub mod kernel;
 pub mod output;
 pub mod process;
 mod progress;
@@ -13,5 +15,4 @@ pub mod session;
 pub mod stacks;
 pub mod sys;
 pub mod table;
-pub mod tracefs;
 pub mod verify;

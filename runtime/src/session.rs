@@ -12,8 +12,9 @@ use aya::programs::raw_trace_point::RawTracePointLinkId;
 use aya::programs::trace_point::TracePointLinkId;
 use aya::programs::{Program as AyaProgram, ProgramError, RawTracePoint};
 use aya::{Ebpf, EbpfLoader};
-use crumbs_ebpf::emit::{agg_map_name, EVENTS_MAP};
-use crumbs_ebpf::Compiled;
+use crumbs_ebpf::abi::{agg_map_name, program_name, ProgramCode, EVENTS_MAP, STACKS_MAP};
+use crumbs_ebpf::abi::drops::DROPS_MAP;
+use crumbs_ebpf::abi::Compiled;
 use crumbs_lang::ir::Program;
 use crumbs_lang::providers::AttachPoint;
 use std::io::{self, Write};
@@ -64,10 +65,10 @@ enum Link {
 }
 
 /// Attaches one program where its attach point says; BEGIN and END are never attached.
-fn attach(ebpf: &mut Ebpf, program: &Program, code: &crumbs_ebpf::emit::ProgramCode, links: &mut Vec<(String, Link)>) -> Result<(), RunError> {
+fn attach(ebpf: &mut Ebpf, program: &Program, code: &ProgramCode, links: &mut Vec<(String, Link)>) -> Result<(), RunError> {
     match (code.attach, ebpf.program_mut(&code.name)) {
         (AttachPoint::Profile { all_cpus, period_ns }, Some(AyaProgram::PerfEvent(p))) => {
-            let cpus = if all_cpus { sys::online_cpus() } else { vec![sys::online_cpus().first().copied().unwrap_or(0)] };
+            let cpus = if all_cpus { crate::kernel::cpus::online() } else { vec![crate::kernel::cpus::online().first().copied().unwrap_or(0)] };
             for cpu in cpus {
                 let link = p
                     .attach(PerfEventConfig::Software(SoftwareEvent::CpuClock), PerfEventScope::AllProcessesOneCpu { cpu }, SamplePolicy::Period(period_ns), false)
@@ -218,7 +219,7 @@ fn loader_without_vmlinux_btf() -> EbpfLoader<'static> {
 }
 
 fn run_once(ebpf: &mut Ebpf, program: &Program, attach: AttachPoint) -> Result<(), RunError> {
-    let name = crumbs_ebpf::emit::program_name(program, attach);
+    let name = program_name(program, attach);
     let Some(prog) = ebpf.program_mut(&name) else { return Ok(()) };
     let prog: &mut RawTracePoint = prog.try_into().map_err(|e: ProgramError| RunError::Other(e.to_string()))?;
     let fd = prog.fd().map_err(|e| RunError::Other(e.to_string()))?.as_fd().as_raw_fd();
@@ -276,8 +277,8 @@ fn discard(rb: &mut RingBuf<MapData>) {
 
 /// The drop counters; none if they cannot be read (nothing to report then).
 fn dropped(ebpf: &Ebpf) -> crate::drops::Drops {
-    let Some(fd) = ebpf.map(crumbs_ebpf::drops::DROPS_MAP).and_then(map_fd) else { return Default::default() };
-    crate::drops::Drops::read(fd, sys::possible_cpus()).unwrap_or_default()
+    let Some(fd) = ebpf.map(DROPS_MAP).and_then(map_fd) else { return Default::default() };
+    crate::drops::Drops::read(fd, crate::kernel::cpus::possible()).unwrap_or_default()
 }
 
 enum Stop {
@@ -300,7 +301,7 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> R
     let events = ebpf.take_map(EVENTS_MAP).ok_or_else(|| RunError::Other("event map missing".into()))?;
     let ring = RingBuf::try_from(events).map_err(|e| RunError::Other(e.to_string()))?;
     let out = std::mem::replace(&mut opts.out, Box::new(io::sink()));
-    let stacks = crate::stacks::Stacks::new(ebpf.map(crumbs_ebpf::emit::STACKS_MAP).and_then(map_fd));
+    let stacks = crate::stacks::Stacks::new(ebpf.map(STACKS_MAP).and_then(map_fd));
     let mut printer = Printer::new(program, opts.quiet, out, agg_fds, stacks);
 
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;

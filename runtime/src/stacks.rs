@@ -2,7 +2,7 @@
 //! /proc/kallsyms (read once, on first use), in DTrace's `module`symbol+0xoffset` form.
 
 use crate::sys;
-use crumbs_ebpf::emit::STACK_DEPTH;
+use crumbs_ebpf::abi::STACK_DEPTH;
 use std::cell::OnceCell;
 use std::os::fd::RawFd;
 

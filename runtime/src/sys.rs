@@ -77,13 +77,3 @@ pub fn delete(map_fd: RawFd, key: &[u8]) -> io::Result<()> {
         _ => Ok(()),
     }
 }
-
-/// The online CPUs (aya reads /sys/devices/system/cpu/online); CPU 0 if that cannot be read.
-pub fn online_cpus() -> Vec<u32> {
-    aya::util::online_cpus().ok().filter(|c| !c.is_empty()).unwrap_or_else(|| vec![0])
-}
-
-/// Number of possible CPUs (the per-CPU value count of per-CPU maps), at least 1.
-pub fn possible_cpus() -> usize {
-    aya::util::nr_cpus().unwrap_or(1).max(1)
-}

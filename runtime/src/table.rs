@@ -1,11 +1,11 @@
-//! An aggregation's tables (see `crumbs_ebpf::table`), mapped into this process so they read
+//! An aggregation's tables (see `crumbs_ebpf::abi::table`), mapped into this process so they read
 //! without a system call per key. The CPUs' tables lie end to end, so slot `s` of CPU `c` is
 //! slot `c * slots + s` here.
 //!
 //! The programs keep writing while we read: every access is a volatile access to one
 //! aligned 64-bit word, as the programs' own loads and stores are.
 
-use crumbs_ebpf::table::{Layout, READY};
+use crumbs_ebpf::abi::table::{Layout, EMPTY, READY};
 use std::io;
 use std::os::fd::RawFd;
 use std::ptr::NonNull;
@@ -63,7 +63,7 @@ impl Table {
 
     /// Frees a slot (its key is gone from that CPU's table).
     pub fn free(&self, slot: usize) {
-        self.set_word(slot, 0, crumbs_ebpf::table::EMPTY);
+        self.set_word(slot, 0, EMPTY);
     }
 
     /// Zeroes a slot's value, keeping its key.

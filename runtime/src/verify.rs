@@ -3,7 +3,7 @@
 //! tell code-generation bugs (a program crumbs compiled that the verifier rejects) apart.
 
 use crate::session::{self, RunError};
-use crumbs_ebpf::Compiled;
+use crumbs_ebpf::abi::Compiled;
 use crumbs_lang::ir::Program;
 
 /// Loads the maps and every program, then drops them all. A rejection is

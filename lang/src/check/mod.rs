@@ -8,7 +8,8 @@ use crate::ir::*;
 use crate::printf;
 use crate::providers::{match_probes_with, AttachPoint, PROFILE_ID_BASE, SYSCALL_ID_BASE};
 use crate::syscalls::SyscallTable;
-use crate::tracepoints::{parse_format, Catalog, FieldKind, Tracepoint};
+use crate::facts::{KernelFacts, Memo};
+use crate::tracepoints::{parse_format, FieldKind, Tracepoint};
 use std::collections::{BTreeMap, BTreeSet};
 
 mod actions;
@@ -18,8 +19,8 @@ mod tracepoint;
 /// What the checker needs from the command line.
 #[derive(Clone, Debug, Default)]
 pub struct CheckOptions {
-    /// The kernel's tracepoints (None: tracepoint probes are an error).
-    pub catalog: Option<std::rc::Rc<dyn Catalog>>,
+    /// The running kernel (None: probes that need it, such as tracepoints, are an error).
+    pub facts: Option<std::rc::Rc<dyn KernelFacts>>,
     /// `$target`: the pid of the `-c` command or the `-p` process.
     pub target: Option<i64>,
     /// `$0` (the script's name) and `$1`, `$2`, ...: the words after the script.
@@ -29,8 +30,8 @@ pub struct CheckOptions {
 /// Checks a parsed program and lowers it to IR.
 pub fn check(program: &ast::Program, opts: &CheckOptions) -> Result<Program, Diagnostic> {
     // List the kernel's tracepoints once for the whole program, however many clauses use them.
-    let memo = opts.catalog.clone().map(|c| std::rc::Rc::new(crate::tracepoints::Memo::new(c)) as std::rc::Rc<dyn Catalog>);
-    let opts = &CheckOptions { catalog: memo, ..opts.clone() };
+    let memo = opts.facts.clone().map(|f| std::rc::Rc::new(Memo::new(f)) as std::rc::Rc<dyn KernelFacts>);
+    let opts = &CheckOptions { facts: memo, ..opts.clone() };
     let mut cx = Checker {
         opts,
         globals: Vec::new(),
@@ -57,7 +58,7 @@ pub fn check(program: &ast::Program, opts: &CheckOptions) -> Result<Program, Dia
         cx.clause_tracepoints.clear();
         cx.clause_has_others = false;
         for desc in &clause.probes {
-            for mut p in match_probes_with(desc, opts.catalog.as_deref())? {
+            for mut p in match_probes_with(desc, opts.facts.as_deref())? {
                 matched += 1;
                 if let AttachPoint::Tracepoint(_) = p.attach {
                     let i = cx.tracepoint(opts, p.module, p.name, desc)?;

@@ -11,8 +11,8 @@ impl Checker<'_> {
         if self.tracepoints.len() >= 4096 {
             return Err(Diagnostic::new(desc.span.clone(), "too many tracepoints in one program").label("over 4096").hint("narrow the pattern"));
         }
-        let catalog = opts.catalog.as_deref().expect("matched through the catalog");
-        let text = catalog.format(category, event).map_err(|e| Diagnostic::new(desc.span.clone(), format!("cannot read the format of tracepoint {category}:{event}: {e}")).label("here").hint("crumbs reads /sys/kernel/tracing/events; run it as root"))?;
+        let facts = opts.facts.as_deref().expect("matched through the kernel facts");
+        let text = facts.tracepoint_format(category, event).map_err(|e| Diagnostic::new(desc.span.clone(), format!("cannot read the format of tracepoint {category}:{event}: {e}")).label("here").hint("crumbs reads /sys/kernel/tracing/events; run it as root"))?;
         self.tracepoints.push(Tracepoint { category: category.into(), event: event.into(), fields: parse_format(&text) });
         Ok(self.tracepoints.len() - 1)
     }

@@ -180,31 +180,11 @@ impl Item {
     }
 }
 
-/// The record one firing of a clause sends to user space: a 16-byte header
-/// (u32 record id, u32 probe id, u32 cpu, u32 zero), then each item's arguments in order,
-/// each 8-byte aligned.
+/// What one firing of a clause sends to user space, item by item (the back end fixes the
+/// bytes).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Record {
     pub items: Vec<Item>,
-}
-
-pub const RECORD_HEADER: usize = 16;
-
-impl Record {
-    /// Byte offsets of every argument, item by item, and the total size.
-    pub fn layout(&self) -> (Vec<Vec<usize>>, usize) {
-        let mut off = RECORD_HEADER;
-        let mut all = Vec::new();
-        for item in &self.items {
-            let mut offs = Vec::new();
-            for r in item.arg_reprs() {
-                offs.push(off);
-                off += r.size().next_multiple_of(8);
-            }
-            all.push(offs);
-        }
-        (all, off)
-    }
 }
 
 /// Which system calls a clause fires for, within its attach point.

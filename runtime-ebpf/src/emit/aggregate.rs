@@ -1,8 +1,8 @@
 //! Aggregation updates: find or claim the key's slot in this CPU's table (see
-//! [`crate::table`]), then update its value in place.
+//! [`crate::abi::table`]), then update its value in place.
 
 use super::*;
-use crate::table::{self, Layout};
+use crate::abi::table::{self, Layout};
 use crumbs_lang::ir::agg::{Index, Keep, Op};
 
 /// Multiplier of the key hash (2^64 / the golden ratio, odd).

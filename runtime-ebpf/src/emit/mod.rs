@@ -4,7 +4,8 @@
 //! anywhere in an expression are safe. r6 holds the context, r7 the system call number
 //! (syscall programs), r8 the reserved output record while a clause fills it.
 
-use crate::drops::{DropKind, DROPS_MAP};
+use crate::abi::drops::{DropKind, DROPS_MAP};
+use crate::abi::{agg_map_name, program_name, record, MapRef, ProgramCode, EVENTS_MAP, STACKS_MAP};
 use crate::insn::*;
 use crumbs_lang::ast::{BinOp, UnOp};
 use crumbs_lang::builtins::VarHook;
@@ -25,21 +26,6 @@ pub struct Target {
     pub cpus: u32,
 }
 
-/// A reference from an instruction (the first half of an ld_imm64) to a map.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MapRef {
-    pub insn: usize,
-    pub map: String,
-}
-
-#[derive(Clone, Debug)]
-pub struct ProgramCode {
-    pub name: String,
-    pub attach: AttachPoint,
-    pub insns: Vec<Insn>,
-    pub map_refs: Vec<MapRef>,
-}
-
 #[derive(Debug)]
 pub struct EmitError {
     /// The clause (index into the source's clauses) that could not be compiled.
@@ -47,35 +33,14 @@ pub struct EmitError {
     pub message: String,
 }
 
-pub const EVENTS_MAP: &str = "events";
 pub const ZERO_MAP: &str = "zero";
 /// Thread-local variables: key (tid, variable id), value u64.
 pub const TLS_MAP: &str = "tls";
-/// Kernel stacks recorded by stack(): key u32 stack id, value [u64; STACK_DEPTH].
-pub const STACKS_MAP: &str = "stacks";
-/// Frames kept per stack (kernel stacks deeper than this are cut).
-pub const STACK_DEPTH: usize = 64;
 pub const GLOBALS_SYMBOL: &str = "globals";
-
-pub fn agg_map_name(id: usize) -> String {
-    format!("agg{id}")
-}
 
 /// Aggregation values up to this many bytes are zeroed by stores; larger ones are copied
 /// from the zero map.
 pub const INLINE_ZEROING: usize = 16 * 8;
-
-/// The program's name in the ELF (and the kernel).
-pub fn program_name(p: &Program, a: AttachPoint) -> String {
-    match a {
-        AttachPoint::Begin => "crumbs_begin".into(),
-        AttachPoint::End => "crumbs_end".into(),
-        AttachPoint::SyscallEntry => "crumbs_sys_enter".into(),
-        AttachPoint::SyscallReturn => "crumbs_sys_exit".into(),
-        AttachPoint::Profile { .. } => format!("crumbs_profile{}", p.profile_probe(a).map_or(0, |q| q.id)),
-        AttachPoint::Tracepoint(i) => format!("crumbs_tp{i}"),
-    }
-}
 
 /// pt_regs offsets of the six system call arguments on x86-64 (di, si, dx, r10, r8, r9).
 const ARG_REGS: [i32; 6] = [112, 104, 96, 56, 72, 64];
@@ -257,7 +222,7 @@ impl Emitter<'_> {
             self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), end);
         }
         if let Some(rid) = c.record {
-            let (_, size) = self.p.records[rid].layout();
+            let size = record::layout(&self.p.records[rid]).size;
             self.check_record_size(size)?;
             self.ld_map(R1, EVENTS_MAP, 0);
             self.push(Insn::mov_imm(R2, size as i32));
@@ -363,7 +328,7 @@ impl Emitter<'_> {
             }
             Stmt::Emit { item, args } => {
                 let rid = record.expect("emit has a record");
-                let (offsets, _) = self.p.records[rid].layout();
+                let offsets = record::layout(&self.p.records[rid]).offsets;
                 for (a, off) in args.iter().zip(&offsets[*item]) {
                     self.store_value(a, R8, *off as i16)?;
                 }
@@ -559,7 +524,7 @@ mod tests {
     fn every_drop_is_an_atomic_add_to_this_cpus_counter() {
         let (_, code) = compile("syscall:::entry { self->t = timestamp; @[stack()] = count(); printf(\"%d\\n\", 1); }");
         let text = disassemble(&code[0].insns);
-        let drops = code[0].map_refs.iter().filter(|m| m.map == crate::drops::DROPS_MAP).count();
+        let drops = code[0].map_refs.iter().filter(|m| m.map == DROPS_MAP).count();
         // a record, the thread-local store, the stack and the aggregation
         assert_eq!(drops, 4, "{text}");
         for kind in DropKind::ALL {

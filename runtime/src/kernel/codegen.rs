@@ -1,5 +1,6 @@
 //! Facts about the running system that code generation needs (see `crumbs_ebpf::emit::Target`).
 
+use crumbs_ebpf::emit::Target;
 use crumbs_lang::builtins::VarHook;
 use crumbs_lang::ir::{Expr, Node, Program};
 
@@ -11,18 +12,28 @@ fn clock(id: libc::clockid_t) -> i64 {
 }
 
 /// CLOCK_REALTIME - CLOCK_MONOTONIC: added to bpf_ktime_get_ns() for walltimestamp.
-pub fn wall_offset() -> i64 {
+fn wall_offset() -> i64 {
     clock(libc::CLOCK_REALTIME) - clock(libc::CLOCK_MONOTONIC)
 }
 
-pub fn uses_ppid(p: &Program) -> bool {
+fn uses_ppid(p: &Program) -> bool {
     p.groups.iter().flat_map(|g| &g.clauses).any(|c| c.any(&mut |n| matches!(n, Node::Expr(Expr::Var(VarHook::Ppid)))))
 }
 
 /// Offsets of task_struct.real_parent and task_struct.tgid, from kernel BTF.
-pub fn task_offsets() -> Option<(i32, i32)> {
+fn task_offsets() -> Option<(i32, i32)> {
     let btf = std::fs::read("/sys/kernel/btf/vmlinux").ok()?;
-    let parent = crate::btf::member_offset(&btf, "task_struct", "real_parent")?;
-    let tgid = crate::btf::member_offset(&btf, "task_struct", "tgid")?;
+    let parent = super::btf::member_offset(&btf, "task_struct", "real_parent")?;
+    let tgid = super::btf::member_offset(&btf, "task_struct", "tgid")?;
     Some((parent as i32, tgid as i32))
+}
+
+/// What the code generator needs to know of this machine for `program`; BTF is read only
+/// when the program uses ppid.
+pub fn codegen_target(program: &Program) -> Target {
+    Target {
+        wall_offset: wall_offset(),
+        task_offsets: if uses_ppid(program) { task_offsets() } else { None },
+        cpus: super::cpus::possible() as u32,
+    }
 }

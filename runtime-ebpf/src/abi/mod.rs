@@ -1,0 +1,67 @@
+//! The contract between the code generator and the runtime, and the only part of this crate
+//! the runtime reads: what a compiled program is ([`Compiled`]), the names of the programs
+//! and maps in its ELF, the layout of the records the programs send ([`record`]), of the
+//! aggregation tables ([`table`]) and of the drop counters ([`drops`]). Everything here is
+//! fixed by the code generator; the runtime only decodes it.
+
+pub mod drops;
+pub mod record;
+pub mod table;
+
+use crate::elf::MapDef;
+use crate::insn::Insn;
+use crumbs_lang::ir::Program;
+use crumbs_lang::providers::AttachPoint;
+
+/// Everything the runtime loads: the ELF, and what it holds.
+pub struct Compiled {
+    pub elf: Vec<u8>,
+    pub programs: Vec<ProgramCode>,
+    pub maps: Vec<MapDef>,
+}
+
+/// One BPF program of the ELF: the clauses of one attach point.
+#[derive(Clone, Debug)]
+pub struct ProgramCode {
+    /// Its name in the ELF and the kernel ([`program_name`]).
+    pub name: String,
+    pub attach: AttachPoint,
+    pub insns: Vec<Insn>,
+    pub map_refs: Vec<MapRef>,
+}
+
+/// A reference from an instruction (the first half of an ld_imm64) to a map.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MapRef {
+    pub insn: usize,
+    pub map: String,
+}
+
+/// The ring buffer the programs send their records through ([`record`]).
+pub const EVENTS_MAP: &str = "events";
+/// Kernel stacks recorded by stack(): key u32 stack id, value [u64; STACK_DEPTH].
+pub const STACKS_MAP: &str = "stacks";
+/// Frames kept per stack (kernel stacks deeper than this are cut).
+pub const STACK_DEPTH: usize = 64;
+
+/// The array holding aggregation `id`'s per-CPU tables ([`table`]).
+pub fn agg_map_name(id: usize) -> String {
+    format!("agg{id}")
+}
+
+/// The program's name in the ELF (and the kernel).
+pub fn program_name(p: &Program, a: AttachPoint) -> String {
+    match a {
+        AttachPoint::Begin => "crumbs_begin".into(),
+        AttachPoint::End => "crumbs_end".into(),
+        AttachPoint::SyscallEntry => "crumbs_sys_enter".into(),
+        AttachPoint::SyscallReturn => "crumbs_sys_exit".into(),
+        AttachPoint::Profile { .. } => format!("crumbs_profile{}", p.profile_probe(a).map_or(0, |q| q.id)),
+        AttachPoint::Tracepoint(i) => format!("crumbs_tp{i}"),
+    }
+}
+
+/// DTrace's default bufsize: bytes of the event ring buffer.
+pub const DEFAULT_BUFSIZE: u64 = 1 << 20;
+/// DTrace's default dynvarsize.
+pub const DEFAULT_DYNVARSIZE: u64 = 1 << 20;

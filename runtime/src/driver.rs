@@ -1,0 +1,77 @@
+//! The pipeline behind one entry point, for the command line, the REPL, tests and (later)
+//! the Python module: [`compile`] takes a program's text through parse, check and code
+//! generation to a loadable object; [`run`] traces with it until it ends.
+//!
+//! text --lang--> typed IR --runtime-ebpf--> BPF + ELF --[`run`]--> aya, events, output.
+
+use crate::kernel::Kernel;
+use crate::session::{self, RunError, RunOptions};
+use crumbs_ebpf::abi;
+use crumbs_lang::ast::Span;
+use crumbs_lang::check::{apply_option, CheckOptions};
+use crumbs_lang::diag::Diagnostic;
+use crumbs_lang::ir::Program;
+
+/// What compiling needs besides the text and the kernel.
+#[derive(Clone, Debug, Default)]
+pub struct CompileOptions {
+    /// `$target`: the pid of the `-c` command or the `-p` process.
+    pub target: Option<i64>,
+    /// `$0` (the script's name), then `$1`, `$2`, ...
+    pub args: Vec<String>,
+    /// `-x NAME[=VALUE]` options, applied over the script's pragmas.
+    pub options: Vec<String>,
+}
+
+/// A checked program and its code, ready to load.
+pub struct Compiled {
+    pub program: Program,
+    pub code: abi::Compiled,
+}
+
+impl Compiled {
+    /// The source span of the i-th clause, for diagnostics from later stages.
+    pub fn clause_span(&self, i: usize) -> Span {
+        clause_span(&self.program, i)
+    }
+}
+
+// Returned once per compilation, on the cold path (as lang's diagnostics are): its size
+// does not matter.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub enum CompileError {
+    /// Something wrong in the program's text, with its span.
+    Source(Diagnostic),
+    /// Something wrong outside the text (an option): one line.
+    Message(String),
+}
+
+fn clause_span(p: &Program, i: usize) -> Span {
+    p.groups.iter().flat_map(|g| &g.clauses).find(|c| c.index == i).map_or(0..0, |c| c.span.clone())
+}
+
+/// Parses, checks and generates code for `text` on `kernel`.
+#[allow(clippy::result_large_err)]
+pub fn compile(text: &str, opts: &CompileOptions, kernel: &dyn Kernel) -> Result<Compiled, CompileError> {
+    let check = CheckOptions { facts: Some(kernel.facts()), target: opts.target, args: opts.args.clone() };
+    let mut program = crumbs_lang::compile(text, &check).map_err(CompileError::Source)?;
+    for opt in &opts.options {
+        let (n, v) = match opt.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (opt.as_str(), None),
+        };
+        apply_option(&mut program.options, n, v).map_err(|(msg, hint)| CompileError::Message(format!("-x {opt}: {msg} ({hint})")))?;
+    }
+    let code = crumbs_ebpf::compile(&program, &kernel.codegen_target(&program)).map_err(|e| match e.clause {
+        Some(i) => CompileError::Source(Diagnostic::new(clause_span(&program, i), e.message).label("in this clause")),
+        None => CompileError::Message(e.message),
+    })?;
+    Ok(Compiled { program, code })
+}
+
+/// Loads, attaches and traces until the program exits, Ctrl-C, or the traced process ends;
+/// returns the exit status the program asked for (0 otherwise).
+pub fn run(compiled: &Compiled, opts: RunOptions) -> Result<i32, RunError> {
+    session::run(&compiled.program, &compiled.code, opts)
+}

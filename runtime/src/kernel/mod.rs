@@ -1,0 +1,49 @@
+//! The running kernel, as compiling needs it: the checker's facts ([`LiveKernel`], which
+//! answers lang's `KernelFacts` from tracefs), the code generator's facts ([`Kernel::codegen_target`]:
+//! clocks, struct offsets from BTF, CPUs) and the CPU lists. Everything that reads the
+//! machine to compile a program is here, so lang and the code generator stay pure.
+
+mod btf;
+mod codegen;
+pub mod cpus;
+mod tracefs;
+
+use codegen::codegen_target;
+pub use tracefs::TRACEFS;
+
+use crumbs_ebpf::emit::Target;
+use crumbs_lang::facts::{KernelFacts, Listing};
+use crumbs_lang::ir::Program;
+use std::rc::Rc;
+
+/// The kernel a program is compiled for: what the checker asks ([`KernelFacts`]) and what
+/// the code generator needs ([`Target`]). [`LiveKernel`] is this machine; tests give fixed
+/// ones so their output does not depend on the machine.
+pub trait Kernel {
+    fn facts(&self) -> Rc<dyn KernelFacts>;
+    fn codegen_target(&self, program: &Program) -> Target;
+}
+
+/// The kernel this process runs on.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct LiveKernel;
+
+impl Kernel for LiveKernel {
+    fn facts(&self) -> Rc<dyn KernelFacts> {
+        Rc::new(*self)
+    }
+
+    fn codegen_target(&self, program: &Program) -> Target {
+        codegen_target(program)
+    }
+}
+
+impl KernelFacts for LiveKernel {
+    fn tracepoints(&self) -> Listing {
+        tracefs::list()
+    }
+
+    fn tracepoint_format(&self, category: &str, event: &str) -> Result<String, String> {
+        tracefs::format(category, event)
+    }
+}
