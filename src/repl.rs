@@ -30,7 +30,7 @@ fn candidates(before: &str, word: &str) -> Vec<String> {
     } else {
         out.extend(VARIABLES.iter().flat_map(|v| std::iter::once(v.name).chain(v.aliases.iter().copied())).map(String::from));
         out.extend(FUNCTIONS.iter().map(|f| format!("{}(", f.name)));
-        out.extend(PROVIDERS.iter().map(|p| format!("{}:", p.name)));
+        out.extend(PROVIDERS.iter().map(|p| format!("{}:", p.name())));
         out.extend(["BEGIN", "END", "self->", "this->", "args->"].map(String::from));
     }
     out.retain(|c| c.starts_with(word));

@@ -51,7 +51,7 @@ fn every_builtin_name_is_mentioned() {
         );
     }
     missing.extend(FUNCTIONS.iter().map(|f| f.name).filter(|n| !mentions(n)));
-    missing.extend(PROVIDERS.iter().map(|p| p.name).filter(|n| !mentions(n)));
+    missing.extend(PROVIDERS.iter().map(|p| p.name()).filter(|n| !mentions(n)));
     assert!(
         missing.is_empty(),
         "spec.md does not mention (in backticks): {missing:?}"
@@ -151,13 +151,13 @@ fn provider_table_matches_providers() {
     for p in PROVIDERS {
         let row = rows
             .iter()
-            .find(|r| r[0] == format!("`{}`", p.name))
-            .unwrap_or_else(|| panic!("spec §6.1 has no row for `{}`", p.name));
+            .find(|r| r[0] == format!("`{}`", p.name()))
+            .unwrap_or_else(|| panic!("spec §6.1 has no row for `{}`", p.name()));
         assert_eq!(
             row.get(1).map(String::as_str),
-            Some(p.doc),
-            "spec §6.1 row for `{}` (copy providers.rs' doc)",
-            p.name
+            Some(p.doc()),
+            "spec §6.1 row for `{}` (copy the provider's doc, lang/src/providers/)",
+            p.name()
         );
     }
     assert_eq!(rows.len(), PROVIDERS.len(), "spec §6.1 rows");

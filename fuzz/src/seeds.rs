@@ -254,7 +254,7 @@ fn builtin_words() -> Vec<String> {
     use crumbs_lang::{builtins, providers};
     let mut w: Vec<String> = builtins::variable_names().map(str::to_string).collect();
     w.extend(builtins::FUNCTIONS.iter().flat_map(|f| [f.name.to_string(), format!("{}(", f.name), f.signature.to_string()]));
-    w.extend(providers::PROVIDERS.iter().map(|p| p.name.to_string()));
+    w.extend(providers::PROVIDERS.iter().map(|p| p.name().to_string()));
     w.extend(catalog::names().flat_map(|n| [format!("tracepoint:{n}"), format!("tp:{n}")]));
     w.extend(catalog::field_names().iter().map(|f| format!("args->{f}")));
     const WORDS: &[&str] = &[

@@ -1,0 +1,38 @@
+//! `dtrace:::BEGIN` and `dtrace:::END`: run once, before any other probe is enabled and after
+//! every other probe is disabled.
+
+use super::{AttachPoint, Probe, Provider};
+
+pub const BEGIN_ID: u32 = 1;
+pub const END_ID: u32 = 2;
+
+pub struct Dtrace;
+
+impl Provider for Dtrace {
+    fn name(&self) -> &'static str {
+        "dtrace"
+    }
+
+    fn doc(&self) -> &'static str {
+        "BEGIN and END: run once at the start and at the end of tracing"
+    }
+
+    fn summary(&self) -> &'static str {
+        "dtrace (BEGIN, END)"
+    }
+
+    fn examples(&self) -> &'static [&'static str] {
+        &["BEGIN", "END"]
+    }
+
+    fn probes(&self) -> Vec<Probe> {
+        vec![
+            Probe { id: BEGIN_ID, provider: "dtrace", module: "", function: "", name: "BEGIN", attach: AttachPoint::Begin, nr: None },
+            Probe { id: END_ID, provider: "dtrace", module: "", function: "", name: "END", attach: AttachPoint::End, nr: None },
+        ]
+    }
+
+    fn probe_by_id(&self, id: u32) -> Option<Probe> {
+        self.probes().into_iter().find(|p| p.id == id)
+    }
+}

@@ -1,0 +1,221 @@
+//! The providers: what probes each offers, how a probe description matches them, and which
+//! kernel attach point carries them. One file per provider behind [`Provider`]; the table
+//! [`PROVIDERS`] lists them for the checker, `-l`, completion and spec.md.
+
+mod dtrace;
+mod profile;
+mod syscall;
+mod tracepoint;
+
+pub use dtrace::{BEGIN_ID, END_ID};
+pub use profile::{profile_probe, PROFILE_ID_BASE};
+pub use syscall::SYSCALL_ID_BASE;
+pub use tracepoint::TRACEPOINT_ID_BASE;
+
+use crate::ast::ProbeDesc;
+use crate::diag::{closest, Diagnostic};
+use crate::facts::KernelFacts;
+use globset::{GlobBuilder, GlobMatcher};
+
+/// Where a group of probes attaches in the kernel. Clauses that share one run, in program
+/// order, in one BPF program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AttachPoint {
+    /// Runs once, before any other probe is enabled.
+    Begin,
+    /// Runs once, after every other probe is disabled.
+    End,
+    /// `raw_syscalls:sys_enter`, filtered by system call number in the kernel.
+    SyscallEntry,
+    /// `raw_syscalls:sys_exit`.
+    SyscallReturn,
+    /// A CPU-clock perf event every `period_ns`: on every CPU (`profile-*`) or on one (`tick-*`).
+    Profile { all_cpus: bool, period_ns: u64 },
+    /// A kernel tracepoint: index into the program's tracepoints (`u16::MAX` until the checker
+    /// numbers them).
+    Tracepoint(u16),
+}
+
+impl AttachPoint {
+    pub fn is_syscall(self) -> bool {
+        matches!(self, AttachPoint::SyscallEntry | AttachPoint::SyscallReturn)
+    }
+}
+
+/// One concrete probe: a DTrace probe id and its four-part name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Probe {
+    pub id: u32,
+    pub provider: &'static str,
+    pub module: &'static str,
+    pub function: &'static str,
+    pub name: &'static str,
+    pub attach: AttachPoint,
+    /// For syscall probes, the system call number.
+    pub nr: Option<u32>,
+}
+
+/// One provider. A description is matched by the first provider whose [`Provider::describe`]
+/// claims it, or else by globbing its four fields over every provider's listed probes.
+pub trait Provider: Sync {
+    fn name(&self) -> &'static str;
+    /// One line for `-l`-style help and spec.md §6.1.
+    fn doc(&self) -> &'static str;
+    /// How hints name the provider among the others.
+    fn summary(&self) -> &'static str {
+        self.name()
+    }
+    /// Descriptions a hint offers as examples.
+    fn examples(&self) -> &'static [&'static str];
+    /// The probes it lists (`-l`) and that globbing matches.
+    fn probes(&self) -> Vec<Probe>;
+    /// Descriptions of a form of the provider's own (not matched by globbing its listed
+    /// probes): `Some` with the probes or the error, `None` to leave it to the others.
+    fn describe(&self, _desc: &ProbeDesc, _facts: Option<&dyn KernelFacts>) -> Option<Result<Vec<Probe>, Diagnostic>> {
+        None
+    }
+    /// A fixed-id probe of this provider.
+    fn probe_by_id(&self, _id: u32) -> Option<Probe> {
+        None
+    }
+    /// A better hint than the general one when a description (provider, module, function,
+    /// name) of this provider matches nothing.
+    fn no_match_hint(&self, _fields: [&str; 4]) -> Option<String> {
+        None
+    }
+}
+
+pub const PROVIDERS: &[&dyn Provider] = &[&dtrace::Dtrace, &syscall::Syscall, &tracepoint::Tracepoint, &profile::Profile];
+
+/// Every probe of every provider (for `-l`).
+pub fn all_probes() -> Vec<Probe> {
+    PROVIDERS.iter().flat_map(|p| p.probes()).collect()
+}
+
+/// The fixed-id probe with this id, if any.
+pub fn probe_by_id(id: u32) -> Option<Probe> {
+    PROVIDERS.iter().find_map(|p| p.probe_by_id(id))
+}
+
+/// A description's fields right-aligned to provider, module, function and name (DTrace's
+/// rule: `BEGIN` is a name, `read:entry` a function and name); None if it has more than four.
+pub(crate) fn aligned(desc: &ProbeDesc) -> Option<[&str; 4]> {
+    let n = desc.fields.len();
+    if n > 4 {
+        return None;
+    }
+    let mut fields = [""; 4];
+    for (slot, f) in fields[4 - n..].iter_mut().zip(&desc.fields) {
+        *slot = f;
+    }
+    Some(fields)
+}
+
+pub(crate) fn glob(field: &str, desc: &ProbeDesc) -> Result<Option<GlobMatcher>, Diagnostic> {
+    if field.is_empty() || field == "*" {
+        return Ok(None);
+    }
+    // `**` matches what `*` does; runs of stars only slow the matcher down.
+    let mut pattern = String::with_capacity(field.len());
+    for c in field.chars() {
+        if !(c == '*' && pattern.ends_with('*')) {
+            pattern.push(c);
+        }
+    }
+    GlobBuilder::new(&pattern)
+        .literal_separator(false)
+        .build()
+        .map(|g| Some(g.compile_matcher()))
+        .map_err(|e| Diagnostic::new(desc.span.clone(), format!("bad pattern `{field}`: {e}")))
+}
+
+/// The probes a description names. DTrace's rules: fields are right-aligned
+/// (`BEGIN` is a name, `read:entry` a function and name), empty fields and `*` match
+/// anything, and `*`, `?`, `[...]` glob.
+pub fn match_probes(desc: &ProbeDesc) -> Result<Vec<Probe>, Diagnostic> {
+    match_probes_with(desc, None)
+}
+
+/// [`match_probes`], with the kernel's tracepoints from `facts`.
+pub fn match_probes_with(desc: &ProbeDesc, facts: Option<&dyn KernelFacts>) -> Result<Vec<Probe>, Diagnostic> {
+    if let Some(found) = PROVIDERS.iter().find_map(|p| p.describe(desc, facts)) {
+        return found;
+    }
+    let Some(fields) = aligned(desc) else {
+        return Err(Diagnostic::new(desc.span.clone(), "too many fields in probe description")
+            .hint("a probe description is provider:module:function:name"));
+    };
+    let [prov, module, func, name] = fields;
+    let summaries = || PROVIDERS.iter().map(|p| p.summary()).collect::<Vec<_>>().join(", ");
+    if !prov.is_empty() && !prov.contains(['*', '?', '[']) && !PROVIDERS.iter().any(|p| p.name() == prov) {
+        let d = Diagnostic::new(desc.span.clone(), format!("unknown provider `{prov}`")).label("no such provider");
+        return Err(match closest(prov, PROVIDERS.iter().map(|p| p.name())) {
+            Some(c) => d.hint(format!("did you mean `{c}`? providers: {}", summaries())),
+            None => d.hint(format!("providers: {}", summaries())),
+        });
+    }
+    let matchers = [glob(prov, desc)?, glob(module, desc)?, glob(func, desc)?, glob(name, desc)?];
+    let ok = |m: &Option<GlobMatcher>, s: &str| m.as_ref().is_none_or(|m| m.is_match(s));
+    let mut out = Vec::new();
+    for p in PROVIDERS {
+        if !ok(&matchers[0], p.name()) {
+            continue;
+        }
+        for probe in p.probes() {
+            if ok(&matchers[1], probe.module) && ok(&matchers[2], probe.function) && ok(&matchers[3], probe.name) {
+                out.push(probe);
+            }
+        }
+    }
+    if out.is_empty() {
+        let hint = PROVIDERS.iter().filter(|p| p.name() == prov).find_map(|p| p.no_match_hint(fields)).unwrap_or_else(|| {
+            let examples: Vec<String> = PROVIDERS.iter().flat_map(|p| p.examples()).map(|e| format!("`{e}`")).collect();
+            format!("probes look like {}", examples.join(", "))
+        });
+        return Err(Diagnostic::new(desc.span.clone(), format!("probe description `{}` does not match any probes", desc.text))
+            .label("matches nothing")
+            .hint(hint));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn desc(s: &str) -> ProbeDesc {
+        ProbeDesc { text: s.into(), fields: s.split(':').map(String::from).collect(), span: 0..s.len() }
+    }
+
+    #[test]
+    fn matches_like_dtrace() {
+        assert_eq!(match_probes(&desc("BEGIN")).unwrap()[0].id, BEGIN_ID);
+        assert_eq!(match_probes(&desc("dtrace:::END")).unwrap()[0].id, END_ID);
+        let all = match_probes(&desc("syscall:::entry")).unwrap();
+        assert!(all.len() > 300 && all.iter().all(|p| p.attach == AttachPoint::SyscallEntry));
+        let read = match_probes(&desc("syscall::read:entry")).unwrap();
+        assert_eq!(read.len(), 1);
+        assert_eq!(read[0].nr, Some(0));
+        let reads = match_probes(&desc("syscall::*read*:return")).unwrap();
+        assert!(reads.iter().any(|p| p.function == "pread64"));
+        assert!(reads.iter().all(|p| p.name == "return"));
+        assert_eq!(match_probes(&desc("read:entry")).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn unknown_things_are_errors_with_hints() {
+        let e = match_probes(&desc("sycall:::entry")).unwrap_err();
+        assert!(e.message.contains("unknown provider"));
+        assert!(e.hint.unwrap().contains("syscall"));
+        let e = match_probes(&desc("syscall::raed:entry")).unwrap_err();
+        assert!(e.hint.unwrap().contains("read"));
+    }
+
+    #[test]
+    fn ids_round_trip() {
+        for p in match_probes(&desc("syscall::write:")).unwrap() {
+            assert_eq!(probe_by_id(p.id).unwrap(), p);
+        }
+    }
+}
+

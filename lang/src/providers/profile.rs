@@ -1,0 +1,98 @@
+//! `profile-N` (every CPU) and `tick-N` (one CPU): a CPU-clock perf event N times a second,
+//! or every N units.
+
+use super::{aligned, AttachPoint, Probe, Provider};
+use crate::ast::ProbeDesc;
+use crate::diag::Diagnostic;
+use crate::facts::KernelFacts;
+
+/// Probe ids of profile probes: this base plus a small number given per program.
+pub const PROFILE_ID_BASE: u32 = 3;
+/// DTrace's listed profile probes; any other rate can be named too.
+const PROFILE_DEFAULTS: &[&str] = &["profile-97", "profile-199", "profile-499", "profile-997", "profile-1999", "profile-4001", "profile-4999", "tick-1", "tick-10", "tick-100", "tick-500", "tick-1000", "tick-5000"];
+
+pub struct Profile;
+
+impl Provider for Profile {
+    fn name(&self) -> &'static str {
+        "profile"
+    }
+
+    fn doc(&self) -> &'static str {
+        "profile-N fires on every CPU N times a second, tick-N on one CPU; N may carry a unit (ns us ms s m h d hz)"
+    }
+
+    fn examples(&self) -> &'static [&'static str] {
+        &["profile-997", "tick-1s"]
+    }
+
+    fn probes(&self) -> Vec<Probe> {
+        PROFILE_DEFAULTS.iter().filter_map(|n| profile_probe(n)).collect()
+    }
+
+    /// Any rate, not only the listed ones: `profile:::tick-2s`, `tick-100ms`.
+    fn describe(&self, desc: &ProbeDesc, _: Option<&dyn KernelFacts>) -> Option<Result<Vec<Probe>, Diagnostic>> {
+        let [prov, module, func, name] = aligned(desc)?;
+        if !((prov.is_empty() || prov == "profile") && module.is_empty() && func.is_empty() && !name.contains(['*', '?', '[']) && (name.starts_with("profile-") || name.starts_with("tick-"))) {
+            return None;
+        }
+        Some(profile_probe(name).map(|p| vec![p]).ok_or_else(|| {
+            Diagnostic::new(desc.span.clone(), format!("bad profile probe `{name}`"))
+                .label("rate not understood")
+                .hint("write profile-N or tick-N: N per second, or N with a unit ns us ms s m h d hz (at least 10us apart), e.g. profile-997, tick-1s, tick-100ms")
+        }))
+    }
+}
+
+/// `profile-997`, `tick-1s`, `tick-100ms`...: the probe, if `name` is one. Its id is 0 until
+/// the checker numbers the program's profile probes.
+pub fn profile_probe(name: &str) -> Option<Probe> {
+    let (all_cpus, rate) = match name.split_once('-')? {
+        ("profile", r) => (true, r),
+        ("tick", r) => (false, r),
+        _ => return None,
+    };
+    let digits = rate.find(|c: char| !c.is_ascii_digit()).unwrap_or(rate.len());
+    let n: u64 = rate[..digits].parse().ok().filter(|n| *n > 0)?;
+    let period_ns = match &rate[digits..] {
+        "" | "hz" => 1_000_000_000 / n,
+        "ns" | "nsec" => n,
+        "us" | "usec" => n * 1_000,
+        "ms" | "msec" => n * 1_000_000,
+        "s" | "sec" => n * 1_000_000_000,
+        "m" | "min" => n * 60_000_000_000,
+        "h" | "hour" => n * 3_600_000_000_000,
+        "d" | "day" => n * 86_400_000_000_000,
+        _ => return None,
+    };
+    if period_ns < 10_000 {
+        return None;
+    }
+    let name: &'static str = match PROFILE_DEFAULTS.iter().find(|d| **d == name) {
+        Some(d) => d,
+        None => Box::leak(name.to_string().into_boxed_str()),
+    };
+    Some(Probe { id: 0, provider: "profile", module: "", function: "", name, attach: AttachPoint::Profile { all_cpus, period_ns }, nr: None })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::match_probes;
+    use super::*;
+
+    #[test]
+    fn rates_and_units() {
+        let p = profile_probe("profile-997").unwrap();
+        assert_eq!(p.attach, AttachPoint::Profile { all_cpus: true, period_ns: 1_000_000_000 / 997 });
+        assert_eq!(profile_probe("tick-1s").unwrap().attach, AttachPoint::Profile { all_cpus: false, period_ns: 1_000_000_000 });
+        assert_eq!(profile_probe("tick-100ms").unwrap().attach, AttachPoint::Profile { all_cpus: false, period_ns: 100_000_000 });
+        assert_eq!(profile_probe("tick-5hz").unwrap().attach, AttachPoint::Profile { all_cpus: false, period_ns: 200_000_000 });
+        assert!(profile_probe("tick-0").is_none());
+        assert!(profile_probe("tick-1parsec").is_none());
+        assert!(profile_probe("profile-1000000").is_none()); // faster than every 10us
+        let d = ProbeDesc { text: "profile:::tick-2s".into(), fields: vec!["profile".into(), "".into(), "".into(), "tick-2s".into()], span: 0..17 };
+        assert_eq!(match_probes(&d).unwrap()[0].name, "tick-2s");
+        let d = ProbeDesc { text: "tick-x".into(), fields: vec!["tick-x".into()], span: 0..6 };
+        assert!(match_probes(&d).unwrap_err().hint.unwrap().contains("tick-1s"));
+    }
+}
