@@ -68,6 +68,8 @@ pub fn variable_names() -> impl Iterator<Item = &'static str> {
     VARIABLES.iter().flat_map(|v| std::iter::once(v.name).chain(v.aliases.iter().copied()))
 }
 
+use crate::ir::agg::{self, Aggregator};
+
 /// What a function does; the checker validates arguments, the backend implements the hook.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FnHook {
@@ -79,14 +81,8 @@ pub enum FnHook {
     Trunc,
     Normalize,
     Denormalize,
-    Count,
-    Sum,
-    Min,
-    Max,
-    Avg,
-    Stddev,
-    Quantize,
-    Lquantize,
+    /// An aggregating function: `ir::agg` says what it keeps and how it updates.
+    Aggregate(&'static dyn Aggregator),
     Stack,
     CopyInStr,
 }
@@ -138,16 +134,31 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "stack", kind: FnKind::Subroutine, args: &[], hook: FnHook::Stack, signature: "stack()", doc: "the kernel stack where the probe fired: an aggregation key, or traced" },
     BuiltinFn { name: "normalize", kind: FnKind::Action, args: &[ArgSpec::Aggregation, ArgSpec::Int], hook: FnHook::Normalize, signature: "normalize(@agg, n)", doc: "print an aggregation's values divided by n from now on" },
     BuiltinFn { name: "denormalize", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Denormalize, signature: "denormalize(@agg)", doc: "print an aggregation's values undivided again" },
-    BuiltinFn { name: "count", kind: FnKind::Aggregating, args: &[], hook: FnHook::Count, signature: "count()", doc: "number of times called" },
-    BuiltinFn { name: "sum", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Sum, signature: "sum(x)", doc: "total of the values" },
-    BuiltinFn { name: "min", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Min, signature: "min(x)", doc: "smallest value" },
-    BuiltinFn { name: "max", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Max, signature: "max(x)", doc: "largest value" },
-    BuiltinFn { name: "avg", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Avg, signature: "avg(x)", doc: "integer mean of the values" },
-    BuiltinFn { name: "stddev", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Stddev, signature: "stddev(x)", doc: "integer standard deviation of the values" },
-    BuiltinFn { name: "quantize", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Quantize, signature: "quantize(x)", doc: "power-of-two frequency distribution" },
-    BuiltinFn { name: "lquantize", kind: FnKind::Aggregating, args: &[ArgSpec::Int, ArgSpec::ConstInt, ArgSpec::ConstInt, ArgSpec::ConstInt], hook: FnHook::Lquantize, signature: "lquantize(x, low, high, step)", doc: "linear frequency distribution from low to high in steps of step" },
+    BuiltinFn { name: "count", kind: FnKind::Aggregating, args: &[], hook: FnHook::Aggregate(&agg::count::Count), signature: "count()", doc: "number of times called" },
+    BuiltinFn { name: "sum", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::sum::Sum), signature: "sum(x)", doc: "total of the values" },
+    BuiltinFn { name: "min", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::extreme::MIN), signature: "min(x)", doc: "smallest value" },
+    BuiltinFn { name: "max", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::extreme::MAX), signature: "max(x)", doc: "largest value" },
+    BuiltinFn { name: "avg", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::avg::Avg), signature: "avg(x)", doc: "integer mean of the values" },
+    BuiltinFn { name: "stddev", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::stddev::Stddev), signature: "stddev(x)", doc: "integer standard deviation of the values" },
+    BuiltinFn { name: "quantize", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::quantize::Quantize), signature: "quantize(x)", doc: "power-of-two frequency distribution" },
+    BuiltinFn { name: "lquantize", kind: FnKind::Aggregating, args: &[ArgSpec::Int, ArgSpec::ConstInt, ArgSpec::ConstInt, ArgSpec::ConstInt], hook: FnHook::Aggregate(&agg::lquantize::Lquantize), signature: "lquantize(x, low, high, step)", doc: "linear frequency distribution from low to high in steps of step" },
 ];
 
 pub fn function(name: &str) -> Option<&'static BuiltinFn> {
     FUNCTIONS.iter().find(|f| f.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aggregating_rows_name_their_aggregator() {
+        for f in FUNCTIONS {
+            match f.hook {
+                FnHook::Aggregate(a) => assert_eq!((a.name(), f.kind), (f.name, FnKind::Aggregating)),
+                _ => assert_ne!(f.kind, FnKind::Aggregating, "{}", f.name),
+            }
+        }
+    }
 }

@@ -101,50 +101,36 @@ pub fn decode_value(r: Repr, bytes: &[u8], dec: &Decoder) -> Value {
     }
 }
 
-/// Merges one key's values (one per CPU, or more); `None` if none saw a value (min/max only).
-pub fn merge(kind: &AggKind, cpus: &[&[u8]]) -> Option<AggData> {
-    let sum = |i: usize| cpus.iter().map(|c| word(c, i)).fold(0i64, i64::wrapping_add);
-    Some(match kind {
-        AggKind::Count => AggData::Count(sum(0) as u64),
-        AggKind::Sum => AggData::Sum(sum(0)),
-        AggKind::Avg => AggData::Avg { count: sum(0) as u64, sum: sum(1) },
-        AggKind::Stddev => AggData::Stddev {
-            count: sum(0) as u64,
-            sum: sum(1),
-            squares: cpus.iter().map(|c| (word(c, 3) as u64 as u128) << 64 | word(c, 2) as u64 as u128).fold(0u128, u128::wrapping_add),
-        },
-        AggKind::Min | AggKind::Max => {
-            let seen = cpus.iter().filter(|c| word(c, 0) != 0).map(|c| word(c, 1));
-            let v = if *kind == AggKind::Min { seen.min()? } else { seen.max()? };
-            if *kind == AggKind::Min { AggData::Min(v) } else { AggData::Max(v) }
-        }
-        AggKind::Quantize => AggData::Quantize((0..crumbs_lang::ir::QUANTIZE_BUCKETS).map(|i| sum(i) as u64).collect()),
-        AggKind::Lquantize { base, limit, step } => AggData::Lquantize {
-            base: *base,
-            limit: *limit,
-            step: *step,
-            buckets: (0..kind.lquantize_buckets()).map(|i| sum(i) as u64).collect(),
-        },
-    })
+/// Merges one key's values (one per CPU, or more) as its function says; `None` if none saw
+/// a value (min/max only).
+pub fn merge(kind: &AggKind, copies: &[&[u8]]) -> Option<AggData> {
+    let copies: Vec<Vec<u64>> = copies.iter().map(|c| (0..c.len() / 8).map(|i| word(c, i) as u64).collect()).collect();
+    let copies: Vec<&[u64]> = copies.iter().map(Vec::as_slice).collect();
+    Some(AggData { kind: kind.clone(), words: kind.merge(&copies)? })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crumbs_lang::ir::agg::{self, Aggregator};
 
     fn words(v: &[i64]) -> Vec<u8> {
         v.iter().flat_map(|w| w.to_le_bytes()).collect()
     }
 
+    fn value(func: &'static dyn Aggregator, copies: &[&[u8]]) -> Option<Value> {
+        merge(&AggKind::new(func, vec![]), copies).map(|d| crate::output::aggregation::value_of(&d))
+    }
+
     #[test]
     fn merges_cpus() {
         let (a, b) = (words(&[3]), words(&[4]));
-        assert_eq!(merge(&AggKind::Count, &[&a, &b]), Some(AggData::Count(7)));
+        assert_eq!(value(&agg::count::Count, &[&a, &b]), Some(Value::Int(7)));
         let (a, b) = (words(&[0, 0]), words(&[2, -5]));
-        assert_eq!(merge(&AggKind::Min, &[&a, &b]), Some(AggData::Min(-5)));
-        assert_eq!(merge(&AggKind::Max, &[&a, &a]), None);
+        assert_eq!(value(&agg::extreme::MIN, &[&a, &b]), Some(Value::Int(-5)));
+        assert_eq!(value(&agg::extreme::MAX, &[&a, &a]), None);
         let (a, b) = (words(&[1, 10]), words(&[3, 2]));
-        assert_eq!(merge(&AggKind::Avg, &[&a, &b]), Some(AggData::Avg { count: 4, sum: 12 }));
+        assert_eq!(merge(&AggKind::new(&agg::avg::Avg, vec![]), &[&a, &b]).map(|d| d.words), Some(vec![4, 12]));
     }
 
     #[test]

@@ -25,17 +25,9 @@ impl Checker<'_> {
                 })?);
             }
         }
-        if f.hook == FnHook::Lquantize {
-            let (base, limit, step) = (consts[0], consts[1], consts[2]);
-            // In i128: the constants may be anywhere in i64's range.
-            let (base, limit, step) = (base as i128, limit as i128, step as i128);
-            if step <= 0 || limit <= base || limit - base > i64::MAX as i128 || (limit - base) / step > 4000 || (limit - base) % step != 0 {
-                return Err(Diagnostic::new(span.clone(), "bad lquantize() range")
-                    .label("here")
-                    .hint("need low < high, step > 0, (high - low) a multiple of step, and at most 4000 steps"));
-            }
-        }
-        let kind = AggKind::from_hook(f.hook, &consts).expect("aggregating");
+        let FnHook::Aggregate(aggregator) = f.hook else { unreachable!("aggregating function without an aggregator") };
+        aggregator.check(&consts).map_err(|e| Diagnostic::new(span.clone(), e.message).label("here").hint(e.hint))?;
+        let kind = AggKind::new(aggregator, consts);
         let mut keys = Vec::new();
         for k in &agg.keys {
             keys.push(self.expr(k)?);

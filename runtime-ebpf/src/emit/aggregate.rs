@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::abi::table::{self, Layout};
+use crumbs_lang::ir::agg::{Index, Keep, Op};
 
 /// Multiplier of the key hash (2^64 / the golden ratio, odd).
 const HASH_MUL: i64 = 0x9e37_79b9_7f4a_7c15_u64 as i64;
@@ -10,7 +11,7 @@ const HASH_MUL: i64 = 0x9e37_79b9_7f4a_7c15_u64 as i64;
 impl Emitter<'_> {
     pub(super) fn aggregate(&mut self, id: usize, keys: &[Expr], value: &Expr) -> Result<(), EmitError> {
         let def = &self.p.aggregations[id];
-        let kind = def.kind.clone();
+        let ops = def.kind.update();
         let layout = table::layout(self.p, id, self.target.cpus);
         let key = self.slot(def.key_size())?;
         if keys.is_empty() {
@@ -22,75 +23,84 @@ impl Emitter<'_> {
             off += k.repr().size() as i16;
         }
         let val = self.slot(8)?;
-        if kind != AggKind::Count {
+        if ops.iter().any(Op::reads_value) {
             self.expr(value)?;
             self.push(Insn::stx(DW, R10, val, R0));
         }
         let done = self.label();
         self.find_slot(id, &layout, !def.keys.is_empty(), key, done)?;
         self.push(Insn::alu_imm(Alu::Add, R0, layout.value_offset() as i32));
-        match kind {
-            AggKind::Count => self.add_to(R0, 0, None),
-            AggKind::Sum => self.add_to(R0, 0, Some(val)),
-            AggKind::Avg => {
-                self.add_to(R0, 0, None);
-                self.add_to(R0, 8, Some(val));
-            }
-            AggKind::Stddev => {
-                self.add_to(R0, 0, None);
-                self.add_to(R0, 8, Some(val));
-                self.add_square(val);
-            }
-            AggKind::Min | AggKind::Max => {
-                let set = self.label();
-                let skip = self.label();
-                self.push(Insn::ldx(DW, R1, R10, val));
-                self.push(Insn::ldx(DW, R2, R0, 0));
-                self.jump(Insn::jmp_imm(Cond::Eq, R2, 0, 0), set);
-                self.push(Insn::ldx(DW, R3, R0, 8));
-                let keep = if kind == AggKind::Min { Cond::Sge } else { Cond::Sle };
-                self.jump(Insn::jmp_reg(keep, R1, R3, 0), skip);
-                self.bind(set);
-                self.push(Insn::stx(DW, R0, 8, R1));
-                self.bind(skip);
-                self.push(Insn::alu_imm(Alu::Add, R2, 1));
-                self.push(Insn::stx(DW, R0, 0, R2));
-            }
-            AggKind::Quantize => {
-                self.push(Insn::ldx(DW, R1, R10, val));
-                self.quantize_index(done)?;
-                self.bump_bucket((QUANTIZE_BUCKETS - 1) as i32);
-            }
-            AggKind::Lquantize { base, limit, step } => {
-                let n = kind.lquantize_buckets() as i32;
-                self.push(Insn::ldx(DW, R1, R10, val));
-                let below = self.label();
-                let above = self.label();
-                let bucket = self.label();
-                self.ld64(R3, base);
-                self.jump(Insn::jmp_reg(Cond::Slt, R1, R3, 0), below);
-                self.ld64(R3, limit);
-                self.jump(Insn::jmp_reg(Cond::Sge, R1, R3, 0), above);
-                self.push(Insn::mov(R2, R1));
-                self.ld64(R3, base);
-                self.push(Insn::alu_reg(Alu::Sub, R2, R3));
-                self.ld64(R3, step);
-                self.push(Insn::alu_reg(Alu::Div, R2, R3));
-                self.push(Insn::alu_imm(Alu::Add, R2, 1));
-                self.goto(bucket);
-                self.bind(below);
-                self.push(Insn::mov_imm(R2, 0));
-                self.goto(bucket);
-                self.bind(above);
-                self.push(Insn::mov_imm(R2, n - 1));
-                self.bind(bucket);
-                self.bump_bucket(n - 1);
-            }
+        let last = ops.len() - 1;
+        for (i, op) in ops.into_iter().enumerate() {
+            // A bucket update moves r0 to its bucket, so nothing can follow it.
+            debug_assert!(i == last || !matches!(op, Op::Bucket { .. }), "a bucket op before another op");
+            self.agg_op(op, val);
         }
         self.bind(done);
         // The key and value slots are free again for the clause's next statement.
         self.frame -= (def.key_size().next_multiple_of(8) + 8) as i32;
         Ok(())
+    }
+
+    /// One update op on the state words at r0, the value in stack slot `val`.
+    fn agg_op(&mut self, op: Op, val: i16) {
+        let word = |w: usize| 8 * w as i16;
+        match op {
+            Op::Count(w) => self.add_to(R0, word(w), None),
+            Op::Add(w) => self.add_to(R0, word(w), Some(val)),
+            Op::AddSquare(w) => self.add_square(val, word(w)),
+            Op::Keep { seen, value, keep } => {
+                let set = self.label();
+                let skip = self.label();
+                self.push(Insn::ldx(DW, R1, R10, val));
+                self.push(Insn::ldx(DW, R2, R0, word(seen)));
+                self.jump(Insn::jmp_imm(Cond::Eq, R2, 0, 0), set);
+                self.push(Insn::ldx(DW, R3, R0, word(value)));
+                let keep = match keep {
+                    Keep::Min => Cond::Sge,
+                    Keep::Max => Cond::Sle,
+                };
+                self.jump(Insn::jmp_reg(keep, R1, R3, 0), skip);
+                self.bind(set);
+                self.push(Insn::stx(DW, R0, word(value), R1));
+                self.bind(skip);
+                self.push(Insn::alu_imm(Alu::Add, R2, 1));
+                self.push(Insn::stx(DW, R0, word(seen), R2));
+            }
+            Op::Bucket { first, buckets, index } => {
+                self.push(Insn::ldx(DW, R1, R10, val));
+                match index {
+                    Index::Log2 => self.quantize_index(),
+                    Index::Linear { base, limit, step } => self.linear_index(base, limit, step, buckets as i32),
+                }
+                self.bump_bucket(word(first), buckets as i32 - 1);
+            }
+        }
+    }
+
+    /// lquantize's bucket of r1 into r2: 0 below `base`, `n - 1` at or above `limit`, else
+    /// 1 + (r1 - base) / step.
+    fn linear_index(&mut self, base: i64, limit: i64, step: i64, n: i32) {
+        let below = self.label();
+        let above = self.label();
+        let bucket = self.label();
+        self.ld64(R3, base);
+        self.jump(Insn::jmp_reg(Cond::Slt, R1, R3, 0), below);
+        self.ld64(R3, limit);
+        self.jump(Insn::jmp_reg(Cond::Sge, R1, R3, 0), above);
+        self.push(Insn::mov(R2, R1));
+        self.ld64(R3, base);
+        self.push(Insn::alu_reg(Alu::Sub, R2, R3));
+        self.ld64(R3, step);
+        self.push(Insn::alu_reg(Alu::Div, R2, R3));
+        self.push(Insn::alu_imm(Alu::Add, R2, 1));
+        self.goto(bucket);
+        self.bind(below);
+        self.push(Insn::mov_imm(R2, 0));
+        self.goto(bucket);
+        self.bind(above);
+        self.push(Insn::mov_imm(R2, n - 1));
+        self.bind(bucket);
     }
 
     /// Leaves in r0 the slot holding the key at stack `key` in this CPU's table, claiming
@@ -225,9 +235,10 @@ impl Emitter<'_> {
         }
     }
 
-    /// Adds the square of the value in stack slot `val` to the 128-bit sum at r0+16 (low) and
-    /// r0+24 (high). |v| = h*2^32 + l, so v^2 = h^2*2^64 + 2hl*2^32 + l^2, all in u64 parts.
-    fn add_square(&mut self, val: i16) {
+    /// Adds the square of the value in stack slot `val` to the 128-bit sum at r0+off (low)
+    /// and r0+off+8 (high). |v| = h*2^32 + l, so v^2 = h^2*2^64 + 2hl*2^32 + l^2, all in u64
+    /// parts.
+    fn add_square(&mut self, val: i16, off: i16) {
         self.push(Insn::ldx(DW, R1, R10, val));
         self.push(Insn::jmp_imm(Cond::Sge, R1, 0, 1));
         self.push(Insn::neg(R1));
@@ -246,14 +257,14 @@ impl Emitter<'_> {
         self.push(Insn::jmp_reg(Cond::Ge, R3, R1, 1));
         self.push(Insn::alu_imm(Alu::Add, R2, 1)); // carry into square high
         // sum += square
-        self.push(Insn::ldx(DW, R4, R0, 16));
+        self.push(Insn::ldx(DW, R4, R0, off));
         self.push(Insn::alu_reg(Alu::Add, R4, R3));
-        self.push(Insn::stx(DW, R0, 16, R4));
+        self.push(Insn::stx(DW, R0, off, R4));
         self.push(Insn::jmp_reg(Cond::Ge, R4, R3, 1));
         self.push(Insn::alu_imm(Alu::Add, R2, 1)); // carry into sum high
-        self.push(Insn::ldx(DW, R5, R0, 24));
+        self.push(Insn::ldx(DW, R5, R0, off + 8));
         self.push(Insn::alu_reg(Alu::Add, R5, R2));
-        self.push(Insn::stx(DW, R0, 24, R5));
+        self.push(Insn::stx(DW, R0, off + 8, R5));
     }
 
     /// `*(u64 *)(ptr + off) += 1` or `+= [stack slot]`.
@@ -269,19 +280,19 @@ impl Emitter<'_> {
         self.push(Insn::stx(DW, ptr, off, R1));
     }
 
-    /// Increments bucket r2 (bounded to `max` for the verifier) of the value at r0.
-    pub(super) fn bump_bucket(&mut self, max: i32) {
+    /// Increments bucket r2 (bounded to `max` for the verifier) of the buckets at r0+off.
+    pub(super) fn bump_bucket(&mut self, off: i16, max: i32) {
         let ok = self.label();
         self.jump(Insn::jmp_imm(Cond::Le, R2, max, 0), ok);
         self.push(Insn::mov_imm(R2, 0));
         self.bind(ok);
         self.push(Insn::alu_imm(Alu::Lsh, R2, 3));
         self.push(Insn::alu_reg(Alu::Add, R0, R2));
-        self.add_to(R0, 0, None);
+        self.add_to(R0, off, None);
     }
 
     /// DTrace's power-of-two bucket of r1, into r2 (63 is zero; 64+k holds [2^k, 2^(k+1))).
-    pub(super) fn quantize_index(&mut self, _done: Label) -> Result<(), EmitError> {
+    pub(super) fn quantize_index(&mut self) {
         let pos = self.label();
         let neg = self.label();
         let out = self.label();
@@ -302,7 +313,6 @@ impl Emitter<'_> {
         self.push(Insn::mov_imm(R2, 62));
         self.push(Insn::alu_reg(Alu::Sub, R2, R4));
         self.bind(out);
-        Ok(())
     }
 
     /// floor(log2(r3)) into r4, for r3 > 0 (unsigned); clobbers r3, r5.

@@ -25,7 +25,8 @@
 //! first three buckets. Because the row's `"\n"` follows the table, a distribution row
 //! ends with an empty line, and a keyed one starts with the padded key on its own line.
 //!
-//! Order (`dt_aggregate_varvalcmp()` → `dt_aggregate_valkeycmp()`): by value ascending,
+//! Order (`dt_aggregate_varvalcmp()` → `dt_aggregate_valkeycmp()`; values by
+//! `crumbs_lang::ir::agg::Summary::order`): by value ascending,
 //! ties by key ascending. Values compare as signed 64-bit (`avg` by its integer average;
 //! `quantize` by the sum of bucket value × count over all buckets, then by the zero
 //! bucket's count; `lquantize` likewise with the weights `base - 1` for the underflow
@@ -45,11 +46,13 @@ use std::cmp::Ordering;
 
 use super::printf::{pad, push_n};
 use super::{AggData, AggRow, Value};
+use crumbs_lang::ir::agg::quantize::{self, bucket_value as quantize_bucket_value, count_at};
+use crumbs_lang::ir::agg::Summary;
 
-/// Index of the zero bucket of [`AggData::Quantize`].
-pub const QUANTIZE_ZERO_BUCKET: usize = 63;
-/// Number of buckets of [`AggData::Quantize`].
-pub const QUANTIZE_NBUCKETS: usize = 127;
+/// Index of the zero bucket of a power-of-two distribution.
+pub const QUANTIZE_ZERO_BUCKET: usize = quantize::ZERO_BUCKET;
+/// Number of buckets of a power-of-two distribution.
+pub const QUANTIZE_NBUCKETS: usize = quantize::BUCKETS;
 
 const BAR_WIDTH: u64 = 40;
 const DISTRIBUTION: &str = "------------- Distribution -------------";
@@ -122,45 +125,14 @@ pub fn compare_rows(a: &AggRow, b: &AggRow) -> Ordering {
         .then_with(|| compare_keys(&a.keys, &b.keys))
 }
 
-/// DTrace's value comparison (`dt_aggregate_valcmp()`).
+/// DTrace's value comparison (`dt_aggregate_valcmp()`), as the function's summary orders.
 pub fn compare_values(a: &AggData, b: &AggData) -> Ordering {
-    use AggData::*;
-    match (a, b) {
-        (Count(x), Count(y)) => (*x as i64).cmp(&(*y as i64)),
-        (Sum(x), Sum(y)) | (Min(x), Min(y)) | (Max(x), Max(y)) => x.cmp(y),
-        (Avg { count: c1, sum: s1 }, Avg { count: c2, sum: s2 }) => {
-            average(*c1, *s1).cmp(&average(*c2, *s2))
-        }
-        (Stddev { count: c1, sum: s1, squares: q1 }, Stddev { count: c2, sum: s2, squares: q2 }) => {
-            stddev(*c1, *s1, *q1).cmp(&stddev(*c2, *s2, *q2))
-        }
-        (Quantize(x), Quantize(y)) => {
-            let (sx, zx) = quantize_weight(x);
-            let (sy, zy) = quantize_weight(y);
-            sx.cmp(&sy).then(zx.cmp(&zy))
-        }
-        (
-            Lquantize {
-                base: b1,
-                step: st1,
-                buckets: k1,
-                ..
-            },
-            Lquantize {
-                base: b2,
-                step: st2,
-                buckets: k2,
-                ..
-            },
-        ) => {
-            let (sx, zx) = lquantize_weight(*b1, *st1, k1);
-            let (sy, zy) = lquantize_weight(*b2, *st2, k2);
-            sx.cmp(&sy).then(zx.cmp(&zy))
-        }
-        // Different aggregating functions never share an aggregation; order them by kind
+    if a.kind.func != b.kind.func {
+        // Different aggregating functions never share an aggregation; order them by name
         // so that sorting stays total.
-        _ => kind(a).cmp(&kind(b)),
+        return a.kind.name().cmp(b.kind.name());
     }
+    a.summary().order(&b.summary())
 }
 
 /// DTrace's key comparison (`dt_aggregate_keycmp()`): position by position; integers as
@@ -191,79 +163,6 @@ pub fn compare_keys(a: &[Value], b: &[Value]) -> Ordering {
     })
 }
 
-fn kind(d: &AggData) -> u8 {
-    match d {
-        AggData::Count(_) => 0,
-        AggData::Sum(_) => 1,
-        AggData::Min(_) => 2,
-        AggData::Max(_) => 3,
-        AggData::Avg { .. } => 4,
-        AggData::Stddev { .. } => 7,
-        AggData::Quantize(_) => 5,
-        AggData::Lquantize { .. } => 6,
-    }
-}
-
-/// `stddev()`'s printed and compared value, as DTrace's dt_stddev computes it: the integer
-/// square root of (sum of squares / count) - (sum / count)^2, 0 for no samples.
-pub fn stddev(count: u64, sum: i64, squares: u128) -> i64 {
-    if count == 0 {
-        return 0;
-    }
-    let mean_of_squares = squares / count as u128;
-    let mean = (sum / count as i64).unsigned_abs() as u128;
-    let var = mean_of_squares.saturating_sub(mean * mean);
-    // Integer square root: a float estimate, corrected to the exact floor.
-    if var == 0 {
-        return 0;
-    }
-    let mut x = (var as f64).sqrt() as u128;
-    while x * x > var {
-        x -= 1;
-    }
-    while (x + 1) * (x + 1) <= var {
-        x += 1;
-    }
-    x as i64
-}
-
-/// `avg()`'s printed and compared value: `sum / count` truncated, 0 for no samples.
-pub fn average(count: u64, sum: i64) -> i64 {
-    if count == 0 {
-        0
-    } else {
-        sum.checked_div(count as i64).unwrap_or(0)
-    }
-}
-
-/// DTrace's quantize bucket value (`DTRACE_QUANTIZE_BUCKETVAL`): the lower bound of a
-/// bucket in magnitude; 0 for the zero bucket, `2^k` for bucket `64+k`, `-2^k` for
-/// bucket `62-k`.
-pub fn quantize_bucket_value(i: usize) -> i64 {
-    match i.cmp(&QUANTIZE_ZERO_BUCKET) {
-        Ordering::Less => -(1i64 << (QUANTIZE_ZERO_BUCKET - 1 - i).min(63)),
-        Ordering::Equal => 0,
-        Ordering::Greater => 1i64 << (i - QUANTIZE_ZERO_BUCKET - 1).min(62),
-    }
-}
-
-fn count_at(buckets: &[u64], i: usize) -> u64 {
-    buckets.get(i).copied().unwrap_or(0)
-}
-
-/// (Σ bucket value × count, zero bucket count) — `dt_aggregate_quantizedcmp()`.
-fn quantize_weight(buckets: &[u64]) -> (i128, i128) {
-    let mut total: i128 = 0;
-    for i in 0..QUANTIZE_NBUCKETS {
-        let c = count_at(buckets, i) as i64 as i128;
-        total = total.saturating_add(quantize_bucket_value(i) as i128 * c);
-    }
-    (
-        total,
-        count_at(buckets, QUANTIZE_ZERO_BUCKET) as i64 as i128,
-    )
-}
-
 /// Number of linear buckets (DTrace's `levels`) of an lquantize.
 fn lquantize_levels(base: i64, limit: i64, step: i64, buckets: &[u64]) -> usize {
     if buckets.len() >= 3 {
@@ -275,66 +174,24 @@ fn lquantize_levels(base: i64, limit: i64, step: i64, buckets: &[u64]) -> usize 
     }
 }
 
-/// (weighted sum, count of the zero-weight bucket) — `dt_aggregate_lquantizedsum()` and
-/// `dt_aggregate_lquantizedzero()`.
-fn lquantize_weight(base: i64, step: i64, buckets: &[u64]) -> (i128, i128) {
-    let levels = buckets.len().saturating_sub(2);
-    let c = |i: usize| count_at(buckets, i) as i64 as i128;
-    let (base, step) = (base as i128, step as i128);
-    let mut total = c(0).saturating_mul(base - 1);
-    let mut zero = if base - 1 == 0 { Some(c(0)) } else { None };
-    for i in 0..levels {
-        let w = base + i as i128 * step;
-        total = total.saturating_add(c(i + 1).saturating_mul(w));
-        if w == 0 && zero.is_none() {
-            zero = Some(c(i + 1));
-        }
-    }
-    let over = base + levels as i128 * step + 1;
-    total = total.saturating_add(c(levels + 1).saturating_mul(over));
-    if over == 0 && zero.is_none() {
-        zero = Some(c(levels + 1));
-    }
-    (total, zero.unwrap_or(0))
-}
-
-/// Rows with their values divided by `n` (normalize(); 1 leaves them as they are). Counts of
-/// distributions are divided too, as DTrace's dt_print_quantline does.
+/// Rows with their values divided by `n` (normalize(); 1 leaves them as they are), as each
+/// function divides its state.
 pub fn normalized(mut rows: Vec<AggRow>, n: i64) -> Vec<AggRow> {
-    if n <= 1 {
-        return rows;
-    }
     for row in &mut rows {
-        row.data = match std::mem::replace(&mut row.data, AggData::Count(0)) {
-            AggData::Count(c) => AggData::Count(c / n as u64),
-            AggData::Sum(v) => AggData::Sum(v / n),
-            AggData::Min(v) => AggData::Min(v / n),
-            AggData::Max(v) => AggData::Max(v / n),
-            AggData::Avg { count, sum } => AggData::Avg { count, sum: sum / n },
-            AggData::Stddev { count, sum, squares } => AggData::Stddev { count, sum: sum / n, squares: squares / (n as u128 * n as u128) },
-            AggData::Quantize(b) => AggData::Quantize(b.into_iter().map(|c| c / n as u64).collect()),
-            AggData::Lquantize { base, limit, step, buckets } => AggData::Lquantize { base, limit, step, buckets: buckets.into_iter().map(|c| c / n as u64).collect() },
-        };
+        let d = &mut row.data;
+        d.kind.normalize(&mut d.words, n);
     }
     rows
 }
 
 /// The value printa's `%@` conversions print: the number, or a distribution's table.
 pub fn value_of(data: &AggData) -> Value {
-    match data {
-        AggData::Count(n) => Value::Int(*n as i64),
-        AggData::Sum(n) | AggData::Min(n) | AggData::Max(n) => Value::Int(*n),
-        AggData::Avg { count, sum } => Value::Int(average(*count, *sum)),
-        AggData::Stddev { count, sum, squares } => Value::Int(stddev(*count, *sum, *squares)),
-        AggData::Quantize(buckets) => {
-            let mut s = String::new();
-            print_quantize(&mut s, buckets);
-            Value::Str(s)
-        }
-        AggData::Lquantize { base, limit, step, buckets } => {
-            let mut s = String::new();
-            print_lquantize(&mut s, *base, *limit, *step, buckets);
-            Value::Str(s)
+    match data.summary() {
+        Summary::Scalar(n) => Value::Int(n),
+        s => {
+            let mut out = String::new();
+            print_value(&mut out, &s);
+            Value::Str(out)
         }
     }
 }
@@ -344,20 +201,17 @@ pub fn print_row(out: &mut String, row: &AggRow) {
     for key in &row.keys {
         print_key(out, key);
     }
-    match &row.data {
-        AggData::Count(n) => print_i64(out, *n as i64),
-        AggData::Sum(n) | AggData::Min(n) | AggData::Max(n) => print_i64(out, *n),
-        AggData::Avg { count, sum } => print_i64(out, average(*count, *sum)),
-        AggData::Stddev { count, sum, squares } => print_i64(out, stddev(*count, *sum, *squares)),
-        AggData::Quantize(buckets) => print_quantize(out, buckets),
-        AggData::Lquantize {
-            base,
-            limit,
-            step,
-            buckets,
-        } => print_lquantize(out, *base, *limit, *step, buckets),
-    }
+    print_value(out, &row.data.summary());
     out.push('\n');
+}
+
+/// A value: a number as `" %16lld"`, a distribution as its table.
+fn print_value(out: &mut String, s: &Summary) {
+    match *s {
+        Summary::Scalar(n) => print_i64(out, n),
+        Summary::Log2(buckets) => print_quantize(out, buckets),
+        Summary::Linear { base, limit, step, buckets } => print_lquantize(out, base, limit, step, buckets),
+    }
 }
 
 /// A key column: `" %16lld"` or `"  %-50s"`.
@@ -464,9 +318,34 @@ fn print_lquantize(out: &mut String, base: i64, limit: i64, step: i64, buckets: 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crumbs_lang::ir::agg::{self, AggKind, Aggregator};
 
     fn row(keys: Vec<Value>, data: AggData) -> AggRow {
         AggRow { keys, data }
+    }
+    fn data(func: &'static dyn Aggregator, consts: Vec<i64>, words: Vec<u64>) -> AggData {
+        AggData { kind: AggKind::new(func, consts), words }
+    }
+    fn count(n: u64) -> AggData {
+        data(&agg::count::Count, vec![], vec![n])
+    }
+    fn sum(n: i64) -> AggData {
+        data(&agg::sum::Sum, vec![], vec![n as u64])
+    }
+    fn min(n: i64) -> AggData {
+        data(&agg::extreme::MIN, vec![], vec![1, n as u64])
+    }
+    fn max(n: i64) -> AggData {
+        data(&agg::extreme::MAX, vec![], vec![1, n as u64])
+    }
+    fn avg(count: u64, sum: i64) -> AggData {
+        data(&agg::avg::Avg, vec![], vec![count, sum as u64])
+    }
+    fn quantize_counts(buckets: Vec<u64>) -> AggData {
+        data(&agg::quantize::Quantize, vec![], buckets)
+    }
+    fn lquantize(base: i64, limit: i64, step: i64, buckets: Vec<u64>) -> AggData {
+        data(&agg::lquantize::Lquantize, vec![base, limit, step], buckets)
     }
     fn s(v: &str) -> Value {
         Value::Str(v.into())
@@ -495,7 +374,7 @@ mod tests {
             };
             b[idx] += c;
         }
-        AggData::Quantize(b)
+        quantize_counts(b)
     }
 
     const HEADER: &str = "           value  ------------- Distribution ------------- count    \n";
@@ -512,10 +391,10 @@ mod tests {
     #[test]
     fn count_with_string_keys() {
         let rows = vec![
-            row(vec![s("sshd")], AggData::Count(12)),
-            row(vec![s("bash")], AggData::Count(3)),
-            row(vec![s("dtrace")], AggData::Count(1234)),
-            row(vec![s("awk")], AggData::Count(3)),
+            row(vec![s("sshd")], count(12)),
+            row(vec![s("bash")], count(3)),
+            row(vec![s("dtrace")], count(1234)),
+            row(vec![s("awk")], count(3)),
         ];
         let want = concat!(
             "\n",
@@ -531,16 +410,16 @@ mod tests {
     fn long_string_key_is_not_truncated() {
         let k = "k".repeat(55);
         let want = format!("\n  {k}                1\n");
-        assert_eq!(printed(&[row(vec![s(&k)], AggData::Count(1))]), want);
+        assert_eq!(printed(&[row(vec![s(&k)], count(1))]), want);
     }
 
     #[test]
     fn two_keys_string_and_int() {
         let rows = vec![
-            row(vec![s("bash"), i(100)], AggData::Count(5)),
-            row(vec![s("bash"), i(7)], AggData::Count(5)),
-            row(vec![s("sh"), i(-1)], AggData::Count(2)),
-            row(vec![s("sh"), i(3)], AggData::Count(2)),
+            row(vec![s("bash"), i(100)], count(5)),
+            row(vec![s("bash"), i(7)], count(5)),
+            row(vec![s("sh"), i(-1)], count(2)),
+            row(vec![s("sh"), i(3)], count(2)),
         ];
         let want = concat!(
             "\n",
@@ -557,7 +436,7 @@ mod tests {
         // tst.signedkeys.d (aggsortkey there; here equal values fall back to the key).
         let rows: Vec<AggRow> = [-2, -1, 0, 1, 2]
             .iter()
-            .map(|&k| row(vec![i(k)], AggData::Count(1)))
+            .map(|&k| row(vec![i(k)], count(1)))
             .collect();
         let want = concat!(
             "\n",
@@ -573,15 +452,15 @@ mod tests {
     #[test]
     fn no_key() {
         assert_eq!(
-            printed(&[row(vec![], AggData::Count(10))]),
+            printed(&[row(vec![], count(10))]),
             "\n               10\n"
         );
         assert_eq!(
-            printed(&[row(vec![], AggData::Sum(12345678))]),
+            printed(&[row(vec![], sum(12345678))]),
             "\n         12345678\n"
         );
         assert_eq!(
-            printed(&[row(vec![], AggData::Max(-100))]),
+            printed(&[row(vec![], max(-100))]),
             "\n             -100\n"
         );
     }
@@ -589,10 +468,10 @@ mod tests {
     #[test]
     fn sum_with_negative_values() {
         let rows = vec![
-            row(vec![s("read")], AggData::Sum(4096)),
-            row(vec![s("write")], AggData::Sum(-20)),
-            row(vec![s("close")], AggData::Sum(0)),
-            row(vec![s("lseek")], AggData::Sum(i64::MIN)),
+            row(vec![s("read")], sum(4096)),
+            row(vec![s("write")], sum(-20)),
+            row(vec![s("close")], sum(0)),
+            row(vec![s("lseek")], sum(i64::MIN)),
         ];
         let want = concat!(
             "\n",
@@ -607,11 +486,11 @@ mod tests {
     #[test]
     fn avg_is_integer_division_and_sorts_by_average() {
         let rows = vec![
-            row(vec![s("a")], AggData::Avg { count: 3, sum: 10 }), // 3
-            row(vec![s("b")], AggData::Avg { count: 2, sum: 5 }),  // 2
-            row(vec![s("c")], AggData::Avg { count: 2, sum: -5 }), // -2 (truncated)
-            row(vec![s("d")], AggData::Avg { count: 0, sum: 0 }),  // 0
-            row(vec![s("e")], AggData::Avg { count: 1, sum: 100 }), // 100
+            row(vec![s("a")], avg(3, 10)), // 3
+            row(vec![s("b")], avg(2, 5)),  // 2
+            row(vec![s("c")], avg(2, -5)), // -2 (truncated)
+            row(vec![s("d")], avg(0, 0)),  // 0
+            row(vec![s("e")], avg(1, 100)), // 100
         ];
         let want = concat!(
             "\n",
@@ -627,8 +506,8 @@ mod tests {
     #[test]
     fn min_and_max() {
         let rows = vec![
-            row(vec![i(2)], AggData::Min(-5)),
-            row(vec![i(1)], AggData::Min(7)),
+            row(vec![i(2)], min(-5)),
+            row(vec![i(1)], min(7)),
         ];
         let want = concat!(
             "\n",
@@ -637,8 +516,8 @@ mod tests {
         );
         assert_eq!(printed(&rows), want);
         let rows = vec![
-            row(vec![s("x")], AggData::Max(1 << 40)),
-            row(vec![s("y")], AggData::Max(-1)),
+            row(vec![s("x")], max(1 << 40)),
+            row(vec![s("y")], max(-1)),
         ];
         let want = concat!(
             "\n",
@@ -703,12 +582,12 @@ mod tests {
         ]
         .concat();
         assert_eq!(
-            printed(&[row(vec![], AggData::Quantize(vec![0; QUANTIZE_NBUCKETS]))]),
+            printed(&[row(vec![], quantize_counts(vec![0; QUANTIZE_NBUCKETS]))]),
             format!("\n{want}")
         );
         // A short or empty vector must not panic.
         assert_eq!(
-            printed(&[row(vec![], AggData::Quantize(vec![]))]),
+            printed(&[row(vec![], quantize_counts(vec![]))]),
             format!("\n{want}")
         );
         // Largest and smallest buckets: the range is clamped.
@@ -756,12 +635,7 @@ mod tests {
         buckets[0] = 2; // < 0
         buckets[2] = 3; // [10, 20)
         buckets[11] = 1; // >= 100
-        let l = AggData::Lquantize {
-            base: 0,
-            limit: 100,
-            step: 10,
-            buckets,
-        };
+        let l = lquantize(0, 100, 10, buckets);
         let want = [
             "\n",
             HEADER,
@@ -788,12 +662,7 @@ mod tests {
         // lquantize(x, -10, 10, 5): buckets <-10, -10, -5, 0, 5, >=10.
         let mut buckets = vec![0u64; 6];
         buckets[3] = 7; // [0, 5)
-        let l = AggData::Lquantize {
-            base: -10,
-            limit: 10,
-            step: 5,
-            buckets,
-        };
+        let l = lquantize(-10, 10, 5, buckets);
         let want = [
             "\n",
             "                1\n",
@@ -806,12 +675,7 @@ mod tests {
         .concat();
         assert_eq!(printed(&[row(vec![i(1)], l)]), want);
 
-        let empty = AggData::Lquantize {
-            base: 5,
-            limit: 50,
-            step: 5,
-            buckets: vec![0; 11],
-        };
+        let empty = lquantize(5, 50, 5, vec![0; 11]);
         let want = [
             "\n",
             HEADER,
@@ -823,23 +687,13 @@ mod tests {
         .concat();
         assert_eq!(printed(&[row(vec![], empty)]), format!("\n{want}"));
         // Malformed bucket vectors must not panic.
-        let bad = AggData::Lquantize {
-            base: 0,
-            limit: 10,
-            step: 1,
-            buckets: vec![],
-        };
+        let bad = lquantize(0, 10, 1, vec![]);
         assert!(printed(&[row(vec![], bad)]).contains("             < 0 |"));
     }
 
     #[test]
     fn lquantize_rows_sort() {
-        let l = |under: u64, b0: u64, over: u64| AggData::Lquantize {
-            base: 0,
-            limit: 2,
-            step: 1,
-            buckets: vec![under, b0, 0, over],
-        };
+        let l = |under: u64, b0: u64, over: u64| lquantize(0, 2, 1, vec![under, b0, 0, over]);
         // weights: under -1, bucket0 0, bucket1 1, over 3
         let rows = vec![
             row(vec![s("over")], l(0, 0, 1)),
@@ -884,8 +738,8 @@ mod tests {
     #[test]
     fn exit_with_two_aggregations() {
         // dtrace's main(): one "\n", then each aggregation's rows, nothing between.
-        let a = vec![row(vec![s("x")], AggData::Count(1))];
-        let b = vec![row(vec![], AggData::Sum(5))];
+        let a = vec![row(vec![s("x")], count(1))];
+        let b = vec![row(vec![], sum(5))];
         let mut out = String::from(super::super::record::end_of_tracing());
         print_rows(&mut out, &a);
         print_rows(&mut out, &b);

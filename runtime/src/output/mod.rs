@@ -2,6 +2,8 @@
 //!
 //! Everything here is pure (no kernel, no I/O): values in, text out.
 
+use crumbs_lang::ir::agg::{AggKind, Summary};
+
 pub mod aggregation;
 pub mod printf;
 pub mod record;
@@ -26,22 +28,19 @@ impl Value {
     }
 }
 
-/// The aggregated data of one key, merged over all CPUs.
+/// The aggregated data of one key, merged over all CPUs: its function's state words, read
+/// through the function (see `crumbs_lang::ir::agg`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum AggData {
-    Count(u64),
-    Sum(i64),
-    Min(i64),
-    Max(i64),
-    Avg { count: u64, sum: i64 },
-    /// stddev(): count, sum, and the sum of squares.
-    Stddev { count: u64, sum: i64, squares: u128 },
-    /// DTrace's 127 power-of-two buckets: index 63 is the zero bucket; index 64+k counts
-    /// values in [2^k, 2^(k+1)); index 62-k counts values in (-2^(k+1), -2^k].
-    Quantize(Vec<u64>),
-    /// lquantize(x, base, limit, step): buckets[0] counts x < base, buckets[1+i] counts
-    /// base+i*step <= x < base+(i+1)*step, the last bucket counts x >= limit.
-    Lquantize { base: i64, limit: i64, step: i64, buckets: Vec<u64> },
+pub struct AggData {
+    pub kind: AggKind,
+    pub words: Vec<u64>,
+}
+
+impl AggData {
+    /// What the value means: a number or a distribution.
+    pub fn summary(&self) -> Summary<'_> {
+        self.kind.summary(&self.words)
+    }
 }
 
 /// One row of an aggregation: its key tuple (empty for `@a = count()`) and data.

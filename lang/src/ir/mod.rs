@@ -3,10 +3,13 @@
 //! a user-space backend) execute it, and the runtime decodes what it produces with it.
 
 use crate::ast::{BinOp, Span, UnOp};
-use crate::builtins::{FnHook, VarHook};
+use crate::builtins::VarHook;
 use crate::printf::Piece;
 use crate::providers::AttachPoint;
 use crate::syscalls::SyscallTable;
+
+pub mod agg;
+pub use agg::AggKind;
 
 /// Interned string ids at or above this are system call names: `SYSCALL_STR_BASE + nr`.
 pub const SYSCALL_STR_BASE: u64 = 1 << 32;
@@ -222,69 +225,6 @@ impl Clause {
 pub struct Group {
     pub attach: AttachPoint,
     pub clauses: Vec<Clause>,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum AggKind {
-    Count,
-    Sum,
-    Min,
-    Max,
-    Avg,
-    Stddev,
-    Quantize,
-    Lquantize { base: i64, limit: i64, step: i64 },
-}
-
-pub const QUANTIZE_BUCKETS: usize = 127;
-
-impl AggKind {
-    pub fn from_hook(h: FnHook, consts: &[i64]) -> Option<AggKind> {
-        Some(match h {
-            FnHook::Count => AggKind::Count,
-            FnHook::Sum => AggKind::Sum,
-            FnHook::Min => AggKind::Min,
-            FnHook::Max => AggKind::Max,
-            FnHook::Avg => AggKind::Avg,
-            FnHook::Stddev => AggKind::Stddev,
-            FnHook::Quantize => AggKind::Quantize,
-            FnHook::Lquantize => AggKind::Lquantize { base: consts[0], limit: consts[1], step: consts[2] },
-            _ => return None,
-        })
-    }
-
-    /// Size of one CPU's value in the map. min/max carry a "seen" count before the value.
-    pub fn value_size(&self) -> usize {
-        match self {
-            AggKind::Count | AggKind::Sum => 8,
-            AggKind::Min | AggKind::Max | AggKind::Avg => 16,
-            // count, sum, and the 128-bit sum of squares (low, high)
-            AggKind::Stddev => 32,
-            AggKind::Quantize => 8 * QUANTIZE_BUCKETS,
-            AggKind::Lquantize { .. } => 8 * self.lquantize_buckets(),
-        }
-    }
-
-    /// Number of lquantize buckets: one below `base`, one per step, one at or above `limit`.
-    pub fn lquantize_buckets(&self) -> usize {
-        match self {
-            AggKind::Lquantize { base, limit, step } => ((limit - base) / step) as usize + 2,
-            _ => 0,
-        }
-    }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            AggKind::Count => "count",
-            AggKind::Sum => "sum",
-            AggKind::Min => "min",
-            AggKind::Max => "max",
-            AggKind::Avg => "avg",
-            AggKind::Stddev => "stddev",
-            AggKind::Quantize => "quantize",
-            AggKind::Lquantize { .. } => "lquantize",
-        }
-    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
