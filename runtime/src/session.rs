@@ -10,7 +10,7 @@ use crate::sys;
 use aya::maps::{Map, MapData, RingBuf};
 use aya::programs::{ProgramError, RawTracePoint};
 use aya::{Ebpf, EbpfLoader};
-use crumbs_ebpf::abi::{agg_map_name, program_name, EVENTS_MAP, STACKS_MAP};
+use crumbs_ebpf::abi::{agg_map_name, EVENTS_MAP, STACKS_MAP};
 use crumbs_ebpf::abi::drops::DROPS_MAP;
 use crumbs_ebpf::abi::Compiled;
 use crumbs_lang::ir::Program;
@@ -160,9 +160,11 @@ fn loader_without_vmlinux_btf() -> EbpfLoader<'static> {
     }
 }
 
-fn run_once(ebpf: &mut Ebpf, program: &Program, attach: AttachPoint) -> Result<(), RunError> {
-    let name = program_name(program, attach);
-    let Some(prog) = ebpf.program_mut(&name) else { return Ok(()) };
+/// Runs the BEGIN or END program, if there is one.
+fn run_once(ebpf: &mut Ebpf, compiled: &Compiled, attach: AttachPoint) -> Result<(), RunError> {
+    let Some(code) = compiled.programs.iter().find(|c| c.attach == attach) else { return Ok(()) };
+    let name = &code.name;
+    let Some(prog) = ebpf.program_mut(name) else { return Ok(()) };
     let prog: &mut RawTracePoint = prog.try_into().map_err(|e: ProgramError| RunError::Other(e.to_string()))?;
     let fd = prog.fd().map_err(|e| RunError::Other(e.to_string()))?.as_fd().as_raw_fd();
     sys::run_once(fd).map_err(|e| RunError::Other(format!("cannot run {name}: {e}")))
@@ -262,7 +264,7 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> R
     };
     // SAFETY: the ring buffer's fd stays open while the AsyncFd owns it.
     let mut ring = unsafe { AsyncFd::register(ring) }.map_err(|e| RunError::Other(format!("cannot poll the event buffer: {e}")))?;
-    run_once(&mut ebpf, program, AttachPoint::Begin)?;
+    run_once(&mut ebpf, compiled, AttachPoint::Begin)?;
     let mut stop = drain(ring.get_mut(), &mut printer)?.map(Stop::Exit);
 
     let mut links = Vec::new();
@@ -335,7 +337,7 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> R
             eprintln!("crumbs: pid {pid} has exited");
         }
     }
-    run_once(&mut ebpf, program, AttachPoint::End)?;
+    run_once(&mut ebpf, compiled, AttachPoint::End)?;
     let end_exit = drain(ring.get_mut(), &mut printer)?;
     printer.finish(&dropped(&ebpf))?;
     Ok(match (stop, end_exit) {

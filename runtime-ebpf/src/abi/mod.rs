@@ -10,7 +10,6 @@ pub mod table;
 
 use crate::elf::MapDef;
 use crate::insn::Insn;
-use crumbs_lang::ir::Program;
 use crumbs_lang::providers::AttachPoint;
 
 /// Everything the runtime loads: the ELF, and what it holds.
@@ -23,7 +22,7 @@ pub struct Compiled {
 /// One BPF program of the ELF: the clauses of one attach point.
 #[derive(Clone, Debug)]
 pub struct ProgramCode {
-    /// Its name in the ELF and the kernel ([`program_name`]).
+    /// Its name in the ELF and the kernel: the runtime finds it by `attach`.
     pub name: String,
     pub attach: AttachPoint,
     pub insns: Vec<Insn>,
@@ -47,18 +46,6 @@ pub const STACK_DEPTH: usize = 64;
 /// The array holding aggregation `id`'s per-CPU tables ([`table`]).
 pub fn agg_map_name(id: usize) -> String {
     format!("agg{id}")
-}
-
-/// The program's name in the ELF (and the kernel).
-pub fn program_name(p: &Program, a: AttachPoint) -> String {
-    match a {
-        AttachPoint::Begin => "crumbs_begin".into(),
-        AttachPoint::End => "crumbs_end".into(),
-        AttachPoint::SyscallEntry => "crumbs_sys_enter".into(),
-        AttachPoint::SyscallReturn => "crumbs_sys_exit".into(),
-        AttachPoint::Profile { .. } => format!("crumbs_profile{}", p.profile_probe(a).map_or(0, |q| q.id)),
-        AttachPoint::Tracepoint(i) => format!("crumbs_tp{i}"),
-    }
 }
 
 /// DTrace's default bufsize: bytes of the event ring buffer.

@@ -5,7 +5,7 @@
 //! (syscall programs), r8 the reserved output record while a clause fills it.
 
 use crate::abi::drops::{DropKind, DROPS_MAP};
-use crate::abi::{agg_map_name, program_name, record, MapRef, ProgramCode, EVENTS_MAP, STACKS_MAP};
+use crate::abi::{agg_map_name, record, MapRef, ProgramCode, EVENTS_MAP, STACKS_MAP};
 use crate::insn::*;
 use crumbs_lang::ast::{BinOp, UnOp};
 use crumbs_lang::builtins::VarHook;
@@ -63,7 +63,7 @@ pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<Progr
     e.push(Insn::mov_imm(R0, 0));
     e.push(Insn::exit());
     e.resolve()?;
-    Ok(ProgramCode { name: program_name(p, group.attach), attach: group.attach, insns: e.insns, map_refs: e.map_refs })
+    Ok(ProgramCode { name: attach::context(group.attach).program_name(p, group.attach), attach: group.attach, insns: e.insns, map_refs: e.map_refs })
 }
 
 type Label = usize;

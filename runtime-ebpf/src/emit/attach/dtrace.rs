@@ -7,6 +7,10 @@ use crumbs_lang::providers::{BEGIN_ID, END_ID};
 pub(super) struct Dtrace;
 
 impl ProbeContext for Dtrace {
+    fn program_name(&self, _: &Program, attach: AttachPoint) -> String {
+        if attach == AttachPoint::Begin { "crumbs_begin" } else { "crumbs_end" }.into()
+    }
+
     fn describe(&self, attach: AttachPoint) -> &'static str {
         if attach == AttachPoint::Begin {
             "BEGIN (run once)"

@@ -5,7 +5,7 @@
 use super::{EmitError, Emitter};
 use crate::insn::*;
 use crumbs_lang::builtins::VarHook;
-use crumbs_lang::ir::Group;
+use crumbs_lang::ir::{Group, Program};
 use crumbs_lang::providers::AttachPoint;
 
 mod dtrace;
@@ -18,6 +18,9 @@ pub(crate) trait ProbeContext {
     fn section_kind(&self) -> &'static str {
         "raw_tp"
     }
+
+    /// The program's name in the ELF (and the kernel).
+    fn program_name(&self, p: &Program, attach: AttachPoint) -> String;
 
     /// What the program attaches to, for `--dump-bpf`.
     fn describe(&self, attach: AttachPoint) -> &'static str;

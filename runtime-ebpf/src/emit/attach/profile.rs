@@ -10,6 +10,10 @@ const REG_CS: i16 = 136;
 pub(super) struct Profile;
 
 impl ProbeContext for Profile {
+    fn program_name(&self, p: &Program, attach: AttachPoint) -> String {
+        format!("crumbs_profile{}", p.profile_probe(attach).map_or(0, |q| q.id))
+    }
+
     fn section_kind(&self) -> &'static str {
         "perf_event"
     }

@@ -24,6 +24,10 @@ fn needs_syscall_number(group: &Group) -> bool {
 }
 
 impl ProbeContext for Syscall {
+    fn program_name(&self, _: &Program, attach: AttachPoint) -> String {
+        if attach == AttachPoint::SyscallEntry { "crumbs_sys_enter" } else { "crumbs_sys_exit" }.into()
+    }
+
     fn describe(&self, attach: AttachPoint) -> &'static str {
         if attach == AttachPoint::SyscallEntry {
             "raw_tracepoint:sys_enter"

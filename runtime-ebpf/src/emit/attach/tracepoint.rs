@@ -14,6 +14,10 @@ fn index(attach: AttachPoint) -> usize {
 }
 
 impl ProbeContext for Tracepoint {
+    fn program_name(&self, _: &Program, attach: AttachPoint) -> String {
+        format!("crumbs_tp{}", index(attach))
+    }
+
     fn section_kind(&self) -> &'static str {
         "tracepoint"
     }
