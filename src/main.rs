@@ -5,6 +5,7 @@ use clap::Parser;
 use crumbs_lang::diag::Diagnostic;
 use crumbs_runtime::driver::{self, CompileError, CompileOptions};
 use crumbs_runtime::kernel::LiveKernel;
+use crumbs_runtime::output::text::DtraceText;
 use crumbs_runtime::process::Child;
 use crumbs_runtime::session::{self, RunError, RunOptions};
 use std::io::{IsTerminal, Write};
@@ -153,7 +154,8 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool)
         let n = program.matched_probes;
         eprintln!("crumbs: {what} matched {n} probe{}", if n == 1 { "" } else { "s" });
     }
-    match driver::run(&compiled, RunOptions { quiet, out, child, pid: cli.pid }) {
+    let mut sink = DtraceText::new(out, quiet, &program.options);
+    match driver::run(&compiled, RunOptions { quiet, child, pid: cli.pid }, &mut sink) {
         Ok(status) => ExitCode::from(status as u8),
         Err(RunError::Permission(msg)) => fail(msg),
         Err(RunError::Verifier { attach, clauses, message, log_tail }) => {

@@ -5,6 +5,7 @@
 //! text --lang--> typed IR --runtime-ebpf--> BPF + ELF --[`run`]--> aya, events, output.
 
 use crate::kernel::Kernel;
+use crate::output::Sink;
 use crate::session::{self, RunError, RunOptions};
 use crumbs_ebpf::abi;
 use crumbs_lang::ast::Span;
@@ -70,8 +71,9 @@ pub fn compile(text: &str, opts: &CompileOptions, kernel: &dyn Kernel) -> Result
     Ok(Compiled { program, code })
 }
 
-/// Loads, attaches and traces until the program exits, Ctrl-C, or the traced process ends;
-/// returns the exit status the program asked for (0 otherwise).
-pub fn run(compiled: &Compiled, opts: RunOptions) -> Result<i32, RunError> {
-    session::run(&compiled.program, &compiled.code, opts)
+/// Loads, attaches and traces until the program exits, Ctrl-C, or the traced process ends,
+/// every firing and the final aggregations going to `sink`; returns the exit status the
+/// program asked for (0 otherwise).
+pub fn run(compiled: &Compiled, opts: RunOptions, sink: &mut dyn Sink) -> Result<i32, RunError> {
+    session::run(&compiled.program, &compiled.code, opts, sink)
 }

@@ -2,7 +2,8 @@
 //! exit()/Ctrl-C/the traced process ends, detach, run END, print aggregations.
 
 use crate::attach::{self, Link};
-use crate::events::Printer;
+use crate::events::Events;
+use crate::output::Sink;
 use crate::process::{self, Child};
 use crate::progress::Progress;
 use crate::second_signal::SecondSignal;
@@ -15,14 +16,14 @@ use crumbs_ebpf::abi::drops::DROPS_MAP;
 use crumbs_ebpf::abi::Compiled;
 use crumbs_lang::ir::Program;
 use crumbs_lang::providers::AttachPoint;
-use std::io::{self, Write};
+use std::io;
 use std::os::fd::{AsFd, AsRawFd, RawFd};
 use std::time::{Duration, Instant};
 use tokio::io::unix::AsyncFd;
 
 pub struct RunOptions {
+    /// No progress lines on standard error.
     pub quiet: bool,
-    pub out: Box<dyn Write>,
     /// The `-c` command, forked and waiting.
     pub child: Option<Child>,
     /// The `-p` process.
@@ -185,28 +186,31 @@ enum Drained {
     More,
 }
 
-/// Prints records for up to `TURN`.
-fn drain_some(rb: &mut RingBuf<MapData>, printer: &mut Printer) -> io::Result<Drained> {
+/// Decodes records into the sink for up to `TURN`.
+fn drain_some(rb: &mut RingBuf<MapData>, events: &mut Events, sink: &mut dyn Sink) -> io::Result<Drained> {
     let end = Instant::now() + TURN;
     let mut drained = Drained::Empty;
     while let Some(item) = rb.next() {
-        if let Some(status) = printer.record(&item)? {
-            return Ok(Drained::Exit(status));
+        if let Some(d) = events.record(&item)? {
+            sink.firing(&d.firing)?;
+            if let Some(status) = d.exit {
+                return Ok(Drained::Exit(status));
+            }
         }
         if Instant::now() >= end {
             drained = Drained::More;
             break;
         }
     }
-    printer.out.flush()?;
+    sink.flush()?;
     Ok(drained)
 }
 
 /// Prints every record in the buffer; only for when nothing adds to it any more (before
 /// attaching or after detaching), so that it ends.
-fn drain(rb: &mut RingBuf<MapData>, printer: &mut Printer) -> io::Result<Option<i32>> {
+fn drain(rb: &mut RingBuf<MapData>, events: &mut Events, sink: &mut dyn Sink) -> io::Result<Option<i32>> {
     loop {
-        match drain_some(rb, printer)? {
+        match drain_some(rb, events, sink)? {
             Drained::Exit(status) => return Ok(Some(status)),
             Drained::Empty => return Ok(None),
             Drained::More => {}
@@ -231,22 +235,22 @@ enum Stop {
     ProcessExited,
 }
 
-/// Runs the session to the end; returns the exit status crumbs should exit with.
-/// A `-c` child that was never released is killed when `opts` is dropped.
-pub fn run(program: &Program, compiled: &Compiled, mut opts: RunOptions) -> Result<i32, RunError> {
-    run_inner(program, compiled, &mut opts)
+/// Runs the session to the end, everything it outputs going to `sink`; returns the exit
+/// status crumbs should exit with. A `-c` child that was never released is killed when
+/// `opts` is dropped.
+pub fn run(program: &Program, compiled: &Compiled, mut opts: RunOptions, sink: &mut dyn Sink) -> Result<i32, RunError> {
+    run_inner(program, compiled, &mut opts, sink)
 }
 
-fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> Result<i32, RunError> {
+fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions, sink: &mut dyn Sink) -> Result<i32, RunError> {
     let mut ebpf = load(program, compiled, opts.quiet)?;
     let agg_fds: Vec<RawFd> = (0..program.aggregations.len())
         .map(|i| ebpf.map(&agg_map_name(i)).and_then(map_fd).ok_or_else(|| RunError::Other(format!("map {} missing", agg_map_name(i)))))
         .collect::<Result<_, _>>()?;
     let events = ebpf.take_map(EVENTS_MAP).ok_or_else(|| RunError::Other("event map missing".into()))?;
     let ring = RingBuf::try_from(events).map_err(|e| RunError::Other(e.to_string()))?;
-    let out = std::mem::replace(&mut opts.out, Box::new(io::sink()));
     let stacks = crate::stacks::Stacks::new(ebpf.map(STACKS_MAP).and_then(map_fd));
-    let mut printer = Printer::new(program, opts.quiet, out, agg_fds, stacks);
+    let mut events = Events::new(program, agg_fds, stacks);
 
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let _guard = rt.enter();
@@ -265,7 +269,7 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> R
     // SAFETY: the ring buffer's fd stays open while the AsyncFd owns it.
     let mut ring = unsafe { AsyncFd::register(ring) }.map_err(|e| RunError::Other(format!("cannot poll the event buffer: {e}")))?;
     run_once(&mut ebpf, compiled, AttachPoint::Begin)?;
-    let mut stop = drain(ring.get_mut(), &mut printer)?.map(Stop::Exit);
+    let mut stop = drain(ring.get_mut(), &mut events, sink)?.map(Stop::Exit);
 
     let mut links = Vec::new();
     if stop.is_none() {
@@ -303,7 +307,7 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> R
                     _ = async { watched.as_ref().unwrap().readable().await }, if watched.is_some() => break Stop::ProcessExited,
                     guard = afd.readable_mut() => {
                         let mut guard = guard?;
-                        match drain_some(guard.get_inner_mut(), &mut printer)? {
+                        match drain_some(guard.get_inner_mut(), &mut events, sink)? {
                             Drained::Exit(s) => break Stop::Exit(s),
                             Drained::Empty => guard.clear_ready(),
                             // Still readable: come back after the runtime has polled its
@@ -326,11 +330,10 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> R
     if matches!(stop, Stop::Exit(_)) {
         discard(ring.get_mut());
     } else {
-        drain(ring.get_mut(), &mut printer)?;
+        drain(ring.get_mut(), &mut events, sink)?;
     }
     if matches!(stop, Stop::Interrupted) {
-        // DTrace ends the line the terminal's ^C is on, even when quiet.
-        printer.out.write_all(crate::output::record::on_interrupt().as_bytes())?;
+        sink.interrupted()?;
     }
     if matches!(stop, Stop::ProcessExited) && !opts.quiet {
         if let Some(pid) = opts.child.as_ref().map(|c| c.pid).or(opts.pid) {
@@ -338,8 +341,8 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions) -> R
         }
     }
     run_once(&mut ebpf, compiled, AttachPoint::End)?;
-    let end_exit = drain(ring.get_mut(), &mut printer)?;
-    printer.finish(&dropped(&ebpf))?;
+    let end_exit = drain(ring.get_mut(), &mut events, sink)?;
+    sink.finish(&events.all_rows()?, &dropped(&ebpf))?;
     Ok(match (stop, end_exit) {
         (_, Some(s)) => s,
         (Stop::Exit(s), None) => s,

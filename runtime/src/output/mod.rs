@@ -1,12 +1,49 @@
-//! Output formats: how crumbs prints what the kernel sent, in DTrace's layouts.
-//!
-//! Everything here is pure (no kernel, no I/O): values in, text out.
+//! Where decoded events go: the [`Sink`] trait, and DTrace's text output ([`text`]) built
+//! from its layouts ([`aggregation`], [`printf`], [`record`]: pure, values in, text out).
+//! A sink sees decoded values only, never the kernel.
 
+use crate::drops::Drops;
 use crumbs_lang::ir::agg::{AggKind, Summary};
+use crumbs_lang::printf::Piece;
+use std::io;
 
 pub mod aggregation;
 pub mod printf;
 pub mod record;
+pub mod text;
+
+/// One firing of a clause that sent a record: where it fired and what its actions output.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Firing<'p> {
+    pub cpu: u32,
+    /// The DTrace probe id, and the probe's function and name.
+    pub probe: u32,
+    pub func: String,
+    pub name: String,
+    pub outputs: Vec<Output<'p>>,
+}
+
+/// What one action of a firing output.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Output<'p> {
+    Printf { pieces: &'p [Piece], values: Vec<Value> },
+    Trace(Value),
+    /// printa(): the aggregation's rows at that moment (normalize() applied), printed in
+    /// the default layout or each through a format.
+    Printa { agg: usize, rows: Vec<AggRow>, format: Option<&'p [Piece]> },
+}
+
+/// Where a session's output goes, in order: firings as they arrive, then the end.
+pub trait Sink {
+    fn firing(&mut self, firing: &Firing) -> io::Result<()>;
+    /// Everything so far should reach its reader (the event buffer was drained).
+    fn flush(&mut self) -> io::Result<()>;
+    /// Tracing was stopped by Ctrl-C or SIGTERM.
+    fn interrupted(&mut self) -> io::Result<()>;
+    /// Tracing has ended: every aggregation's rows (normalize() applied), by id, and what
+    /// the kernel could not keep.
+    fn finish(&mut self, aggregations: &[Vec<AggRow>], drops: &Drops) -> io::Result<()>;
+}
 
 /// One value as user space sees it after decoding a record or a map key.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

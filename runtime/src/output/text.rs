@@ -1,0 +1,84 @@
+//! DTrace's text output, byte for byte: the heading and per-firing prefix unless quiet,
+//! each action's text, the aggregations at the end, losses on standard error.
+
+use super::{aggregation, printf, record, AggRow, Firing, Output, Sink, Value};
+use crate::drops::Drops;
+use crumbs_lang::ir::Options;
+use crumbs_lang::printf::Piece;
+use std::io::{self, Write};
+
+pub struct DtraceText<'w> {
+    out: Box<dyn Write + 'w>,
+    quiet: bool,
+    options: Options,
+    header_done: bool,
+}
+
+impl<'w> DtraceText<'w> {
+    pub fn new(out: Box<dyn Write + 'w>, quiet: bool, options: &Options) -> Self {
+        DtraceText { out, quiet, options: options.clone(), header_done: false }
+    }
+
+    fn order(&self) -> aggregation::Order {
+        aggregation::Order { by_key: self.options.aggsortkey, reverse: self.options.aggsortrev }
+    }
+}
+
+/// printf arguments for one aggregation row under a printa format: `%@` conversions take
+/// the value (a distribution prints as its table), the others take the keys in order.
+fn printa_args(pieces: &[Piece], row: &AggRow) -> Vec<Value> {
+    let mut keys = row.keys.iter();
+    crumbs_lang::printf::conversions(pieces)
+        .map(|c| if c.is_agg_value() { aggregation::value_of(&row.data) } else { keys.next().cloned().unwrap_or(Value::Int(0)) })
+        .collect()
+}
+
+impl Sink for DtraceText<'_> {
+    fn firing(&mut self, f: &Firing) -> io::Result<()> {
+        let mut text = String::new();
+        if !self.quiet {
+            if !self.header_done {
+                text.push_str(&record::header());
+                self.header_done = true;
+            }
+            text.push_str(&record::prefix(f.cpu, f.probe, &f.func, &f.name));
+        }
+        for o in &f.outputs {
+            match o {
+                Output::Printf { pieces, values } => text.push_str(&printf::format(pieces, values)),
+                Output::Trace(v) => text.push_str(&record::trace(v, self.quiet)),
+                Output::Printa { rows, format: None, .. } => aggregation::print_aggregation_in(&mut text, rows, self.order()),
+                Output::Printa { rows, format: Some(pieces), .. } => {
+                    for row in aggregation::sort_rows_by(rows, self.order()) {
+                        text.push_str(&printf::format(pieces, &printa_args(pieces, row)));
+                    }
+                }
+            }
+        }
+        text.push_str(record::end_of_firing(self.quiet));
+        self.out.write_all(text.as_bytes())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
+    fn interrupted(&mut self) -> io::Result<()> {
+        // DTrace ends the line the terminal's ^C is on, even when quiet.
+        self.out.write_all(record::on_interrupt().as_bytes())
+    }
+
+    /// A newline, then every aggregation; then, on standard error, what was lost.
+    fn finish(&mut self, aggregations: &[Vec<AggRow>], drops: &Drops) -> io::Result<()> {
+        let mut text = record::end_of_tracing().to_string();
+        for rows in aggregations {
+            aggregation::print_rows_in(&mut text, rows, self.order());
+        }
+        self.out.write_all(text.as_bytes())?;
+        self.out.flush()?;
+        for line in drops.messages(&self.options) {
+            eprintln!("crumbs: {line}");
+        }
+        Ok(())
+    }
+}
