@@ -8,11 +8,13 @@ use crumbs_runtime::kernel::LiveKernel;
 use crumbs_runtime::output::text::DtraceText;
 use crumbs_runtime::process::Child;
 use crumbs_runtime::session::{self, RunError, RunOptions};
+use crumbs_runtime::stop::StopHandle;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 mod list;
 mod repl;
+mod signals;
 
 /// A DTrace-style tracer for Linux: D scripts compiled straight to eBPF.
 #[derive(Parser, Debug)]
@@ -89,12 +91,12 @@ fn main() -> ExitCode {
     if cli.list {
         return list::matching(&name, &text);
     }
-    trace(&cli, &name, &text, operands, !cli.program.is_empty())
+    trace(&cli, &name, &text, operands, !cli.program.is_empty(), false)
 }
 
 /// Compiles one program and traces with it until it ends: the whole pipeline, used once
 /// for the command line and once per program in the REPL.
-fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool) -> ExitCode {
+fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool, in_repl: bool) -> ExitCode {
     let render = |d: &Diagnostic| {
         eprint!("{}", d.render(name, text, std::io::stderr().is_terminal()));
         ExitCode::from(2)
@@ -155,7 +157,12 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool)
         eprintln!("crumbs: {what} matched {n} probe{}", if n == 1 { "" } else { "s" });
     }
     let mut sink = DtraceText::new(out, quiet, &program.options);
-    match driver::run(&compiled, RunOptions { quiet, child, pid: cli.pid }, &mut sink) {
+    let stop = match StopHandle::new() {
+        Ok(h) => h,
+        Err(e) => return fail(format!("cannot set up stopping on Ctrl-C: {e}")),
+    };
+    let _signals = signals::StopOnSignals::install(&stop, !in_repl);
+    match driver::run(&compiled, RunOptions { quiet, child, pid: cli.pid, stop: Some(stop) }, &mut sink) {
         Ok(status) => ExitCode::from(status as u8),
         Err(RunError::Permission(msg)) => fail(msg),
         Err(RunError::Verifier { attach, clauses, message, log_tail }) => {

@@ -138,7 +138,7 @@ pub fn run(cli: &Cli) -> ExitCode {
             _ => {}
         }
         let _ = editor.add_history_entry(input);
-        status = trace(cli, "<repl>", input, Vec::new(), true);
+        status = trace(cli, "<repl>", input, Vec::new(), true, true);
     }
     if let Some(h) = &history {
         let _ = editor.save_history(h);

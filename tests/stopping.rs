@@ -232,3 +232,39 @@ fn setuid_c_command_dies_with_crumbs() {
 fn c_command_dies_with_crumbs() {
     command_dies_with_crumbs(false);
 }
+
+#[test]
+fn in_the_repl_a_second_signal_stops_the_program_not_the_repl() {
+    // spec §10.3: in the REPL every Ctrl-C only stops the program running; the prompt
+    // comes back for the next one.
+    let program = r#"profile-997 { printf("%s\n", "a line that fills the pipe nobody reads"); } END { printf("end\n"); }"#;
+    let mut crumbs = crumbs_cmd(&["--repl", "-q"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("start crumbs");
+    let mut stdin = crumbs.stdin.take().unwrap();
+    use std::io::Write;
+    writeln!(stdin, "{program}").unwrap();
+    let start = Instant::now();
+    while !blocked_writing_stdout(crumbs.id()) {
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = crumbs.kill();
+            let _ = crumbs.wait();
+            panic!("crumbs never blocked writing to the full pipe");
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+    signal(crumbs.id(), libc::SIGINT);
+    thread::sleep(Duration::from_millis(100));
+    signal(crumbs.id(), libc::SIGINT);
+    thread::sleep(Duration::from_millis(100));
+    assert!(crumbs.try_wait().unwrap().is_none(), "a second Ctrl-C ended the REPL");
+    // Unblock it: the program stops, END runs, and the REPL reads the next line.
+    let stdout = crumbs.stdout.take().unwrap();
+    let reader = thread::spawn(move || std::io::read_to_string(stdout).unwrap());
+    writeln!(stdin, r#"BEGIN {{ printf("next program\n"); exit(0); }}"#).unwrap();
+    writeln!(stdin, ":quit").unwrap();
+    drop(stdin);
+    let status = wait_with_timeout(&mut crumbs, TIMEOUT, "the REPL after two signals");
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    let text = reader.join().unwrap();
+    let after = text.find("\nend\n").expect("END of the stopped program ran");
+    assert!(text[after..].contains("next program\n"), "{:?}", &text[text.len().saturating_sub(300)..]);
+}

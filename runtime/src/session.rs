@@ -3,10 +3,10 @@
 
 use crate::attach::{self, Link};
 use crate::events::Events;
-use crate::output::Sink;
+use crate::output::{Sink, Stopped};
 use crate::process::{self, Child};
 use crate::progress::Progress;
-use crate::second_signal::SecondSignal;
+use crate::stop::StopHandle;
 use crate::sys;
 use aya::maps::{Map, MapData, RingBuf};
 use aya::programs::{ProgramError, RawTracePoint};
@@ -28,6 +28,8 @@ pub struct RunOptions {
     pub child: Option<Child>,
     /// The `-p` process.
     pub pid: Option<i32>,
+    /// Stops tracing when asked (the command line asks on Ctrl-C and SIGTERM).
+    pub stop: Option<StopHandle>,
 }
 
 #[derive(Debug)]
@@ -229,20 +231,21 @@ fn dropped(ebpf: &Ebpf) -> crate::drops::Drops {
     crate::drops::Drops::read(fd, crate::kernel::cpus::possible()).unwrap_or_default()
 }
 
-enum Stop {
-    Exit(i32),
-    Interrupted,
-    ProcessExited,
+/// Runs the session to the end on a runtime of its own, everything it outputs going to
+/// `sink`; returns the exit status crumbs should exit with. A `-c` child that was never
+/// released is killed when `opts` is dropped.
+pub fn run(program: &Program, compiled: &Compiled, opts: RunOptions, sink: &mut dyn Sink) -> Result<i32, RunError> {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    rt.block_on(trace(program, compiled, opts, sink))
 }
 
-/// Runs the session to the end, everything it outputs going to `sink`; returns the exit
-/// status crumbs should exit with. A `-c` child that was never released is killed when
-/// `opts` is dropped.
-pub fn run(program: &Program, compiled: &Compiled, mut opts: RunOptions, sink: &mut dyn Sink) -> Result<i32, RunError> {
-    run_inner(program, compiled, &mut opts, sink)
+/// [`run`] on the caller's tokio runtime (a current-thread one: the session does not move
+/// between threads).
+pub async fn trace(program: &Program, compiled: &Compiled, mut opts: RunOptions, sink: &mut dyn Sink) -> Result<i32, RunError> {
+    trace_inner(program, compiled, &mut opts, sink).await
 }
 
-fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions, sink: &mut dyn Sink) -> Result<i32, RunError> {
+async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions, sink: &mut dyn Sink) -> Result<i32, RunError> {
     let mut ebpf = load(program, compiled, opts.quiet)?;
     let agg_fds: Vec<RawFd> = (0..program.aggregations.len())
         .map(|i| ebpf.map(&agg_map_name(i)).and_then(map_fd).ok_or_else(|| RunError::Other(format!("map {} missing", agg_map_name(i)))))
@@ -252,11 +255,11 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions, sink
     let stacks = crate::stacks::Stacks::new(ebpf.map(STACKS_MAP).and_then(map_fd));
     let mut events = Events::new(program, agg_fds, stacks);
 
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let _guard = rt.enter();
-    let mut sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
-    let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    let _second_signal = SecondSignal::arm();
+    let asked = match &opts.stop {
+        // SAFETY: the descriptor is owned by the AsyncFd.
+        Some(h) => Some(unsafe { AsyncFd::register(h.watch()?) }.map_err(|e| RunError::Other(format!("cannot poll for a stop request: {e}")))?),
+        None => None,
+    };
 
     let watched = match opts.pid {
         Some(pid) => {
@@ -269,7 +272,7 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions, sink
     // SAFETY: the ring buffer's fd stays open while the AsyncFd owns it.
     let mut ring = unsafe { AsyncFd::register(ring) }.map_err(|e| RunError::Other(format!("cannot poll the event buffer: {e}")))?;
     run_once(&mut ebpf, compiled, AttachPoint::Begin)?;
-    let mut stop = drain(ring.get_mut(), &mut events, sink)?.map(Stop::Exit);
+    let mut stop = drain(ring.get_mut(), &mut events, sink)?.map(Stopped::Exit);
 
     let mut links = Vec::new();
     if stop.is_none() {
@@ -291,24 +294,24 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions, sink
         drop(child_tx);
     }
     let has_child = opts.child.is_some() && stop.is_none();
+    let exited_pid = opts.child.as_ref().map(|c| c.pid).or(opts.pid).unwrap_or(0);
 
     let stop = match stop.take() {
         Some(s) => s,
-        None => rt.block_on(async {
+        None => {
             let afd = &mut ring;
-            let stop = loop {
+            loop {
                 // Stop conditions first: while records stream in the buffer stays readable,
                 // and an unbiased choice could pick it again and again.
                 tokio::select! {
                     biased;
-                    _ = sigint.recv() => break Stop::Interrupted,
-                    _ = sigterm.recv() => break Stop::Interrupted,
-                    _ = &mut child_rx, if has_child => break Stop::ProcessExited,
-                    _ = async { watched.as_ref().unwrap().readable().await }, if watched.is_some() => break Stop::ProcessExited,
+                    _ = async { asked.as_ref().unwrap().readable().await }, if asked.is_some() => break Stopped::Interrupted,
+                    _ = &mut child_rx, if has_child => break Stopped::ProcessExited(exited_pid),
+                    _ = async { watched.as_ref().unwrap().readable().await }, if watched.is_some() => break Stopped::ProcessExited(exited_pid),
                     guard = afd.readable_mut() => {
                         let mut guard = guard?;
                         match drain_some(guard.get_inner_mut(), &mut events, sink)? {
-                            Drained::Exit(s) => break Stop::Exit(s),
+                            Drained::Exit(s) => break Stopped::Exit(s),
                             Drained::Empty => guard.clear_ready(),
                             // Still readable: come back after the runtime has polled its
                             // drivers, which is how signals and the pidfd reach the branches
@@ -320,32 +323,24 @@ fn run_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions, sink
                         }
                     }
                 }
-            };
-            Ok::<_, RunError>(stop)
-        })?,
+            }
+        }
     };
 
     // Detach, then print what the probes sent before they stopped.
     detach_all(links, opts.quiet);
-    if matches!(stop, Stop::Exit(_)) {
+    if matches!(stop, Stopped::Exit(_)) {
         discard(ring.get_mut());
     } else {
         drain(ring.get_mut(), &mut events, sink)?;
     }
-    if matches!(stop, Stop::Interrupted) {
-        sink.interrupted()?;
-    }
-    if matches!(stop, Stop::ProcessExited) && !opts.quiet {
-        if let Some(pid) = opts.child.as_ref().map(|c| c.pid).or(opts.pid) {
-            eprintln!("crumbs: pid {pid} has exited");
-        }
-    }
+    sink.stopped(&stop)?;
     run_once(&mut ebpf, compiled, AttachPoint::End)?;
     let end_exit = drain(ring.get_mut(), &mut events, sink)?;
     sink.finish(&events.all_rows()?, &dropped(&ebpf))?;
     Ok(match (stop, end_exit) {
         (_, Some(s)) => s,
-        (Stop::Exit(s), None) => s,
+        (Stopped::Exit(s), None) => s,
         _ => 0,
     })
 }

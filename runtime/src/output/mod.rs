@@ -33,13 +33,25 @@ pub enum Output<'p> {
     Printa { agg: usize, rows: Vec<AggRow>, format: Option<&'p [Piece]> },
 }
 
+/// Why a session stopped tracing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stopped {
+    /// A clause called `exit(status)`.
+    Exit(i32),
+    /// Asked to stop (Ctrl-C, SIGTERM).
+    Interrupted,
+    /// The traced process (`-c`, `-p`) exited.
+    ProcessExited(i32),
+}
+
 /// Where a session's output goes, in order: firings as they arrive, then the end.
 pub trait Sink {
     fn firing(&mut self, firing: &Firing) -> io::Result<()>;
     /// Everything so far should reach its reader (the event buffer was drained).
     fn flush(&mut self) -> io::Result<()>;
-    /// Tracing was stopped by Ctrl-C or SIGTERM.
-    fn interrupted(&mut self) -> io::Result<()>;
+    /// Why tracing stopped; the probes are detached and what they sent is delivered, END
+    /// has not run yet.
+    fn stopped(&mut self, why: &Stopped) -> io::Result<()>;
     /// Tracing has ended: every aggregation's rows (normalize() applied), by id, and what
     /// the kernel could not keep.
     fn finish(&mut self, aggregations: &[Vec<AggRow>], drops: &Drops) -> io::Result<()>;

@@ -1,7 +1,7 @@
 //! DTrace's text output, byte for byte: the heading and per-firing prefix unless quiet,
 //! each action's text, the aggregations at the end, losses on standard error.
 
-use super::{aggregation, printf, record, AggRow, Firing, Output, Sink, Value};
+use super::{aggregation, printf, record, AggRow, Firing, Output, Sink, Stopped, Value};
 use crate::drops::Drops;
 use crumbs_lang::ir::Options;
 use crumbs_lang::printf::Piece;
@@ -63,9 +63,16 @@ impl Sink for DtraceText<'_> {
         self.out.flush()
     }
 
-    fn interrupted(&mut self) -> io::Result<()> {
-        // DTrace ends the line the terminal's ^C is on, even when quiet.
-        self.out.write_all(record::on_interrupt().as_bytes())
+    fn stopped(&mut self, why: &Stopped) -> io::Result<()> {
+        match why {
+            // DTrace ends the line the terminal's ^C is on, even when quiet.
+            Stopped::Interrupted => self.out.write_all(record::on_interrupt().as_bytes()),
+            Stopped::ProcessExited(pid) if !self.quiet => {
+                eprintln!("crumbs: pid {pid} has exited");
+                Ok(())
+            }
+            _ => Ok(()),
+        }
     }
 
     /// A newline, then every aggregation; then, on standard error, what was lost.
