@@ -1,28 +1,17 @@
 //! From the bytes clauses send through the ring buffer to [`Firing`]s: decoding each record
-//! with its layout, and carrying out the actions that work on the kernel's aggregation
-//! tables as they come (printa reads them, clear and trunc write them, normalize changes how
-//! they read from then on). Printing is a sink's job.
+//! with its layout, and carrying out the actions on aggregations as they come (see
+//! [`crate::actions`]). Printing is a sink's job.
 
-use crate::aggregate::{self, Decoder};
-use crate::output::{aggregation, AggRow, Firing, Output, Value};
-use crate::stacks::Stacks;
-use crate::table::Table;
+use crate::actions::Aggregations;
+use crate::aggregate;
+use crate::output::{AggRow, Firing, Output, Value};
 use crumbs_ebpf::abi::record as wire;
 use crumbs_lang::ir::{Item, Program};
-use std::cell::OnceCell;
 use std::io;
-use std::os::fd::RawFd;
 
 pub struct Events<'p> {
     program: &'p Program,
-    /// File descriptors of the aggregation maps, by aggregation id.
-    agg_fds: Vec<RawFd>,
-    /// The aggregation maps mapped into memory, on first use.
-    tables: Vec<OnceCell<Table>>,
-    cpus: usize,
-    stacks: Stacks,
-    /// normalize()'s divisor per aggregation (1: as is).
-    normal: Vec<i64>,
+    pub aggregations: Aggregations<'p>,
     /// Each record's argument offsets and size, computed once rather than per event.
     layouts: Vec<wire::Layout>,
 }
@@ -34,35 +23,14 @@ pub struct Decoded<'p> {
 }
 
 impl<'p> Events<'p> {
-    pub fn new(program: &'p Program, agg_fds: Vec<RawFd>, stacks: Stacks) -> Self {
-        let normal = vec![1; program.aggregations.len()];
+    pub fn new(program: &'p Program, aggregations: Aggregations<'p>) -> Self {
         let layouts = program.records.iter().map(wire::layout).collect();
-        let tables = agg_fds.iter().map(|_| OnceCell::new()).collect();
-        Events { program, agg_fds, tables, cpus: crate::kernel::cpus::possible(), stacks, normal, layouts }
-    }
-
-    fn table(&self, id: usize) -> io::Result<&Table> {
-        if let Some(t) = self.tables[id].get() {
-            return Ok(t);
-        }
-        let layout = crumbs_ebpf::abi::table::layout(self.program, id, self.cpus as u32);
-        let t = Table::map(self.agg_fds[id], layout)?;
-        Ok(self.tables[id].get_or_init(|| t))
-    }
-
-    fn decoder(&self) -> Decoder<'_> {
-        Decoder { strings: &self.program.strings, stacks: &self.stacks }
-    }
-
-    /// An aggregation's rows as they print now (normalize() applied), unsorted.
-    pub fn rows(&self, id: usize) -> io::Result<Vec<AggRow>> {
-        let rows = aggregate::read(self.table(id)?, &self.program.aggregations[id], &self.decoder());
-        Ok(aggregation::normalized(rows, self.normal[id]))
+        Events { program, aggregations, layouts }
     }
 
     /// Every aggregation's rows, by id, for the end of tracing.
     pub fn all_rows(&self) -> io::Result<Vec<Vec<AggRow>>> {
-        (0..self.program.aggregations.len()).map(|id| self.rows(id)).collect()
+        self.aggregations.all_rows()
     }
 
     /// Decodes one record and carries out its actions; `None` for bytes that are no record
@@ -87,22 +55,21 @@ impl<'p> Events<'p> {
                 .arg_reprs()
                 .iter()
                 .zip(offs)
-                .map(|(r, o)| aggregate::decode_value(*r, &bytes[*o..*o + r.size()], &self.decoder()))
+                .map(|(r, o)| aggregate::decode_value(*r, &bytes[*o..*o + r.size()], &self.aggregations.decoder()))
                 .collect();
             match item {
                 Item::Printf { pieces, .. } => firing.outputs.push(Output::Printf { pieces, values }),
                 Item::Trace(_) => firing.outputs.push(Output::Trace(values.into_iter().next().unwrap_or(Value::Int(0)))),
-                Item::Printa { agg, format } => firing.outputs.push(Output::Printa { agg: *agg, rows: self.rows(*agg)?, format: format.as_deref() }),
+                Item::Printa { agg, format } => firing.outputs.push(Output::Printa { agg: *agg, rows: self.aggregations.rows(*agg)?, format: format.as_deref() }),
                 Item::Normalize { agg, by_arg } => {
                     let n = match (by_arg, values.first()) {
                         (true, Some(Value::Int(n))) => *n,
                         _ => 1,
                     };
-                    // A divisor below 1 would make no sense (DTrace refuses it): keep the values.
-                    self.normal[*agg] = n.max(1);
+                    self.aggregations.normalize(*agg, n);
                 }
-                Item::Clear(agg) => aggregate::clear(self.table(*agg)?),
-                Item::Trunc { agg, keep } => aggregate::trunc(self.table(*agg)?, &program.aggregations[*agg], &self.decoder(), *keep),
+                Item::Clear(agg) => self.aggregations.clear(*agg)?,
+                Item::Trunc { agg, keep } => self.aggregations.trunc(*agg, *keep)?,
                 Item::Exit => {
                     if let Some(Value::Int(v)) = values.first() {
                         exit = Some(*v as i32);
@@ -123,7 +90,7 @@ mod tests {
     #[test]
     fn firings_reach_the_text_sink() {
         let p = crumbs_lang::compile(r#"BEGIN { printf("%s-%d", "a", 7); trace(3); exit(4); }"#, &Default::default()).unwrap();
-        let mut ev = Events::new(&p, Vec::new(), Stacks::new(None));
+        let mut ev = Events::new(&p, Aggregations::new(&p, Vec::new(), crate::stacks::Stacks::new(None)));
         let l = wire::layout(&p.records[0]);
         let mut bytes = vec![0u8; l.size];
         bytes[4..8].copy_from_slice(&1u32.to_le_bytes()); // BEGIN's probe id

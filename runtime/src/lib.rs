@@ -2,6 +2,7 @@
 //!
 //! [`session::run`] drives a whole session; [`output`] holds DTrace's text layouts.
 
+pub mod actions;
 pub mod aggregate;
 mod attach;
 pub mod driver;

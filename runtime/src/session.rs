@@ -2,6 +2,7 @@
 //! exit()/Ctrl-C/the traced process ends, detach, run END, print aggregations.
 
 use crate::attach::{self, Link};
+use crate::actions::Aggregations;
 use crate::events::Events;
 use crate::output::{Sink, Stopped};
 use crate::process::{self, Child};
@@ -253,7 +254,7 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
     let events = ebpf.take_map(EVENTS_MAP).ok_or_else(|| RunError::Other("event map missing".into()))?;
     let ring = RingBuf::try_from(events).map_err(|e| RunError::Other(e.to_string()))?;
     let stacks = crate::stacks::Stacks::new(ebpf.map(STACKS_MAP).and_then(map_fd));
-    let mut events = Events::new(program, agg_fds, stacks);
+    let mut events = Events::new(program, Aggregations::new(program, agg_fds, stacks));
 
     let asked = match &opts.stop {
         // SAFETY: the descriptor is owned by the AsyncFd.
