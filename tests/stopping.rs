@@ -112,6 +112,19 @@ fn blocked_writing_stdout(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/syscall")).is_ok_and(|s| s.starts_with("1 0x1 "))
 }
 
+/// Waits until crumbs blocks writing to a pipe nobody reads.
+fn wait_until_blocked(crumbs: &mut Child) {
+    let start = Instant::now();
+    while !blocked_writing_stdout(crumbs.id()) {
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = crumbs.kill();
+            let _ = crumbs.wait();
+            panic!("crumbs never blocked writing to the full pipe");
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
 #[test]
 fn second_signal_ends_crumbs_at_once() {
     // spec §10.3: the first signal stops tracing, but the rest of the output cannot be
@@ -120,15 +133,7 @@ fn second_signal_ends_crumbs_at_once() {
         let program = r#"profile-997 { printf("%s\n", "a line that fills the pipe nobody reads"); } END { printf("end\n"); }"#;
         let mut crumbs = crumbs_cmd(&["-q", "-e", program]).stdin(Stdio::null()).stdout(Stdio::piped()).spawn().expect("start crumbs");
         let _unread = crumbs.stdout.take();
-        let start = Instant::now();
-        while !blocked_writing_stdout(crumbs.id()) {
-            if start.elapsed() > Duration::from_secs(20) {
-                let _ = crumbs.kill();
-                let _ = crumbs.wait();
-                panic!("crumbs never blocked writing to the full pipe");
-            }
-            thread::sleep(Duration::from_millis(20));
-        }
+        wait_until_blocked(&mut crumbs);
         signal(crumbs.id(), first);
         thread::sleep(Duration::from_millis(100));
         assert!(crumbs.try_wait().unwrap().is_none(), "crumbs ended on the first signal although its output is blocked");
@@ -242,15 +247,7 @@ fn in_the_repl_a_second_signal_stops_the_program_not_the_repl() {
     let mut stdin = crumbs.stdin.take().unwrap();
     use std::io::Write;
     writeln!(stdin, "{program}").unwrap();
-    let start = Instant::now();
-    while !blocked_writing_stdout(crumbs.id()) {
-        if start.elapsed() > Duration::from_secs(20) {
-            let _ = crumbs.kill();
-            let _ = crumbs.wait();
-            panic!("crumbs never blocked writing to the full pipe");
-        }
-        thread::sleep(Duration::from_millis(20));
-    }
+    wait_until_blocked(&mut crumbs);
     signal(crumbs.id(), libc::SIGINT);
     thread::sleep(Duration::from_millis(100));
     signal(crumbs.id(), libc::SIGINT);
