@@ -41,35 +41,34 @@ impl<'p> Events<'p> {
         }
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
         let (rid, probe, cpu) = (u32_at(0) as usize, u32_at(4), u32_at(8));
-        let program = self.program;
-        let (Some(rec), Some(layout)) = (program.records.get(rid), self.layouts.get(rid)) else { return Ok(None) };
+        let Events { program, aggregations, layouts } = self;
+        let program: &'p Program = program;
+        let (Some(rec), Some(layout)) = (program.records.get(rid), layouts.get(rid)) else { return Ok(None) };
         if bytes.len() < layout.size {
             return Ok(None);
         }
-        let offsets = layout.offsets.clone();
-        let (func, name) = program.probe_name(probe);
-        let mut firing = Firing { cpu, probe, func, name, outputs: Vec::new() };
+        let mut firing = Firing { program, cpu, probe, outputs: Vec::with_capacity(rec.items.len()) };
         let mut exit = None;
-        for (item, offs) in rec.items.iter().zip(&offsets) {
+        for (item, offs) in rec.items.iter().zip(&layout.offsets) {
             let values: Vec<Value> = item
                 .arg_reprs()
                 .iter()
                 .zip(offs)
-                .map(|(r, o)| aggregate::decode_value(*r, &bytes[*o..*o + r.size()], &self.aggregations.decoder()))
+                .map(|(r, o)| aggregate::decode_value(*r, &bytes[*o..*o + r.size()], &aggregations.decoder()))
                 .collect();
             match item {
                 Item::Printf { pieces, .. } => firing.outputs.push(Output::Printf { pieces, values }),
                 Item::Trace(_) => firing.outputs.push(Output::Trace(values.into_iter().next().unwrap_or(Value::Int(0)))),
-                Item::Printa { agg, format } => firing.outputs.push(Output::Printa { agg: *agg, rows: self.aggregations.rows(*agg)?, format: format.as_deref() }),
+                Item::Printa { agg, format } => firing.outputs.push(Output::Printa { agg: *agg, rows: aggregations.rows(*agg)?, format: format.as_deref() }),
                 Item::Normalize { agg, by_arg } => {
                     let n = match (by_arg, values.first()) {
                         (true, Some(Value::Int(n))) => *n,
                         _ => 1,
                     };
-                    self.aggregations.normalize(*agg, n);
+                    aggregations.normalize(*agg, n);
                 }
-                Item::Clear(agg) => self.aggregations.clear(*agg)?,
-                Item::Trunc { agg, keep } => self.aggregations.trunc(*agg, *keep)?,
+                Item::Clear(agg) => aggregations.clear(*agg)?,
+                Item::Trunc { agg, keep } => aggregations.trunc(*agg, *keep)?,
                 Item::Exit => {
                     if let Some(Value::Int(v)) = values.first() {
                         exit = Some(*v as i32);
@@ -100,7 +99,7 @@ mod tests {
         }
         let d = ev.record(&bytes).unwrap().unwrap();
         assert_eq!(d.exit, Some(4));
-        assert_eq!((d.firing.func.as_str(), d.firing.name.as_str()), ("", "BEGIN"));
+        assert_eq!(d.firing.probe_name(), (String::new(), "BEGIN".to_string()));
         let mut out = Vec::new();
         output::text::DtraceText::new(Box::new(&mut out), true, &p.options).firing(&d.firing).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), "a-73");

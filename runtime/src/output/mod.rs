@@ -4,6 +4,7 @@
 
 use crate::drops::Drops;
 use crumbs_lang::ir::agg::{AggKind, Summary};
+use crumbs_lang::ir::Program;
 use crumbs_lang::printf::Piece;
 use std::io;
 
@@ -15,12 +16,18 @@ pub mod text;
 /// One firing of a clause that sent a record: where it fired and what its actions output.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Firing<'p> {
+    pub program: &'p Program,
     pub cpu: u32,
-    /// The DTrace probe id, and the probe's function and name.
+    /// The DTrace probe id.
     pub probe: u32,
-    pub func: String,
-    pub name: String,
     pub outputs: Vec<Output<'p>>,
+}
+
+impl Firing<'_> {
+    /// The probe's function and name (looked up only by sinks that print them).
+    pub fn probe_name(&self) -> (String, String) {
+        self.program.probe_name(self.probe)
+    }
 }
 
 /// What one action of a firing output.

@@ -41,7 +41,8 @@ impl Sink for DtraceText<'_> {
                 text.push_str(&record::header());
                 self.header_done = true;
             }
-            text.push_str(&record::prefix(f.cpu, f.probe, &f.func, &f.name));
+            let (func, name) = f.probe_name();
+            text.push_str(&record::prefix(f.cpu, f.probe, &func, &name));
         }
         for o in &f.outputs {
             match o {
