@@ -1,5 +1,8 @@
 //! BPF instructions: encoding, constructors and a readable disassembly.
 
+use aya_obj::generated as uapi;
+use helper::bpf_func_id;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Insn {
     pub code: u8,
@@ -22,84 +25,160 @@ pub const R8: Reg = 8;
 pub const R9: Reg = 9;
 pub const R10: Reg = 10;
 
+// Opcode parts from the kernel's uapi header (linux/bpf.h, linux/bpf_common.h), as aya-obj
+// generates them.
 // Classes.
-pub const LD: u8 = 0x00;
-pub const LDX: u8 = 0x01;
-pub const STX: u8 = 0x03;
-pub const ST: u8 = 0x02;
-pub const ALU: u8 = 0x04;
-pub const JMP: u8 = 0x05;
-pub const ALU64: u8 = 0x07;
+pub const LD: u8 = uapi::BPF_LD as u8;
+pub const LDX: u8 = uapi::BPF_LDX as u8;
+pub const STX: u8 = uapi::BPF_STX as u8;
+pub const ST: u8 = uapi::BPF_ST as u8;
+pub const ALU: u8 = uapi::BPF_ALU as u8;
+pub const JMP: u8 = uapi::BPF_JMP as u8;
+pub const ALU64: u8 = uapi::BPF_ALU64 as u8;
 // Sizes.
-pub const W: u8 = 0x00;
-pub const H: u8 = 0x08;
-pub const B: u8 = 0x10;
-pub const DW: u8 = 0x18;
-pub const IMM: u8 = 0x00;
-pub const MEM: u8 = 0x60;
-pub const ATOMIC: u8 = 0xc0;
+pub const W: u8 = uapi::BPF_W as u8;
+pub const H: u8 = uapi::BPF_H as u8;
+pub const B: u8 = uapi::BPF_B as u8;
+pub const DW: u8 = uapi::BPF_DW as u8;
+pub const IMM: u8 = uapi::BPF_IMM as u8;
+pub const MEM: u8 = uapi::BPF_MEM as u8;
+pub const ATOMIC: u8 = uapi::BPF_ATOMIC as u8;
 /// Atomic operations (the immediate of an ATOMIC store).
-pub const ATOMIC_ADD: i32 = 0x00;
-pub const ATOMIC_CMPXCHG: i32 = 0xf1;
+pub const ATOMIC_ADD: i32 = uapi::BPF_ADD as i32;
+pub const ATOMIC_CMPXCHG: i32 = uapi::BPF_CMPXCHG as i32;
 // Sources.
-pub const K: u8 = 0x00;
-pub const X: u8 = 0x08;
+pub const K: u8 = uapi::BPF_K as u8;
+pub const X: u8 = uapi::BPF_X as u8;
+/// Byte swap (an ALU operation) and its direction.
+const END: u8 = uapi::BPF_END as u8;
+const TO_BE: u8 = uapi::BPF_TO_BE as u8;
+/// ld_imm64's source register when its immediate is a map fd or a map value's address.
+const PSEUDO_MAP_FD: u8 = uapi::BPF_PSEUDO_MAP_FD as u8;
+const PSEUDO_MAP_VALUE: u8 = uapi::BPF_PSEUDO_MAP_VALUE as u8;
+
+// The header splits an opcode with macros (BPF_CLASS, BPF_SIZE, BPF_MODE, BPF_OP, BPF_SRC),
+// which bindgen does not translate: their masks are ours.
+const CLASS_MASK: u8 = 0x07;
+const SIZE_MASK: u8 = 0x18;
+const MODE_MASK: u8 = 0xe0;
+const OP_MASK: u8 = 0xf0;
+const SRC_MASK: u8 = 0x08;
 
 /// ALU operations (the high nibble of an ALU opcode).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Alu {
-    Add = 0x00,
-    Sub = 0x10,
-    Mul = 0x20,
-    Div = 0x30,
-    Or = 0x40,
-    And = 0x50,
-    Lsh = 0x60,
-    Rsh = 0x70,
-    Neg = 0x80,
-    Mod = 0x90,
-    Xor = 0xa0,
-    Mov = 0xb0,
-    Arsh = 0xc0,
+    Add = uapi::BPF_ADD as isize,
+    Sub = uapi::BPF_SUB as isize,
+    Mul = uapi::BPF_MUL as isize,
+    Div = uapi::BPF_DIV as isize,
+    Or = uapi::BPF_OR as isize,
+    And = uapi::BPF_AND as isize,
+    Lsh = uapi::BPF_LSH as isize,
+    Rsh = uapi::BPF_RSH as isize,
+    Neg = uapi::BPF_NEG as isize,
+    Mod = uapi::BPF_MOD as isize,
+    Xor = uapi::BPF_XOR as isize,
+    Mov = uapi::BPF_MOV as isize,
+    Arsh = uapi::BPF_ARSH as isize,
+}
+
+impl Alu {
+    const ALL: [Alu; 13] = [Alu::Add, Alu::Sub, Alu::Mul, Alu::Div, Alu::Or, Alu::And, Alu::Lsh, Alu::Rsh, Alu::Neg, Alu::Mod, Alu::Xor, Alu::Mov, Alu::Arsh];
+
+    /// The operator in the verifier's notation (`dst op= src`); Neg is written apart.
+    fn symbol(self) -> &'static str {
+        match self {
+            Alu::Add => "+=",
+            Alu::Sub => "-=",
+            Alu::Mul => "*=",
+            Alu::Div => "/=",
+            Alu::Or => "|=",
+            Alu::And => "&=",
+            Alu::Lsh => "<<=",
+            Alu::Rsh => ">>=",
+            Alu::Neg => "= -",
+            Alu::Mod => "%=",
+            Alu::Xor => "^=",
+            Alu::Mov => "=",
+            Alu::Arsh => "s>>=",
+        }
+    }
 }
 
 /// Jump conditions (the high nibble of a JMP opcode).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cond {
-    Ja = 0x00,
-    Eq = 0x10,
-    Gt = 0x20,
-    Ge = 0x30,
-    Set = 0x40,
-    Ne = 0x50,
-    Sgt = 0x60,
-    Sge = 0x70,
-    Lt = 0xa0,
-    Le = 0xb0,
-    Slt = 0xc0,
-    Sle = 0xd0,
+    Ja = uapi::BPF_JA as isize,
+    Eq = uapi::BPF_JEQ as isize,
+    Gt = uapi::BPF_JGT as isize,
+    Ge = uapi::BPF_JGE as isize,
+    Set = uapi::BPF_JSET as isize,
+    Ne = uapi::BPF_JNE as isize,
+    Sgt = uapi::BPF_JSGT as isize,
+    Sge = uapi::BPF_JSGE as isize,
+    Lt = uapi::BPF_JLT as isize,
+    Le = uapi::BPF_JLE as isize,
+    Slt = uapi::BPF_JSLT as isize,
+    Sle = uapi::BPF_JSLE as isize,
 }
 
-pub const CALL: u8 = 0x80;
-pub const EXIT: u8 = 0x90;
+impl Cond {
+    const ALL: [Cond; 12] = [Cond::Ja, Cond::Eq, Cond::Gt, Cond::Ge, Cond::Set, Cond::Ne, Cond::Sgt, Cond::Sge, Cond::Lt, Cond::Le, Cond::Slt, Cond::Sle];
 
-/// Kernel helper function ids used by the code generator.
+    /// The comparison in the verifier's notation (`if dst op src goto`); Ja is `goto`.
+    fn symbol(self) -> &'static str {
+        match self {
+            Cond::Ja => "goto",
+            Cond::Eq => "==",
+            Cond::Gt => ">",
+            Cond::Ge => ">=",
+            Cond::Set => "&",
+            Cond::Ne => "!=",
+            Cond::Sgt => "s>",
+            Cond::Sge => "s>=",
+            Cond::Lt => "<",
+            Cond::Le => "<=",
+            Cond::Slt => "s<",
+            Cond::Sle => "s<=",
+        }
+    }
+}
+
+pub const CALL: u8 = uapi::BPF_CALL as u8;
+pub const EXIT: u8 = uapi::BPF_EXIT as u8;
+
+/// Kernel helper functions the code generator calls, under the uapi's ids.
 pub mod helper {
-    pub const MAP_LOOKUP_ELEM: i32 = 1;
-    pub const MAP_UPDATE_ELEM: i32 = 2;
-    pub const MAP_DELETE_ELEM: i32 = 3;
-    pub const KTIME_GET_NS: i32 = 5;
-    pub const GET_SMP_PROCESSOR_ID: i32 = 8;
-    pub const GET_CURRENT_PID_TGID: i32 = 14;
-    pub const GET_CURRENT_UID_GID: i32 = 15;
-    pub const GET_CURRENT_COMM: i32 = 16;
-    pub const GET_STACKID: i32 = 27;
-    pub const GET_CURRENT_TASK: i32 = 35;
-    pub const PROBE_READ_KERNEL: i32 = 113;
-    pub const PROBE_READ_USER_STR: i32 = 114;
-    pub const RINGBUF_OUTPUT: i32 = 130;
-    pub const RINGBUF_RESERVE: i32 = 131;
-    pub const RINGBUF_SUBMIT: i32 = 132;
+    pub use aya_obj::generated::bpf_func_id;
+    pub use bpf_func_id::{
+        BPF_FUNC_get_current_comm as GET_CURRENT_COMM, BPF_FUNC_get_current_pid_tgid as GET_CURRENT_PID_TGID,
+        BPF_FUNC_get_current_task as GET_CURRENT_TASK, BPF_FUNC_get_current_uid_gid as GET_CURRENT_UID_GID,
+        BPF_FUNC_get_smp_processor_id as GET_SMP_PROCESSOR_ID, BPF_FUNC_get_stackid as GET_STACKID,
+        BPF_FUNC_ktime_get_ns as KTIME_GET_NS, BPF_FUNC_map_delete_elem as MAP_DELETE_ELEM,
+        BPF_FUNC_map_lookup_elem as MAP_LOOKUP_ELEM, BPF_FUNC_map_update_elem as MAP_UPDATE_ELEM,
+        BPF_FUNC_probe_read_kernel as PROBE_READ_KERNEL, BPF_FUNC_probe_read_user_str as PROBE_READ_USER_STR,
+        BPF_FUNC_ringbuf_output as RINGBUF_OUTPUT, BPF_FUNC_ringbuf_reserve as RINGBUF_RESERVE,
+        BPF_FUNC_ringbuf_submit as RINGBUF_SUBMIT,
+    };
+
+    /// The helpers the disassembler names (the enum cannot be built from a call's id).
+    pub(super) const NAMED: [bpf_func_id; 15] = [
+        MAP_LOOKUP_ELEM,
+        MAP_UPDATE_ELEM,
+        MAP_DELETE_ELEM,
+        KTIME_GET_NS,
+        GET_SMP_PROCESSOR_ID,
+        GET_CURRENT_PID_TGID,
+        GET_CURRENT_UID_GID,
+        GET_CURRENT_COMM,
+        GET_STACKID,
+        GET_CURRENT_TASK,
+        PROBE_READ_KERNEL,
+        PROBE_READ_USER_STR,
+        RINGBUF_OUTPUT,
+        RINGBUF_RESERVE,
+        RINGBUF_SUBMIT,
+    ];
 }
 
 impl Insn {
@@ -128,7 +207,7 @@ impl Insn {
     /// Byte swap to big endian (64-bit): turns a little-endian string word into one that
     /// compares like the bytes it holds.
     pub fn to_be64(dst: Reg) -> Insn {
-        Insn::new(ALU | 0xd0 | X, dst, 0, 0, 64)
+        Insn::new(ALU | END | TO_BE, dst, 0, 0, 64)
     }
     pub fn ldx(size: u8, dst: Reg, src: Reg, off: i16) -> Insn {
         Insn::new(LDX | MEM | size, dst, src, off, 0)
@@ -154,8 +233,8 @@ impl Insn {
     pub fn jmp_reg(c: Cond, dst: Reg, src: Reg, off: i16) -> Insn {
         Insn::new(JMP | c as u8 | X, dst, src, off, 0)
     }
-    pub fn call(helper: i32) -> Insn {
-        Insn::new(JMP | CALL, 0, 0, 0, helper)
+    pub fn call(helper: bpf_func_id) -> Insn {
+        Insn::new(JMP | CALL, 0, 0, 0, helper as i32)
     }
     pub fn exit() -> Insn {
         Insn::new(JMP | EXIT, 0, 0, 0, 0)
@@ -175,8 +254,8 @@ impl Insn {
     }
 
     pub fn is_jump(&self) -> bool {
-        let class = self.code & 0x07;
-        (class == JMP) && !matches!(self.code & 0xf0, CALL | EXIT)
+        let class = self.code & CLASS_MASK;
+        (class == JMP) && !matches!(self.code & OP_MASK, CALL | EXIT)
     }
 }
 
@@ -194,41 +273,32 @@ pub fn disassemble(insns: &[Insn]) -> String {
 }
 
 fn describe(n: &Insn, next: Option<&Insn>) -> String {
-    let class = n.code & 0x07;
-    let size = |c: u8| match c & 0x18 {
+    let class = n.code & CLASS_MASK;
+    let size = |c: u8| match c & SIZE_MASK {
         W => "u32",
         H => "u16",
         B => "u8",
         _ => "u64",
     };
+    let op = n.code & OP_MASK;
     match class {
         ALU64 | ALU => {
-            let op = match n.code & 0xf0 {
-                0x00 => "+=",
-                0x10 => "-=",
-                0x20 => "*=",
-                0x30 => "/=",
-                0x40 => "|=",
-                0x50 => "&=",
-                0x60 => "<<=",
-                0x70 => ">>=",
-                0x80 => return format!("r{} = -r{}", n.dst, n.dst),
-                0x90 => "%=",
-                0xa0 => "^=",
-                0xb0 => "=",
-                0xc0 => "s>>=",
-                0xd0 => return format!("r{} = be{} r{}", n.dst, n.imm, n.dst),
-                _ => "?=",
-            };
+            if op == Alu::Neg as u8 {
+                return format!("r{} = -r{}", n.dst, n.dst);
+            }
+            if op == END {
+                return format!("r{} = be{} r{}", n.dst, n.imm, n.dst);
+            }
+            let op = Alu::ALL.into_iter().find(|a| *a as u8 == op).map_or("?=", Alu::symbol);
             let reg = if class == ALU { "w" } else { "r" };
-            if n.code & X != 0 {
+            if n.code & SRC_MASK == X {
                 format!("{reg}{} {op} {reg}{}", n.dst, n.src)
             } else {
                 format!("{reg}{} {op} {}", n.dst, n.imm)
             }
         }
         LDX => format!("r{} = *({} *)(r{} {:+})", n.dst, size(n.code), n.src, n.off),
-        STX if n.code & 0xe0 == ATOMIC => match n.imm {
+        STX if n.code & MODE_MASK == ATOMIC => match n.imm {
             ATOMIC_ADD => format!("lock *({} *)(r{} {:+}) += r{}", size(n.code), n.dst, n.off, n.src),
             ATOMIC_CMPXCHG => format!("r0 = cmpxchg(({} *)(r{} {:+}), r0, r{})", size(n.code), n.dst, n.off, n.src),
             op => format!("atomic op {op:#x} on ({} *)(r{} {:+}) with r{}", size(n.code), n.dst, n.off, n.src),
@@ -239,31 +309,18 @@ fn describe(n: &Insn, next: Option<&Insn>) -> String {
             let hi = next.map_or(0, |x| x.imm) as i64;
             let v = (hi << 32) | (n.imm as u32 as i64);
             match n.src {
-                1 => format!("r{} = map_fd({})", n.dst, n.imm),
-                2 => format!("r{} = map_value({}) + {}", n.dst, n.imm, hi),
+                PSEUDO_MAP_FD => format!("r{} = map_fd({})", n.dst, n.imm),
+                PSEUDO_MAP_VALUE => format!("r{} = map_value({}) + {}", n.dst, n.imm, hi),
                 _ => format!("r{} = {:#x} ll", n.dst, v),
             }
         }
-        JMP => match n.code & 0xf0 {
+        JMP => match op {
             CALL => format!("call {}", helper_name(n.imm)),
             EXIT => "exit".to_string(),
-            0x00 => format!("goto {:+}", n.off),
+            c if c == Cond::Ja as u8 => format!("goto {:+}", n.off),
             c => {
-                let op = match c {
-                    0x10 => "==",
-                    0x20 => ">",
-                    0x30 => ">=",
-                    0x40 => "&",
-                    0x50 => "!=",
-                    0x60 => "s>",
-                    0x70 => "s>=",
-                    0xa0 => "<",
-                    0xb0 => "<=",
-                    0xc0 => "s<",
-                    0xd0 => "s<=",
-                    _ => "?",
-                };
-                let rhs = if n.code & X != 0 { format!("r{}", n.src) } else { n.imm.to_string() };
+                let op = Cond::ALL.into_iter().find(|k| *k as u8 == c).map_or("?", Cond::symbol);
+                let rhs = if n.code & SRC_MASK == X { format!("r{}", n.src) } else { n.imm.to_string() };
                 format!("if r{} {op} {rhs} goto {:+}", n.dst, n.off)
             }
         },
@@ -271,27 +328,12 @@ fn describe(n: &Insn, next: Option<&Insn>) -> String {
     }
 }
 
+/// `bpf_map_lookup_elem` for BPF_FUNC_map_lookup_elem, as the kernel's headers name helpers.
 fn helper_name(id: i32) -> String {
-    use helper::*;
-    match id {
-        MAP_LOOKUP_ELEM => "bpf_map_lookup_elem",
-        MAP_UPDATE_ELEM => "bpf_map_update_elem",
-        MAP_DELETE_ELEM => "bpf_map_delete_elem",
-        KTIME_GET_NS => "bpf_ktime_get_ns",
-        GET_SMP_PROCESSOR_ID => "bpf_get_smp_processor_id",
-        GET_CURRENT_PID_TGID => "bpf_get_current_pid_tgid",
-        GET_CURRENT_UID_GID => "bpf_get_current_uid_gid",
-        GET_CURRENT_COMM => "bpf_get_current_comm",
-        GET_STACKID => "bpf_get_stackid",
-        GET_CURRENT_TASK => "bpf_get_current_task",
-        PROBE_READ_KERNEL => "bpf_probe_read_kernel",
-        PROBE_READ_USER_STR => "bpf_probe_read_user_str",
-        RINGBUF_OUTPUT => "bpf_ringbuf_output",
-        RINGBUF_RESERVE => "bpf_ringbuf_reserve",
-        RINGBUF_SUBMIT => "bpf_ringbuf_submit",
-        _ => return format!("helper#{id}"),
+    match helper::NAMED.into_iter().find(|h| *h as i32 == id) {
+        Some(h) => format!("{h:?}").replacen("BPF_FUNC_", "bpf_", 1),
+        None => format!("helper#{id}"),
     }
-    .to_string()
 }
 
 #[cfg(test)]
@@ -326,5 +368,7 @@ mod tests {
         assert_eq!(text, "   0: r0 = 1\n   1: r1 = 0x7 ll\n   3: call bpf_get_current_comm\n   4: exit\n");
         let text = disassemble(&[Insn::atomic_add(R0, 8, R1), Insn::cmpxchg(R3, 0, R1)]);
         assert_eq!(text, "   0: lock *(u64 *)(r0 +8) += r1\n   1: r0 = cmpxchg((u64 *)(r3 +0), r0, r1)\n");
+        let text = disassemble(&[Insn::call(helper::PROBE_READ_USER_STR), Insn::new(JMP | CALL, 0, 0, 0, 9999)]);
+        assert_eq!(text, "   0: call bpf_probe_read_user_str\n   1: call helper#9999\n");
     }
 }

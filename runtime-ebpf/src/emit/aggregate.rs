@@ -13,33 +13,35 @@ impl Emitter<'_> {
         let def = &self.p.aggregations[id];
         let ops = def.kind.update();
         let layout = table::layout(self.p, id, self.target.cpus);
-        let key = self.slot(def.key_size())?;
-        if keys.is_empty() {
-            self.push(Insn::st_imm(DW, R10, key, 0));
-        }
-        let mut off = key;
-        for k in keys {
-            self.store_value(k, R10, off)?;
-            off += k.repr().size() as i16;
-        }
-        let val = self.slot(8)?;
-        if ops.iter().any(Op::reads_value) {
-            self.expr(value)?;
-            self.push(Insn::stx(DW, R10, val, R0));
-        }
-        let done = self.label();
-        self.find_slot(id, &layout, !def.keys.is_empty(), key, done)?;
-        self.push(Insn::alu_imm(Alu::Add, R0, layout.value_offset() as i32));
-        let last = ops.len() - 1;
-        for (i, op) in ops.into_iter().enumerate() {
-            // A bucket update moves r0 to its bucket, so nothing can follow it.
-            debug_assert!(i == last || !matches!(op, Op::Bucket { .. }), "a bucket op before another op");
-            self.agg_op(op, val);
-        }
-        self.bind(done);
-        // The key and value slots are free again for the clause's next statement.
-        self.frame -= (def.key_size().next_multiple_of(8) + 8) as i32;
-        Ok(())
+        // The key and value slots live until the update is done; the clause's next statement
+        // reuses them.
+        self.scoped(|e| {
+            let key = e.slot(def.key_size())?;
+            if keys.is_empty() {
+                e.push(Insn::st_imm(DW, R10, key, 0));
+            }
+            let mut off = key;
+            for k in keys {
+                e.store_value(k, R10, off)?;
+                off += k.repr().size() as i16;
+            }
+            let val = e.slot(8)?;
+            if ops.iter().any(Op::reads_value) {
+                e.expr(value)?;
+                e.push(Insn::stx(DW, R10, val, R0));
+            }
+            let done = e.label();
+            e.find_slot(id, &layout, !def.keys.is_empty(), key, done)?;
+            e.push(Insn::alu_imm(Alu::Add, R0, layout.value_offset() as i32));
+            let last = ops.len() - 1;
+            for (i, op) in ops.into_iter().enumerate() {
+                // A bucket update moves r0 to its bucket, so nothing can follow it.
+                debug_assert!(i == last || !matches!(op, Op::Bucket { .. }), "a bucket op before another op");
+                e.agg_op(op, val);
+            }
+            e.bind(done);
+            Ok(())
+        })
     }
 
     /// One update op on the state words at r0, the value in stack slot `val`.
@@ -115,26 +117,28 @@ impl Emitter<'_> {
     /// follows is checked once.
     fn find_slot(&mut self, id: usize, t: &Layout, keyed: bool, key: i16, done: Label) -> Result<(), EmitError> {
         let words = (t.key_size / 8) as i16;
-        let cpu = self.slot(8)?;
-        self.push(Insn::call(helper::GET_SMP_PROCESSOR_ID));
-        self.push(Insn::stx(DW, R10, cpu, R0));
-        self.lookup(&agg_map_name(id), cpu);
-        let (to_claim, to_drop, to_found) = (self.label(), self.label(), self.label());
-        self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), to_drop);
-        self.push(Insn::mov(R5, R0));
-        if t.bits() > 0 {
-            // The hash's top bits pick the first slot. Seeded with the CPU number, which the
-            // verifier does not know: a constant key would otherwise make it check every
-            // probe's exact slot separately.
-            self.push(Insn::ldx(DW, R1, R10, cpu));
-            self.hash_key(key, words);
-            self.push(Insn::mov(R3, R1));
-            self.push(Insn::alu_imm(Alu::Rsh, R3, 64 - t.bits() as i32));
-        } else {
-            self.push(Insn::mov_imm(R3, 0));
-        }
-        self.push(Insn::mov_imm(R4, t.probes() as i32));
-        self.frame -= 8;
+        let (to_claim, to_drop, to_found) = self.scoped(|e| {
+            let cpu = e.slot(8)?;
+            e.push(Insn::call(helper::GET_SMP_PROCESSOR_ID));
+            e.push(Insn::stx(DW, R10, cpu, R0));
+            e.lookup(&agg_map_name(id), cpu);
+            let (to_claim, to_drop, to_found) = (e.label(), e.label(), e.label());
+            e.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), to_drop);
+            e.push(Insn::mov(R5, R0));
+            if t.bits() > 0 {
+                // The hash's top bits pick the first slot. Seeded with the CPU number, which
+                // the verifier does not know: a constant key would otherwise make it check
+                // every probe's exact slot separately.
+                e.push(Insn::ldx(DW, R1, R10, cpu));
+                e.hash_key(key, words);
+                e.push(Insn::mov(R3, R1));
+                e.push(Insn::alu_imm(Alu::Rsh, R3, 64 - t.bits() as i32));
+            } else {
+                e.push(Insn::mov_imm(R3, 0));
+            }
+            e.push(Insn::mov_imm(R4, t.probes() as i32));
+            Ok((to_claim, to_drop, to_found))
+        })?;
 
         let probe = self.label();
         self.bind(probe);
@@ -187,10 +191,12 @@ impl Emitter<'_> {
         } else {
             // Copied from the zero map; r9 keeps the slot across the helper calls.
             self.push(Insn::mov(R9, R3));
-            let zkey = self.slot(8)?;
-            self.push(Insn::st_imm(DW, R10, zkey, 0));
-            self.lookup(ZERO_MAP, zkey);
-            self.frame -= 8;
+            self.scoped(|e| {
+                let zkey = e.slot(8)?;
+                e.push(Insn::st_imm(DW, R10, zkey, 0));
+                e.lookup(ZERO_MAP, zkey);
+                Ok(())
+            })?;
             self.push(Insn::mov(R3, R0));
             self.jump(Insn::jmp_imm(Cond::Eq, R3, 0, 0), drop);
             self.push(Insn::mov(R1, R9));

@@ -62,20 +62,24 @@ impl Emitter<'_> {
                 let kept = self.label();
                 self.jump(Insn::jmp_imm(Cond::Sge, R0, 0, 0), kept);
                 self.jump(Insn::jmp_imm(Cond::Eq, R0, -EFAULT, 0), kept);
-                let id = self.slot(8)?;
-                self.push(Insn::stx(DW, R10, id, R0));
-                self.count_drop(DropKind::Stack)?;
-                self.push(Insn::ldx(DW, R0, R10, id));
-                self.frame -= 8;
+                self.scoped(|e| {
+                    let id = e.slot(8)?;
+                    e.push(Insn::stx(DW, R10, id, R0));
+                    e.count_drop(DropKind::Stack)?;
+                    e.push(Insn::ldx(DW, R0, R10, id));
+                    Ok(())
+                })?;
                 self.bind(kept);
             }
             Expr::ClauseLocal(l) => self.push(Insn::ldx(DW, R0, R10, self.locals_base + 8 * *l as i16)),
             Expr::ThreadLocal(t) => {
-                let key = self.tls_key(*t)?;
-                self.lookup(TLS_MAP, key);
-                self.push(Insn::jmp_imm(Cond::Eq, R0, 0, 1));
-                self.push(Insn::ldx(DW, R0, R0, 0));
-                self.frame -= 16;
+                self.scoped(|e| {
+                    let key = e.tls_key(*t)?;
+                    e.lookup(TLS_MAP, key);
+                    e.push(Insn::jmp_imm(Cond::Eq, R0, 0, 1));
+                    e.push(Insn::ldx(DW, R0, R0, 0));
+                    Ok(())
+                })?;
             }
             Expr::Unary(op, inner) => {
                 self.expr(inner)?;
@@ -238,14 +242,23 @@ impl Emitter<'_> {
         let mut bytes = vec![0u8; size];
         bytes[..text.len()].copy_from_slice(&text);
         let words: Vec<(i16, i64)> = bytes.chunks(8).enumerate().map(|(i, c)| (8 * i as i16, i64::from_le_bytes(c.try_into().unwrap()))).collect();
-        let buf = self.slot(size)?;
-        self.name_into(name, R10, buf)?;
+        self.scoped(|e| {
+            let buf = e.slot(size)?;
+            e.name_into(name, R10, buf)?;
+            e.compare_words(op, buf, &words);
+            Ok(())
+        })
+    }
+
+    /// r0 = (the words at stack `buf` `op` the constant `words`) ? 1 : 0, comparing as
+    /// [`Self::comm_cmp`] describes.
+    fn compare_words(&mut self, op: BinOp, buf: i16, words: &[(i16, i64)]) {
         let f = self.label();
         let t = self.label();
         let out = self.label();
         if matches!(op, BinOp::Eq | BinOp::Ne) {
             let (on_eq, on_ne) = if op == BinOp::Eq { (t, f) } else { (f, t) };
-            for &(off, w) in &words {
+            for &(off, w) in words {
                 self.push(Insn::ldx(DW, R1, R10, buf + off));
                 self.ld64(R2, w);
                 self.jump(Insn::jmp_reg(Cond::Ne, R1, R2, 0), on_ne);
@@ -258,7 +271,7 @@ impl Emitter<'_> {
                 BinOp::Gt => (false, false),
                 _ => (false, true),
             };
-            for &(off, w) in &words {
+            for &(off, w) in words {
                 let next = self.label();
                 self.push(Insn::ldx(DW, R1, R10, buf + off));
                 self.push(Insn::to_be64(R1));
@@ -277,8 +290,6 @@ impl Emitter<'_> {
         self.bind(f);
         self.push(Insn::mov_imm(R0, 0));
         self.bind(out);
-        self.frame -= size as i32;
-        Ok(())
     }
 
     pub(super) fn var(&mut self, h: VarHook) -> Result<(), EmitError> {
@@ -308,13 +319,15 @@ impl Emitter<'_> {
             }
             VarHook::Ppid => {
                 let (parent, tgid) = self.target.task_offsets.ok_or_else(|| self.err("ppid needs kernel BTF (/sys/kernel/btf/vmlinux) to find task_struct fields"))?;
-                let tmp = self.slot(8)?;
-                self.push(Insn::call(helper::GET_CURRENT_TASK));
-                self.read_kernel(tmp, R0, parent, 8);
-                self.push(Insn::ldx(DW, R0, R10, tmp));
-                self.read_kernel(tmp, R0, tgid, 4);
-                self.push(Insn::ldx(W, R0, R10, tmp));
-                self.frame -= 8;
+                self.scoped(|e| {
+                    let tmp = e.slot(8)?;
+                    e.push(Insn::call(helper::GET_CURRENT_TASK));
+                    e.read_kernel(tmp, R0, parent, 8);
+                    e.push(Insn::ldx(DW, R0, R10, tmp));
+                    e.read_kernel(tmp, R0, tgid, 4);
+                    e.push(Insn::ldx(W, R0, R10, tmp));
+                    Ok(())
+                })?;
             }
             VarHook::Arg(n) => attach::context(self.attach).arg(self, n)?,
             VarHook::Errno => attach::context(self.attach).errno(self),

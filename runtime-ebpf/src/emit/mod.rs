@@ -15,6 +15,9 @@ use crumbs_lang::providers::AttachPoint;
 mod aggregate;
 pub(crate) mod attach;
 mod expr;
+mod frame;
+
+use frame::Frame;
 
 /// Facts about the running system that code generation needs.
 #[derive(Clone, Debug, Default)]
@@ -43,19 +46,17 @@ pub const GLOBALS_SYMBOL: &str = "globals";
 /// from the zero map.
 pub const INLINE_ZEROING: usize = 16 * 8;
 
-const STACK_LIMIT: i32 = 512;
 /// The most instructions the kernel loads in one program (BPF_COMPLEXITY_LIMIT_INSNS); a
 /// longer one fails to load with an empty verifier log.
 pub const MAX_INSNS: usize = 1_000_000;
 
 pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<ProgramCode, EmitError> {
-    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: 8, clause: None, locals_base: 0 };
+    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(), clause: None, locals_base: 0 };
     e.push(Insn::mov(R6, R1));
     attach::context(group.attach).prologue(&mut e, group);
     for c in &group.clauses {
         e.clause = Some(c.index);
-        e.frame = 8;
-        e.clause(c)?;
+        e.scoped(|e| e.clause(c))?;
         if e.insns.len() + 2 > MAX_INSNS {
             return Err(e.err(format!("this clause brings its BPF program to {} instructions, over the kernel's limit of {MAX_INSNS}; split the work over fewer clauses per probe or smaller clauses", e.insns.len() + 2)));
         }
@@ -77,8 +78,8 @@ pub(crate) struct Emitter<'a> {
     labels: Vec<Option<usize>>,
     /// Jumps to patch: (instruction, target, the clause it is in).
     fixups: Vec<(usize, Label, Option<usize>)>,
-    /// Bytes of stack in use below r10 by this clause.
-    frame: i32,
+    /// The stack below r10; each clause starts from an empty frame.
+    frame: Frame,
     clause: Option<usize>,
     /// Stack offset of the clause's `this->` variables.
     locals_base: i16,
@@ -156,15 +157,6 @@ impl Emitter<'_> {
         EmitError { clause: self.clause, message: message.into() }
     }
 
-    /// A fresh 8-aligned stack slot of `size` bytes; returns its offset from r10.
-    fn slot(&mut self, size: usize) -> Result<i16, EmitError> {
-        self.frame += size.next_multiple_of(8) as i32;
-        if self.frame > STACK_LIMIT {
-            return Err(self.err("this clause needs more than the 512 bytes of BPF stack; split it into several clauses"));
-        }
-        Ok(-self.frame as i16)
-    }
-
     fn clause(&mut self, c: &Clause) -> Result<(), EmitError> {
         let end = self.label();
         if c.locals > 0 {
@@ -227,14 +219,15 @@ impl Emitter<'_> {
 
     /// Adds one to this CPU's counter of `kind` (clobbers r0-r5).
     fn count_drop(&mut self, kind: DropKind) -> Result<(), EmitError> {
-        let key = self.slot(8)?;
-        self.push(Insn::st_imm(DW, R10, key, 0));
-        self.lookup(DROPS_MAP, key);
-        self.push(Insn::jmp_imm(Cond::Eq, R0, 0, 2));
-        self.push(Insn::mov_imm(R1, 1));
-        self.push(Insn::atomic_add(R0, kind.offset() as i16, R1));
-        self.frame -= 8;
-        Ok(())
+        self.scoped(|e| {
+            let key = e.slot(8)?;
+            e.push(Insn::st_imm(DW, R10, key, 0));
+            e.lookup(DROPS_MAP, key);
+            e.push(Insn::jmp_imm(Cond::Eq, R0, 0, 2));
+            e.push(Insn::mov_imm(R1, 1));
+            e.push(Insn::atomic_add(R0, kind.offset() as i16, R1));
+            Ok(())
+        })
     }
 
     fn stmt(&mut self, s: &Stmt, record: Option<usize>) -> Result<(), EmitError> {
@@ -249,33 +242,35 @@ impl Emitter<'_> {
                 self.push(Insn::stx(DW, R10, self.locals_base + 8 * *l as i16, R0));
             }
             Stmt::SetThreadLocal(t, v) => {
-                let val = self.slot(8)?;
-                self.expr(v)?;
-                self.push(Insn::stx(DW, R10, val, R0));
-                let key = self.tls_key(*t)?;
-                let delete = self.label();
-                let done = self.label();
-                self.push(Insn::ldx(DW, R0, R10, val));
-                self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), delete);
-                self.ld_map(R1, TLS_MAP, 0);
-                self.push(Insn::mov(R2, R10));
-                self.push(Insn::alu_imm(Alu::Add, R2, key as i32));
-                self.push(Insn::mov(R3, R10));
-                self.push(Insn::alu_imm(Alu::Add, R3, val as i32));
-                self.push(Insn::mov_imm(R4, 0)); // BPF_ANY
-                self.push(Insn::call(helper::MAP_UPDATE_ELEM));
-                // Fails only when the map is full (a new pair): the store is lost, counted.
-                self.jump(Insn::jmp_imm(Cond::Sge, R0, 0, 0), done);
-                self.count_drop(DropKind::DynamicVariable)?;
-                self.goto(done);
-                // DTrace frees a thread-local when 0 is assigned to it.
-                self.bind(delete);
-                self.ld_map(R1, TLS_MAP, 0);
-                self.push(Insn::mov(R2, R10));
-                self.push(Insn::alu_imm(Alu::Add, R2, key as i32));
-                self.push(Insn::call(helper::MAP_DELETE_ELEM));
-                self.bind(done);
-                self.frame -= 24;
+                self.scoped(|e| {
+                    let val = e.slot(8)?;
+                    e.expr(v)?;
+                    e.push(Insn::stx(DW, R10, val, R0));
+                    let key = e.tls_key(*t)?;
+                    let delete = e.label();
+                    let done = e.label();
+                    e.push(Insn::ldx(DW, R0, R10, val));
+                    e.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), delete);
+                    e.ld_map(R1, TLS_MAP, 0);
+                    e.push(Insn::mov(R2, R10));
+                    e.push(Insn::alu_imm(Alu::Add, R2, key as i32));
+                    e.push(Insn::mov(R3, R10));
+                    e.push(Insn::alu_imm(Alu::Add, R3, val as i32));
+                    e.push(Insn::mov_imm(R4, 0)); // BPF_ANY
+                    e.push(Insn::call(helper::MAP_UPDATE_ELEM));
+                    // Fails only when the map is full (a new pair): the store is lost, counted.
+                    e.jump(Insn::jmp_imm(Cond::Sge, R0, 0, 0), done);
+                    e.count_drop(DropKind::DynamicVariable)?;
+                    e.goto(done);
+                    // DTrace frees a thread-local when 0 is assigned to it.
+                    e.bind(delete);
+                    e.ld_map(R1, TLS_MAP, 0);
+                    e.push(Insn::mov(R2, R10));
+                    e.push(Insn::alu_imm(Alu::Add, R2, key as i32));
+                    e.push(Insn::call(helper::MAP_DELETE_ELEM));
+                    e.bind(done);
+                    Ok(())
+                })?;
             }
             Stmt::Emit { item, args } => {
                 let rid = record.expect("emit has a record");
@@ -304,18 +299,20 @@ impl Emitter<'_> {
             StrExpr::UserStr(addr) => {
                 // Evaluate the address first (it may use the stack), then clear the whole
                 // buffer (the helper stops at the NUL) and copy.
-                let tmp = self.slot(8)?;
-                self.expr(addr)?;
-                self.push(Insn::stx(DW, R10, tmp, R0));
-                for i in 0..(STRSIZE / 8) as i16 {
-                    self.push(Insn::st_imm(DW, base, off + 8 * i, 0));
-                }
-                self.push(Insn::ldx(DW, R3, R10, tmp));
-                self.push(Insn::mov(R1, base));
-                self.push(Insn::alu_imm(Alu::Add, R1, off as i32));
-                self.push(Insn::mov_imm(R2, STRSIZE as i32));
-                self.push(Insn::call(helper::PROBE_READ_USER_STR));
-                self.frame -= 8;
+                self.scoped(|e| {
+                    let tmp = e.slot(8)?;
+                    e.expr(addr)?;
+                    e.push(Insn::stx(DW, R10, tmp, R0));
+                    for i in 0..(STRSIZE / 8) as i16 {
+                        e.push(Insn::st_imm(DW, base, off + 8 * i, 0));
+                    }
+                    e.push(Insn::ldx(DW, R3, R10, tmp));
+                    e.push(Insn::mov(R1, base));
+                    e.push(Insn::alu_imm(Alu::Add, R1, off as i32));
+                    e.push(Insn::mov_imm(R2, STRSIZE as i32));
+                    e.push(Insn::call(helper::PROBE_READ_USER_STR));
+                    Ok(())
+                })?;
             }
             StrExpr::TpField(field) => {
                 let f = self.tp_field(field)?;
@@ -350,14 +347,14 @@ impl Emitter<'_> {
         lhs: impl FnOnce(&mut Self) -> Result<(), EmitError>,
         rhs: impl FnOnce(&mut Self) -> Result<(), EmitError>,
     ) -> Result<(), EmitError> {
-        let tmp = self.slot(8)?;
-        rhs(self)?;
-        self.push(Insn::stx(DW, R10, tmp, R0));
-        lhs(self)?;
-        self.push(Insn::ldx(DW, R1, R10, tmp));
-        // The slot is free again once loaded.
-        self.frame -= 8;
-        Ok(())
+        self.scoped(|e| {
+            let tmp = e.slot(8)?;
+            rhs(e)?;
+            e.push(Insn::stx(DW, R10, tmp, R0));
+            lhs(e)?;
+            e.push(Insn::ldx(DW, R1, R10, tmp));
+            Ok(())
+        })
     }
 
     /// Stores a value in its representation at `base + off` (base is r8 or r10).
@@ -425,6 +422,30 @@ mod tests {
         let e = emit_program(&p, &p.groups[0], &Target::default()).unwrap_err();
         assert_eq!(e.clause, Some(0));
         assert!(e.message.contains("more than a BPF jump reaches"), "{}", e.message);
+    }
+
+    /// Each operand of `timestamp + (timestamp + (...))` holds a stack slot while the next
+    /// is computed: `depth` of them take 8 * depth bytes, given back when the statement ends.
+    fn nested_sum(depth: usize) -> String {
+        format!("{}timestamp{}", "timestamp + (".repeat(depth), ")".repeat(depth))
+    }
+
+    #[test]
+    fn stack_slots_are_given_back_after_each_statement() {
+        let stmt = format!("x = {}; ", nested_sum(60));
+        let p = crumbs_lang::compile(&format!("syscall:::entry {{ {} }}", stmt.repeat(20)), &CheckOptions::default()).unwrap();
+        let code = emit_program(&p, &p.groups[0], &Target::default()).unwrap();
+        let deepest = code.insns.iter().filter(|i| i.dst == R10 || i.src == R10).map(|i| i.off).min();
+        assert_eq!(deepest, Some(-8 - 8 * 60));
+    }
+
+    #[test]
+    fn a_clause_over_the_stack_limit_is_refused() {
+        let p = crumbs_lang::compile(&format!("BEGIN {{ x = 1; }} syscall:::entry {{ x = {}; }}", nested_sum(70)), &CheckOptions::default()).unwrap();
+        let g = p.groups.iter().find(|g| g.attach == AttachPoint::SyscallEntry).unwrap();
+        let e = emit_program(&p, g, &Target::default()).unwrap_err();
+        assert_eq!(e.clause, Some(1));
+        assert_eq!(e.message, "this clause needs more than the 512 bytes of BPF stack; split it into several clauses");
     }
 
     #[test]

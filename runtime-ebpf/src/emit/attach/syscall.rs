@@ -78,11 +78,13 @@ impl ProbeContext for Syscall {
 
     fn arg(&self, e: &mut Emitter, n: u8) -> Result<(), EmitError> {
         if e.attach == AttachPoint::SyscallEntry {
-            let tmp = e.slot(8)?;
-            e.push(Insn::ldx(DW, R0, R6, 0));
-            e.read_kernel(tmp, R0, ARG_REGS[n as usize], 8);
-            e.push(Insn::ldx(DW, R0, R10, tmp));
-            e.frame -= 8;
+            e.scoped(|e| {
+                let tmp = e.slot(8)?;
+                e.push(Insn::ldx(DW, R0, R6, 0));
+                e.read_kernel(tmp, R0, ARG_REGS[n as usize], 8);
+                e.push(Insn::ldx(DW, R0, R10, tmp));
+                Ok(())
+            })?;
         } else if n <= 1 {
             e.push(Insn::ldx(DW, R0, R6, 8));
         } else {
