@@ -6,7 +6,7 @@
 //! After a deliberate change, review the diff this test prints, then rewrite the files with
 //! `CRUMBS_BLESS=1 cargo test --test snapshots` and commit them with the change.
 
-use crumbs_ebpf::emit::Target;
+use crumbs_ebpf::abi::Target;
 use crumbs_lang::facts::{KernelFacts, Listing};
 use crumbs_lang::ir::Program;
 use crumbs_runtime::driver::{self, CompileError, CompileOptions};

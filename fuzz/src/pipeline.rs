@@ -6,7 +6,7 @@
 
 use crate::catalog::FixedCatalog;
 use crate::protocol::Stage;
-use crumbs_ebpf::emit::Target;
+use crumbs_ebpf::abi::Target;
 use crumbs_ebpf::abi::Compiled;
 use crumbs_lang::check::CheckOptions;
 use crumbs_lang::diag::Diagnostic;

@@ -36,6 +36,18 @@ pub struct MapRef {
     pub map: String,
 }
 
+/// What the code generator needs to know of the machine the program will run on: the
+/// runtime gathers it (runtime/src/kernel), tests give fixed values.
+#[derive(Clone, Debug, Default)]
+pub struct Target {
+    /// CLOCK_REALTIME minus CLOCK_MONOTONIC, in ns, for walltimestamp.
+    pub wall_offset: i64,
+    /// Offsets of task_struct.real_parent and task_struct.tgid, for ppid (from BTF).
+    pub task_offsets: Option<(i32, i32)>,
+    /// Possible CPUs (every CPU has its own aggregation tables); 0 counts as 1.
+    pub cpus: u32,
+}
+
 /// The ring buffer the programs send their records through ([`record`]).
 pub const EVENTS_MAP: &str = "events";
 /// Kernel stacks recorded by stack(): key u32 stack id, value [u64; STACK_DEPTH].

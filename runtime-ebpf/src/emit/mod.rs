@@ -5,7 +5,7 @@
 //! (syscall programs), r8 the reserved output record while a clause fills it.
 
 use crate::abi::drops::{DropKind, DROPS_MAP};
-use crate::abi::{agg_map_name, record, MapRef, ProgramCode, EVENTS_MAP, STACKS_MAP};
+use crate::abi::{agg_map_name, record, Target, MapRef, ProgramCode, EVENTS_MAP, STACKS_MAP};
 use crate::insn::*;
 use crumbs_lang::ast::{BinOp, UnOp};
 use crumbs_lang::builtins::VarHook;
@@ -19,16 +19,6 @@ mod frame;
 
 use frame::Frame;
 
-/// Facts about the running system that code generation needs.
-#[derive(Clone, Debug, Default)]
-pub struct Target {
-    /// CLOCK_REALTIME minus CLOCK_MONOTONIC, in ns, for walltimestamp.
-    pub wall_offset: i64,
-    /// Offsets of task_struct.real_parent and task_struct.tgid, for ppid (from BTF).
-    pub task_offsets: Option<(i32, i32)>,
-    /// Possible CPUs (every CPU has its own aggregation tables); 0 counts as 1.
-    pub cpus: u32,
-}
 
 #[derive(Debug)]
 pub struct EmitError {

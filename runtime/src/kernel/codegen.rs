@@ -1,6 +1,6 @@
-//! Facts about the running system that code generation needs (see `crumbs_ebpf::emit::Target`).
+//! Facts about the running system that code generation needs (see `crumbs_ebpf::abi::Target`).
 
-use crumbs_ebpf::emit::Target;
+use crumbs_ebpf::abi::Target;
 use crumbs_lang::builtins::VarHook;
 use crumbs_lang::ir::{Expr, Node, Program};
 

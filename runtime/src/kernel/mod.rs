@@ -11,7 +11,7 @@ mod tracefs;
 use codegen::codegen_target;
 pub use tracefs::TRACEFS;
 
-use crumbs_ebpf::emit::Target;
+use crumbs_ebpf::abi::Target;
 use crumbs_lang::facts::{KernelFacts, Listing};
 use crumbs_lang::ir::Program;
 use std::rc::Rc;
