@@ -1,17 +1,34 @@
 //! The one table of builtin variables, functions and actions. The checker, the code
 //! generator (through the `hook` enums), `-l`/help output and spec.md all read from here.
 
+/// A value the kernel gives any probe about the current task or CPU, read with one helper
+/// call. A builtin variable that is (part of) one of these is one row of [`VARIABLES`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KernelValue {
+    /// Thread group id (high 32 bits) and thread id (low 32).
+    PidTgid,
+    /// Group id (high 32 bits) and user id (low 32).
+    UidGid,
+    /// The CPU the probe fired on.
+    Cpu,
+    /// CLOCK_MONOTONIC in nanoseconds.
+    MonotonicNs,
+}
+
+/// Which part of a [`KernelValue`] a variable is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Part {
+    Whole,
+    High32,
+    Low32,
+}
+
 /// What a builtin variable evaluates to. The backend implements each hook.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum VarHook {
+    Kernel(KernelValue, Part),
     Comm,
-    Pid,
-    Tid,
     Ppid,
-    Uid,
-    Gid,
-    Cpu,
-    Timestamp,
     WallTimestamp,
     ProbeProv,
     ProbeMod,
@@ -38,13 +55,13 @@ pub struct BuiltinVar {
 
 pub const VARIABLES: &[BuiltinVar] = &[
     BuiltinVar { name: "execname", aliases: &["comm"], ty: VarType::Str, hook: VarHook::Comm, doc: "name of the current process (16 bytes, as the kernel's comm)" },
-    BuiltinVar { name: "pid", aliases: &[], ty: VarType::Int, hook: VarHook::Pid, doc: "process id (thread group id) of the current thread" },
-    BuiltinVar { name: "tid", aliases: &[], ty: VarType::Int, hook: VarHook::Tid, doc: "thread id of the current thread" },
+    BuiltinVar { name: "pid", aliases: &[], ty: VarType::Int, hook: VarHook::Kernel(KernelValue::PidTgid, Part::High32), doc: "process id (thread group id) of the current thread" },
+    BuiltinVar { name: "tid", aliases: &[], ty: VarType::Int, hook: VarHook::Kernel(KernelValue::PidTgid, Part::Low32), doc: "thread id of the current thread" },
     BuiltinVar { name: "ppid", aliases: &[], ty: VarType::Int, hook: VarHook::Ppid, doc: "process id of the parent process" },
-    BuiltinVar { name: "uid", aliases: &[], ty: VarType::Int, hook: VarHook::Uid, doc: "real user id" },
-    BuiltinVar { name: "gid", aliases: &[], ty: VarType::Int, hook: VarHook::Gid, doc: "real group id" },
-    BuiltinVar { name: "cpu", aliases: &[], ty: VarType::Int, hook: VarHook::Cpu, doc: "CPU the probe fired on" },
-    BuiltinVar { name: "timestamp", aliases: &["nsecs"], ty: VarType::Int, hook: VarHook::Timestamp, doc: "nanoseconds since boot (CLOCK_MONOTONIC)" },
+    BuiltinVar { name: "uid", aliases: &[], ty: VarType::Int, hook: VarHook::Kernel(KernelValue::UidGid, Part::Low32), doc: "real user id" },
+    BuiltinVar { name: "gid", aliases: &[], ty: VarType::Int, hook: VarHook::Kernel(KernelValue::UidGid, Part::High32), doc: "real group id" },
+    BuiltinVar { name: "cpu", aliases: &[], ty: VarType::Int, hook: VarHook::Kernel(KernelValue::Cpu, Part::Whole), doc: "CPU the probe fired on" },
+    BuiltinVar { name: "timestamp", aliases: &["nsecs"], ty: VarType::Int, hook: VarHook::Kernel(KernelValue::MonotonicNs, Part::Whole), doc: "nanoseconds since boot (CLOCK_MONOTONIC)" },
     BuiltinVar { name: "walltimestamp", aliases: &[], ty: VarType::Int, hook: VarHook::WallTimestamp, doc: "nanoseconds since the Unix epoch" },
     BuiltinVar { name: "probeprov", aliases: &[], ty: VarType::Str, hook: VarHook::ProbeProv, doc: "provider of the probe that fired" },
     BuiltinVar { name: "probemod", aliases: &[], ty: VarType::Str, hook: VarHook::ProbeMod, doc: "module of the probe that fired" },

@@ -294,24 +294,19 @@ impl Emitter<'_> {
 
     pub(super) fn var(&mut self, h: VarHook) -> Result<(), EmitError> {
         match h {
-            VarHook::Pid => {
-                self.push(Insn::call(helper::GET_CURRENT_PID_TGID));
-                self.push(Insn::alu_imm(Alu::Rsh, R0, 32));
+            VarHook::Kernel(value, part) => {
+                self.push(Insn::call(match value {
+                    KernelValue::PidTgid => helper::GET_CURRENT_PID_TGID,
+                    KernelValue::UidGid => helper::GET_CURRENT_UID_GID,
+                    KernelValue::Cpu => helper::GET_SMP_PROCESSOR_ID,
+                    KernelValue::MonotonicNs => helper::KTIME_GET_NS,
+                }));
+                match part {
+                    Part::Whole => {}
+                    Part::High32 => self.push(Insn::alu_imm(Alu::Rsh, R0, 32)),
+                    Part::Low32 => self.push(Insn::mov32(R0, R0)),
+                }
             }
-            VarHook::Tid => {
-                self.push(Insn::call(helper::GET_CURRENT_PID_TGID));
-                self.push(Insn::mov32(R0, R0));
-            }
-            VarHook::Uid => {
-                self.push(Insn::call(helper::GET_CURRENT_UID_GID));
-                self.push(Insn::mov32(R0, R0));
-            }
-            VarHook::Gid => {
-                self.push(Insn::call(helper::GET_CURRENT_UID_GID));
-                self.push(Insn::alu_imm(Alu::Rsh, R0, 32));
-            }
-            VarHook::Cpu => self.push(Insn::call(helper::GET_SMP_PROCESSOR_ID)),
-            VarHook::Timestamp => self.push(Insn::call(helper::KTIME_GET_NS)),
             VarHook::WallTimestamp => {
                 self.push(Insn::call(helper::KTIME_GET_NS));
                 self.ld64(R1, self.target.wall_offset);

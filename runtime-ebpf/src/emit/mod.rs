@@ -8,7 +8,7 @@ use crate::abi::drops::{DropKind, DROPS_MAP};
 use crate::abi::{agg_map_name, record, Target, MapRef, ProgramCode, EVENTS_MAP, STACKS_MAP};
 use crate::insn::*;
 use crumbs_lang::ast::{BinOp, UnOp};
-use crumbs_lang::builtins::VarHook;
+use crumbs_lang::builtins::{KernelValue, Part, VarHook};
 use crumbs_lang::ir::*;
 use crumbs_lang::providers::AttachPoint;
 
