@@ -86,6 +86,41 @@ pub enum ExprKind {
     Unary(UnOp, Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
     Ternary(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `(type)expr`.
+    Cast(TypeName, Box<Expr>),
+    /// `expr.member`, or `expr->member` when `arrow`.
+    Member { base: Box<Expr>, member: Ident, arrow: bool },
+    /// `expr[index]` on a pointer or an array.
+    Index(Box<Expr>, Box<Expr>),
+    /// `*expr`.
+    Deref(Box<Expr>),
+    /// `&expr`.
+    AddrOf(Box<Expr>),
+    /// `sizeof(type)`.
+    SizeofType(TypeName),
+    /// `sizeof expr` / `sizeof(expr)`.
+    SizeofExpr(Box<Expr>),
+    /// `offsetof(type, member.member...)`.
+    Offsetof(TypeName, Vec<Ident>),
+}
+
+/// A C type as written: `int`, `unsigned long`, `struct file *`, `uint64_t`, `char **`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TypeName {
+    pub base: BaseType,
+    /// How many `*` follow the base type.
+    pub pointers: u8,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BaseType {
+    /// Integer keywords in the order written (`["unsigned", "long", "long"]`), `void`, or one
+    /// typedef name (`uint64_t`, `size_t`, a kernel typedef such as `pid_t`).
+    Named(Vec<String>),
+    Struct(String),
+    Union(String),
+    Enum(String),
 }
 
 /// A string literal's value, and for each byte of it where in the source it was written (an

@@ -15,6 +15,62 @@ pub trait KernelFacts: std::fmt::Debug {
     fn tracepoints(&self) -> Listing;
     /// The text of a tracepoint's `format` file.
     fn tracepoint_format(&self, category: &str, event: &str) -> Result<String, String>;
+
+    /// The id of the kernel type named `name` in `space` (`struct task_struct` is
+    /// (`Struct`, "task_struct")); `Ok(None)` if the kernel has none, `Err` if its types
+    /// cannot be read at all (no BTF).
+    fn kernel_type_id(&self, _space: TypeSpace, _name: &str) -> Result<Option<KernelTypeId>, String> {
+        Err("the kernel's types (BTF) are not available here".to_string())
+    }
+    /// One kernel type, by id (0 is `void`). Types it refers to are ids too, read when needed,
+    /// so a script that names one struct reads only what it walks through.
+    fn kernel_type(&self, _id: KernelTypeId) -> Result<KernelType, String> {
+        Err("the kernel's types (BTF) are not available here".to_string())
+    }
+}
+
+/// A type id in the running kernel's BTF; 0 is `void`.
+pub type KernelTypeId = u32;
+
+/// Which names a kernel type name is looked up among (C's tags and ordinary names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TypeSpace {
+    Struct,
+    Union,
+    Enum,
+    /// Typedefs and base types (`pid_t`, `u64`, `unsigned int`).
+    Ordinary,
+}
+
+/// One kernel type as BTF describes it, in lang's terms.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KernelType {
+    Void,
+    /// An integer: `char` and `_Bool` are told apart because they print differently.
+    Int { name: String, size: u32, signed: bool, char: bool, bool: bool },
+    Float { name: String, size: u32 },
+    Ptr(KernelTypeId),
+    Array { elem: KernelTypeId, len: u32 },
+    Struct { name: String, size: u32, members: Vec<KernelMember> },
+    Union { name: String, size: u32, members: Vec<KernelMember> },
+    Enum { name: String, size: u32, signed: bool, values: Vec<(String, i64)> },
+    /// A struct, union or enum declared but not defined in this BTF.
+    Fwd { name: String, space: TypeSpace },
+    Typedef { name: String, to: KernelTypeId },
+    /// `const`, `volatile`, `restrict` or a type tag on the type it qualifies.
+    Qualified(KernelTypeId),
+    /// A function type (opaque to D): its prototype's return type and parameters.
+    Function { ret: KernelTypeId, params: Vec<(String, KernelTypeId)> },
+}
+
+/// A member of a kernel struct or union; an anonymous struct or union member has the name "".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelMember {
+    pub name: String,
+    pub ty: KernelTypeId,
+    pub bit_offset: u32,
+    /// The width of a bitfield; 0 for an ordinary member.
+    pub bit_size: u32,
 }
 
 /// Facts that list the tracepoints of the ones they wrap at most once: listing tracefs reads

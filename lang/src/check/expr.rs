@@ -154,6 +154,9 @@ impl Checker<'_> {
                     }
                 }
             }
+            ExprKind::Cast(..) | ExprKind::Member { .. } | ExprKind::Index(..) | ExprKind::Deref(_) | ExprKind::AddrOf(_) | ExprKind::SizeofType(_) | ExprKind::SizeofExpr(_) | ExprKind::Offsetof(..) => {
+                return Err(Diagnostic::new(e.span.clone(), "C types are not supported yet").label("needs types").hint("casts, members, sizeof and offsetof come with types (spec §12)"));
+            }
             ExprKind::Ternary(c, a, b) => {
                 let c = self.int_expr(c, "a condition")?;
                 let a = self.int_expr(a, "a branch of ?:")?;
