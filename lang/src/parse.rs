@@ -594,6 +594,7 @@ mod tests {
             ExprKind::Unary(op, a) => format!("({op:?} {})", show(a)),
             ExprKind::Binary(op, a, b) => format!("({} {} {})", show(a), op.symbol(), show(b)),
             ExprKind::Ternary(c, a, b) => format!("({} ? {} : {})", show(c), show(a), show(b)),
+            other => format!("{other:?}"),
         }
     }
 
