@@ -16,6 +16,7 @@ pub mod ir;
 pub mod providers;
 pub mod syscalls;
 pub mod tracepoints;
+pub mod types;
 
 /// Parses and checks a program: the front half of the pipeline.
 pub fn compile(source: &str, opts: &check::CheckOptions) -> Result<ir::Program, diag::Diagnostic> {
