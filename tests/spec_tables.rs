@@ -78,8 +78,9 @@ fn variable_table_matches_builtins() {
         };
         assert_eq!(row[1], aliases, "aliases of `{}` in spec §5.1", v.name);
         let ty = match v.ty {
-            VarType::Int => "integer",
-            VarType::Str => "string",
+            VarType::Int => "integer".to_string(),
+            VarType::Str => "string".to_string(),
+            VarType::Kernel(s) => format!("`struct {s} *`"),
         };
         assert_eq!(row[2], ty, "type of `{}` in spec §5.1", v.name);
         assert_eq!(

@@ -13,6 +13,8 @@ pub enum KernelValue {
     Cpu,
     /// CLOCK_MONOTONIC in nanoseconds.
     MonotonicNs,
+    /// The current task's `struct task_struct *`.
+    CurrentTask,
 }
 
 /// Which part of a [`KernelValue`] a variable is.
@@ -42,6 +44,8 @@ pub enum VarHook {
 pub enum VarType {
     Int,
     Str,
+    /// A pointer to the kernel's `struct NAME` (its layout from the kernel's BTF).
+    Kernel(&'static str),
 }
 
 pub struct BuiltinVar {
@@ -57,6 +61,7 @@ pub const VARIABLES: &[BuiltinVar] = &[
     BuiltinVar { name: "execname", aliases: &["comm"], ty: VarType::Str, hook: VarHook::Comm, doc: "name of the current process (16 bytes, as the kernel's comm)" },
     BuiltinVar { name: "pid", aliases: &[], ty: VarType::Int, hook: VarHook::Kernel(KernelValue::PidTgid, Part::High32), doc: "process id (thread group id) of the current thread" },
     BuiltinVar { name: "tid", aliases: &[], ty: VarType::Int, hook: VarHook::Kernel(KernelValue::PidTgid, Part::Low32), doc: "thread id of the current thread" },
+    BuiltinVar { name: "curthread", aliases: &["curtask"], ty: VarType::Kernel("task_struct"), hook: VarHook::Kernel(KernelValue::CurrentTask, Part::Whole), doc: "the current thread's task_struct, typed from the kernel's BTF: curthread->real_parent->tgid" },
     BuiltinVar { name: "ppid", aliases: &[], ty: VarType::Int, hook: VarHook::Ppid, doc: "process id of the parent process" },
     BuiltinVar { name: "uid", aliases: &[], ty: VarType::Int, hook: VarHook::Kernel(KernelValue::UidGid, Part::Low32), doc: "real user id" },
     BuiltinVar { name: "gid", aliases: &[], ty: VarType::Int, hook: VarHook::Kernel(KernelValue::UidGid, Part::High32), doc: "real group id" },

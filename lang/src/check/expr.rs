@@ -15,7 +15,11 @@ impl Checker<'_> {
     }
 
     pub(super) fn expr(&mut self, e: &ast::Expr) -> Result<Expr, Diagnostic> {
+        if self.is_typed_form(e) {
+            return self.lower_typed(e);
+        }
         Ok(match &e.kind {
+            ExprKind::Cast(..) | ExprKind::Member { .. } | ExprKind::Index(..) | ExprKind::Deref(_) | ExprKind::AddrOf(_) | ExprKind::SizeofType(_) | ExprKind::SizeofExpr(_) | ExprKind::Offsetof(..) => unreachable!("typed forms are checked by lower_typed"),
             ExprKind::Int(v) => Expr::Int(*v),
             ExprKind::Str(s) => Expr::Str(StrExpr::Const(self.strings.intern(&s.value))),
             ExprKind::Ident(name) => {
@@ -24,6 +28,7 @@ impl Checker<'_> {
                         (VarType::Int, h) => Expr::Var(h),
                         (VarType::Str, VarHook::Comm) => Expr::Str(StrExpr::Comm),
                         (VarType::Str, h) => Expr::Str(StrExpr::Probe(h)),
+                        (VarType::Kernel(_), _) => unreachable!("typed builtins are checked by lower_typed"),
                     }
                 } else if let Some(g) = self.globals.iter().position(|g| g == name) {
                     Expr::Global(g)
@@ -118,6 +123,12 @@ impl Checker<'_> {
             }
             ExprKind::Binary(op, l, r) => {
                 let (lv, rv) = (self.expr(l)?, self.expr(r)?);
+                // A kernel `char *` compared with or added to an integer is a pointer.
+                let (lv, rv) = match (lv, rv) {
+                    (Expr::Str(StrExpr::KernelStr(a)), rv) if rv.repr() == Repr::Int => (*a, rv),
+                    (lv, Expr::Str(StrExpr::KernelStr(b))) if lv.repr() == Repr::Int => (lv, *b),
+                    pair => pair,
+                };
                 match (lv, rv) {
                     (Expr::Str(a), Expr::Str(b)) if op.is_comparison() => {
                         let relational = !matches!(op, BinOp::Eq | BinOp::Ne);
@@ -153,9 +164,6 @@ impl Checker<'_> {
                             .hint(if op.is_comparison() { "compare strings with strings and integers with integers" } else { "arithmetic works on integers only" }));
                     }
                 }
-            }
-            ExprKind::Cast(..) | ExprKind::Member { .. } | ExprKind::Index(..) | ExprKind::Deref(_) | ExprKind::AddrOf(_) | ExprKind::SizeofType(_) | ExprKind::SizeofExpr(_) | ExprKind::Offsetof(..) => {
-                return Err(Diagnostic::new(e.span.clone(), "C types are not supported yet").label("needs types").hint("casts, members, sizeof and offsetof come with types (spec §12)"));
             }
             ExprKind::Ternary(c, a, b) => {
                 let c = self.int_expr(c, "a condition")?;

@@ -13,6 +13,7 @@ use crate::tracepoints::{parse_format, FieldKind, Tracepoint};
 use std::collections::{BTreeMap, BTreeSet};
 
 mod actions;
+mod ctypes;
 mod expr;
 mod tracepoint;
 
@@ -46,6 +47,7 @@ pub fn check(program: &ast::Program, opts: &CheckOptions) -> Result<Program, Dia
         tracepoints: Vec::new(),
         clause_tracepoints: Vec::new(),
         clause_has_others: false,
+        types: crate::types::Types::new(opts.facts.clone()),
     };
     cx.declare_globals(program);
     let options = options(&program.pragmas)?;
@@ -210,6 +212,8 @@ struct Checker<'a> {
     /// The tracepoints the clause being checked fires on, and whether it fires on others.
     clause_tracepoints: Vec<usize>,
     clause_has_others: bool,
+    /// C types: the script's and, read as they are walked into, the kernel's.
+    types: crate::types::Types,
 }
 
 type Lowered = (Option<Expr>, Vec<Stmt>, Option<usize>, usize);

@@ -71,6 +71,12 @@ pub enum Expr {
     Stack,
     /// `args->name`, an integer field of the firing tracepoint's record.
     TpField(String),
+    /// The `size`-byte integer at a kernel address, read with the probe-read helper (0 if
+    /// the address cannot be read), sign- or zero-extended.
+    Load { addr: Box<Expr>, size: u8, signed: bool },
+    /// Bits `shift .. shift + width` of a value, sign- or zero-extended to 64 bits: a cast to
+    /// a narrower integer type (shift 0), or a bitfield.
+    Bits { inner: Box<Expr>, shift: u8, width: u8, signed: bool },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -85,13 +91,15 @@ pub enum StrExpr {
     TpField(String),
     /// `copyinstr(addr)`: the string at a user-space address.
     UserStr(Box<Expr>),
+    /// A kernel `char *` or `char [N]` used as a string: the string at a kernel address.
+    KernelStr(Box<Expr>),
 }
 
 impl StrExpr {
     pub fn repr(&self) -> Repr {
         match self {
             StrExpr::Comm | StrExpr::TpField(_) => Repr::Comm,
-            StrExpr::UserStr(_) => Repr::Buf,
+            StrExpr::UserStr(_) | StrExpr::KernelStr(_) => Repr::Buf,
             _ => Repr::StrId,
         }
     }
@@ -109,7 +117,7 @@ impl StrExpr {
     pub fn any(&self, f: &mut dyn FnMut(Node) -> bool) -> bool {
         f(Node::Str(self))
             || match self {
-                StrExpr::UserStr(addr) => addr.any(f),
+                StrExpr::UserStr(addr) | StrExpr::KernelStr(addr) => addr.any(f),
                 _ => false,
             }
     }
@@ -125,6 +133,7 @@ impl Expr {
                 Expr::Binary(_, a, b) => a.any(f) || b.any(f),
                 Expr::StrCmp(_, a, b) => a.any(f) || b.any(f),
                 Expr::Ternary(a, b, c) => a.any(f) || b.any(f) || c.any(f),
+                Expr::Load { addr: a, .. } | Expr::Bits { inner: a, .. } => a.any(f),
                 _ => false,
             }
     }

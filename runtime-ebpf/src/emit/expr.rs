@@ -10,7 +10,7 @@ impl Emitter<'_> {
     pub(super) fn str_id(&mut self, s: &StrExpr) -> Result<(), EmitError> {
         match s {
             StrExpr::Const(id) => self.ld64(R0, *id as i64),
-            StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_) => return Err(self.err("internal: a name has no string id")),
+            StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_) | StrExpr::KernelStr(_) => return Err(self.err("internal: a name has no string id")),
             StrExpr::Probe(h) => {
                 if *h == VarHook::ProbeFunc && attach::context(self.attach).probe_func_id(self) {
                     return Ok(());
@@ -50,6 +50,32 @@ impl Emitter<'_> {
                     let shift = 64 - 8 * f.size as i32;
                     self.push(Insn::alu_imm(Alu::Lsh, R0, shift));
                     self.push(Insn::alu_imm(Alu::Arsh, R0, shift));
+                }
+            }
+            Expr::Load { addr, size, signed } => {
+                let (size, signed) = (*size, *signed);
+                self.scoped(|e| {
+                    let tmp = e.slot(8)?;
+                    e.expr(addr)?;
+                    e.push(Insn::st_imm(DW, R10, tmp, 0));
+                    e.read_kernel(tmp, R0, 0, size as i32);
+                    e.push(Insn::ldx(width(size), R0, R10, tmp));
+                    Ok(())
+                })?;
+                if signed && size < 8 {
+                    let shift = 64 - 8 * size as i32;
+                    self.push(Insn::alu_imm(Alu::Lsh, R0, shift));
+                    self.push(Insn::alu_imm(Alu::Arsh, R0, shift));
+                }
+            }
+            Expr::Bits { inner, shift, width, signed } => {
+                self.expr(inner)?;
+                let (shift, width) = (*shift as i32, *width as i32);
+                if shift + width < 64 {
+                    self.push(Insn::alu_imm(Alu::Lsh, R0, 64 - shift - width));
+                }
+                if width < 64 {
+                    self.push(Insn::alu_imm(if *signed { Alu::Arsh } else { Alu::Rsh }, R0, 64 - width));
                 }
             }
             Expr::Stack => {
@@ -195,8 +221,8 @@ impl Emitter<'_> {
                 self.push(Insn::mov_imm(R0, same as i32));
                 Ok(())
             }
-            (StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_), StrExpr::Const(id)) => self.comm_cmp(op, a, *id, false),
-            (StrExpr::Const(id), StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_)) => self.comm_cmp(op, b, *id, true),
+            (StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_) | StrExpr::KernelStr(_), StrExpr::Const(id)) => self.comm_cmp(op, a, *id, false),
+            (StrExpr::Const(id), StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_) | StrExpr::KernelStr(_)) => self.comm_cmp(op, b, *id, true),
             (StrExpr::Const(x), StrExpr::Const(y)) => {
                 let (x, y) = (self.p.strings.resolve(*x), self.p.strings.resolve(*y));
                 let v = match op {
@@ -300,6 +326,7 @@ impl Emitter<'_> {
                     KernelValue::UidGid => helper::GET_CURRENT_UID_GID,
                     KernelValue::Cpu => helper::GET_SMP_PROCESSOR_ID,
                     KernelValue::MonotonicNs => helper::KTIME_GET_NS,
+                    KernelValue::CurrentTask => helper::GET_CURRENT_TASK,
                 }));
                 match part {
                     Part::Whole => {}
@@ -351,5 +378,15 @@ pub(super) fn mirror(op: BinOp) -> BinOp {
         BinOp::Gt => BinOp::Lt,
         BinOp::Ge => BinOp::Le,
         o => o,
+    }
+}
+
+/// The load size of a `size`-byte integer.
+fn width(size: u8) -> u8 {
+    match size {
+        1 => B,
+        2 => H,
+        4 => W,
+        _ => DW,
     }
 }

@@ -286,7 +286,8 @@ impl Emitter<'_> {
     /// `base + off`.
     fn name_into(&mut self, name: &StrExpr, base: Reg, off: i16) -> Result<(), EmitError> {
         match name {
-            StrExpr::UserStr(addr) => {
+            StrExpr::UserStr(addr) | StrExpr::KernelStr(addr) => {
+                let read = if matches!(name, StrExpr::UserStr(_)) { helper::PROBE_READ_USER_STR } else { helper::PROBE_READ_KERNEL_STR };
                 // Evaluate the address first (it may use the stack), then clear the whole
                 // buffer (the helper stops at the NUL) and copy.
                 self.scoped(|e| {
@@ -300,7 +301,7 @@ impl Emitter<'_> {
                     e.push(Insn::mov(R1, base));
                     e.push(Insn::alu_imm(Alu::Add, R1, off as i32));
                     e.push(Insn::mov_imm(R2, STRSIZE as i32));
-                    e.push(Insn::call(helper::PROBE_READ_USER_STR));
+                    e.push(Insn::call(read));
                     Ok(())
                 })?;
             }
@@ -350,7 +351,7 @@ impl Emitter<'_> {
     /// Stores a value in its representation at `base + off` (base is r8 or r10).
     fn store_value(&mut self, v: &Expr, base: Reg, off: i16) -> Result<(), EmitError> {
         match v {
-            Expr::Str(s @ (StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_))) => self.name_into(s, base, off)?,
+            Expr::Str(s @ (StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_) | StrExpr::KernelStr(_))) => self.name_into(s, base, off)?,
             Expr::Str(s) => {
                 self.str_id(s)?;
                 self.push(Insn::stx(DW, base, off, R0));

@@ -1,0 +1,355 @@
+//! Expressions with C types: casts, `->`, `.`, `[]`, `*`, `&`, `sizeof`, `offsetof` and the
+//! typed builtins (`curthread`). An object in kernel memory is a [`Place`] (its address)
+//! until a scalar is needed; then it is loaded at its type's width. Kernel memory is read
+//! only through the probe-read helpers; user memory only through copyin/copyinstr.
+
+use super::*;
+use crate::ast::{BaseType, TypeName};
+use crate::facts::TypeSpace;
+use crate::types::{AddrSpace, Type, TypeId};
+
+/// A checked expression and its C type.
+pub(super) struct Typed {
+    pub val: Val,
+    pub ty: TypeId,
+}
+
+pub(super) enum Val {
+    /// A value computed into a register.
+    Value(Expr),
+    /// An object at this kernel address (a struct, an array, or a scalar not loaded yet).
+    Place(Expr),
+}
+
+fn add_offset(addr: Expr, off: i64) -> Expr {
+    match (addr, off) {
+        (a, 0) => a,
+        (Expr::Binary(BinOp::Add, a, b), off) if matches!(*b, Expr::Int(_)) => {
+            let Expr::Int(k) = *b else { unreachable!() };
+            Expr::Binary(BinOp::Add, a, Box::new(Expr::Int(k.wrapping_add(off))))
+        }
+        (a, off) => Expr::Binary(BinOp::Add, Box::new(a), Box::new(Expr::Int(off))),
+    }
+}
+
+fn no_types(span: &Span, e: String) -> Diagnostic {
+    Diagnostic::new(span.clone(), format!("cannot read the kernel's types: {e}")).label("needs kernel types").hint("crumbs reads them from /sys/kernel/btf/vmlinux (a kernel built with CONFIG_DEBUG_INFO_BTF)")
+}
+
+impl Checker<'_> {
+    /// Whether an expression is one of the C-typed forms (the others are checked by
+    /// [`Checker::expr`] and have no C type of their own yet).
+    pub(super) fn is_typed_form(&self, e: &ast::Expr) -> bool {
+        match &e.kind {
+            ExprKind::Cast(..) | ExprKind::Member { .. } | ExprKind::Index(..) | ExprKind::Deref(_) | ExprKind::AddrOf(_) | ExprKind::SizeofType(_) | ExprKind::SizeofExpr(_) | ExprKind::Offsetof(..) => true,
+            ExprKind::Ident(n) => builtins::variable(n).is_some_and(|v| matches!(v.ty, VarType::Kernel(_))),
+            ExprKind::Binary(BinOp::Add | BinOp::Sub, l, _) => self.is_typed_form(l),
+            _ => false,
+        }
+    }
+
+    fn int_type(&mut self, name: &str, size: u8, signed: bool) -> TypeId {
+        self.types.int(name, size, signed)
+    }
+
+    /// The type a type name names.
+    pub(super) fn type_of_name(&mut self, t: &TypeName) -> Result<TypeId, Diagnostic> {
+        let span = &t.span;
+        let base = match &t.base {
+            BaseType::Named(words) if words.len() == 1 && words[0] == "void" => self.types.add(Type::Void),
+            BaseType::Named(words) => match crate::types::int_from_keywords(words) {
+                Some(i) => self.types.add(Type::Int(i)),
+                None if words.len() == 1 => match self.types.lookup(TypeSpace::Ordinary, &words[0]).map_err(|e| no_types(span, e))? {
+                    Some(id) => id,
+                    None => {
+                        return Err(Diagnostic::new(span.clone(), format!("unknown type `{}`", words[0]))
+                            .label("no such type")
+                            .hint("integer types are char, short, int, long, long long (signed or unsigned), int8_t..uint64_t, size_t; kernel typedefs come from its BTF"))
+                    }
+                },
+                None => return Err(Diagnostic::new(span.clone(), format!("`{}` is not a type", words.join(" "))).label("not a C type").hint("write e.g. `unsigned long` or `long long`")),
+            },
+            BaseType::Struct(n) | BaseType::Union(n) | BaseType::Enum(n) => {
+                let (space, kw) = match &t.base {
+                    BaseType::Struct(_) => (TypeSpace::Struct, "struct"),
+                    BaseType::Union(_) => (TypeSpace::Union, "union"),
+                    _ => (TypeSpace::Enum, "enum"),
+                };
+                match self.types.lookup(space, n).map_err(|e| no_types(span, e))? {
+                    Some(id) => id,
+                    None => {
+                        return Err(Diagnostic::new(span.clone(), format!("unknown type `{kw} {n}`"))
+                            .label(format!("no {kw} {n} in the kernel or the script"))
+                            .hint("kernel types come from /sys/kernel/btf/vmlinux; check the spelling, or declare it in the script"))
+                    }
+                }
+            }
+        };
+        let mut id = base;
+        for _ in 0..t.pointers {
+            id = self.types.pointer(id, AddrSpace::Kernel);
+        }
+        Ok(id)
+    }
+
+    /// A C-typed expression.
+    pub(super) fn typed(&mut self, e: &ast::Expr) -> Result<Typed, Diagnostic> {
+        let span = &e.span;
+        let types_err = |e: String| no_types(span, e);
+        Ok(match &e.kind {
+            ExprKind::Ident(n) if builtins::variable(n).is_some_and(|v| matches!(v.ty, VarType::Kernel(_))) => {
+                let v = builtins::variable(n).expect("checked");
+                let VarType::Kernel(strukt) = v.ty else { unreachable!() };
+                let Some(target) = self.types.lookup(TypeSpace::Struct, strukt).map_err(types_err)? else {
+                    return Err(Diagnostic::new(span.clone(), format!("the kernel has no `struct {strukt}`")).label("needs it").hint("this kernel's BTF lacks the type"));
+                };
+                Typed { val: Val::Value(Expr::Var(v.hook)), ty: self.types.pointer(target, AddrSpace::Kernel) }
+            }
+            ExprKind::Cast(t, inner) => {
+                let ty = self.type_of_name(t)?;
+                let v = self.scalar(inner)?;
+                let real = self.types.real(ty).map_err(types_err)?;
+                let val = match real {
+                    Type::Int(i) if i.size < 8 => Expr::Bits { inner: Box::new(v), shift: 0, width: i.size * 8, signed: i.signed },
+                    Type::Int(_) | Type::Ptr { .. } | Type::Enum { .. } => v,
+                    _ => {
+                        let name = self.types.name(ty);
+                        return Err(Diagnostic::new(t.span.clone(), format!("cannot cast to `{name}`")).label("not a scalar type").hint("cast to an integer or a pointer type, e.g. (struct file *)arg0"));
+                    }
+                };
+                Typed { val: Val::Value(val), ty }
+            }
+            ExprKind::Member { base, member, arrow } => {
+                let b = self.typed_operand(base)?;
+                let (addr, record) = if *arrow {
+                    match self.types.real(b.ty).map_err(types_err)? {
+                        Type::Ptr { to, space } => {
+                            self.kernel_space(space, &base.span, "->")?;
+                            (self.value_of(b, &base.span)?, to)
+                        }
+                        _ => {
+                            let name = self.types.name(b.ty);
+                            return Err(Diagnostic::new(base.span.clone(), format!("`->` needs a pointer to a struct or union, but this is `{name}`"))
+                                .label("not a pointer")
+                                .hint(if matches!(self.types.real(b.ty), Ok(Type::Struct(_) | Type::Union(_))) { "use `.` on a struct value" } else { "cast it first, e.g. ((struct file *)arg0)->f_path" }));
+                        }
+                    }
+                } else {
+                    match b.val {
+                        Val::Place(a) => (a, b.ty),
+                        Val::Value(_) => {
+                            let name = self.types.name(b.ty);
+                            let hint = if matches!(self.types.real(b.ty), Ok(Type::Ptr { .. })) { "use `->` on a pointer" } else { "`.` reads a member of a struct or union" };
+                            return Err(Diagnostic::new(base.span.clone(), format!("`.` needs a struct or union, but this is `{name}`")).label("not a struct").hint(hint));
+                        }
+                    }
+                };
+                if !matches!(self.types.real(record).map_err(types_err)?, Type::Struct(_) | Type::Union(_)) {
+                    let name = self.types.name(record);
+                    let op = if *arrow { "->" } else { "." };
+                    return Err(Diagnostic::new(base.span.clone(), format!("`{op}{}` needs a struct or union, but this is `{name}`", member.name)).label("no members").hint("members belong to structs and unions"));
+                }
+                let Some(found) = self.types.member(record, &member.name).map_err(types_err)? else {
+                    let rname = self.types.name(record);
+                    let names = self.types.member_names(record).map_err(types_err)?;
+                    let d = Diagnostic::new(member.span.clone(), format!("`{rname}` has no member `{}`", member.name)).label("no such member");
+                    return Err(match closest(&member.name, names.iter().map(String::as_str)) {
+                        Some(c) => d.hint(format!("did you mean `{c}`?")),
+                        None => d.hint(format!("its members: {}", names.iter().take(12).cloned().collect::<Vec<_>>().join(", "))),
+                    });
+                };
+                if found.bit_size > 0 {
+                    let int = self.types.as_int(found.ty).map_err(types_err)?.unwrap_or(crate::types::IntType { name: "unsigned int".into(), size: 4, signed: false, char: false, bool: false });
+                    let shift = found.bit_offset % 8;
+                    let need = (shift + found.bit_size).div_ceil(8);
+                    let size = [1u32, 2, 4, 8].into_iter().find(|s| *s >= need).unwrap_or(8) as u8;
+                    let word = Expr::Load { addr: Box::new(add_offset(addr, (found.bit_offset / 8) as i64)), size, signed: false };
+                    let val = Expr::Bits { inner: Box::new(word), shift: shift as u8, width: found.bit_size as u8, signed: int.signed };
+                    Typed { val: Val::Value(val), ty: found.ty }
+                } else {
+                    Typed { val: Val::Place(add_offset(addr, (found.bit_offset / 8) as i64)), ty: found.ty }
+                }
+            }
+            ExprKind::Index(base, index) => {
+                let b = self.typed_operand(base)?;
+                let i = self.int_expr(index, "an index")?;
+                let (addr, elem) = match self.types.real(b.ty).map_err(types_err)? {
+                    Type::Array { elem, .. } => match b.val {
+                        Val::Place(a) => (a, elem),
+                        Val::Value(a) => (a, elem),
+                    },
+                    Type::Ptr { to, space } => {
+                        self.kernel_space(space, &base.span, "[]")?;
+                        (self.value_of(b, &base.span)?, to)
+                    }
+                    _ => {
+                        let name = self.types.name(b.ty);
+                        return Err(Diagnostic::new(base.span.clone(), format!("`[]` needs an array or a pointer, but this is `{name}`")).label("cannot be indexed").hint("index arrays and pointers"));
+                    }
+                };
+                let size = self.sized(elem, span)? as i64;
+                let at = match i {
+                    Expr::Int(k) => add_offset(addr, k.wrapping_mul(size)),
+                    i => Expr::Binary(BinOp::Add, Box::new(addr), Box::new(if size == 1 { i } else { Expr::Binary(BinOp::Mul, Box::new(i), Box::new(Expr::Int(size))) })),
+                };
+                Typed { val: Val::Place(at), ty: elem }
+            }
+            ExprKind::Deref(inner) => {
+                let b = self.typed_operand(inner)?;
+                match self.types.real(b.ty).map_err(types_err)? {
+                    Type::Ptr { to, space } => {
+                        self.kernel_space(space, &inner.span, "*")?;
+                        if matches!(self.types.real(to).map_err(types_err)?, Type::Void | Type::Function) {
+                            return Err(Diagnostic::new(span.clone(), "cannot dereference a `void *`").label("no type to read").hint("cast it to a pointer to what it points at first"));
+                        }
+                        Typed { val: Val::Place(self.value_of(b, &inner.span)?), ty: to }
+                    }
+                    Type::Array { elem, .. } => match b.val {
+                        Val::Place(a) | Val::Value(a) => Typed { val: Val::Place(a), ty: elem },
+                    },
+                    _ => {
+                        let name = self.types.name(b.ty);
+                        return Err(Diagnostic::new(inner.span.clone(), format!("`*` needs a pointer, but this is `{name}`")).label("not a pointer").hint("only pointers can be dereferenced"));
+                    }
+                }
+            }
+            ExprKind::AddrOf(inner) => {
+                let b = self.typed_operand(inner)?;
+                match b.val {
+                    Val::Place(a) => Typed { val: Val::Value(a), ty: self.types.pointer(b.ty, AddrSpace::Kernel) },
+                    Val::Value(_) => return Err(Diagnostic::new(inner.span.clone(), "`&` needs an object in memory").label("a value, not an object").hint("take the address of a member, an element or a dereference, e.g. &curthread->comm")),
+                }
+            }
+            ExprKind::SizeofType(t) => {
+                let ty = self.type_of_name(t)?;
+                let size = self.sized(ty, &t.span)?;
+                Typed { val: Val::Value(Expr::Int(size as i64)), ty: self.int_type("size_t", 8, false) }
+            }
+            ExprKind::SizeofExpr(inner) => {
+                let ty = if self.is_typed_form(inner) { self.typed(inner)?.ty } else { self.int_type("long", 8, true) };
+                let size = self.sized(ty, &inner.span)?;
+                Typed { val: Val::Value(Expr::Int(size as i64)), ty: self.int_type("size_t", 8, false) }
+            }
+            ExprKind::Offsetof(t, path) => {
+                let mut ty = self.type_of_name(t)?;
+                let mut bits = 0u32;
+                for m in path {
+                    let Some(found) = self.types.member(ty, &m.name).map_err(types_err)? else {
+                        let rname = self.types.name(ty);
+                        let names = self.types.member_names(ty).map_err(types_err)?;
+                        let d = Diagnostic::new(m.span.clone(), format!("`{rname}` has no member `{}`", m.name)).label("no such member");
+                        return Err(match closest(&m.name, names.iter().map(String::as_str)) {
+                            Some(c) => d.hint(format!("did you mean `{c}`?")),
+                            None => d.hint("offsetof(struct T, member) names a member of T"),
+                        });
+                    };
+                    if found.bit_size > 0 {
+                        return Err(Diagnostic::new(m.span.clone(), format!("`{}` is a bitfield", m.name)).label("has no byte offset").hint("offsetof does not apply to bitfields, as in C"));
+                    }
+                    bits += found.bit_offset;
+                    ty = found.ty;
+                }
+                Typed { val: Val::Value(Expr::Int((bits / 8) as i64)), ty: self.int_type("size_t", 8, false) }
+            }
+            // Pointer arithmetic, scaled by the size of what the pointer points at.
+            ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), l, r) => {
+                let b = self.typed_operand(l)?;
+                let real = self.types.real(b.ty).map_err(types_err)?;
+                let (to, ptr_ty) = match real {
+                    Type::Ptr { to, .. } => (to, b.ty),
+                    Type::Array { elem, .. } => (elem, self.types.pointer(elem, AddrSpace::Kernel)),
+                    _ => {
+                        let lv = self.value_of(b, &l.span)?;
+                        let rv = self.int_expr(r, "an operand")?;
+                        return Ok(Typed { val: Val::Value(Expr::Binary(*op, Box::new(lv), Box::new(rv))), ty: self.int_type("long", 8, true) });
+                    }
+                };
+                let size = self.sized(to, span)? as i64;
+                // An array stands for its first element's address.
+                let base = self.value_of(b, &l.span)?;
+                let n = self.int_expr(r, "the offset added to a pointer")?;
+                let scaled = match n {
+                    Expr::Int(k) => Expr::Int(k.wrapping_mul(size)),
+                    n if size == 1 => n,
+                    n => Expr::Binary(BinOp::Mul, Box::new(n), Box::new(Expr::Int(size))),
+                };
+                Typed { val: Val::Value(Expr::Binary(*op, Box::new(base), Box::new(scaled))), ty: ptr_ty }
+            }
+            _ => Typed { val: Val::Value(self.expr(e)?), ty: self.int_type("long", 8, true) },
+        })
+    }
+
+    /// An operand of a C-typed form: typed if it is one, else an untyped integer (`long`).
+    fn typed_operand(&mut self, e: &ast::Expr) -> Result<Typed, Diagnostic> {
+        if self.is_typed_form(e) {
+            return self.typed(e);
+        }
+        let v = self.int_expr(e, "this operand")?;
+        Ok(Typed { val: Val::Value(v), ty: self.int_type("long", 8, true) })
+    }
+
+    /// The size of a type, or an error at `span` if it has none.
+    fn sized(&mut self, ty: TypeId, span: &Span) -> Result<u64, Diagnostic> {
+        match self.types.size_of(ty).map_err(|e| no_types(span, e))? {
+            Some(s) => Ok(s),
+            None => {
+                let name = self.types.name(ty);
+                Err(Diagnostic::new(span.clone(), format!("`{name}` has no size")).label("incomplete or void").hint("sizeof and pointer arithmetic need a complete type"))
+            }
+        }
+    }
+
+    /// User memory is read only through copyin/copyinstr.
+    fn kernel_space(&mut self, space: AddrSpace, span: &Span, op: &str) -> Result<(), Diagnostic> {
+        if space == AddrSpace::User {
+            return Err(Diagnostic::new(span.clone(), format!("`{op}` on a user-space pointer")).label("points into the traced process").hint("read user memory with copyin() or copyinstr()"));
+        }
+        Ok(())
+    }
+
+    /// The scalar value of a typed expression: a place is loaded at its type's width.
+    pub(super) fn value_of(&mut self, t: Typed, span: &Span) -> Result<Expr, Diagnostic> {
+        let addr = match t.val {
+            Val::Value(v) => return Ok(v),
+            Val::Place(a) => a,
+        };
+        let real = self.types.real(t.ty).map_err(|e| no_types(span, e))?;
+        Ok(match real {
+            Type::Int(i) => Expr::Load { addr: Box::new(addr), size: i.size, signed: i.signed },
+            Type::Enum { size, signed, .. } => Expr::Load { addr: Box::new(addr), size: size as u8, signed },
+            Type::Ptr { .. } => Expr::Load { addr: Box::new(addr), size: 8, signed: false },
+            // An array used as a value is its address, as in C.
+            Type::Array { .. } => addr,
+            _ => {
+                let name = self.types.name(t.ty);
+                return Err(Diagnostic::new(span.clone(), format!("a `{name}` cannot be used as a value here")).label("not a scalar").hint("use one of its members, e.g. ->name"));
+            }
+        })
+    }
+
+    /// A scalar operand: a typed one loaded, an untyped one checked as an integer.
+    fn scalar(&mut self, e: &ast::Expr) -> Result<Expr, Diagnostic> {
+        let t = self.typed_operand(e)?;
+        self.value_of(t, &e.span)
+    }
+
+    /// A C-typed expression as the rest of the checker sees it: a kernel `char [N]` or
+    /// `char *` is a string, anything else scalar is an integer.
+    pub(super) fn lower_typed(&mut self, e: &ast::Expr) -> Result<Expr, Diagnostic> {
+        let t = self.typed(e)?;
+        let span = &e.span;
+        let real = self.types.real(t.ty).map_err(|x| no_types(span, x))?;
+        let char_elem = |types: &mut crate::types::Types, elem: TypeId| types.as_int(elem).ok().flatten().is_some_and(|i| i.char);
+        match real {
+            Type::Array { elem, .. } if char_elem(&mut self.types, elem) => {
+                let (Val::Place(addr) | Val::Value(addr)) = t.val;
+                Ok(Expr::Str(StrExpr::KernelStr(Box::new(addr))))
+            }
+            Type::Ptr { to, space: AddrSpace::Kernel } if char_elem(&mut self.types, to) => {
+                let v = self.value_of(t, span)?;
+                Ok(Expr::Str(StrExpr::KernelStr(Box::new(v))))
+            }
+            _ => self.value_of(t, span),
+        }
+    }
+}
