@@ -1,0 +1,85 @@
+//! C types from the kernel's BTF (spec §4.8): struct chasing from `curthread`, kernel strings
+//! through pointer hops, casts at every width, sizeof/offsetof, and the diagnostics of bad
+//! uses. Live: the values are checked against what the kernel says another way (ppid,
+//! execname, pid, tid).
+
+mod common;
+
+use common::{run, Output};
+
+fn quiet(program: &str) -> Output {
+    let out = run(&["-q", "-e", program]);
+    out.assert_ok();
+    out
+}
+
+#[test]
+fn curthread_walks_to_the_parent() {
+    let out = quiet(r#"BEGIN { printf("%d %d\n", curthread->real_parent->tgid, ppid); exit(0); }"#);
+    let v: Vec<i64> = out.stdout.split_whitespace().map(|s| s.parse().unwrap()).collect();
+    assert_eq!(v.len(), 2, "{}", out.dump());
+    assert_eq!(v[0], v[1], "curthread->real_parent->tgid is ppid\n{}", out.dump());
+    assert_eq!(v[0], std::process::id() as i64, "the test started crumbs\n{}", out.dump());
+}
+
+#[test]
+fn curthread_members_match_the_builtins() {
+    let out = quiet(r#"BEGIN { printf("%d %d %d %d|%s|%s|\n", curthread->tgid, pid, curthread->pid, tid, curthread->comm, execname); exit(0); }"#);
+    let (nums, rest) = out.stdout.split_once('|').unwrap();
+    let v: Vec<i64> = nums.split_whitespace().map(|s| s.parse().unwrap()).collect();
+    assert_eq!((v[0], v[2]), (v[1], v[3]), "{}", out.dump());
+    assert_eq!(rest, "crumbs|crumbs|\n", "{}", out.dump());
+}
+
+#[test]
+fn kernel_strings_through_several_hops() {
+    // task -> mm -> exe_file -> f_path.dentry -> d_name.name: the executable's file name.
+    let out = quiet(r#"BEGIN { printf("%s\n", curthread->mm->exe_file->f_path.dentry->d_name.name); exit(0); }"#);
+    assert_eq!(out.stdout, "crumbs\n", "{}", out.dump());
+    // The same string compares with a literal and is an aggregation key.
+    let out = quiet(r#"BEGIN { @[curthread->comm] = count(); printf("%d\n", curthread->comm == "crumbs"); exit(0); }"#);
+    assert_eq!(out.stdout, "1\n\n  crumbs                                                            1\n", "{}", out.dump());
+}
+
+#[test]
+fn casts_truncate_and_extend_at_every_width() {
+    let out = quiet(
+        r#"BEGIN { printf("%d %d %d %d %d %d %d %d\n", (char)0x1ff, (unsigned char)0x1ff, (short)0x18000, (unsigned short)-1, (int)0x1ffffffff, (int8_t)200, (uint32_t)0x100000001, (long)-5); exit(0); }"#,
+    );
+    assert_eq!(out.stdout, "-1 255 -32768 65535 -1 -56 1 -5\n", "{}", out.dump());
+}
+
+#[test]
+fn sizeof_and_offsetof() {
+    let out = quiet(
+        r#"BEGIN { printf("%d %d %d %d %d %d %d\n", sizeof(int), sizeof(long), sizeof(uint16_t), sizeof(struct list_head), offsetof(struct list_head, prev), sizeof(char *), sizeof(*curthread) == sizeof(struct task_struct)); exit(0); }"#,
+    );
+    assert_eq!(out.stdout, "4 8 2 16 8 8 1\n", "{}", out.dump());
+}
+
+#[test]
+fn pointer_arithmetic_scales_by_the_pointee() {
+    let out = quiet(r#"BEGIN { printf("%d %d\n", (long)(curthread + 1) - (long)curthread, (long)&curthread->comm[3] - (long)&curthread->comm[0]); exit(0); }"#);
+    let size = quiet(r#"BEGIN { printf("%d 3\n", sizeof(struct task_struct)); exit(0); }"#);
+    assert_eq!(out.stdout, size.stdout, "{}", out.dump());
+}
+
+fn assert_error(program: &str, message: &str, hint: &str) {
+    let out = run(&["-e", program]);
+    out.assert_no_panic();
+    assert_eq!(out.code(), 2, "{}", out.dump());
+    assert!(out.stderr.contains(message), "message {message:?}\n{}", out.dump());
+    assert!(out.stderr.contains(hint), "hint {hint:?}\n{}", out.dump());
+}
+
+#[test]
+fn diagnostics() {
+    assert_error("BEGIN { trace(((struct no_such_struct *)arg0)->x); }", "unknown type `struct no_such_struct`", "btf");
+    assert_error("BEGIN { trace(curthread->real_parnet); }", "has no member `real_parnet`", "did you mean `real_parent`?");
+    assert_error("BEGIN { trace(curthread.pid); }", "`.` needs a struct or union", "use `->` on a pointer");
+    assert_error("BEGIN { trace(arg0->pid); }", "`->` needs a pointer", "cast it first");
+    assert_error("BEGIN { trace(*pid); }", "`*` needs a pointer", "only pointers");
+    assert_error("BEGIN { trace((struct task_struct)arg0); }", "cannot cast to `struct task_struct`", "cast to an integer or a pointer");
+    assert_error("BEGIN { trace(sizeof(struct no_such)); }", "unknown type `struct no_such`", "btf");
+    assert_error("BEGIN { trace(offsetof(struct list_head, nxt)); }", "has no member `nxt`", "did you mean `next`?");
+}
