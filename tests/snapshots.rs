@@ -7,7 +7,7 @@
 //! `CRUMBS_BLESS=1 cargo test --test snapshots` and commit them with the change.
 
 use crumbs_ebpf::abi::Target;
-use crumbs_lang::facts::{KernelFacts, Listing};
+use crumbs_lang::facts::{sample, KernelFacts, KernelType, Listing, TypeSpace};
 use crumbs_lang::ir::Program;
 use crumbs_runtime::driver::{self, CompileError, CompileOptions};
 use crumbs_runtime::kernel::Kernel;
@@ -32,6 +32,14 @@ impl KernelFacts for FixedKernel {
 
     fn tracepoint_format(&self, category: &str, event: &str) -> Result<String, String> {
         FORMATS.iter().find(|(c, e, _)| *c == category && *e == event).map(|(_, _, f)| format!("format:\n{f}")).ok_or_else(|| format!("no tracepoint {category}:{event}"))
+    }
+
+    fn kernel_type_id(&self, space: TypeSpace, name: &str) -> Result<Option<u32>, String> {
+        Ok(sample::type_id(space, name))
+    }
+
+    fn kernel_type(&self, id: u32) -> Result<KernelType, String> {
+        sample::kernel_type(id)
     }
 }
 

@@ -3,7 +3,7 @@
 //! every field kind the checker knows (integers, `char[16]` names, `__data_loc` strings,
 //! a large array).
 
-use crumbs_lang::facts::{KernelFacts, Listing};
+use crumbs_lang::facts::{sample, KernelFacts, KernelType, Listing, TypeSpace};
 
 const FORMATS: &[(&str, &str, &str)] = &[
     ("irq", "irq_handler_entry", include_str!("../catalog/irq.irq_handler_entry.format")),
@@ -30,6 +30,15 @@ impl KernelFacts for FixedCatalog {
 
     fn tracepoint_format(&self, category: &str, event: &str) -> Result<String, String> {
         FORMATS.iter().find(|(c, e, _)| *c == category && *e == event).map(|(_, _, f)| f.to_string()).ok_or_else(|| format!("no tracepoint {category}:{event}"))
+    }
+
+    // The sample kernel types, so typed programs compile (and load in the live lane).
+    fn kernel_type_id(&self, space: TypeSpace, name: &str) -> Result<Option<u32>, String> {
+        Ok(sample::type_id(space, name))
+    }
+
+    fn kernel_type(&self, id: u32) -> Result<KernelType, String> {
+        sample::kernel_type(id)
     }
 }
 

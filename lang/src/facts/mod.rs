@@ -4,6 +4,8 @@
 //! (BTF types, function prototypes and symbols join the tracepoints here as the language
 //! needs them.)
 
+pub mod sample;
+
 use std::cell::OnceCell;
 use std::rc::Rc;
 
