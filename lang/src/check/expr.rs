@@ -138,7 +138,8 @@ impl Checker<'_> {
                                 .label("ordering not supported")
                                 .hint("compare with == or != instead"));
                         }
-                        let name_vs_const = matches!((&a, &b), (StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_), StrExpr::Const(_)) | (StrExpr::Const(_), StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_)));
+                        let copied = |s: &StrExpr| matches!(s, StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_) | StrExpr::KernelStr(_));
+                        let name_vs_const = (copied(&a) && matches!(b, StrExpr::Const(_))) || (matches!(a, StrExpr::Const(_)) && copied(&b));
                         if a.repr() == Repr::Buf && b.repr() == Repr::Buf {
                             return Err(Diagnostic::new(e.span.clone(), "comparing two copied strings is not supported yet")
                                 .label("unsupported comparison")
