@@ -368,8 +368,9 @@ fn expr_at(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
 }
 
 /// An operand while the Pratt parser builds a chain: the expression, its height, and the
-/// source it was written as, with any parentheses around it, which the C forms' spans cover
-/// (`((struct file *)arg0)->f_path` starts at the first parenthesis).
+/// source it was written as, with any parentheses around it, which the spans of the operators
+/// applied to it cover (`((struct file *)arg0)->f_path` and `(a) - b` start at the first
+/// parenthesis). A parenthesised expression's own span stays inside the parentheses.
 struct Operand {
     e: Expr,
     h: usize,
@@ -416,8 +417,7 @@ fn binary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
                         Rule::neg => UnOp::Neg,
                         _ => UnOp::Plus,
                     };
-                    let sp = start..rhs.e.span.end;
-                    (ExprKind::Unary(u, Box::new(rhs.e)), sp)
+                    (ExprKind::Unary(u, Box::new(rhs.e)), written.clone())
                 }
             };
             Ok(Operand::new(node(kind, sp, rhs.h + 1)?, written))
@@ -442,9 +442,8 @@ fn binary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
         .map_infix(|lhs, op, rhs| {
             let (lhs, rhs) = (lhs?, rhs?);
             let written = lhs.written.start..rhs.written.end;
-            let sp = lhs.e.span.start..rhs.e.span.end;
             let b = binop_of(op.as_str().trim());
-            Ok(Operand::new(node(ExprKind::Binary(b, Box::new(lhs.e), Box::new(rhs.e)), sp, 1 + lhs.h.max(rhs.h))?, written))
+            Ok(Operand::new(node(ExprKind::Binary(b, Box::new(lhs.e), Box::new(rhs.e)), written.clone(), 1 + lhs.h.max(rhs.h))?, written))
         })
         .parse(p.into_inner())
         .map(|o| (o.e, o.h))
@@ -1024,6 +1023,10 @@ mod tests {
             ("offsetof(struct s, a.b) ", "offsetof(struct s, a.b)"),
             ("(a)->b ", "(a)->b"),
             ("self->x -> y ", "self->x -> y"),
+            // The older forms too, with their parentheses.
+            ("(a) - b", "(a) - b"),
+            ("-(a)", "-(a)"),
+            ("((a) + (b)) * (c)", "((a) + (b)) * (c)"),
         ] {
             let program = format!("BEGIN {{ {src}; }}");
             let Stmt::Expr(e) = one_clause(&program).body.unwrap().remove(0) else { panic!() };
