@@ -43,6 +43,8 @@ fn syntax_error(src: &str, e: pest::error::Error<Rule>) -> Diagnostic {
             .hint(format!("expressions nest at most {MAX_EXPR_DEPTH} levels (each operator, `?:`, call, key and pair of parentheses is one): split them with clause-local variables, this->t = ...;"));
     }
     let found = src[start..].chars().next();
+    // A keyword where a name or an expression could start (`x = long;`, `a->int`): say so,
+    // rather than "unexpected `l`" with a hint to write a name.
     let wants_name = matches!(&e.variant, pest::error::ErrorVariant::ParsingError { positives, .. } if positives.iter().any(|r| matches!(r, Rule::ident | Rule::tag_name | Rule::expr | Rule::binary | Rule::statement | Rule::statements)));
     if let Some(word) = reserved_word(src, start).filter(|_| wants_name) {
         return Diagnostic::new(start..start + word.len(), format!("syntax error: `{word}` is a reserved word"))
