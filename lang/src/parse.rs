@@ -43,6 +43,14 @@ fn syntax_error(src: &str, e: pest::error::Error<Rule>) -> Diagnostic {
             .hint(format!("expressions nest at most {MAX_EXPR_DEPTH} levels (each operator, `?:`, call, key and pair of parentheses is one): split them with clause-local variables, this->t = ...;"));
     }
     let found = src[start..].chars().next();
+    // A keyword where a name or an expression could start (`x = long;`, `a->int`): say so,
+    // rather than "unexpected `l`" with a hint to write a name.
+    let wants_name = matches!(&e.variant, pest::error::ErrorVariant::ParsingError { positives, .. } if positives.iter().any(|r| matches!(r, Rule::ident | Rule::tag_name | Rule::expr | Rule::binary | Rule::statement | Rule::statements)));
+    if let Some(word) = reserved_word(src, start).filter(|_| wants_name) {
+        return Diagnostic::new(start..start + word.len(), format!("syntax error: `{word}` is a reserved word"))
+            .label("not a name")
+            .hint("C's type keywords, `sizeof` and `offsetof` cannot name variables, members or functions; types are written only in casts `(int)x`, `sizeof(type)` and `offsetof(type, member)`");
+    }
     let end = if end > start { end } else { start + found.map_or(0, char::len_utf8) };
     let hint = expected_hint(&e).or_else(|| Some(fallback_hint(src, start)));
     let message = match found {
@@ -54,6 +62,12 @@ fn syntax_error(src: &str, e: pest::error::Error<Rule>) -> Diagnostic {
         d = d.hint(h);
     }
     d
+}
+
+/// The reserved word (d.pest's `keyword`) at `pos`, if there is one.
+fn reserved_word(src: &str, pos: usize) -> Option<&str> {
+    let mut pairs = DParser::parse(Rule::keyword, &src[pos..]).ok()?;
+    Some(pairs.next()?.as_str())
 }
 
 /// A hint from the text itself when the grammar's expectations say nothing useful.
@@ -85,7 +99,12 @@ fn rule_name(r: Rule) -> Option<&'static str> {
         Rule::block | Rule::angle_block => "an action block `{ ... }`",
         Rule::predicate => "a predicate `/ ... /`",
         Rule::probe_desc | Rule::probe_list | Rule::clause => "a probe description",
-        Rule::ident => "a name",
+        Rule::ident | Rule::agg_name => "a name",
+        Rule::type_name => "a type name",
+        Rule::tag_name => "the struct, union or enum's name (`struct file`)",
+        Rule::star => "`*`",
+        Rule::cast_close => "`)`",
+        Rule::offsetof_comma => "`,` and a member: offsetof(type, member)",
         Rule::call => "a function call",
         Rule::EOI => "end of program",
         Rule::keys => "`[`",
@@ -240,7 +259,7 @@ fn aggregation_at(p: Pair<Rule>, level: usize) -> Result<(AggRef, usize), Diagno
     let mut height = 0;
     for part in p.into_inner() {
         match part.as_rule() {
-            Rule::ident => agg.name = part.as_str().to_string(),
+            Rule::agg_name => agg.name = part.as_str().to_string(),
             Rule::keys => (agg.keys, height) = operands(part.into_inner(), level)?,
             _ => {}
         }
@@ -271,7 +290,12 @@ fn pratt() -> &'static PrattParser<Rule> {
             .op(Op::prefix(Rule::not)
                 | Op::prefix(Rule::bitnot)
                 | Op::prefix(Rule::neg)
-                | Op::prefix(Rule::plus))
+                | Op::prefix(Rule::plus)
+                | Op::prefix(Rule::deref)
+                | Op::prefix(Rule::addr_of)
+                | Op::prefix(Rule::cast)
+                | Op::prefix(Rule::sizeof_op))
+            .op(Op::postfix(Rule::member) | Op::postfix(Rule::index))
     })
 }
 
@@ -345,35 +369,125 @@ fn expr_at(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
     }
 }
 
+/// An operand while the Pratt parser builds a chain: the expression, its height, and the
+/// source it was written as, with any parentheses around it, which the spans of the operators
+/// applied to it cover (`((struct file *)arg0)->f_path` and `(a) - b` start at the first
+/// parenthesis). A parenthesised expression's own span stays inside the parentheses.
+struct Operand {
+    e: Expr,
+    h: usize,
+    written: Span,
+}
+
+impl Operand {
+    fn new((e, h): Built, written: Span) -> Operand {
+        Operand { e, h, written }
+    }
+}
+
+fn is_prefix(r: Rule) -> bool {
+    matches!(r, Rule::not | Rule::bitnot | Rule::neg | Rule::plus | Rule::deref | Rule::addr_of | Rule::cast | Rule::sizeof_op)
+}
+
 fn binary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
     // The Pratt parser recurses once per prefix operator: refuse long runs before it starts.
     let mut run = 0;
     for part in p.clone().into_inner() {
-        run = if matches!(part.as_rule(), Rule::not | Rule::bitnot | Rule::neg | Rule::plus) { run + 1 } else { 0 };
+        run = if is_prefix(part.as_rule()) { run + 1 } else { 0 };
         if run > MAX_EXPR_DEPTH {
             return Err(too_deep(span(&part)));
         }
     }
     pratt()
-        .map_primary(|p| primary(p, level))
+        .map_primary(|p| {
+            let written = span(&p);
+            Ok(Operand::new(primary(p, level)?, written))
+        })
         .map_prefix(|op, rhs| {
-            let (rhs, h) = rhs?;
-            let sp = op.as_span().start()..rhs.span.end;
-            let u = match op.as_rule() {
-                Rule::not => UnOp::Not,
-                Rule::bitnot => UnOp::BitNot,
-                Rule::neg => UnOp::Neg,
-                _ => UnOp::Plus,
+            let rhs = rhs?;
+            let start = op.as_span().start();
+            let written = start..rhs.written.end;
+            let (kind, sp) = match op.as_rule() {
+                Rule::cast => (ExprKind::Cast(type_name(op.into_inner().next().unwrap())?, Box::new(rhs.e)), written.clone()),
+                Rule::sizeof_op => (ExprKind::SizeofExpr(Box::new(rhs.e)), written.clone()),
+                Rule::deref => (ExprKind::Deref(Box::new(rhs.e)), written.clone()),
+                Rule::addr_of => (ExprKind::AddrOf(Box::new(rhs.e)), written.clone()),
+                r => {
+                    let u = match r {
+                        Rule::not => UnOp::Not,
+                        Rule::bitnot => UnOp::BitNot,
+                        Rule::neg => UnOp::Neg,
+                        _ => UnOp::Plus,
+                    };
+                    (ExprKind::Unary(u, Box::new(rhs.e)), written.clone())
+                }
             };
-            node(ExprKind::Unary(u, Box::new(rhs)), sp, h + 1)
+            Ok(Operand::new(node(kind, sp, rhs.h + 1)?, written))
+        })
+        .map_postfix(|lhs, op| {
+            let lhs = lhs?;
+            let sp = lhs.written.start..op.as_span().end();
+            let (kind, h) = match op.as_rule() {
+                Rule::member => {
+                    let mut it = op.into_inner();
+                    let arrow = it.next().unwrap().as_rule() == Rule::arrow;
+                    let member = ident(it.next().unwrap());
+                    (ExprKind::Member { base: Box::new(lhs.e), member, arrow }, lhs.h + 1)
+                }
+                _ => {
+                    let (index, hi) = expr_at(op.into_inner().next().unwrap(), level + 1)?;
+                    (ExprKind::Index(Box::new(lhs.e), Box::new(index)), 1 + lhs.h.max(hi))
+                }
+            };
+            Ok(Operand::new(node(kind, sp.clone(), h)?, sp))
         })
         .map_infix(|lhs, op, rhs| {
-            let ((lhs, hl), (rhs, hr)) = (lhs?, rhs?);
-            let sp = lhs.span.start..rhs.span.end;
+            let (lhs, rhs) = (lhs?, rhs?);
+            let written = lhs.written.start..rhs.written.end;
             let b = binop_of(op.as_str().trim());
-            node(ExprKind::Binary(b, Box::new(lhs), Box::new(rhs)), sp, 1 + hl.max(hr))
+            Ok(Operand::new(node(ExprKind::Binary(b, Box::new(lhs.e), Box::new(rhs.e)), written.clone(), 1 + lhs.h.max(rhs.h))?, written))
         })
         .parse(p.into_inner())
+        .map(|o| (o.e, o.h))
+}
+
+/// The most `*` a type name may have (TypeName::pointers is a u8).
+const MAX_POINTERS: usize = u8::MAX as usize;
+
+/// A type name as written; `const` and `volatile` are dropped.
+fn type_name(p: Pair<Rule>) -> Result<TypeName, Diagnostic> {
+    let start = p.as_span().start();
+    // The span ends with the last word or `*` (a token: no pairs inside), not with the
+    // whitespace pest's repetitions leave in their pairs' spans.
+    let end = p.clone().into_inner().flatten().filter(|t| t.clone().into_inner().next().is_none()).map(|t| t.as_span().end()).max().unwrap_or(start);
+    let mut base = None;
+    let mut pointers = 0usize;
+    for part in p.into_inner() {
+        match part.as_rule() {
+            Rule::int_type => base = Some(BaseType::Named(part.into_inner().filter(|w| w.as_rule() == Rule::int_kw).map(|w| w.as_str().to_string()).collect())),
+            Rule::tagged_type => {
+                let mut it = part.into_inner();
+                let tag = it.next().unwrap().as_str();
+                let name = it.next().unwrap().as_str().to_string();
+                base = Some(match tag {
+                    "struct" => BaseType::Struct(name),
+                    "union" => BaseType::Union(name),
+                    _ => BaseType::Enum(name),
+                });
+            }
+            Rule::ident => base = Some(BaseType::Named(vec![part.as_str().to_string()])),
+            Rule::star => {
+                pointers += 1;
+                if pointers > MAX_POINTERS {
+                    return Err(Diagnostic::new(span(&part), format!("type name with more than {MAX_POINTERS} `*`"))
+                        .label("too many")
+                        .hint(format!("a pointer type has at most {MAX_POINTERS} levels of `*`")));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(TypeName { base: base.expect("the grammar requires a base type"), pointers: pointers as u8, span: start..end })
 }
 
 /// Expressions that are each one level below `level` (call arguments, aggregation keys),
@@ -424,7 +538,23 @@ fn primary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
             LValue::Global(i) => ExprKind::Ident(i.name),
         },
         Rule::ident => ExprKind::Ident(p.as_str().to_string()),
-        Rule::expr => return expr_at(p, level + 1),
+        Rule::paren => return expr_at(p.into_inner().next().unwrap(), level + 1),
+        Rule::sizeof_type => {
+            let t = p.into_inner().find(|part| part.as_rule() == Rule::type_name).unwrap();
+            ExprKind::SizeofType(type_name(t)?)
+        }
+        Rule::offsetof => {
+            let mut t = None;
+            let mut path = Vec::new();
+            for part in p.into_inner() {
+                match part.as_rule() {
+                    Rule::type_name => t = Some(type_name(part)?),
+                    Rule::member_path => path = part.into_inner().map(ident).collect(),
+                    _ => {}
+                }
+            }
+            ExprKind::Offsetof(t.unwrap(), path)
+        }
         r => unreachable!("primary {r:?}"),
     };
     Ok((Expr { kind, span: sp }, 0))
@@ -594,8 +724,26 @@ mod tests {
             ExprKind::Unary(op, a) => format!("({op:?} {})", show(a)),
             ExprKind::Binary(op, a, b) => format!("({} {} {})", show(a), op.symbol(), show(b)),
             ExprKind::Ternary(c, a, b) => format!("({} ? {} : {})", show(c), show(a), show(b)),
-            other => format!("{other:?}"),
+            ExprKind::Cast(t, a) => format!("(({}){})", show_type(t), show(a)),
+            ExprKind::Member { base, member, arrow } => format!("({}{}{})", show(base), if *arrow { "->" } else { "." }, member.name),
+            ExprKind::Index(a, i) => format!("({}[{}])", show(a), show(i)),
+            ExprKind::Deref(a) => format!("(*{})", show(a)),
+            ExprKind::AddrOf(a) => format!("(&{})", show(a)),
+            ExprKind::SizeofType(t) => format!("sizeof({})", show_type(t)),
+            ExprKind::SizeofExpr(a) => format!("(sizeof {})", show(a)),
+            ExprKind::Offsetof(t, path) => format!("offsetof({}, {})", show_type(t), path.iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join(".")),
         }
+    }
+
+    /// A type name, its words joined by `_` so that they read as one unit in [`show`].
+    fn show_type(t: &TypeName) -> String {
+        let base = match &t.base {
+            BaseType::Named(words) => words.join("_"),
+            BaseType::Struct(n) => format!("struct_{n}"),
+            BaseType::Union(n) => format!("union_{n}"),
+            BaseType::Enum(n) => format!("enum_{n}"),
+        };
+        format!("{base}{}", "*".repeat(t.pointers as usize))
     }
 
     #[test]
@@ -673,5 +821,294 @@ mod tests {
         assert!(d.message.contains("empty program"));
         let d = parse_program("/* only a comment */").unwrap_err();
         assert!(d.message.contains("empty program"));
+    }
+
+    fn show_of(src: &str) -> String {
+        show(&expr_of(src))
+    }
+
+    fn error_of(src: &str) -> (String, Diagnostic) {
+        let program = format!("BEGIN {{ {src}; }}");
+        let d = parse_program(&program).expect_err(src);
+        (program[d.span.clone()].to_string(), d)
+    }
+
+    #[test]
+    fn postfix_binds_tighter_than_prefix_and_prefix_than_binary() {
+        assert_eq!(show_of("*p->q"), "(*(p->q))");
+        assert_eq!(show_of("-x->y"), "(Neg (x->y))");
+        assert_eq!(show_of("(int)a + b"), "(((int)a) + b)");
+        assert_eq!(show_of("&a.b"), "(&(a.b))");
+        assert_eq!(show_of("sizeof x + 1"), "((sizeof x) + 1)");
+        assert_eq!(show_of("(a)-b"), "(a - b)");
+        assert_eq!(show_of("(u64)x"), "((u64)x)");
+        assert_eq!(show_of("a->b[2].c"), "(((a->b)[2]).c)");
+        assert_eq!(show_of("!*p"), "(Not (*p))");
+        assert_eq!(show_of("*p * *q"), "((*p) * (*q))");
+        assert_eq!(show_of("a ** b"), "(a * (*b))");
+        assert_eq!(show_of("a & &b"), "(a & (&b))");
+        assert_eq!(show_of("a&&b"), "(a && b)");
+        assert_eq!(show_of("(int)-x"), "((int)(Neg x))");
+        assert_eq!(show_of("-(int)x"), "(Neg ((int)x))");
+        assert_eq!(show_of("(int)a->b"), "((int)(a->b))");
+        assert_eq!(show_of("*a[1]"), "(*(a[1]))");
+        assert_eq!(show_of("(*a)[1]"), "((*a)[1])");
+        assert_eq!(show_of("sizeof -x * 2"), "((sizeof (Neg x)) * 2)");
+        assert_eq!(show_of("x->y ? a.b : c[0]"), "((x->y) ? (a.b) : (c[0]))");
+        assert_eq!(show_of("a - -b"), "(a - (Neg b))");
+    }
+
+    #[test]
+    fn postfix_chains() {
+        assert_eq!(show_of("curthread->real_parent->tgid"), "((curthread->real_parent)->tgid)");
+        assert_eq!(show_of("((struct file *)arg0)->f_path.dentry->d_name.name"), "((((((struct_file*)arg0)->f_path).dentry)->d_name).name)");
+        assert_eq!(show_of("mm->rss_stat[0].count"), "(((mm->rss_stat)[0]).count)");
+        assert_eq!(show_of("a[1][2]"), "((a[1])[2])");
+        assert_eq!(show_of("a[i + 1]"), "(a[(i + 1)])");
+        assert_eq!(show_of("x.y"), "(x.y)");
+        assert_eq!(show_of("x -> y . z"), "((x->y).z)");
+        assert_eq!(show_of("f(x)->y"), "(f(x)->y)");
+        assert_eq!(show_of("(a)->b"), "(a->b)");
+        assert_eq!(show_of("(a)[0]"), "(a[0])");
+    }
+
+    #[test]
+    fn special_forms_keep_their_kinds() {
+        assert!(matches!(expr_of("self->x").kind, ExprKind::ThreadLocal(ref n) if n == "x"));
+        assert!(matches!(expr_of("this->x").kind, ExprKind::ClauseLocal(ref n) if n == "x"));
+        assert!(matches!(expr_of("args->f").kind, ExprKind::ArgsField(ref n) if n == "f"));
+        assert!(matches!(expr_of("arg0").kind, ExprKind::Ident(ref n) if n == "arg0"));
+        // ... and go on as members on top.
+        assert_eq!(show_of("self->x->y"), "(self->x->y)");
+        assert!(matches!(expr_of("self->x->y").kind, ExprKind::Member { ref base, arrow: true, .. } if matches!(base.kind, ExprKind::ThreadLocal(_))));
+        assert!(matches!(expr_of("this->t.a").kind, ExprKind::Member { ref base, arrow: false, .. } if matches!(base.kind, ExprKind::ClauseLocal(_))));
+        assert!(matches!(expr_of("args->f.g").kind, ExprKind::Member { ref base, arrow: false, .. } if matches!(base.kind, ExprKind::ArgsField(_))));
+        assert_eq!(show_of("args[0]"), "(args[0])");
+        // Aggregation keys are keys, not an index.
+        let ExprKind::Agg(a) = expr_of("@a[1, 2]").kind else { panic!() };
+        assert_eq!(a.keys.len(), 2);
+        assert!(matches!(&one_clause("BEGIN { @int[1] = count(); }").body.unwrap()[0], Stmt::Aggregate { agg, .. } if agg.name == "int"));
+        // Statements that start with the special forms still parse as before.
+        let body = one_clause("BEGIN { self->x = 1; this->y++; trace(self->x->y); }").body.unwrap();
+        assert!(matches!(&body[0], Stmt::Assign { target: LValue::ThreadLocal(..), .. }));
+        assert!(matches!(&body[1], Stmt::IncDec { target: LValue::ClauseLocal(..), .. }));
+    }
+
+    /// The rule in d.pest: `(name)` is a cast only before something that starts an operand
+    /// and cannot continue an expression.
+    #[test]
+    fn a_parenthesised_name_is_a_cast_only_before_an_operand() {
+        for (src, want) in [
+            ("(a) - b", "(a - b)"),
+            ("(a) * b", "(a * b)"),
+            ("(a) & b", "(a & b)"),
+            ("(a) + b", "(a + b)"),
+            ("(a) != b", "(a != b)"),
+            ("(a) ? b : c", "(a ? b : c)"),
+            ("(u64)-1", "(u64 - 1)"),
+            ("(u64)x", "((u64)x)"),
+            ("(u64) 1", "((u64)1)"),
+            ("(u64)\"s\"", "((u64)\"s\")"),
+            ("(u64)'a'", "((u64)97)"),
+            ("(u64)(x + 1)", "((u64)(x + 1))"),
+            ("(u64)!x", "((u64)(Not x))"),
+            ("(u64)~x", "((u64)(BitNot x))"),
+            ("(u64)$1", "((u64)$1)"),
+            ("(u64)@a", "((u64)@a)"),
+            ("(u64)self->x", "((u64)self->x)"),
+            ("(u64)sizeof x", "((u64)(sizeof x))"),
+            ("(pid_t)(u64)x", "((pid_t)((u64)x))"),
+            // Keywords, `*` and D's own typedefs make it a type whatever follows.
+            ("(int)-1", "((int)(Neg 1))"),
+            ("(long)*p", "((long)(*p))"),
+            ("(u64 *)&x", "((u64*)(&x))"),
+            ("(const u64)-x", "((u64)(Neg x))"),
+            ("(struct file *)-x", "((struct_file*)(Neg x))"),
+            ("(uint64_t)-1", "((uint64_t)(Neg 1))"),
+            ("(size_t)*p", "((size_t)(*p))"),
+        ] {
+            assert_eq!(show_of(src), want, "{src}");
+        }
+        // Every typedef d.pest knows is one D defines.
+        for name in ["int8_t", "int16_t", "int32_t", "int64_t", "intptr_t", "ssize_t", "ptrdiff_t", "off_t", "uint8_t", "uchar_t", "uint16_t", "ushort_t", "uint32_t", "uint_t", "uint64_t", "uintptr_t", "size_t", "ulong_t"] {
+            assert!(crate::types::builtin_typedef(name).is_some(), "{name}");
+            assert_eq!(show_of(&format!("({name})-1")), format!("(({name})(Neg 1))"));
+        }
+        // A name that only starts like one is an ordinary name.
+        assert_eq!(show_of("(size_tx)-1"), "(size_tx - 1)");
+    }
+
+    fn cast_type(src: &str) -> (TypeName, String) {
+        let program = format!("BEGIN {{ {src}; }}");
+        let c = one_clause(&program);
+        let Some(Stmt::Expr(e)) = c.body.unwrap().into_iter().next() else { panic!() };
+        let (ExprKind::Cast(t, _) | ExprKind::SizeofType(t) | ExprKind::Offsetof(t, _)) = e.kind else { panic!("{src}: {:?}", e.kind) };
+        let written = program[t.span.clone()].to_string();
+        (t, written)
+    }
+
+    #[test]
+    fn type_names() {
+        let named = |w: &[&str]| BaseType::Named(w.iter().map(|s| s.to_string()).collect());
+        for (src, base, pointers, written) in [
+            ("(int)x", named(&["int"]), 0, "int"),
+            ("(unsigned)x", named(&["unsigned"]), 0, "unsigned"),
+            ("(unsigned long long)x", named(&["unsigned", "long", "long"]), 0, "unsigned long long"),
+            ("(long unsigned int)x", named(&["long", "unsigned", "int"]), 0, "long unsigned int"),
+            ("(signed char)x", named(&["signed", "char"]), 0, "signed char"),
+            ("(short int)x", named(&["short", "int"]), 0, "short int"),
+            ("(_Bool)x", named(&["_Bool"]), 0, "_Bool"),
+            ("(bool)x", named(&["bool"]), 0, "bool"),
+            ("(void *)x", named(&["void"]), 1, "void *"),
+            ("( const  char * const * )x", named(&["char"]), 2, "const  char * const *"),
+            ("(volatile unsigned const int)x", named(&["unsigned", "int"]), 0, "volatile unsigned const int"),
+            ("(struct file *)x", BaseType::Struct("file".into()), 1, "struct file *"),
+            ("(struct task_struct**)x", BaseType::Struct("task_struct".into()), 2, "struct task_struct**"),
+            ("(union u)x", BaseType::Union("u".into()), 0, "union u"),
+            ("(enum e)x", BaseType::Enum("e".into()), 0, "enum e"),
+            ("(uint64_t)x", named(&["uint64_t"]), 0, "uint64_t"),
+            ("(pid_t)x", named(&["pid_t"]), 0, "pid_t"),
+            ("(u64 **)x", named(&["u64"]), 2, "u64 **"),
+            ("(unsigned /* c */ )x", named(&["unsigned"]), 0, "unsigned"),
+            ("sizeof( int  )", named(&["int"]), 0, "int"),
+            ("offsetof( struct  s , a )", BaseType::Struct("s".into()), 0, "struct  s"),
+        ] {
+            let (t, w) = cast_type(src);
+            assert_eq!((&t.base, t.pointers, w.as_str()), (&base, pointers, written), "{src}");
+        }
+    }
+
+    #[test]
+    fn sizeof_and_offsetof() {
+        assert_eq!(show_of("sizeof(int)"), "sizeof(int)");
+        assert_eq!(show_of("sizeof(struct task_struct)"), "sizeof(struct_task_struct)");
+        assert_eq!(show_of("sizeof(char *)"), "sizeof(char*)");
+        assert_eq!(show_of("sizeof (uint16_t)"), "sizeof(uint16_t)");
+        // A plain name in parentheses is the type form; the checker decides what it names.
+        assert_eq!(show_of("sizeof(x)"), "sizeof(x)");
+        assert_eq!(show_of("sizeof(x) * 2"), "(sizeof(x) * 2)");
+        assert_eq!(show_of("sizeof(*curthread)"), "(sizeof (*curthread))");
+        assert_eq!(show_of("sizeof(x + 1)"), "(sizeof (x + 1))");
+        assert_eq!(show_of("sizeof(x)->y"), "(sizeof (x->y))");
+        assert_eq!(show_of("sizeof (x) [0]"), "(sizeof (x[0]))");
+        assert_eq!(show_of("sizeof curthread->comm"), "(sizeof (curthread->comm))");
+        assert_eq!(show_of("sizeof(int) == sizeof(x)"), "(sizeof(int) == sizeof(x))");
+        assert_eq!(show_of("sizeofx"), "sizeofx");
+        assert_eq!(show_of("offsetof(struct list_head, prev)"), "offsetof(struct_list_head, prev)");
+        assert_eq!(show_of("offsetof(struct task_struct, tasks.prev)"), "offsetof(struct_task_struct, tasks.prev)");
+        assert_eq!(show_of("offsetof(struct s, a . b . c) + 1"), "(offsetof(struct_s, a.b.c) + 1)");
+    }
+
+    #[test]
+    fn spans_cover_what_was_written() {
+        let program = "BEGIN { trace(((struct file *)arg0)->f_path.dentry); }";
+        let Stmt::Expr(e) = one_clause(program).body.unwrap().remove(0) else { panic!() };
+        let ExprKind::Call(_, args) = e.kind else { panic!() };
+        let e = &args[0];
+        assert_eq!(&program[e.span.clone()], "((struct file *)arg0)->f_path.dentry");
+        let ExprKind::Member { base, member, arrow: false } = &e.kind else { panic!() };
+        assert_eq!(&program[member.span.clone()], "dentry");
+        assert_eq!(&program[base.span.clone()], "((struct file *)arg0)->f_path");
+        let ExprKind::Member { base, member, arrow: true } = &base.kind else { panic!() };
+        assert_eq!(&program[member.span.clone()], "f_path");
+        // The cast itself, inside the parentheses, and its type.
+        assert_eq!(&program[base.span.clone()], "(struct file *)arg0");
+        let ExprKind::Cast(t, _) = &base.kind else { panic!() };
+        assert_eq!(&program[t.span.clone()], "struct file *");
+        for (src, whole) in [
+            ("a [ 1 ] ", "a [ 1 ]"),
+            ("*(p)", "*(p)"),
+            ("& a . b", "& a . b"),
+            ("(int)(x)", "(int)(x)"),
+            ("sizeof (x + 1)", "sizeof (x + 1)"),
+            ("sizeof(int) ", "sizeof(int)"),
+            ("offsetof(struct s, a.b) ", "offsetof(struct s, a.b)"),
+            ("(a)->b ", "(a)->b"),
+            ("self->x -> y ", "self->x -> y"),
+            // The older forms too, with their parentheses.
+            ("(a) - b", "(a) - b"),
+            ("-(a)", "-(a)"),
+            ("((a) + (b)) * (c)", "((a) + (b)) * (c)"),
+        ] {
+            let program = format!("BEGIN {{ {src}; }}");
+            let Stmt::Expr(e) = one_clause(&program).body.unwrap().remove(0) else { panic!() };
+            assert_eq!(&program[e.span.clone()], whole, "{src}");
+        }
+        let program = "BEGIN { offsetof(struct s, a . b); }";
+        let Stmt::Expr(Expr { kind: ExprKind::Offsetof(_, path), .. }) = one_clause(program).body.unwrap().remove(0) else { panic!() };
+        assert_eq!(path.iter().map(|m| &program[m.span.clone()]).collect::<Vec<_>>(), ["a", "b"]);
+    }
+
+    #[test]
+    fn malformed_c_forms_are_syntax_errors_with_hints() {
+        for (src, at, hint) in [
+            ("(struct)x", ")", "struct, union or enum's name"),
+            ("(struct *)x", "*", "struct, union or enum's name"),
+            ("x->", ";", "a name"),
+            ("x.", ";", "a name"),
+            ("x->1", "1", "a name"),
+            ("sizeof()", ")", "a type name, an expression"),
+            ("sizeof", ";", "a name"),
+            ("offsetof(struct s)", ")", "offsetof(type, member)"),
+            ("offsetof(struct s, )", ")", "a name"),
+            ("offsetof(struct s, a.)", ")", "a name"),
+            ("offsetof(x)", ")", "offsetof(type, member)"),
+            ("a[]", "]", "an expression"),
+            ("a[1", ";", ""),
+            ("(int)", ";", "a name"),
+            ("(struct s *", ";", "`)`"),
+            ("*", ";", "a name"),
+            ("&&x", "&", ""),
+        ] {
+            let (found, d) = error_of(src);
+            assert_eq!(found, at, "{src}: {}", d.message);
+            assert!(d.message.starts_with("syntax error") || d.message.contains("end of program"), "{src}: {}", d.message);
+            assert!(d.hint.as_deref().unwrap_or_default().contains(hint), "{src}: {:?}", d.hint);
+        }
+    }
+
+    #[test]
+    fn reserved_words_are_not_names() {
+        for (src, word) in [("int = 1", "int"), ("x = long", "long"), ("a->int", "int"), ("trace(struct)", "struct"), ("(struct int)x", "int"), ("offsetof = 2", "offsetof")] {
+            let (found, d) = error_of(src);
+            assert_eq!(found, word, "{src}: {}", d.message);
+            assert_eq!(d.message, format!("syntax error: `{word}` is a reserved word"));
+            assert!(d.hint.unwrap().contains("cannot name variables"));
+        }
+        // Names that only start with a keyword are names.
+        assert_eq!(show_of("integer + structure + sizeofs + constant"), "(((integer + structure) + sizeofs) + constant)");
+    }
+
+    /// tests/hostile_input.rs's rule for the C forms: no input runs the parser, or anything
+    /// after it, out of stack.
+    #[test]
+    fn deep_c_forms_are_errors_not_crashes() {
+        let cases = [
+            ("a chain of ->", format!("x{}", "->y".repeat(10_000))),
+            ("a chain of .", format!("x{}", ".y".repeat(10_000))),
+            ("a chain of []", format!("x{}", "[0]".repeat(10_000))),
+            ("nested []", format!("{}0{}", "a[".repeat(10_000), "]".repeat(10_000))),
+            ("a chain of ->, then an operator", format!("self->x{} + 1", "->y".repeat(10_000))),
+            ("dereferences", format!("{}p", "*".repeat(10_000))),
+            ("addresses", format!("{}p", "& ".repeat(10_000))),
+            ("casts", format!("{}x", "(int)".repeat(10_000))),
+            ("casts to a name", format!("{}x", "(a)".repeat(10_000))),
+            ("casts to pointers", format!("{}x", "(struct s *)".repeat(10_000))),
+            ("nested casts", format!("{}x{}", "(int)(".repeat(10_000), ")".repeat(10_000))),
+            ("sizeof", format!("{}x", "sizeof ".repeat(10_000))),
+            ("nested sizeof", format!("{}x{}", "sizeof(".repeat(10_000), ")".repeat(10_000))),
+            ("mixed prefixes", format!("{}x", "-*&!~(int)".repeat(2_000))),
+        ];
+        for (what, src) in cases {
+            let (_, d) = error_of(&src);
+            assert!(d.message.contains("nested more than 100 levels") || d.message.contains("nested too deeply"), "{what}: {}", d.message);
+        }
+        let (found, d) = error_of(&format!("(int {})x", "*".repeat(10_000)));
+        assert_eq!((found.as_str(), d.message.as_str()), ("*", "type name with more than 255 `*`"));
+        // Up to the limit is fine.
+        assert_eq!(show_of(&format!("x{}", "->y".repeat(100))).matches("->").count(), 100);
+        show_of(&format!("{}p", "*".repeat(100)));
+        show_of(&format!("{}x", "(int)".repeat(100)));
+        show_of(&format!("(int {})x", "*".repeat(255)));
     }
 }
