@@ -7,6 +7,7 @@ mod common;
 
 use common::{run, Output};
 
+/// `crumbs -q -e PROGRAM`; its output ends with the newline that ends tracing (spec §9.1).
 fn quiet(program: &str) -> Output {
     let out = run(&["-q", "-e", program]);
     out.assert_ok();
@@ -28,14 +29,14 @@ fn curthread_members_match_the_builtins() {
     let (nums, rest) = out.stdout.split_once('|').unwrap();
     let v: Vec<i64> = nums.split_whitespace().map(|s| s.parse().unwrap()).collect();
     assert_eq!((v[0], v[2]), (v[1], v[3]), "{}", out.dump());
-    assert_eq!(rest, "crumbs|crumbs|\n", "{}", out.dump());
+    assert_eq!(rest, "crumbs|crumbs|\n\n", "{}", out.dump());
 }
 
 #[test]
 fn kernel_strings_through_several_hops() {
     // task -> mm -> exe_file -> f_path.dentry -> d_name.name: the executable's file name.
     let out = quiet(r#"BEGIN { printf("%s\n", curthread->mm->exe_file->f_path.dentry->d_name.name); exit(0); }"#);
-    assert_eq!(out.stdout, "crumbs\n", "{}", out.dump());
+    assert_eq!(out.stdout, "crumbs\n\n", "{}", out.dump());
     // The same string compares with a literal and is an aggregation key.
     let out = quiet(r#"BEGIN { @[curthread->comm] = count(); printf("%d\n", curthread->comm == "crumbs"); exit(0); }"#);
     assert_eq!(out.stdout, "1\n\n  crumbs                                                            1\n", "{}", out.dump());
@@ -46,15 +47,15 @@ fn casts_truncate_and_extend_at_every_width() {
     let out = quiet(
         r#"BEGIN { printf("%d %d %d %d %d %d %d %d\n", (char)0x1ff, (unsigned char)0x1ff, (short)0x18000, (unsigned short)-1, (int)0x1ffffffff, (int8_t)200, (uint32_t)0x100000001, (long)-5); exit(0); }"#,
     );
-    assert_eq!(out.stdout, "-1 255 -32768 65535 -1 -56 1 -5\n", "{}", out.dump());
+    assert_eq!(out.stdout, "-1 255 -32768 65535 -1 -56 1 -5\n\n", "{}", out.dump());
 }
 
 #[test]
 fn sizeof_and_offsetof() {
     let out = quiet(
-        r#"BEGIN { printf("%d %d %d %d %d %d %d\n", sizeof(int), sizeof(long), sizeof(uint16_t), sizeof(struct list_head), offsetof(struct list_head, prev), sizeof(char *), sizeof(*curthread) == sizeof(struct task_struct)); exit(0); }"#,
+        r#"BEGIN { printf("%d %d %d %d %d %d %d %d\n", sizeof(int), sizeof(long), sizeof(uint16_t), sizeof(struct list_head), offsetof(struct list_head, prev), sizeof(char *), sizeof(*curthread) == sizeof(struct task_struct), sizeof(curthread)); exit(0); }"#,
     );
-    assert_eq!(out.stdout, "4 8 2 16 8 8 1\n", "{}", out.dump());
+    assert_eq!(out.stdout, "4 8 2 16 8 8 1 8\n\n", "{}", out.dump());
 }
 
 #[test]

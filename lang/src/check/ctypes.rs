@@ -220,6 +220,13 @@ impl Checker<'_> {
                     Val::Value(_) => return Err(Diagnostic::new(inner.span.clone(), "`&` needs an object in memory").label("a value, not an object").hint("take the address of a member, an element or a dereference, e.g. &curthread->comm")),
                 }
             }
+            // `sizeof(x)` where x is a variable, not a type: the size of the expression.
+            ExprKind::SizeofType(TypeName { base: BaseType::Named(w), pointers: 0, span: ts }) if w.len() == 1 && crate::types::int_from_keywords(w).is_none() && w[0] != "void" && self.types.lookup(TypeSpace::Ordinary, &w[0]).ok().flatten().is_none() => {
+                let inner = ast::Expr { kind: ExprKind::Ident(w[0].clone()), span: ts.clone() };
+                let ty = if self.is_typed_form(&inner) { self.typed(&inner)?.ty } else { self.expr(&inner).map(|_| ())?; self.int_type("long", 8, true) };
+                let size = self.sized(ty, ts)?;
+                Typed { val: Val::Value(Expr::Int(size as i64)), ty: self.int_type("size_t", 8, false) }
+            }
             ExprKind::SizeofType(t) => {
                 let ty = self.type_of_name(t)?;
                 let size = self.sized(ty, &t.span)?;

@@ -97,6 +97,14 @@ impl KernelFacts for Memo {
     fn tracepoint_format(&self, category: &str, event: &str) -> Result<String, String> {
         self.inner.tracepoint_format(category, event)
     }
+
+    fn kernel_type_id(&self, space: TypeSpace, name: &str) -> Result<Option<KernelTypeId>, String> {
+        self.inner.kernel_type_id(space, name)
+    }
+
+    fn kernel_type(&self, id: KernelTypeId) -> Result<KernelType, String> {
+        self.inner.kernel_type(id)
+    }
 }
 
 #[cfg(test)]

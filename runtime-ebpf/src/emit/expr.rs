@@ -54,11 +54,19 @@ impl Emitter<'_> {
             }
             Expr::Load { addr, size, signed } => {
                 let (size, signed) = (*size, *signed);
+                // A constant offset (a member's) goes into the helper's address argument.
+                let (base, off) = match &**addr {
+                    Expr::Binary(BinOp::Add, base, k) => match **k {
+                        Expr::Int(k) if i32::try_from(k).is_ok() => (&**base, k as i32),
+                        _ => (&**addr, 0),
+                    },
+                    a => (a, 0),
+                };
                 self.scoped(|e| {
                     let tmp = e.slot(8)?;
-                    e.expr(addr)?;
-                    e.push(Insn::st_imm(DW, R10, tmp, 0));
-                    e.read_kernel(tmp, R0, 0, size as i32);
+                    e.expr(base)?;
+                    // The helper fills the slot, with zeros if the address cannot be read.
+                    e.read_kernel(tmp, R0, off, size as i32);
                     e.push(Insn::ldx(width(size), R0, R10, tmp));
                     Ok(())
                 })?;
@@ -363,7 +371,9 @@ impl Emitter<'_> {
     /// bpf_probe_read_kernel(r10 + slot, size, ptr + off).
     pub(super) fn read_kernel(&mut self, slot: i16, ptr: Reg, off: i32, size: i32) {
         self.push(Insn::mov(R3, ptr));
-        self.push(Insn::alu_imm(Alu::Add, R3, off));
+        if off != 0 {
+            self.push(Insn::alu_imm(Alu::Add, R3, off));
+        }
         self.push(Insn::mov(R1, R10));
         self.push(Insn::alu_imm(Alu::Add, R1, slot as i32));
         self.push(Insn::mov_imm(R2, size));
