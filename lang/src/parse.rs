@@ -18,6 +18,7 @@ pub fn parse_program(src: &str) -> Result<Program, Diagnostic> {
     for pair in pairs.next().unwrap().into_inner() {
         match pair.as_rule() {
             Rule::pragma => program.pragmas.push(pragma(pair)?),
+            Rule::include => include(pair)?,
             Rule::clause => program.clauses.push(clause(pair)?),
             _ => {}
         }
@@ -117,6 +118,17 @@ fn rule_name(r: Rule) -> Option<&'static str> {
 
 fn span(p: &Pair<Rule>) -> Span {
     p.as_span().start()..p.as_span().end()
+}
+
+/// `#include <header>` or `#include "header"`: accepted and satisfied from the kernel's BTF.
+fn include(p: Pair<Rule>) -> Result<(), Diagnostic> {
+    let sp = span(&p);
+    let body = p.into_inner().next().map(|b| b.as_str().trim()).unwrap_or_default();
+    let well_formed = (body.starts_with('<') && body.ends_with('>') || body.starts_with('"') && body.ends_with('"')) && body.len() > 2;
+    if well_formed {
+        return Ok(());
+    }
+    Err(Diagnostic::new(sp, "malformed #include").label("expected <header> or \"header\"").hint("write e.g. #include <linux/sched.h> (crumbs takes the kernel's types from its BTF, not from headers)"))
 }
 
 fn pragma(p: Pair<Rule>) -> Result<Pragma, Diagnostic> {
@@ -799,6 +811,14 @@ mod tests {
         assert!(matches!(&body[4], Stmt::Assign { target: LValue::ThreadLocal(..), .. }));
         assert!(matches!(&body[5], Stmt::Assign { target: LValue::ClauseLocal(..), .. }));
         assert!(matches!(&body[6], Stmt::Aggregate { agg, .. } if agg.name == "a" && agg.keys.len() == 2));
+    }
+
+    #[test]
+    fn includes_are_accepted() {
+        let p = parse_program("#include <linux/sched.h>\n#include \"net/sock.h\"\nBEGIN {}").unwrap();
+        assert_eq!(p.clauses.len(), 1);
+        let d = parse_program("#include linux/sched.h\nBEGIN {}").unwrap_err();
+        assert!(d.message.contains("malformed #include"), "{d:?}");
     }
 
     #[test]
