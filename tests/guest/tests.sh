@@ -117,3 +117,19 @@ test_crumbs_copyinstr() {
         -c 'io-benchmark -c -r -b 4096 -s 64K /tmp/copyin-file' 2>&1) || die "crumbs failed: $out"
     echo "$out" | grep -q '^  /tmp/copyin-file ' || die "expected /tmp/copyin-file as a key in: $out"
 }
+
+# C types on the older kernel: task_struct's layout differs from the host's, so equal
+# values prove the offsets come from the running kernel's BTF (read from a copy in memory:
+# 6.1 cannot mmap /sys/kernel/btf/vmlinux).
+test_crumbs_struct_walk() {
+    out=$(crumbs -q -e 'syscall::read:entry /pid == $target/ {
+            printf("walk %d %d %d %d %s %s\n", curthread->real_parent->tgid, ppid, curthread->tgid, pid,
+                curthread->comm, curthread->mm->exe_file->f_path.dentry->d_name.name); exit(0); }' \
+        -c 'io-benchmark -c -r -b 4096 -s 64K /tmp/f' 2>&1) || die "crumbs failed: $out"
+    line=$(echo "$out" | grep '^walk ') || die "no walk line in: $out"
+    set -- $line
+    [ "$2" = "$3" ] || die "curthread->real_parent->tgid $2 is not ppid $3: $out"
+    [ "$4" = "$5" ] || die "curthread->tgid $4 is not pid $5: $out"
+    [ "$6" = "io-benchmark" ] || die "curthread->comm is '$6': $out"
+    [ "$7" = "io-benchmark" ] || die "the exe's name is '$7': $out"
+}
