@@ -107,6 +107,7 @@ pub enum FnHook {
     Aggregate(&'static dyn Aggregator),
     Stack,
     CopyInStr,
+    StringOf,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -152,6 +153,7 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "clear", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Clear, signature: "clear(@agg)", doc: "set every value of an aggregation to zero, keeping its keys" },
     BuiltinFn { name: "trunc", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Trunc, signature: "trunc(@agg [, n])", doc: "remove every key of an aggregation, or all but the n largest (n < 0: the -n smallest)" },
     BuiltinFn { name: "copyinstr", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::CopyInStr, signature: "copyinstr(addr)", doc: "the NUL-terminated string at a user-space address, up to 63 bytes (bpftrace: str)" },
+    BuiltinFn { name: "stringof", kind: FnKind::Subroutine, args: &[ArgSpec::Any], hook: FnHook::StringOf, signature: "stringof(x)", doc: "x as a string: the NUL-terminated string at a kernel pointer or in a kernel char array, up to 63 bytes; a string stays itself" },
     BuiltinFn { name: "str", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::CopyInStr, signature: "str(addr)", doc: "bpftrace's spelling of copyinstr(addr)" },
     BuiltinFn { name: "stack", kind: FnKind::Subroutine, args: &[], hook: FnHook::Stack, signature: "stack()", doc: "the kernel stack where the probe fired: an aggregation key, or traced" },
     BuiltinFn { name: "normalize", kind: FnKind::Action, args: &[ArgSpec::Aggregation, ArgSpec::Int], hook: FnHook::Normalize, signature: "normalize(@agg, n)", doc: "print an aggregation's values divided by n from now on" },

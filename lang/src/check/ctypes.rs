@@ -340,6 +340,32 @@ impl Checker<'_> {
         self.value_of(t, &e.span)
     }
 
+    /// `stringof(x)`: a kernel pointer or array as the string at its address; a string as
+    /// itself.
+    pub(super) fn string_of(&mut self, e: &ast::Expr) -> Result<Expr, Diagnostic> {
+        if !self.is_typed_form(e) {
+            return match self.expr(e)? {
+                s @ Expr::Str(_) => Ok(s),
+                _ => Err(Diagnostic::new(e.span.clone(), "stringof() needs a kernel pointer, a char array or a string")
+                    .label("an untyped integer")
+                    .hint("cast an address to the pointer it is first, e.g. stringof((char *)arg0); user memory is read with copyinstr()")),
+            };
+        }
+        let t = self.typed(e)?;
+        let span = &e.span;
+        match self.types.real(t.ty).map_err(|x| no_types(span, x))? {
+            Type::Ptr { space: AddrSpace::User, .. } => Err(Diagnostic::new(span.clone(), "stringof() of a user-space pointer").label("points into the traced process").hint("read user strings with copyinstr()")),
+            Type::Ptr { .. } | Type::Array { .. } => {
+                let addr = self.value_of(t, span)?;
+                Ok(Expr::Str(StrExpr::KernelStr(Box::new(addr))))
+            }
+            _ => {
+                let name = self.types.name(t.ty);
+                Err(Diagnostic::new(span.clone(), format!("stringof() of a `{name}`")).label("not a pointer or an array").hint("stringof() reads the string at a kernel address"))
+            }
+        }
+    }
+
     /// A C-typed expression as the rest of the checker sees it: a kernel `char [N]` or
     /// `char *` is a string, anything else scalar is an integer.
     pub(super) fn lower_typed(&mut self, e: &ast::Expr) -> Result<Expr, Diagnostic> {

@@ -87,6 +87,11 @@ impl Checker<'_> {
                     .label("aggregations are write-only in D")
                     .hint("print it with printa() or at exit"))
             }
+            ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| f.hook == FnHook::StringOf) => {
+                let f = builtins::function(&name.name).expect("checked");
+                check_arity(f, args, &e.span)?;
+                self.string_of(&args[0])?
+            }
             ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| f.hook == FnHook::CopyInStr) => {
                 let f = builtins::function(&name.name).expect("checked");
                 check_arity(f, args, &e.span)?;
