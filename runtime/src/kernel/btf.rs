@@ -128,7 +128,13 @@ fn kernel_type_in(btf: &Btf, id: KernelTypeId) -> Result<KernelType, String> {
     let ty = btf.resolve_type_by_id(id).map_err(|e| format!("no kernel type {id}: {e}"))?;
     Ok(match &ty {
         Type::Void => KernelType::Void,
-        Type::Int(i) => KernelType::Int { name: name_of(btf, i), size: i.size() as u32, signed: i.is_signed(), char: i.is_char(), bool: i.is_bool() },
+        Type::Int(i) => {
+            let name = name_of(btf, i);
+            // pahole never sets BTF_INT_CHAR: the character types are known by name. (Their
+            // sign is BTF's: the kernel builds with -funsigned-char since 6.2.)
+            let char = i.is_char() || matches!(name.as_str(), "char" | "signed char" | "unsigned char");
+            KernelType::Int { size: i.size() as u32, signed: i.is_signed(), char, bool: i.is_bool(), name }
+        }
         Type::Float(f) => KernelType::Float { name: name_of(btf, f), size: f.size() as u32 },
         Type::Ptr(p) => KernelType::Ptr(target(p)),
         Type::Array(a) => KernelType::Array { elem: target(a), len: a.len() as u32 },

@@ -71,7 +71,7 @@ fn task_struct_members() {
     let KernelType::Ptr(to) = strip(btf, member(btf, task, "real_parent").ty) else { panic!("real_parent is not a pointer") };
     assert_eq!(struct_named(&strip(btf, to)), "task_struct");
     let KernelType::Array { elem, len: 16 } = strip(btf, member(btf, task, "comm").ty) else { panic!("comm is not char[16]") };
-    assert!(matches!(strip(btf, elem), KernelType::Int { size: 1, ref name, .. } if name == "char"));
+    assert!(matches!(strip(btf, elem), KernelType::Int { size: 1, char: true, ref name, .. } if name == "char"));
 }
 
 #[test]
@@ -96,7 +96,8 @@ fn typedef_to_int() {
     assert_eq!((name.as_str(), size, signed, char, bool), ("int", 4, true, false, false));
     let KernelType::Int { signed, .. } = ty(btf, id(btf, TypeSpace::Ordinary, "unsigned int")) else { panic!() };
     assert!(!signed);
-    assert!(matches!(ty(btf, id(btf, TypeSpace::Ordinary, "_Bool")), KernelType::Int { bool: true, size: 1, .. }));
+    assert!(matches!(ty(btf, id(btf, TypeSpace::Ordinary, "_Bool")), KernelType::Int { bool: true, char: false, size: 1, .. }));
+    assert!(matches!(strip(btf, id(btf, TypeSpace::Ordinary, "u8")), KernelType::Int { char: true, signed: false, size: 1, .. }));
 }
 
 #[test]
@@ -186,3 +187,4 @@ fn cost() {
     id(&copy, TypeSpace::Struct, "task_struct");
     eprintln!("the same through a memfd copy (kernels before 6.16): open and look up {:?}, RSS +{} KiB", start.elapsed(), rss_kib() - rss);
 }
+
