@@ -15,7 +15,8 @@ use btf_rs::{Backend, Btf, BtfType, Type};
 use crumbs_lang::facts::{KernelMember, KernelType, KernelTypeId, TypeSpace};
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd};
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
 
 const VMLINUX: &str = "/sys/kernel/btf/vmlinux";
 
@@ -54,9 +55,20 @@ fn open_via_memfd(path: &str) -> Result<Btf, String> {
     Btf::from_file_with_backend(format!("/proc/self/fd/{}", copy.as_raw_fd()), Backend::Mmap).map_err(|e| cannot(&e))
 }
 
+type Found = HashMap<(TypeSpace, String), Option<KernelTypeId>>;
+
 /// The id of the kernel type named `name` in `space`; see `KernelFacts::kernel_type_id`.
 pub fn type_id(space: TypeSpace, name: &str) -> Result<Option<KernelTypeId>, String> {
-    type_id_in(vmlinux()?, space, name)
+    // Each lookup scans every type's name (~0.8 ms); the checker and the code generator can
+    // ask the same one (curthread's and ppid's task_struct).
+    static FOUND: Mutex<Option<Found>> = Mutex::new(None);
+    let key = (space, name.to_string());
+    if let Some(id) = FOUND.lock().unwrap().as_ref().and_then(|f| f.get(&key)) {
+        return Ok(*id);
+    }
+    let id = type_id_in(vmlinux()?, space, name)?;
+    FOUND.lock().unwrap().get_or_insert_default().insert(key, id);
+    Ok(id)
 }
 
 /// One kernel type, by id; see `KernelFacts::kernel_type`.

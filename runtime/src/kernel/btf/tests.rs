@@ -143,6 +143,15 @@ fn unknown_names() {
 }
 
 #[test]
+fn remembered_lookups_answer_the_same() {
+    let Some(btf) = btf() else { return };
+    for _ in 0..2 {
+        assert_eq!(type_id(TypeSpace::Struct, "task_struct"), type_id_in(btf, TypeSpace::Struct, "task_struct"));
+        assert_eq!(type_id(TypeSpace::Union, "task_struct"), Ok(None));
+    }
+}
+
+#[test]
 fn ppid_offsets() {
     let Some(_) = btf() else { return };
     let tgid = member_offset("task_struct", "tgid").expect("tgid");
