@@ -3,7 +3,7 @@
 //! the code generator's offsets (ppid).
 //!
 //! The file is opened once per process, when a type is first asked for, and memory-mapped
-//! (btf-rs's Mmap backend): opening costs about 1.5 ms and 3 MiB, and each type is decoded only
+//! (btf-rs's Mmap backend): opening costs about 1.5 ms and 2 MiB, and each type is decoded only
 //! when asked for, where parsing all of it up front (btf-rs's Cache backend, aya) costs
 //! ~100 ms and 40 MiB. A script that names no kernel type never opens it.
 //!
@@ -13,9 +13,9 @@
 
 use btf_rs::{Backend, Btf, BtfType, Type};
 use crumbs_lang::facts::{KernelMember, KernelType, KernelTypeId, TypeSpace};
+use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd};
-use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 const VMLINUX: &str = "/sys/kernel/btf/vmlinux";
