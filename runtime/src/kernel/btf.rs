@@ -1,68 +1,180 @@
-//! Just enough of the BTF format to find a struct member's byte offset (for ppid), without
-//! loading all of vmlinux's types into memory.
+//! The running kernel's types, from its BTF (/sys/kernel/btf/vmlinux), in lang's terms
+//! ([`KernelType`]): the one reader of kernel BTF in crumbs, for the checker's facts and for
+//! the code generator's offsets (ppid).
+//!
+//! The file is opened once per process, when a type is first asked for, and memory-mapped
+//! (btf-rs's Mmap backend): opening costs about 1.5 ms and 2 MiB, and each type is decoded only
+//! when asked for, where parsing all of it up front (btf-rs's Cache backend, aya) costs
+//! ~100 ms and 40 MiB. A script that names no kernel type never opens it.
+//!
+//! Module BTF (/sys/kernel/btf/<module>, split files on top of vmlinux's) is not read: types
+//! defined only in modules are unknown. btf-rs reads split files only through its Cache
+//! backend, so they would need their own lazy, per-module loading.
 
-fn u32_at(b: &[u8], o: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(b.get(o..o + 4)?.try_into().ok()?))
+use btf_rs::{Backend, Btf, BtfType, Type};
+use crumbs_lang::facts::{KernelMember, KernelType, KernelTypeId, TypeSpace};
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd};
+use std::sync::{Mutex, OnceLock};
+
+const VMLINUX: &str = "/sys/kernel/btf/vmlinux";
+
+/// The kernel's BTF, opened on first use.
+fn vmlinux() -> Result<&'static Btf, String> {
+    static BTF: OnceLock<Result<Btf, String>> = OnceLock::new();
+    BTF.get_or_init(|| open(VMLINUX)).as_ref().map_err(Clone::clone)
 }
 
-fn name(strs: &[u8], off: u32) -> &[u8] {
-    let s = strs.get(off as usize..).unwrap_or(&[]);
-    &s[..s.iter().position(|c| *c == 0).unwrap_or(s.len())]
+fn open(path: &str) -> Result<Btf, String> {
+    Btf::from_file_with_backend(path, Backend::Mmap).or_else(|_| open_via_memfd(path))
 }
 
-/// Byte offset of `member` in `struct name`, if the BTF has it.
-pub fn member_offset(btf: &[u8], strukt: &str, member: &str) -> Option<u32> {
-    if u32_at(btf, 0)? & 0xffff != 0xeb9f {
-        return None;
+/// Kernels before 6.16 cannot mmap /sys/kernel/btf/vmlinux: copy it into anonymous memory that
+/// can be, so the types are still read lazily (5 MB copied, about as fast as mapping).
+fn open_via_memfd(path: &str) -> Result<Btf, String> {
+    let cannot = |e: &dyn std::fmt::Display| format!("cannot read the kernel's types from {path}: {e}");
+    let mut src = std::fs::File::open(path).map_err(|e| cannot(&e))?;
+    // SAFETY: memfd_create takes a NUL-terminated name and flags; the fd it returns is ours.
+    let fd = unsafe { libc::memfd_create(c"crumbs-btf".as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(cannot(&std::io::Error::last_os_error()));
     }
-    let hdr_len = u32_at(btf, 4)? as usize;
-    let (type_off, type_len) = (u32_at(btf, 8)? as usize, u32_at(btf, 12)? as usize);
-    let (str_off, str_len) = (u32_at(btf, 16)? as usize, u32_at(btf, 20)? as usize);
-    let types = btf.get(hdr_len + type_off..hdr_len + type_off + type_len)?;
-    let strs = btf.get(hdr_len + str_off..hdr_len + str_off + str_len)?;
-    let mut o = 0;
-    while o + 12 <= types.len() {
-        let name_off = u32_at(types, o)?;
-        let info = u32_at(types, o + 4)?;
-        let kind = (info >> 24) & 0x1f;
-        let vlen = (info & 0xffff) as usize;
-        let kflag = info >> 31;
-        o += 12;
-        let extra = match kind {
-            1 => 4,                 // INT
-            3 => 12,                // ARRAY
-            4 | 5 => 12 * vlen,     // STRUCT, UNION
-            6 => 8 * vlen,          // ENUM
-            13 => 8 * vlen,         // FUNC_PROTO
-            14 => 4,                // VAR
-            15 => 12 * vlen,        // DATASEC
-            17 => 4,                // DECL_TAG
-            19 => 12 * vlen,        // ENUM64
-            _ => 0,
-        };
-        if kind == 4 && name(strs, name_off) == strukt.as_bytes() {
-            for m in 0..vlen {
-                let mo = o + 12 * m;
-                if name(strs, u32_at(types, mo)?) == member.as_bytes() {
-                    let bits = u32_at(types, mo + 8)?;
-                    let bits = if kflag == 1 { bits & 0xff_ffff } else { bits };
-                    return Some(bits / 8);
-                }
+    // SAFETY: fd is a fresh descriptor owned by nothing else.
+    let mut copy = unsafe { std::fs::File::from_raw_fd(fd) };
+    // A plain loop: copy_file_range and sendfile are not to be trusted on sysfs files.
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = src.read(&mut buf).map_err(|e| cannot(&e))?;
+        if n == 0 {
+            break;
+        }
+        copy.write_all(&buf[..n]).map_err(|e| cannot(&e))?;
+    }
+    // The mapping outlives `copy`: closing the memfd does not free mapped pages.
+    Btf::from_file_with_backend(format!("/proc/self/fd/{}", copy.as_raw_fd()), Backend::Mmap).map_err(|e| cannot(&e))
+}
+
+type Found = HashMap<(TypeSpace, String), Option<KernelTypeId>>;
+
+/// The id of the kernel type named `name` in `space`; see `KernelFacts::kernel_type_id`.
+pub fn type_id(space: TypeSpace, name: &str) -> Result<Option<KernelTypeId>, String> {
+    // Each lookup scans every type's name (~0.8 ms); the checker and the code generator can
+    // ask the same one (curthread's and ppid's task_struct).
+    static FOUND: Mutex<Option<Found>> = Mutex::new(None);
+    let key = (space, name.to_string());
+    if let Some(id) = FOUND.lock().unwrap().as_ref().and_then(|f| f.get(&key)) {
+        return Ok(*id);
+    }
+    let id = type_id_in(vmlinux()?, space, name)?;
+    FOUND.lock().unwrap().get_or_insert_default().insert(key, id);
+    Ok(id)
+}
+
+/// One kernel type, by id; see `KernelFacts::kernel_type`.
+pub fn kernel_type(id: KernelTypeId) -> Result<KernelType, String> {
+    kernel_type_in(vmlinux()?, id)
+}
+
+/// Byte offset of `member` in `struct strukt`, if the kernel has both (ppid's offsets).
+pub fn member_offset(strukt: &str, member: &str) -> Option<u32> {
+    let id = type_id(TypeSpace::Struct, strukt).ok()??;
+    let KernelType::Struct { members, .. } = kernel_type(id).ok()? else { return None };
+    members.iter().find(|m| m.name == member).map(|m| m.bit_offset / 8)
+}
+
+fn btf_error(e: btf_rs::Error) -> String {
+    format!("cannot read the kernel's types: {e}")
+}
+
+/// How well a type of that name answers a lookup in `space`: higher is better, None is not
+/// at all. Several types can share a name (a definition and forward declarations of it, a
+/// typedef and a struct tag).
+fn rank(space: TypeSpace, ty: &Type) -> Option<u8> {
+    match (space, ty) {
+        (TypeSpace::Struct, Type::Struct(_)) | (TypeSpace::Union, Type::Union(_)) => Some(2),
+        (TypeSpace::Struct, Type::Fwd(f)) if f.is_struct() => Some(1),
+        (TypeSpace::Union, Type::Fwd(f)) if f.is_union() => Some(1),
+        // An enum without values is BTF's forward declaration of an enum.
+        (TypeSpace::Enum, Type::Enum(e)) => Some(if e.members.is_empty() { 1 } else { 2 }),
+        (TypeSpace::Enum, Type::Enum64(_)) => Some(2),
+        (TypeSpace::Ordinary, Type::Typedef(_)) => Some(3),
+        (TypeSpace::Ordinary, Type::Int(_)) => Some(2),
+        (TypeSpace::Ordinary, Type::Float(_)) => Some(1),
+        _ => None,
+    }
+}
+
+fn type_id_in(btf: &Btf, space: TypeSpace, name: &str) -> Result<Option<KernelTypeId>, String> {
+    let mut best: Option<(u8, KernelTypeId)> = None;
+    for id in btf.resolve_ids_by_name(name).map_err(btf_error)? {
+        let ty = btf.resolve_type_by_id(id).map_err(btf_error)?;
+        // The first of equally good candidates wins, so the answer does not depend on ties.
+        if let Some(r) = rank(space, &ty) {
+            if best.is_none_or(|(b, _)| r > b) {
+                best = Some((r, id));
             }
         }
-        o += extra;
     }
-    None
+    Ok(best.map(|(_, id)| id))
+}
+
+/// A name from the string table; "" for anonymous types and members.
+fn name_of(btf: &Btf, t: &dyn BtfType) -> String {
+    btf.resolve_name(t).unwrap_or_default()
+}
+
+/// The id a type refers to (a pointer's target, a typedef's type); 0 (void) if it has none.
+fn target(t: &dyn BtfType) -> KernelTypeId {
+    t.get_type_id().unwrap_or(0)
+}
+
+fn members(btf: &Btf, s: &btf_rs::Struct) -> Vec<KernelMember> {
+    s.members
+        .iter()
+        .map(|m| KernelMember { name: name_of(btf, m), ty: target(m), bit_offset: m.bit_offset(), bit_size: m.bitfield_size().unwrap_or(0) })
+        .collect()
+}
+
+fn kernel_type_in(btf: &Btf, id: KernelTypeId) -> Result<KernelType, String> {
+    let ty = btf.resolve_type_by_id(id).map_err(|e| format!("no kernel type {id}: {e}"))?;
+    Ok(match &ty {
+        Type::Void => KernelType::Void,
+        Type::Int(i) => {
+            let name = name_of(btf, i);
+            // pahole never sets BTF_INT_CHAR: the character types are known by name. (Their
+            // sign is BTF's: the kernel builds with -funsigned-char since 6.2.)
+            let char = i.is_char() || matches!(name.as_str(), "char" | "signed char" | "unsigned char");
+            KernelType::Int { size: i.size() as u32, signed: i.is_signed(), char, bool: i.is_bool(), name }
+        }
+        Type::Float(f) => KernelType::Float { name: name_of(btf, f), size: f.size() as u32 },
+        Type::Ptr(p) => KernelType::Ptr(target(p)),
+        Type::Array(a) => KernelType::Array { elem: target(a), len: a.len() as u32 },
+        Type::Struct(s) => KernelType::Struct { name: name_of(btf, s), size: s.size() as u32, members: members(btf, s) },
+        Type::Union(u) => KernelType::Union { name: name_of(btf, u), size: u.size() as u32, members: members(btf, u) },
+        Type::Enum(e) if e.members.is_empty() => KernelType::Fwd { name: name_of(btf, e), space: TypeSpace::Enum },
+        Type::Enum(e) => {
+            let value = |m: &btf_rs::EnumMember| if e.is_signed() { m.val() as i32 as i64 } else { m.val() as i64 };
+            KernelType::Enum { name: name_of(btf, e), size: e.size() as u32, signed: e.is_signed(), values: e.members.iter().map(|m| (name_of(btf, m), value(m))).collect() }
+        }
+        // Unsigned values above i64::MAX keep their bits; `signed: false` says how to read them.
+        Type::Enum64(e) => KernelType::Enum { name: name_of(btf, e), size: e.size() as u32, signed: e.is_signed(), values: e.members.iter().map(|m| (name_of(btf, m), m.val() as i64)).collect() },
+        Type::Fwd(f) => KernelType::Fwd { name: name_of(btf, f), space: if f.is_union() { TypeSpace::Union } else { TypeSpace::Struct } },
+        Type::Typedef(t) => KernelType::Typedef { name: name_of(btf, t), to: target(t) },
+        Type::Const(q) | Type::Volatile(q) | Type::Restrict(q) => KernelType::Qualified(target(q)),
+        Type::TypeTag(t) => KernelType::Qualified(target(t)),
+        // A variadic prototype's last parameter is ("", 0).
+        Type::FuncProto(p) => KernelType::Function { ret: p.return_type_id(), params: p.parameters.iter().map(|a| (name_of(btf, a), target(a))).collect() },
+        // A function (not its type) is reached only by its own id: give its prototype.
+        Type::Func(f) => return kernel_type_in(btf, target(f)),
+        // Variables, data sections and declaration tags are not types a member or pointer can
+        // refer to; they reach here only by a bare id, and void says "nothing to read".
+        Type::Var(_) | Type::Datasec(_) | Type::DeclTag(_) => KernelType::Void,
+        // btf-rs's Type is non-exhaustive: a kind it learns later is opaque here until
+        // crumbs learns it too.
+        _ => KernelType::Void,
+    })
 }
 
 #[cfg(test)]
-mod tests {
-    #[test]
-    fn finds_task_struct_fields_when_btf_exists() {
-        let Ok(btf) = std::fs::read("/sys/kernel/btf/vmlinux") else { return };
-        let tgid = super::member_offset(&btf, "task_struct", "tgid").expect("tgid");
-        let parent = super::member_offset(&btf, "task_struct", "real_parent").expect("real_parent");
-        assert!(tgid > 0 && parent > tgid, "{tgid} {parent}");
-        assert_eq!(super::member_offset(&btf, "task_struct", "no_such_member"), None);
-    }
-}
+mod tests;

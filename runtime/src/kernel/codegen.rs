@@ -22,9 +22,8 @@ fn uses_ppid(p: &Program) -> bool {
 
 /// Offsets of task_struct.real_parent and task_struct.tgid, from kernel BTF.
 fn task_offsets() -> Option<(i32, i32)> {
-    let btf = std::fs::read("/sys/kernel/btf/vmlinux").ok()?;
-    let parent = super::btf::member_offset(&btf, "task_struct", "real_parent")?;
-    let tgid = super::btf::member_offset(&btf, "task_struct", "tgid")?;
+    let parent = super::btf::member_offset("task_struct", "real_parent")?;
+    let tgid = super::btf::member_offset("task_struct", "tgid")?;
     Some((parent as i32, tgid as i32))
 }
 

@@ -1,5 +1,5 @@
 //! The running kernel, as compiling needs it: the checker's facts ([`LiveKernel`], which
-//! answers lang's `KernelFacts` from tracefs), the code generator's facts ([`Kernel::codegen_target`]:
+//! answers lang's `KernelFacts` from tracefs and BTF), the code generator's facts ([`Kernel::codegen_target`]:
 //! clocks, struct offsets from BTF, CPUs) and the CPU lists. Everything that reads the
 //! machine to compile a program is here, so lang and the code generator stay pure.
 
@@ -12,7 +12,7 @@ use codegen::codegen_target;
 pub use tracefs::TRACEFS;
 
 use crumbs_ebpf::abi::Target;
-use crumbs_lang::facts::{KernelFacts, Listing};
+use crumbs_lang::facts::{KernelFacts, KernelType, KernelTypeId, Listing, TypeSpace};
 use crumbs_lang::ir::Program;
 use std::rc::Rc;
 
@@ -45,5 +45,13 @@ impl KernelFacts for LiveKernel {
 
     fn tracepoint_format(&self, category: &str, event: &str) -> Result<String, String> {
         tracefs::format(category, event)
+    }
+
+    fn kernel_type_id(&self, space: TypeSpace, name: &str) -> Result<Option<KernelTypeId>, String> {
+        btf::type_id(space, name)
+    }
+
+    fn kernel_type(&self, id: KernelTypeId) -> Result<KernelType, String> {
+        btf::kernel_type(id)
     }
 }
