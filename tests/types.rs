@@ -84,3 +84,11 @@ fn diagnostics() {
     assert_error("BEGIN { trace(sizeof(struct no_such)); }", "unknown type `struct no_such`", "btf");
     assert_error("BEGIN { trace(offsetof(struct list_head, nxt)); }", "has no member `nxt`", "did you mean `next`?");
 }
+
+#[test]
+fn stringof_reads_kernel_strings() {
+    let out = quiet(r#"BEGIN { printf("%s %s %s\n", stringof(curthread->comm), stringof(&curthread->comm[1]), stringof("lit")); exit(0); }"#);
+    assert_eq!(out.stdout, "crumbs rumbs lit\n\n", "{}", out.dump());
+    assert_error("BEGIN { trace(stringof(arg0)); }", "stringof() needs a kernel pointer", "stringof((char *)arg0)");
+    assert_error("BEGIN { trace(stringof(curthread->pid)); }", "stringof() of a `pid_t`", "kernel address");
+}
