@@ -112,3 +112,12 @@ fn many_tracepoints_detach_with_progress() {
     assert_eq!(out.code(), 0, "{}", out.dump());
     assert_eq!(out.stderr, "", "{}", out.dump());
 }
+
+/// spec §6.5: a `__data_loc char[]` field is the string stored after the record's fixed
+/// fields: sched_process_exec's filename, when the -c command's shell execs /bin/true.
+#[test]
+fn data_loc_strings() {
+    let out = run(&["-q", "-e", r#"tracepoint:sched:sched_process_exec /pid == $target/ { printf("%s|%d\n", args->filename, args->filename == "/bin/true"); @[args->filename] = count(); }"#, "-c", "sh -c 'exec /bin/true'"]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "/bin/true|1\n\n  /bin/true                                                         1\n", "{}", out.dump());
+}

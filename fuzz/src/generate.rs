@@ -126,7 +126,7 @@ impl<'r> Generator<'r> {
         for f in catalog::fields(category, event) {
             match f.kind {
                 FieldKind::Int => self.clause.int_fields.push(f.name),
-                FieldKind::Chars => self.clause.name_fields.push(f.name),
+                FieldKind::Chars | FieldKind::DataLocStr { .. } => self.clause.name_fields.push(f.name),
                 FieldKind::Other(_) => {}
             }
         }

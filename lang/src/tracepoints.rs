@@ -17,6 +17,10 @@ pub enum FieldKind {
     Int,
     /// `char NAME[N]` with N <= 16: a NUL-padded name, like a process name.
     Chars,
+    /// `__data_loc char[] NAME` (`__rel_loc`: `relative`): a string stored after the fixed
+    /// fields; the field's low 16 bits are its offset from the record's start (from the
+    /// field's end for `__rel_loc`), the high 16 its length.
+    DataLocStr { relative: bool },
     /// Anything else (its C type), which crumbs cannot read yet.
     Other(String),
 }
@@ -59,6 +63,8 @@ pub fn parse_format(text: &str) -> Vec<Field> {
         }
         let ty = ty.trim().to_string();
         let kind = match array {
+            None if size == 4 && (ty == "__data_loc char[]" || ty == "__data_loc const char[]") => FieldKind::DataLocStr { relative: false },
+            None if size == 4 && (ty == "__rel_loc char[]" || ty == "__rel_loc const char[]") => FieldKind::DataLocStr { relative: true },
             None if ty.starts_with("__data_loc") || ty.starts_with("__rel_loc") => FieldKind::Other(ty),
             None if matches!(size, 1 | 2 | 4 | 8) => FieldKind::Int,
             Some(n) if ty == "char" && n.parse::<usize>().is_ok_and(|n| n <= 16) => FieldKind::Chars,
@@ -83,6 +89,6 @@ mod tests {
         assert_eq!(f[0].kind, FieldKind::Chars);
         assert_eq!((f[1].offset, f[1].size, f[1].signed, &f[1].kind), (24, 4, true, &FieldKind::Int));
         assert_eq!(f[3].kind, FieldKind::Int);
-        assert!(matches!(f[4].kind, FieldKind::Other(_)));
+        assert_eq!(f[4].kind, FieldKind::DataLocStr { relative: false });
     }
 }

@@ -25,6 +25,7 @@ impl Checker<'_> {
                 .hint("use args->NAME in clauses whose probes are all tracepoint:CATEGORY:EVENT"));
         }
         let mut kind: Option<FieldKind> = None;
+        let mut at: Option<(u16, u16)> = None;
         for &i in &self.clause_tracepoints {
             let t = &self.tracepoints[i];
             let Some(f) = t.field(name) else {
@@ -46,9 +47,24 @@ impl Checker<'_> {
                 }
                 _ => kind = Some(f.kind.clone()),
             }
+            // A string's location is read from the field: its offset and size must agree.
+            if matches!(f.kind, FieldKind::DataLocStr { .. }) {
+                match at {
+                    Some(a) if a != (f.offset, f.size) => {
+                        return Err(Diagnostic::new(span.clone(), format!("field `{name}` is at different offsets in this clause's tracepoints")).label("ambiguous").hint("split the clause by tracepoint"));
+                    }
+                    _ => at = Some((f.offset, f.size)),
+                }
+            }
         }
         Ok(match kind {
             Some(FieldKind::Chars) => Expr::Str(StrExpr::TpField(name.to_string())),
+            Some(FieldKind::DataLocStr { relative }) => {
+                let (offset, size) = at.expect("a data_loc field");
+                let loc = Expr::Binary(BinOp::BitAnd, Box::new(Expr::TpField(name.to_string())), Box::new(Expr::Int(0xffff)));
+                let from = if relative { Expr::Binary(BinOp::Add, Box::new(Expr::TpRecord), Box::new(Expr::Int((offset + size) as i64))) } else { Expr::TpRecord };
+                Expr::Str(StrExpr::KernelStr(Box::new(Expr::Binary(BinOp::Add, Box::new(from), Box::new(loc)))))
+            }
             _ => Expr::TpField(name.to_string()),
         })
     }

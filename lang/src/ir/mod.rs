@@ -71,6 +71,8 @@ pub enum Expr {
     Stack,
     /// `args->name`, an integer field of the firing tracepoint's record.
     TpField(String),
+    /// The address of the firing tracepoint's record.
+    TpRecord,
     /// The `size`-byte integer at a kernel address, read with the probe-read helper (0 if
     /// the address cannot be read), sign- or zero-extended.
     Load { addr: Box<Expr>, size: u8, signed: bool },

@@ -52,6 +52,7 @@ impl Emitter<'_> {
                     self.push(Insn::alu_imm(Alu::Arsh, R0, shift));
                 }
             }
+            Expr::TpRecord => self.push(Insn::mov(R0, R6)),
             Expr::Load { addr, size, signed } => {
                 let (size, signed) = (*size, *signed);
                 // A constant offset (a member's) goes into the helper's address argument.
