@@ -92,3 +92,30 @@ fn stringof_reads_kernel_strings() {
     assert_error("BEGIN { trace(stringof(arg0)); }", "stringof() needs a kernel pointer", "stringof((char *)arg0)");
     assert_error("BEGIN { trace(stringof(curthread->pid)); }", "stringof() of a `pid_t`", "kernel address");
 }
+
+/// spec §4.8: the script's own structs, unions, enums and typedefs, laid out as C does.
+#[test]
+fn declarations_in_the_script() {
+    let script = r#"
+#include <linux/sched.h>
+struct point { int x; int y; char tag[3]; long z; };
+union both { unsigned char b; int i; };
+struct flags { unsigned a:3; unsigned b:5; int c:2; struct point *next; };
+enum color { RED, GREEN = 5, BLUE };
+enum { ANON = -2 };
+typedef unsigned long my_ulong;
+typedef struct point point_t;
+BEGIN {
+	printf("%d %d %d %d %d\n", sizeof(struct point), offsetof(struct point, z), offsetof(struct point, tag), sizeof(union both), sizeof(struct flags));
+	printf("%d %d %d %d %d %d %d\n", RED, GREEN, BLUE, ANON, sizeof(my_ulong), sizeof(point_t), offsetof(struct flags, next));
+	printf("%d\n", ((struct point *)curthread)->y == *(int *)((long)curthread + 4));
+	exit(0);
+}
+"#;
+    let out = quiet(script);
+    assert_eq!(out.stdout, "24 16 8 4 16\n0 5 6 -2 8 24 8\n1\n\n", "{}", out.dump());
+    assert_error("struct s { int a; long a; }; BEGIN { exit(0); }", "member `a` is declared twice", "different names");
+    assert_error("enum e { A, A }; BEGIN { exit(0); }", "enum constant `A` is declared twice", "one name space");
+    assert_error("struct s { struct nosuch x; }; BEGIN { exit(0); }", "unknown type `struct nosuch`", "declare it in the script");
+    assert_error("struct s { long a:3; char b:9; }; BEGIN { exit(0); }", "bitfield `b` of 9 bits", "no wider than the type");
+}

@@ -7,7 +7,28 @@ pub type Span = Range<usize>;
 #[derive(Clone, Debug)]
 pub struct Program {
     pub pragmas: Vec<Pragma>,
+    /// Type declarations, in program order.
+    pub decls: Vec<Decl>,
     pub clauses: Vec<Clause>,
+}
+
+/// A C type declaration of the script: `struct s { int a; char b[4]; };`,
+/// `enum e { A, B = 5 };`, `typedef unsigned long ulong_t;`.
+#[derive(Clone, Debug)]
+pub enum Decl {
+    Record { union: bool, name: Ident, members: Vec<MemberDecl>, span: Span },
+    Enum { name: Option<Ident>, values: Vec<(Ident, Option<Expr>)>, span: Span },
+    Typedef { ty: TypeName, name: Ident, len: Option<u32>, span: Span },
+}
+
+/// A member of a declared struct or union: `TYPE NAME[LEN] : BITS;`.
+#[derive(Clone, Debug)]
+pub struct MemberDecl {
+    pub ty: TypeName,
+    pub name: Ident,
+    pub len: Option<u32>,
+    pub bits: Option<u32>,
+    pub span: Span,
 }
 
 /// `#pragma D option name[=value]`.

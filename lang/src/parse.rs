@@ -14,11 +14,12 @@ struct DParser;
 /// Parses a whole D program.
 pub fn parse_program(src: &str) -> Result<Program, Diagnostic> {
     let mut pairs = DParser::parse(Rule::program, src).map_err(|e| syntax_error(src, e))?;
-    let mut program = Program { pragmas: Vec::new(), clauses: Vec::new() };
+    let mut program = Program { pragmas: Vec::new(), decls: Vec::new(), clauses: Vec::new() };
     for pair in pairs.next().unwrap().into_inner() {
         match pair.as_rule() {
             Rule::pragma => program.pragmas.push(pragma(pair)?),
             Rule::include => include(pair)?,
+            Rule::declaration => program.decls.push(declaration(pair)?),
             Rule::clause => program.clauses.push(clause(pair)?),
             _ => {}
         }
@@ -118,6 +119,78 @@ fn rule_name(r: Rule) -> Option<&'static str> {
 
 fn span(p: &Pair<Rule>) -> Span {
     p.as_span().start()..p.as_span().end()
+}
+
+fn ident_of(p: &Pair<Rule>) -> Ident {
+    Ident { name: p.as_str().to_string(), span: span(p) }
+}
+
+/// An array length or a bitfield width: a positive number.
+fn small_number(p: Pair<Rule>, what: &str) -> Result<u32, Diagnostic> {
+    let n = p.into_inner().find(|x| x.as_rule() == Rule::number).expect("grammar");
+    let sp = span(&n);
+    let v = parse_int(n.as_str(), sp.clone())?;
+    u32::try_from(v).ok().filter(|v| *v > 0 && *v <= 1 << 24).ok_or_else(|| Diagnostic::new(sp, format!("bad {what} {v}")).label("out of range").hint(format!("a {what} is a positive number")))
+}
+
+/// A struct, union, enum or typedef declaration.
+fn declaration(p: Pair<Rule>) -> Result<Decl, Diagnostic> {
+    let sp = span(&p);
+    let inner = p.into_inner().next().expect("grammar");
+    match inner.as_rule() {
+        Rule::record_decl => {
+            let mut it = inner.into_inner();
+            let union = it.next().unwrap().as_str() == "union";
+            let name = ident_of(&it.next().unwrap());
+            let mut members = Vec::new();
+            for m in it.filter(|m| m.as_rule() == Rule::member_decl) {
+                let msp = span(&m);
+                let mut parts = m.into_inner();
+                let ty = type_name(parts.next().unwrap())?;
+                let mname = ident_of(&parts.next().unwrap());
+                let (mut len, mut bits) = (None, None);
+                for x in parts {
+                    match x.as_rule() {
+                        Rule::array_len => len = Some(small_number(x, "array length")?),
+                        Rule::bit_width => bits = Some(small_number(x, "bitfield width")?),
+                        _ => {}
+                    }
+                }
+                members.push(MemberDecl { ty, name: mname, len, bits, span: msp });
+            }
+            Ok(Decl::Record { union, name, members, span: sp })
+        }
+        Rule::enum_decl => {
+            let mut name = None;
+            let mut values = Vec::new();
+            for x in inner.into_inner() {
+                match x.as_rule() {
+                    Rule::tag_name => name = Some(ident_of(&x)),
+                    Rule::enumerator => {
+                        let mut parts = x.into_inner();
+                        let id = ident_of(&parts.next().unwrap());
+                        let value = match parts.next() {
+                            Some(e) => Some(expr_at(e, 1)?.0),
+                            None => None,
+                        };
+                        values.push((id, value));
+                    }
+                    _ => {}
+                }
+            }
+            Ok(Decl::Enum { name, values, span: sp })
+        }
+        _ => {
+            let mut parts = inner.into_inner().filter(|x| x.as_rule() != Rule::typedef_kw);
+            let ty = type_name(parts.next().unwrap())?;
+            let name = ident_of(&parts.next().unwrap());
+            let len = match parts.next() {
+                Some(x) => Some(small_number(x, "array length")?),
+                None => None,
+            };
+            Ok(Decl::Typedef { ty, name, len, span: sp })
+        }
+    }
 }
 
 /// `#include <header>` or `#include "header"`: accepted and satisfied from the kernel's BTF.
@@ -811,6 +884,32 @@ mod tests {
         assert!(matches!(&body[4], Stmt::Assign { target: LValue::ThreadLocal(..), .. }));
         assert!(matches!(&body[5], Stmt::Assign { target: LValue::ClauseLocal(..), .. }));
         assert!(matches!(&body[6], Stmt::Aggregate { agg, .. } if agg.name == "a" && agg.keys.len() == 2));
+    }
+
+    #[test]
+    fn declarations() {
+        let p = parse_program("struct s { int a; char b[4]; unsigned c : 3; struct s *next; };\nunion u { int i; long l; }\nenum e { A, B = -2, };\nenum { Z };\ntypedef unsigned long ul;\ntypedef char name_t[16];\nBEGIN {}").unwrap();
+        assert_eq!(p.decls.len(), 6);
+        match &p.decls[0] {
+            Decl::Record { union: false, name, members, .. } => {
+                assert_eq!(name.name, "s");
+                let m: Vec<(&str, Option<u32>, Option<u32>, u8)> = members.iter().map(|m| (m.name.name.as_str(), m.len, m.bits, m.ty.pointers)).collect();
+                assert_eq!(m, [("a", None, None, 0), ("b", Some(4), None, 0), ("c", None, Some(3), 0), ("next", None, None, 1)]);
+            }
+            d => panic!("{d:?}"),
+        }
+        assert!(matches!(&p.decls[1], Decl::Record { union: true, .. }));
+        match &p.decls[2] {
+            Decl::Enum { name: Some(n), values, .. } => {
+                assert_eq!(n.name, "e");
+                assert_eq!(values.len(), 2);
+                assert!(values[1].1.is_some());
+            }
+            d => panic!("{d:?}"),
+        }
+        assert!(matches!(&p.decls[3], Decl::Enum { name: None, .. }));
+        assert!(matches!(&p.decls[5], Decl::Typedef { len: Some(16), .. }));
+        assert!(parse_program("struct s { int a[0]; }; BEGIN {}").is_err());
     }
 
     #[test]

@@ -30,6 +30,8 @@ impl Checker<'_> {
                         (VarType::Str, h) => Expr::Str(StrExpr::Probe(h)),
                         (VarType::Kernel(_), _) => unreachable!("typed builtins are checked by lower_typed"),
                     }
+                } else if let Some((v, _)) = self.types.enum_constant(name) {
+                    Expr::Int(v)
                 } else if let Some(g) = self.globals.iter().position(|g| g == name) {
                     Expr::Global(g)
                 } else {

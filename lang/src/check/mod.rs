@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 mod actions;
 mod ctypes;
+mod decls;
 mod expr;
 mod tracepoint;
 
@@ -50,6 +51,7 @@ pub fn check(program: &ast::Program, opts: &CheckOptions) -> Result<Program, Dia
         types: crate::types::Types::new(opts.facts.clone()),
     };
     cx.declare_globals(program);
+    cx.declare_types(&program.decls)?;
     let options = options(&program.pragmas)?;
     let mut groups: BTreeMap<AttachPoint, Vec<Clause>> = BTreeMap::new();
     let mut order: Vec<AttachPoint> = Vec::new();

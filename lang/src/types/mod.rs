@@ -150,6 +150,30 @@ impl Types {
         id
     }
 
+    /// The type the script itself declared under `name` in `space`.
+    pub fn lookup_script(&self, space: TypeSpace, name: &str) -> Option<TypeId> {
+        self.named.get(&(space, name.to_string())).copied().filter(|id| !matches!(self.get(*id), Type::Kernel(_)) && !self.kernel.values().any(|k| k == id))
+    }
+
+    /// The alignment of a type in bytes, as x86-64 C has it.
+    pub fn align_of(&mut self, id: TypeId) -> Result<u64, String> {
+        Ok(match self.real(id)? {
+            Type::Int(i) => i.size as u64,
+            Type::Float { size, .. } => size as u64,
+            Type::Ptr { .. } => 8,
+            Type::Enum { size, .. } => size as u64,
+            Type::Array { elem, .. } => self.align_of(elem)?,
+            Type::Struct(r) | Type::Union(r) => {
+                let mut a = 1;
+                for m in r.members {
+                    a = a.max(self.align_of(m.ty)?);
+                }
+                a
+            }
+            _ => 1,
+        })
+    }
+
     /// The type named `name` in `space`: the script's own first, then the kernel's.
     pub fn lookup(&mut self, space: TypeSpace, name: &str) -> Result<Option<TypeId>, String> {
         if let Some(id) = self.named.get(&(space, name.to_string())) {
@@ -267,7 +291,7 @@ impl Types {
         Ok(out)
     }
 
-    /// The constant of an enum declared by the script.
+    /// The constant of an enum declared by the script (anonymous enums included).
     pub fn enum_constant(&self, name: &str) -> Option<(i64, TypeId)> {
         self.named.iter().filter(|((space, _), _)| *space == TypeSpace::Enum).find_map(|(_, id)| match self.get(*id) {
             Type::Enum { values, .. } => values.iter().find(|(n, _)| n == name).map(|(_, v)| (*v, *id)),

@@ -1,0 +1,112 @@
+//! The script's own type declarations: structs and unions laid out as C on x86-64 lays them
+//! out (each member at its alignment, bitfields packed into units of their type), enums with
+//! their constants, typedefs. They go into the checker's type arena before any clause is
+//! checked, and are found before the kernel's types of the same name.
+
+use super::*;
+use crate::ast::{Decl, MemberDecl};
+use crate::facts::TypeSpace;
+use crate::types::{Member, Record, Type, TypeId};
+
+impl Checker<'_> {
+    pub(super) fn declare_types(&mut self, decls: &[Decl]) -> Result<(), Diagnostic> {
+        for d in decls {
+            match d {
+                Decl::Record { union, name, members, span } => {
+                    let space = if *union { TypeSpace::Union } else { TypeSpace::Struct };
+                    if self.types.lookup_script(space, &name.name).is_some() {
+                        return Err(Diagnostic::new(name.span.clone(), format!("`{} {}` is declared twice", if *union { "union" } else { "struct" }, name.name)).label("again here").hint("give the second one another name"));
+                    }
+                    let record = self.layout(&name.name, *union, members, span)?;
+                    let t = if *union { Type::Union(record) } else { Type::Struct(record) };
+                    self.types.declare(space, &name.name, t);
+                }
+                Decl::Enum { name, values, span } => {
+                    let mut next = 0i64;
+                    let mut out: Vec<(String, i64)> = Vec::new();
+                    for (id, value) in values {
+                        if out.iter().any(|(n, _)| *n == id.name) || self.types.enum_constant(&id.name).is_some() {
+                            return Err(Diagnostic::new(id.span.clone(), format!("enum constant `{}` is declared twice", id.name)).label("again here").hint("enum constants share one name space"));
+                        }
+                        if let Some(e) = value {
+                            next = match self.expr(e)? {
+                                Expr::Int(v) => v,
+                                _ => return Err(Diagnostic::new(e.span.clone(), "an enum value must be an integer constant").label("not a constant").hint("write a number, e.g. READ = 4")),
+                            };
+                        }
+                        out.push((id.name.clone(), next));
+                        next = next.wrapping_add(1);
+                    }
+                    let tag = name.as_ref().map_or(String::new(), |n| n.name.clone());
+                    let t = Type::Enum { name: tag.clone(), size: 4, signed: true, values: out };
+                    match name {
+                        Some(n) => self.types.declare(TypeSpace::Enum, &n.name, t),
+                        // Anonymous enums only give constants; each keeps its own entry.
+                        None => self.types.declare(TypeSpace::Enum, &format!(" anonymous {}", span.start), t),
+                    };
+                }
+                Decl::Typedef { ty, name, len, .. } => {
+                    let mut to = self.type_of_name(ty)?;
+                    if let Some(n) = len {
+                        to = self.types.add(Type::Array { elem: to, len: *n });
+                    }
+                    self.types.declare(TypeSpace::Ordinary, &name.name, Type::Typedef { name: name.name.clone(), to });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The size and alignment of a member's type.
+    fn size_align(&mut self, ty: TypeId, span: &Span) -> Result<(u64, u64), Diagnostic> {
+        let err = |e: String| Diagnostic::new(span.clone(), format!("cannot read the kernel's types: {e}")).label("needs kernel types").hint("crumbs reads them from /sys/kernel/btf/vmlinux");
+        let Some(size) = self.types.size_of(ty).map_err(err)? else {
+            let name = self.types.name(ty);
+            return Err(Diagnostic::new(span.clone(), format!("`{name}` has no size")).label("incomplete type").hint("a member needs a complete type; a pointer to it is fine"));
+        };
+        let align = self.types.align_of(ty).map_err(err)?;
+        Ok((size, align))
+    }
+
+    fn layout(&mut self, name: &str, union: bool, members: &[MemberDecl], span: &Span) -> Result<Record, Diagnostic> {
+        let mut out: Vec<Member> = Vec::new();
+        let (mut bits, mut size, mut align) = (0u64, 0u64, 1u64);
+        for m in members {
+            if out.iter().any(|o| o.name == m.name.name) {
+                return Err(Diagnostic::new(m.name.span.clone(), format!("member `{}` is declared twice", m.name.name)).label("again here").hint("members of one struct need different names"));
+            }
+            let mut ty = self.type_of_name(&m.ty)?;
+            if let Some(n) = m.len {
+                ty = self.types.add(Type::Array { elem: ty, len: n });
+            }
+            let (msize, malign) = self.size_align(ty, &m.span)?;
+            let offset = if union { 0 } else { bits };
+            let (bit_offset, bit_size, end) = match m.bits {
+                Some(w) => {
+                    if self.types.as_int(ty).ok().flatten().is_none() || w as u64 > msize * 8 {
+                        return Err(Diagnostic::new(m.span.clone(), format!("bitfield `{}` of {w} bits", m.name.name)).label("bad bitfield").hint("a bitfield is an integer type no wider than the type"));
+                    }
+                    // Packed at the current bit unless it would cross a unit of its type.
+                    let unit = msize * 8;
+                    let start = if offset / unit != (offset + w as u64 - 1) / unit { offset.next_multiple_of(unit) } else { offset };
+                    (start, w, start + w as u64)
+                }
+                None => {
+                    let start = offset.next_multiple_of(malign * 8);
+                    (start, 0, start + msize * 8)
+                }
+            };
+            align = align.max(malign);
+            size = size.max(end);
+            if !union {
+                bits = end;
+            }
+            out.push(Member { name: m.name.name.clone(), ty, bit_offset: bit_offset as u32, bit_size });
+        }
+        let bytes = size.div_ceil(8).next_multiple_of(align);
+        if bytes > u32::MAX as u64 {
+            return Err(Diagnostic::new(span.clone(), format!("`{name}` is too large")).label("over 4 GiB").hint("make it smaller"));
+        }
+        Ok(Record { name: name.to_string(), size: bytes as u32, members: out })
+    }
+}
