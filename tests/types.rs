@@ -119,3 +119,11 @@ BEGIN {
     assert_error("struct s { struct nosuch x; }; BEGIN { exit(0); }", "unknown type `struct nosuch`", "declare it in the script");
     assert_error("struct s { long a:3; char b:9; }; BEGIN { exit(0); }", "bitfield `b` of 9 bits", "no wider than the type");
 }
+
+/// spec §4.8: the kernel's enum constants are names in expressions, as in a D script on
+/// illumos: `mm->rss_stat[MM_ANONPAGES].count`.
+#[test]
+fn kernel_enum_constants() {
+    let out = quiet(r#"BEGIN { printf("%d %d %d\n", MM_FILEPAGES, MM_ANONPAGES, curthread->mm->rss_stat[MM_ANONPAGES].count > 0); exit(0); }"#);
+    assert_eq!(out.stdout, "0 1 1\n\n", "{}", out.dump());
+}

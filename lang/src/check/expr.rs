@@ -34,6 +34,8 @@ impl Checker<'_> {
                     Expr::Int(v)
                 } else if let Some(g) = self.globals.iter().position(|g| g == name) {
                     Expr::Global(g)
+                } else if let Some((v, _)) = self.types.kernel_enum_constant(name) {
+                    Expr::Int(v)
                 } else {
                     let mut d = Diagnostic::new(e.span.clone(), format!("unknown variable `{name}`")).label("not a builtin and never assigned");
                     let mut names: Vec<&str> = builtins::variable_names().collect();

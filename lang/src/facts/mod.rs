@@ -24,6 +24,11 @@ pub trait KernelFacts: std::fmt::Debug {
     fn kernel_type_id(&self, _space: TypeSpace, _name: &str) -> Result<Option<KernelTypeId>, String> {
         Err("the kernel's types (BTF) are not available here".to_string())
     }
+    /// The value and enum type of a kernel enum constant (`MM_ANONPAGES`), if the kernel has
+    /// one by that name.
+    fn kernel_enum_constant(&self, _name: &str) -> Result<Option<(i64, KernelTypeId)>, String> {
+        Err("the kernel's types (BTF) are not available here".to_string())
+    }
     /// One kernel type, by id (0 is `void`). Types it refers to are ids too, read when needed,
     /// so a script that names one struct reads only what it walks through.
     fn kernel_type(&self, _id: KernelTypeId) -> Result<KernelType, String> {
@@ -104,6 +109,10 @@ impl KernelFacts for Memo {
 
     fn kernel_type(&self, id: KernelTypeId) -> Result<KernelType, String> {
         self.inner.kernel_type(id)
+    }
+
+    fn kernel_enum_constant(&self, name: &str) -> Result<Option<(i64, KernelTypeId)>, String> {
+        self.inner.kernel_enum_constant(name)
     }
 }
 

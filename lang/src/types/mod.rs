@@ -291,6 +291,13 @@ impl Types {
         Ok(out)
     }
 
+    /// A kernel enum constant: its value and its enum type (read when first asked).
+    pub fn kernel_enum_constant(&mut self, name: &str) -> Option<(i64, TypeId)> {
+        let facts = self.facts.clone()?;
+        let (v, kid) = facts.kernel_enum_constant(name).ok()??;
+        Some((v, self.kernel_type(kid)))
+    }
+
     /// The constant of an enum declared by the script (anonymous enums included).
     pub fn enum_constant(&self, name: &str) -> Option<(i64, TypeId)> {
         self.named.iter().filter(|((space, _), _)| *space == TypeSpace::Enum).find_map(|(_, id)| match self.get(*id) {

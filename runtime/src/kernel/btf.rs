@@ -76,6 +76,34 @@ pub fn kernel_type(id: KernelTypeId) -> Result<KernelType, String> {
     kernel_type_in(vmlinux()?, id)
 }
 
+/// Every kernel enum constant: its value and the enum it is in.
+type Enumerators = HashMap<String, (i64, KernelTypeId)>;
+
+/// A kernel enum constant's value and enum type. Enumerators are not indexed by name, so the
+/// first question reads every enum once (~10 ms here) and keeps the answers.
+pub fn enum_constant(name: &str) -> Result<Option<(i64, KernelTypeId)>, String> {
+    static ALL: OnceLock<Result<Enumerators, String>> = OnceLock::new();
+    let all = ALL.get_or_init(|| {
+        let btf = vmlinux()?;
+        let mut all = HashMap::new();
+        for id in 1.. {
+            match btf.resolve_type_by_id(id) {
+                Ok(Type::Enum(_) | Type::Enum64(_)) => {
+                    if let KernelType::Enum { values, .. } = kernel_type_in(btf, id)? {
+                        for (n, v) in values {
+                            all.entry(n).or_insert((v, id));
+                        }
+                    }
+                }
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+        Ok(all)
+    });
+    Ok(all.as_ref().map_err(Clone::clone)?.get(name).copied())
+}
+
 /// Byte offset of `member` in `struct strukt`, if the kernel has both (ppid's offsets).
 pub fn member_offset(strukt: &str, member: &str) -> Option<u32> {
     let id = type_id(TypeSpace::Struct, strukt).ok()??;

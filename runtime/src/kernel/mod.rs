@@ -51,6 +51,10 @@ impl KernelFacts for LiveKernel {
         btf::type_id(space, name)
     }
 
+    fn kernel_enum_constant(&self, name: &str) -> Result<Option<(i64, KernelTypeId)>, String> {
+        btf::enum_constant(name)
+    }
+
     fn kernel_type(&self, id: KernelTypeId) -> Result<KernelType, String> {
         btf::kernel_type(id)
     }
