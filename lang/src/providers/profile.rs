@@ -56,16 +56,23 @@ pub fn profile_probe(name: &str) -> Option<Probe> {
     let n: u64 = rate[..digits].parse().ok().filter(|n| *n > 0)?;
     let period_ns = match &rate[digits..] {
         "" | "hz" => 1_000_000_000 / n,
-        "ns" | "nsec" => n,
-        "us" | "usec" => n * 1_000,
-        "ms" | "msec" => n * 1_000_000,
-        "s" | "sec" => n * 1_000_000_000,
-        "m" | "min" => n * 60_000_000_000,
-        "h" | "hour" => n * 3_600_000_000_000,
-        "d" | "day" => n * 86_400_000_000_000,
-        _ => return None,
+        unit => {
+            let ns: u64 = match unit {
+                "ns" | "nsec" => 1,
+                "us" | "usec" => 1_000,
+                "ms" | "msec" => 1_000_000,
+                "s" | "sec" => 1_000_000_000,
+                "m" | "min" => 60_000_000_000,
+                "h" | "hour" => 3_600_000_000_000,
+                "d" | "day" => 86_400_000_000_000,
+                _ => return None,
+            };
+            // A period past u64 nanoseconds (585 years) is no rate (the fuzzer found this).
+            n.checked_mul(ns)?
+        }
     };
-    if period_ns < 10_000 {
+    // perf_event_open refuses a period with the top bit set.
+    if !(10_000..1 << 63).contains(&period_ns) {
         return None;
     }
     let name: &'static str = match PROFILE_DEFAULTS.iter().find(|d| **d == name) {
@@ -90,6 +97,9 @@ mod tests {
         assert!(profile_probe("tick-0").is_none());
         assert!(profile_probe("tick-1parsec").is_none());
         assert!(profile_probe("profile-1000000").is_none()); // faster than every 10us
+        assert!(profile_probe("tick-77777777777s").is_none()); // found by the fuzzer: overflowed
+        assert!(profile_probe("tick-106752d").is_none()); // 2^63 ns or more: perf refuses it
+        assert_eq!(profile_probe("tick-106751d").map(|p| p.attach), Some(AttachPoint::Profile { all_cpus: false, period_ns: 106_751 * 86_400_000_000_000 }));
         let d = ProbeDesc { text: "profile:::tick-2s".into(), fields: vec!["profile".into(), "".into(), "".into(), "tick-2s".into()], span: 0..17 };
         assert_eq!(match_probes(&d).unwrap()[0].name, "tick-2s");
         let d = ProbeDesc { text: "tick-x".into(), fields: vec!["tick-x".into()], span: 0..6 };
