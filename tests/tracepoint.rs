@@ -121,3 +121,14 @@ fn data_loc_strings() {
     out.assert_ok();
     assert_eq!(out.stdout, "/bin/true|1\n\n  /bin/true                                                         1\n", "{}", out.dump());
 }
+
+/// spec §6.5: an array field is indexed as a C array: raw_syscalls:sys_enter's
+/// `unsigned long args[6]`, the third argument of io-benchmark's 16 reads of 4096 bytes.
+#[test]
+fn array_fields_are_indexed() {
+    let f = TempPath::new("tparray");
+    let cmd = format!("{} -c -r -b 4096 -s 64K {}", io_benchmark().display(), f.str());
+    let out = run(&["-q", "-e", "tracepoint:raw_syscalls:sys_enter /pid == $target && args->id == 0/ { @[args->args[2]] = count(); }", "-c", &cmd]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    assert_eq!(out.stdout, format!("\n{:>17}{:>17}\n", 4096, 16), "{}", out.dump());
+}

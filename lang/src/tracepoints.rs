@@ -21,6 +21,9 @@ pub enum FieldKind {
     /// fields; the field's low 16 bits are its offset from the record's start (from the
     /// field's end for `__rel_loc`), the high 16 its length.
     DataLocStr { relative: bool },
+    /// An array of `len` integers of `size` bytes each (`unsigned long args[6]`), or of
+    /// more than 16 chars (a string): indexed as a C array, `args->args[1]`.
+    Array { size: u8, signed: bool, char: bool, len: u16 },
     /// Anything else (its C type), which crumbs cannot read yet.
     Other(String),
 }
@@ -68,6 +71,10 @@ pub fn parse_format(text: &str) -> Vec<Field> {
             None if ty.starts_with("__data_loc") || ty.starts_with("__rel_loc") => FieldKind::Other(ty),
             None if matches!(size, 1 | 2 | 4 | 8) => FieldKind::Int,
             Some(n) if ty == "char" && n.parse::<usize>().is_ok_and(|n| n <= 16) => FieldKind::Chars,
+            Some(n) if n.parse::<u16>().is_ok_and(|n| n > 0 && size % n == 0 && matches!(size / n, 1 | 2 | 4 | 8)) && !ty.contains('*') && !ty.starts_with("struct") && !ty.starts_with("union") => {
+                let len: u16 = n.parse().expect("checked");
+                FieldKind::Array { size: (size / len) as u8, signed, char: ty.ends_with("char"), len }
+            }
             _ => FieldKind::Other(format!("{ty} [{}]", array.unwrap_or_default())),
         };
         fields.push(Field { name, offset, size, signed, kind });

@@ -44,6 +44,7 @@ impl Checker<'_> {
             ExprKind::Cast(..) | ExprKind::Member { .. } | ExprKind::Index(..) | ExprKind::Deref(_) | ExprKind::AddrOf(_) | ExprKind::SizeofType(_) | ExprKind::SizeofExpr(_) | ExprKind::Offsetof(..) => true,
             ExprKind::Ident(n) => builtins::variable(n).is_some_and(|v| matches!(v.ty, VarType::Kernel(_))),
             ExprKind::Binary(BinOp::Add | BinOp::Sub, l, _) => self.is_typed_form(l),
+            ExprKind::ArgsField(n) => self.tp_array_field(n).is_some(),
             _ => false,
         }
     }
@@ -104,6 +105,13 @@ impl Checker<'_> {
                     return Err(Diagnostic::new(span.clone(), format!("the kernel has no `struct {strukt}`")).label("needs it").hint("this kernel's BTF lacks the type"));
                 };
                 Typed { val: Val::Value(Expr::Var(v.hook)), ty: self.types.pointer(target, AddrSpace::Kernel) }
+            }
+            // An array field of the tracepoint's record, which is kernel memory at the context.
+            ExprKind::ArgsField(n) if self.tp_array_field(n).is_some() => {
+                let Some((offset, crate::tracepoints::FieldKind::Array { size, signed, char, len })) = self.tp_array_field(n) else { unreachable!() };
+                let elem = self.types.add(Type::Int(crate::types::IntType { name: format!("{}int{}", if signed { "" } else { "u" }, size as u32 * 8), size, signed, char, bool: false }));
+                let ty = self.types.add(Type::Array { elem, len: len as u32 });
+                Typed { val: Val::Place(add_offset(Expr::TpRecord, offset as i64)), ty }
             }
             ExprKind::Cast(t, inner) => {
                 let ty = self.type_of_name(t)?;

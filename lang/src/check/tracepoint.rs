@@ -17,6 +17,23 @@ impl Checker<'_> {
         Ok(self.tracepoints.len() - 1)
     }
 
+    /// An array field `args->name` of the clause's tracepoints (all at one offset, of one
+    /// kind): its offset and kind.
+    pub(super) fn tp_array_field(&self, name: &str) -> Option<(u16, FieldKind)> {
+        if self.clause_has_others || self.clause_tracepoints.is_empty() {
+            return None;
+        }
+        let mut found: Option<(u16, FieldKind)> = None;
+        for &i in &self.clause_tracepoints {
+            let f = self.tracepoints[i].field(name)?;
+            if !matches!(f.kind, FieldKind::Array { .. }) || found.as_ref().is_some_and(|(o, k)| (*o, k) != (f.offset, &f.kind)) {
+                return None;
+            }
+            found = Some((f.offset, f.kind.clone()));
+        }
+        found
+    }
+
     /// `args->name`: a field every tracepoint of the clause has, with one kind.
     pub(super) fn args_field(&mut self, name: &str, span: &Span) -> Result<Expr, Diagnostic> {
         if self.clause_has_others || self.clause_tracepoints.is_empty() {
@@ -39,7 +56,11 @@ impl Checker<'_> {
             if let FieldKind::Other(ty) = &f.kind {
                 return Err(Diagnostic::new(span.clone(), format!("field `{name}` has type `{ty}`, which crumbs cannot read yet"))
                     .label("unsupported field type")
-                    .hint("integer, pointer and char[N] (N <= 16) fields can be read"));
+                    .hint("integer, pointer, char[N], integer-array and __data_loc string fields can be read"));
+            }
+            // One array field at one offset is a typed place (ctypes.rs); here it differs.
+            if matches!(f.kind, FieldKind::Array { .. }) {
+                return Err(Diagnostic::new(span.clone(), format!("array field `{name}` has different layouts in this clause's tracepoints")).label("ambiguous").hint("split the clause by tracepoint"));
             }
             match &kind {
                 Some(k) if *k != f.kind => {
