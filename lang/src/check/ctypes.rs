@@ -32,7 +32,7 @@ fn add_offset(addr: Expr, off: i64) -> Expr {
     }
 }
 
-fn no_types(span: &Span, e: String) -> Diagnostic {
+pub(super) fn no_types(span: &Span, e: String) -> Diagnostic {
     Diagnostic::new(span.clone(), format!("cannot read the kernel's types: {e}")).label("needs kernel types").hint("crumbs reads them from /sys/kernel/btf/vmlinux (a kernel built with CONFIG_DEBUG_INFO_BTF)")
 }
 
@@ -157,15 +157,7 @@ impl Checker<'_> {
                     let op = if *arrow { "->" } else { "." };
                     return Err(Diagnostic::new(base.span.clone(), format!("`{op}{}` needs a struct or union, but this is `{name}`", member.name)).label("no members").hint("members belong to structs and unions"));
                 }
-                let Some(found) = self.types.member(record, &member.name).map_err(types_err)? else {
-                    let rname = self.types.name(record);
-                    let names = self.types.member_names(record).map_err(types_err)?;
-                    let d = Diagnostic::new(member.span.clone(), format!("`{rname}` has no member `{}`", member.name)).label("no such member");
-                    return Err(match closest(&member.name, names.iter().map(String::as_str)) {
-                        Some(c) => d.hint(format!("did you mean `{c}`?")),
-                        None => d.hint(format!("its members: {}", names.iter().take(12).cloned().collect::<Vec<_>>().join(", "))),
-                    });
-                };
+                let found = self.find_member(record, member, None)?;
                 if found.bit_size > 0 {
                     let int = self.types.as_int(found.ty).map_err(types_err)?.unwrap_or(crate::types::IntType { name: "unsigned int".into(), size: 4, signed: false, char: false, bool: false });
                     let shift = found.bit_offset % 8;
@@ -249,15 +241,7 @@ impl Checker<'_> {
                 let mut ty = self.type_of_name(t)?;
                 let mut bits = 0u32;
                 for m in path {
-                    let Some(found) = self.types.member(ty, &m.name).map_err(types_err)? else {
-                        let rname = self.types.name(ty);
-                        let names = self.types.member_names(ty).map_err(types_err)?;
-                        let d = Diagnostic::new(m.span.clone(), format!("`{rname}` has no member `{}`", m.name)).label("no such member");
-                        return Err(match closest(&m.name, names.iter().map(String::as_str)) {
-                            Some(c) => d.hint(format!("did you mean `{c}`?")),
-                            None => d.hint("offsetof(struct T, member) names a member of T"),
-                        });
-                    };
+                    let found = self.find_member(ty, m, Some("offsetof(struct T, member) names a member of T"))?;
                     if found.bit_size > 0 {
                         return Err(Diagnostic::new(m.span.clone(), format!("`{}` is a bitfield", m.name)).label("has no byte offset").hint("offsetof does not apply to bitfields, as in C"));
                     }
@@ -291,6 +275,23 @@ impl Checker<'_> {
                 Typed { val: Val::Value(Expr::Binary(*op, Box::new(base), Box::new(scaled))), ty: ptr_ty }
             }
             _ => Typed { val: Val::Value(self.expr(e)?), ty: self.int_type("long", 8, true) },
+        })
+    }
+
+    /// Member `m` of struct or union `record`, or an error with the closest member's name
+    /// as a hint (else `otherwise`, else a list of the members).
+    fn find_member(&mut self, record: TypeId, m: &ast::Ident, otherwise: Option<&str>) -> Result<crate::types::Found, Diagnostic> {
+        let types_err = |e: String| no_types(&m.span, e);
+        if let Some(found) = self.types.member(record, &m.name).map_err(types_err)? {
+            return Ok(found);
+        }
+        let rname = self.types.name(record);
+        let names = self.types.member_names(record).map_err(types_err)?;
+        let d = Diagnostic::new(m.span.clone(), format!("`{rname}` has no member `{}`", m.name)).label("no such member");
+        Err(match (closest(&m.name, names.iter().map(String::as_str)), otherwise) {
+            (Some(c), _) => d.hint(format!("did you mean `{c}`?")),
+            (None, Some(h)) => d.hint(h),
+            (None, None) => d.hint(format!("its members: {}", names.iter().take(12).cloned().collect::<Vec<_>>().join(", "))),
         })
     }
 

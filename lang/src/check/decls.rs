@@ -59,7 +59,7 @@ impl Checker<'_> {
 
     /// The size and alignment of a member's type.
     fn size_align(&mut self, ty: TypeId, span: &Span) -> Result<(u64, u64), Diagnostic> {
-        let err = |e: String| Diagnostic::new(span.clone(), format!("cannot read the kernel's types: {e}")).label("needs kernel types").hint("crumbs reads them from /sys/kernel/btf/vmlinux");
+        let err = |e: String| super::ctypes::no_types(span, e);
         let Some(size) = self.types.size_of(ty).map_err(err)? else {
             let name = self.types.name(ty);
             return Err(Diagnostic::new(span.clone(), format!("`{name}` has no size")).label("incomplete type").hint("a member needs a complete type; a pointer to it is fine"));

@@ -94,23 +94,13 @@ pub struct Types {
     table: Vec<Type>,
     /// Kernel types already given an id here.
     kernel: HashMap<KernelTypeId, TypeId>,
-    /// Types named by the script or found by name: (space, name) -> type.
-    named: HashMap<(TypeSpace, String), TypeId>,
+    /// Types the script declared: (space, name) -> type.
+    declared: HashMap<(TypeSpace, String), TypeId>,
+    /// Types found by name elsewhere (D's typedefs, the kernel), remembered.
+    found: HashMap<(TypeSpace, String), TypeId>,
     /// Interned pointer types: (pointee, space) -> pointer.
     pointers: HashMap<(TypeId, AddrSpace), TypeId>,
     facts: Option<Rc<dyn KernelFacts>>,
-}
-
-impl PartialEq for Types {
-    fn eq(&self, other: &Self) -> bool {
-        self.table == other.table
-    }
-}
-
-impl Clone for Types {
-    fn clone(&self) -> Self {
-        Types { table: self.table.clone(), kernel: self.kernel.clone(), named: self.named.clone(), pointers: self.pointers.clone(), facts: self.facts.clone() }
-    }
 }
 
 impl Types {
@@ -146,13 +136,13 @@ impl Types {
     /// Declares a named type of the script (`struct s { ... }`, `typedef ... t;`).
     pub fn declare(&mut self, space: TypeSpace, name: &str, t: Type) -> TypeId {
         let id = self.add(t);
-        self.named.insert((space, name.to_string()), id);
+        self.declared.insert((space, name.to_string()), id);
         id
     }
 
     /// The type the script itself declared under `name` in `space`.
     pub fn lookup_script(&self, space: TypeSpace, name: &str) -> Option<TypeId> {
-        self.named.get(&(space, name.to_string())).copied().filter(|id| !matches!(self.get(*id), Type::Kernel(_)) && !self.kernel.values().any(|k| k == id))
+        self.declared.get(&(space, name.to_string())).copied()
     }
 
     /// The alignment of a type in bytes, as x86-64 C has it.
@@ -176,20 +166,21 @@ impl Types {
 
     /// The type named `name` in `space`: the script's own first, then the kernel's.
     pub fn lookup(&mut self, space: TypeSpace, name: &str) -> Result<Option<TypeId>, String> {
-        if let Some(id) = self.named.get(&(space, name.to_string())) {
+        let key = (space, name.to_string());
+        if let Some(id) = self.declared.get(&key).or_else(|| self.found.get(&key)) {
             return Ok(Some(*id));
         }
         if space == TypeSpace::Ordinary {
             if let Some(t) = builtin_typedef(name) {
                 let id = self.add(Type::Int(t));
-                self.named.insert((space, name.to_string()), id);
+                self.found.insert(key, id);
                 return Ok(Some(id));
             }
         }
         let Some(facts) = self.facts.clone() else { return Ok(None) };
         let Some(kid) = facts.kernel_type_id(space, name)? else { return Ok(None) };
         let id = self.kernel_type(kid);
-        self.named.insert((space, name.to_string()), id);
+        self.found.insert(key, id);
         Ok(Some(id))
     }
 
@@ -300,7 +291,7 @@ impl Types {
 
     /// The constant of an enum declared by the script (anonymous enums included).
     pub fn enum_constant(&self, name: &str) -> Option<(i64, TypeId)> {
-        self.named.iter().filter(|((space, _), _)| *space == TypeSpace::Enum).find_map(|(_, id)| match self.get(*id) {
+        self.declared.iter().filter(|((space, _), _)| *space == TypeSpace::Enum).find_map(|(_, id)| match self.get(*id) {
             Type::Enum { values, .. } => values.iter().find(|(n, _)| n == name).map(|(_, v)| (*v, *id)),
             _ => None,
         })
