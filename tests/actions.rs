@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{int_col, quiet, run, unique, TempPath};
+use common::{int32_col, int_col, quiet, run, unique, TempPath};
 
 const HEADER: &str = "CPU     ID                    FUNCTION:NAME\n";
 
@@ -34,8 +34,11 @@ fn split_prefix<'a>(line: &'a str, func_name: &str) -> (u32, u32, &'a str) {
 #[test]
 fn printf_conversions() {
     let out = quiet(r#"BEGIN { printf("%d|%i|%u|%x|%X|%o|%c|%s|%%\n", -42, 42, -1, 255, 255, 8, 65, "str"); exit(0); }"#);
-    // %u of -1 is the 64-bit unsigned value (DTrace widens integer conversions to ll).
-    assert_eq!(out, "-42|42|18446744073709551615|ff|FF|10|A|str|%\n\n");
+    // %u of the int -1 is its 4 bytes unsigned (DTrace's pfprint_uint() by the type's size).
+    assert_eq!(out, "-42|42|4294967295|ff|FF|10|A|str|%\n\n");
+    // A long's 8 bytes; %d of an unsigned type prints it unsigned (pfprint_dint()); %p is %x.
+    let out = quiet(r#"BEGIN { printf("%u|%x|%d|%d|%i|%p|%d\n", -1L, -1L, -1UL, (unsigned int)-1, (unsigned char)-1, 0x1234, (char)200); exit(0); }"#);
+    assert_eq!(out, "18446744073709551615|ffffffffffffffff|18446744073709551615|4294967295|255|1234|-56\n\n");
 }
 
 #[test]
@@ -48,7 +51,7 @@ fn printf_flags_width_precision() {
     let out = quiet(
         r#"BEGIN { printf("[%3c][%-3c][%x][%X][%#X][%#o][%+5d][%-+5d][% 05d][%-05d][%+d][%05d]\n", 66, 67, -1, 3054, 3054, 0, 7, 7, 7, 7, -7, -42); exit(0); }"#,
     );
-    assert_eq!(out, "[  B][C  ][ffffffffffffffff][BEE][0XBEE][0][   +7][+7   ][ 0007][7    ][-7][-0042]\n\n");
+    assert_eq!(out, "[  B][C  ][ffffffff][BEE][0XBEE][0][   +7][+7   ][ 0007][7    ][-7][-0042]\n\n");
 
     // Precision 0 of 0 prints no digits; #x of 0 has no prefix; %.0s prints nothing.
     let out = quiet(r#"BEGIN { printf("[%.0d][%#x][%.0s][%3.1s]\n", 0, 0, "abc", "xyz"); exit(0); }"#);
@@ -57,8 +60,9 @@ fn printf_flags_width_precision() {
 
 #[test]
 fn printf_length_modifiers() {
-    let out = quiet(r#"BEGIN { printf("%ld %lld %lu %lx %li %llu\n", -1, -2, -1, 255, 3, 4); exit(0); }"#);
-    assert_eq!(out, "-1 -2 18446744073709551615 ff 3 4\n\n");
+    // The length modifier is accepted; the argument's type decides the width, as in DTrace.
+    let out = quiet(r#"BEGIN { printf("%ld %lld %lu %lx %li %llu %lu\n", -1, -2, -1, 255, 3, 4, -1L); exit(0); }"#);
+    assert_eq!(out, "-1 -2 4294967295 ff 3 4 18446744073709551615\n\n");
 }
 
 #[test]
@@ -85,10 +89,10 @@ fn trace_not_quiet_prints_header_and_prefix() {
     assert_eq!(lines[0], HEADER);
     let (cpu1, id1, rest1) = split_prefix(lines[1], ":BEGIN");
     assert_eq!(id1, 1, "BEGIN is probe 1");
-    assert_eq!(rest1, format!("{}  {:<33}\n", int_col(42), "hi"));
+    assert_eq!(rest1, format!("{}  {:<33}\n", int32_col(42), "hi"));
     let (cpu2, id2, rest2) = split_prefix(lines[2], ":BEGIN");
     assert_eq!((cpu2, id2), (cpu1, 1));
-    assert_eq!(rest2, format!("{}\n", int_col(-1)));
+    assert_eq!(rest2, format!("{}\n", int32_col(-1)));
     // Tracing stopped.
     assert_eq!(lines[3], "\n");
     // The banner goes to stderr, not stdout.
@@ -123,9 +127,9 @@ fn end_probe_line_not_quiet() {
     assert_eq!(lines.len(), 4, "{}", out.dump());
     assert_eq!(lines[0], HEADER);
     let (_, id, rest) = split_prefix(lines[1], ":BEGIN");
-    assert_eq!((id, rest), (1, format!("{}\n", int_col(1)).as_str()));
+    assert_eq!((id, rest), (1, format!("{}\n", int32_col(1)).as_str()));
     let (_, id, rest) = split_prefix(lines[2], ":END");
-    assert_eq!((id, rest), (2, format!("{}\n", int_col(2)).as_str()));
+    assert_eq!((id, rest), (2, format!("{}\n", int32_col(2)).as_str()));
     assert_eq!(lines[3], "\n");
 }
 
@@ -529,7 +533,7 @@ fn output_file_not_quiet() {
     assert_eq!(lines.len(), 3, "{text}");
     assert_eq!(lines[0], HEADER);
     let (_, _, rest) = split_prefix(lines[1], ":BEGIN");
-    assert_eq!(rest, format!("{}\n", int_col(5)));
+    assert_eq!(rest, format!("{}\n", int32_col(5)));
     assert_eq!(lines[2], "\n");
 }
 

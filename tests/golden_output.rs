@@ -15,7 +15,7 @@
 
 mod common;
 
-use common::{int_col, quiet, run, str_col};
+use common::{int32_col, int_col, quiet, run, str_col};
 
 /// One row: keys already formatted, then the value column and the newline.
 fn row(keys: &[String], value: i64) -> String {
@@ -138,7 +138,7 @@ fn two_keys_string_and_int() {
             exit(0);
         }"#,
     );
-    let r = |s: &str, n: i64, v: i64| row(&[str_col(s), int_col(n)], v);
+    let r = |s: &str, n: i64, v: i64| row(&[str_col(s), int32_col(n)], v);
     // Value ascending; ties by key: strings bytewise, then integers as unsigned (-1 last).
     assert_eq!(out, at_exit(&[r("awk", 7, 1), r("bash", 7, 1), r("bash", 100, 1), r("sh", 3, 2), r("sh", -1, 2)]));
 }
@@ -147,7 +147,7 @@ fn two_keys_string_and_int() {
 fn integer_keys_tie_break_unsigned() {
     // DTrace's tst.signedkeys.d: integer keys compare as unsigned, so -1 sorts after 5.
     let out = quiet("BEGIN { @c[5] = count(); @c[-1] = count(); @c[0] = count(); @c[-2] = count(); exit(0); }");
-    let r = |k: i64| row(&[int_col(k)], 1);
+    let r = |k: i64| row(&[int32_col(k)], 1);
     assert_eq!(out, at_exit(&[r(0), r(5), r(-2), r(-1)]));
 }
 
@@ -166,7 +166,7 @@ fn avg_min_max_with_keys_sort_by_value() {
     assert_eq!(out, at_exit(&[srow("c", -2), srow("b", 2), srow("a", 3), srow("e", 100)]));
 
     let out = quiet("BEGIN { @m[2] = min(-5); @m[1] = min(7); @m[1] = min(8); exit(0); }");
-    assert_eq!(out, at_exit(&[row(&[int_col(2)], -5), row(&[int_col(1)], 7)]));
+    assert_eq!(out, at_exit(&[row(&[int32_col(2)], -5), row(&[int32_col(1)], 7)]));
 }
 
 #[test]
@@ -235,7 +235,7 @@ fn lquantize_middle_range_only() {
     );
     // All three in [0, 5): printed from -5 to 5.
     let table = distribution(&[("-5", 0), ("0", 3), ("5", 0)]);
-    assert_eq!(out, format!("\n{}{table}", int_col(1)));
+    assert_eq!(out, format!("\n{}{table}", int32_col(1)));
 }
 
 #[test]
@@ -309,7 +309,8 @@ fn printa_with_a_format() {
     ]);
     assert_eq!(out.code(), 0, "{}", out.dump());
     let printed = "hello        123 -> 1\ngoodbye      456 -> 2\nhello|  1|1\ngoodbye|  2|2\navg=3\n";
-    let at_exit = format!("\n  {:<50}{:>17}{:>17}\n  {:<50}{:>17}{:>17}\n{:>17}\n", "hello", 123, 1, "goodbye", 456, 2, 3);
+    // The int keys print as " %8d", the values as " %16d".
+    let at_exit = format!("\n  {:<50}{:>9}{:>17}\n  {:<50}{:>9}{:>17}\n{:>17}\n", "hello", 123, 1, "goodbye", 456, 2, 3);
     assert_eq!(out.stdout, format!("{printed}{at_exit}"), "{}", out.dump());
 }
 

@@ -78,7 +78,7 @@ fn variable_table_matches_builtins() {
         };
         assert_eq!(row[1], aliases, "aliases of `{}` in spec §5.1", v.name);
         let ty = match v.ty {
-            VarType::Int => "integer".to_string(),
+            VarType::Int(c) => format!("`{c}`"),
             VarType::Str => "string".to_string(),
             VarType::Kernel(s) => format!("`struct {s} *`"),
         };

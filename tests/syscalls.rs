@@ -163,7 +163,7 @@ fn read_entry_arguments() {
     ]);
     out.assert_ok();
     // arg2 of read() is the buffer size: 16 reads of 4096 bytes, 65536 bytes asked for.
-    let want = format!("\n{}{}\n{}{}{}\n", int_col(4096), int_col(16), int_col(4096), int_col(0), int_col(65536));
+    let want = format!("\n{}{}\n{}{}{}\n", int_col(4096), int_col(16), int_col(4096), common::int32_col(0), int_col(65536));
     assert_eq!(out.stdout, want, "{}", out.dump());
 }
 

@@ -315,7 +315,7 @@ impl<'r> Generator<'r> {
     }
 
     fn atom(&mut self) -> String {
-        let ints: Vec<&str> = VARIABLES.iter().filter(|v| v.ty == VarType::Int).map(|v| v.name).collect();
+        let ints: Vec<&str> = VARIABLES.iter().filter(|v| matches!(v.ty, VarType::Int(_))).map(|v| v.name).collect();
         match self.rng.below(9) {
             0 | 1 => self.rng.pick(NUMBERS).to_string(),
             2 => {

@@ -94,7 +94,9 @@ pub struct Expr {
 
 #[derive(Clone, Debug)]
 pub enum ExprKind {
-    Int(i64),
+    /// An integer or character constant and its C type (by C's rules for its suffix and
+    /// base; a character constant is a `char`).
+    Int(i64, crate::types::IntType),
     Str(StrLit),
     Ident(String),
     Macro(String),

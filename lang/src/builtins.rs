@@ -42,7 +42,8 @@ pub enum VarHook {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VarType {
-    Int,
+    /// An integer of the C type named (D's typedefs: `pid_t`, `uint64_t`, ...).
+    Int(&'static str),
     Str,
     /// A pointer to the kernel's `struct NAME` (its layout from the kernel's BTF).
     Kernel(&'static str),
@@ -59,26 +60,26 @@ pub struct BuiltinVar {
 
 pub const VARIABLES: &[BuiltinVar] = &[
     BuiltinVar { name: "execname", aliases: &["comm"], ty: VarType::Str, hook: VarHook::Comm, doc: "name of the current process (16 bytes, as the kernel's comm)" },
-    BuiltinVar { name: "pid", aliases: &[], ty: VarType::Int, hook: VarHook::Kernel(KernelValue::PidTgid, Part::High32), doc: "process id (thread group id) of the current thread" },
-    BuiltinVar { name: "tid", aliases: &[], ty: VarType::Int, hook: VarHook::Kernel(KernelValue::PidTgid, Part::Low32), doc: "thread id of the current thread" },
+    BuiltinVar { name: "pid", aliases: &[], ty: VarType::Int("pid_t"), hook: VarHook::Kernel(KernelValue::PidTgid, Part::High32), doc: "process id (thread group id) of the current thread" },
+    BuiltinVar { name: "tid", aliases: &[], ty: VarType::Int("id_t"), hook: VarHook::Kernel(KernelValue::PidTgid, Part::Low32), doc: "thread id of the current thread" },
     BuiltinVar { name: "curthread", aliases: &["curtask"], ty: VarType::Kernel("task_struct"), hook: VarHook::Kernel(KernelValue::CurrentTask, Part::Whole), doc: "the current thread's task_struct, typed from the kernel's BTF: curthread->real_parent->tgid" },
-    BuiltinVar { name: "ppid", aliases: &[], ty: VarType::Int, hook: VarHook::Ppid, doc: "process id of the parent process" },
-    BuiltinVar { name: "uid", aliases: &[], ty: VarType::Int, hook: VarHook::Kernel(KernelValue::UidGid, Part::Low32), doc: "real user id" },
-    BuiltinVar { name: "gid", aliases: &[], ty: VarType::Int, hook: VarHook::Kernel(KernelValue::UidGid, Part::High32), doc: "real group id" },
-    BuiltinVar { name: "cpu", aliases: &[], ty: VarType::Int, hook: VarHook::Kernel(KernelValue::Cpu, Part::Whole), doc: "CPU the probe fired on" },
-    BuiltinVar { name: "timestamp", aliases: &["nsecs"], ty: VarType::Int, hook: VarHook::Kernel(KernelValue::MonotonicNs, Part::Whole), doc: "nanoseconds since boot (CLOCK_MONOTONIC)" },
-    BuiltinVar { name: "walltimestamp", aliases: &[], ty: VarType::Int, hook: VarHook::WallTimestamp, doc: "nanoseconds since the Unix epoch" },
+    BuiltinVar { name: "ppid", aliases: &[], ty: VarType::Int("pid_t"), hook: VarHook::Ppid, doc: "process id of the parent process" },
+    BuiltinVar { name: "uid", aliases: &[], ty: VarType::Int("uid_t"), hook: VarHook::Kernel(KernelValue::UidGid, Part::Low32), doc: "real user id" },
+    BuiltinVar { name: "gid", aliases: &[], ty: VarType::Int("gid_t"), hook: VarHook::Kernel(KernelValue::UidGid, Part::High32), doc: "real group id" },
+    BuiltinVar { name: "cpu", aliases: &[], ty: VarType::Int("processorid_t"), hook: VarHook::Kernel(KernelValue::Cpu, Part::Whole), doc: "CPU the probe fired on" },
+    BuiltinVar { name: "timestamp", aliases: &["nsecs"], ty: VarType::Int("uint64_t"), hook: VarHook::Kernel(KernelValue::MonotonicNs, Part::Whole), doc: "nanoseconds since boot (CLOCK_MONOTONIC)" },
+    BuiltinVar { name: "walltimestamp", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::WallTimestamp, doc: "nanoseconds since the Unix epoch" },
     BuiltinVar { name: "probeprov", aliases: &[], ty: VarType::Str, hook: VarHook::ProbeProv, doc: "provider of the probe that fired" },
     BuiltinVar { name: "probemod", aliases: &[], ty: VarType::Str, hook: VarHook::ProbeMod, doc: "module of the probe that fired" },
     BuiltinVar { name: "probefunc", aliases: &["func"], ty: VarType::Str, hook: VarHook::ProbeFunc, doc: "function of the probe that fired (the system call's name for syscall probes)" },
     BuiltinVar { name: "probename", aliases: &[], ty: VarType::Str, hook: VarHook::ProbeName, doc: "name of the probe that fired (entry, return, BEGIN, ...)" },
-    BuiltinVar { name: "arg0", aliases: &[], ty: VarType::Int, hook: VarHook::Arg(0), doc: "first probe argument (syscall entry: first argument; return: return value)" },
-    BuiltinVar { name: "arg1", aliases: &[], ty: VarType::Int, hook: VarHook::Arg(1), doc: "second probe argument (syscall return: return value)" },
-    BuiltinVar { name: "arg2", aliases: &[], ty: VarType::Int, hook: VarHook::Arg(2), doc: "third probe argument" },
-    BuiltinVar { name: "arg3", aliases: &[], ty: VarType::Int, hook: VarHook::Arg(3), doc: "fourth probe argument" },
-    BuiltinVar { name: "arg4", aliases: &[], ty: VarType::Int, hook: VarHook::Arg(4), doc: "fifth probe argument" },
-    BuiltinVar { name: "arg5", aliases: &[], ty: VarType::Int, hook: VarHook::Arg(5), doc: "sixth probe argument" },
-    BuiltinVar { name: "errno", aliases: &[], ty: VarType::Int, hook: VarHook::Errno, doc: "error number of a failed system call (syscall return probes; 0 otherwise)" },
+    BuiltinVar { name: "arg0", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(0), doc: "first probe argument (syscall entry: first argument; return: return value)" },
+    BuiltinVar { name: "arg1", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(1), doc: "second probe argument (syscall return: return value)" },
+    BuiltinVar { name: "arg2", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(2), doc: "third probe argument" },
+    BuiltinVar { name: "arg3", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(3), doc: "fourth probe argument" },
+    BuiltinVar { name: "arg4", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(4), doc: "fifth probe argument" },
+    BuiltinVar { name: "arg5", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(5), doc: "sixth probe argument" },
+    BuiltinVar { name: "errno", aliases: &[], ty: VarType::Int("int"), hook: VarHook::Errno, doc: "error number of a failed system call (syscall return probes; 0 otherwise)" },
 ];
 
 pub fn variable(name: &str) -> Option<&'static BuiltinVar> {

@@ -591,12 +591,15 @@ fn operands(pairs: Pairs<Rule>, level: usize) -> Result<(Vec<Expr>, usize), Diag
 fn primary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
     let sp = span(&p);
     let kind = match p.as_rule() {
-        Rule::number => ExprKind::Int(parse_int(p.as_str(), sp.clone())?),
+        Rule::number => {
+            let v = parse_int(p.as_str(), sp.clone())?;
+            ExprKind::Int(v, literal_type_of(p.as_str(), v))
+        }
         Rule::char_lit => {
             let b = unescape_bytes(&p.as_str()[1..p.as_str().len() - 1], sp.clone())?;
             let mut bytes = b.into_iter();
             match (bytes.next(), bytes.next()) {
-                (Some(b), None) => ExprKind::Int(b as i8 as i64),
+                (Some(b), None) => ExprKind::Int(b as i8 as i64, crate::types::IntType { name: "char".into(), size: 1, signed: true, char: true, bool: false }),
                 _ => {
                     return Err(Diagnostic::new(sp, "a character constant holds one character")
                         .label("not one byte")
@@ -657,6 +660,14 @@ pub fn integer_literal(text: &str) -> Option<i64> {
         return None;
     }
     parse_int(digits, 0..0).ok().map(|v| if neg { v.wrapping_neg() } else { v })
+}
+
+/// The C type of the integer constant `text` (whose value is `v`): its suffixes and whether
+/// it is decimal decide, as in C.
+fn literal_type_of(text: &str, v: i64) -> crate::types::IntType {
+    let suffix = &text[text.trim_end_matches(['u', 'U', 'l', 'L']).len()..];
+    let decimal = !text.starts_with('0') || text.len() - suffix.len() == 1;
+    crate::types::literal_type(v as u64, decimal, suffix.contains(['u', 'U']), suffix.contains(['l', 'L']))
 }
 
 fn parse_int(text: &str, sp: Span) -> Result<i64, Diagnostic> {
@@ -797,7 +808,7 @@ mod tests {
     /// Fully parenthesised rendering, to check precedence and associativity.
     fn show(e: &Expr) -> String {
         match &e.kind {
-            ExprKind::Int(v) => v.to_string(),
+            ExprKind::Int(v, _) => v.to_string(),
             ExprKind::Str(s) => format!("{:?}", s.value),
             ExprKind::Ident(n) => n.clone(),
             ExprKind::Macro(n) => format!("${n}"),

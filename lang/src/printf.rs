@@ -25,7 +25,7 @@
 use std::fmt;
 
 /// The conversions [`parse`] accepts, as shown in hints.
-pub const SUPPORTED: &str = "%d %i %u %x %X %o %c %s %Y (and %% for a literal '%')";
+pub const SUPPORTED: &str = "%d %i %u %x %X %o %c %p %s %Y (and %% for a literal '%')";
 
 /// Largest width or precision accepted; a larger one is almost certainly a typo and would
 /// make every firing print megabytes of padding.
@@ -66,7 +66,7 @@ pub struct Conv {
 /// What kind of argument a conversion expects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ArgKind {
-    /// An integer (`d i u x X o`, and `c`, which prints the low byte as a character).
+    /// An integer (`d i u x X o p`, and `c`, which prints the low byte as a character).
     Int,
     /// A string (`s`).
     Str,
@@ -266,7 +266,7 @@ pub fn parse(fmt: &str) -> Result<Vec<Piece>, FormatError> {
         };
         let end = i + c.len_utf8();
         match c {
-            'd' | 'i' | 'u' | 'x' | 'X' | 'o' | 'c' | 's' | 'Y' => {}
+            'd' | 'i' | 'u' | 'x' | 'X' | 'o' | 'c' | 's' | 'Y' | 'p' => {}
             '%' => {
                 return Err(err(
                     start,
@@ -285,14 +285,6 @@ pub fn parse(fmt: &str) -> Result<Vec<Piece>, FormatError> {
                         "values are integers; {}",
                         supported_hint().unwrap_or_default()
                     )),
-                ))
-            }
-            'p' => {
-                return Err(err(
-                    start,
-                    end,
-                    "conversion %p is not supported",
-                    Some("print an address with %x or %#x".into()),
                 ))
             }
             _ => {
@@ -480,14 +472,13 @@ mod tests {
             .hint
             .as_deref()
             .unwrap()
-            .contains("%d %i %u %x %X %o %c %s"));
+            .contains("%d %i %u %x %X %o %c %p %s"));
 
         let e = parse("%5.2f").unwrap_err();
         assert_eq!((e.start, e.end), (0, 5));
         assert!(e.message.contains("floating-point"));
 
-        let e = parse("%p").unwrap_err();
-        assert_eq!(e.hint.as_deref(), Some("print an address with %x or %#x"));
+        assert!(parse("%p").is_ok());
 
         let e = parse("%Ld").unwrap_err();
         assert_eq!(e.message, "unknown format conversion %L");

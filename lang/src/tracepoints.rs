@@ -9,6 +9,8 @@ pub struct Field {
     pub size: u16,
     pub signed: bool,
     pub kind: FieldKind,
+    /// The C type as the format file writes it (`pid_t`, `const char *`).
+    pub c_type: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,6 +67,7 @@ pub fn parse_format(text: &str) -> Vec<Field> {
             continue;
         }
         let ty = ty.trim().to_string();
+        let c_type = if decl.contains('*') { format!("{} *", ty.trim_end_matches('*').trim()) } else { ty.clone() };
         let kind = match array {
             None if size == 4 && (ty == "__data_loc char[]" || ty == "__data_loc const char[]") => FieldKind::DataLocStr { relative: false },
             None if size == 4 && (ty == "__rel_loc char[]" || ty == "__rel_loc const char[]") => FieldKind::DataLocStr { relative: true },
@@ -77,7 +80,7 @@ pub fn parse_format(text: &str) -> Vec<Field> {
             }
             _ => FieldKind::Other(format!("{ty} [{}]", array.unwrap_or_default())),
         };
-        fields.push(Field { name, offset, size, signed, kind });
+        fields.push(Field { name, offset, size, signed, kind, c_type });
     }
     fields
 }

@@ -91,7 +91,7 @@ pub fn decode_keys(key: &[u8], reprs: &[Repr], dec: &Decoder) -> Vec<Value> {
 
 pub fn decode_value(r: Repr, bytes: &[u8], dec: &Decoder) -> Value {
     match r {
-        Repr::Int => Value::Int(word(bytes, 0)),
+        Repr::Int(r) => Value::Int(word(bytes, 0), r),
         Repr::StrId => Value::Str(dec.strings.resolve(word(bytes, 0) as u64)),
         Repr::Stack => Value::Stack(dec.stacks.frames(word(bytes, 0))),
         Repr::Comm | Repr::Buf => {
@@ -125,9 +125,9 @@ mod tests {
     #[test]
     fn merges_cpus() {
         let (a, b) = (words(&[3]), words(&[4]));
-        assert_eq!(value(&agg::count::Count, &[&a, &b]), Some(Value::Int(7)));
+        assert_eq!(value(&agg::count::Count, &[&a, &b]), Some(Value::long(7)));
         let (a, b) = (words(&[0, 0]), words(&[2, -5]));
-        assert_eq!(value(&agg::extreme::MIN, &[&a, &b]), Some(Value::Int(-5)));
+        assert_eq!(value(&agg::extreme::MIN, &[&a, &b]), Some(Value::long(-5)));
         assert_eq!(value(&agg::extreme::MAX, &[&a, &a]), None);
         let (a, b) = (words(&[1, 10]), words(&[3, 2]));
         assert_eq!(merge(&AggKind::new(&agg::avg::Avg, vec![]), &[&a, &b]).map(|d| d.words), Some(vec![4, 12]));
@@ -140,7 +140,7 @@ mod tests {
         let mut key = b"cat\0\0\0\0\0\0\0\0\0\0\0\0\0".to_vec();
         key.extend(words(&[id as i64, -2]));
         let stacks = Stacks::new(None);
-        let v = decode_keys(&key, &[Repr::Comm, Repr::StrId, Repr::Int], &Decoder { strings: &s, stacks: &stacks });
-        assert_eq!(v, vec![Value::Str("cat".into()), Value::Str("hello".into()), Value::Int(-2)]);
+        let v = decode_keys(&key, &[Repr::Comm, Repr::StrId, Repr::Int(crumbs_lang::ir::IntRepr::I64)], &Decoder { strings: &s, stacks: &stacks });
+        assert_eq!(v, vec![Value::Str("cat".into()), Value::Str("hello".into()), Value::long(-2)]);
     }
 }

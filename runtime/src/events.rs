@@ -58,11 +58,11 @@ impl<'p> Events<'p> {
                 .collect();
             match item {
                 Item::Printf { pieces, .. } => firing.outputs.push(Output::Printf { pieces, values }),
-                Item::Trace(_) => firing.outputs.push(Output::Trace(values.into_iter().next().unwrap_or(Value::Int(0)))),
+                Item::Trace(_) => firing.outputs.push(Output::Trace(values.into_iter().next().unwrap_or(Value::long(0)))),
                 Item::Printa { agg, format } => firing.outputs.push(Output::Printa { agg: *agg, rows: aggregations.rows(*agg)?, format: format.as_deref() }),
                 Item::Normalize { agg, by_arg } => {
                     let n = match (by_arg, values.first()) {
-                        (true, Some(Value::Int(n))) => *n,
+                        (true, Some(Value::Int(n, _))) => *n,
                         _ => 1,
                     };
                     aggregations.normalize(*agg, n);
@@ -70,7 +70,7 @@ impl<'p> Events<'p> {
                 Item::Clear(agg) => aggregations.clear(*agg)?,
                 Item::Trunc { agg, keep } => aggregations.trunc(*agg, *keep)?,
                 Item::Exit => {
-                    if let Some(Value::Int(v)) = values.first() {
+                    if let Some(Value::Int(v, _)) = values.first() {
                         exit = Some(*v as i32);
                     }
                 }

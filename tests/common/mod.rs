@@ -337,6 +337,11 @@ pub fn int_col(n: i64) -> String {
     format!(" {n:>16}")
 }
 
+/// `" %8d"`: how DTrace prints a 4-byte integer (an `int`) traced or as a key.
+pub fn int32_col(n: i64) -> String {
+    format!(" {n:>8}")
+}
+
 /// `"  %-50s"`: DTrace's string key column in aggregations.
 pub fn str_col(s: &str) -> String {
     format!("  {s:<50}")

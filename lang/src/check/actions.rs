@@ -28,11 +28,12 @@ impl Checker<'_> {
         let FnHook::Aggregate(aggregator) = f.hook else { unreachable!("aggregating function without an aggregator") };
         aggregator.check(&consts).map_err(|e| Diagnostic::new(span.clone(), e.message).label("here").hint(e.hint))?;
         let kind = AggKind::new(aggregator, consts);
-        let mut keys = Vec::new();
+        let mut typed = Vec::new();
         for k in &agg.keys {
-            keys.push(self.expr(k)?);
+            typed.push(self.value(k)?);
         }
-        let reprs: Vec<Repr> = keys.iter().map(Expr::repr).collect();
+        let reprs: Vec<Repr> = typed.iter().map(|k| self.repr_of(k)).collect();
+        let mut keys: Vec<Expr> = typed.iter().map(|k| self.own(k)).collect();
         let id = match self.aggs.iter().position(|a| a.name == agg.name) {
             Some(id) => {
                 let def = &self.aggs[id];
@@ -48,7 +49,13 @@ impl Checker<'_> {
                         .label("key count differs")
                         .hint("use the same number of keys everywhere"));
                 }
-                for (i, (a, b)) in def.keys.iter().zip(&reprs).enumerate() {
+                let def_keys = def.keys.clone();
+                for (i, (a, b)) in def_keys.iter().zip(&reprs).enumerate() {
+                    // Integers of any type share a key position: stored as the first was.
+                    if let (Repr::Int(first), Repr::Int(_)) = (a, b) {
+                        keys[i] = self.fit(&typed[i], *first);
+                        continue;
+                    }
                     if a != b {
                         return Err(Diagnostic::new(agg.keys[i].span.clone(), format!("key {} of `@{}` has another type elsewhere", i + 1, agg.name))
                             .label("type differs")
@@ -71,9 +78,9 @@ impl Checker<'_> {
         let f = builtins::function(&name.name).ok_or_else(|| unknown_function(name))?;
         if f.kind == FnKind::Subroutine {
             // `stack();` as a statement traces its value, as in DTrace.
-            let v = self.expr(&ast::Expr { kind: ExprKind::Call(name.clone(), args.to_vec()), span: span.clone() })?;
-            items.push(Item::Trace(v.repr()));
-            body.push(Stmt::Emit { item: items.len() - 1, args: vec![v] });
+            let v = self.value(&ast::Expr { kind: ExprKind::Call(name.clone(), args.to_vec()), span: span.clone() })?;
+            items.push(Item::Trace(self.repr_of(&v)));
+            body.push(Stmt::Emit { item: items.len() - 1, args: vec![self.own(&v)] });
             return Ok(());
         }
         if f.kind == FnKind::Aggregating {
@@ -113,29 +120,31 @@ impl Checker<'_> {
                         .hint("give one argument per % conversion (%% prints a percent sign)"));
                 }
                 let mut lowered = Vec::new();
+                let mut reprs = Vec::new();
                 for (c, a) in convs.iter().zip(rest) {
-                    let v = self.expr(a)?;
+                    let t = self.value(a)?;
+                    let v = &t.expr;
                     if v.repr() == Repr::Stack {
                         return Err(Diagnostic::new(a.span.clone(), "printf() cannot print a stack")
                             .label("a stack")
                             .hint("trace it with stack(); or count it with @[stack()] = count()"));
                     }
                     let want_str = matches!(c.arg_kind(), printf::ArgKind::Str);
-                    let is_str = v.repr() != Repr::Int;
+                    let is_str = !v.is_int();
                     if want_str != is_str {
                         let conv = format!("%{}", c.conv);
                         return Err(Diagnostic::new(a.span.clone(), format!("{conv} expects {}, but this is {}", if want_str { "a string" } else { "an integer" }, if is_str { "a string" } else { "an integer" }))
                             .label("wrong type")
                             .hint(if want_str { "use %d for integers" } else { "use %s for strings" }));
                     }
-                    lowered.push(v);
+                    reprs.push(self.repr_of(&t));
+                    lowered.push(self.own(&t));
                 }
-                let reprs = lowered.iter().map(Expr::repr).collect();
                 (Item::Printf { pieces, args: reprs }, lowered)
             }
             FnHook::Trace => {
-                let v = self.expr(&args[0])?;
-                (Item::Trace(v.repr()), vec![v])
+                let v = self.value(&args[0])?;
+                (Item::Trace(self.repr_of(&v)), vec![self.own(&v)])
             }
             FnHook::Exit => (Item::Exit, vec![self.int_expr(&args[0], "exit()'s status")?]),
             FnHook::Printa => return self.printa(name, &args[0], None, body, items),
@@ -201,7 +210,7 @@ impl Checker<'_> {
                             .label("no key left for this")
                             .hint("print the value with %@d; other conversions take the keys in order"));
                     };
-                    if want_str != (*key != Repr::Int) {
+                    if want_str != !matches!(key, Repr::Int(_)) {
                         return Err(Diagnostic::new(at, format!("key {} of `@{}` is {}, but this conversion expects {}", next + 1, a.name, if want_str { "an integer" } else { "a string" }, if want_str { "a string" } else { "an integer" }))
                             .label("wrong type")
                             .hint(if want_str { "use %d for integer keys" } else { "use %s for string keys" }));

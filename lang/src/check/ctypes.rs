@@ -37,18 +37,6 @@ pub(super) fn no_types(span: &Span, e: String) -> Diagnostic {
 }
 
 impl Checker<'_> {
-    /// Whether an expression is one of the C-typed forms (the others are checked by
-    /// [`Checker::expr`] and have no C type of their own yet).
-    pub(super) fn is_typed_form(&self, e: &ast::Expr) -> bool {
-        match &e.kind {
-            ExprKind::Cast(..) | ExprKind::Member { .. } | ExprKind::Index(..) | ExprKind::Deref(_) | ExprKind::AddrOf(_) | ExprKind::SizeofType(_) | ExprKind::SizeofExpr(_) | ExprKind::Offsetof(..) => true,
-            ExprKind::Ident(n) => builtins::variable(n).is_some_and(|v| matches!(v.ty, VarType::Kernel(_))),
-            ExprKind::Binary(BinOp::Add | BinOp::Sub, l, _) => self.is_typed_form(l),
-            ExprKind::ArgsField(n) => self.tp_array_field(n).is_some(),
-            _ => false,
-        }
-    }
-
     fn int_type(&mut self, name: &str, size: u8, signed: bool) -> TypeId {
         self.types.int(name, size, signed)
     }
@@ -223,7 +211,7 @@ impl Checker<'_> {
             // `sizeof(x)` where x is a variable, not a type: the size of the expression.
             ExprKind::SizeofType(TypeName { base: BaseType::Named(w), pointers: 0, span: ts }) if w.len() == 1 && crate::types::int_from_keywords(w).is_none() && w[0] != "void" && self.types.lookup(TypeSpace::Ordinary, &w[0]).ok().flatten().is_none() => {
                 let inner = ast::Expr { kind: ExprKind::Ident(w[0].clone()), span: ts.clone() };
-                let ty = if self.is_typed_form(&inner) { self.typed(&inner)?.ty } else { self.expr(&inner).map(|_| ())?; self.int_type("long", 8, true) };
+                let ty = self.typed(&inner)?.ty;
                 let size = self.sized(ty, ts)?;
                 Typed { val: Val::Value(Expr::Int(size as i64)), ty: self.int_type("size_t", 8, false) }
             }
@@ -233,7 +221,7 @@ impl Checker<'_> {
                 Typed { val: Val::Value(Expr::Int(size as i64)), ty: self.int_type("size_t", 8, false) }
             }
             ExprKind::SizeofExpr(inner) => {
-                let ty = if self.is_typed_form(inner) { self.typed(inner)?.ty } else { self.int_type("long", 8, true) };
+                let ty = self.typed(inner)?.ty;
                 let size = self.sized(ty, &inner.span)?;
                 Typed { val: Val::Value(Expr::Int(size as i64)), ty: self.int_type("size_t", 8, false) }
             }
@@ -250,31 +238,10 @@ impl Checker<'_> {
                 }
                 Typed { val: Val::Value(Expr::Int((bits / 8) as i64)), ty: self.int_type("size_t", 8, false) }
             }
-            // Pointer arithmetic, scaled by the size of what the pointer points at.
-            ExprKind::Binary(op @ (BinOp::Add | BinOp::Sub), l, r) => {
-                let b = self.typed_operand(l)?;
-                let real = self.types.real(b.ty).map_err(types_err)?;
-                let (to, ptr_ty) = match real {
-                    Type::Ptr { to, .. } => (to, b.ty),
-                    Type::Array { elem, .. } => (elem, self.types.pointer(elem, AddrSpace::Kernel)),
-                    _ => {
-                        let lv = self.value_of(b, &l.span)?;
-                        let rv = self.int_expr(r, "an operand")?;
-                        return Ok(Typed { val: Val::Value(Expr::Binary(*op, Box::new(lv), Box::new(rv))), ty: self.int_type("long", 8, true) });
-                    }
-                };
-                let size = self.sized(to, span)? as i64;
-                // An array stands for its first element's address.
-                let base = self.value_of(b, &l.span)?;
-                let n = self.int_expr(r, "the offset added to a pointer")?;
-                let scaled = match n {
-                    Expr::Int(k) => Expr::Int(k.wrapping_mul(size)),
-                    n if size == 1 => n,
-                    n => Expr::Binary(BinOp::Mul, Box::new(n), Box::new(Expr::Int(size))),
-                };
-                Typed { val: Val::Value(Expr::Binary(*op, Box::new(base), Box::new(scaled))), ty: ptr_ty }
+            _ => {
+                let v = self.plain(e)?;
+                Typed { val: Val::Value(v.expr), ty: v.ty }
             }
-            _ => Typed { val: Val::Value(self.expr(e)?), ty: self.int_type("long", 8, true) },
         })
     }
 
@@ -295,17 +262,13 @@ impl Checker<'_> {
         })
     }
 
-    /// An operand of a C-typed form: typed if it is one, else an untyped integer (`long`).
+    /// An operand of a C-typed form.
     fn typed_operand(&mut self, e: &ast::Expr) -> Result<Typed, Diagnostic> {
-        if self.is_typed_form(e) {
-            return self.typed(e);
-        }
-        let v = self.int_expr(e, "this operand")?;
-        Ok(Typed { val: Val::Value(v), ty: self.int_type("long", 8, true) })
+        self.typed(e)
     }
 
     /// The size of a type, or an error at `span` if it has none.
-    fn sized(&mut self, ty: TypeId, span: &Span) -> Result<u64, Diagnostic> {
+    pub(super) fn sized(&mut self, ty: TypeId, span: &Span) -> Result<u64, Diagnostic> {
         match self.types.size_of(ty).map_err(|e| no_types(span, e))? {
             Some(s) => Ok(s),
             None => {
@@ -343,24 +306,24 @@ impl Checker<'_> {
         })
     }
 
-    /// A scalar operand: a typed one loaded, an untyped one checked as an integer.
+    /// A scalar operand: an integer or a pointer, loaded if it is in memory.
     fn scalar(&mut self, e: &ast::Expr) -> Result<Expr, Diagnostic> {
         let t = self.typed_operand(e)?;
-        self.value_of(t, &e.span)
+        let v = self.value_of(t, &e.span)?;
+        if !v.is_int() {
+            let what = v.repr().describe();
+            return Err(Diagnostic::new(e.span.clone(), format!("cannot cast {what}")).label(what).hint("casts convert integers and pointers"));
+        }
+        Ok(v)
     }
 
     /// `stringof(x)`: a kernel pointer or array as the string at its address; a string as
     /// itself.
     pub(super) fn string_of(&mut self, e: &ast::Expr) -> Result<Expr, Diagnostic> {
-        if !self.is_typed_form(e) {
-            return match self.expr(e)? {
-                s @ Expr::Str(_) => Ok(s),
-                _ => Err(Diagnostic::new(e.span.clone(), "stringof() needs a kernel pointer, a char array or a string")
-                    .label("an untyped integer")
-                    .hint("cast an address to the pointer it is first, e.g. stringof((char *)arg0); user memory is read with copyinstr()")),
-            };
-        }
         let t = self.typed(e)?;
+        if let Val::Value(s @ Expr::Str(_)) = t.val {
+            return Ok(s);
+        }
         let span = &e.span;
         match self.types.real(t.ty).map_err(|x| no_types(span, x))? {
             Type::Ptr { space: AddrSpace::User, .. } => Err(Diagnostic::new(span.clone(), "stringof() of a user-space pointer").label("points into the traced process").hint("read user strings with copyinstr()")),
@@ -368,6 +331,9 @@ impl Checker<'_> {
                 let addr = self.value_of(t, span)?;
                 Ok(Expr::Str(StrExpr::KernelStr(Box::new(addr))))
             }
+            Type::Int(_) | Type::Enum { .. } => Err(Diagnostic::new(span.clone(), "stringof() needs a kernel pointer, a char array or a string")
+                .label("an integer")
+                .hint("cast an address to the pointer it is first, e.g. stringof((char *)arg0); user memory is read with copyinstr()")),
             _ => {
                 let name = self.types.name(t.ty);
                 Err(Diagnostic::new(span.clone(), format!("stringof() of a `{name}`")).label("not a pointer or an array").hint("stringof() reads the string at a kernel address"))
@@ -377,21 +343,22 @@ impl Checker<'_> {
 
     /// A C-typed expression as the rest of the checker sees it: a kernel `char [N]` or
     /// `char *` is a string, anything else scalar is an integer.
-    pub(super) fn lower_typed(&mut self, e: &ast::Expr) -> Result<Expr, Diagnostic> {
+    pub(super) fn lower_typed(&mut self, e: &ast::Expr) -> Result<TExpr, Diagnostic> {
         let t = self.typed(e)?;
+        let ty = t.ty;
         let span = &e.span;
         let real = self.types.real(t.ty).map_err(|x| no_types(span, x))?;
         let char_elem = |types: &mut crate::types::Types, elem: TypeId| types.as_int(elem).ok().flatten().is_some_and(|i| i.char);
         match real {
             Type::Array { elem, .. } if char_elem(&mut self.types, elem) => {
                 let (Val::Place(addr) | Val::Value(addr)) = t.val;
-                Ok(Expr::Str(StrExpr::KernelStr(Box::new(addr))))
+                Ok(TExpr::new(Expr::Str(StrExpr::KernelStr(Box::new(addr))), ty))
             }
             Type::Ptr { to, space: AddrSpace::Kernel } if char_elem(&mut self.types, to) => {
                 let v = self.value_of(t, span)?;
-                Ok(Expr::Str(StrExpr::KernelStr(Box::new(v))))
+                Ok(TExpr::new(Expr::Str(StrExpr::KernelStr(Box::new(v))), ty))
             }
-            _ => self.value_of(t, span),
+            _ => Ok(TExpr::new(self.value_of(t, span)?, ty)),
         }
     }
 }

@@ -1,41 +1,65 @@
 //! Expressions: names, types and operators, lowered to typed IR expressions.
 
 use super::*;
+use crate::types::{Type, TypeId};
 
 impl Checker<'_> {
     pub(super) fn int_expr(&mut self, e: &ast::Expr, what: &str) -> Result<Expr, Diagnostic> {
-        let v = self.expr(e)?;
-        if v.repr() != Repr::Int {
+        Ok(self.int_value(e, what)?.expr)
+    }
+
+    pub(super) fn expr(&mut self, e: &ast::Expr) -> Result<Expr, Diagnostic> {
+        Ok(self.value(e)?.expr)
+    }
+
+    /// An integer operand with its C type.
+    pub(super) fn int_value(&mut self, e: &ast::Expr, what: &str) -> Result<TExpr, Diagnostic> {
+        let v = self.value(e)?;
+        self.int_expr_check(&v.expr, e, what)?;
+        Ok(v)
+    }
+
+    fn int_expr_check(&self, v: &Expr, e: &ast::Expr, what: &str) -> Result<(), Diagnostic> {
+        if !v.is_int() {
             let hint = if v.repr() == Repr::Stack { "a stack can be an aggregation key (@[stack()] = count()) or traced (stack();)" } else { "compare strings with == or !=, e.g. execname == \"cat\"" };
             return Err(Diagnostic::new(e.span.clone(), format!("{what} must be an integer, but this is {}", v.repr().describe()))
                 .label(v.repr().describe())
                 .hint(hint));
         }
-        Ok(v)
+        Ok(())
     }
 
-    pub(super) fn expr(&mut self, e: &ast::Expr) -> Result<Expr, Diagnostic> {
-        if self.is_typed_form(e) {
-            return self.lower_typed(e);
-        }
+    /// Any expression, checked and lowered, with its C type. A kernel `char [N]` or
+    /// `char *` is a string here (see [`Checker::lower_typed`]).
+    pub(super) fn value(&mut self, e: &ast::Expr) -> Result<TExpr, Diagnostic> {
+        // Each level of nesting takes several frames; expressions nest up to the parser's
+        // limit, so the stack grows on demand rather than overflowing a small thread stack.
+        stacker::maybe_grow(128 * 1024, 2 * 1024 * 1024, || self.lower_typed(e))
+    }
+
+    /// The forms that are not C-typed places: constants, names, calls, operators.
+    pub(super) fn plain(&mut self, e: &ast::Expr) -> Result<TExpr, Diagnostic> {
+        let long = self.long();
+        let string = self.types.string(STRSIZE as u32);
         Ok(match &e.kind {
-            ExprKind::Cast(..) | ExprKind::Member { .. } | ExprKind::Index(..) | ExprKind::Deref(_) | ExprKind::AddrOf(_) | ExprKind::SizeofType(_) | ExprKind::SizeofExpr(_) | ExprKind::Offsetof(..) => unreachable!("typed forms are checked by lower_typed"),
-            ExprKind::Int(v) => Expr::Int(*v),
-            ExprKind::Str(s) => Expr::Str(StrExpr::Const(self.strings.intern(&s.value))),
+            ExprKind::Cast(..) | ExprKind::Member { .. } | ExprKind::Index(..) | ExprKind::Deref(_) | ExprKind::AddrOf(_) | ExprKind::SizeofType(_) | ExprKind::SizeofExpr(_) | ExprKind::Offsetof(..) => unreachable!("typed forms are checked by typed()"),
+            ExprKind::Int(v, t) => TExpr::new(Expr::Int(*v), self.types.int_of(t.clone())),
+            ExprKind::Str(s) => TExpr::new(Expr::Str(StrExpr::Const(self.strings.intern(&s.value))), string),
             ExprKind::Ident(name) => {
                 if let Some(v) = builtins::variable(name) {
                     match (v.ty, v.hook) {
-                        (VarType::Int, h) => Expr::Var(h),
-                        (VarType::Str, VarHook::Comm) => Expr::Str(StrExpr::Comm),
-                        (VarType::Str, h) => Expr::Str(StrExpr::Probe(h)),
-                        (VarType::Kernel(_), _) => unreachable!("typed builtins are checked by lower_typed"),
+                        (VarType::Int(c), h) => TExpr::new(Expr::Var(h), self.c_int(c)),
+                        (VarType::Str, VarHook::Comm) => TExpr::new(Expr::Str(StrExpr::Comm), string),
+                        (VarType::Str, h) => TExpr::new(Expr::Str(StrExpr::Probe(h)), string),
+                        (VarType::Kernel(_), _) => unreachable!("typed builtins are checked by typed()"),
                     }
-                } else if let Some((v, _)) = self.types.enum_constant(name) {
-                    Expr::Int(v)
+                } else if let Some((v, ty)) = self.types.enum_constant(name) {
+                    TExpr::new(Expr::Int(v), ty)
                 } else if let Some(g) = self.globals.iter().position(|g| g == name) {
-                    Expr::Global(g)
-                } else if let Some((v, _)) = self.types.kernel_enum_constant(name) {
-                    Expr::Int(v)
+                    let ty = self.var_type(VarRef::Global(g));
+                    TExpr::new(Expr::Global(g), ty)
+                } else if let Some((v, ty)) = self.types.kernel_enum_constant(name) {
+                    TExpr::new(Expr::Int(v), ty)
                 } else {
                     let mut d = Diagnostic::new(e.span.clone(), format!("unknown variable `{name}`")).label("not a builtin and never assigned");
                     let mut names: Vec<&str> = builtins::variable_names().collect();
@@ -48,7 +72,7 @@ impl Checker<'_> {
                 }
             }
             ExprKind::Macro(m) => match (m.as_str(), self.opts.target) {
-                ("target", Some(pid)) => Expr::Int(pid),
+                ("target", Some(pid)) => TExpr::new(Expr::Int(pid), self.c_int("pid_t")),
                 ("target", None) => {
                     return Err(Diagnostic::new(e.span.clone(), "$target is not set")
                         .label("needs a target process")
@@ -63,8 +87,8 @@ impl Checker<'_> {
                             .hint(format!("pass {} argument(s) after the script: crumbs -s script.d ARG...", n.max(1))));
                     };
                     match crate::parse::integer_literal(value) {
-                        Some(v) if !as_string && n > 0 => Expr::Int(v),
-                        _ => Expr::Str(StrExpr::Const(self.strings.intern(value))),
+                        Some(v) if !as_string && n > 0 => TExpr::new(Expr::Int(v), long),
+                        _ => TExpr::new(Expr::Str(StrExpr::Const(self.strings.intern(value))), string),
                     }
                 }
                 _ => {
@@ -75,7 +99,10 @@ impl Checker<'_> {
             },
             ExprKind::ArgsField(n) => self.args_field(n, &e.span)?,
             ExprKind::ThreadLocal(n) => match self.thread_locals.iter().position(|t| t == n) {
-                Some(t) => Expr::ThreadLocal(t),
+                Some(t) => {
+                    let ty = self.var_type(VarRef::Thread(t));
+                    TExpr::new(Expr::ThreadLocal(t), ty)
+                }
                 None => {
                     return Err(Diagnostic::new(e.span.clone(), format!("thread-local variable `self->{n}` is never assigned"))
                         .label("no value anywhere")
@@ -83,7 +110,10 @@ impl Checker<'_> {
                 }
             },
             ExprKind::ClauseLocal(n) => match self.clause_locals.iter().position(|t| t == n) {
-                Some(l) => Expr::ClauseLocal(l),
+                Some(l) => {
+                    let ty = self.var_type(VarRef::Clause(l));
+                    TExpr::new(Expr::ClauseLocal(l), ty)
+                }
                 None => return Err(unassigned_local(n, &e.span)),
             },
             ExprKind::Agg(a) => {
@@ -94,13 +124,13 @@ impl Checker<'_> {
             ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| f.hook == FnHook::StringOf) => {
                 let f = builtins::function(&name.name).expect("checked");
                 check_arity(f, args, &e.span)?;
-                self.string_of(&args[0])?
+                TExpr::new(self.string_of(&args[0])?, string)
             }
             ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| f.hook == FnHook::CopyInStr) => {
                 let f = builtins::function(&name.name).expect("checked");
                 check_arity(f, args, &e.span)?;
                 let addr = self.int_expr(&args[0], &format!("the address given to {}()", f.name))?;
-                Expr::Str(StrExpr::UserStr(Box::new(addr)))
+                TExpr::new(Expr::Str(StrExpr::UserStr(Box::new(addr))), string)
             }
             ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| f.kind == FnKind::Subroutine) => {
                 if !args.is_empty() {
@@ -109,7 +139,7 @@ impl Checker<'_> {
                         .hint("write stack(); a frame count is not supported yet"));
                 }
                 self.uses_stack = true;
-                Expr::Stack
+                TExpr::new(Expr::Stack, self.types.stack())
             }
             ExprKind::Call(name, _) => {
                 return Err(match builtins::function(&name.name) {
@@ -123,63 +153,155 @@ impl Checker<'_> {
                 })
             }
             ExprKind::Unary(op, inner) => {
-                let v = self.int_expr(inner, &format!("the operand of `{}`", unop_symbol(*op)))?;
-                match (op, &v) {
-                    (UnOp::Neg, Expr::Int(n)) => Expr::Int(n.wrapping_neg()),
-                    (UnOp::Plus, _) => v,
-                    _ => Expr::Unary(*op, Box::new(v)),
-                }
-            }
-            ExprKind::Binary(op, l, r) => {
-                let (lv, rv) = (self.expr(l)?, self.expr(r)?);
-                // A kernel `char *` compared with or added to an integer is a pointer.
-                let (lv, rv) = match (lv, rv) {
-                    (Expr::Str(StrExpr::KernelStr(a)), rv) if rv.repr() == Repr::Int => (*a, rv),
-                    (lv, Expr::Str(StrExpr::KernelStr(b))) if lv.repr() == Repr::Int => (lv, *b),
-                    pair => pair,
+                let v = self.int_value(inner, &format!("the operand of `{}`", unop_symbol(*op)))?;
+                // `!` gives an int; `-`, `~` and `+` the operand's type, promoted.
+                let ty = match op {
+                    UnOp::Not => self.int(),
+                    _ => self.promoted(v.ty),
                 };
-                match (lv, rv) {
-                    (Expr::Str(a), Expr::Str(b)) if op.is_comparison() => {
-                        let relational = !matches!(op, BinOp::Eq | BinOp::Ne);
-                        let probe = matches!(a, StrExpr::Probe(_)) || matches!(b, StrExpr::Probe(_));
-                        if relational && probe {
-                            return Err(Diagnostic::new(e.span.clone(), "probe names can only be compared with == and !=")
-                                .label("ordering not supported")
-                                .hint("compare with == or != instead"));
-                        }
-                        let copied = |s: &StrExpr| matches!(s, StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_) | StrExpr::KernelStr(_));
-                        let name_vs_const = (copied(&a) && matches!(b, StrExpr::Const(_))) || (matches!(a, StrExpr::Const(_)) && copied(&b));
-                        if a.repr() == Repr::Buf && b.repr() == Repr::Buf {
-                            return Err(Diagnostic::new(e.span.clone(), "comparing two copied strings is not supported yet")
-                                .label("unsupported comparison")
-                                .hint("compare each with a string literal"));
-                        }
-                        if a.repr() == Repr::Comm && b.repr() == Repr::Comm && a != b {
-                            return Err(Diagnostic::new(e.span.clone(), "comparing two different names is not supported yet")
-                                .label("unsupported comparison")
-                                .hint("compare each with a string literal"));
-                        }
-                        if a.repr() != b.repr() && !name_vs_const {
-                            return Err(Diagnostic::new(e.span.clone(), "cannot compare a process name with a probe name")
-                                .label("unsupported comparison")
-                                .hint("compare execname with a string literal, e.g. execname == \"cat\""));
-                        }
-                        Expr::StrCmp(*op, a, b)
-                    }
-                    (lv, rv) if lv.repr() == Repr::Int && rv.repr() == Repr::Int => Expr::Binary(*op, Box::new(lv), Box::new(rv)),
-                    (lv, _) => {
-                        let bad = if lv.repr() != Repr::Int { l } else { r };
-                        return Err(Diagnostic::new(bad.span.clone(), format!("operator `{}` needs {}", op.symbol(), if op.is_comparison() { "two integers or two strings" } else { "integers" }))
-                            .label("this is a string")
-                            .hint(if op.is_comparison() { "compare strings with strings and integers with integers" } else { "arithmetic works on integers only" }));
-                    }
-                }
+                let expr = match (op, v.expr) {
+                    (UnOp::Neg, Expr::Int(n)) => Expr::Int(n.wrapping_neg()),
+                    (UnOp::Plus, x) => x,
+                    (op, x) => Expr::Unary(*op, Box::new(x)),
+                };
+                TExpr::new(expr, ty)
             }
+            ExprKind::Binary(op, l, r) => self.binary(*op, l, r, &e.span)?,
             ExprKind::Ternary(c, a, b) => {
                 let c = self.int_expr(c, "a condition")?;
-                let a = self.int_expr(a, "a branch of ?:")?;
-                let b = self.int_expr(b, "a branch of ?:")?;
-                Expr::Ternary(Box::new(c), Box::new(a), Box::new(b))
+                let a = self.int_value(a, "a branch of ?:")?;
+                let b = self.int_value(b, "a branch of ?:")?;
+                let ty = self.common_type(a.ty, b.ty);
+                TExpr::new(Expr::Ternary(Box::new(c), Box::new(a.expr), Box::new(b.expr)), ty)
+            }
+        })
+    }
+
+    /// `l op r` of two values (pointer arithmetic is [`Checker::typed`]'s).
+    fn binary(&mut self, op: BinOp, l: &ast::Expr, r: &ast::Expr, span: &Span) -> Result<TExpr, Diagnostic> {
+        let (lv, rv) = (self.value(l)?, self.value(r)?);
+        self.combine(op, lv, rv, &l.span, &r.span, span)
+    }
+
+    /// `lv op rv`, typed by C's rules: the usual arithmetic conversions, pointer arithmetic
+    /// scaled by the size of what the pointer points at, comparisons giving an `int`.
+    pub(super) fn combine(&mut self, op: BinOp, lv: TExpr, rv: TExpr, lspan: &Span, rspan: &Span, span: &Span) -> Result<TExpr, Diagnostic> {
+        // A kernel `char *` compared with or added to an integer is a pointer.
+        let unwrap = |v: TExpr| match v.expr {
+            Expr::Str(StrExpr::KernelStr(a)) => TExpr::new(*a, v.ty),
+            x => TExpr::new(x, v.ty),
+        };
+        // Two kernel `char *` (not D strings) are pointers to each other too, as in C.
+        let pointer = |cx: &mut Self, v: &TExpr| matches!(v.expr, Expr::Str(StrExpr::KernelStr(_))) && !matches!(cx.types.real(v.ty), Ok(Type::String { .. }));
+        let (lp, rp) = (pointer(self, &lv), pointer(self, &rv));
+        let (lv, rv) = match (lv.expr.is_int(), rv.expr.is_int()) {
+            (false, true) if matches!(lv.expr, Expr::Str(StrExpr::KernelStr(_))) => (unwrap(lv), rv),
+            (true, false) if matches!(rv.expr, Expr::Str(StrExpr::KernelStr(_))) => (lv, unwrap(rv)),
+            (false, false) if lp && rp => (unwrap(lv), unwrap(rv)),
+            _ => (lv, rv),
+        };
+        let int = self.int();
+        if matches!(op, BinOp::Add | BinOp::Sub) && lv.expr.is_int() && rv.expr.is_int() {
+            if let Some(v) = self.pointer_arithmetic(op, &lv, &rv, lspan, rspan)? {
+                return Ok(v);
+            }
+        }
+        match (lv.expr, rv.expr) {
+            (Expr::Str(a), Expr::Str(b)) if op.is_comparison() => {
+                let relational = !matches!(op, BinOp::Eq | BinOp::Ne);
+                let probe = matches!(a, StrExpr::Probe(_)) || matches!(b, StrExpr::Probe(_));
+                let whole = span.clone();
+                if relational && probe {
+                    return Err(Diagnostic::new(whole, "probe names can only be compared with == and !=")
+                        .label("ordering not supported")
+                        .hint("compare with == or != instead"));
+                }
+                let copied = |s: &StrExpr| matches!(s, StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_) | StrExpr::KernelStr(_));
+                let name_vs_const = (copied(&a) && matches!(b, StrExpr::Const(_))) || (matches!(a, StrExpr::Const(_)) && copied(&b));
+                if a.repr() == Repr::Buf && b.repr() == Repr::Buf {
+                    return Err(Diagnostic::new(whole, "comparing two copied strings is not supported yet")
+                        .label("unsupported comparison")
+                        .hint("compare each with a string literal"));
+                }
+                if a.repr() == Repr::Comm && b.repr() == Repr::Comm && a != b {
+                    return Err(Diagnostic::new(whole, "comparing two different names is not supported yet")
+                        .label("unsupported comparison")
+                        .hint("compare each with a string literal"));
+                }
+                if a.repr() != b.repr() && !name_vs_const {
+                    return Err(Diagnostic::new(whole, "cannot compare a process name with a probe name")
+                        .label("unsupported comparison")
+                        .hint("compare execname with a string literal, e.g. execname == \"cat\""));
+                }
+                Ok(TExpr::new(Expr::StrCmp(op, a, b), int))
+            }
+            (le, re) if le.is_int() && re.is_int() => {
+                let (lt, rt) = (lv.ty, rv.ty);
+                let (ty, unsigned) = match op {
+                    _ if op.is_comparison() => {
+                        let common = self.common_type(lt, rt);
+                        (int, self.is_unsigned(common))
+                    }
+                    BinOp::LogAnd | BinOp::LogOr | BinOp::LogXor => (int, false),
+                    // A shift has the type of its left operand, promoted.
+                    BinOp::Shl | BinOp::Shr => {
+                        let t = self.promoted(lt);
+                        (t, self.is_unsigned(t))
+                    }
+                    _ => {
+                        let t = self.common_type(lt, rt);
+                        (t, self.is_unsigned(t))
+                    }
+                };
+                let ordered = matches!(op, BinOp::Div | BinOp::Rem | BinOp::Shr | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge);
+                let expr = if unsigned && ordered { Expr::Unsigned(op, Box::new(le), Box::new(re)) } else { Expr::Binary(op, Box::new(le), Box::new(re)) };
+                Ok(TExpr::new(expr, ty))
+            }
+            (le, _) => {
+                let bad = if !le.is_int() { lspan } else { rspan };
+                Err(Diagnostic::new(bad.clone(), format!("operator `{}` needs {}", op.symbol(), if op.is_comparison() { "two integers or two strings" } else { "integers" }))
+                    .label("this is a string")
+                    .hint(if op.is_comparison() { "compare strings with strings and integers with integers" } else { "arithmetic works on integers only" }))
+            }
+        }
+    }
+
+    /// `p + n`, `n + p`, `p - n` (scaled by the pointee's size, a pointer) and `p - q` (the
+    /// number of elements between them, a `long`); None if neither operand is a pointer.
+    fn pointer_arithmetic(&mut self, op: BinOp, lv: &TExpr, rv: &TExpr, lspan: &Span, rspan: &Span) -> Result<Option<TExpr>, Diagnostic> {
+        let elem = |cx: &mut Self, t: TypeId, sp: &Span| -> Result<Option<(TypeId, TypeId)>, Diagnostic> {
+            Ok(match cx.types.real(t).map_err(|e| ctypes::no_types(sp, e))? {
+                Type::Ptr { to, .. } => Some((to, t)),
+                Type::Array { elem, .. } => Some((elem, cx.types.pointer(elem, crate::types::AddrSpace::Kernel))),
+                _ => None,
+            })
+        };
+        let (lp, rp) = (elem(self, lv.ty, lspan)?, elem(self, rv.ty, rspan)?);
+        let scale = |n: Expr, size: i64| match n {
+            Expr::Int(k) => Expr::Int(k.wrapping_mul(size)),
+            n if size == 1 => n,
+            n => Expr::Binary(BinOp::Mul, Box::new(n), Box::new(Expr::Int(size))),
+        };
+        Ok(match (lp, rp, op) {
+            (Some((to, pty)), None, _) => {
+                let size = self.sized(to, lspan)? as i64;
+                Some(TExpr::new(Expr::Binary(op, Box::new(lv.expr.clone()), Box::new(scale(rv.expr.clone(), size))), pty))
+            }
+            (None, Some((to, pty)), BinOp::Add) => {
+                let size = self.sized(to, rspan)? as i64;
+                Some(TExpr::new(Expr::Binary(op, Box::new(scale(lv.expr.clone(), size)), Box::new(rv.expr.clone())), pty))
+            }
+            (Some((to, _)), Some(_), BinOp::Sub) => {
+                let size = self.sized(to, lspan)? as i64;
+                let diff = Expr::Binary(BinOp::Sub, Box::new(lv.expr.clone()), Box::new(rv.expr.clone()));
+                let long = self.long();
+                Some(TExpr::new(if size == 1 { diff } else { Expr::Binary(BinOp::Div, Box::new(diff), Box::new(Expr::Int(size))) }, long))
+            }
+            (None, None, _) => None,
+            _ => {
+                return Err(Diagnostic::new(rspan.clone(), format!("cannot {} two pointers", if op == BinOp::Add { "add" } else { "subtract an integer by" }))
+                    .label("a pointer")
+                    .hint("add an integer to a pointer, or subtract two pointers"))
             }
         })
     }

@@ -17,6 +17,11 @@ mod ctypes;
 mod decls;
 mod expr;
 mod tracepoint;
+mod values;
+mod vars;
+
+use values::TExpr;
+use vars::VarRef;
 
 /// What the checker needs from the command line.
 #[derive(Clone, Debug, Default)]
@@ -34,6 +39,20 @@ pub fn check(program: &ast::Program, opts: &CheckOptions) -> Result<Program, Dia
     // List the kernel's tracepoints once for the whole program, however many clauses use them.
     let memo = opts.facts.clone().map(|f| std::rc::Rc::new(Memo::new(f)) as std::rc::Rc<dyn KernelFacts>);
     let opts = &CheckOptions { facts: memo, ..opts.clone() };
+    let types = crate::types::Types::new(opts.facts.clone());
+    match check_pass(program, opts, types, None)? {
+        (p, None) => Ok(p),
+        // A variable was read before its first assignment: check again knowing its type.
+        (_, Some(known)) => Ok(check_pass(program, opts, known.0, Some(known.1))?.0),
+    }
+}
+
+/// The types a first pass found: the arena (with the script's declarations) and the type
+/// of every global and thread-local variable.
+type Known = (crate::types::Types, std::collections::HashMap<VarRef, crate::types::TypeId>);
+
+fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::Types, known: Option<std::collections::HashMap<VarRef, crate::types::TypeId>>) -> Result<(Program, Option<Known>), Diagnostic> {
+    let second = known.is_some();
     let mut cx = Checker {
         opts,
         globals: Vec::new(),
@@ -48,10 +67,14 @@ pub fn check(program: &ast::Program, opts: &CheckOptions) -> Result<Program, Dia
         tracepoints: Vec::new(),
         clause_tracepoints: Vec::new(),
         clause_has_others: false,
-        types: crate::types::Types::new(opts.facts.clone()),
+        types,
+        var_types: known.unwrap_or_default(),
+        read_before_typed: false,
     };
     cx.declare_globals(program);
-    cx.declare_types(&program.decls)?;
+    if !second {
+        cx.declare_types(&program.decls)?;
+    }
     let options = options(&program.pragmas)?;
     let mut groups: BTreeMap<AttachPoint, Vec<Clause>> = BTreeMap::new();
     let mut order: Vec<AttachPoint> = Vec::new();
@@ -125,7 +148,8 @@ pub fn check(program: &ast::Program, opts: &CheckOptions) -> Result<Program, Dia
         }
     }
     order.sort();
-    Ok(Program {
+    let again = cx.read_before_typed && !second;
+    let program = Program {
         options,
         groups: order
             .into_iter()
@@ -140,7 +164,12 @@ pub fn check(program: &ast::Program, opts: &CheckOptions) -> Result<Program, Dia
         profile_probes,
         uses_stack: cx.uses_stack,
         tracepoints: cx.tracepoints,
-    })
+    };
+    if again {
+        let vars = cx.var_types.into_iter().filter(|(v, _)| !matches!(v, VarRef::Clause(_))).collect();
+        return Ok((program, Some((cx.types, vars))));
+    }
+    Ok((program, None))
 }
 
 const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "switchrate", "aggrate", "strsize"];
@@ -216,6 +245,10 @@ struct Checker<'a> {
     clause_has_others: bool,
     /// C types: the script's and, read as they are walked into, the kernel's.
     types: crate::types::Types,
+    /// Each variable's type: that of its first assignment.
+    var_types: std::collections::HashMap<VarRef, crate::types::TypeId>,
+    /// Whether a variable was read before its first assignment was checked.
+    read_before_typed: bool,
 }
 
 type Lowered = (Option<Expr>, Vec<Stmt>, Option<usize>, usize);
@@ -274,62 +307,19 @@ impl Checker<'_> {
 
     fn stmt(&mut self, s: &ast::Stmt, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
         match s {
-            ast::Stmt::Assign { target, op, value, .. } => {
-                let v = self.int_expr(value, "a variable")
-                    .map_err(|d| if d.message.contains("string") { d.hint("crumbs variables hold 64-bit integers; use an aggregation key to group by a string") } else { d })?;
-                let (read, set) = self.var_target(target, op.is_some())?;
-                let v = match op {
-                    None => v,
-                    Some(op) => Expr::Binary(*op, Box::new(read), Box::new(v)),
-                };
-                body.push(set(v));
-            }
-            ast::Stmt::IncDec { target, delta, .. } => {
-                let (read, set) = self.var_target(target, true)?;
-                body.push(set(Expr::Binary(BinOp::Add, Box::new(read), Box::new(Expr::Int(*delta)))));
-            }
+            ast::Stmt::Assign { target, op, value, span } => body.push(self.assign(target, *op, Some(value), 0, span)?),
+            ast::Stmt::IncDec { target, delta, span } => body.push(self.assign(target, None, None, *delta, span)?),
             ast::Stmt::Aggregate { agg, func, args, span } => self.aggregate(agg, func, args, span, body)?,
             ast::Stmt::Expr(e) => match &e.kind {
                 ExprKind::Call(name, args) => self.action(name, args, &e.span, body, items)?,
                 _ => {
-                    let v = self.expr(e)?;
-                    items.push(Item::Trace(v.repr()));
-                    body.push(Stmt::Emit { item: items.len() - 1, args: vec![v] });
+                    let v = self.value(e)?;
+                    items.push(Item::Trace(self.repr_of(&v)));
+                    body.push(Stmt::Emit { item: items.len() - 1, args: vec![self.own(&v)] });
                 }
             },
         }
         Ok(())
-    }
-
-    /// An assignable variable: how to read it and how to store into it. `reads`: the
-    /// statement reads it first (`x += 1`), which a `this->` variable must allow.
-    fn var_target(&mut self, target: &LValue, reads: bool) -> Result<(Expr, Store), Diagnostic> {
-        match target {
-            LValue::Global(i) => {
-                if builtins::variable(&i.name).is_some() {
-                    return Err(Diagnostic::new(i.span.clone(), format!("cannot assign to builtin variable `{}`", i.name))
-                        .label("read-only")
-                        .hint("choose another name for your variable"));
-                }
-                let g = self.globals.iter().position(|g| g == &i.name).expect("declared");
-                Ok((Expr::Global(g), Box::new(move |v| Stmt::SetGlobal(g, v))))
-            }
-            LValue::ThreadLocal(i, _) => {
-                let t = self.thread_locals.iter().position(|g| g == &i.name).expect("declared");
-                Ok((Expr::ThreadLocal(t), Box::new(move |v| Stmt::SetThreadLocal(t, v))))
-            }
-            LValue::ClauseLocal(i, sp) => {
-                let l = match self.clause_locals.iter().position(|g| g == &i.name) {
-                    Some(l) => l,
-                    None if reads => return Err(unassigned_local(&i.name, sp)),
-                    None => {
-                        self.clause_locals.push(i.name.clone());
-                        self.clause_locals.len() - 1
-                    }
-                };
-                Ok((Expr::ClauseLocal(l), Box::new(move |v| Stmt::SetClauseLocal(l, v))))
-            }
-        }
     }
 }
 
@@ -345,7 +335,7 @@ fn unop_symbol(op: UnOp) -> &'static str {
 
 fn const_int(e: &ast::Expr) -> Option<i64> {
     match &e.kind {
-        ExprKind::Int(v) => Some(*v),
+        ExprKind::Int(v, _) => Some(*v),
         ExprKind::Unary(UnOp::Neg, inner) => const_int(inner).map(i64::wrapping_neg),
         ExprKind::Unary(UnOp::Plus, inner) => const_int(inner),
         _ => None,

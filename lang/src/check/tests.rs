@@ -100,7 +100,7 @@ fn records_hold_output_items_in_order() {
     let p = ok("BEGIN { printf(\"%s %d\\n\", execname, pid); x = 1; trace(\"s\"); exit(2); } END");
     assert_eq!(p.records.len(), 2);
     let items = &p.records[0].items;
-    assert!(matches!(&items[0], Item::Printf { args, .. } if args == &[Repr::Comm, Repr::Int]));
+    assert!(matches!(&items[0], Item::Printf { args, .. } if args == &[Repr::Comm, Repr::Int(IntRepr::I32)]));
     assert_eq!(items[1], Item::Trace(Repr::StrId));
     assert_eq!(items[2], Item::Exit);
     // END without a block: the default action, an empty record.
@@ -187,4 +187,47 @@ fn tracepoints_are_listed_once_per_program() {
     assert_eq!(facts.0.get(), 1);
     assert_eq!(p.tracepoints.len(), 2);
     assert_eq!(p.matched_probes, 400);
+}
+
+/// The statements of the only clause of `src`.
+fn body(src: &str) -> Vec<Stmt> {
+    ok(src).groups[0].clauses[0].body.clone()
+}
+
+#[test]
+fn stores_convert_to_the_variable_type() {
+    // `i = 0` makes an int: the constant is folded to 32 bits, a computed value is cut.
+    let b = body("BEGIN { i = 0; i = 0x1ffffffff; i = i + timestamp; j = 0x1ffffffff; }");
+    assert_eq!(b[1], Stmt::SetGlobal(0, Expr::Int(-1)));
+    assert!(matches!(&b[2], Stmt::SetGlobal(0, Expr::Bits { shift: 0, width: 32, signed: true, .. })), "{:?}", b[2]);
+    assert_eq!(b[3], Stmt::SetGlobal(1, Expr::Int(0x1ffffffff)));
+    // A value already in the type's range is stored as it is.
+    let b = body("BEGIN { s = (short)1; t = s; u = (unsigned char)2; s = u; }");
+    assert!(matches!(&b[1], Stmt::SetGlobal(1, Expr::Global(0))), "{:?}", b[1]);
+    assert!(matches!(&b[3], Stmt::SetGlobal(0, Expr::Global(2))), "{:?}", b[3]);
+}
+
+#[test]
+fn unsigned_operands_use_unsigned_operations() {
+    let b = body("BEGIN { a = timestamp / 3; b = arg0 / 3; c = -1ul > 0; d = uid >> 1; e = (int)arg0 >> 1; }");
+    // The operation, under the conversion to the variable's type if there is one.
+    let value = |s: &Stmt| match s {
+        Stmt::SetGlobal(_, Expr::Bits { inner, .. }) => (**inner).clone(),
+        Stmt::SetGlobal(_, e) => e.clone(),
+        s => panic!("{s:?}"),
+    };
+    assert!(matches!(value(&b[0]), Expr::Unsigned(BinOp::Div, ..)));
+    assert!(matches!(value(&b[1]), Expr::Binary(BinOp::Div, ..)));
+    assert!(matches!(value(&b[2]), Expr::Unsigned(BinOp::Gt, ..)));
+    assert!(matches!(value(&b[3]), Expr::Unsigned(BinOp::Shr, ..)));
+    assert!(matches!(value(&b[4]), Expr::Binary(BinOp::Shr, ..)));
+}
+
+#[test]
+fn records_and_keys_carry_int_types() {
+    let p = ok("BEGIN { trace(1); trace(1L); trace(-1ul); trace((char)1); @[pid, timestamp, (short)1] = count(); }");
+    let items = &p.records[0].items;
+    let i = |size, signed| Repr::Int(IntRepr { size, signed });
+    assert_eq!(items[..4], [Item::Trace(i(4, true)), Item::Trace(i(8, true)), Item::Trace(i(8, false)), Item::Trace(i(1, true))]);
+    assert_eq!(p.aggregations[0].keys, [i(4, true), i(8, false), i(2, true)]);
 }

@@ -35,7 +35,7 @@ impl Checker<'_> {
     }
 
     /// `args->name`: a field every tracepoint of the clause has, with one kind.
-    pub(super) fn args_field(&mut self, name: &str, span: &Span) -> Result<Expr, Diagnostic> {
+    pub(super) fn args_field(&mut self, name: &str, span: &Span) -> Result<TExpr, Diagnostic> {
         if self.clause_has_others || self.clause_tracepoints.is_empty() {
             return Err(Diagnostic::new(span.clone(), "args-> is only for tracepoint probes")
                 .label("this clause fires on other probes")
@@ -43,6 +43,7 @@ impl Checker<'_> {
         }
         let mut kind: Option<FieldKind> = None;
         let mut at: Option<(u16, u16)> = None;
+        let mut int: Option<crate::types::IntType> = None;
         for &i in &self.clause_tracepoints {
             let t = &self.tracepoints[i];
             let Some(f) = t.field(name) else {
@@ -68,6 +69,17 @@ impl Checker<'_> {
                 }
                 _ => kind = Some(f.kind.clone()),
             }
+            if f.kind == FieldKind::Int {
+                // An integer field of one width and sign; its name from the first tracepoint.
+                let t = crate::types::IntType { name: f.c_type.clone(), size: f.size as u8, signed: f.signed, char: f.c_type.ends_with("char"), bool: f.c_type == "bool" || f.c_type == "_Bool" };
+                match &int {
+                    Some(i) if (i.size, i.signed) != (t.size, t.signed) => {
+                        return Err(Diagnostic::new(span.clone(), format!("field `{name}` has different types in this clause's tracepoints")).label("ambiguous").hint("split the clause by tracepoint"));
+                    }
+                    Some(_) => {}
+                    None => int = Some(t),
+                }
+            }
             // A string's location is read from the field: its offset and size must agree.
             if matches!(f.kind, FieldKind::DataLocStr { .. }) {
                 match at {
@@ -78,15 +90,22 @@ impl Checker<'_> {
                 }
             }
         }
+        let string = self.types.string(STRSIZE as u32);
         Ok(match kind {
-            Some(FieldKind::Chars) => Expr::Str(StrExpr::TpField(name.to_string())),
+            Some(FieldKind::Chars) => TExpr::new(Expr::Str(StrExpr::TpField(name.to_string())), string),
             Some(FieldKind::DataLocStr { relative }) => {
                 let (offset, size) = at.expect("a data_loc field");
                 let loc = Expr::Binary(BinOp::BitAnd, Box::new(Expr::TpField(name.to_string())), Box::new(Expr::Int(0xffff)));
                 let from = if relative { Expr::Binary(BinOp::Add, Box::new(Expr::TpRecord), Box::new(Expr::Int((offset + size) as i64))) } else { Expr::TpRecord };
-                Expr::Str(StrExpr::KernelStr(Box::new(Expr::Binary(BinOp::Add, Box::new(from), Box::new(loc)))))
+                TExpr::new(Expr::Str(StrExpr::KernelStr(Box::new(Expr::Binary(BinOp::Add, Box::new(from), Box::new(loc))))), string)
             }
-            _ => Expr::TpField(name.to_string()),
+            _ => {
+                let ty = match int {
+                    Some(t) => self.types.int_of(t),
+                    None => self.long(),
+                };
+                TExpr::new(Expr::TpField(name.to_string()), ty)
+            }
         })
     }
 }

@@ -14,11 +14,46 @@ pub use agg::AggKind;
 /// Interned string ids at or above this are system call names: `SYSCALL_STR_BASE + nr`.
 pub const SYSCALL_STR_BASE: u64 = 1 << 32;
 
+/// An integer's C type as storage and output need it: its width and sign. Every integer is
+/// stored as 64 bits, already converted to its type (sign- or zero-extended from `size`
+/// bytes), so only output reads these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct IntRepr {
+    /// Bytes of the C type: 1, 2, 4 or 8.
+    pub size: u8,
+    pub signed: bool,
+}
+
+impl IntRepr {
+    pub const I64: IntRepr = IntRepr { size: 8, signed: true };
+    pub const U64: IntRepr = IntRepr { size: 8, signed: false };
+    pub const I32: IntRepr = IntRepr { size: 4, signed: true };
+
+    /// `n` (stored sign- or zero-extended from `size` bytes) in decimal: an unsigned type's
+    /// value as unsigned.
+    pub fn decimal(self, n: i64) -> String {
+        if self.signed {
+            n.to_string()
+        } else {
+            self.unsigned(n).to_string()
+        }
+    }
+
+    /// The `size` low bytes of `n` as an unsigned number.
+    pub fn unsigned(self, n: i64) -> u64 {
+        if self.size >= 8 {
+            n as u64
+        } else {
+            n as u64 & ((1u64 << (8 * self.size as u32)) - 1)
+        }
+    }
+}
+
 /// How a value is stored in maps and records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Repr {
-    /// A 64-bit integer.
-    Int,
+    /// An integer of a C type (pointers are unsigned 64-bit integers).
+    Int(IntRepr),
     /// A process name: 16 bytes, NUL-padded.
     Comm,
     /// An interned string id (see [`Strings`]).
@@ -36,7 +71,7 @@ impl Repr {
     /// How the type is named in messages.
     pub fn describe(self) -> &'static str {
         match self {
-            Repr::Int => "an integer",
+            Repr::Int(_) => "an integer",
             Repr::Comm | Repr::StrId | Repr::Buf => "a string",
             Repr::Stack => "a stack",
         }
@@ -44,7 +79,7 @@ impl Repr {
 
     pub fn size(self) -> usize {
         match self {
-            Repr::Int | Repr::StrId | Repr::Stack => 8,
+            Repr::Int(_) | Repr::StrId | Repr::Stack => 8,
             Repr::Buf => STRSIZE,
             Repr::Comm => 16,
         }
@@ -62,8 +97,11 @@ pub enum Expr {
     /// `this->name`: per clause firing.
     ClauseLocal(usize),
     Unary(UnOp, Box<Expr>),
-    /// Integer arithmetic, comparison and logic (`&&`, `||` short-circuit).
+    /// Integer arithmetic, comparison and logic (`&&`, `||` short-circuit); `/`, `%`, `>>`
+    /// and the orderings are signed.
     Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `/`, `%`, `>>`, `<`, `<=`, `>`, `>=` of operands whose C type is unsigned.
+    Unsigned(BinOp, Box<Expr>, Box<Expr>),
     /// A comparison of two strings by content.
     StrCmp(BinOp, StrExpr, StrExpr),
     Ternary(Box<Expr>, Box<Expr>, Box<Expr>),
@@ -132,7 +170,7 @@ impl Expr {
             || match self {
                 Expr::Str(s) => s.any(f),
                 Expr::Unary(_, a) => a.any(f),
-                Expr::Binary(_, a, b) => a.any(f) || b.any(f),
+                Expr::Binary(_, a, b) | Expr::Unsigned(_, a, b) => a.any(f) || b.any(f),
                 Expr::StrCmp(_, a, b) => a.any(f) || b.any(f),
                 Expr::Ternary(a, b, c) => a.any(f) || b.any(f) || c.any(f),
                 Expr::Load { addr: a, .. } | Expr::Bits { inner: a, .. } => a.any(f),
@@ -140,12 +178,19 @@ impl Expr {
             }
     }
 
+    /// How the value is stored; an integer's C type is the checker's to say (see
+    /// [`Repr::Int`]), so this gives a signed 64-bit one.
     pub fn repr(&self) -> Repr {
         match self {
             Expr::Str(s) => s.repr(),
             Expr::Stack => Repr::Stack,
-            _ => Repr::Int,
+            _ => Repr::Int(IntRepr::I64),
         }
+    }
+
+    /// Whether the value is an integer (not a string or a stack).
+    pub fn is_int(&self) -> bool {
+        matches!(self.repr(), Repr::Int(_))
     }
 }
 
@@ -184,8 +229,8 @@ impl Item {
         match self {
             Item::Printf { args, .. } => args.clone(),
             Item::Trace(r) => vec![*r],
-            Item::Exit => vec![Repr::Int],
-            Item::Normalize { by_arg: true, .. } => vec![Repr::Int],
+            Item::Exit => vec![Repr::Int(IntRepr::I64)],
+            Item::Normalize { by_arg: true, .. } => vec![Repr::Int(IntRepr::I64)],
             Item::Printa { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } => vec![],
         }
     }

@@ -50,11 +50,11 @@ pub fn builtin_typedef(name: &str) -> Option<IntType> {
     let (size, signed) = match name {
         "int8_t" => (1, true),
         "int16_t" => (2, true),
-        "int32_t" => (4, true),
+        "int32_t" | "pid_t" | "id_t" | "processorid_t" => (4, true),
         "int64_t" | "intptr_t" | "ssize_t" | "ptrdiff_t" | "off_t" => (8, true),
         "uint8_t" | "uchar_t" => (1, false),
         "uint16_t" | "ushort_t" => (2, false),
-        "uint32_t" | "uint_t" => (4, false),
+        "uint32_t" | "uint_t" | "uid_t" | "gid_t" => (4, false),
         "uint64_t" | "uintptr_t" | "size_t" | "ulong_t" => (8, false),
         _ => return None,
     };

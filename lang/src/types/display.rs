@@ -29,6 +29,7 @@ impl Types {
             Type::Typedef { name, .. } => name,
             Type::Function => "a function".into(),
             Type::String { .. } => "string".into(),
+            Type::Stack => "stack".into(),
             Type::Incomplete { space, name } => match space {
                 TypeSpace::Struct => format!("struct {name}"),
                 TypeSpace::Union => format!("union {name}"),

@@ -40,7 +40,7 @@ pub struct IntType {
     pub bool: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Member {
     /// "" for an anonymous struct or union member (its members are found through it).
     pub name: String,
@@ -51,14 +51,14 @@ pub struct Member {
 }
 
 /// A struct's or union's name, size and members.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Record {
     pub name: String,
     pub size: u32,
     pub members: Vec<Member>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Type {
     Void,
     Int(IntType),
@@ -74,6 +74,8 @@ pub enum Type {
     Function,
     /// D's string: up to `size` bytes, NUL included.
     String { size: u32 },
+    /// D's `stack`: a kernel stack, as `stack()` records it.
+    Stack,
     /// A struct, union or enum declared but not defined.
     Incomplete { space: TypeSpace, name: String },
     /// A kernel type not read yet; [`Types::resolve`] reads it.
@@ -100,6 +102,8 @@ pub struct Types {
     found: HashMap<(TypeSpace, String), TypeId>,
     /// Interned pointer types: (pointee, space) -> pointer.
     pointers: HashMap<(TypeId, AddrSpace), TypeId>,
+    /// Interned integer types and D's own types, by value.
+    interned: HashMap<Type, TypeId>,
     facts: Option<Rc<dyn KernelFacts>>,
 }
 
@@ -120,7 +124,31 @@ impl Types {
     }
 
     pub fn int(&mut self, name: &str, size: u8, signed: bool) -> TypeId {
-        self.add(Type::Int(IntType { name: name.to_string(), size, signed, char: false, bool: false }))
+        self.int_of(IntType { name: name.to_string(), size, signed, char: false, bool: false })
+    }
+
+    /// The integer type `t`, one id per distinct type.
+    pub fn int_of(&mut self, t: IntType) -> TypeId {
+        self.intern(Type::Int(t))
+    }
+
+    /// D's `string` type (its size is the strsize option's).
+    pub fn string(&mut self, size: u32) -> TypeId {
+        self.intern(Type::String { size })
+    }
+
+    /// D's `stack` type.
+    pub fn stack(&mut self) -> TypeId {
+        self.intern(Type::Stack)
+    }
+
+    fn intern(&mut self, t: Type) -> TypeId {
+        if let Some(id) = self.interned.get(&t) {
+            return *id;
+        }
+        let id = self.add(t.clone());
+        self.interned.insert(t, id);
+        id
     }
 
     /// The pointer to `to` in `space`, one id per pointee and space.
@@ -241,6 +269,7 @@ impl Types {
             Type::Struct(r) | Type::Union(r) => Some(r.size as u64),
             Type::Enum { size, .. } => Some(size as u64),
             Type::String { size } => Some(size as u64),
+            Type::Stack => Some(8),
             Type::Void | Type::Function | Type::Incomplete { .. } => None,
             Type::Typedef { .. } | Type::Kernel(_) => unreachable!("resolved"),
         })

@@ -125,7 +125,8 @@ impl Emitter<'_> {
                     UnOp::Plus => {}
                 }
             }
-            Expr::Binary(op, l, r) => self.binary(*op, l, r)?,
+            Expr::Binary(op, l, r) => self.binary(*op, l, r, false)?,
+            Expr::Unsigned(op, l, r) => self.binary(*op, l, r, true)?,
             Expr::StrCmp(op, a, b) => self.str_cmp(*op, a, b)?,
             Expr::Ternary(c, a, b) => {
                 let other = self.label();
@@ -154,7 +155,9 @@ impl Emitter<'_> {
         self.push(Insn::mov_imm(R0, 1));
     }
 
-    pub(super) fn binary(&mut self, op: BinOp, l: &Expr, r: &Expr) -> Result<(), EmitError> {
+    /// `l op r` into r0; `unsigned`: `/ % >>` and the orderings treat the operands as
+    /// unsigned.
+    pub(super) fn binary(&mut self, op: BinOp, l: &Expr, r: &Expr, unsigned: bool) -> Result<(), EmitError> {
         match op {
             BinOp::LogAnd | BinOp::LogOr => {
                 let out = self.label();
@@ -187,7 +190,8 @@ impl Emitter<'_> {
             BinOp::BitOr => alu(self, Alu::Or),
             BinOp::BitXor => alu(self, Alu::Xor),
             BinOp::Shl => alu(self, Alu::Lsh),
-            BinOp::Shr => alu(self, Alu::Arsh),
+            BinOp::Shr => alu(self, if unsigned { Alu::Rsh } else { Alu::Arsh }),
+            BinOp::Div | BinOp::Rem if unsigned => alu(self, if op == BinOp::Rem { Alu::Mod } else { Alu::Div }),
             BinOp::Div | BinOp::Rem => self.signed_divide(op == BinOp::Rem),
             BinOp::LogXor => {
                 self.bool_of(Cond::Ne, None, 0);
@@ -198,10 +202,10 @@ impl Emitter<'_> {
             }
             BinOp::Eq => self.bool_of(Cond::Eq, Some(R1), 0),
             BinOp::Ne => self.bool_of(Cond::Ne, Some(R1), 0),
-            BinOp::Lt => self.bool_of(Cond::Slt, Some(R1), 0),
-            BinOp::Le => self.bool_of(Cond::Sle, Some(R1), 0),
-            BinOp::Gt => self.bool_of(Cond::Sgt, Some(R1), 0),
-            BinOp::Ge => self.bool_of(Cond::Sge, Some(R1), 0),
+            BinOp::Lt => self.bool_of(if unsigned { Cond::Lt } else { Cond::Slt }, Some(R1), 0),
+            BinOp::Le => self.bool_of(if unsigned { Cond::Le } else { Cond::Sle }, Some(R1), 0),
+            BinOp::Gt => self.bool_of(if unsigned { Cond::Gt } else { Cond::Sgt }, Some(R1), 0),
+            BinOp::Ge => self.bool_of(if unsigned { Cond::Ge } else { Cond::Sge }, Some(R1), 0),
             BinOp::LogAnd | BinOp::LogOr => unreachable!(),
         }
         Ok(())

@@ -140,7 +140,7 @@ pub fn compare_values(a: &AggData, b: &AggData) -> Ordering {
 /// Order between keys of different kinds (only mixed in hand-made rows).
 fn rank(v: &Value) -> u8 {
     match v {
-        Value::Int(_) => 0,
+        Value::Int(..) => 0,
         Value::Str(_) => 1,
         Value::Stack(_) => 2,
     }
@@ -150,7 +150,7 @@ pub fn compare_keys(a: &[Value], b: &[Value]) -> Ordering {
     a.len().cmp(&b.len()).then_with(|| {
         for (x, y) in a.iter().zip(b) {
             let o = match (x, y) {
-                (Value::Int(x), Value::Int(y)) => (*x as u64).cmp(&(*y as u64)),
+                (Value::Int(x, _), Value::Int(y, _)) => (*x as u64).cmp(&(*y as u64)),
                 (Value::Str(x), Value::Str(y)) => x.as_bytes().cmp(y.as_bytes()),
                 (Value::Stack(x), Value::Stack(y)) => x.cmp(y),
                 (x, y) => rank(x).cmp(&rank(y)),
@@ -187,7 +187,7 @@ pub fn normalized(mut rows: Vec<AggRow>, n: i64) -> Vec<AggRow> {
 /// The value printa's `%@` conversions print: the number, or a distribution's table.
 pub fn value_of(data: &AggData) -> Value {
     match data.summary() {
-        Summary::Scalar(n) => Value::Int(n),
+        Summary::Scalar(n) => Value::long(n),
         s => {
             let mut out = String::new();
             print_value(&mut out, &s);
@@ -214,15 +214,31 @@ fn print_value(out: &mut String, s: &Summary) {
     }
 }
 
-/// A key column: `" %16lld"` or `"  %-50s"`.
+/// A key column: an integer as `" %16lld"`, `" %8d"`, `" %5d"` or `" %3d"` by its type's
+/// size (`dt_print_datum()`), in decimal as its type has it; a string as `"  %-50s"`.
 fn print_key(out: &mut String, key: &Value) {
     match key {
-        Value::Int(n) => print_i64(out, *n),
+        Value::Int(n, r) => {
+            let s = r.decimal(*n);
+            out.push(' ');
+            pad(out, &s, s.len(), column(r.size), false);
+        }
         Value::Str(s) => {
             push_n(out, ' ', 2);
             pad(out, s, s.len(), 50, true);
         }
         Value::Stack(frames) => out.push_str(&Value::stack_text(frames)),
+    }
+}
+
+/// The column width DTrace prints an integer of `size` bytes in, after one space
+/// (`dt_print_datum()`, and `trace()` in `dt_consume_cpu()`).
+pub fn column(size: u8) -> usize {
+    match size {
+        1 => 3,
+        2 => 5,
+        4 => 8,
+        _ => 16,
     }
 }
 
@@ -351,7 +367,7 @@ mod tests {
         Value::Str(v.into())
     }
     fn i(n: i64) -> Value {
-        Value::Int(n)
+        Value::long(n)
     }
     fn printed(rows: &[AggRow]) -> String {
         let mut out = String::new();

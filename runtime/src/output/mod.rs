@@ -2,6 +2,7 @@
 //! from its layouts ([`aggregation`], [`printf`], [`record`]: pure, values in, text out).
 //! A sink sees decoded values only, never the kernel.
 
+use crumbs_lang::ir::IntRepr;
 use crate::drops::Drops;
 use crumbs_lang::ir::agg::{AggKind, Summary};
 use crumbs_lang::ir::Program;
@@ -67,13 +68,19 @@ pub trait Sink {
 /// One value as user space sees it after decoding a record or a map key.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Value {
-    Int(i64),
+    /// An integer and its C type's width and sign.
+    Int(i64, IntRepr),
     Str(String),
     /// A kernel stack: its frames, innermost first, already symbolized.
     Stack(Vec<String>),
 }
 
 impl Value {
+    /// A signed 64-bit integer.
+    pub fn long(n: i64) -> Value {
+        Value::Int(n, IntRepr::I64)
+    }
+
     /// DTrace's dt_print_stack: a newline, then each frame on its own line indented by 14.
     pub fn stack_text(frames: &[String]) -> String {
         let mut s = String::from("\n");

@@ -23,6 +23,7 @@
 //! string with the width and `-` flag. A missing argument prints nothing.
 
 use super::Value;
+use crumbs_lang::ir::IntRepr;
 use crumbs_lang::printf::{Conv, Piece};
 
 /// Format `pieces` (from [`crumbs_lang::printf::parse`]) with `args`, one argument per
@@ -63,13 +64,13 @@ pub fn wall_date(ns: i64) -> String {
 pub fn format_conv(out: &mut String, c: &Conv, v: &Value) {
     match (c.conv, v) {
         ('s', Value::Str(s)) => format_str(out, c, s),
-        ('s', Value::Int(n)) => format_str(out, c, &n.to_string()),
-        ('c', Value::Int(n)) => format_char(out, c, *n),
-        ('Y', Value::Int(n)) => {
+        ('s', Value::Int(n, r)) => format_str(out, c, &r.decimal(*n)),
+        ('c', Value::Int(n, _)) => format_char(out, c, *n),
+        ('Y', Value::Int(n, _)) => {
             let date = wall_date(*n);
             pad(out, &date, date.len(), c.width.unwrap_or(0), c.has_flag('-'));
         }
-        (_, Value::Int(n)) => format_int(out, c, *n),
+        (_, Value::Int(n, r)) => format_int(out, c, *n, *r),
         // An integer conversion of a string: print the string, honouring width and '-'.
         (_, Value::Str(s)) => {
             let left = c.has_flag('-');
@@ -123,11 +124,15 @@ fn format_char(out: &mut String, c: &Conv, n: i64) {
     );
 }
 
-fn format_int(out: &mut String, c: &Conv, n: i64) {
-    let u = n as u64;
+/// An integer conversion of `n`, whose C type is `r`: `%d`/`%i` signed only if the type is
+/// (`pfprint_dint()`), the unsigned conversions of the type's own bytes (`pfprint_uint()`),
+/// `%p` as `%x` (DTrace's table maps it so).
+fn format_int(out: &mut String, c: &Conv, n: i64, r: IntRepr) {
+    let u = r.unsigned(n);
     let mut sign = "";
     let mut prefix = "";
     let mut digits = match c.conv {
+        'd' | 'i' if !r.signed => u.to_string(),
         'd' | 'i' => {
             if n < 0 {
                 sign = "-";
@@ -138,7 +143,7 @@ fn format_int(out: &mut String, c: &Conv, n: i64) {
             }
             n.unsigned_abs().to_string()
         }
-        'x' => {
+        'x' | 'p' => {
             if c.has_flag('#') && u != 0 {
                 prefix = "0x";
             }
@@ -191,7 +196,7 @@ mod tests {
         format(&parse(fmt).expect("valid format"), args)
     }
     fn i(n: i64) -> Value {
-        Value::Int(n)
+        Value::long(n)
     }
     fn s(v: &str) -> Value {
         Value::Str(v.to_string())

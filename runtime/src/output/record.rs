@@ -62,11 +62,11 @@ pub fn trace(v: &Value, quiet: bool) -> String {
         return Value::stack_text(frames);
     }
     match (v, quiet) {
-        (Value::Int(n), true) => out.push_str(&n.to_string()),
-        (Value::Int(n), false) => {
-            let n = n.to_string();
+        (Value::Int(n, r), true) => out.push_str(&r.decimal(*n)),
+        (Value::Int(n, r), false) => {
+            let n = r.decimal(*n);
             out.push(' ');
-            pad(&mut out, &n, n.len(), 16, false);
+            pad(&mut out, &n, n.len(), super::aggregation::column(r.size), false);
         }
         (Value::Str(s), true) => out.push_str(s),
         (Value::Str(s), false) => {
@@ -130,11 +130,11 @@ mod tests {
 
     #[test]
     fn trace_integers() {
-        assert_eq!(trace(&Value::Int(42), false), "               42");
-        assert_eq!(trace(&Value::Int(-1), false), "               -1");
-        assert_eq!(trace(&Value::Int(i64::MIN), false), " -9223372036854775808");
-        assert_eq!(trace(&Value::Int(42), true), "42");
-        assert_eq!(trace(&Value::Int(-7), true), "-7");
+        assert_eq!(trace(&Value::long(42), false), "               42");
+        assert_eq!(trace(&Value::long(-1), false), "               -1");
+        assert_eq!(trace(&Value::long(i64::MIN), false), " -9223372036854775808");
+        assert_eq!(trace(&Value::long(42), true), "42");
+        assert_eq!(trace(&Value::long(-7), true), "-7");
     }
 
     #[test]
@@ -155,7 +155,7 @@ mod tests {
         // dtrace -n 'BEGIN { trace(42); trace("hi"); }'
         let mut out = header();
         out += &prefix(0, 1, "", "BEGIN");
-        out += &trace(&Value::Int(42), false);
+        out += &trace(&Value::long(42), false);
         out += &trace(&Value::Str("hi".into()), false);
         out += end_of_firing(false);
         assert_eq!(

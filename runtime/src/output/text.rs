@@ -29,7 +29,7 @@ impl<'w> DtraceText<'w> {
 fn printa_args(pieces: &[Piece], row: &AggRow) -> Vec<Value> {
     let mut keys = row.keys.iter();
     crumbs_lang::printf::conversions(pieces)
-        .map(|c| if c.is_agg_value() { aggregation::value_of(&row.data) } else { keys.next().cloned().unwrap_or(Value::Int(0)) })
+        .map(|c| if c.is_agg_value() { aggregation::value_of(&row.data) } else { keys.next().cloned().unwrap_or(Value::long(0)) })
         .collect()
 }
 
