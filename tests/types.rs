@@ -127,3 +127,31 @@ fn kernel_enum_constants() {
     let out = quiet(r#"BEGIN { printf("%d %d %d\n", MM_FILEPAGES, MM_ANONPAGES, curthread->mm->rss_stat[MM_ANONPAGES].count > 0); exit(0); }"#);
     assert_eq!(out.stdout, "0 1 1\n\n", "{}", out.dump());
 }
+
+/// spec §7.10: print() by C type, in the layout of DTrace's print().
+#[test]
+fn print_shows_values_by_type() {
+    let out = quiet(r#"BEGIN { print(curthread->comm); print(1 + 1); print("s"); print((unsigned char)200); print((char)65); exit(0); }"#);
+    assert_eq!(out.stdout, "char [16] \"crumbs\"\nint 0x2\nstring \"s\"\nunsigned char 0xc8\nchar 'A'\n\n", "{}", out.dump());
+    // A struct of the script's, laid over the process name "crumbs": members nest, an
+    // array of chars that holds a string prints as one.
+    let out = quiet(r#"struct d { char d; }; struct c { char a; char b; short s; struct d in; char rest[11]; }; BEGIN { print(*(struct c *)curthread->comm); exit(0); }"#);
+    let want = "struct c {\n    char a = 'c'\n    char b = 'r'\n    short s = 0x6d75\n    struct d in = {\n        char d = 'b'\n    }\n    char [11] rest = [ \"s\" ]\n}\n";
+    assert_eq!(out.stdout, want, "{}", out.dump());
+}
+
+#[test]
+fn print_and_trace_of_kernel_structs() {
+    let out = quiet("BEGIN { print(*curthread); exit(0); }");
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.first(), Some(&"struct task_struct {"), "{}", out.dump());
+    assert!(lines.contains(&"    char [16] comm = [ \"crumbs\" ]"), "{}", out.dump());
+    assert!(out.stdout.ends_with("\n}\n"), "{}", out.dump());
+    // trace() of a struct prints it the same way, after the probe's prefix when not quiet.
+    let out = run(&["-e", "BEGIN { trace(curthread->se.load); exit(0); }"]);
+    out.assert_ok();
+    let line = out.stdout.lines().nth(1).unwrap_or_default();
+    assert!(line.ends_with(":BEGIN struct load_weight {"), "{}", out.dump());
+    assert_error("BEGIN { print(stack()); }", "print() cannot print a stack", "trace it with stack()");
+    assert_error("struct big { char x[20000]; }; BEGIN { print(*(struct big *)curthread); }", "is 20000 bytes, too large to print", "one of its members");
+}

@@ -92,6 +92,7 @@ pub fn decode_keys(key: &[u8], reprs: &[Repr], dec: &Decoder) -> Vec<Value> {
 pub fn decode_value(r: Repr, bytes: &[u8], dec: &Decoder) -> Value {
     match r {
         Repr::Int(r) => Value::Int(word(bytes, 0), r),
+        Repr::Object(_) => Value::Bytes(bytes.to_vec()),
         Repr::StrId => Value::Str(dec.strings.resolve(word(bytes, 0) as u64)),
         Repr::Stack => Value::Stack(dec.stacks.frames(word(bytes, 0))),
         Repr::Comm | Repr::Buf => {

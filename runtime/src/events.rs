@@ -58,6 +58,7 @@ impl<'p> Events<'p> {
                 .collect();
             match item {
                 Item::Printf { pieces, .. } => firing.outputs.push(Output::Printf { pieces, values }),
+                Item::Print(_, layout) => firing.outputs.push(Output::Print { layout, value: values.into_iter().next().unwrap_or(Value::long(0)) }),
                 Item::Trace(_) => firing.outputs.push(Output::Trace(values.into_iter().next().unwrap_or(Value::long(0)))),
                 Item::Printa { agg, format } => firing.outputs.push(Output::Printa { agg: *agg, rows: aggregations.rows(*agg)?, format: format.as_deref() }),
                 Item::Normalize { agg, by_arg } => {

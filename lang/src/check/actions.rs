@@ -142,9 +142,9 @@ impl Checker<'_> {
                 }
                 (Item::Printf { pieces, args: reprs }, lowered)
             }
-            FnHook::Trace => {
-                let v = self.value(&args[0])?;
-                (Item::Trace(self.repr_of(&v)), vec![self.own(&v)])
+            FnHook::Trace | FnHook::Print => {
+                let (item, v) = self.printed(&args[0], f.hook == FnHook::Print)?;
+                (item, vec![v])
             }
             FnHook::Exit => (Item::Exit, vec![self.int_expr(&args[0], "exit()'s status")?]),
             FnHook::Printa => return self.printa(name, &args[0], None, body, items),

@@ -16,6 +16,7 @@ mod actions;
 mod ctypes;
 mod decls;
 mod expr;
+mod print;
 mod tracepoint;
 mod values;
 mod vars;
@@ -313,9 +314,9 @@ impl Checker<'_> {
             ast::Stmt::Expr(e) => match &e.kind {
                 ExprKind::Call(name, args) => self.action(name, args, &e.span, body, items)?,
                 _ => {
-                    let v = self.value(e)?;
-                    items.push(Item::Trace(self.repr_of(&v)));
-                    body.push(Stmt::Emit { item: items.len() - 1, args: vec![self.own(&v)] });
+                    let (item, v) = self.printed(e, false)?;
+                    items.push(item);
+                    body.push(Stmt::Emit { item: items.len() - 1, args: vec![v] });
                 }
             },
         }

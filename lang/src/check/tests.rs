@@ -88,8 +88,8 @@ fn arity_and_argument_types() {
     let _ = d;
     let (d, _) = err("BEGIN { count(); }");
     assert!(d.message.contains("aggregating function"));
-    let (d, text) = err("BEGIN { prinft(\"x\"); }");
-    assert_eq!(text, "prinft");
+    let (d, text) = err("BEGIN { prntf(\"x\"); }");
+    assert_eq!(text, "prntf");
     assert!(d.hint.unwrap().contains("printf"));
     let (d, _) = err("BEGIN { x = count(); }");
     assert!(d.message.contains("no value"));

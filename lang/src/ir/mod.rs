@@ -9,7 +9,9 @@ use crate::providers::AttachPoint;
 use crate::syscalls::SyscallTable;
 
 pub mod agg;
+pub mod layout;
 pub use agg::AggKind;
+pub use layout::Layout;
 
 /// Interned string ids at or above this are system call names: `SYSCALL_STR_BASE + nr`.
 pub const SYSCALL_STR_BASE: u64 = 1 << 32;
@@ -62,6 +64,8 @@ pub enum Repr {
     Stack,
     /// A string copied from memory: [`STRSIZE`] bytes, NUL-terminated and NUL-padded.
     Buf,
+    /// A struct, union or array copied from kernel memory: its bytes.
+    Object(u32),
 }
 
 /// Bytes kept of a string copied from memory (copyinstr/str), its NUL included.
@@ -74,6 +78,7 @@ impl Repr {
             Repr::Int(_) => "an integer",
             Repr::Comm | Repr::StrId | Repr::Buf => "a string",
             Repr::Stack => "a stack",
+            Repr::Object(_) => "a struct or array",
         }
     }
 
@@ -82,6 +87,7 @@ impl Repr {
             Repr::Int(_) | Repr::StrId | Repr::Stack => 8,
             Repr::Buf => STRSIZE,
             Repr::Comm => 16,
+            Repr::Object(n) => n as usize,
         }
     }
 }
@@ -114,6 +120,9 @@ pub enum Expr {
     /// The `size`-byte integer at a kernel address, read with the probe-read helper (0 if
     /// the address cannot be read), sign- or zero-extended.
     Load { addr: Box<Expr>, size: u8, signed: bool },
+    /// The `size` bytes of an object in kernel memory at `addr` (a struct, union or array
+    /// recorded whole for printing; zeros if it cannot be read).
+    Object { addr: Box<Expr>, size: u32 },
     /// Bits `shift .. shift + width` of a value, sign- or zero-extended to 64 bits: a cast to
     /// a narrower integer type (shift 0), or a bitfield.
     Bits { inner: Box<Expr>, shift: u8, width: u8, signed: bool },
@@ -173,7 +182,7 @@ impl Expr {
                 Expr::Binary(_, a, b) | Expr::Unsigned(_, a, b) => a.any(f) || b.any(f),
                 Expr::StrCmp(_, a, b) => a.any(f) || b.any(f),
                 Expr::Ternary(a, b, c) => a.any(f) || b.any(f) || c.any(f),
-                Expr::Load { addr: a, .. } | Expr::Bits { inner: a, .. } => a.any(f),
+                Expr::Load { addr: a, .. } | Expr::Bits { inner: a, .. } | Expr::Object { addr: a, .. } => a.any(f),
                 _ => false,
             }
     }
@@ -184,6 +193,7 @@ impl Expr {
         match self {
             Expr::Str(s) => s.repr(),
             Expr::Stack => Repr::Stack,
+            Expr::Object { size, .. } => Repr::Object(*size),
             _ => Repr::Int(IntRepr::I64),
         }
     }
@@ -211,6 +221,9 @@ pub enum Stmt {
 pub enum Item {
     Printf { pieces: Vec<Piece>, args: Vec<Repr> },
     Trace(Repr),
+    /// `print(x)` (or `trace()` of a struct or array): the value, stored as `Repr`, printed
+    /// by its C type as DTrace's `print()` does.
+    Print(Repr, Box<Layout>),
     /// Print aggregation `agg`: the default layout, or each row through a printa format.
     Printa { agg: usize, format: Option<Vec<Piece>> },
     /// Zero every value of aggregation `agg`, keeping its keys.
@@ -228,7 +241,7 @@ impl Item {
     pub fn arg_reprs(&self) -> Vec<Repr> {
         match self {
             Item::Printf { args, .. } => args.clone(),
-            Item::Trace(r) => vec![*r],
+            Item::Trace(r) | Item::Print(r, _) => vec![*r],
             Item::Exit => vec![Repr::Int(IntRepr::I64)],
             Item::Normalize { by_arg: true, .. } => vec![Repr::Int(IntRepr::I64)],
             Item::Printa { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } => vec![],

@@ -356,6 +356,15 @@ impl Emitter<'_> {
                 self.str_id(s)?;
                 self.push(Insn::stx(DW, base, off, R0));
             }
+            // Copied whole into the record; the helper writes zeros if it cannot read.
+            Expr::Object { addr, size } => {
+                self.expr(addr)?;
+                self.push(Insn::mov(R3, R0));
+                self.push(Insn::mov(R1, base));
+                self.push(Insn::alu_imm(Alu::Add, R1, off as i32));
+                self.push(Insn::mov_imm(R2, *size as i32));
+                self.push(Insn::call(helper::PROBE_READ_KERNEL));
+            }
             _ => {
                 self.expr(v)?;
                 self.push(Insn::stx(DW, base, off, R0));

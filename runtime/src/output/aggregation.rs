@@ -143,6 +143,7 @@ fn rank(v: &Value) -> u8 {
         Value::Int(..) => 0,
         Value::Str(_) => 1,
         Value::Stack(_) => 2,
+        Value::Bytes(_) => 3,
     }
 }
 
@@ -228,6 +229,10 @@ fn print_key(out: &mut String, key: &Value) {
             pad(out, s, s.len(), 50, true);
         }
         Value::Stack(frames) => out.push_str(&Value::stack_text(frames)),
+        Value::Bytes(b) => {
+            out.push_str("  ");
+            out.push_str(&Value::bytes_text(b));
+        }
     }
 }
 

@@ -10,6 +10,7 @@ use crumbs_lang::printf::Piece;
 use std::io;
 
 pub mod aggregation;
+pub mod print;
 pub mod printf;
 pub mod record;
 pub mod text;
@@ -36,6 +37,8 @@ impl Firing<'_> {
 pub enum Output<'p> {
     Printf { pieces: &'p [Piece], values: Vec<Value> },
     Trace(Value),
+    /// print(), or trace() of a struct or array: the value and how its type prints.
+    Print { layout: &'p crumbs_lang::ir::Layout, value: Value },
     /// printa(): the aggregation's rows at that moment (normalize() applied), printed in
     /// the default layout or each through a format.
     Printa { agg: usize, rows: Vec<AggRow>, format: Option<&'p [Piece]> },
@@ -73,12 +76,20 @@ pub enum Value {
     Str(String),
     /// A kernel stack: its frames, innermost first, already symbolized.
     Stack(Vec<String>),
+    /// A struct, union or array: its bytes as recorded.
+    Bytes(Vec<u8>),
 }
 
 impl Value {
     /// A signed 64-bit integer.
     pub fn long(n: i64) -> Value {
         Value::Int(n, IntRepr::I64)
+    }
+
+    /// Bytes as space-separated hex pairs (the checker records them only for print(), so
+    /// other places show them plainly rather than fail).
+    pub fn bytes_text(bytes: &[u8]) -> String {
+        bytes.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ")
     }
 
     /// DTrace's dt_print_stack: a newline, then each frame on its own line indented by 14.

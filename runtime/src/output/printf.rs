@@ -78,6 +78,7 @@ pub fn format_conv(out: &mut String, c: &Conv, v: &Value) {
         }
         // The checker keeps stacks out of formats; print the frames rather than fail.
         (_, Value::Stack(frames)) => out.push_str(&Value::stack_text(frames)),
+        (_, Value::Bytes(b)) => out.push_str(&Value::bytes_text(b)),
     }
 }
 

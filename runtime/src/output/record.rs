@@ -74,6 +74,7 @@ pub fn trace(v: &Value, quiet: bool) -> String {
             pad(&mut out, s, s.len(), 33, true);
         }
         (Value::Stack(_), _) => unreachable!("returned above"),
+        (Value::Bytes(b), _) => out.push_str(&Value::bytes_text(b)),
     }
     out
 }

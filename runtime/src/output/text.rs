@@ -48,6 +48,7 @@ impl Sink for DtraceText<'_> {
             match o {
                 Output::Printf { pieces, values } => text.push_str(&printf::format(pieces, values)),
                 Output::Trace(v) => text.push_str(&record::trace(v, self.quiet)),
+                Output::Print { layout, value } => text.push_str(&super::print::print(layout, value)),
                 Output::Printa { rows, format: None, .. } => aggregation::print_aggregation_in(&mut text, rows, self.order()),
                 Output::Printa { rows, format: Some(pieces), .. } => {
                     for row in aggregation::sort_rows_by(rows, self.order()) {
