@@ -133,3 +133,14 @@ test_crumbs_struct_walk() {
     [ "$6" = "io-benchmark" ] || die "curthread->comm is '$6': $out"
     [ "$7" = "io-benchmark" ] || die "the exe's name is '$7': $out"
 }
+
+# print() of this kernel's task_struct (a different layout from the host's), and a pointer
+# kept in a this-> variable.
+test_crumbs_print_task_struct() {
+    out=$(crumbs -q -e 'syscall::read:entry /pid == $target/ { this->t = curthread;
+            printf("var %d %d\n", this->t->real_parent->tgid == ppid, this->t->pid == tid); print(*curthread); exit(0); }' \
+        -c 'io-benchmark -c -r -b 4096 -s 64K /tmp/f' 2>&1) || die "crumbs failed: $out"
+    echo "$out" | grep -qx 'var 1 1' || die "no 'var 1 1' line in: $out"
+    echo "$out" | grep -qx 'struct task_struct {' || die "no task_struct heading in: $out"
+    echo "$out" | grep -qx '    char \[16\] comm = \[ "io-benchmark" \]' || die "no comm member in: $out"
+}
