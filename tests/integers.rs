@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{int32_col, int_col, run, Output};
+use common::{assert_compile_error as assert_error, int32_col, int_col, run, Output};
 
 fn quiet(program: &str) -> Output {
     let out = run(&["-q", "-e", program]);
@@ -92,14 +92,6 @@ fn variables_hold_kernel_pointers() {
     assert!(out.ends_with(" 1\n"), "{out:?}");
     // Pointer arithmetic on a variable scales; two pointers subtract to a count.
     assert_eq!(printed("BEGIN { this->p = (int *)arg0; this->q = this->p + 3; printf(\"%d %d\\n\", (long)this->q - (long)this->p, this->q - this->p); exit(0); }"), "12 3\n");
-}
-
-fn assert_error(program: &str, message: &str, hint: &str) {
-    let out = run(&["-e", program]);
-    out.assert_no_panic();
-    assert_eq!(out.code(), 2, "{}", out.dump());
-    assert!(out.stderr.contains(message), "message {message:?}\n{}", out.dump());
-    assert!(out.stderr.contains(hint), "hint {hint:?}\n{}", out.dump());
 }
 
 #[test]

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{run, Output};
+use common::{assert_compile_error as assert_error, run, Output};
 
 /// `crumbs -q -e PROGRAM`; its output ends with the newline that ends tracing (spec §9.1).
 fn quiet(program: &str) -> Output {
@@ -63,14 +63,6 @@ fn pointer_arithmetic_scales_by_the_pointee() {
     let out = quiet(r#"BEGIN { printf("%d %d\n", (long)(curthread + 1) - (long)curthread, (long)&curthread->comm[3] - (long)&curthread->comm[0]); exit(0); }"#);
     let size = quiet(r#"BEGIN { printf("%d 3\n", sizeof(struct task_struct)); exit(0); }"#);
     assert_eq!(out.stdout, size.stdout, "{}", out.dump());
-}
-
-fn assert_error(program: &str, message: &str, hint: &str) {
-    let out = run(&["-e", program]);
-    out.assert_no_panic();
-    assert_eq!(out.code(), 2, "{}", out.dump());
-    assert!(out.stderr.contains(message), "message {message:?}\n{}", out.dump());
-    assert!(out.stderr.contains(hint), "hint {hint:?}\n{}", out.dump());
 }
 
 #[test]

@@ -337,6 +337,16 @@ pub fn int_col(n: i64) -> String {
     format!(" {n:>16}")
 }
 
+/// `crumbs -e PROGRAM` fails to compile: exit status 2, no panic, the message and the hint
+/// on stderr.
+pub fn assert_compile_error(program: &str, message: &str, hint: &str) {
+    let out = run(&["-e", program]);
+    out.assert_no_panic();
+    assert_eq!(out.code(), 2, "{}", out.dump());
+    assert!(out.stderr.contains(message), "message {message:?}\n{}", out.dump());
+    assert!(out.stderr.contains(hint), "hint {hint:?}\n{}", out.dump());
+}
+
 /// `" %8d"`: how DTrace prints a 4-byte integer (an `int`) traced or as a key.
 pub fn int32_col(n: i64) -> String {
     format!(" {n:>8}")
