@@ -78,9 +78,9 @@ impl Checker<'_> {
         let f = builtins::function(&name.name).ok_or_else(|| unknown_function(name))?;
         if f.kind == FnKind::Subroutine {
             // `stack();` as a statement traces its value, as in DTrace.
-            let v = self.value(&ast::Expr { kind: ExprKind::Call(name.clone(), args.to_vec()), span: span.clone() })?;
-            items.push(Item::Trace(self.repr_of(&v)));
-            body.push(Stmt::Emit { item: items.len() - 1, args: vec![self.own(&v)] });
+            let (item, v) = self.printed(&ast::Expr { kind: ExprKind::Call(name.clone(), args.to_vec()), span: span.clone() }, false)?;
+            items.push(item);
+            body.push(Stmt::Emit { item: items.len() - 1, args: vec![v] });
             return Ok(());
         }
         if f.kind == FnKind::Aggregating {

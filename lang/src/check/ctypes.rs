@@ -37,10 +37,6 @@ pub(super) fn no_types(span: &Span, e: String) -> Diagnostic {
 }
 
 impl Checker<'_> {
-    fn int_type(&mut self, name: &str, size: u8, signed: bool) -> TypeId {
-        self.types.int(name, size, signed)
-    }
-
     /// The type a type name names.
     pub(super) fn type_of_name(&mut self, t: &TypeName) -> Result<TypeId, Diagnostic> {
         let span = &t.span;
@@ -116,7 +112,7 @@ impl Checker<'_> {
                 Typed { val: Val::Value(val), ty }
             }
             ExprKind::Member { base, member, arrow } => {
-                let b = self.typed_operand(base)?;
+                let b = self.typed(base)?;
                 let (addr, record) = if *arrow {
                     match self.types.real(b.ty).map_err(types_err)? {
                         Type::Ptr { to, space } => {
@@ -159,7 +155,7 @@ impl Checker<'_> {
                 }
             }
             ExprKind::Index(base, index) => {
-                let b = self.typed_operand(base)?;
+                let b = self.typed(base)?;
                 let i = self.int_expr(index, "an index")?;
                 let (addr, elem) = match self.types.real(b.ty).map_err(types_err)? {
                     Type::Array { elem, .. } => match b.val {
@@ -183,7 +179,7 @@ impl Checker<'_> {
                 Typed { val: Val::Place(at), ty: elem }
             }
             ExprKind::Deref(inner) => {
-                let b = self.typed_operand(inner)?;
+                let b = self.typed(inner)?;
                 match self.types.real(b.ty).map_err(types_err)? {
                     Type::Ptr { to, space } => {
                         self.kernel_space(space, &inner.span, "*")?;
@@ -202,7 +198,7 @@ impl Checker<'_> {
                 }
             }
             ExprKind::AddrOf(inner) => {
-                let b = self.typed_operand(inner)?;
+                let b = self.typed(inner)?;
                 match b.val {
                     Val::Place(a) => Typed { val: Val::Value(a), ty: self.types.pointer(b.ty, AddrSpace::Kernel) },
                     Val::Value(_) => return Err(Diagnostic::new(inner.span.clone(), "`&` needs an object in memory").label("a value, not an object").hint("take the address of a member, an element or a dereference, e.g. &curthread->comm")),
@@ -213,17 +209,17 @@ impl Checker<'_> {
                 let inner = ast::Expr { kind: ExprKind::Ident(w[0].clone()), span: ts.clone() };
                 let ty = self.typed(&inner)?.ty;
                 let size = self.sized(ty, ts)?;
-                Typed { val: Val::Value(Expr::Int(size as i64)), ty: self.int_type("size_t", 8, false) }
+                Typed { val: Val::Value(Expr::Int(size as i64)), ty: self.c_int("size_t") }
             }
             ExprKind::SizeofType(t) => {
                 let ty = self.type_of_name(t)?;
                 let size = self.sized(ty, &t.span)?;
-                Typed { val: Val::Value(Expr::Int(size as i64)), ty: self.int_type("size_t", 8, false) }
+                Typed { val: Val::Value(Expr::Int(size as i64)), ty: self.c_int("size_t") }
             }
             ExprKind::SizeofExpr(inner) => {
                 let ty = self.typed(inner)?.ty;
                 let size = self.sized(ty, &inner.span)?;
-                Typed { val: Val::Value(Expr::Int(size as i64)), ty: self.int_type("size_t", 8, false) }
+                Typed { val: Val::Value(Expr::Int(size as i64)), ty: self.c_int("size_t") }
             }
             ExprKind::Offsetof(t, path) => {
                 let mut ty = self.type_of_name(t)?;
@@ -236,7 +232,7 @@ impl Checker<'_> {
                     bits += found.bit_offset;
                     ty = found.ty;
                 }
-                Typed { val: Val::Value(Expr::Int((bits / 8) as i64)), ty: self.int_type("size_t", 8, false) }
+                Typed { val: Val::Value(Expr::Int((bits / 8) as i64)), ty: self.c_int("size_t") }
             }
             _ => {
                 let v = self.plain(e)?;
@@ -260,11 +256,6 @@ impl Checker<'_> {
             (None, Some(h)) => d.hint(h),
             (None, None) => d.hint(format!("its members: {}", names.iter().take(12).cloned().collect::<Vec<_>>().join(", "))),
         })
-    }
-
-    /// An operand of a C-typed form.
-    fn typed_operand(&mut self, e: &ast::Expr) -> Result<Typed, Diagnostic> {
-        self.typed(e)
     }
 
     /// The size of a type, or an error at `span` if it has none.
@@ -308,7 +299,7 @@ impl Checker<'_> {
 
     /// A scalar operand: an integer or a pointer, loaded if it is in memory.
     fn scalar(&mut self, e: &ast::Expr) -> Result<Expr, Diagnostic> {
-        let t = self.typed_operand(e)?;
+        let t = self.typed(e)?;
         let v = self.value_of(t, &e.span)?;
         if !v.is_int() {
             let what = v.repr().describe();
@@ -345,8 +336,12 @@ impl Checker<'_> {
     /// `char *` is a string, anything else scalar is an integer.
     pub(super) fn lower_typed(&mut self, e: &ast::Expr) -> Result<TExpr, Diagnostic> {
         let t = self.typed(e)?;
+        self.lower(t, &e.span)
+    }
+
+    /// [`Checker::lower_typed`] of an expression already checked by [`Checker::typed`].
+    pub(super) fn lower(&mut self, t: Typed, span: &Span) -> Result<TExpr, Diagnostic> {
         let ty = t.ty;
-        let span = &e.span;
         let real = self.types.real(t.ty).map_err(|x| no_types(span, x))?;
         let char_elem = |types: &mut crate::types::Types, elem: TypeId| types.as_int(elem).ok().flatten().is_some_and(|i| i.char);
         match real {

@@ -39,8 +39,7 @@ impl Checker<'_> {
 
     /// The forms that are not C-typed places: constants, names, calls, operators.
     pub(super) fn plain(&mut self, e: &ast::Expr) -> Result<TExpr, Diagnostic> {
-        let long = self.long();
-        let string = self.types.string(STRSIZE as u32);
+        let string = self.c_string();
         Ok(match &e.kind {
             ExprKind::Cast(..) | ExprKind::Member { .. } | ExprKind::Index(..) | ExprKind::Deref(_) | ExprKind::AddrOf(_) | ExprKind::SizeofType(_) | ExprKind::SizeofExpr(_) | ExprKind::Offsetof(..) => unreachable!("typed forms are checked by typed()"),
             ExprKind::Int(v, t) => TExpr::new(Expr::Int(*v), self.types.int_of(t.clone())),
@@ -87,7 +86,7 @@ impl Checker<'_> {
                             .hint(format!("pass {} argument(s) after the script: crumbs -s script.d ARG...", n.max(1))));
                     };
                     match crate::parse::integer_literal(value) {
-                        Some(v) if !as_string && n > 0 => TExpr::new(Expr::Int(v), long),
+                        Some(v) if !as_string && n > 0 => TExpr::new(Expr::Int(v), self.long()),
                         _ => TExpr::new(Expr::Str(StrExpr::Const(self.strings.intern(value))), string),
                     }
                 }
@@ -177,7 +176,7 @@ impl Checker<'_> {
         })
     }
 
-    /// `l op r` of two values (pointer arithmetic is [`Checker::typed`]'s).
+    /// `l op r` of two values.
     fn binary(&mut self, op: BinOp, l: &ast::Expr, r: &ast::Expr, span: &Span) -> Result<TExpr, Diagnostic> {
         let (lv, rv) = (self.value(l)?, self.value(r)?);
         self.combine(op, lv, rv, &l.span, &r.span, span)

@@ -71,6 +71,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         types,
         var_types: known.unwrap_or_default(),
         read_before_typed: false,
+        c_ints: std::collections::HashMap::new(),
     };
     cx.declare_globals(program);
     if !second {
@@ -250,6 +251,8 @@ struct Checker<'a> {
     var_types: std::collections::HashMap<VarRef, crate::types::TypeId>,
     /// Whether a variable was read before its first assignment was checked.
     read_before_typed: bool,
+    /// D's integer types by name, as [`Checker::c_int`] found them.
+    c_ints: std::collections::HashMap<&'static str, crate::types::TypeId>,
 }
 
 type Lowered = (Option<Expr>, Vec<Stmt>, Option<usize>, usize);
@@ -281,6 +284,7 @@ impl Checker<'_> {
 
     fn clause(&mut self, c: &ast::Clause) -> Result<Lowered, Diagnostic> {
         self.clause_locals.clear();
+        self.var_types.retain(|v, _| !matches!(v, VarRef::Clause(_)));
         let predicate = match &c.predicate {
             Some(p) => Some(self.int_expr(p, "a predicate")?),
             None => None,

@@ -35,18 +35,15 @@ impl Checker<'_> {
             let layout = self.layout_of(t.ty).map_err(|x| no_types(span, x))?;
             return Ok((Item::Print(Repr::Object(size as u32), Box::new(layout)), Expr::Object { addr: Box::new(addr), size: size as u32 }));
         }
-        let ty = t.ty;
-        let v = self.lower_typed(e)?;
-        if !print || !v.expr.is_int() {
-            let repr = self.repr_of(&v);
-            if repr == Repr::Stack && print {
-                return Err(Diagnostic::new(span.clone(), "print() cannot print a stack").label("a stack").hint("trace it with stack();"));
-            }
-            let item = if print { Item::Print(repr, Box::new(Layout { name: "string".into(), shape: Shape::Opaque })) } else { Item::Trace(repr) };
-            return Ok((item, v.expr));
-        }
-        let layout = self.layout_of(ty).map_err(|x| no_types(span, x))?;
-        Ok((Item::Print(self.repr_of(&v), Box::new(layout)), self.own(&v)))
+        let v = self.lower(t, span)?;
+        let repr = self.repr_of(&v);
+        let item = match (print, repr) {
+            (false, _) => Item::Trace(repr),
+            (true, Repr::Stack) => return Err(Diagnostic::new(span.clone(), "print() cannot print a stack").label("a stack").hint("trace it with stack();")),
+            (true, Repr::Int(_)) => Item::Print(repr, Box::new(self.layout_of(v.ty).map_err(|x| no_types(span, x))?)),
+            (true, _) => Item::Print(repr, Box::new(Layout { name: "string".into(), shape: Shape::Opaque })),
+        };
+        Ok((item, self.own(&v)))
     }
 
     /// How output prints a value of type `ty`.

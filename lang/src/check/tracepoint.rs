@@ -70,15 +70,14 @@ impl Checker<'_> {
                 _ => kind = Some(f.kind.clone()),
             }
             if f.kind == FieldKind::Int {
-                // An integer field of one width and sign; its name from the first tracepoint.
+                // Each tracepoint reads the field at its own width; where they differ, the
+                // value's type is the one both convert to.
                 let t = crate::types::IntType { name: f.c_type.clone(), size: f.size as u8, signed: f.signed, char: f.c_type.ends_with("char"), bool: f.c_type == "bool" || f.c_type == "_Bool" };
-                match &int {
-                    Some(i) if (i.size, i.signed) != (t.size, t.signed) => {
-                        return Err(Diagnostic::new(span.clone(), format!("field `{name}` has different types in this clause's tracepoints")).label("ambiguous").hint("split the clause by tracepoint"));
-                    }
-                    Some(_) => {}
-                    None => int = Some(t),
-                }
+                int = Some(match int {
+                    Some(i) if (i.size, i.signed) != (t.size, t.signed) => crate::types::arithmetic(&i, &t),
+                    Some(i) => i,
+                    None => t,
+                });
             }
             // A string's location is read from the field: its offset and size must agree.
             if matches!(f.kind, FieldKind::DataLocStr { .. }) {
@@ -90,7 +89,7 @@ impl Checker<'_> {
                 }
             }
         }
-        let string = self.types.string(STRSIZE as u32);
+        let string = self.c_string();
         Ok(match kind {
             Some(FieldKind::Chars) => TExpr::new(Expr::Str(StrExpr::TpField(name.to_string())), string),
             Some(FieldKind::DataLocStr { relative }) => {

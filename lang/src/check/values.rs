@@ -32,10 +32,21 @@ fn in_range(e: &Expr) -> bool {
 
 impl Checker<'_> {
     /// The integer type named as a builtin's C type (`pid_t`, `int`, `uint64_t`).
-    pub(super) fn c_int(&mut self, name: &str) -> TypeId {
+    /// Named once per program: every expression asks for some of these.
+    pub(super) fn c_int(&mut self, name: &'static str) -> TypeId {
+        if let Some(id) = self.c_ints.get(name) {
+            return *id;
+        }
         let words: Vec<String> = name.split_whitespace().map(String::from).collect();
         let int = crate::types::int_from_keywords(&words).or_else(|| crate::types::builtin_typedef(name)).unwrap_or(IntType { name: name.into(), size: 8, signed: true, char: false, bool: false });
-        self.types.int_of(int)
+        let id = self.types.int_of(int);
+        self.c_ints.insert(name, id);
+        id
+    }
+
+    /// D's `string`, as strings are kept today ([`STRSIZE`] bytes).
+    pub(super) fn c_string(&mut self) -> TypeId {
+        self.types.string(STRSIZE as u32)
     }
 
     pub(super) fn long(&mut self) -> TypeId {

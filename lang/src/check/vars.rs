@@ -124,7 +124,6 @@ impl Checker<'_> {
                     None if reads => return Err(unassigned_local(&i.name, sp)),
                     None => {
                         self.clause_locals.push(i.name.clone());
-                        self.var_types.remove(&VarRef::Clause(self.clause_locals.len() - 1));
                         self.clause_locals.len() - 1
                     }
                 };

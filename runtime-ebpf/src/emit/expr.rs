@@ -376,12 +376,17 @@ impl Emitter<'_> {
 
     /// bpf_probe_read_kernel(r10 + slot, size, ptr + off).
     pub(super) fn read_kernel(&mut self, slot: i16, ptr: Reg, off: i32, size: i32) {
+        self.read_kernel_to(R10, slot as i32, ptr, off, size);
+    }
+
+    /// bpf_probe_read_kernel(dst + dst_off, size, ptr + off): zeros there if it cannot read.
+    pub(super) fn read_kernel_to(&mut self, dst: Reg, dst_off: i32, ptr: Reg, off: i32, size: i32) {
         self.push(Insn::mov(R3, ptr));
         if off != 0 {
             self.push(Insn::alu_imm(Alu::Add, R3, off));
         }
-        self.push(Insn::mov(R1, R10));
-        self.push(Insn::alu_imm(Alu::Add, R1, slot as i32));
+        self.push(Insn::mov(R1, dst));
+        self.push(Insn::alu_imm(Alu::Add, R1, dst_off));
         self.push(Insn::mov_imm(R2, size));
         self.push(Insn::call(helper::PROBE_READ_KERNEL));
     }

@@ -356,14 +356,10 @@ impl Emitter<'_> {
                 self.str_id(s)?;
                 self.push(Insn::stx(DW, base, off, R0));
             }
-            // Copied whole into the record; the helper writes zeros if it cannot read.
+            // Copied whole into the record.
             Expr::Object { addr, size } => {
                 self.expr(addr)?;
-                self.push(Insn::mov(R3, R0));
-                self.push(Insn::mov(R1, base));
-                self.push(Insn::alu_imm(Alu::Add, R1, off as i32));
-                self.push(Insn::mov_imm(R2, *size as i32));
-                self.push(Insn::call(helper::PROBE_READ_KERNEL));
+                self.read_kernel_to(base, off as i32, R0, 0, *size as i32);
             }
             _ => {
                 self.expr(v)?;

@@ -19,18 +19,23 @@
 //! illumos prints every enum as the constant for 0 (it never reads the value); crumbs
 //! prints the constant of the value it holds.
 
+use super::printf::push_n;
 use super::Value;
 use crumbs_lang::ir::layout::{Layout, MemberLayout, Shape};
 
 /// `print()` of `value`, whose type is `layout`.
 pub fn print(layout: &Layout, value: &Value) -> String {
-    let bytes = match value {
-        Value::Bytes(b) => b.clone(),
-        Value::Int(n, _) => n.to_le_bytes().to_vec(),
+    let scalar;
+    let bytes: &[u8] = match value {
+        Value::Bytes(b) => b,
+        Value::Int(n, _) => {
+            scalar = n.to_le_bytes();
+            &scalar
+        }
         Value::Str(s) => return format!("{} \"{s}\"\n", layout.name),
         Value::Stack(frames) => return Value::stack_text(frames),
     };
-    let mut p = Printer { out: String::new(), bytes: &bytes, depth: 0, nest: 0 };
+    let mut p = Printer { out: String::new(), bytes, depth: 0, nest: 0 };
     p.visit("", layout, 0, 0, 0);
     p.trailing_braces(0);
     p.out
@@ -57,8 +62,7 @@ impl Printer<'_> {
 
     fn trailing_braces(&mut self, depth: usize) {
         for d in (depth + 1..=self.depth).rev() {
-            let indent = (d + self.nest - 1) * 4;
-            self.out.push_str(&" ".repeat(indent));
+            push_n(&mut self.out, ' ', (d + self.nest - 1) * 4);
             self.out.push('}');
             if d != depth + 1 {
                 self.out.push('\n');
@@ -67,7 +71,7 @@ impl Printer<'_> {
     }
 
     fn indent(&mut self) {
-        self.out.push_str(&" ".repeat((self.depth + self.nest) * 4));
+        push_n(&mut self.out, ' ', (self.depth + self.nest) * 4);
     }
 
     fn member(&mut self, name: &str, l: &Layout, bit_off: u64, bits: u32, depth: usize) {
