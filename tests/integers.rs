@@ -57,6 +57,8 @@ fn trace_prints_in_the_column_of_its_type() {
     let after = line.split_once(":BEGIN ").unwrap().1;
     let want = format!("{}{}{:>6}{:>4}{}{}", int_col(1), int32_col(1), -2, 65, " 18446744073709551615", int32_col(4294967295));
     assert_eq!(after, want, "{}", out.dump());
+    // An int computed past its range is recorded at its type, as DTrace records it.
+    assert_eq!(printed("BEGIN { trace(0x7fffffff + 1); exit(0); }"), "-2147483648");
     // Quiet: the bare number.
     assert_eq!(printed("BEGIN { trace(-1ul); trace(\" \"); trace((char)-1); exit(0); }"), "18446744073709551615 -1");
 }
