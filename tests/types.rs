@@ -147,3 +147,47 @@ fn print_and_trace_of_kernel_structs() {
     assert_error("BEGIN { print(stack()); }", "print() cannot print a stack", "trace it with stack()");
     assert_error("struct big { char x[20000]; }; BEGIN { print(*(struct big *)curthread); }", "is 20000 bytes, too large to print", "one of its members");
 }
+
+/// spec §6.3: a system call's `args[N]` have the types of its prototype (the
+/// syscalls:sys_enter_NAME format); a return probe's `args[0]` and `args[1]` are the
+/// return value. io-benchmark opens its file read-only and reads 64 KiB in 4 KiB calls.
+#[test]
+fn syscall_args_have_the_prototypes_types() {
+    let f = common::TempPath::new("args.dat");
+    std::fs::write(f.path(), vec![7u8; 64 * 1024]).unwrap();
+    let cmd = format!("{} -r -b 4096 {}", common::io_benchmark().display(), f.str());
+    let program = r#"syscall::openat:entry /pid == $target && execname == "io-benchmark"/ { printf("openat %s %d\n", copyinstr(args[1]), args[2] & 3); }
+        syscall::read:entry /pid == $target && execname == "io-benchmark"/ { @size[args[2]] = count(); }
+        syscall::read:return /pid == $target && execname == "io-benchmark"/ { @bytes[args[0] == args[1]] = sum(args[0]); }"#;
+    let out = run(&["-q", "-e", program, "-c", &cmd]);
+    out.assert_ok();
+    // size_t keys print unsigned at 8 bytes, the comparison's int at 4.
+    let want = format!("openat {} 0\n\n{}{}\n{}{}\n", f.str(), common::int_col(4096), common::int_col(16), common::int32_col(1), common::int_col(65536));
+    assert_eq!(out.stdout, want, "{}", out.dump());
+}
+
+/// spec §4.8: a pointer into the traced process (a system call's pointer arguments) is read
+/// only with copyin()/copyinstr(); its other uses are compile errors that say so.
+#[test]
+fn user_pointers_need_copyin() {
+    let user = "points into the traced process";
+    assert_error(r#"syscall::openat:entry { printf("%s", args[1]); }"#, "%s of `char * (user)`, a user-space pointer", "copyinstr()");
+    assert_error(r#"tracepoint:syscalls:sys_enter_openat { printf("%s", args->filename); }"#, "a user-space pointer", "copyinstr()");
+    assert_error("syscall::openat:entry { trace(*args[1]); }", user, "copyin() or copyinstr()");
+    assert_error("syscall::openat:entry { trace(args[1][0]); }", user, "copyin() or copyinstr()");
+    assert_error("syscall::newfstatat:entry { trace(args[2]->st_size); }", user, "copyin() or copyinstr()");
+    assert_error("syscall::openat:entry { trace(stringof(args[1])); }", "stringof() of a user-space pointer", "copyinstr()");
+    assert_error("syscall::close:entry { trace(args[3]); }", "syscall:vmlinux:close:entry has one argument, args[0]", "count from 0");
+    assert_error("BEGIN { trace(args[0]); }", "the arguments of dtrace:::BEGIN have no types", "use arg0");
+    assert_error("syscall::read:entry { trace(args[arg0]); }", "args[] takes a constant index from 0 to 9", "args[0]");
+    assert_error("syscall::read:entry, tracepoint:sched:sched_switch { trace(args[0]); }", "have no types", "arg0");
+}
+
+/// spec §5.1: arg6..arg9 exist, as in DTrace; a system call has at most six arguments, so
+/// they are 0 there.
+#[test]
+fn args_six_to_nine_are_zero_where_the_probe_has_fewer() {
+    let out = run(&["-q", "-e", r#"syscall::read:entry /pid == $target && arg0 == 0/ { @[arg6 | arg7 | arg8 | arg9] = count(); }"#, "-c", "dd if=/dev/zero of=/dev/null bs=1k count=7"]);
+    out.assert_ok();
+    assert_eq!(out.stdout, format!("\n{}{}\n", common::int_col(0), common::int_col(7)), "{}", out.dump());
+}

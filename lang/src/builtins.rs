@@ -79,6 +79,10 @@ pub const VARIABLES: &[BuiltinVar] = &[
     BuiltinVar { name: "arg3", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(3), doc: "fourth probe argument" },
     BuiltinVar { name: "arg4", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(4), doc: "fifth probe argument" },
     BuiltinVar { name: "arg5", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(5), doc: "sixth probe argument" },
+    BuiltinVar { name: "arg6", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(6), doc: "seventh probe argument (0 where the probe has fewer)" },
+    BuiltinVar { name: "arg7", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(7), doc: "eighth probe argument (0 where the probe has fewer)" },
+    BuiltinVar { name: "arg8", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(8), doc: "ninth probe argument (0 where the probe has fewer)" },
+    BuiltinVar { name: "arg9", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(9), doc: "tenth probe argument (0 where the probe has fewer)" },
     BuiltinVar { name: "errno", aliases: &[], ty: VarType::Int("int"), hook: VarHook::Errno, doc: "error number of a failed system call (syscall return probes; 0 otherwise)" },
 ];
 

@@ -131,6 +131,12 @@ impl Checker<'_> {
                     }
                     let want_str = matches!(c.arg_kind(), printf::ArgKind::Str);
                     let is_str = !v.is_int();
+                    if want_str && !is_str && self.is_user_pointer(t.ty) {
+                        let name = self.types.name(t.ty);
+                        return Err(Diagnostic::new(a.span.clone(), format!("%{} of `{name}`, a user-space pointer", c.conv))
+                            .label("points into the traced process")
+                            .hint("read the string with copyinstr(), e.g. copyinstr(arg0)"));
+                    }
                     if want_str != is_str {
                         let conv = format!("%{}", c.conv);
                         return Err(Diagnostic::new(a.span.clone(), format!("{conv} expects {}, but this is {}", if want_str { "a string" } else { "an integer" }, if is_str { "a string" } else { "an integer" }))

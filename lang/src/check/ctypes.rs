@@ -37,13 +37,18 @@ pub(super) fn no_types(span: &Span, e: String) -> Diagnostic {
 }
 
 impl Checker<'_> {
-    /// The type a type name names.
+    /// The type a type name names (its pointers are kernel pointers, as a cast's are).
     pub(super) fn type_of_name(&mut self, t: &TypeName) -> Result<TypeId, Diagnostic> {
+        self.type_of_name_in(t, AddrSpace::Kernel)
+    }
+
+    /// The type a type name names, with its pointers into `space`.
+    pub(super) fn type_of_name_in(&mut self, t: &TypeName, space: AddrSpace) -> Result<TypeId, Diagnostic> {
         let span = &t.span;
         let base = match &t.base {
-            BaseType::Named(words) if words.len() == 1 && words[0] == "void" => self.types.add(Type::Void),
+            BaseType::Named(words) if words.len() == 1 && words[0] == "void" => self.types.void(),
             BaseType::Named(words) => match crate::types::int_from_keywords(words) {
-                Some(i) => self.types.add(Type::Int(i)),
+                Some(i) => self.types.int_of(i),
                 None if words.len() == 1 => match self.types.lookup(TypeSpace::Ordinary, &words[0]).map_err(|e| no_types(span, e))? {
                     Some(id) => id,
                     None => {
@@ -72,7 +77,7 @@ impl Checker<'_> {
         };
         let mut id = base;
         for _ in 0..t.pointers {
-            id = self.types.pointer(id, AddrSpace::Kernel);
+            id = self.types.pointer(id, space);
         }
         Ok(id)
     }
@@ -154,6 +159,7 @@ impl Checker<'_> {
                     Typed { val: Val::Place(add_offset(addr, (found.bit_offset / 8) as i64)), ty: found.ty }
                 }
             }
+            ExprKind::Index(base, index) if matches!(&base.kind, ExprKind::Ident(n) if n == "args") => self.args_index(index, span)?,
             ExprKind::Index(base, index) => {
                 let b = self.typed(base)?;
                 let i = self.int_expr(index, "an index")?;

@@ -65,7 +65,7 @@ impl Checker<'_> {
                     names.extend(self.globals.iter().map(String::as_str));
                     d = match closest(name, names) {
                         Some(c) => d.hint(format!("did you mean `{c}`?")),
-                        None => d.hint("builtins include execname, pid, tid, timestamp, probefunc, arg0..arg5; globals are declared by assigning them"),
+                        None => d.hint("builtins include execname, pid, tid, timestamp, probefunc, arg0..arg9; globals are declared by assigning them"),
                     };
                     return Err(d);
                 }

@@ -13,6 +13,7 @@ use crate::tracepoints::{parse_format, FieldKind, Tracepoint};
 use std::collections::{BTreeMap, BTreeSet};
 
 mod actions;
+mod args;
 mod ctypes;
 mod decls;
 mod expr;
@@ -68,6 +69,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         tracepoints: Vec::new(),
         clause_tracepoints: Vec::new(),
         clause_has_others: false,
+        clause_probes: Vec::new(),
         types,
         var_types: known.unwrap_or_default(),
         read_before_typed: false,
@@ -86,6 +88,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         let mut per_attach: BTreeMap<AttachPoint, BTreeSet<u32>> = BTreeMap::new();
         cx.clause_tracepoints.clear();
         cx.clause_has_others = false;
+        cx.clause_probes.clear();
         for desc in &clause.probes {
             for mut p in match_probes_with(desc, opts.facts.as_deref())? {
                 matched += 1;
@@ -112,6 +115,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
                 if p.nr.is_none() {
                     cx.strings.intern(p.function);
                 }
+                cx.clause_probes.push(p.clone());
                 let set = per_attach.entry(p.attach).or_default();
                 if let Some(nr) = p.nr {
                     set.insert(nr);
@@ -245,6 +249,8 @@ struct Checker<'a> {
     /// The tracepoints the clause being checked fires on, and whether it fires on others.
     clause_tracepoints: Vec<usize>,
     clause_has_others: bool,
+    /// The probes of the clause being checked (their prototypes type `args[N]`).
+    clause_probes: Vec<crate::providers::Probe>,
     /// C types: the script's and, read as they are walked into, the kernel's.
     types: crate::types::Types,
     /// Each variable's type: that of its first assignment.

@@ -231,3 +231,50 @@ fn records_and_keys_carry_int_types() {
     assert_eq!(items[..4], [Item::Trace(i(4, true)), Item::Trace(i(8, true)), Item::Trace(i(8, false)), Item::Trace(i(1, true))]);
     assert_eq!(p.aggregations[0].keys, [i(4, true), i(8, false), i(2, true)]);
 }
+
+/// Fixed facts with two system calls' prototypes (as their sys_enter formats give them).
+#[derive(Debug)]
+struct SyscallFacts;
+
+impl KernelFacts for SyscallFacts {
+    fn tracepoints(&self) -> crate::facts::Listing {
+        Ok(vec![("syscalls".to_string(), "sys_enter_openat".to_string())].into())
+    }
+    fn tracepoint_format(&self, _: &str, event: &str) -> Result<String, String> {
+        let field = |decl: &str, offset: u16, size: u16, signed: u8| format!("\tfield:{decl};\toffset:{offset};\tsize:{size};\tsigned:{signed};\n");
+        let nr = field("int __syscall_nr", 8, 4, 1);
+        Ok(match event {
+            "sys_enter_openat" => format!("format:\n{nr}{}{}{}{}", field("int dfd", 16, 8, 0), field("const char * filename", 24, 8, 0), field("int flags", 32, 8, 0), field("umode_t mode", 40, 8, 0)),
+            "sys_enter_newfstatat" => format!("format:\n{nr}{}{}{}", field("int dfd", 16, 8, 0), field("const char * filename", 24, 8, 0), field("struct stat * statbuf", 32, 8, 0)),
+            "sys_enter_read" => format!("format:\n{nr}{}{}{}", field("unsigned int fd", 16, 8, 0), field("char * buf", 24, 8, 0), field("size_t count", 32, 8, 0)),
+            _ => return Err("no such tracepoint".into()),
+        })
+    }
+}
+
+fn with_syscalls(src: &str) -> Result<Program, Diagnostic> {
+    compile(src, &CheckOptions { facts: Some(std::rc::Rc::new(SyscallFacts)), ..Default::default() })
+}
+
+#[test]
+fn syscall_args_are_typed_by_their_prototypes() {
+    let p = with_syscalls("syscall::openat:entry { @[args[2], args[0]] = count(); trace(args[3]); } syscall::read:entry { @r[args[0], args[2]] = count(); }").unwrap();
+    let i = |size, signed| Repr::Int(IntRepr { size, signed });
+    assert_eq!(p.aggregations[0].keys, [i(4, true), i(4, true)]);
+    assert_eq!(p.aggregations[1].keys, [i(4, false), i(8, false)]);
+    // umode_t is unknown to these facts' types: an integer of the field's size.
+    assert_eq!(p.records[0].items[0], Item::Trace(i(8, false)));
+    // Two prototypes in one clause: integers meet at their common type.
+    let p = with_syscalls("syscall::openat:entry, syscall::read:entry { @[args[0]] = count(); }").unwrap();
+    assert_eq!(p.aggregations[0].keys, [i(4, false)]);
+    let d = with_syscalls("syscall::openat:entry, syscall::newfstatat:entry { trace(args[2]); }").map(|_| ()).unwrap_err();
+    // struct stat is unknown to these facts' types: a pointer to void.
+    assert!(d.message.contains("args[2] is `int` in syscall:vmlinux:openat:entry but `void * (user)` in syscall:vmlinux:newfstatat:entry"), "{}", d.message);
+    // Pointers point into the process.
+    let d = with_syscalls("syscall::openat:entry { printf(\"%s\", args[1]); }").map(|_| ()).unwrap_err();
+    assert!(d.message.contains("`char * (user)`"), "{}", d.message);
+    let d = with_syscalls("tracepoint:syscalls:sys_enter_openat { trace(*args->filename); }").map(|_| ()).unwrap_err();
+    assert!(d.message.contains("user-space pointer"), "{}", d.message);
+    let d = with_syscalls("syscall::close:entry { trace(args[0]); }").map(|_| ()).unwrap_err();
+    assert!(d.message.contains("cannot read the argument types of syscall:vmlinux:close:entry"), "{}", d.message);
+}

@@ -1,6 +1,7 @@
 //! Tracepoints: numbering the program's tracepoints and resolving `args->NAME`.
 
 use super::*;
+use crate::types::{AddrSpace, TypeId};
 
 impl Checker<'_> {
     /// The index of a tracepoint in the program, reading its record format on first use.
@@ -43,9 +44,9 @@ impl Checker<'_> {
         }
         let mut kind: Option<FieldKind> = None;
         let mut at: Option<(u16, u16)> = None;
-        let mut int: Option<crate::types::IntType> = None;
-        for &i in &self.clause_tracepoints {
-            let t = &self.tracepoints[i];
+        let mut typed: Option<(TypeId, String)> = None;
+        for i in self.clause_tracepoints.clone() {
+            let t = self.tracepoints[i].clone();
             let Some(f) = t.field(name) else {
                 let names: Vec<&str> = t.fields.iter().map(|f| f.name.as_str()).collect();
                 let hint = match closest(name, names.iter().copied()) {
@@ -72,11 +73,21 @@ impl Checker<'_> {
             if f.kind == FieldKind::Int {
                 // Each tracepoint reads the field at its own width; where they differ, the
                 // value's type is the one both convert to.
-                let t = crate::types::IntType { name: f.c_type.clone(), size: f.size as u8, signed: f.signed, char: f.c_type.ends_with("char"), bool: f.c_type == "bool" || f.c_type == "_Bool" };
-                int = Some(match int {
-                    Some(i) if (i.size, i.signed) != (t.size, t.signed) => crate::types::arithmetic(&i, &t),
-                    Some(i) => i,
-                    None => t,
+                let (c_type, size, signed) = (f.c_type.clone(), f.size as u8, f.signed);
+                // The system call tracepoints record the call's arguments: their pointers
+                // point into the calling process.
+                let space = if t.category == "syscalls" { AddrSpace::User } else { AddrSpace::Kernel };
+                let here = format!("{}:{}", t.category, t.event);
+                let ty = self.c_type_text(&c_type, size, signed, space);
+                typed = Some(match typed {
+                    None => (ty, here),
+                    Some((prev, first)) => match self.meet(prev, ty) {
+                        Some(m) => (m, first),
+                        None => {
+                            let (was, is) = (self.types.name(prev), self.types.name(ty));
+                            return Err(Diagnostic::new(span.clone(), format!("field `{name}` is `{was}` in {first} but `{is}` in {here}")).label("different types in this clause's tracepoints").hint("split the clause by tracepoint"));
+                        }
+                    },
                 });
             }
             // A string's location is read from the field: its offset and size must agree.
@@ -99,8 +110,8 @@ impl Checker<'_> {
                 TExpr::new(Expr::Str(StrExpr::KernelStr(Box::new(Expr::Binary(BinOp::Add, Box::new(from), Box::new(loc))))), string)
             }
             _ => {
-                let ty = match int {
-                    Some(t) => self.types.int_of(t),
+                let ty = match typed {
+                    Some((t, _)) => t,
                     None => self.long(),
                 };
                 TExpr::new(Expr::TpField(name.to_string()), ty)

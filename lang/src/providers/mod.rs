@@ -15,6 +15,7 @@ pub use tracepoint::TRACEPOINT_ID_BASE;
 use crate::ast::ProbeDesc;
 use crate::diag::{closest, Diagnostic};
 use crate::facts::KernelFacts;
+use crate::types::AddrSpace;
 use globset::{GlobBuilder, GlobMatcher};
 
 /// Where a group of probes attaches in the kernel. Clauses that share one run, in program
@@ -83,6 +84,23 @@ pub trait Provider: Sync {
     fn no_match_hint(&self, _fields: [&str; 4]) -> Option<String> {
         None
     }
+    /// The C types of a probe's arguments, `args[0]`, `args[1]`, ..., where its prototype
+    /// is known: `None` where it is not (`args[]` is then an error; `argN` still works),
+    /// `Some(Err)` where it should be but cannot be read.
+    fn arg_types(&self, _probe: &Probe, _facts: Option<&dyn KernelFacts>) -> Option<Result<Vec<ArgType>, String>> {
+        None
+    }
+}
+
+/// One argument of a probe's prototype, as C text (`const char *`, `size_t`) with the size
+/// the kernel passes it at (for a typedef the kernel's types do not know) and the address
+/// space its pointers point into.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgType {
+    pub c_type: String,
+    pub size: u8,
+    pub signed: bool,
+    pub space: AddrSpace,
 }
 
 pub const PROVIDERS: &[&dyn Provider] = &[&dtrace::Dtrace, &syscall::Syscall, &tracepoint::Tracepoint, &profile::Profile];
@@ -90,6 +108,11 @@ pub const PROVIDERS: &[&dyn Provider] = &[&dtrace::Dtrace, &syscall::Syscall, &t
 /// Every probe of every provider (for `-l`).
 pub fn all_probes() -> Vec<Probe> {
     PROVIDERS.iter().flat_map(|p| p.probes()).collect()
+}
+
+/// The provider named `name`.
+pub fn provider(name: &str) -> Option<&'static dyn Provider> {
+    PROVIDERS.iter().copied().find(|p| p.name() == name)
 }
 
 /// The fixed-id probe with this id, if any.

@@ -2,6 +2,7 @@
 //! fixed-width typedefs D defines (`uint64_t`, `size_t`, ...).
 
 use super::IntType;
+use crate::ast::{BaseType, Span, TypeName};
 
 fn int(name: &str, size: u8, signed: bool) -> IntType {
     IntType { name: name.to_string(), size, signed, char: false, bool: false }
@@ -59,4 +60,25 @@ pub fn builtin_typedef(name: &str) -> Option<IntType> {
         _ => return None,
     };
     Some(int(name, size, signed))
+}
+
+/// The type name a C declaration's type writes (`const char *const *`, `struct stat *`,
+/// `unsigned long`), as a tracepoint format or a prototype gives it; qualifiers are dropped,
+/// as D ignores them. None for what a type name cannot say (arrays, function pointers).
+pub fn type_name_from_c(text: &str, span: Span) -> Option<TypeName> {
+    let spaced = text.replace('*', " * ");
+    let words: Vec<&str> = spaced.split_whitespace().filter(|w| !matches!(*w, "const" | "volatile" | "restrict" | "__restrict" | "__user")).collect();
+    let stars = words.iter().rev().take_while(|w| **w == "*").count();
+    let base = &words[..words.len() - stars];
+    if base.is_empty() || base.iter().any(|w| !w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')) {
+        return None;
+    }
+    let base = match base {
+        ["struct", n] => BaseType::Struct(n.to_string()),
+        ["union", n] => BaseType::Union(n.to_string()),
+        ["enum", n] => BaseType::Enum(n.to_string()),
+        [kw, ..] if matches!(*kw, "struct" | "union" | "enum") => return None,
+        words => BaseType::Named(words.iter().map(|w| w.to_string()).collect()),
+    };
+    Some(TypeName { base, pointers: u8::try_from(stars).ok()?, span })
 }

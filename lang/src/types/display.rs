@@ -14,7 +14,9 @@ impl Types {
             Type::Int(i) => i.name,
             Type::Float { name, .. } => name,
             Type::Ptr { to, space } => {
-                let inner = self.name(to);
+                // One mark for the whole pointer: `char ** (user)`.
+                let named = self.name(to);
+                let inner = named.strip_suffix(" (user)").unwrap_or(&named);
                 let star = if inner.ends_with('*') { "*" } else { " *" };
                 match space {
                     super::AddrSpace::Kernel => format!("{inner}{star}"),

@@ -8,7 +8,7 @@ mod c_names;
 mod display;
 mod kernel;
 
-pub use c_names::{builtin_typedef, int_from_keywords};
+pub use c_names::{builtin_typedef, int_from_keywords, type_name_from_c};
 
 use crate::facts::{KernelFacts, KernelTypeId, TypeSpace};
 use std::collections::HashMap;
@@ -135,6 +135,11 @@ impl Types {
     /// D's `string` type (its size is the strsize option's).
     pub fn string(&mut self, size: u32) -> TypeId {
         self.intern(Type::String { size })
+    }
+
+    /// `void`.
+    pub fn void(&mut self) -> TypeId {
+        self.intern(Type::Void)
     }
 
     /// D's `stack` type.

@@ -131,3 +131,15 @@ fn script_types_and_builtin_typedefs() {
     assert_eq!(t.pointer(u64_t, AddrSpace::User), p);
     assert_eq!(t.name(p), "uint64_t * (user)");
 }
+
+#[test]
+fn c_type_text_to_type_names() {
+    use crate::ast::BaseType;
+    let t = |s: &str| type_name_from_c(s, 0..0).map(|t| (t.base, t.pointers));
+    assert_eq!(t("const char *const *"), Some((BaseType::Named(vec!["char".into()]), 2)));
+    assert_eq!(t("struct stat *"), Some((BaseType::Struct("stat".into()), 1)));
+    assert_eq!(t("unsigned long"), Some((BaseType::Named(vec!["unsigned".into(), "long".into()]), 0)));
+    assert_eq!(t("umode_t"), Some((BaseType::Named(vec!["umode_t".into()]), 0)));
+    assert_eq!(t("char [16]"), None);
+    assert_eq!(t("struct *"), None);
+}

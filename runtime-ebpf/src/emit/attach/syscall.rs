@@ -77,7 +77,8 @@ impl ProbeContext for Syscall {
     }
 
     fn arg(&self, e: &mut Emitter, n: u8) -> Result<(), EmitError> {
-        if e.attach == AttachPoint::SyscallEntry {
+        // A system call has at most six arguments: arg6..arg9 are 0, as DTrace's are.
+        if e.attach == AttachPoint::SyscallEntry && (n as usize) < ARG_REGS.len() {
             e.scoped(|e| {
                 let tmp = e.slot(8)?;
                 e.push(Insn::ldx(DW, R0, R6, 0));
@@ -85,7 +86,7 @@ impl ProbeContext for Syscall {
                 e.push(Insn::ldx(DW, R0, R10, tmp));
                 Ok(())
             })?;
-        } else if n <= 1 {
+        } else if e.attach == AttachPoint::SyscallReturn && n <= 1 {
             e.push(Insn::ldx(DW, R0, R6, 8));
         } else {
             e.push(Insn::mov_imm(R0, 0));
