@@ -50,6 +50,13 @@ fn casts_truncate_and_extend_at_every_width() {
     assert_eq!(out.stdout, "-1 255 -32768 65535 -1 -56 1 -5\n\n", "{}", out.dump());
 }
 
+/// spec §4.6: a parenthesised kernel typedef before `-` is a cast, as D's lexer makes it.
+#[test]
+fn parenthesised_kernel_typedefs_are_casts() {
+    let out = quiet(r#"BEGIN { x = 5; printf("%u %d %d %d\n", (u64)-1, (u8)-1 * 2, (x) - 1, (u32)*&curthread->pid == pid); exit(0); }"#);
+    assert_eq!(out.stdout, "18446744073709551615 510 4 1\n\n", "{}", out.dump());
+}
+
 #[test]
 fn sizeof_and_offsetof() {
     let out = quiet(
@@ -106,7 +113,13 @@ BEGIN {
 "#;
     let out = quiet(script);
     assert_eq!(out.stdout, "24 16 8 4 16\n0 5 6 -2 8 24 8\n1\n\n", "{}", out.dump());
+    // Records defined in place: named, anonymous (its members are the outer one's), and a
+    // nested tag declared for later use; several members of one type.
+    let nested = r#"struct s { int a; struct { char d; long e; } in; union { int i; char c[8]; }; struct pt { int x, *y, z[3]; } p; struct tag { short t; }; };
+BEGIN { printf("%d %d %d %d %d %d %d\n", sizeof(struct s), offsetof(struct s, in.e), offsetof(struct s, i), offsetof(struct s, c), offsetof(struct s, p.z), sizeof(struct pt), sizeof(struct tag)); exit(0); }"#;
+    assert_eq!(quiet(nested).stdout, "64 16 24 24 48 32 2\n\n");
     assert_error("struct s { int a; long a; }; BEGIN { exit(0); }", "member `a` is declared twice", "different names");
+    assert_error("struct s { struct t { int a; } x; struct t { int b; } y; }; BEGIN { exit(0); }", "`struct t` is declared twice", "another name");
     assert_error("enum e { A, A }; BEGIN { exit(0); }", "enum constant `A` is declared twice", "one name space");
     assert_error("struct s { struct nosuch x; }; BEGIN { exit(0); }", "unknown type `struct nosuch`", "declare it in the script");
     assert_error("struct s { long a:3; char b:9; }; BEGIN { exit(0); }", "bitfield `b` of 9 bits", "no wider than the type");

@@ -5,3 +5,5 @@ struct flags { unsigned a:3; unsigned b:5; int c:2; };
 enum color { RED, GREEN = 5, BLUE };
 typedef struct point point_t;
 BEGIN { printf("%d %d %d\n", sizeof(point_t), offsetof(struct point, z), BLUE); trace(((struct flags *)curthread)->b); exit(0); }
+struct nest { int a; struct { char d; long e; } in; union { int i; char c[8]; }; struct inner { int x, *y, z[3]; } p; struct tagonly { short t; }; };
+BEGIN { trace(sizeof(struct nest)); trace(offsetof(struct nest, in.e)); trace(offsetof(struct nest, c)); trace(sizeof(struct tagonly)); print(*(struct nest *)curthread); }

@@ -45,7 +45,7 @@ pub fn compile(text: &str, stage: &mut dyn FnMut(Stage)) -> Outcome {
         Outcome::Rejected { stage: at, message }
     };
     stage(Stage::Parse);
-    let ast = match crumbs_lang::parse::parse_program(text) {
+    let ast = match crumbs_lang::parse::parse_program_with(text, opts.facts.clone()) {
         Ok(a) => a,
         Err(d) => return reject(Stage::Parse, d, stage),
     };

@@ -21,14 +21,22 @@ pub enum Decl {
     Typedef { ty: TypeName, name: Ident, len: Option<u32>, span: Span },
 }
 
-/// A member of a declared struct or union: `TYPE NAME[LEN] : BITS;`.
+/// A member of a declared struct or union: `TYPE NAME[LEN] : BITS;`, or a struct or union
+/// defined in place, `struct [TAG] { ... } [NAME][LEN];` (without a name, an anonymous
+/// member whose members are found as the outer record's, as in C11).
 #[derive(Clone, Debug)]
 pub struct MemberDecl {
-    pub ty: TypeName,
-    pub name: Ident,
+    pub ty: MemberType,
+    pub name: Option<Ident>,
     pub len: Option<u32>,
     pub bits: Option<u32>,
     pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum MemberType {
+    Named(TypeName),
+    Record { union: bool, tag: Option<Ident>, members: Vec<MemberDecl>, span: Span },
 }
 
 /// `#pragma D option name[=value]`.

@@ -20,6 +20,6 @@ pub mod types;
 
 /// Parses and checks a program: the front half of the pipeline.
 pub fn compile(source: &str, opts: &check::CheckOptions) -> Result<ir::Program, diag::Diagnostic> {
-    let ast = parse::parse_program(source)?;
+    let ast = parse::parse_program_with(source, opts.facts.clone())?;
     check::check(&ast, opts)
 }

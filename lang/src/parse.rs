@@ -5,21 +5,39 @@ use crate::diag::Diagnostic;
 use pest::iterators::{Pair, Pairs};
 use pest::pratt_parser::{Assoc, Op, PrattParser};
 use pest::Parser;
+use crate::facts::{KernelFacts, TypeSpace};
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 use std::sync::OnceLock;
 
 #[derive(pest_derive::Parser)]
 #[grammar = "d.pest"]
 struct DParser;
 
-/// Parses a whole D program.
+/// Parses a whole D program, knowing only the script's own typedefs and D's.
 pub fn parse_program(src: &str) -> Result<Program, Diagnostic> {
+    parse_program_with(src, None)
+}
+
+/// Parses a whole D program; `(name)` followed by `-`, `+`, `*` or `&` is a cast when `name`
+/// is a typedef of the script or of the kernel (asked through `facts`), as D's own lexer
+/// decides: `(u64)-1` is a cast, `(x) - 1` a subtraction.
+pub fn parse_program_with(src: &str, facts: Option<Rc<dyn KernelFacts>>) -> Result<Program, Diagnostic> {
+    let _scope = TypeScope::enter(facts);
     let mut pairs = DParser::parse(Rule::program, src).map_err(|e| syntax_error(src, e))?;
     let mut program = Program { pragmas: Vec::new(), decls: Vec::new(), clauses: Vec::new() };
     for pair in pairs.next().unwrap().into_inner() {
         match pair.as_rule() {
             Rule::pragma => program.pragmas.push(pragma(pair)?),
             Rule::include => include(pair)?,
-            Rule::declaration => program.decls.push(declaration(pair)?),
+            Rule::declaration => {
+                let d = declaration(pair)?;
+                if let Decl::Typedef { name, .. } = &d {
+                    TypeScope::declare(&name.name);
+                }
+                program.decls.push(d);
+            }
             Rule::clause => program.clauses.push(clause(pair)?),
             _ => {}
         }
@@ -30,6 +48,61 @@ pub fn parse_program(src: &str) -> Result<Program, Diagnostic> {
             .hint("a clause looks like `syscall::read:entry { @[execname] = count(); }`"));
     }
     Ok(program)
+}
+
+/// The type names a parenthesised name may be, while a program is parsed. Which names are
+/// typedefs is not in the grammar (the kernel's come from its BTF), and the expression
+/// builder is many small functions deep in the parse, so the program's parse keeps them
+/// here for its thread while it runs.
+struct TypeScope {
+    facts: Option<Rc<dyn KernelFacts>>,
+    script: HashSet<String>,
+    asked: HashMap<String, bool>,
+}
+
+thread_local! {
+    static TYPE_SCOPE: RefCell<Option<TypeScope>> = const { RefCell::new(None) };
+}
+
+/// Ends the scope when the parse ends, however it ends.
+struct ScopeGuard;
+
+impl Drop for ScopeGuard {
+    fn drop(&mut self) {
+        TYPE_SCOPE.with(|s| s.borrow_mut().take());
+    }
+}
+
+impl TypeScope {
+    fn enter(facts: Option<Rc<dyn KernelFacts>>) -> ScopeGuard {
+        TYPE_SCOPE.with(|s| *s.borrow_mut() = Some(TypeScope { facts, script: HashSet::new(), asked: HashMap::new() }));
+        ScopeGuard
+    }
+
+    fn declare(name: &str) {
+        TYPE_SCOPE.with(|s| {
+            if let Some(scope) = s.borrow_mut().as_mut() {
+                scope.script.insert(name.to_string());
+            }
+        });
+    }
+
+    /// Whether `name` is a typedef of the script (declared so far) or of the kernel.
+    fn is_type(name: &str) -> bool {
+        TYPE_SCOPE.with(|s| {
+            let mut s = s.borrow_mut();
+            let Some(scope) = s.as_mut() else { return false };
+            if scope.script.contains(name) {
+                return true;
+            }
+            if let Some(known) = scope.asked.get(name) {
+                return *known;
+            }
+            let known = scope.facts.as_ref().is_some_and(|f| matches!(f.kernel_type_id(TypeSpace::Ordinary, name), Ok(Some(_))));
+            scope.asked.insert(name.to_string(), known);
+            known
+        })
+    }
 }
 
 fn syntax_error(src: &str, e: pest::error::Error<Rule>) -> Diagnostic {
@@ -142,22 +215,7 @@ fn declaration(p: Pair<Rule>) -> Result<Decl, Diagnostic> {
             let mut it = inner.into_inner();
             let union = it.next().unwrap().as_str() == "union";
             let name = ident_of(&it.next().unwrap());
-            let mut members = Vec::new();
-            for m in it.filter(|m| m.as_rule() == Rule::member_decl) {
-                let msp = span(&m);
-                let mut parts = m.into_inner();
-                let ty = type_name(parts.next().unwrap())?;
-                let mname = ident_of(&parts.next().unwrap());
-                let (mut len, mut bits) = (None, None);
-                for x in parts {
-                    match x.as_rule() {
-                        Rule::array_len => len = Some(small_number(x, "array length")?),
-                        Rule::bit_width => bits = Some(small_number(x, "bitfield width")?),
-                        _ => {}
-                    }
-                }
-                members.push(MemberDecl { ty, name: mname, len, bits, span: msp });
-            }
+            let members = member_decls(it)?;
             Ok(Decl::Record { union, name, members, span: sp })
         }
         Rule::enum_decl => {
@@ -191,6 +249,55 @@ fn declaration(p: Pair<Rule>) -> Result<Decl, Diagnostic> {
             Ok(Decl::Typedef { ty, name, len, span: sp })
         }
     }
+}
+
+/// The `member_decl`s among `pairs`.
+fn member_decls<'i>(pairs: impl Iterator<Item = Pair<'i, Rule>>) -> Result<Vec<MemberDecl>, Diagnostic> {
+    let mut members = Vec::new();
+    for m in pairs.filter(|m| m.as_rule() == Rule::member_decl) {
+        let msp = span(&m);
+        let mut parts = m.into_inner();
+        let first = parts.next().unwrap();
+        let ty = match first.as_rule() {
+            Rule::inline_record => {
+                let rsp = span(&first);
+                let mut it = first.into_inner().peekable();
+                let union = it.next().unwrap().as_str() == "union";
+                let tag = it.next_if(|t| t.as_rule() == Rule::tag_name).map(|t| ident_of(&t));
+                MemberType::Record { union, tag, members: member_decls(it)?, span: rsp }
+            }
+            _ => MemberType::Named(type_name(first)?),
+        };
+        let (mut name, mut len, mut bits) = (None, None, None);
+        let mut more = Vec::new();
+        for x in parts {
+            match x.as_rule() {
+                Rule::ident => name = Some(ident_of(&x)),
+                Rule::array_len => len = Some(small_number(x, "array length")?),
+                Rule::bit_width => bits = Some(small_number(x, "bitfield width")?),
+                Rule::more_members => more.push(x),
+                _ => {}
+            }
+        }
+        let base = ty.clone();
+        members.push(MemberDecl { ty, name, len, bits, span: msp.clone() });
+        for m in more {
+            let MemberType::Named(t) = &base else { unreachable!("the grammar lists more members only after a type name") };
+            let mut t = TypeName { pointers: 0, ..t.clone() };
+            let (mut name, mut len, mut bits) = (None, None, None);
+            for x in m.into_inner() {
+                match x.as_rule() {
+                    Rule::star => t.pointers = t.pointers.saturating_add(1),
+                    Rule::ident => name = Some(ident_of(&x)),
+                    Rule::array_len => len = Some(small_number(x, "array length")?),
+                    Rule::bit_width => bits = Some(small_number(x, "bitfield width")?),
+                    _ => {}
+                }
+            }
+            members.push(MemberDecl { ty: MemberType::Named(t), name, len, bits, span: msp.clone() });
+        }
+    }
+    Ok(members)
 }
 
 /// `#include <header>` or `#include "header"`: accepted and satisfied from the kernel's BTF.
@@ -483,8 +590,78 @@ fn binary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
             return Err(too_deep(span(&part)));
         }
     }
+    let cast_operands = RefCell::new(HashMap::new());
+    let parts = casts_of_named_types(p.into_inner().collect(), level, &cast_operands)?;
+    chain(parts, level, &cast_operands).map(|o| (o.e, o.h))
+}
+
+/// `(name)` as a bare parenthesised name (the grammar's reading when what follows could
+/// continue an expression).
+fn parenthesised_name<'i>(p: &Pair<'i, Rule>) -> Option<Pair<'i, Rule>> {
+    if p.as_rule() != Rule::paren {
+        return None;
+    }
+    let e = p.clone().into_inner().next()?;
+    let mut parts = e.into_inner();
+    let b = parts.next()?;
+    if parts.next().is_some() {
+        return None;
+    }
+    let mut inner = b.into_inner();
+    let name = inner.next()?;
+    (name.as_rule() == Rule::ident && inner.next().is_none()).then_some(name)
+}
+
+/// Rewrites `(T) - x`, `(T) + x`, `(T) * x` and `(T) & x` in a chain of operands and
+/// operators, where T is a type name, into the cast of the unary `-x`, `+x`, `*x`, `&x`: the
+/// cast's operand is built now and found by its `(T)` (keyed by its start) when the chain is.
+/// Right to left, so `(T)-(U)-1` casts twice.
+fn casts_of_named_types<'i>(mut parts: Vec<Pair<'i, Rule>>, level: usize, built: &RefCell<HashMap<usize, Operand>>) -> Result<Vec<Pair<'i, Rule>>, Diagnostic> {
+    let is_postfix = |r: Rule| matches!(r, Rule::member | Rule::index);
+    let mut i = parts.len();
+    while i > 0 {
+        i -= 1;
+        let Some(name) = parenthesised_name(&parts[i]) else { continue };
+        let Some(op) = parts.get(i + 1).map(|o| o.as_rule()).filter(|r| matches!(r, Rule::sub | Rule::add | Rule::mul | Rule::band)) else { continue };
+        if !TypeScope::is_type(name.as_str()) {
+            continue;
+        }
+        // The operand: prefix operators, a primary, postfix operators.
+        let mut end = i + 2;
+        while end < parts.len() && is_prefix(parts[end].as_rule()) {
+            end += 1;
+        }
+        end += 1;
+        while end < parts.len() && is_postfix(parts[end].as_rule()) {
+            end += 1;
+        }
+        let end = end.min(parts.len());
+        let operand = chain(parts[i + 2..end].to_vec(), level, built)?;
+        let op_start = parts[i + 1].as_span().start();
+        let written = op_start..operand.written.end;
+        let kind = match op {
+            Rule::sub => ExprKind::Unary(UnOp::Neg, Box::new(operand.e)),
+            Rule::add => ExprKind::Unary(UnOp::Plus, Box::new(operand.e)),
+            Rule::mul => ExprKind::Deref(Box::new(operand.e)),
+            _ => ExprKind::AddrOf(Box::new(operand.e)),
+        };
+        let inner = node(kind, written.clone(), operand.h + 1)?;
+        let paren = span(&parts[i]);
+        let t = TypeName { base: BaseType::Named(vec![name.as_str().to_string()]), pointers: 0, span: span(&name) };
+        let cast = node(ExprKind::Cast(t, Box::new(inner.0)), paren.start..written.end, inner.1 + 1)?;
+        built.borrow_mut().insert(paren.start, Operand::new(cast, paren.start..written.end));
+        parts.drain(i + 1..end);
+    }
+    Ok(parts)
+}
+
+/// A chain of operands and operators as the Pratt parser builds it.
+fn chain(parts: Vec<Pair<Rule>>, level: usize, built: &RefCell<HashMap<usize, Operand>>) -> Result<Operand, Diagnostic> {
     pratt()
         .map_primary(|p| {
+            if let Some(cast) = built.borrow_mut().remove(&p.as_span().start()) {
+                return Ok(cast);
+            }
             let written = span(&p);
             Ok(Operand::new(primary(p, level)?, written))
         })
@@ -532,8 +709,7 @@ fn binary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
             let b = binop_of(op.as_str().trim());
             Ok(Operand::new(node(ExprKind::Binary(b, Box::new(lhs.e), Box::new(rhs.e)), written.clone(), 1 + lhs.h.max(rhs.h))?, written))
         })
-        .parse(p.into_inner())
-        .map(|o| (o.e, o.h))
+        .parse(parts.into_iter())
 }
 
 /// The most `*` a type name may have (TypeName::pointers is a u8).
@@ -904,7 +1080,11 @@ mod tests {
         match &p.decls[0] {
             Decl::Record { union: false, name, members, .. } => {
                 assert_eq!(name.name, "s");
-                let m: Vec<(&str, Option<u32>, Option<u32>, u8)> = members.iter().map(|m| (m.name.name.as_str(), m.len, m.bits, m.ty.pointers)).collect();
+                let pointers = |m: &MemberDecl| match &m.ty {
+                    MemberType::Named(t) => t.pointers,
+                    MemberType::Record { .. } => panic!("{m:?}"),
+                };
+                let m: Vec<(&str, Option<u32>, Option<u32>, u8)> = members.iter().map(|m| (m.name.as_ref().unwrap().name.as_str(), m.len, m.bits, pointers(m))).collect();
                 assert_eq!(m, [("a", None, None, 0), ("b", Some(4), None, 0), ("c", None, Some(3), 0), ("next", None, None, 1)]);
             }
             d => panic!("{d:?}"),
@@ -921,6 +1101,20 @@ mod tests {
         assert!(matches!(&p.decls[3], Decl::Enum { name: None, .. }));
         assert!(matches!(&p.decls[5], Decl::Typedef { len: Some(16), .. }));
         assert!(parse_program("struct s { int a[0]; }; BEGIN {}").is_err());
+        let p = parse_program("struct s { struct { int x; } in; union { int i; }; char *a, b, *c[2]; }; BEGIN {}").unwrap();
+        let Decl::Record { members, .. } = &p.decls[0] else { panic!() };
+        type Shape<'a> = (Option<&'a str>, bool, Option<u8>, Option<u32>);
+        let shape: Vec<Shape> = members
+            .iter()
+            .map(|m| {
+                let (record, pointers) = match &m.ty {
+                    MemberType::Named(t) => (false, Some(t.pointers)),
+                    MemberType::Record { .. } => (true, None),
+                };
+                (m.name.as_ref().map(|n| n.name.as_str()), record, pointers, m.len)
+            })
+            .collect();
+        assert_eq!(shape, [(Some("in"), true, None, None), (None, true, None, None), (Some("a"), false, Some(1), None), (Some("b"), false, Some(0), None), (Some("c"), false, Some(1), Some(2))]);
     }
 
     #[test]
@@ -955,6 +1149,50 @@ mod tests {
 
     fn show_of(src: &str) -> String {
         show(&expr_of(src))
+    }
+
+    /// Facts whose kernel has the typedefs `u64`, `u8` and `pid_t`.
+    #[derive(Debug)]
+    struct Typedefs;
+
+    impl crate::facts::KernelFacts for Typedefs {
+        fn tracepoints(&self) -> crate::facts::Listing {
+            Ok(Vec::new().into())
+        }
+        fn tracepoint_format(&self, _: &str, _: &str) -> Result<String, String> {
+            Err("none".into())
+        }
+        fn kernel_type_id(&self, space: TypeSpace, name: &str) -> Result<Option<u32>, String> {
+            Ok((space == TypeSpace::Ordinary && matches!(name, "u64" | "u8" | "pid_t")).then_some(1))
+        }
+    }
+
+    fn show_with_typedefs(src: &str) -> String {
+        let p = parse_program_with(src, Some(Rc::new(Typedefs))).unwrap_or_else(|d| panic!("{src}: {}", d.message));
+        let c = p.clauses.into_iter().last().unwrap();
+        match c.body.unwrap().remove(0) {
+            Stmt::Expr(e) => show(&e),
+            s => panic!("not an expression: {s:?}"),
+        }
+    }
+
+    /// `(name)` before `-`, `+`, `*` or `&` is a cast when name is a typedef (the kernel's or
+    /// the script's), binding as tightly as any cast; otherwise a parenthesised expression.
+    #[test]
+    fn parenthesised_typedef_names_are_casts() {
+        let t = |e: &str| show_with_typedefs(&format!("BEGIN {{ {e}; }}"));
+        assert_eq!(t("(u64)-1"), "((u64)(Neg 1))");
+        assert_eq!(t("(u8)-1 * 2"), "(((u8)(Neg 1)) * 2)");
+        assert_eq!(t("(u64)-(u8)-1"), "((u64)(Neg ((u8)(Neg 1))))");
+        assert_eq!(t("-(u64)-x->y + 1"), "((Neg ((u64)(Neg (x->y)))) + 1)");
+        assert_eq!(t("(pid_t)*p"), "((pid_t)(*p))");
+        assert_eq!(t("(u64)&x"), "((u64)(&x))");
+        assert_eq!(t("(u64) + 1 << 2"), "(((u64)(Plus 1)) << 2)");
+        assert_eq!(t("(x) - 1 * 2"), "(x - (1 * 2))");
+        assert_eq!(t("(x) & 1"), "(x & 1)");
+        assert_eq!(show_with_typedefs("typedef long t; BEGIN { (t)-1; }"), "((t)(Neg 1))");
+        // Without the kernel's types, a kernel typedef is a name like any other.
+        assert_eq!(show_of("(u64)-1"), "(u64 - 1)");
     }
 
     fn error_of(src: &str) -> (String, Diagnostic) {

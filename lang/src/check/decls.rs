@@ -4,7 +4,7 @@
 //! checked, and are found before the kernel's types of the same name.
 
 use super::*;
-use crate::ast::{Decl, MemberDecl};
+use crate::ast::{Decl, Ident, MemberDecl, MemberType};
 use crate::facts::TypeSpace;
 use crate::types::{Member, Record, Type, TypeId};
 
@@ -13,13 +13,7 @@ impl Checker<'_> {
         for d in decls {
             match d {
                 Decl::Record { union, name, members, span } => {
-                    let space = if *union { TypeSpace::Union } else { TypeSpace::Struct };
-                    if self.types.lookup_script(space, &name.name).is_some() {
-                        return Err(Diagnostic::new(name.span.clone(), format!("`{} {}` is declared twice", if *union { "union" } else { "struct" }, name.name)).label("again here").hint("give the second one another name"));
-                    }
-                    let record = self.layout(&name.name, *union, members, span)?;
-                    let t = if *union { Type::Union(record) } else { Type::Struct(record) };
-                    self.types.declare(space, &name.name, t);
+                    self.declare_record(*union, Some(name), members, span)?;
                 }
                 Decl::Enum { name, values, span } => {
                     let mut next = 0i64;
@@ -57,6 +51,24 @@ impl Checker<'_> {
         Ok(())
     }
 
+    /// A struct or union definition, at the top level or as a member's type; a tagged one is
+    /// declared under its tag (C gives a nested definition's tag file scope too).
+    fn declare_record(&mut self, union: bool, tag: Option<&Ident>, members: &[MemberDecl], span: &Span) -> Result<TypeId, Diagnostic> {
+        let space = if union { TypeSpace::Union } else { TypeSpace::Struct };
+        if let Some(name) = tag {
+            if self.types.lookup_script(space, &name.name).is_some() {
+                return Err(Diagnostic::new(name.span.clone(), format!("`{} {}` is declared twice", if union { "union" } else { "struct" }, name.name)).label("again here").hint("give the second one another name"));
+            }
+        }
+        let tag_name = tag.map_or("", |t| t.name.as_str());
+        let record = self.layout(tag_name, union, members, span)?;
+        let t = if union { Type::Union(record) } else { Type::Struct(record) };
+        Ok(match tag {
+            Some(name) => self.types.declare(space, &name.name, t),
+            None => self.types.add(t),
+        })
+    }
+
     /// The size and alignment of a member's type.
     fn size_align(&mut self, ty: TypeId, span: &Span) -> Result<(u64, u64), Diagnostic> {
         let err = |e: String| super::ctypes::no_types(span, e);
@@ -72,10 +84,21 @@ impl Checker<'_> {
         let mut out: Vec<Member> = Vec::new();
         let (mut bits, mut size, mut align) = (0u64, 0u64, 1u64);
         for m in members {
-            if out.iter().any(|o| o.name == m.name.name) {
-                return Err(Diagnostic::new(m.name.span.clone(), format!("member `{}` is declared twice", m.name.name)).label("again here").hint("members of one struct need different names"));
+            let mname = m.name.as_ref().map_or("", |n| n.name.as_str());
+            if let Some(n) = &m.name {
+                if out.iter().any(|o| o.name == n.name) {
+                    return Err(Diagnostic::new(n.span.clone(), format!("member `{}` is declared twice", n.name)).label("again here").hint("members of one struct need different names"));
+                }
             }
-            let mut ty = self.type_of_name(&m.ty)?;
+            // `struct tag { ... };` inside a struct declares the tag, not a member (C11).
+            if let (MemberType::Record { union, tag: tag @ Some(_), members, span }, None) = (&m.ty, &m.name) {
+                self.declare_record(*union, tag.as_ref(), members, span)?;
+                continue;
+            }
+            let mut ty = match &m.ty {
+                MemberType::Named(t) => self.type_of_name(t)?,
+                MemberType::Record { union, tag, members, span } => self.declare_record(*union, tag.as_ref(), members, span)?,
+            };
             if let Some(n) = m.len {
                 ty = self.types.add(Type::Array { elem: ty, len: n });
             }
@@ -84,7 +107,7 @@ impl Checker<'_> {
             let (bit_offset, bit_size, end) = match m.bits {
                 Some(w) => {
                     if self.types.as_int(ty).ok().flatten().is_none() || w as u64 > msize * 8 {
-                        return Err(Diagnostic::new(m.span.clone(), format!("bitfield `{}` of {w} bits", m.name.name)).label("bad bitfield").hint("a bitfield is an integer type no wider than the type"));
+                        return Err(Diagnostic::new(m.span.clone(), format!("bitfield `{mname}` of {w} bits")).label("bad bitfield").hint("a bitfield is an integer type no wider than the type"));
                     }
                     // Packed at the current bit unless it would cross a unit of its type.
                     let unit = msize * 8;
@@ -101,7 +124,7 @@ impl Checker<'_> {
             if !union {
                 bits = end;
             }
-            out.push(Member { name: m.name.name.clone(), ty, bit_offset: bit_offset as u32, bit_size });
+            out.push(Member { name: mname.to_string(), ty, bit_offset: bit_offset as u32, bit_size });
         }
         let bytes = size.div_ceil(8).next_multiple_of(align);
         if bytes > u32::MAX as u64 {
