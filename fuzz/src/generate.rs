@@ -127,7 +127,7 @@ impl<'r> Generator<'r> {
             match f.kind {
                 FieldKind::Int => self.clause.int_fields.push(f.name),
                 FieldKind::Chars | FieldKind::DataLocStr { .. } => self.clause.name_fields.push(f.name),
-                FieldKind::Other(_) | FieldKind::Array { .. } => {}
+                FieldKind::Other(_) | FieldKind::Array { .. } | FieldKind::DataLocArray { .. } => {}
             }
         }
         format!("{}:{name}", self.rng.pick(&["tracepoint", "tp"]))

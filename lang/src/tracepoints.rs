@@ -23,6 +23,9 @@ pub enum FieldKind {
     /// fields; the field's low 16 bits are its offset from the record's start (from the
     /// field's end for `__rel_loc`), the high 16 its length.
     DataLocStr { relative: bool },
+    /// `__data_loc TYPE[] NAME`: an array of TYPE stored after the fixed fields, located as a
+    /// `DataLocStr` is; its length (bytes) is the field's high 16 bits.
+    DataLocArray { relative: bool, elem: String },
     /// An array of `len` integers of `size` bytes each (`unsigned long args[6]`), or of
     /// more than 16 chars (a string): indexed as a C array, `args->args[1]`.
     Array { size: u8, signed: bool, char: bool, len: u16 },
@@ -71,6 +74,10 @@ pub fn parse_format(text: &str) -> Vec<Field> {
         let kind = match array {
             None if size == 4 && (ty == "__data_loc char[]" || ty == "__data_loc const char[]") => FieldKind::DataLocStr { relative: false },
             None if size == 4 && (ty == "__rel_loc char[]" || ty == "__rel_loc const char[]") => FieldKind::DataLocStr { relative: true },
+            None if size == 4 && ty.ends_with("[]") && (ty.starts_with("__data_loc ") || ty.starts_with("__rel_loc ")) => {
+                let (loc, elem) = ty.trim_end_matches("[]").split_once(' ').expect("checked");
+                FieldKind::DataLocArray { relative: loc == "__rel_loc", elem: elem.trim().to_string() }
+            }
             None if ty.starts_with("__data_loc") || ty.starts_with("__rel_loc") => FieldKind::Other(ty),
             None if matches!(size, 1 | 2 | 4 | 8) => FieldKind::Int,
             Some(n) if ty == "char" && n.parse::<usize>().is_ok_and(|n| n <= 16) => FieldKind::Chars,
@@ -89,13 +96,14 @@ pub fn parse_format(text: &str) -> Vec<Field> {
 mod tests {
     use super::*;
 
-    const SCHED_SWITCH: &str = "name: sched_switch\nID: 372\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n\tfield:char * buf;\toffset:40;\tsize:8;\tsigned:0;\n\tfield:__data_loc char[] name;\toffset:48;\tsize:4;\tsigned:0;\n\nprint fmt: \"...\"\n";
+    const SCHED_SWITCH: &str = "name: sched_switch\nID: 372\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n\tfield:char * buf;\toffset:40;\tsize:8;\tsigned:0;\n\tfield:__data_loc char[] name;\toffset:48;\tsize:4;\tsigned:0;\n\tfield:__data_loc u64[] addrs;\toffset:52;\tsize:4;\tsigned:0;\n\nprint fmt: \"...\"\n";
 
     #[test]
     fn parses_fields() {
         let f = parse_format(SCHED_SWITCH);
         let names: Vec<&str> = f.iter().map(|f| f.name.as_str()).collect();
-        assert_eq!(names, ["prev_comm", "prev_pid", "prev_state", "buf", "name"]);
+        assert_eq!(names, ["prev_comm", "prev_pid", "prev_state", "buf", "name", "addrs"]);
+        assert_eq!(f[5].kind, FieldKind::DataLocArray { relative: false, elem: "u64".into() });
         assert_eq!(f[0].kind, FieldKind::Chars);
         assert_eq!((f[1].offset, f[1].size, f[1].signed, &f[1].kind), (24, 4, true, &FieldKind::Int));
         assert_eq!(f[3].kind, FieldKind::Int);

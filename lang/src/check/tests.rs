@@ -238,7 +238,7 @@ struct SyscallFacts;
 
 impl KernelFacts for SyscallFacts {
     fn tracepoints(&self) -> crate::facts::Listing {
-        Ok(vec![("syscalls".to_string(), "sys_enter_openat".to_string())].into())
+        Ok(vec![("syscalls".to_string(), "sys_enter_openat".to_string()), ("dma".to_string(), "dma_map_sg".to_string())].into())
     }
     fn tracepoint_format(&self, _: &str, event: &str) -> Result<String, String> {
         let field = |decl: &str, offset: u16, size: u16, signed: u8| format!("\tfield:{decl};\toffset:{offset};\tsize:{size};\tsigned:{signed};\n");
@@ -246,6 +246,7 @@ impl KernelFacts for SyscallFacts {
         Ok(match event {
             "sys_enter_openat" => format!("format:\n{nr}{}{}{}{}", field("int dfd", 16, 8, 0), field("const char * filename", 24, 8, 0), field("int flags", 32, 8, 0), field("umode_t mode", 40, 8, 0)),
             "sys_enter_newfstatat" => format!("format:\n{nr}{}{}{}", field("int dfd", 16, 8, 0), field("const char * filename", 24, 8, 0), field("struct stat * statbuf", 32, 8, 0)),
+            "dma_map_sg" => format!("format:\n{}{}", field("__data_loc unsigned int[] lengths", 8, 4, 0), field("__data_loc u64[] addrs", 12, 4, 0)),
             "sys_enter_read" => format!("format:\n{nr}{}{}{}", field("unsigned int fd", 16, 8, 0), field("char * buf", 24, 8, 0), field("size_t count", 32, 8, 0)),
             _ => return Err("no such tracepoint".into()),
         })
@@ -277,4 +278,17 @@ fn syscall_args_are_typed_by_their_prototypes() {
     assert!(d.message.contains("user-space pointer"), "{}", d.message);
     let d = with_syscalls("syscall::close:entry { trace(args[0]); }").map(|_| ()).unwrap_err();
     assert!(d.message.contains("cannot read the argument types of syscall:vmlinux:close:entry"), "{}", d.message);
+}
+
+/// `__data_loc TYPE[]` fields are pointers to their first element, in the record.
+#[test]
+fn data_loc_arrays_point_into_the_record() {
+    let p = with_syscalls("tracepoint:dma:dma_map_sg { trace(args->lengths[1]); }").unwrap();
+    assert_eq!(p.records[0].items[0], Item::Trace(Repr::Int(IntRepr { size: 4, signed: false })));
+    let Stmt::Emit { args, .. } = &p.groups[0].clauses[0].body[0] else { panic!() };
+    let Expr::Load { addr, size: 4, signed: false } = &args[0] else { panic!("{:?}", args[0]) };
+    assert!(matches!(&**addr, Expr::Binary(BinOp::Add, a, four) if matches!(**four, Expr::Int(4)) && matches!(&**a, Expr::Binary(BinOp::Add, r, _) if **r == Expr::TpRecord)), "{addr:?}");
+    // u64 is a kernel typedef, and these facts have no kernel types.
+    let d = with_syscalls("tracepoint:dma:dma_map_sg { trace(args->addrs[0]); }").map(|_| ()).unwrap_err();
+    assert!(d.message.contains("an array of `u64`, a type crumbs does not know"), "{}", d.message);
 }

@@ -58,7 +58,7 @@ impl Checker<'_> {
             if let FieldKind::Other(ty) = &f.kind {
                 return Err(Diagnostic::new(span.clone(), format!("field `{name}` has type `{ty}`, which crumbs cannot read yet"))
                     .label("unsupported field type")
-                    .hint("integer, pointer, char[N], integer-array and __data_loc string fields can be read"));
+                    .hint("integer, pointer, char[N], integer-array, __data_loc string and __data_loc array fields can be read"));
             }
             // One array field at one offset is a typed place (ctypes.rs); here it differs.
             if matches!(f.kind, FieldKind::Array { .. }) {
@@ -91,7 +91,7 @@ impl Checker<'_> {
                 });
             }
             // A string's location is read from the field: its offset and size must agree.
-            if matches!(f.kind, FieldKind::DataLocStr { .. }) {
+            if matches!(f.kind, FieldKind::DataLocStr { .. } | FieldKind::DataLocArray { .. }) {
                 match at {
                     Some(a) if a != (f.offset, f.size) => {
                         return Err(Diagnostic::new(span.clone(), format!("field `{name}` is at different offsets in this clause's tracepoints")).label("ambiguous").hint("split the clause by tracepoint"));
@@ -108,6 +108,18 @@ impl Checker<'_> {
                 let loc = Expr::Binary(BinOp::BitAnd, Box::new(Expr::TpField(name.to_string())), Box::new(Expr::Int(0xffff)));
                 let from = if relative { Expr::Binary(BinOp::Add, Box::new(Expr::TpRecord), Box::new(Expr::Int((offset + size) as i64))) } else { Expr::TpRecord };
                 TExpr::new(Expr::Str(StrExpr::KernelStr(Box::new(Expr::Binary(BinOp::Add, Box::new(from), Box::new(loc))))), string)
+            }
+            // A pointer to the array's first element, in the record (kernel memory).
+            Some(FieldKind::DataLocArray { relative, elem }) => {
+                let (offset, size) = at.expect("a data_loc field");
+                let elem_ty = crate::types::type_name_from_c(&elem, span.clone()).and_then(|t| self.type_of_name(&t).ok());
+                let Some(elem_ty) = elem_ty.filter(|t| matches!(self.types.size_of(*t), Ok(Some(_)))) else {
+                    return Err(Diagnostic::new(span.clone(), format!("field `{name}` is an array of `{elem}`, a type crumbs does not know")).label("unknown element type").hint("the kernel's BTF lacks it"));
+                };
+                let loc = Expr::Binary(BinOp::BitAnd, Box::new(Expr::TpField(name.to_string())), Box::new(Expr::Int(0xffff)));
+                let from = if relative { Expr::Binary(BinOp::Add, Box::new(Expr::TpRecord), Box::new(Expr::Int((offset + size) as i64))) } else { Expr::TpRecord };
+                let ty = self.types.pointer(elem_ty, AddrSpace::Kernel);
+                TExpr::new(Expr::Binary(BinOp::Add, Box::new(from), Box::new(loc)), ty)
             }
             _ => {
                 let ty = match typed {
