@@ -186,9 +186,9 @@ fn user_pointers_need_copyin() {
     let user = "points into the traced process";
     assert_error(r#"syscall::openat:entry { printf("%s", args[1]); }"#, "%s of `char * (user)`, a user-space pointer", "copyinstr()");
     assert_error(r#"tracepoint:syscalls:sys_enter_openat { printf("%s", args->filename); }"#, "a user-space pointer", "copyinstr()");
-    assert_error("syscall::openat:entry { trace(*args[1]); }", user, "copyin() or copyinstr()");
-    assert_error("syscall::openat:entry { trace(args[1][0]); }", user, "copyin() or copyinstr()");
-    assert_error("syscall::newfstatat:entry { trace(args[2]->st_size); }", user, "copyin() or copyinstr()");
+    assert_error("syscall::openat:entry { trace(*args[1]); }", user, "read a user string with copyinstr()");
+    assert_error("syscall::openat:entry { trace(args[1][0]); }", user, "read a user string with copyinstr()");
+    assert_error("syscall::newfstatat:entry { trace(args[2]->st_size); }", user, "read a user string with copyinstr()");
     assert_error("syscall::openat:entry { trace(stringof(args[1])); }", "stringof() of a user-space pointer", "copyinstr()");
     assert_error("syscall::close:entry { trace(args[3]); }", "syscall:vmlinux:close:entry has one argument, args[0]", "count from 0");
     assert_error("BEGIN { trace(args[0]); }", "the arguments of dtrace:::BEGIN have no types", "use arg0");
