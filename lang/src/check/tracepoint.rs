@@ -104,22 +104,16 @@ impl Checker<'_> {
         Ok(match kind {
             Some(FieldKind::Chars) => TExpr::new(Expr::Str(StrExpr::TpField(name.to_string())), string),
             Some(FieldKind::DataLocStr { relative }) => {
-                let (offset, size) = at.expect("a data_loc field");
-                let loc = Expr::Binary(BinOp::BitAnd, Box::new(Expr::TpField(name.to_string())), Box::new(Expr::Int(0xffff)));
-                let from = if relative { Expr::Binary(BinOp::Add, Box::new(Expr::TpRecord), Box::new(Expr::Int((offset + size) as i64))) } else { Expr::TpRecord };
-                TExpr::new(Expr::Str(StrExpr::KernelStr(Box::new(Expr::Binary(BinOp::Add, Box::new(from), Box::new(loc))))), string)
+                TExpr::new(Expr::Str(StrExpr::KernelStr(Box::new(data_loc_address(name, relative, at)))), string)
             }
             // A pointer to the array's first element, in the record (kernel memory).
             Some(FieldKind::DataLocArray { relative, elem }) => {
-                let (offset, size) = at.expect("a data_loc field");
                 let elem_ty = crate::types::type_name_from_c(&elem, span.clone()).and_then(|t| self.type_of_name(&t).ok());
                 let Some(elem_ty) = elem_ty.filter(|t| matches!(self.types.size_of(*t), Ok(Some(_)))) else {
                     return Err(Diagnostic::new(span.clone(), format!("field `{name}` is an array of `{elem}`, a type crumbs does not know")).label("unknown element type").hint("the kernel's BTF lacks it"));
                 };
-                let loc = Expr::Binary(BinOp::BitAnd, Box::new(Expr::TpField(name.to_string())), Box::new(Expr::Int(0xffff)));
-                let from = if relative { Expr::Binary(BinOp::Add, Box::new(Expr::TpRecord), Box::new(Expr::Int((offset + size) as i64))) } else { Expr::TpRecord };
                 let ty = self.types.pointer(elem_ty, AddrSpace::Kernel);
-                TExpr::new(Expr::Binary(BinOp::Add, Box::new(from), Box::new(loc)), ty)
+                TExpr::new(data_loc_address(name, relative, at), ty)
             }
             _ => {
                 let ty = match typed {
@@ -130,4 +124,14 @@ impl Checker<'_> {
             }
         })
     }
+}
+
+/// Where a `__data_loc` (`__rel_loc`: `relative`) field's data is: the record's address plus
+/// the field's low 16 bits (for `__rel_loc`, counted from the field's end). `at` is the
+/// field's offset and size.
+fn data_loc_address(name: &str, relative: bool, at: Option<(u16, u16)>) -> Expr {
+    let (offset, size) = at.expect("a data_loc field");
+    let loc = Expr::Binary(BinOp::BitAnd, Box::new(Expr::TpField(name.to_string())), Box::new(Expr::Int(0xffff)));
+    let from = if relative { Expr::Binary(BinOp::Add, Box::new(Expr::TpRecord), Box::new(Expr::Int((offset + size) as i64))) } else { Expr::TpRecord };
+    Expr::Binary(BinOp::Add, Box::new(from), Box::new(loc))
 }
