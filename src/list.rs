@@ -1,12 +1,34 @@
 //! `crumbs -l`: probe listings in DTrace's layout, from the provider table.
 
-use crumbs_lang::providers::{all_probes, match_probes_with, Probe, AttachPoint, PROFILE_ID_BASE, TRACEPOINT_ID_BASE};
+use crumbs_lang::providers::{all_probes, match_probes_with, provider, AttachPoint, Probe, PROFILE_ID_BASE, TRACEPOINT_ID_BASE};
+use crumbs_lang::types::AddrSpace;
 use crumbs_lang::ast::ProbeDesc;
 use crumbs_runtime::kernel::LiveKernel;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-fn print(probes: &[Probe]) -> ExitCode {
+/// DTrace's `-lv` section for one probe: the types of `args[0]`, ... where its provider knows
+/// its prototype, else `None`.
+fn argument_types(out: &mut impl Write, p: &Probe) {
+    let _ = writeln!(out, "\n\tArgument Types");
+    match provider(p.provider).and_then(|prov| prov.arg_types(p, Some(&LiveKernel))) {
+        Some(Ok(args)) if !args.is_empty() => {
+            for (i, a) in args.iter().enumerate() {
+                let user = if a.space == AddrSpace::User && a.c_type.contains('*') { " (user)" } else { "" };
+                let _ = writeln!(out, "\t\targs[{i}]: {}{user}", a.c_type);
+            }
+        }
+        Some(Err(e)) => {
+            let _ = writeln!(out, "\t\tunknown ({e})");
+        }
+        _ => {
+            let _ = writeln!(out, "\t\tNone");
+        }
+    }
+    let _ = writeln!(out);
+}
+
+fn print(probes: &[Probe], verbose: bool) -> ExitCode {
     let mut out = std::io::BufWriter::new(std::io::stdout());
     let _ = writeln!(out, "{:>5} {:>10} {:>17} {:>33} NAME", "ID", "PROVIDER", "MODULE", "FUNCTION");
     // Profile probes are numbered per program; list them as a program naming them in this
@@ -26,13 +48,16 @@ fn print(probes: &[Probe]) -> ExitCode {
             _ => p.id,
         };
         let _ = writeln!(out, "{:>5} {:>10} {:>17} {:>33} {}", id, p.provider, p.module, p.function, p.name);
+        if verbose {
+            argument_types(&mut out, p);
+        }
     }
     let _ = out.flush();
     ExitCode::SUCCESS
 }
 
 /// Every probe crumbs knows.
-pub fn all() -> ExitCode {
+pub fn all(verbose: bool) -> ExitCode {
     let mut probes = all_probes();
     // The kernel's tracepoints, matched the same way a program's description is.
     let every_tracepoint = ProbeDesc { text: "tracepoint:*:*".into(), fields: vec!["tracepoint".into(), "*".into(), "*".into()], span: 0..0 };
@@ -41,11 +66,11 @@ pub fn all() -> ExitCode {
         // The other probes need no root: list them, and say why the tracepoints are missing.
         Err(d) => eprintln!("crumbs: {}", d.message),
     }
-    print(&probes)
+    print(&probes, verbose)
 }
 
 /// The probes the program's clauses name, in order, each once.
-pub fn matching(name: &str, text: &str) -> ExitCode {
+pub fn matching(name: &str, text: &str, verbose: bool) -> ExitCode {
     let program = match crumbs_lang::parse::parse_program(text) {
         Ok(p) => p,
         Err(d) => {
@@ -69,5 +94,5 @@ pub fn matching(name: &str, text: &str) -> ExitCode {
             }
         }
     }
-    print(&probes)
+    print(&probes, verbose)
 }

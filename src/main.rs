@@ -48,6 +48,9 @@ pub(crate) struct Cli {
     /// List probes (those the program's descriptions match, or all) and exit.
     #[arg(short = 'l')]
     list: bool,
+    /// With -l: also list each probe's argument types, args[0]... (DTrace's -lv).
+    #[arg(short = 'v', requires = "list")]
+    verbose: bool,
     /// Read programs interactively (the default when no program is given on a terminal).
     #[arg(long, conflicts_with_all = ["program", "source", "command", "pid", "list"])]
     repl: bool,
@@ -76,7 +79,7 @@ fn main() -> ExitCode {
     let mut operands = cli.operands.clone();
     let script = (cli.program.is_empty() && cli.source.is_none() && !operands.is_empty()).then(|| operands.remove(0));
     if cli.list && cli.program.is_empty() && cli.source.is_none() && script.is_none() {
-        return list::all();
+        return list::all(cli.verbose);
     }
     let inline = (!cli.program.is_empty()).then(|| cli.program.join("\n"));
     let (name, text) = match (inline, cli.source.as_ref().or(script.as_ref())) {
@@ -89,7 +92,7 @@ fn main() -> ExitCode {
         (None, None) => return fail("no program: give a script file, -s FILE or -e 'PROGRAM', or --repl (see --help)"),
     };
     if cli.list {
-        return list::matching(&name, &text);
+        return list::matching(&name, &text, cli.verbose);
     }
     trace(&cli, &name, &text, operands, !cli.program.is_empty(), false)
 }

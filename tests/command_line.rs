@@ -73,3 +73,16 @@ fn list_without_root_says_why_tracepoints_are_missing() {
     assert!(out.stderr.contains("/sys/kernel/tracing/events is not readable (Permission denied (os error 13)); reading the kernel's tracepoints needs root"), "{}", out.dump());
     assert!(!out.stderr.contains("not mounted"), "{}", out.dump());
 }
+
+/// spec §10.1: `-lv` lists each probe's argument types, as DTrace's does.
+#[test]
+fn list_verbose_shows_argument_types() {
+    let out = run(&["-lv", "-e", "syscall::read:entry, syscall::read:return, BEGIN"]);
+    out.assert_ok();
+    let want_read = "\n\tArgument Types\n\t\targs[0]: unsigned int\n\t\targs[1]: char * (user)\n\t\targs[2]: size_t\n\n";
+    assert!(out.stdout.contains(&format!("read entry\n{want_read}")), "{}", out.dump());
+    assert!(out.stdout.contains("read return\n\n\tArgument Types\n\t\targs[0]: long\n\t\targs[1]: long\n"), "{}", out.dump());
+    assert!(out.stdout.contains("BEGIN\n\n\tArgument Types\n\t\tNone\n"), "{}", out.dump());
+    let bad = run(&["-v", "-e", "BEGIN { exit(0); }"]);
+    assert_eq!(bad.code(), 2, "-v needs -l\n{}", bad.dump());
+}
