@@ -1,9 +1,11 @@
 //! Kernel modules' BTF: /sys/kernel/btf/<module>, split files on top of vmlinux's, read only
 //! when vmlinux has no (complete) answer, each module at most once per process.
 //!
-//! btf-rs parses split files only with its Cache backend (all at once); module files are small
-//! (tcp_bbr's is 2 KiB), and the directory is listed and each file opened only on the first
-//! question vmlinux cannot answer, in a stable order: by name.
+//! btf-rs parses split files only with its Cache backend (all at once), about 10 ms per MiB;
+//! module files are small (tcp_bbr's is 2 KiB and parses in ~60 µs; the largest of Debian's
+//! 6.1, amdgpu's, is 2 MiB). The directory is listed and each file opened only on the first
+//! question vmlinux cannot answer, in a stable order (by name), stopping at the first module
+//! that answers; a name no module has opens them all (Debian's 4023 modules together: 0.6 s).
 
 use super::{Enumerators, VMLINUX};
 use btf_rs::Btf;
