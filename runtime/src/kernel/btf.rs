@@ -18,7 +18,10 @@ use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd};
 use std::sync::{Mutex, OnceLock};
 
+#[cfg(test)]
+mod blob;
 mod modules;
+mod scan;
 
 const VMLINUX: &str = "/sys/kernel/btf/vmlinux";
 
@@ -69,7 +72,7 @@ pub fn type_id(space: TypeSpace, name: &str) -> Result<Option<KernelTypeId>, Str
         return Ok(*id);
     }
     let vmlinux = vmlinux()?;
-    let id = lookup(vmlinux, modules::modules(vmlinux), space, name)?;
+    let id = lookup(vmlinux, modules::naming(vmlinux, name, scan::What::Type), space, name)?;
     FOUND.lock().unwrap().get_or_insert_default().insert(key, id);
     Ok(id)
 }
@@ -120,7 +123,7 @@ pub fn enum_constant(name: &str) -> Result<Option<(i64, KernelTypeId)>, String> 
     if let Some(found) = all.as_ref().map_err(Clone::clone)?.get(name) {
         return Ok(Some(*found));
     }
-    for (m, btf) in modules::modules(vmlinux) {
+    for (m, btf) in modules::naming(vmlinux, name, scan::What::Enumerator) {
         // A module whose enums cannot be read has none to offer.
         let Some(own) = modules::enums(m, || enumerators(btf, m).unwrap_or_default()) else { continue };
         if let Some(found) = own.get(name) {

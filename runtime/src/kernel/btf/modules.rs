@@ -1,15 +1,17 @@
 //! Kernel modules' BTF: /sys/kernel/btf/<module>, split files on top of vmlinux's, read only
-//! when vmlinux has no (complete) answer, each module at most once per process.
+//! when vmlinux has no (complete) answer, each module's file at most once per process.
 //!
-//! btf-rs parses split files only with its Cache backend (all at once), about 10 ms per MiB;
-//! module files are small (tcp_bbr's is 2 KiB and parses in ~60 µs; the largest of Debian's
-//! 6.1, amdgpu's, is 2 MiB). The directory is listed and each file opened only on the first
-//! question vmlinux cannot answer, in a stable order (by name), stopping at the first module
-//! that answers; a name no module has opens them all (Debian's 4023 modules together: 0.6 s).
+//! The directory is listed and each file read only on the first question vmlinux cannot
+//! answer, in a stable order (by name), stopping at the first module that answers. btf-rs
+//! parses split files only with its Cache backend (all at once), about 10 ms per MiB (tcp_bbr's
+//! 2 KiB in ~60 µs; the largest of Debian's 6.1, amdgpu's, is 2 MiB), so a module's file is
+//! parsed only if a walk over its raw bytes ([`scan`]) finds the name in it.
 
+use super::scan::{self, What};
 use super::{Enumerators, VMLINUX};
-use btf_rs::Btf;
+use btf_rs::{Btf, BtfType};
 use crumbs_lang::facts::KernelTypeId;
+use std::os::unix::fs::FileExt;
 use std::sync::OnceLock;
 
 const DIR: &str = "/sys/kernel/btf";
@@ -48,10 +50,13 @@ pub fn base_count(btf: &Btf) -> u32 {
     btf.base().type_id_range().1 + 1
 }
 
-/// One module's file, opened when first asked for.
+/// One module's file, read when first asked for.
 struct Module {
     path: String,
-    /// None if it cannot be read or its ids do not fit [`ID_BITS`]: it is then not searched.
+    /// None if it cannot be read: it is then not searched.
+    raw: OnceLock<Option<Vec<u8>>>,
+    /// Its bytes parsed, when a name was found in them; None if they do not parse or their ids
+    /// do not fit [`ID_BITS`].
     btf: OnceLock<Option<Btf>>,
     /// Its own enum constants, read on the first constant vmlinux does not have.
     enums: OnceLock<Enumerators>,
@@ -65,20 +70,52 @@ fn list() -> &'static [Module] {
         let mut paths: Vec<String> = dir.filter_map(|e| e.ok()?.path().to_str().map(str::to_string)).filter(|p| p != VMLINUX).collect();
         paths.sort();
         paths.truncate(MAX_MODULES);
-        paths.into_iter().map(|path| Module { path, btf: OnceLock::new(), enums: OnceLock::new() }).collect()
+        paths.into_iter().map(|path| Module { path, raw: OnceLock::new(), btf: OnceLock::new(), enums: OnceLock::new() }).collect()
     })
+}
+
+impl Module {
+    fn raw(&self) -> Option<&[u8]> {
+        self.raw.get_or_init(|| std::fs::read(&self.path).ok()).as_deref()
+    }
 }
 
 /// Module `index` (1-based) parsed on top of `vmlinux`, if it can be.
 pub fn module(vmlinux: &Btf, index: usize) -> Option<&'static Btf> {
     let m = list().get(index.checked_sub(1)?)?;
-    m.btf.get_or_init(|| open(&m.path, vmlinux)).as_ref()
+    m.btf.get_or_init(|| parse(m.raw()?, vmlinux)).as_ref()
 }
 
-/// Every readable module with its index, opened one by one as the caller goes on (the
-/// directory is not even listed until then).
-pub fn modules(vmlinux: &Btf) -> impl Iterator<Item = (usize, &'static Btf)> + '_ {
-    (1..).take_while(|&i| i <= list().len()).filter_map(move |i| Some((i, module(vmlinux, i)?)))
+/// The modules that have a type (or enum constant) named `name`, with their indexes, read one
+/// by one as the caller goes on (the directory is not even listed until then). Each is parsed
+/// only if its bytes name it, unless vmlinux's strings cannot be told from its own.
+pub fn naming<'a>(vmlinux: &'a Btf, name: &'a str, what: What) -> impl Iterator<Item = (usize, &'static Btf)> + 'a {
+    let base_name = |off: u32| vmlinux.resolve_name(&NameAt(off)).ok();
+    (1..).take_while(|&i| i <= list().len()).filter_map(move |i| {
+        let raw = list()[i - 1].raw()?;
+        let named = vmlinux_str_len().is_none_or(|len| scan::names(raw, len, name, what, base_name));
+        if named { Some((i, module(vmlinux, i)?)) } else { None }
+    })
+}
+
+/// A string of vmlinux's BTF, by offset, for `Btf::resolve_name`.
+pub struct NameAt(pub u32);
+
+impl BtfType for NameAt {
+    fn get_name_offset(&self) -> Option<u32> {
+        Some(self.0)
+    }
+}
+
+/// The length of vmlinux's string section, which modules' string offsets continue after (in
+/// its header: btf-rs does not tell it).
+fn vmlinux_str_len() -> Option<u32> {
+    static LEN: OnceLock<Option<u32>> = OnceLock::new();
+    *LEN.get_or_init(|| {
+        let mut header = [0; 24];
+        std::fs::File::open(VMLINUX).ok()?.read_exact_at(&mut header, 0).ok()?;
+        Some(u32::from_le_bytes(header[20..24].try_into().ok()?))
+    })
 }
 
 /// Module `index`'s enum constants, read by `read` on first use.
@@ -86,8 +123,8 @@ pub fn enums(index: usize, read: impl FnOnce() -> Enumerators) -> Option<&'stati
     Some(list().get(index.checked_sub(1)?)?.enums.get_or_init(read))
 }
 
-fn open(path: &str, vmlinux: &Btf) -> Option<Btf> {
-    let btf = Btf::from_split_file(path, vmlinux).ok()?;
+fn parse(raw: &[u8], vmlinux: &Btf) -> Option<Btf> {
+    let btf = Btf::from_split_bytes(raw, vmlinux).ok()?;
     fits(&btf).then_some(btf)
 }
 
