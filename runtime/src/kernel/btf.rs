@@ -1,15 +1,15 @@
-//! The running kernel's types, from its BTF (/sys/kernel/btf/vmlinux), in lang's terms
-//! ([`KernelType`]): the one reader of kernel BTF in crumbs, for the checker's facts and for
-//! the code generator's offsets (ppid).
+//! The running kernel's types, from its BTF, in lang's terms ([`KernelType`]): the one reader
+//! of kernel BTF in crumbs, for the checker's facts and for the code generator's offsets (ppid).
 //!
-//! The file is opened once per process, when a type is first asked for, and memory-mapped
-//! (btf-rs's Mmap backend): opening costs about 1.5 ms and 2 MiB, and each type is decoded only
-//! when asked for, where parsing all of it up front (btf-rs's Cache backend, aya) costs
-//! ~100 ms and 40 MiB. A script that names no kernel type never opens it.
+//! vmlinux's (/sys/kernel/btf/vmlinux) is opened once per process, when a type is first asked
+//! for, and memory-mapped (btf-rs's Mmap backend): opening costs about 1.5 ms and 2 MiB, and
+//! each type is decoded only when asked for, where parsing all of it up front (btf-rs's Cache
+//! backend, aya) costs ~100 ms and 40 MiB. A script that names no kernel type never opens it.
 //!
-//! Module BTF (/sys/kernel/btf/<module>, split files on top of vmlinux's) is not read: types
-//! defined only in modules are unknown. btf-rs reads split files only through its Cache
-//! backend, so they would need their own lazy, per-module loading.
+//! Types defined only in modules (`struct bbr` of tcp_bbr) are in the modules' BTF
+//! (/sys/kernel/btf/<module>, split files on top of vmlinux's): those are read only when
+//! vmlinux has no answer, or only a declaration, so a script naming vmlinux's types opens no
+//! module file ([`modules`], which also says how a module's type ids are told to lang).
 
 use btf_rs::{Backend, Btf, BtfType, Type};
 use crumbs_lang::facts::{KernelMember, KernelType, KernelTypeId, TypeSpace};
@@ -17,6 +17,11 @@ use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd};
 use std::sync::{Mutex, OnceLock};
+
+#[cfg(test)]
+mod blob;
+mod modules;
+mod scan;
 
 const VMLINUX: &str = "/sys/kernel/btf/vmlinux";
 
@@ -66,42 +71,84 @@ pub fn type_id(space: TypeSpace, name: &str) -> Result<Option<KernelTypeId>, Str
     if let Some(id) = FOUND.lock().unwrap().as_ref().and_then(|f| f.get(&key)) {
         return Ok(*id);
     }
-    let id = type_id_in(vmlinux()?, space, name)?;
+    let vmlinux = vmlinux()?;
+    let id = lookup(vmlinux, modules::naming(vmlinux, name, scan::What::Type), space, name)?;
     FOUND.lock().unwrap().get_or_insert_default().insert(key, id);
     Ok(id)
 }
 
+/// vmlinux's type, unless it has none or only declares it (`struct nfs_page;` where nfs is a
+/// module): then the first of `modules` that defines it, else the first declaration. `modules`
+/// is lazy: a module is opened only when the search reaches it.
+fn lookup<'a>(vmlinux: &Btf, modules: impl IntoIterator<Item = (usize, &'a Btf)>, space: TypeSpace, name: &str) -> Result<Option<KernelTypeId>, String> {
+    let mut declared = match candidate(vmlinux, space, vmlinux.resolve_ids_by_name(name))? {
+        Some((id, true)) => return Ok(Some(id)),
+        found => found.map(|(id, _)| id),
+    };
+    let count = modules::base_count(vmlinux);
+    for (m, btf) in modules {
+        // Only the module's own types: vmlinux's were searched above.
+        let Some(own) = btf.split() else { continue };
+        match candidate(btf, space, own.resolve_ids_by_name(name))? {
+            Some((id, true)) => return Ok(Some(modules::encode(m, id, count))),
+            Some((id, false)) => declared = declared.or(Some(modules::encode(m, id, count))),
+            None => {}
+        }
+    }
+    Ok(declared)
+}
+
 /// One kernel type, by id; see `KernelFacts::kernel_type`.
 pub fn kernel_type(id: KernelTypeId) -> Result<KernelType, String> {
-    kernel_type_in(vmlinux()?, id)
+    let vmlinux = vmlinux()?;
+    match modules::decode(id) {
+        (0, _) => kernel_type_in(vmlinux, 0, id),
+        (m, raw) => match modules::module(vmlinux, m) {
+            Some(btf) => kernel_type_in(btf, m, raw),
+            None => Err(format!("no kernel type {id}: no module {m}")),
+        },
+    }
 }
 
 /// Every kernel enum constant: its value and the enum it is in.
 type Enumerators = HashMap<String, (i64, KernelTypeId)>;
 
 /// A kernel enum constant's value and enum type. Enumerators are not indexed by name, so the
-/// first question reads every enum once (~10 ms here) and keeps the answers.
+/// first question reads every enum of vmlinux once (~10 ms here) and keeps the answers; a
+/// name vmlinux lacks is looked for in the modules' enums the same way, one module at a time.
 pub fn enum_constant(name: &str) -> Result<Option<(i64, KernelTypeId)>, String> {
     static ALL: OnceLock<Result<Enumerators, String>> = OnceLock::new();
-    let all = ALL.get_or_init(|| {
-        let btf = vmlinux()?;
-        let mut all = HashMap::new();
-        for id in 1.. {
-            match btf.resolve_type_by_id(id) {
-                Ok(Type::Enum(_) | Type::Enum64(_)) => {
-                    if let KernelType::Enum { values, .. } = kernel_type_in(btf, id)? {
-                        for (n, v) in values {
-                            all.entry(n).or_insert((v, id));
-                        }
-                    }
+    let vmlinux = vmlinux()?;
+    let all = ALL.get_or_init(|| enumerators(vmlinux, 0));
+    if let Some(found) = all.as_ref().map_err(Clone::clone)?.get(name) {
+        return Ok(Some(*found));
+    }
+    for (m, btf) in modules::naming(vmlinux, name, scan::What::Enumerator) {
+        // A module whose enums cannot be read has none to offer.
+        let Some(own) = modules::enums(m, || enumerators(btf, m).unwrap_or_default()) else { continue };
+        if let Some(found) = own.get(name) {
+            return Ok(Some(*found));
+        }
+    }
+    Ok(None)
+}
+
+/// The constants of every enum of `btf`'s own types (a split file's, not its base's).
+fn enumerators(btf: &Btf, module: usize) -> Result<Enumerators, String> {
+    let own = btf.split().unwrap_or(btf.base());
+    let (first, last) = own.type_id_range();
+    let mut all = HashMap::new();
+    for id in first.max(1)..=last {
+        if let Ok(Type::Enum(_) | Type::Enum64(_)) = own.resolve_type_by_id(id) {
+            if let KernelType::Enum { values, .. } = kernel_type_in(btf, module, id)? {
+                let id = modules::encode(module, id, modules::base_count(btf));
+                for (n, v) in values {
+                    all.entry(n).or_insert((v, id));
                 }
-                Ok(_) => {}
-                Err(_) => break,
             }
         }
-        Ok(all)
-    });
-    Ok(all.as_ref().map_err(Clone::clone)?.get(name).copied())
+    }
+    Ok(all)
 }
 
 /// Byte offset of `member` in `struct strukt`, if the kernel has both (ppid's offsets).
@@ -133,68 +180,98 @@ fn rank(space: TypeSpace, ty: &Type) -> Option<u8> {
     }
 }
 
-fn type_id_in(btf: &Btf, space: TypeSpace, name: &str) -> Result<Option<KernelTypeId>, String> {
-    let mut best: Option<(u8, KernelTypeId)> = None;
-    for id in btf.resolve_ids_by_name(name).map_err(btf_error)? {
+/// Whether `ty` only declares a struct, union or enum defined elsewhere.
+fn declaration(ty: &Type) -> bool {
+    matches!(ty, Type::Fwd(_)) || matches!(ty, Type::Enum(e) if e.members.is_empty())
+}
+
+/// The best of `ids` (types of `btf` sharing a name) for `space`, and whether it is a
+/// definition rather than a declaration.
+fn candidate(btf: &Btf, space: TypeSpace, ids: btf_rs::Result<Vec<u32>>) -> Result<Option<(KernelTypeId, bool)>, String> {
+    let mut best: Option<(u8, KernelTypeId, bool)> = None;
+    for id in ids.map_err(btf_error)? {
         let ty = btf.resolve_type_by_id(id).map_err(btf_error)?;
         // The first of equally good candidates wins, so the answer does not depend on ties.
         if let Some(r) = rank(space, &ty) {
-            if best.is_none_or(|(b, _)| r > b) {
-                best = Some((r, id));
+            if best.is_none_or(|(b, ..)| r > b) {
+                best = Some((r, id, !declaration(&ty)));
             }
         }
     }
-    Ok(best.map(|(_, id)| id))
+    Ok(best.map(|(_, id, defined)| (id, defined)))
 }
 
-/// A name from the string table; "" for anonymous types and members.
-fn name_of(btf: &Btf, t: &dyn BtfType) -> String {
-    btf.resolve_name(t).unwrap_or_default()
+/// `btf`'s own best answer (vmlinux's, for a stand-alone `btf`).
+#[cfg(test)]
+fn type_id_in(btf: &Btf, space: TypeSpace, name: &str) -> Result<Option<KernelTypeId>, String> {
+    Ok(candidate(btf, space, btf.resolve_ids_by_name(name))?.map(|(id, _)| id))
 }
 
-/// The id a type refers to (a pointer's target, a typedef's type); 0 (void) if it has none.
-fn target(t: &dyn BtfType) -> KernelTypeId {
-    t.get_type_id().unwrap_or(0)
+/// Types read from one BTF: vmlinux's (module 0) or a module's, whose ids are encoded for lang.
+#[derive(Clone, Copy)]
+struct Reader<'a> {
+    btf: &'a Btf,
+    module: usize,
+    vmlinux_count: u32,
 }
 
-fn members(btf: &Btf, s: &btf_rs::Struct) -> Vec<KernelMember> {
-    s.members
-        .iter()
-        .map(|m| KernelMember { name: name_of(btf, m), ty: target(m), bit_offset: m.bit_offset(), bit_size: m.bitfield_size().unwrap_or(0) })
-        .collect()
+impl Reader<'_> {
+    /// A name from the string table; "" for anonymous types and members.
+    fn name(&self, t: &dyn BtfType) -> String {
+        self.btf.resolve_name(t).unwrap_or_default()
+    }
+
+    /// The id lang knows the type of BTF id `id` by.
+    fn id(&self, id: u32) -> KernelTypeId {
+        modules::encode(self.module, id, self.vmlinux_count)
+    }
+
+    /// The id a type refers to (a pointer's target, a typedef's type); 0 (void) if it has none.
+    fn target(&self, t: &dyn BtfType) -> KernelTypeId {
+        self.id(t.get_type_id().unwrap_or(0))
+    }
+
+    fn members(&self, s: &btf_rs::Struct) -> Vec<KernelMember> {
+        s.members
+            .iter()
+            .map(|m| KernelMember { name: self.name(m), ty: self.target(m), bit_offset: m.bit_offset(), bit_size: m.bitfield_size().unwrap_or(0) })
+            .collect()
+    }
 }
 
-fn kernel_type_in(btf: &Btf, id: KernelTypeId) -> Result<KernelType, String> {
-    let ty = btf.resolve_type_by_id(id).map_err(|e| format!("no kernel type {id}: {e}"))?;
+/// Type `id` of `btf`, which is module `module`'s (0: vmlinux).
+fn kernel_type_in(btf: &Btf, module: usize, id: u32) -> Result<KernelType, String> {
+    let r = Reader { btf, module, vmlinux_count: modules::base_count(btf) };
+    let ty = btf.resolve_type_by_id(id).map_err(|e| format!("no kernel type {}: {e}", r.id(id)))?;
     Ok(match &ty {
         Type::Void => KernelType::Void,
         Type::Int(i) => {
-            let name = name_of(btf, i);
+            let name = r.name(i);
             // pahole never sets BTF_INT_CHAR: the character types are known by name. (Their
             // sign is BTF's: the kernel builds with -funsigned-char since 6.2.)
             let char = i.is_char() || matches!(name.as_str(), "char" | "signed char" | "unsigned char");
             KernelType::Int { size: i.size() as u32, signed: i.is_signed(), char, bool: i.is_bool(), name }
         }
-        Type::Float(f) => KernelType::Float { name: name_of(btf, f), size: f.size() as u32 },
-        Type::Ptr(p) => KernelType::Ptr(target(p)),
-        Type::Array(a) => KernelType::Array { elem: target(a), len: a.len() as u32 },
-        Type::Struct(s) => KernelType::Struct { name: name_of(btf, s), size: s.size() as u32, members: members(btf, s) },
-        Type::Union(u) => KernelType::Union { name: name_of(btf, u), size: u.size() as u32, members: members(btf, u) },
-        Type::Enum(e) if e.members.is_empty() => KernelType::Fwd { name: name_of(btf, e), space: TypeSpace::Enum },
+        Type::Float(f) => KernelType::Float { name: r.name(f), size: f.size() as u32 },
+        Type::Ptr(p) => KernelType::Ptr(r.target(p)),
+        Type::Array(a) => KernelType::Array { elem: r.target(a), len: a.len() as u32 },
+        Type::Struct(s) => KernelType::Struct { name: r.name(s), size: s.size() as u32, members: r.members(s) },
+        Type::Union(u) => KernelType::Union { name: r.name(u), size: u.size() as u32, members: r.members(u) },
+        Type::Enum(e) if e.members.is_empty() => KernelType::Fwd { name: r.name(e), space: TypeSpace::Enum },
         Type::Enum(e) => {
             let value = |m: &btf_rs::EnumMember| if e.is_signed() { m.val() as i32 as i64 } else { m.val() as i64 };
-            KernelType::Enum { name: name_of(btf, e), size: e.size() as u32, signed: e.is_signed(), values: e.members.iter().map(|m| (name_of(btf, m), value(m))).collect() }
+            KernelType::Enum { name: r.name(e), size: e.size() as u32, signed: e.is_signed(), values: e.members.iter().map(|m| (r.name(m), value(m))).collect() }
         }
         // Unsigned values above i64::MAX keep their bits; `signed: false` says how to read them.
-        Type::Enum64(e) => KernelType::Enum { name: name_of(btf, e), size: e.size() as u32, signed: e.is_signed(), values: e.members.iter().map(|m| (name_of(btf, m), m.val() as i64)).collect() },
-        Type::Fwd(f) => KernelType::Fwd { name: name_of(btf, f), space: if f.is_union() { TypeSpace::Union } else { TypeSpace::Struct } },
-        Type::Typedef(t) => KernelType::Typedef { name: name_of(btf, t), to: target(t) },
-        Type::Const(q) | Type::Volatile(q) | Type::Restrict(q) => KernelType::Qualified(target(q)),
-        Type::TypeTag(t) => KernelType::Qualified(target(t)),
+        Type::Enum64(e) => KernelType::Enum { name: r.name(e), size: e.size() as u32, signed: e.is_signed(), values: e.members.iter().map(|m| (r.name(m), m.val() as i64)).collect() },
+        Type::Fwd(f) => KernelType::Fwd { name: r.name(f), space: if f.is_union() { TypeSpace::Union } else { TypeSpace::Struct } },
+        Type::Typedef(t) => KernelType::Typedef { name: r.name(t), to: r.target(t) },
+        Type::Const(q) | Type::Volatile(q) | Type::Restrict(q) => KernelType::Qualified(r.target(q)),
+        Type::TypeTag(t) => KernelType::Qualified(r.target(t)),
         // A variadic prototype's last parameter is ("", 0).
-        Type::FuncProto(p) => KernelType::Function { ret: p.return_type_id(), params: p.parameters.iter().map(|a| (name_of(btf, a), target(a))).collect() },
+        Type::FuncProto(p) => KernelType::Function { ret: r.id(p.return_type_id()), params: p.parameters.iter().map(|a| (r.name(a), r.target(a))).collect() },
         // A function (not its type) is reached only by its own id: give its prototype.
-        Type::Func(f) => return kernel_type_in(btf, target(f)),
+        Type::Func(f) => return kernel_type_in(btf, module, f.get_type_id().unwrap_or(0)),
         // Variables, data sections and declaration tags are not types a member or pointer can
         // refer to; they reach here only by a bare id, and void says "nothing to read".
         Type::Var(_) | Type::Datasec(_) | Type::DeclTag(_) => KernelType::Void,

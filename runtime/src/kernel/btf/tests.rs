@@ -15,7 +15,7 @@ fn id(btf: &Btf, space: TypeSpace, name: &str) -> KernelTypeId {
 }
 
 fn ty(btf: &Btf, id: KernelTypeId) -> KernelType {
-    kernel_type_in(btf, id).unwrap()
+    kernel_type_in(btf, 0, id).unwrap()
 }
 
 /// The type under typedefs and qualifiers.
@@ -138,8 +138,8 @@ fn unknown_names() {
     // A name in the wrong space: pid_t is no struct, task_struct no typedef.
     assert_eq!(type_id_in(btf, TypeSpace::Struct, "pid_t"), Ok(None));
     assert_eq!(type_id_in(btf, TypeSpace::Ordinary, "task_struct"), Ok(None));
-    assert!(kernel_type_in(btf, u32::MAX).is_err());
-    assert_eq!(kernel_type_in(btf, 0), Ok(KernelType::Void));
+    assert!(kernel_type_in(btf, 0, u32::MAX).is_err());
+    assert_eq!(kernel_type_in(btf, 0, 0), Ok(KernelType::Void));
 }
 
 #[test]

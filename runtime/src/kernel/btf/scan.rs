@@ -1,0 +1,83 @@
+//! Whether a module's BTF names a type or an enum constant, read from its raw bytes without
+//! parsing them. A lookup that misses vmlinux asks every module in turn, and a name no module
+//! has (a parenthesised variable the parser asks about, a misspelt type) would otherwise parse
+//! them all with btf-rs (~10 ms per MiB: 0.6 s for all of Debian's 6.1 modules); this walk
+//! over the type records costs a small fraction of that, and only a module that names the
+//! thing is parsed.
+
+/// What a name is looked for as.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum What {
+    /// The name of one of the module's own types.
+    Type,
+    /// A constant of one of the module's own enums.
+    Enumerator,
+}
+
+/// Whether split BTF `raw` has its own type (or enum constant) named `name`, or may have: BTF
+/// this walk does not understand answers true, for btf-rs to decide. Its string offsets below
+/// `base_str_len` are vmlinux's strings (libbpf names a module's things with those where
+/// vmlinux has them), which `base_name` reads.
+pub fn names(raw: &[u8], base_str_len: u32, name: &str, what: What, base_name: impl Fn(u32) -> Option<String>) -> bool {
+    walk(raw, base_str_len, name, what, &base_name).unwrap_or(true)
+}
+
+const ENUM: u32 = 6;
+const ENUM64: u32 = 19;
+
+/// The bytes that follow a type record of `kind` (btf_type's 12 bytes): fixed, and per each
+/// of its `vlen` entries (members, parameters, enumerators, section variables).
+fn body(kind: u32) -> Option<(usize, usize)> {
+    Some(match kind {
+        // int, var, decl_tag
+        1 | 14 | 17 => (4, 0),
+        // ptr, fwd, typedef, volatile, const, restrict, func (its vlen is its linkage), float,
+        // type_tag
+        2 | 7..=12 | 16 | 18 => (0, 0),
+        // array
+        3 => (12, 0),
+        // struct, union, datasec, enum64
+        4 | 5 | 15 | ENUM64 => (0, 12),
+        // enum, func_proto
+        ENUM | 13 => (0, 8),
+        _ => return None,
+    })
+}
+
+fn walk(raw: &[u8], base_str_len: u32, name: &str, what: What, base_name: &dyn Fn(u32) -> Option<String>) -> Option<bool> {
+    let word = |at: usize| Some(u32::from_le_bytes(raw.get(at..at.checked_add(4)?)?.try_into().ok()?));
+    // Little-endian BTF, version 1 (x86-64's); anything else is left to btf-rs.
+    if raw.get(..3)? != [0x9f, 0xeb, 1] {
+        return None;
+    }
+    let hdr_len = word(4)? as usize;
+    let (type_off, type_len, str_off, str_len) = (word(8)? as usize, word(12)? as usize, word(16)? as usize, word(20)? as usize);
+    let strings = raw.get(hdr_len.checked_add(str_off)?..hdr_len.checked_add(str_off)?.checked_add(str_len)?)?;
+    let is_name = |off: u32| match off.checked_sub(base_str_len) {
+        Some(own) => strings.get(own as usize..).is_some_and(|s| s.starts_with(name.as_bytes()) && s.get(name.len()) == Some(&0)),
+        None => off != 0 && base_name(off).is_some_and(|s| s == name),
+    };
+    let (mut at, end) = (hdr_len.checked_add(type_off)?, hdr_len.checked_add(type_off)?.checked_add(type_len)?);
+    while at < end {
+        let (name_off, info) = (word(at)?, word(at + 4)?);
+        let (kind, vlen) = ((info >> 24) & 0x1f, (info & 0xffff) as usize);
+        let (fixed, each) = body(kind)?;
+        let entries = at + 12 + fixed;
+        match what {
+            What::Type if name_off != 0 && is_name(name_off) => return Some(true),
+            What::Enumerator if kind == ENUM || kind == ENUM64 => {
+                for i in 0..vlen {
+                    if is_name(word(entries + i * each)?) {
+                        return Some(true);
+                    }
+                }
+            }
+            _ => {}
+        }
+        at = entries + vlen * each;
+    }
+    (at == end).then_some(false)
+}
+
+#[cfg(test)]
+mod tests;
