@@ -33,7 +33,7 @@ fn add_offset(addr: Expr, off: i64) -> Expr {
 }
 
 pub(super) fn no_types(span: &Span, e: String) -> Diagnostic {
-    Diagnostic::new(span.clone(), format!("cannot read the kernel's types: {e}")).label("needs kernel types").hint("crumbs reads them from /sys/kernel/btf/vmlinux (a kernel built with CONFIG_DEBUG_INFO_BTF)")
+    Diagnostic::new(span.clone(), format!("cannot read the kernel's types: {e}")).label("needs kernel types").hint("crumbs reads them from /sys/kernel/btf (a kernel built with CONFIG_DEBUG_INFO_BTF)")
 }
 
 impl Checker<'_> {
@@ -70,7 +70,7 @@ impl Checker<'_> {
                     None => {
                         return Err(Diagnostic::new(span.clone(), format!("unknown type `{kw} {n}`"))
                             .label(format!("no {kw} {n} in the kernel or the script"))
-                            .hint("kernel types come from /sys/kernel/btf/vmlinux; check the spelling, or declare it in the script"))
+                            .hint("kernel types come from /sys/kernel/btf (vmlinux and loaded modules); check the spelling, or declare it in the script"))
                     }
                 }
             }

@@ -84,13 +84,24 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     let mut order: Vec<AttachPoint> = Vec::new();
     let mut matched = 0;
     let mut profile_probes: Vec<ProfileProbe> = Vec::new();
+    // Each description is matched once however often the program repeats it (matching globs
+    // over every listed probe).
+    let mut matches: std::collections::HashMap<&str, Vec<crate::providers::Probe>> = std::collections::HashMap::new();
     for (index, clause) in program.clauses.iter().enumerate() {
         let mut per_attach: BTreeMap<AttachPoint, BTreeSet<u32>> = BTreeMap::new();
         cx.clause_tracepoints.clear();
         cx.clause_has_others = false;
         cx.clause_probes.clear();
         for desc in &clause.probes {
-            for mut p in match_probes_with(desc, opts.facts.as_deref())? {
+            let found = match matches.get(desc.text.as_str()) {
+                Some(found) => found.clone(),
+                None => {
+                    let found = match_probes_with(desc, opts.facts.as_deref())?;
+                    matches.insert(&desc.text, found.clone());
+                    found
+                }
+            };
+            for mut p in found {
                 matched += 1;
                 if let AttachPoint::Tracepoint(_) = p.attach {
                     let i = cx.tracepoint(opts, p.module, p.name, desc)?;
