@@ -132,3 +132,14 @@ fn array_fields_are_indexed() {
     assert_eq!(out.code(), 0, "{}", out.dump());
     assert_eq!(out.stdout, format!("\n{:>17}{:>17}\n", 4096, 16), "{}", out.dump());
 }
+
+/// spec §6.5: a system call tracepoint records its arguments in 8-byte slots; a field is read
+/// at its C type: `int dfd` of openat is AT_FDCWD, -100, not 4294967196.
+#[test]
+fn syscall_fields_have_their_c_types() {
+    let out = run(&["-q", "-e", "tracepoint:syscalls:sys_enter_openat /pid == $target/ { @[args->dfd] = count(); }", "-c", "cat /etc/hostname"]);
+    out.assert_ok();
+    let keys: Vec<String> = common::agg_rows(&out.stdout).into_iter().map(|(k, _)| k.join(" ")).collect();
+    assert_eq!(keys, ["-100"], "{}", out.dump());
+    assert!(out.stdout.contains(&common::int32_col(-100)), "an int key\n{}", out.dump());
+}

@@ -274,6 +274,9 @@ fn syscall_args_are_typed_by_their_prototypes() {
     // Pointers point into the process.
     let d = with_syscalls("syscall::openat:entry { printf(\"%s\", args[1]); }").map(|_| ()).unwrap_err();
     assert!(d.message.contains("`char * (user)`"), "{}", d.message);
+    // The tracepoint's fields are 8-byte slots, read at their C types.
+    let p = with_syscalls("tracepoint:syscalls:sys_enter_openat { @[args->dfd] = count(); }").unwrap();
+    assert_eq!(p.aggregations[0].keys, [i(4, true)]);
     let d = with_syscalls("tracepoint:syscalls:sys_enter_openat { trace(*args->filename); }").map(|_| ()).unwrap_err();
     assert!(d.message.contains("user-space pointer"), "{}", d.message);
     let d = with_syscalls("syscall::close:entry { trace(args[0]); }").map(|_| ()).unwrap_err();

@@ -45,6 +45,10 @@ impl Checker<'_> {
         let mut kind: Option<FieldKind> = None;
         let mut at: Option<(u16, u16)> = None;
         let mut typed: Option<(TypeId, String)> = None;
+        // Each tracepoint's field as it is recorded (size, sign): where a slot is wider than
+        // the type or of the other sign (system call arguments sit in 8-byte slots), the
+        // value read is cut to its type.
+        let mut slots: Vec<(u8, bool)> = Vec::new();
         for i in self.clause_tracepoints.clone() {
             let t = self.tracepoints[i].clone();
             let Some(f) = t.field(name) else {
@@ -78,7 +82,16 @@ impl Checker<'_> {
                 // point into the calling process.
                 let space = if t.category == "syscalls" { AddrSpace::User } else { AddrSpace::Kernel };
                 let here = format!("{}:{}", t.category, t.event);
-                let ty = self.c_type_text(&c_type, size, signed, space);
+                // An integer is what the format says (its size and sign), named as it names
+                // it, so only a pointer's target needs the kernel's types; but a system call's
+                // arguments are all recorded as 8-byte slots ("int flags; size:8; signed:0"),
+                // so there the C type decides.
+                let ty = if c_type.contains('*') || space == AddrSpace::User {
+                    self.c_type_text(&c_type, size, signed, space)
+                } else {
+                    self.types.int_of(crate::types::IntType { char: c_type.ends_with("char"), bool: c_type == "bool" || c_type == "_Bool", name: c_type, size, signed })
+                };
+                slots.push((size, signed));
                 typed = Some(match typed {
                     None => (ty, here),
                     Some((prev, first)) => match self.meet(prev, ty) {
@@ -120,7 +133,12 @@ impl Checker<'_> {
                     Some((t, _)) => t,
                     None => self.long(),
                 };
-                TExpr::new(Expr::TpField(name.to_string()), ty)
+                let field = Expr::TpField(name.to_string());
+                let value = match self.types.as_int(ty) {
+                    Ok(Some(i)) if i.size < 8 && slots.iter().any(|&(size, signed)| size > i.size || signed != i.signed) => Expr::Bits { inner: Box::new(field), shift: 0, width: i.size * 8, signed: i.signed },
+                    _ => field,
+                };
+                TExpr::new(value, ty)
             }
         })
     }
