@@ -204,3 +204,22 @@ fn args_six_to_nine_are_zero_where_the_probe_has_fewer() {
     out.assert_ok();
     assert_eq!(out.stdout, format!("\n{}{}\n", common::int_col(0), common::int_col(7)), "{}", out.dump());
 }
+
+/// spec §4.8, §6.5: a struct reached from a tracepoint's pointer field. sleep(1) arms one
+/// hrtimer; the timer the record points to holds what the record copied from it.
+#[test]
+fn struct_chasing_from_a_tracepoint_argument() {
+    let program = r#"tracepoint:timer:hrtimer_start /pid == $target/ {
+        this->t = (struct hrtimer *)args->hrtimer;
+        @[this->t->function == args->function, this->t->_softexpires == args->softexpires, stringof(curthread->comm)] = count();
+    }"#;
+    let out = run(&["-q", "-e", program, "-c", "sleep 0.1"]);
+    out.assert_ok();
+    // One row: every timer armed agrees (an interrupt arming another one while sleep runs
+    // would count in it too).
+    let rows = common::agg_rows(&out.stdout);
+    assert_eq!(rows.len(), 1, "{}", out.dump());
+    assert_eq!(rows[0].0, ["1", "1", "sleep"], "{}", out.dump());
+    assert!(rows[0].1 >= 1, "{}", out.dump());
+    assert!(out.stdout.contains(&format!("{}{}{}", common::int32_col(1), common::int32_col(1), common::str_col("sleep"))), "{}", out.dump());
+}
