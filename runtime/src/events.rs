@@ -14,6 +14,9 @@ pub struct Events<'p> {
     pub aggregations: Aggregations<'p>,
     /// Each record's argument offsets and size, computed once rather than per event.
     layouts: Vec<wire::Layout>,
+    /// Aggregations `printa()` has printed rows of, by id: DTrace does not print them again
+    /// at the end (dt_consume.c's DTRACE_AGD_PRINTED).
+    printed: Vec<bool>,
 }
 
 /// A decoded record: the firing, and the status if it called `exit()`.
@@ -25,12 +28,19 @@ pub struct Decoded<'p> {
 impl<'p> Events<'p> {
     pub fn new(program: &'p Program, aggregations: Aggregations<'p>) -> Self {
         let layouts = program.records.iter().map(wire::layout).collect();
-        Events { program, aggregations, layouts }
+        Events { program, aggregations, layouts, printed: vec![false; program.aggregations.len()] }
     }
 
-    /// Every aggregation's rows, by id, for the end of tracing.
-    pub fn all_rows(&self) -> io::Result<Vec<Vec<AggRow>>> {
-        self.aggregations.all_rows()
+    /// The rows the end of tracing prints, by aggregation id: every aggregation's, except
+    /// that one `printa()` printed is empty.
+    pub fn rows_at_exit(&self) -> io::Result<Vec<Vec<AggRow>>> {
+        let mut all = self.aggregations.all_rows()?;
+        for (rows, printed) in all.iter_mut().zip(&self.printed) {
+            if *printed {
+                rows.clear();
+            }
+        }
+        Ok(all)
     }
 
     /// Decodes one record and carries out its actions; `None` for bytes that are no record
@@ -41,7 +51,7 @@ impl<'p> Events<'p> {
         }
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
         let (rid, probe, cpu) = (u32_at(0) as usize, u32_at(4), u32_at(8));
-        let Events { program, aggregations, layouts } = self;
+        let Events { program, aggregations, layouts, printed } = self;
         let program: &'p Program = program;
         let (Some(rec), Some(layout)) = (program.records.get(rid), layouts.get(rid)) else { return Ok(None) };
         if bytes.len() < layout.size {
@@ -60,7 +70,14 @@ impl<'p> Events<'p> {
                 Item::Printf { pieces, .. } => firing.outputs.push(Output::Printf { pieces, values }),
                 Item::Print(_, layout) => firing.outputs.push(Output::Print { layout, value: values.into_iter().next().unwrap_or(Value::long(0)) }),
                 Item::Trace(_) => firing.outputs.push(Output::Trace(values.into_iter().next().unwrap_or(Value::long(0)))),
-                Item::Printa { agg, format } => firing.outputs.push(Output::Printa { agg: *agg, rows: aggregations.rows(*agg)?, format: format.as_deref() }),
+                Item::Printa { agg, format } => {
+                    let rows = aggregations.rows(*agg)?;
+                    // As DTrace marks it: when a row is printed, not when printa() runs.
+                    if !rows.is_empty() {
+                        printed[*agg] = true;
+                    }
+                    firing.outputs.push(Output::Printa { agg: *agg, rows, format: format.as_deref() });
+                }
                 Item::Normalize { agg, by_arg } => {
                     let n = match (by_arg, values.first()) {
                         (true, Some(Value::Int(n, _))) => *n,

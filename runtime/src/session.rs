@@ -338,7 +338,7 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
     sink.stopped(&stop)?;
     run_once(&mut ebpf, compiled, AttachPoint::End)?;
     let end_exit = drain(ring.get_mut(), &mut events, sink)?;
-    sink.finish(&events.all_rows()?, &dropped(&ebpf))?;
+    sink.finish(&events.rows_at_exit()?, &dropped(&ebpf))?;
     Ok(match (stop, end_exit) {
         (_, Some(s)) => s,
         (Stopped::Exit(s), None) => s,
