@@ -144,8 +144,8 @@ fn exit_discards_what_follows_it_and_end_still_runs() {
     out.assert_no_panic();
     assert_eq!((out.code(), out.stdout.as_str()), (0, "end\n\n"), "{}", out.dump());
 
-    // Actions after exit() in its own clause print; a later clause's record does not, but
-    // that clause did run (its variable and aggregation updates stay).
+    // Actions after exit() in its own clause run and print; the later clauses of the same
+    // firing do not run at all (DTrace's rule): no record, no variable or aggregation update.
     let out = run(&[
         "-q",
         "-e",
@@ -153,7 +153,7 @@ fn exit_discards_what_follows_it_and_end_still_runs() {
            END { printf("end %d\n", x); }"#,
     ]);
     out.assert_no_panic();
-    assert_eq!((out.code(), out.stdout.clone()), (3, format!("a\nb\nend 5\n\n{}\n", int_col(1))), "{}", out.dump());
+    assert_eq!((out.code(), out.stdout.as_str()), (3, "a\nb\nend 0\n\n"), "{}", out.dump());
 
     // In END, the first exit() sets the final status and END's later records are not printed.
     let out = run(&[
@@ -667,4 +667,24 @@ fn repl_runs_programs_one_after_another() {
     assert_eq!(out.code(), 0, "{}", out.dump());
     assert_eq!(out.stdout, "one\n\ntwo\n\n", "{}", out.dump());
     assert!(out.stderr.contains("<repl>:1:13") && out.stderr.contains("unexpected `;`"), "{}", out.dump());
+}
+
+/// spec §7.4: after exit(), no clause runs but END's — not on this firing, not on later ones
+/// on any CPU — so nothing is counted after it.
+#[test]
+fn nothing_counts_after_exit() {
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"syscall::read:entry /pid == $target && arg0 == 0/ { @before = count(); }
+           syscall::read:entry /pid == $target && arg0 == 0/ { @n = count(); exit(0); }
+           syscall::read:entry /pid == $target && arg0 == 0/ { @after = count(); }
+           END { @end = count(); }"#,
+        "-c",
+        "dd if=/dev/zero of=/dev/null bs=1k count=50",
+    ]);
+    out.assert_ok();
+    let rows = common::agg_rows(&out.stdout);
+    // @before, @n and @end hold 1 each (first use order); @after never ran.
+    assert_eq!(rows, vec![(vec![], 1), (vec![], 1), (vec![], 1)], "{}", out.dump());
 }

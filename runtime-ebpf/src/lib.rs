@@ -65,7 +65,8 @@ pub fn map_defs(p: &Program, target: &Target) -> Vec<MapDef> {
 pub fn compile(p: &Program, target: &Target) -> Result<Compiled, EmitError> {
     let programs = p.groups.iter().map(|g| emit_program(p, g, target)).collect::<Result<Vec<_>, _>>()?;
     let maps = map_defs(p, target);
-    let elf = write_elf(&programs, &maps, p.globals.len() * 8);
+    let flag = emit::exit_flag_offset(p).map_or(0, |_| 8);
+    let elf = write_elf(&programs, &maps, p.globals.len() * 8 + flag);
     Ok(Compiled { elf, programs, maps })
 }
 

@@ -32,6 +32,14 @@ pub const ZERO_MAP: &str = "zero";
 pub const TLS_MAP: &str = "tls";
 pub const GLOBALS_SYMBOL: &str = "globals";
 
+/// Where the "exit() has run" word is among the globals, after the program's own, if the
+/// program calls exit() at all. Once exit() runs, no clause runs again but END's: not the
+/// next clauses of the same firing, nor firings on other CPUs (DTrace's DRAINING state),
+/// so nothing counts after the exit.
+pub fn exit_flag_offset(p: &Program) -> Option<i32> {
+    p.records.iter().any(|r| r.items.iter().any(|i| matches!(i, Item::Exit))).then_some((p.globals.len() * 8) as i32)
+}
+
 /// Aggregation values up to this many bytes are zeroed by stores; larger ones are copied
 /// from the zero map.
 pub const INLINE_ZEROING: usize = 16 * 8;
@@ -149,6 +157,11 @@ impl Emitter<'_> {
 
     fn clause(&mut self, c: &Clause) -> Result<(), EmitError> {
         let end = self.label();
+        if let (Some(flag), false) = (exit_flag_offset(self.p), self.attach == AttachPoint::End) {
+            self.ld_map(R1, GLOBALS_SYMBOL, flag);
+            self.push(Insn::ldx(DW, R0, R1, 0));
+            self.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), end);
+        }
         if c.locals > 0 {
             self.locals_base = self.slot(8 * c.locals)?;
             for i in 0..c.locals {
@@ -267,6 +280,10 @@ impl Emitter<'_> {
                 let offsets = record::layout(&self.p.records[rid]).offsets;
                 for (a, off) in args.iter().zip(&offsets[*item]) {
                     self.store_value(a, R8, *off as i16)?;
+                }
+                if let (Item::Exit, Some(flag)) = (&self.p.records[rid].items[*item], exit_flag_offset(self.p)) {
+                    self.ld_map(R1, GLOBALS_SYMBOL, flag);
+                    self.push(Insn::st_imm(DW, R1, 0, 1));
                 }
             }
             Stmt::Aggregate { agg, keys, value } => self.aggregate(*agg, keys, value)?,
@@ -480,6 +497,21 @@ mod tests {
         assert!(body.len() < 30, "{} instructions\n{text}", body.len());
         assert_eq!(text.matches("= cmpxchg(").count(), 1, "{text}");
         assert!(text.contains(&format!("if r4 != 0 goto -{}", body.len())), "{text}");
+    }
+
+    /// Once exit() runs, no clause but END's runs: each checks the flag first, and a program
+    /// without exit() checks nothing.
+    #[test]
+    fn clauses_check_the_exit_flag_only_where_exit_is_used() {
+        let globals = |c: &ProgramCode| c.map_refs.iter().filter(|m| m.map == GLOBALS_SYMBOL).count();
+        let (_, code) = compile("syscall::read:entry { @ = count(); } END { @e = count(); }");
+        assert!(code.iter().all(|c| globals(c) == 0));
+        let (p, code) = compile("syscall::read:entry { @ = count(); } syscall::read:entry { exit(0); } END { @e = count(); }");
+        assert_eq!(exit_flag_offset(&p), Some(0));
+        let [read, end] = [AttachPoint::SyscallEntry, AttachPoint::End].map(|a| code.iter().find(|c| c.attach == a).unwrap());
+        // Two checks and the store after the exit record.
+        assert_eq!(globals(read), 3, "{}", disassemble(&read.insns));
+        assert_eq!(globals(end), 0, "{}", disassemble(&end.insns));
     }
 
     #[test]
