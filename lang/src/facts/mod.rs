@@ -6,7 +6,8 @@
 
 pub mod sample;
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 /// Every (category, event) pair of the kernel's tracepoints, or why they cannot be listed.
@@ -80,17 +81,19 @@ pub struct KernelMember {
     pub bit_size: u32,
 }
 
-/// Facts that list the tracepoints of the ones they wrap at most once: listing tracefs reads
-/// thousands of directories, and a program may name tracepoints in a thousand clauses.
+/// Facts that ask the ones they wrap each tracefs question at most once: listing tracefs
+/// reads thousands of directories, a program may name tracepoints in a thousand clauses,
+/// and `args[N]` of `syscall:::entry` reads each system call's format for every use.
 #[derive(Debug)]
 pub struct Memo {
     inner: Rc<dyn KernelFacts>,
     tracepoints: OnceCell<Listing>,
+    formats: RefCell<HashMap<(String, String), Result<String, String>>>,
 }
 
 impl Memo {
     pub fn new(inner: Rc<dyn KernelFacts>) -> Memo {
-        Memo { inner, tracepoints: OnceCell::new() }
+        Memo { inner, tracepoints: OnceCell::new(), formats: RefCell::default() }
     }
 }
 
@@ -100,7 +103,13 @@ impl KernelFacts for Memo {
     }
 
     fn tracepoint_format(&self, category: &str, event: &str) -> Result<String, String> {
-        self.inner.tracepoint_format(category, event)
+        let key = (category.to_string(), event.to_string());
+        if let Some(text) = self.formats.borrow().get(&key) {
+            return text.clone();
+        }
+        let text = self.inner.tracepoint_format(category, event);
+        self.formats.borrow_mut().insert(key, text.clone());
+        text
     }
 
     fn kernel_type_id(&self, space: TypeSpace, name: &str) -> Result<Option<KernelTypeId>, String> {
@@ -131,6 +140,28 @@ mod tests {
         fn tracepoint_format(&self, _: &str, _: &str) -> Result<String, String> {
             Ok(String::new())
         }
+    }
+
+    #[test]
+    fn memo_reads_each_format_once() {
+        #[derive(Debug, Default)]
+        struct Formats(std::cell::Cell<usize>);
+        impl KernelFacts for Formats {
+            fn tracepoints(&self) -> Listing {
+                Ok(Vec::new().into())
+            }
+            fn tracepoint_format(&self, _: &str, event: &str) -> Result<String, String> {
+                self.0.set(self.0.get() + 1);
+                Ok(event.to_string())
+            }
+        }
+        let inner = Rc::new(Formats::default());
+        let memo = Memo::new(inner.clone());
+        for _ in 0..3 {
+            assert_eq!(memo.tracepoint_format("syscalls", "sys_enter_read").unwrap(), "sys_enter_read");
+        }
+        memo.tracepoint_format("syscalls", "sys_enter_write").unwrap();
+        assert_eq!(inner.0.get(), 2);
     }
 
     #[test]
