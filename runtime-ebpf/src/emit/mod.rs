@@ -49,7 +49,8 @@ pub const INLINE_ZEROING: usize = 16 * 8;
 pub const MAX_INSNS: usize = 1_000_000;
 
 pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<ProgramCode, EmitError> {
-    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(), clause: None, locals_base: 0 };
+    let exit_flag = exit_flag_offset(p);
+    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(), clause: None, locals_base: 0, exit_flag };
     e.push(Insn::mov(R6, R1));
     attach::context(group.attach).prologue(&mut e, group);
     for c in &group.clauses {
@@ -81,6 +82,8 @@ pub(crate) struct Emitter<'a> {
     clause: Option<usize>,
     /// Stack offset of the clause's `this->` variables.
     locals_base: i16,
+    /// [`exit_flag_offset`] of the program, found once.
+    exit_flag: Option<i32>,
 }
 
 impl Emitter<'_> {
@@ -157,7 +160,7 @@ impl Emitter<'_> {
 
     fn clause(&mut self, c: &Clause) -> Result<(), EmitError> {
         let end = self.label();
-        if let (Some(flag), false) = (exit_flag_offset(self.p), self.attach == AttachPoint::End) {
+        if let (Some(flag), false) = (self.exit_flag, self.attach == AttachPoint::End) {
             self.ld_map(R1, GLOBALS_SYMBOL, flag);
             self.push(Insn::ldx(DW, R0, R1, 0));
             self.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), end);
@@ -281,7 +284,7 @@ impl Emitter<'_> {
                 for (a, off) in args.iter().zip(&offsets[*item]) {
                     self.store_value(a, R8, *off as i16)?;
                 }
-                if let (Item::Exit, Some(flag)) = (&self.p.records[rid].items[*item], exit_flag_offset(self.p)) {
+                if let (Item::Exit, Some(flag)) = (&self.p.records[rid].items[*item], self.exit_flag) {
                     self.ld_map(R1, GLOBALS_SYMBOL, flag);
                     self.push(Insn::st_imm(DW, R1, 0, 1));
                 }
