@@ -39,17 +39,9 @@ impl Emitter<'_> {
             }
             Expr::TpField(name) => {
                 let f = self.tp_field(name)?;
-                let size = match f.size {
-                    1 => B,
-                    2 => H,
-                    4 => W,
-                    _ => DW,
-                };
-                self.push(Insn::ldx(size, R0, R6, f.offset as i16));
-                if f.signed && f.size < 8 {
-                    let shift = 64 - 8 * f.size as i32;
-                    self.push(Insn::alu_imm(Alu::Lsh, R0, shift));
-                    self.push(Insn::alu_imm(Alu::Arsh, R0, shift));
+                self.push(Insn::ldx(width(f.size as u8), R0, R6, f.offset as i16));
+                if f.signed {
+                    self.sign_extend(f.size as u8);
                 }
             }
             Expr::TpRecord => self.push(Insn::mov(R0, R6)),
@@ -72,10 +64,8 @@ impl Emitter<'_> {
                     e.push(Insn::ldx(width(size), R0, R10, tmp));
                     Ok(())
                 })?;
-                if signed && size < 8 {
-                    let shift = 64 - 8 * size as i32;
-                    self.push(Insn::alu_imm(Alu::Lsh, R0, shift));
-                    self.push(Insn::alu_imm(Alu::Arsh, R0, shift));
+                if signed {
+                    self.sign_extend(size);
                 }
             }
             Expr::Bits { inner, shift, width, signed } => {
@@ -399,6 +389,17 @@ pub(super) fn mirror(op: BinOp) -> BinOp {
         BinOp::Gt => BinOp::Lt,
         BinOp::Ge => BinOp::Le,
         o => o,
+    }
+}
+
+impl Emitter<'_> {
+    /// r0's low `size` bytes, sign-extended to 64 bits.
+    fn sign_extend(&mut self, size: u8) {
+        if size < 8 {
+            let shift = 64 - 8 * size as i32;
+            self.push(Insn::alu_imm(Alu::Lsh, R0, shift));
+            self.push(Insn::alu_imm(Alu::Arsh, R0, shift));
+        }
     }
 }
 
