@@ -48,6 +48,7 @@ use super::printf::{pad, push_n};
 use super::{AggData, AggRow, Value};
 use crumbs_lang::ir::agg::quantize::{self, bucket_value as quantize_bucket_value, count_at};
 use crumbs_lang::ir::agg::Summary;
+use crumbs_lang::ir::IntRepr;
 
 /// Index of the zero bucket of a power-of-two distribution.
 pub const QUANTIZE_ZERO_BUCKET: usize = quantize::ZERO_BUCKET;
@@ -219,11 +220,7 @@ fn print_value(out: &mut String, s: &Summary) {
 /// size (`dt_print_datum()`), in decimal as its type has it; a string as `"  %-50s"`.
 fn print_key(out: &mut String, key: &Value) {
     match key {
-        Value::Int(n, r) => {
-            let s = r.decimal(*n);
-            out.push(' ');
-            pad(out, &s, s.len(), column(r.size), false);
-        }
+        Value::Int(n, r) => int_column(out, *n, *r),
         Value::Str(s) => {
             push_n(out, ' ', 2);
             pad(out, s, s.len(), 50, true);
@@ -236,9 +233,16 @@ fn print_key(out: &mut String, key: &Value) {
     }
 }
 
-/// The column width DTrace prints an integer of `size` bytes in, after one space
-/// (`dt_print_datum()`, and `trace()` in `dt_consume_cpu()`).
-pub fn column(size: u8) -> usize {
+/// An integer in the column DTrace prints one of its type's size in: a space, then right
+/// aligned in 16, 8, 5 or 3 for 8, 4, 2 or 1 bytes (`dt_print_datum()`, and `trace()` in
+/// `dt_consume_cpu()`), in decimal as its type has it.
+pub fn int_column(out: &mut String, n: i64, r: IntRepr) {
+    let s = r.decimal(n);
+    out.push(' ');
+    pad(out, &s, s.len(), column(r.size), false);
+}
+
+fn column(size: u8) -> usize {
     match size {
         1 => 3,
         2 => 5,

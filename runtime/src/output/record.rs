@@ -63,11 +63,7 @@ pub fn trace(v: &Value, quiet: bool) -> String {
     }
     match (v, quiet) {
         (Value::Int(n, r), true) => out.push_str(&r.decimal(*n)),
-        (Value::Int(n, r), false) => {
-            let n = r.decimal(*n);
-            out.push(' ');
-            pad(&mut out, &n, n.len(), super::aggregation::column(r.size), false);
-        }
+        (Value::Int(n, r), false) => super::aggregation::int_column(&mut out, *n, *r),
         (Value::Str(s), true) => out.push_str(s),
         (Value::Str(s), false) => {
             push_n(&mut out, ' ', 2);
