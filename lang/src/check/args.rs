@@ -8,6 +8,15 @@ use super::*;
 use crate::providers::{provider, ArgType, Probe};
 use crate::types::{AddrSpace, IntType, Type, TypeId};
 
+/// What a clause's probes are, for the error when they type one expression differently.
+pub(super) struct Across {
+    probes: &'static str,
+    hint: &'static str,
+}
+
+pub(super) const PROTOTYPES: Across = Across { probes: "probes", hint: "split the clause so each has one prototype" };
+pub(super) const TRACEPOINTS: Across = Across { probes: "tracepoints", hint: "split the clause by tracepoint" };
+
 fn probe_name(p: &Probe) -> String {
     format!("{}:{}:{}:{}", p.provider, p.module, p.function, p.name)
 }
@@ -26,8 +35,7 @@ impl Checker<'_> {
             let void = self.types.void();
             return self.types.pointer(void, space);
         }
-        let name = text.trim().to_string();
-        self.types.int_of(IntType { char: name.ends_with("char"), bool: name == "bool" || name == "_Bool", name, size, signed })
+        self.types.int_of(IntType::named(text, size, signed))
     }
 
     /// Whether `ty` is a pointer into the traced process.
@@ -46,6 +54,20 @@ impl Checker<'_> {
             return Some(a);
         }
         Some(self.types.int_of(crate::types::arithmetic(&x, &y)))
+    }
+
+    /// The type a clause's probes so far (`found`: the type they meet at and the first of
+    /// them) and one more (`here`, of type `ty`) give one expression (`what`), or an error
+    /// naming both types.
+    pub(super) fn meet_across(&mut self, found: Option<(TypeId, String)>, ty: TypeId, here: String, what: &str, across: &Across, span: &Span) -> Result<(TypeId, String), Diagnostic> {
+        let Some((prev, first)) = found else { return Ok((ty, here)) };
+        match self.meet(prev, ty) {
+            Some(t) => Ok((t, first)),
+            None => {
+                let (was, is) = (self.types.name(prev), self.types.name(ty));
+                Err(Diagnostic::new(span.clone(), format!("{what} is `{was}` in {first} but `{is}` in {here}")).label(format!("different types in this clause's {}", across.probes)).hint(across.hint))
+            }
+        }
     }
 
     /// `args[N]`: the clause's probes' argument N, typed by their prototypes.
@@ -77,26 +99,12 @@ impl Checker<'_> {
                 return Err(Diagnostic::new(index.span.clone(), format!("{} has {has}", probe_name(&p))).label("no such argument").hint("count from 0"));
             };
             let ty = self.c_type_text(&a.c_type, a.size, a.signed, a.space);
-            found = Some(match found {
-                None => (ty, probe_name(&p)),
-                Some((prev, first)) => match self.meet(prev, ty) {
-                    Some(t) => (t, first),
-                    None => {
-                        let (was, is) = (self.types.name(prev), self.types.name(ty));
-                        return Err(Diagnostic::new(span.clone(), format!("args[{n}] is `{was}` in {first} but `{is}` in {}", probe_name(&p)))
-                            .label("different types in this clause's probes")
-                            .hint("split the clause so each has one prototype"));
-                    }
-                },
-            });
+            found = Some(self.meet_across(found, ty, probe_name(&p), &format!("args[{n}]"), &PROTOTYPES, span)?);
         }
         let (ty, _) = found.expect("the clause has probes");
-        let arg = Expr::Var(VarHook::Arg(n as u8));
         // The register holds 64 bits; a narrower argument is its low bytes.
-        let val = match self.types.real(ty) {
-            Ok(Type::Int(i)) if i.size < 8 => Expr::Bits { inner: Box::new(arg), shift: 0, width: i.size * 8, signed: i.signed },
-            _ => arg,
-        };
-        Ok(Typed { val: Val::Value(val), ty })
+        let arg = TExpr::new(Expr::Var(VarHook::Arg(n as u8)), self.c_int("int64_t"));
+        let repr = self.int_repr(ty);
+        Ok(Typed { val: Val::Value(self.fit(&arg, repr)), ty })
     }
 }

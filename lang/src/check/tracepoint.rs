@@ -50,8 +50,8 @@ impl Checker<'_> {
         // value read is cut to its type.
         let mut slots: Vec<(u8, bool)> = Vec::new();
         for i in self.clause_tracepoints.clone() {
-            let t = self.tracepoints[i].clone();
-            let Some(f) = t.field(name) else {
+            let t = &self.tracepoints[i];
+            let Some(f) = t.field(name).cloned() else {
                 let names: Vec<&str> = t.fields.iter().map(|f| f.name.as_str()).collect();
                 let hint = match closest(name, names.iter().copied()) {
                     Some(c) => format!("did you mean `args->{c}`? fields: {}", names.join(", ")),
@@ -89,19 +89,11 @@ impl Checker<'_> {
                 let ty = if c_type.contains('*') || space == AddrSpace::User {
                     self.c_type_text(&c_type, size, signed, space)
                 } else {
-                    self.types.int_of(crate::types::IntType { char: c_type.ends_with("char"), bool: c_type == "bool" || c_type == "_Bool", name: c_type, size, signed })
+                    self.types.int_of(crate::types::IntType::named(&c_type, size, signed))
                 };
                 slots.push((size, signed));
-                typed = Some(match typed {
-                    None => (ty, here),
-                    Some((prev, first)) => match self.meet(prev, ty) {
-                        Some(m) => (m, first),
-                        None => {
-                            let (was, is) = (self.types.name(prev), self.types.name(ty));
-                            return Err(Diagnostic::new(span.clone(), format!("field `{name}` is `{was}` in {first} but `{is}` in {here}")).label("different types in this clause's tracepoints").hint("split the clause by tracepoint"));
-                        }
-                    },
-                });
+                let what = format!("field `{name}`");
+                typed = Some(self.meet_across(typed, ty, here, &what, &super::args::TRACEPOINTS, span)?);
             }
             // A string's location is read from the field: its offset and size must agree.
             if matches!(f.kind, FieldKind::DataLocStr { .. } | FieldKind::DataLocArray { .. }) {

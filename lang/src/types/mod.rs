@@ -40,6 +40,15 @@ pub struct IntType {
     pub bool: bool,
 }
 
+impl IntType {
+    /// An integer type known by its name as C text, its size and its sign only (a tracepoint
+    /// field's, a prototype's typedef the kernel's types lack): a `char` or `bool` by name.
+    pub fn named(name: &str, size: u8, signed: bool) -> IntType {
+        let name = name.trim().to_string();
+        IntType { char: name.ends_with("char"), bool: name == "bool" || name == "_Bool", name, size, signed }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Member {
     /// "" for an anonymous struct or union member (its members are found through it).
