@@ -32,6 +32,15 @@ fn add_offset(addr: Expr, off: i64) -> Expr {
     }
 }
 
+/// `n` elements of `size` bytes, in bytes (what pointer arithmetic and indexing add).
+pub(super) fn scaled(n: Expr, size: i64) -> Expr {
+    match n {
+        Expr::Int(k) => Expr::Int(k.wrapping_mul(size)),
+        n if size == 1 => n,
+        n => Expr::Binary(BinOp::Mul, Box::new(n), Box::new(Expr::Int(size))),
+    }
+}
+
 pub(super) fn no_types(span: &Span, e: String) -> Diagnostic {
     Diagnostic::new(span.clone(), format!("cannot read the kernel's types: {e}")).label("needs kernel types").hint("crumbs reads them from /sys/kernel/btf (a kernel built with CONFIG_DEBUG_INFO_BTF)")
 }
@@ -98,7 +107,7 @@ impl Checker<'_> {
             // An array field of the tracepoint's record, which is kernel memory at the context.
             ExprKind::ArgsField(n) if self.tp_array_field(n).is_some() => {
                 let Some((offset, crate::tracepoints::FieldKind::Array { size, signed, char, len })) = self.tp_array_field(n) else { unreachable!() };
-                let elem = self.types.add(Type::Int(crate::types::IntType { name: format!("{}int{}", if signed { "" } else { "u" }, size as u32 * 8), size, signed, char, bool: false }));
+                let elem = self.types.int_of(crate::types::IntType { name: format!("{}int{}", if signed { "" } else { "u" }, size as u32 * 8), size, signed, char, bool: false });
                 let ty = self.types.add(Type::Array { elem, len: len as u32 });
                 Typed { val: Val::Place(add_offset(Expr::TpRecord, offset as i64)), ty }
             }
@@ -178,9 +187,9 @@ impl Checker<'_> {
                     }
                 };
                 let size = self.sized(elem, span)? as i64;
-                let at = match i {
-                    Expr::Int(k) => add_offset(addr, k.wrapping_mul(size)),
-                    i => Expr::Binary(BinOp::Add, Box::new(addr), Box::new(if size == 1 { i } else { Expr::Binary(BinOp::Mul, Box::new(i), Box::new(Expr::Int(size))) })),
+                let at = match scaled(i, size) {
+                    Expr::Int(k) => add_offset(addr, k),
+                    i => Expr::Binary(BinOp::Add, Box::new(addr), Box::new(i)),
                 };
                 Typed { val: Val::Place(at), ty: elem }
             }

@@ -276,11 +276,7 @@ impl Checker<'_> {
             })
         };
         let (lp, rp) = (elem(self, lv.ty, lspan)?, elem(self, rv.ty, rspan)?);
-        let scale = |n: Expr, size: i64| match n {
-            Expr::Int(k) => Expr::Int(k.wrapping_mul(size)),
-            n if size == 1 => n,
-            n => Expr::Binary(BinOp::Mul, Box::new(n), Box::new(Expr::Int(size))),
-        };
+        let scale = ctypes::scaled;
         Ok(match (lp, rp, op) {
             (Some((to, pty)), None, _) => {
                 let size = self.sized(to, lspan)? as i64;
