@@ -194,10 +194,6 @@ fn span(p: &Pair<Rule>) -> Span {
     p.as_span().start()..p.as_span().end()
 }
 
-fn ident_of(p: &Pair<Rule>) -> Ident {
-    Ident { name: p.as_str().to_string(), span: span(p) }
-}
-
 /// An array length or a bitfield width: a positive number.
 fn small_number(p: Pair<Rule>, what: &str) -> Result<u32, Diagnostic> {
     let n = p.into_inner().find(|x| x.as_rule() == Rule::number).expect("grammar");
@@ -214,7 +210,7 @@ fn declaration(p: Pair<Rule>) -> Result<Decl, Diagnostic> {
         Rule::record_decl => {
             let mut it = inner.into_inner();
             let union = it.next().unwrap().as_str() == "union";
-            let name = ident_of(&it.next().unwrap());
+            let name = ident(it.next().unwrap());
             let members = member_decls(it)?;
             Ok(Decl::Record { union, name, members, span: sp })
         }
@@ -223,10 +219,10 @@ fn declaration(p: Pair<Rule>) -> Result<Decl, Diagnostic> {
             let mut values = Vec::new();
             for x in inner.into_inner() {
                 match x.as_rule() {
-                    Rule::tag_name => name = Some(ident_of(&x)),
+                    Rule::tag_name => name = Some(ident(x)),
                     Rule::enumerator => {
                         let mut parts = x.into_inner();
-                        let id = ident_of(&parts.next().unwrap());
+                        let id = ident(parts.next().unwrap());
                         let value = match parts.next() {
                             Some(e) => Some(expr_at(e, 1)?.0),
                             None => None,
@@ -241,7 +237,7 @@ fn declaration(p: Pair<Rule>) -> Result<Decl, Diagnostic> {
         _ => {
             let mut parts = inner.into_inner().filter(|x| x.as_rule() != Rule::typedef_kw);
             let ty = type_name(parts.next().unwrap())?;
-            let name = ident_of(&parts.next().unwrap());
+            let name = ident(parts.next().unwrap());
             let len = match parts.next() {
                 Some(x) => Some(small_number(x, "array length")?),
                 None => None,
@@ -263,41 +259,39 @@ fn member_decls<'i>(pairs: impl Iterator<Item = Pair<'i, Rule>>) -> Result<Vec<M
                 let rsp = span(&first);
                 let mut it = first.into_inner().peekable();
                 let union = it.next().unwrap().as_str() == "union";
-                let tag = it.next_if(|t| t.as_rule() == Rule::tag_name).map(|t| ident_of(&t));
+                let tag = it.next_if(|t| t.as_rule() == Rule::tag_name).map(ident);
                 MemberType::Record { union, tag, members: member_decls(it)?, span: rsp }
             }
             _ => MemberType::Named(type_name(first)?),
         };
-        let (mut name, mut len, mut bits) = (None, None, None);
         let mut more = Vec::new();
-        for x in parts {
-            match x.as_rule() {
-                Rule::ident => name = Some(ident_of(&x)),
-                Rule::array_len => len = Some(small_number(x, "array length")?),
-                Rule::bit_width => bits = Some(small_number(x, "bitfield width")?),
-                Rule::more_members => more.push(x),
-                _ => {}
-            }
-        }
-        let base = ty.clone();
-        members.push(MemberDecl { ty, name, len, bits, span: msp.clone() });
+        let first = declarator(ty, parts, &msp, &mut more)?;
+        let base = first.ty.clone();
+        members.push(first);
         for m in more {
             let MemberType::Named(t) = &base else { unreachable!("the grammar lists more members only after a type name") };
-            let mut t = TypeName { pointers: 0, ..t.clone() };
-            let (mut name, mut len, mut bits) = (None, None, None);
-            for x in m.into_inner() {
-                match x.as_rule() {
-                    Rule::star => t.pointers = t.pointers.saturating_add(1),
-                    Rule::ident => name = Some(ident_of(&x)),
-                    Rule::array_len => len = Some(small_number(x, "array length")?),
-                    Rule::bit_width => bits = Some(small_number(x, "bitfield width")?),
-                    _ => {}
-                }
-            }
-            members.push(MemberDecl { ty: MemberType::Named(t), name, len, bits, span: msp.clone() });
+            let ty = MemberType::Named(TypeName { pointers: 0, ..t.clone() });
+            members.push(declarator(ty, m.into_inner(), &msp, &mut Vec::new())?);
         }
     }
     Ok(members)
+}
+
+/// One member of type `ty` from its declarator's parts: its `*`s (added to a named type's),
+/// name, array length and bitfield width; the `more_members` that follow go to `more`.
+fn declarator<'i>(mut ty: MemberType, parts: impl Iterator<Item = Pair<'i, Rule>>, span: &Span, more: &mut Vec<Pair<'i, Rule>>) -> Result<MemberDecl, Diagnostic> {
+    let (mut name, mut len, mut bits) = (None, None, None);
+    for x in parts {
+        match (x.as_rule(), &mut ty) {
+            (Rule::star, MemberType::Named(t)) => t.pointers = t.pointers.saturating_add(1),
+            (Rule::ident, _) => name = Some(ident(x)),
+            (Rule::array_len, _) => len = Some(small_number(x, "array length")?),
+            (Rule::bit_width, _) => bits = Some(small_number(x, "bitfield width")?),
+            (Rule::more_members, _) => more.push(x),
+            _ => {}
+        }
+    }
+    Ok(MemberDecl { ty, name, len, bits, span: span.clone() })
 }
 
 /// `#include <header>` or `#include "header"`: accepted and satisfied from the kernel's BTF.
@@ -639,12 +633,14 @@ fn casts_of_named_types<'i>(mut parts: Vec<Pair<'i, Rule>>, level: usize, built:
         let operand = chain(parts[i + 2..end].to_vec(), level, built)?;
         let op_start = parts[i + 1].as_span().start();
         let written = op_start..operand.written.end;
-        let kind = match op {
-            Rule::sub => ExprKind::Unary(UnOp::Neg, Box::new(operand.e)),
-            Rule::add => ExprKind::Unary(UnOp::Plus, Box::new(operand.e)),
-            Rule::mul => ExprKind::Deref(Box::new(operand.e)),
-            _ => ExprKind::AddrOf(Box::new(operand.e)),
+        // The infix operator read as the prefix one it is here.
+        let as_prefix = match op {
+            Rule::sub => Rule::neg,
+            Rule::add => Rule::plus,
+            Rule::mul => Rule::deref,
+            _ => Rule::addr_of,
         };
+        let kind = prefix_kind(as_prefix, operand.e);
         let inner = node(kind, written.clone(), operand.h + 1)?;
         let paren = span(&parts[i]);
         let t = TypeName { base: BaseType::Named(vec![name.as_str().to_string()]), pointers: 0, span: span(&name) };
@@ -653,6 +649,20 @@ fn casts_of_named_types<'i>(mut parts: Vec<Pair<'i, Rule>>, level: usize, built:
         parts.drain(i + 1..end);
     }
     Ok(parts)
+}
+
+/// A prefix operator other than a cast applied to `operand`.
+fn prefix_kind(op: Rule, operand: Expr) -> ExprKind {
+    let operand = Box::new(operand);
+    match op {
+        Rule::sizeof_op => ExprKind::SizeofExpr(operand),
+        Rule::deref => ExprKind::Deref(operand),
+        Rule::addr_of => ExprKind::AddrOf(operand),
+        Rule::not => ExprKind::Unary(UnOp::Not, operand),
+        Rule::bitnot => ExprKind::Unary(UnOp::BitNot, operand),
+        Rule::neg => ExprKind::Unary(UnOp::Neg, operand),
+        _ => ExprKind::Unary(UnOp::Plus, operand),
+    }
 }
 
 /// A chain of operands and operators as the Pratt parser builds it.
@@ -669,22 +679,11 @@ fn chain(parts: Vec<Pair<Rule>>, level: usize, built: &RefCell<HashMap<usize, Op
             let rhs = rhs?;
             let start = op.as_span().start();
             let written = start..rhs.written.end;
-            let (kind, sp) = match op.as_rule() {
-                Rule::cast => (ExprKind::Cast(type_name(op.into_inner().next().unwrap())?, Box::new(rhs.e)), written.clone()),
-                Rule::sizeof_op => (ExprKind::SizeofExpr(Box::new(rhs.e)), written.clone()),
-                Rule::deref => (ExprKind::Deref(Box::new(rhs.e)), written.clone()),
-                Rule::addr_of => (ExprKind::AddrOf(Box::new(rhs.e)), written.clone()),
-                r => {
-                    let u = match r {
-                        Rule::not => UnOp::Not,
-                        Rule::bitnot => UnOp::BitNot,
-                        Rule::neg => UnOp::Neg,
-                        _ => UnOp::Plus,
-                    };
-                    (ExprKind::Unary(u, Box::new(rhs.e)), written.clone())
-                }
+            let kind = match op.as_rule() {
+                Rule::cast => ExprKind::Cast(type_name(op.into_inner().next().unwrap())?, Box::new(rhs.e)),
+                r => prefix_kind(r, rhs.e),
             };
-            Ok(Operand::new(node(kind, sp, rhs.h + 1)?, written))
+            Ok(Operand::new(node(kind, written.clone(), rhs.h + 1)?, written))
         })
         .map_postfix(|lhs, op| {
             let lhs = lhs?;
