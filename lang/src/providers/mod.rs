@@ -170,7 +170,7 @@ pub fn match_probes_with(desc: &ProbeDesc, facts: Option<&dyn KernelFacts>) -> R
     };
     let [prov, module, func, name] = fields;
     let summaries = || PROVIDERS.iter().map(|p| p.summary()).collect::<Vec<_>>().join(", ");
-    if !prov.is_empty() && !prov.contains(['*', '?', '[']) && !PROVIDERS.iter().any(|p| p.name() == prov) {
+    if !prov.is_empty() && !prov.contains(['*', '?', '[']) && provider(prov).is_none() {
         let d = Diagnostic::new(desc.span.clone(), format!("unknown provider `{prov}`")).label("no such provider");
         return Err(match closest(prov, PROVIDERS.iter().map(|p| p.name())) {
             Some(c) => d.hint(format!("did you mean `{c}`? providers: {}", summaries())),
@@ -191,7 +191,7 @@ pub fn match_probes_with(desc: &ProbeDesc, facts: Option<&dyn KernelFacts>) -> R
         }
     }
     if out.is_empty() {
-        let hint = PROVIDERS.iter().filter(|p| p.name() == prov).find_map(|p| p.no_match_hint(fields)).unwrap_or_else(|| {
+        let hint = provider(prov).and_then(|p| p.no_match_hint(fields)).unwrap_or_else(|| {
             let examples: Vec<String> = PROVIDERS.iter().flat_map(|p| p.examples()).map(|e| format!("`{e}`")).collect();
             format!("probes look like {}", examples.join(", "))
         });
