@@ -68,7 +68,6 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         uses_stack: false,
         tracepoints: Vec::new(),
         clause_tracepoints: Vec::new(),
-        clause_has_others: false,
         clause_probes: Vec::new(),
         types,
         var_types: known.unwrap_or_default(),
@@ -90,7 +89,6 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     for (index, clause) in program.clauses.iter().enumerate() {
         let mut per_attach: BTreeMap<AttachPoint, BTreeSet<u32>> = BTreeMap::new();
         cx.clause_tracepoints.clear();
-        cx.clause_has_others = false;
         cx.clause_probes.clear();
         for desc in &clause.probes {
             let found = match matches.get(desc.text.as_str()) {
@@ -107,8 +105,6 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
                     let i = cx.tracepoint(opts, p.module, p.name, desc)?;
                     p.attach = AttachPoint::Tracepoint(i as u16);
                     cx.clause_tracepoints.push(i);
-                } else {
-                    cx.clause_has_others = true;
                 }
                 if matches!(p.attach, AttachPoint::Profile { .. }) && !profile_probes.iter().any(|q| q.attach == p.attach) {
                     let id = PROFILE_ID_BASE + profile_probes.len() as u32;
@@ -257,9 +253,8 @@ struct Checker<'a> {
     printa_uses: Vec<(String, Span)>,
     uses_stack: bool,
     tracepoints: Vec<Tracepoint>,
-    /// The tracepoints the clause being checked fires on, and whether it fires on others.
+    /// The tracepoints the clause being checked fires on.
     clause_tracepoints: Vec<usize>,
-    clause_has_others: bool,
     /// The probes of the clause being checked (their prototypes type `args[N]`).
     clause_probes: Vec<crate::providers::Probe>,
     /// C types: the script's and, read as they are walked into, the kernel's.

@@ -4,6 +4,11 @@ use super::*;
 use crate::types::{AddrSpace, TypeId};
 
 impl Checker<'_> {
+    /// Whether every probe of the clause being checked is a tracepoint (and it has one).
+    fn clause_only_tracepoints(&self) -> bool {
+        !self.clause_probes.is_empty() && self.clause_probes.iter().all(|p| matches!(p.attach, AttachPoint::Tracepoint(_)))
+    }
+
     /// The index of a tracepoint in the program, reading its record format on first use.
     pub(super) fn tracepoint(&mut self, opts: &CheckOptions, category: &str, event: &str, desc: &ast::ProbeDesc) -> Result<usize, Diagnostic> {
         if let Some(i) = self.tracepoints.iter().position(|t| t.category == category && t.event == event) {
@@ -21,7 +26,7 @@ impl Checker<'_> {
     /// An array field `args->name` of the clause's tracepoints (all at one offset, of one
     /// kind): its offset and kind.
     pub(super) fn tp_array_field(&self, name: &str) -> Option<(u16, FieldKind)> {
-        if self.clause_has_others || self.clause_tracepoints.is_empty() {
+        if !self.clause_only_tracepoints() {
             return None;
         }
         let mut found: Option<(u16, FieldKind)> = None;
@@ -37,7 +42,7 @@ impl Checker<'_> {
 
     /// `args->name`: a field every tracepoint of the clause has, with one kind.
     pub(super) fn args_field(&mut self, name: &str, span: &Span) -> Result<TExpr, Diagnostic> {
-        if self.clause_has_others || self.clause_tracepoints.is_empty() {
+        if !self.clause_only_tracepoints() {
             return Err(Diagnostic::new(span.clone(), "args-> is only for tracepoint probes")
                 .label("this clause fires on other probes")
                 .hint("use args->NAME in clauses whose probes are all tracepoint:CATEGORY:EVENT"));
