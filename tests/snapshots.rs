@@ -24,6 +24,7 @@ const FORMATS: &[(&str, &str, &str)] = &[
     ("syscalls", "sys_enter_read", "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n\tfield:unsigned int fd;\toffset:16;\tsize:8;\tsigned:0;\n\tfield:char * buf;\toffset:24;\tsize:8;\tsigned:0;\n\tfield:size_t count;\toffset:32;\tsize:8;\tsigned:0;\n"),
     ("raw_syscalls", "sys_enter", "\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n"),
     ("sched", "sched_process_exec", "\tfield:__data_loc char[] filename;\toffset:8;\tsize:4;\tsigned:0;\n\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n\tfield:pid_t old_pid;\toffset:16;\tsize:4;\tsigned:1;\n"),
+    ("dma", "dma_map_sg", "\tfield:__data_loc unsigned int[] lengths;\toffset:8;\tsize:4;\tsigned:0;\n"),
     ("syscalls", "sys_exit_read", "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n"),
 ];
 
