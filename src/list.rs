@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 /// DTrace's `-lv` section for one probe: the types of `args[0]`, ... where its provider knows
 /// its prototype, else `None`.
-fn argument_types(out: &mut impl Write, p: &Probe) {
+pub(crate) fn argument_types(out: &mut dyn Write, p: &Probe) {
     let _ = writeln!(out, "\n\tArgument Types");
     match provider(p.provider).and_then(|prov| prov.arg_types(p, Some(&LiveKernel))) {
         Some(Ok(args)) if !args.is_empty() => {
@@ -28,8 +28,8 @@ fn argument_types(out: &mut impl Write, p: &Probe) {
     let _ = writeln!(out);
 }
 
-fn print(probes: &[Probe], verbose: bool) -> ExitCode {
-    let mut out = std::io::BufWriter::new(std::io::stdout());
+/// The heading and a line per probe, each followed by what `detail` says of it.
+pub(crate) fn write_listing(out: &mut dyn Write, probes: &[Probe], detail: &dyn Fn(&mut dyn Write, &Probe)) {
     let _ = writeln!(out, "{:>5} {:>10} {:>17} {:>33} NAME", "ID", "PROVIDER", "MODULE", "FUNCTION");
     // Profile probes are numbered per program; list them as a program naming them in this
     // order would number them.
@@ -48,23 +48,41 @@ fn print(probes: &[Probe], verbose: bool) -> ExitCode {
             _ => p.id,
         };
         let _ = writeln!(out, "{:>5} {:>10} {:>17} {:>33} {}", id, p.provider, p.module, p.function, p.name);
-        if verbose {
-            argument_types(&mut out, p);
-        }
+        detail(out, p);
     }
+}
+
+fn print(probes: &[Probe], verbose: bool) -> ExitCode {
+    let mut out = std::io::BufWriter::new(std::io::stdout());
+    write_listing(&mut out, probes, &|out, p| {
+        if verbose {
+            argument_types(out, p);
+        }
+    });
     let _ = out.flush();
     ExitCode::SUCCESS
 }
 
-/// Every probe crumbs knows.
-pub fn all(verbose: bool) -> ExitCode {
+/// Every probe crumbs knows, and why the kernel's tracepoints are missing if they are.
+pub(crate) fn every_probe() -> (Vec<Probe>, Option<String>) {
     let mut probes = all_probes();
     // The kernel's tracepoints, matched the same way a program's description is.
     let every_tracepoint = ProbeDesc { text: "tracepoint:*:*".into(), fields: vec!["tracepoint".into(), "*".into(), "*".into()], span: 0..0 };
     match match_probes_with(&every_tracepoint, Some(&LiveKernel)) {
-        Ok(found) => probes.extend(found),
-        // The other probes need no root: list them, and say why the tracepoints are missing.
-        Err(d) => eprintln!("crumbs: {}", d.message),
+        Ok(found) => {
+            probes.extend(found);
+            (probes, None)
+        }
+        Err(d) => (probes, Some(d.message)),
+    }
+}
+
+/// Every probe crumbs knows.
+pub fn all(verbose: bool) -> ExitCode {
+    let (probes, missing) = every_probe();
+    // The other probes need no root: list them, and say why the tracepoints are missing.
+    if let Some(why) = missing {
+        eprintln!("crumbs: {why}");
     }
     print(&probes, verbose)
 }

@@ -5,15 +5,14 @@ use clap::Parser;
 use crumbs_lang::diag::Diagnostic;
 use crumbs_runtime::driver::{self, CompileError, CompileOptions};
 use crumbs_runtime::kernel::LiveKernel;
-use crumbs_runtime::output::text::DtraceText;
 use crumbs_runtime::process::Child;
-use crumbs_runtime::session::{self, RunError, RunOptions};
-use crumbs_runtime::stop::StopHandle;
-use std::io::{IsTerminal, Write};
+use crumbs_runtime::session::{self, RunError};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 mod list;
 mod repl;
+mod run;
 mod signals;
 
 /// A DTrace-style tracer for Linux: D scripts compiled straight to eBPF.
@@ -63,8 +62,7 @@ pub(crate) struct Cli {
 }
 
 pub(crate) fn fail(msg: impl std::fmt::Display) -> ExitCode {
-    eprintln!("crumbs: {msg}");
-    ExitCode::from(2)
+    run::CRUMBS.fail(msg)
 }
 
 fn main() -> ExitCode {
@@ -127,7 +125,7 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool,
         _ => None,
     };
     let target = child.as_ref().map(|c| c.pid).or(cli.pid).map(i64::from).or(if compile_only && cli.command.is_some() { Some(0) } else { None });
-    let opts = CompileOptions { target, args: std::iter::once(name.to_string()).chain(operands).collect(), options: cli.options.clone() };
+    let opts = CompileOptions { target, args: std::iter::once(name.to_string()).chain(operands).collect(), options: cli.options.clone(), destructive: false };
     let compiled = match driver::compile(text, &opts, &LiveKernel) {
         Ok(c) => c,
         Err(CompileError::Source(d)) => return render(&d),
@@ -147,36 +145,14 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool,
         return ExitCode::SUCCESS;
     }
 
-    let out: Box<dyn Write> = match &cli.output {
-        Some(path) => match std::fs::File::create(path) {
-            Ok(f) => Box::new(std::io::BufWriter::new(f)),
-            Err(e) => return fail(format!("cannot write {path}: {e}")),
-        },
-        None => Box::new(std::io::BufWriter::new(std::io::stdout())),
+    let out = match run::output(cli.output.as_deref(), false) {
+        Ok(out) => out,
+        Err(e) => return fail(format!("cannot write {}: {e}", cli.output.as_deref().unwrap_or_default())),
     };
     if !quiet {
         let what = if inline { format!("description '{}'", text.trim()) } else { format!("script '{name}'") };
         let n = program.matched_probes;
         eprintln!("crumbs: {what} matched {n} probe{}", if n == 1 { "" } else { "s" });
     }
-    let mut sink = DtraceText::new(out, quiet, &program.options);
-    let stop = match StopHandle::new() {
-        Ok(h) => h,
-        Err(e) => return fail(format!("cannot set up stopping on Ctrl-C: {e}")),
-    };
-    let _signals = signals::StopOnSignals::install(&stop, !in_repl);
-    match driver::run(&compiled, RunOptions { quiet, child, pid: cli.pid, stop: Some(stop) }, &mut sink) {
-        Ok(status) => ExitCode::from(status as u8),
-        Err(RunError::Permission(msg)) => fail(msg),
-        Err(RunError::Verifier { attach, clauses, message, log_tail }) => {
-            eprintln!("crumbs: internal error: the kernel's verifier rejected the program for {attach:?} ({message}).");
-            eprintln!("This is a bug in crumbs' code generation; please report it with the script.");
-            if let Some(i) = clauses.first() {
-                eprint!("{}", Diagnostic::new(compiled.clause_span(*i), "clause in the rejected program").label("compiled here").render(name, text, false));
-            }
-            eprintln!("verifier log (last lines):\n{log_tail}");
-            ExitCode::from(2)
-        }
-        Err(RunError::Other(msg)) => fail(msg),
-    }
+    run::trace(&compiled, run::Session { voice: &run::CRUMBS, name, text, quiet, flowindent: false, progress: true, child, pid: cli.pid, out, in_repl })
 }

@@ -22,6 +22,10 @@ pub struct CompileOptions {
     pub args: Vec<String>,
     /// `-x NAME[=VALUE]` options, applied over the script's pragmas.
     pub options: Vec<String>,
+    /// Destructive actions are allowed (dtrace's `-w`). Recorded for the checker, which is
+    /// to refuse `system()`, `raise()`, `stop()` and `chill()` without it; no action needs
+    /// it yet.
+    pub destructive: bool,
 }
 
 /// A checked program and its code, ready to load.

@@ -57,7 +57,7 @@ impl<'p> Events<'p> {
         if bytes.len() < layout.size {
             return Ok(None);
         }
-        let mut firing = Firing { program, cpu, probe, outputs: Vec::with_capacity(rec.items.len()) };
+        let mut firing = Firing { program, cpu, probe, record: rid as u32, outputs: Vec::with_capacity(rec.items.len()) };
         let mut exit = None;
         for (item, offs) in rec.items.iter().zip(&layout.offsets) {
             let values: Vec<Value> = item

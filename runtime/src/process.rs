@@ -13,12 +13,40 @@ pub struct Child {
     guardian: Option<Guardian>,
 }
 
+/// Why a command could not be started.
+#[derive(Debug)]
+pub enum SpawnError {
+    /// exec failed (no such file, not executable, ...): the command's first word and why.
+    Exec { command: String, error: io::Error },
+    /// Anything else, said in one line.
+    Other(String),
+}
+
+impl std::fmt::Display for SpawnError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SpawnError::Exec { command, error } => write!(f, "cannot execute `{command}`: {error}"),
+            SpawnError::Other(msg) => f.write_str(msg),
+        }
+    }
+}
+
 impl Child {
     /// Starts `command` (split like a shell would, without shell features) and holds it
     /// right after exec. Fails, naming the command, if it cannot be executed.
-    pub fn spawn(command: &str) -> Result<Child, String> {
-        let words = shlex::split(command).filter(|w| !w.is_empty()).ok_or_else(|| format!("cannot parse command `{command}`"))?;
-        let argv: Vec<CString> = words.iter().map(|w| CString::new(w.as_bytes())).collect::<Result<_, _>>().map_err(|_| "command contains a NUL byte".to_string())?;
+    pub fn spawn(command: &str) -> Result<Child, SpawnError> {
+        let words = shlex::split(command).filter(|w| !w.is_empty()).ok_or_else(|| SpawnError::Other(format!("cannot parse command `{command}`")))?;
+        Child::spawn_words(&words)
+    }
+
+    /// [`Child::spawn`] of a command already split into words (`words[0]` is looked up in
+    /// `PATH`).
+    pub fn spawn_words(words: &[String]) -> Result<Child, SpawnError> {
+        let other = |e: String| SpawnError::Other(e);
+        if words.is_empty() {
+            return Err(other("empty command".into()));
+        }
+        let argv: Vec<CString> = words.iter().map(|w| CString::new(w.as_bytes())).collect::<Result<_, _>>().map_err(|_| other("command contains a NUL byte".into()))?;
         let mut ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
         ptrs.push(std::ptr::null());
         let mut fds = [0 as RawFd; 2];
@@ -26,12 +54,12 @@ impl Child {
         // async-signal-safe functions and touches no memory the parent may change.
         unsafe {
             if libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
-                return Err(io::Error::last_os_error().to_string());
+                return Err(other(io::Error::last_os_error().to_string()));
             }
             let parent = libc::getpid();
             let pid = libc::fork();
             if pid < 0 {
-                return Err(io::Error::last_os_error().to_string());
+                return Err(other(io::Error::last_os_error().to_string()));
             }
             if pid == 0 {
                 libc::close(fds[0]);
@@ -54,14 +82,14 @@ impl Child {
             let mut status = 0;
             libc::waitpid(pid, &mut status, 0);
             if n == 4 {
-                return Err(format!("cannot execute `{}`: {}", words[0], io::Error::from_raw_os_error(errno)));
+                return Err(SpawnError::Exec { command: words[0].clone(), error: io::Error::from_raw_os_error(errno) });
             }
             if !libc::WIFSTOPPED(status) {
-                return Err(format!("`{}` exited before it could be traced", words[0]));
+                return Err(other(format!("`{}` exited before it could be traced", words[0])));
             }
             let mut child = Child { pid, held: true, guardian: None };
             // On failure `child` is dropped: killed and reaped.
-            child.guardian = Some(Guardian::start(pid).map_err(|e| format!("cannot start a process to watch `{}`: {e}", words[0]))?);
+            child.guardian = Some(Guardian::start(pid).map_err(|e| other(format!("cannot start a process to watch `{}`: {e}", words[0])))?);
             Ok(child)
         }
     }

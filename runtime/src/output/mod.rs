@@ -10,6 +10,7 @@ use crumbs_lang::printf::Piece;
 use std::io;
 
 pub mod aggregation;
+pub mod flow;
 pub mod print;
 pub mod printf;
 pub mod record;
@@ -22,6 +23,8 @@ pub struct Firing<'p> {
     pub cpu: u32,
     /// The DTrace probe id.
     pub probe: u32,
+    /// The record (one per clause that sends one): with the probe, DTrace's enabled probe id.
+    pub record: u32,
     pub outputs: Vec<Output<'p>>,
 }
 

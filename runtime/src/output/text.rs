@@ -1,6 +1,7 @@
 //! DTrace's text output, byte for byte: the heading and per-firing prefix unless quiet,
 //! each action's text, the aggregations at the end, losses on standard error.
 
+use super::flow::{Flow, Step};
 use super::{aggregation, printf, record, AggRow, Firing, Output, Sink, Stopped, Value};
 use crate::drops::Drops;
 use crumbs_lang::ir::Options;
@@ -12,11 +13,36 @@ pub struct DtraceText<'w> {
     quiet: bool,
     options: Options,
     header_done: bool,
+    /// The name messages on standard error start with (`crumbs`, or `dtrace` for the
+    /// drop-in).
+    voice: &'static str,
+    /// Flow indentation (dtrace's `-F`) instead of the CPU, ID, FUNCTION:NAME columns.
+    flow: Option<Flow>,
 }
 
 impl<'w> DtraceText<'w> {
     pub fn new(out: Box<dyn Write + 'w>, quiet: bool, options: &Options) -> Self {
-        DtraceText { out, quiet, options: options.clone(), header_done: false }
+        DtraceText { out, quiet, options: options.clone(), header_done: false, voice: "crumbs", flow: None }
+    }
+
+    /// Messages on standard error start with `name:` instead of `crumbs:`.
+    pub fn voice(mut self, name: &'static str) -> Self {
+        self.voice = name;
+        self
+    }
+
+    /// Firings are labelled by flow indentation (see [`super::flow`]).
+    pub fn flowindent(mut self) -> Self {
+        self.flow = Some(Flow::default());
+        self
+    }
+
+    /// Prints a return the flow held back for the firing after it.
+    fn write_drained(&mut self) -> io::Result<()> {
+        match self.flow.as_mut().map(Flow::drained) {
+            Some(text) if !text.is_empty() => self.out.write_all(text.as_bytes()),
+            _ => Ok(()),
+        }
     }
 
     fn order(&self) -> aggregation::Order {
@@ -36,7 +62,7 @@ fn printa_args(pieces: &[Piece], row: &AggRow) -> Vec<Value> {
 impl Sink for DtraceText<'_> {
     fn firing(&mut self, f: &Firing) -> io::Result<()> {
         let mut text = String::new();
-        if !self.quiet {
+        if self.flow.is_none() && !self.quiet {
             if !self.header_done {
                 text.push_str(&record::header());
                 self.header_done = true;
@@ -58,19 +84,26 @@ impl Sink for DtraceText<'_> {
             }
         }
         text.push_str(record::end_of_firing(self.quiet));
+        if let Some(flow) = &mut self.flow {
+            let (function, name) = f.probe_name();
+            let syscall = crumbs_lang::providers::probe_by_id(f.probe).is_some_and(|p| p.provider == "syscall");
+            text = flow.step(Step { cpu: f.cpu, probe: f.probe, record: f.record, syscall, function, name, body: text });
+        }
         self.out.write_all(text.as_bytes())
     }
 
     fn flush(&mut self) -> io::Result<()> {
+        self.write_drained()?;
         self.out.flush()
     }
 
     fn stopped(&mut self, why: &Stopped) -> io::Result<()> {
+        self.write_drained()?;
         match why {
             // DTrace ends the line the terminal's ^C is on, even when quiet.
             Stopped::Interrupted => self.out.write_all(record::on_interrupt().as_bytes()),
             Stopped::ProcessExited(pid) if !self.quiet => {
-                eprintln!("crumbs: pid {pid} has exited");
+                eprintln!("{}: pid {pid} has exited", self.voice);
                 Ok(())
             }
             _ => Ok(()),
@@ -79,6 +112,7 @@ impl Sink for DtraceText<'_> {
 
     /// A newline, then every aggregation; then, on standard error, what was lost.
     fn finish(&mut self, aggregations: &[Vec<AggRow>], drops: &Drops) -> io::Result<()> {
+        self.write_drained()?;
         let mut text = record::end_of_tracing().to_string();
         for rows in aggregations {
             aggregation::print_rows_in(&mut text, rows, self.order());
@@ -86,7 +120,7 @@ impl Sink for DtraceText<'_> {
         self.out.write_all(text.as_bytes())?;
         self.out.flush()?;
         for line in drops.messages(&self.options) {
-            eprintln!("crumbs: {line}");
+            eprintln!("{}: {line}", self.voice);
         }
         Ok(())
     }

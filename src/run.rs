@@ -1,0 +1,86 @@
+//! Tracing with a compiled program, shared by both front ends (`crumbs` and the `dtrace`
+//! drop-in): the text sink, Ctrl-C, the session, and what is said when it fails. The front
+//! ends differ only in the [`Voice`] they pass.
+
+use crumbs_lang::diag::Diagnostic;
+use crumbs_runtime::driver::{self, Compiled};
+use crumbs_runtime::output::text::DtraceText;
+use crumbs_runtime::process::Child;
+use crumbs_runtime::session::{RunError, RunOptions};
+use crumbs_runtime::stop::StopHandle;
+use std::io::Write;
+use std::process::ExitCode;
+
+/// How a front end speaks: the name its messages start with and the status it fails with.
+pub(crate) struct Voice {
+    pub name: &'static str,
+    pub error_status: u8,
+}
+
+pub(crate) const CRUMBS: Voice = Voice { name: "crumbs", error_status: 2 };
+
+impl Voice {
+    /// Says `msg` on standard error and returns the failure status.
+    pub fn fail(&self, msg: impl std::fmt::Display) -> ExitCode {
+        eprintln!("{}: {msg}", self.name);
+        ExitCode::from(self.error_status)
+    }
+}
+
+/// Where trace output goes: `path` (created and truncated, or appended to), or standard
+/// output.
+pub(crate) fn output(path: Option<&str>, append: bool) -> std::io::Result<Box<dyn Write>> {
+    Ok(match path {
+        Some(path) => {
+            let file = std::fs::OpenOptions::new().write(true).create(true).append(append).truncate(!append).open(path)?;
+            Box::new(std::io::BufWriter::new(file))
+        }
+        None => Box::new(std::io::BufWriter::new(std::io::stdout())),
+    })
+}
+
+/// Everything a session needs besides the program.
+pub(crate) struct Session<'a> {
+    pub voice: &'a Voice,
+    /// The program's source and its name, for a diagnostic about a rejected clause.
+    pub name: &'a str,
+    pub text: &'a str,
+    pub quiet: bool,
+    /// Flow indentation (dtrace's `-F`).
+    pub flowindent: bool,
+    /// Progress lines on standard error for slow loading and detaching.
+    pub progress: bool,
+    pub child: Option<Child>,
+    pub pid: Option<i32>,
+    pub out: Box<dyn Write>,
+    /// In the REPL a second Ctrl-C does not end crumbs.
+    pub in_repl: bool,
+}
+
+/// Traces with `compiled` until it ends; returns the status to exit with.
+pub(crate) fn trace(compiled: &Compiled, s: Session) -> ExitCode {
+    let voice = s.voice;
+    let mut sink = DtraceText::new(s.out, s.quiet, &compiled.program.options).voice(voice.name);
+    if s.flowindent {
+        sink = sink.flowindent();
+    }
+    let stop = match StopHandle::new() {
+        Ok(h) => h,
+        Err(e) => return voice.fail(format!("cannot set up stopping on Ctrl-C: {e}")),
+    };
+    let _signals = crate::signals::StopOnSignals::install(&stop, !s.in_repl);
+    match driver::run(compiled, RunOptions { quiet: s.quiet || !s.progress, child: s.child, pid: s.pid, stop: Some(stop) }, &mut sink) {
+        Ok(status) => ExitCode::from(status as u8),
+        Err(RunError::Permission(msg)) => voice.fail(msg),
+        Err(RunError::Verifier { attach, clauses, message, log_tail }) => {
+            eprintln!("{}: internal error: the kernel's verifier rejected the program for {attach:?} ({message}).", voice.name);
+            eprintln!("This is a bug in crumbs' code generation; please report it with the script.");
+            if let Some(i) = clauses.first() {
+                eprint!("{}", Diagnostic::new(compiled.clause_span(*i), "clause in the rejected program").label("compiled here").render(s.name, s.text, false));
+            }
+            eprintln!("verifier log (last lines):\n{log_tail}");
+            ExitCode::from(voice.error_status)
+        }
+        Err(RunError::Other(msg)) => voice.fail(msg),
+    }
+}
