@@ -10,6 +10,7 @@ use crumbs_runtime::session::{self, RunError};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
+mod dtrace;
 mod list;
 mod repl;
 mod run;
@@ -71,6 +72,11 @@ fn main() -> ExitCode {
     // SAFETY: setting a signal disposition before any thread exists.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    // Under the name dtrace (a symlink /usr/sbin/dtrace -> crumbs), dtrace(1)'s command line.
+    let argv0 = std::env::args_os().next().unwrap_or_default();
+    if std::path::Path::new(&argv0).file_name().is_some_and(|n| n == "dtrace") {
+        return dtrace::main(std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect());
     }
     let cli = Cli::parse();
     // The first operand is the script unless -e or -s gave the program; the rest are $1...

@@ -18,6 +18,8 @@ pub(crate) struct Voice {
 }
 
 pub(crate) const CRUMBS: Voice = Voice { name: "crumbs", error_status: 2 };
+/// dtrace(1) fails with 1 (E_ERROR); 2 (E_USAGE) is for its usage errors.
+pub(crate) const DTRACE: Voice = Voice { name: "dtrace", error_status: 1 };
 
 impl Voice {
     /// Says `msg` on standard error and returns the failure status.
@@ -27,8 +29,8 @@ impl Voice {
     }
 }
 
-/// Where trace output goes: `path` (created and truncated, or appended to), or standard
-/// output.
+/// Where trace output goes: `path` (created and truncated, or appended to as dtrace does),
+/// or standard output.
 pub(crate) fn output(path: Option<&str>, append: bool) -> std::io::Result<Box<dyn Write>> {
     Ok(match path {
         Some(path) => {

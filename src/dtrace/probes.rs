@@ -1,0 +1,177 @@
+//! What the program's descriptions match, before it is compiled: how many probes each piece
+//! matches (dtrace's "matched N probes" counts them per piece); with `-Z`, the descriptions
+//! that match none are taken out of the text (a clause left with none goes whole), as
+//! dtrace then enables nothing for them; and the `#pragma D option`s the compiler does not
+//! know but dtrace does are taken by the front end. Anything wrong here is left for the
+//! compiler to report.
+
+use super::options::Settings;
+use super::source::Program;
+use crumbs_lang::ast::ProbeDesc;
+use crumbs_lang::providers::{match_probes_with, Probe};
+use crumbs_runtime::kernel::LiveKernel;
+use std::collections::HashMap;
+
+/// One probe description of the program.
+#[derive(Clone, Debug)]
+pub struct Described {
+    pub piece: usize,
+    /// provider, module, function and name, as dtrace aligns them.
+    pub fields: [String; 4],
+    /// The probes it matches (none: it was taken out, with `-Z`).
+    pub probes: Vec<Probe>,
+    /// Whether its clause reads `args[]` or `args->` (for the stability report).
+    pub reads_args: bool,
+}
+
+/// What the descriptions match.
+#[derive(Debug, Default)]
+pub struct Matches {
+    /// Per piece, how many probes its descriptions matched.
+    pub per_piece: Vec<usize>,
+    pub descriptions: Vec<Described>,
+    /// Whether any clause is left (with `-Z` all may have gone).
+    pub clauses_left: bool,
+}
+
+/// Whether a description's error means it matches no probe (dtrace's D_PDESC_ZERO).
+pub fn matches_nothing(message: &str) -> bool {
+    message.contains("does not match any") || message.starts_with("unknown provider")
+}
+
+/// A description's fields as dtrace aligns them: the given ones are the last (`BEGIN` is a
+/// name); bpftrace's `tracepoint:category:event` is provider, module and name.
+pub fn four_fields(desc: &ProbeDesc) -> [String; 4] {
+    let f = &desc.fields;
+    if f.len() == 3 && (f[0] == "tracepoint" || f[0] == "tp") {
+        return [f[0].clone(), f[1].clone(), String::new(), f[2].clone()];
+    }
+    let mut out: [String; 4] = Default::default();
+    for (slot, field) in out.iter_mut().skip(4usize.saturating_sub(f.len())).zip(f.iter().skip(f.len().saturating_sub(4))) {
+        *slot = field.clone();
+    }
+    out
+}
+
+/// Whether D text reads `args[` or `args->` (as a word of its own).
+fn reads_args(text: &str) -> bool {
+    text.match_indices("args").any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + 4..].trim_start();
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '_') && (after.starts_with('[') || after.starts_with("->"))
+    })
+}
+
+/// Matches every description of `program`, taking pragmas and (with `zdefs`) unmatched
+/// descriptions out of its text.
+pub fn prepare(program: &mut Program, settings: &mut Settings) -> Matches {
+    let mut out = Matches { per_piece: vec![0; program.pieces.len()], descriptions: Vec::new(), clauses_left: true };
+    let text = program.text();
+    let Ok(ast) = crumbs_lang::parse::parse_program(&text) else { return out };
+    for p in &ast.pragmas {
+        if settings.take_pragma(&p.name, p.value.as_deref()) {
+            program.blank(p.span.clone());
+        }
+    }
+    let mut memo: HashMap<&str, Option<Vec<Probe>>> = HashMap::new();
+    let mut left = 0;
+    for clause in &ast.clauses {
+        let uses_args = reads_args(&text[clause.span.clone()]);
+        let mut unmatched = Vec::new();
+        for (i, desc) in clause.probes.iter().enumerate() {
+            let found = memo
+                .entry(&desc.text)
+                .or_insert_with(|| match match_probes_with(desc, Some(&LiveKernel)) {
+                    Ok(found) => Some(found),
+                    Err(d) if matches_nothing(&d.message) => Some(Vec::new()),
+                    Err(_) => None,
+                })
+                .clone()
+                .unwrap_or_default();
+            let piece = program.piece_at(desc.span.start);
+            out.per_piece[piece] += found.len();
+            if found.is_empty() {
+                unmatched.push(i);
+            }
+            out.descriptions.push(Described { piece, fields: four_fields(desc), probes: found, reads_args: uses_args });
+        }
+        if !settings.zdefs || unmatched.is_empty() {
+            left += 1;
+            continue;
+        }
+        let probes = &clause.probes;
+        if unmatched.len() == probes.len() {
+            program.blank(clause.span.clone());
+            continue;
+        }
+        left += 1;
+        for &i in &unmatched {
+            // With the comma that joins it to the next description, or the last one's before it.
+            let range = match probes.get(i + 1) {
+                Some(next) => probes[i].span.start..next.span.start,
+                None => probes[i - 1].span.end..probes[i].span.end,
+            };
+            program.blank(range);
+        }
+    }
+    out.clauses_left = left > 0;
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dtrace::source::{Piece, Spec};
+
+    fn program(specs: &[&str]) -> Program {
+        Program::new(specs.iter().map(|s| Piece::description(Spec::Name, s)).collect())
+    }
+
+    #[test]
+    fn fields_align_as_dtrace_does() {
+        let ast = crumbs_lang::parse::parse_program("BEGIN, read:entry, syscall::read:entry, tracepoint:sched:sched_switch {}").unwrap();
+        let got: Vec<[String; 4]> = ast.clauses[0].probes.iter().map(four_fields).collect();
+        let want = [["", "", "", "BEGIN"], ["", "", "read", "entry"], ["syscall", "", "read", "entry"], ["tracepoint", "sched", "", "sched_switch"]];
+        assert_eq!(got, want.map(|w| w.map(String::from)));
+    }
+
+    #[test]
+    fn args_are_found_as_words() {
+        assert!(reads_args("x { trace(args[0]); }"));
+        assert!(reads_args("x { trace(args -> dfd); }"));
+        assert!(!reads_args("x { trace(myargs[0]); trace(args); }"));
+    }
+
+    #[test]
+    fn pieces_count_their_own_probes() {
+        let mut p = program(&["BEGIN", "syscall::read:entry,syscall::read:return { }"]);
+        let m = prepare(&mut p, &mut Settings::default());
+        assert_eq!(m.per_piece, [1, 2]);
+        assert!(m.clauses_left);
+    }
+
+    #[test]
+    fn zdefs_takes_out_what_matches_nothing() {
+        let mut p = program(&["syscall::nosuch:entry, BEGIN { exit(0); }", "BEGIN, nosuch:::x { }", "nosuch:::x { }"]);
+        let mut s = Settings { zdefs: true, ..Default::default() };
+        let m = prepare(&mut p, &mut s);
+        assert_eq!(m.per_piece, [1, 1, 0]);
+        assert_eq!(p.text(), format!("{}BEGIN {{ exit(0); }}\nBEGIN{} {{ }}\n{}", " ".repeat(23), " ".repeat(12), " ".repeat(14)));
+        // Without -Z the text stays for the compiler to say what is wrong.
+        let mut p = program(&["nosuch:::x"]);
+        prepare(&mut p, &mut Settings::default());
+        assert_eq!(p.text(), "nosuch:::x");
+        // Nothing left at all.
+        let mut p = program(&["nosuch:::x"]);
+        assert!(!prepare(&mut p, &mut s).clauses_left);
+    }
+
+    #[test]
+    fn pragmas_dtrace_knows_go_to_the_front_end() {
+        let mut p = Program::new(vec![Piece { kind: crate::dtrace::source::Kind::Script, arg: "x.d".into(), text: "#pragma D option flowindent\n#pragma D option quiet\nBEGIN".into(), start: 0, origin: None }]);
+        let mut s = Settings::default();
+        prepare(&mut p, &mut s);
+        assert!(s.flowindent);
+        assert_eq!(p.text(), format!("{}\n#pragma D option quiet\nBEGIN", " ".repeat(27)));
+    }
+}
