@@ -121,6 +121,13 @@ fn descriptions_and_scripts_say_what_they_matched() {
     let lines: Vec<&str> = out.stdout.lines().collect();
     assert_eq!(lines[0], "CPU     ID                    FUNCTION:NAME", "{}", out.dump());
     assert!(lines[1].ends_with("      1                           :BEGIN "), "{}", out.dump());
+    // -P, -f and -i name their descriptions as given.
+    let out = dtrace(&["-P", "dtrace", "-f", "openat", "-i", "1", "-n", "BEGIN { exit(0); }"]);
+    assert_status(&out, 0);
+    assert_eq!(
+        out.stderr,
+        "dtrace: description 'dtrace' matched 2 probes\ndtrace: description 'openat' matched 2 probes\ndtrace: description '1' matched 1 probe\ndtrace: description 'BEGIN ' matched 1 probe\n"
+    );
     // -q: no banner, no heading.
     let out = dtrace(&["-q", "-n", "BEGIN { printf(\"hi\\n\"); exit(3); }"]);
     assert_status(&out, 3);
