@@ -20,7 +20,6 @@ mod stability;
 
 use crate::run::{self, DTRACE};
 use crumbs_runtime::driver::{self, CompileOptions};
-use crumbs_runtime::kernel::LiveKernel;
 use crumbs_runtime::process::{Child, SpawnError};
 use request::{say_usage, Cmd, Mode, Request};
 use source::{Piece, Program};
@@ -111,7 +110,8 @@ fn list(r: &Request, program: &Program) -> ExitCode {
 /// Compiles the program, then does what the mode asks: `-h`'s header, `-e`'s reports, or
 /// tracing.
 fn compile_and_act(mut r: Request, mut program: Program, child: Option<Child>, pid: Option<i32>) -> ExitCode {
-    let matches = probes::prepare(&mut program, &mut r.settings);
+    let kernel = probes::Remembering::new();
+    let matches = probes::prepare(&mut program, &mut r.settings, &kernel);
     let mut text = program.text();
     if !matches.clauses_left || r.cmds.is_empty() {
         text.push_str(NOTHING);
@@ -121,7 +121,7 @@ fn compile_and_act(mut r: Request, mut program: Program, child: Option<Child>, p
     let target = child.as_ref().map(|c| c.pid).or(pid).map(i64::from).or((!r.commands.is_empty()).then_some(0));
     let args = std::iter::once(zero).chain(std::mem::take(&mut r.operands)).collect();
     let opts = CompileOptions { target, args, options: r.settings.compiler.clone(), destructive: r.settings.destructive };
-    let compiled = match driver::compile(&text, &opts, &LiveKernel) {
+    let compiled = match driver::compile(&text, &opts, &kernel) {
         Ok(c) => c,
         Err(e) => {
             eprint!("{}", errors::report(&e, &program, r.settings.errtags));

@@ -8,9 +8,31 @@
 use super::options::Settings;
 use super::source::Program;
 use crumbs_lang::ast::ProbeDesc;
+use crumbs_lang::facts::{KernelFacts, Memo};
 use crumbs_lang::providers::{match_probes_with, Probe};
-use crumbs_runtime::kernel::LiveKernel;
+use crumbs_runtime::kernel::{Kernel, LiveKernel};
 use std::collections::HashMap;
+use std::rc::Rc;
+
+/// The running kernel, answering each tracefs question once for both the matching here and
+/// the compiler (listing the kernel's tracepoints takes tens of milliseconds).
+pub struct Remembering(Rc<dyn KernelFacts>);
+
+impl Remembering {
+    pub fn new() -> Remembering {
+        Remembering(Rc::new(Memo::new(LiveKernel.facts())))
+    }
+}
+
+impl Kernel for Remembering {
+    fn facts(&self) -> Rc<dyn KernelFacts> {
+        self.0.clone()
+    }
+
+    fn codegen_target(&self, program: &crumbs_lang::ir::Program) -> crumbs_ebpf::abi::Target {
+        LiveKernel.codegen_target(program)
+    }
+}
 
 /// One probe description of the program.
 #[derive(Clone, Debug)]
@@ -64,7 +86,7 @@ fn reads_args(text: &str) -> bool {
 
 /// Matches every description of `program`, taking pragmas and (with `zdefs`) unmatched
 /// descriptions out of its text.
-pub fn prepare(program: &mut Program, settings: &mut Settings) -> Matches {
+pub fn prepare(program: &mut Program, settings: &mut Settings, kernel: &Remembering) -> Matches {
     let mut out = Matches { per_piece: vec![0; program.pieces.len()], descriptions: Vec::new(), clauses_left: true };
     let text = program.text();
     let Ok(ast) = crumbs_lang::parse::parse_program(&text) else { return out };
@@ -81,7 +103,7 @@ pub fn prepare(program: &mut Program, settings: &mut Settings) -> Matches {
         for (i, desc) in clause.probes.iter().enumerate() {
             let found = memo
                 .entry(&desc.text)
-                .or_insert_with(|| match match_probes_with(desc, Some(&LiveKernel)) {
+                .or_insert_with(|| match match_probes_with(desc, Some(kernel.0.as_ref())) {
                     Ok(found) => Some(found),
                     Err(d) if matches_nothing(&d.message) => Some(Vec::new()),
                     Err(_) => None,
@@ -145,7 +167,7 @@ mod tests {
     #[test]
     fn pieces_count_their_own_probes() {
         let mut p = program(&["BEGIN", "syscall::read:entry,syscall::read:return { }"]);
-        let m = prepare(&mut p, &mut Settings::default());
+        let m = prepare(&mut p, &mut Settings::default(), &Remembering::new());
         assert_eq!(m.per_piece, [1, 2]);
         assert!(m.clauses_left);
     }
@@ -154,23 +176,23 @@ mod tests {
     fn zdefs_takes_out_what_matches_nothing() {
         let mut p = program(&["syscall::nosuch:entry, BEGIN { exit(0); }", "BEGIN, nosuch:::x { }", "nosuch:::x { }"]);
         let mut s = Settings { zdefs: true, ..Default::default() };
-        let m = prepare(&mut p, &mut s);
+        let m = prepare(&mut p, &mut s, &Remembering::new());
         assert_eq!(m.per_piece, [1, 1, 0]);
         assert_eq!(p.text(), format!("{}BEGIN {{ exit(0); }}\nBEGIN{} {{ }}\n{}", " ".repeat(23), " ".repeat(12), " ".repeat(14)));
         // Without -Z the text stays for the compiler to say what is wrong.
         let mut p = program(&["nosuch:::x"]);
-        prepare(&mut p, &mut Settings::default());
+        prepare(&mut p, &mut Settings::default(), &Remembering::new());
         assert_eq!(p.text(), "nosuch:::x");
         // Nothing left at all.
         let mut p = program(&["nosuch:::x"]);
-        assert!(!prepare(&mut p, &mut s).clauses_left);
+        assert!(!prepare(&mut p, &mut s, &Remembering::new()).clauses_left);
     }
 
     #[test]
     fn pragmas_dtrace_knows_go_to_the_front_end() {
         let mut p = Program::new(vec![Piece { kind: crate::dtrace::source::Kind::Script, arg: "x.d".into(), text: "#pragma D option flowindent\n#pragma D option quiet\nBEGIN".into(), start: 0, origin: None }]);
         let mut s = Settings::default();
-        prepare(&mut p, &mut s);
+        prepare(&mut p, &mut s, &Remembering::new());
         assert!(s.flowindent);
         assert_eq!(p.text(), format!("{}\n#pragma D option quiet\nBEGIN", " ".repeat(27)));
     }
