@@ -102,13 +102,17 @@ fn syntax_error_in_a_script_file() {
 
 #[test]
 fn operators_are_single_tokens() {
-    // spec §4.6: `< =` is not `<=`; `--` written together is decrement, not an expression.
+    // spec §4.6: `< =` is not `<=`; `--` written together is a decrement, which needs a
+    // variable, not two minus signs.
     let p = "BEGIN { trace(1 < = 2); }";
     assert_diag(&run_e(p), CMDLINE, 1, 19, p, "");
     let p = "BEGIN { trace(--3); }";
-    assert_diag(&run_e(p), CMDLINE, 1, 15, p, "");
+    let out = run_e(p);
+    assert_diag(&out, CMDLINE, 1, 17, p, "assign to a variable");
+    assert!(out.stderr.starts_with("Error: cannot decrement this expression\n"), "{}", out.dump());
+    // `5--` then `3`, as C reads it.
     let p = "BEGIN { trace(5 --3); }";
-    assert_diag(&run_e(p), CMDLINE, 1, 17, p, "");
+    assert_diag(&run_e(p), CMDLINE, 1, 19, p, "");
 }
 
 #[test]

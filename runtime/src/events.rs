@@ -59,7 +59,11 @@ impl<'p> Events<'p> {
         }
         let mut firing = Firing { program, cpu, probe, outputs: Vec::with_capacity(rec.items.len()) };
         let mut exit = None;
-        for (item, offs) in rec.items.iter().zip(&layout.offsets) {
+        for (i, (item, offs)) in rec.items.iter().zip(&layout.offsets).enumerate() {
+            // An item inside an `if` the firing did not take.
+            if layout.present.is_some_and(|p| bytes[p + i] == 0) {
+                continue;
+            }
             let values: Vec<Value> = item
                 .arg_reprs()
                 .iter()

@@ -28,13 +28,11 @@ impl Checker<'_> {
         let FnHook::Aggregate(aggregator) = f.hook else { unreachable!("aggregating function without an aggregator") };
         aggregator.check(&consts).map_err(|e| Diagnostic::new(span.clone(), e.message).label("here").hint(e.hint))?;
         let kind = AggKind::new(aggregator, consts);
-        let mut typed = Vec::new();
-        for k in &agg.keys {
-            typed.push(self.value(k)?);
-        }
-        let reprs: Vec<Repr> = typed.iter().map(|k| self.repr_of(k)).collect();
-        let mut keys: Vec<Expr> = typed.iter().map(|k| self.own(k)).collect();
-        let id = match self.aggs.iter().position(|a| a.name == agg.name) {
+        let at = self.aggs.iter().position(|a| a.name == agg.name);
+        let first = at.map(|id| self.aggs[id].keys.clone());
+        let display = format!("@{}", agg.name);
+        let (keys, reprs) = self.keys(&agg.keys, first.as_deref(), keys::KeyOwner { kind: "aggregation", name: &display }, &agg.span)?;
+        let id = match at {
             Some(id) => {
                 let def = &self.aggs[id];
                 let (def_span, def_fn) = &self.agg_spans[id];
@@ -43,24 +41,6 @@ impl Checker<'_> {
                         .label(format!("redefined with {}()", f.name))
                         .related(def_span.clone(), format!("first used with {def_fn}() here"))
                         .hint(format!("an aggregation keeps the function it was first used with, {def_fn}(); use another name, e.g. `@{}_{}`", if agg.name.is_empty() { "a" } else { &agg.name }, f.name)));
-                }
-                if def.keys.len() != reprs.len() {
-                    return Err(Diagnostic::new(agg.span.clone(), format!("aggregation `@{}` has {} key(s) elsewhere, {} here", agg.name, def.keys.len(), reprs.len()))
-                        .label("key count differs")
-                        .hint("use the same number of keys everywhere"));
-                }
-                let def_keys = def.keys.clone();
-                for (i, (a, b)) in def_keys.iter().zip(&reprs).enumerate() {
-                    // Integers of any type share a key position: stored as the first was.
-                    if let (Repr::Int(first), Repr::Int(_)) = (a, b) {
-                        keys[i] = self.fit(&typed[i], *first);
-                        continue;
-                    }
-                    if a != b {
-                        return Err(Diagnostic::new(agg.keys[i].span.clone(), format!("key {} of `@{}` has another type elsewhere", i + 1, agg.name))
-                            .label("type differs")
-                            .hint("keys at one position must all be integers, all process names, or all other strings"));
-                    }
                 }
                 id
             }

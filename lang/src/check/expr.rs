@@ -59,6 +59,8 @@ impl Checker<'_> {
                     TExpr::new(Expr::Global(g), ty)
                 } else if let Some((v, ty)) = self.types.kernel_enum_constant(name) {
                     TExpr::new(Expr::Int(v), ty)
+                } else if self.array(name, false).is_some() {
+                    return Err(unindexed_array(name, &e.span));
                 } else {
                     let mut d = Diagnostic::new(e.span.clone(), format!("unknown variable `{name}`")).label("not a builtin and never assigned");
                     let mut names: Vec<&str> = builtins::variable_names().collect();
@@ -102,6 +104,7 @@ impl Checker<'_> {
                     let ty = self.var_type(VarRef::Thread(t));
                     TExpr::new(Expr::ThreadLocal(t), ty)
                 }
+                None if self.array(n, true).is_some() => return Err(unindexed_array(&format!("self->{n}"), &e.span)),
                 None => {
                     return Err(Diagnostic::new(e.span.clone(), format!("thread-local variable `self->{n}` is never assigned"))
                         .label("no value anywhere")
@@ -166,6 +169,8 @@ impl Checker<'_> {
                 TExpr::new(expr, ty)
             }
             ExprKind::Binary(op, l, r) => self.binary(*op, l, r, &e.span)?,
+            ExprKind::Assign { target, op, value } => self.assign_value(target, *op, Some(value), 0, false, &e.span)?,
+            ExprKind::IncDec { target, delta, post } => self.assign_value(target, None, None, *delta, *post, &e.span)?,
             ExprKind::Ternary(c, a, b) => {
                 let c = self.int_expr(c, "a condition")?;
                 let a = self.int_value(a, "a branch of ?:")?;
@@ -300,4 +305,10 @@ impl Checker<'_> {
             }
         })
     }
+}
+
+fn unindexed_array(name: &str, span: &Span) -> Diagnostic {
+    Diagnostic::new(span.clone(), format!("`{name}` is an associative array, used here without a key"))
+        .label("needs a key")
+        .hint(format!("read an element: `{name}[key]`"))
 }

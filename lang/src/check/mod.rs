@@ -17,6 +17,7 @@ mod args;
 mod ctypes;
 mod decls;
 mod expr;
+mod keys;
 mod print;
 mod tracepoint;
 mod values;
@@ -59,6 +60,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         opts,
         globals: Vec::new(),
         thread_locals: Vec::new(),
+        arrays: Vec::new(),
         clause_locals: Vec::new(),
         aggs: Vec::new(),
         agg_spans: Vec::new(),
@@ -74,7 +76,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         read_before_typed: false,
         c_ints: std::collections::HashMap::new(),
     };
-    cx.declare_globals(program);
+    cx.declare_globals(program)?;
     if !second {
         cx.declare_types(&program.decls)?;
     }
@@ -171,6 +173,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         aggregations: cx.aggs,
         globals: cx.globals,
         thread_locals: cx.thread_locals,
+        arrays: cx.arrays.into_iter().map(|a| Array { name: a.name, thread: a.thread, keys: a.keys.map(|k| k.0).unwrap_or_default() }).collect(),
         records: cx.records,
         strings: cx.strings,
         matched_probes: matched,
@@ -244,6 +247,8 @@ struct Checker<'a> {
     opts: &'a CheckOptions,
     globals: Vec<String>,
     thread_locals: Vec<String>,
+    /// Associative arrays, global and thread-local.
+    arrays: Vec<vars::ArrayVar>,
     /// `this->` names assigned so far in the clause being checked.
     clause_locals: Vec<String>,
     aggs: Vec<Aggregation>,
@@ -272,26 +277,31 @@ type Lowered = (Option<Expr>, Vec<Stmt>, Option<usize>, usize);
 type Store = Box<dyn Fn(Expr) -> Stmt>;
 
 impl Checker<'_> {
-    /// D globals are declared by assignment anywhere in the program.
-    fn declare_globals(&mut self, program: &ast::Program) {
+    /// D globals, thread-locals and associative arrays are declared by assignment anywhere
+    /// in the program.
+    fn declare_globals(&mut self, program: &ast::Program) -> Result<(), Diagnostic> {
+        let mut targets = Vec::new();
         for c in &program.clauses {
-            for s in c.body.iter().flatten() {
-                let target = match s {
-                    ast::Stmt::Assign { target, .. } | ast::Stmt::IncDec { target, .. } => target,
-                    _ => continue,
-                };
-                if let LValue::ThreadLocal(i, _) = target {
-                    if !self.thread_locals.contains(&i.name) {
-                        self.thread_locals.push(i.name.clone());
-                    }
-                    continue;
-                }
-                let LValue::Global(target) = target else { continue };
-                if builtins::variable(&target.name).is_none() && !self.globals.contains(&target.name) {
-                    self.globals.push(target.name.clone());
-                }
+            c.each_target(&mut |t| targets.push(t));
+        }
+        for target in targets {
+            match target {
+                LValue::ThreadLocal(i, _) if !self.thread_locals.contains(&i.name) => self.thread_locals.push(i.name.clone()),
+                LValue::Global(i) if !vars::is_builtin(&i.name) && !self.globals.contains(&i.name) => self.globals.push(i.name.clone()),
+                LValue::Element { name, thread, .. } => self.declare_array(name, *thread)?,
+                _ => {}
             }
         }
+        for a in &self.arrays {
+            let scalars = if a.thread { &self.thread_locals } else { &self.globals };
+            if scalars.contains(&a.name) {
+                let name = if a.thread { format!("self->{}", a.name) } else { a.name.clone() };
+                return Err(Diagnostic::new(a.span.clone(), format!("`{name}` is assigned both as a variable and as an associative array"))
+                    .label("used as an array here")
+                    .hint("a name is either a variable or an associative array: use another name for one of them"));
+            }
+        }
+        Ok(())
     }
 
     fn clause(&mut self, c: &ast::Clause) -> Result<Lowered, Diagnostic> {
@@ -314,7 +324,8 @@ impl Checker<'_> {
         }
         let default_action = c.body.as_ref().is_none_or(|b| b.is_empty());
         let record = if default_action || !items.is_empty() {
-            self.records.push(Record { items });
+            let guarded = body.iter().any(emits_in_branch);
+            self.records.push(Record { items, guarded });
             Some(self.records.len() - 1)
         } else {
             None
@@ -324,9 +335,25 @@ impl Checker<'_> {
 
     fn stmt(&mut self, s: &ast::Stmt, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
         match s {
-            ast::Stmt::Assign { target, op, value, span } => body.push(self.assign(target, *op, Some(value), 0, span)?),
-            ast::Stmt::IncDec { target, delta, span } => body.push(self.assign(target, None, None, *delta, span)?),
+            ast::Stmt::Assign { target, op, value, span } => body.extend(self.assign(target, *op, Some(value), 0, span)?),
+            ast::Stmt::IncDec { target, delta, span } => body.extend(self.assign(target, None, None, *delta, span)?),
             ast::Stmt::Aggregate { agg, func, args, span } => self.aggregate(agg, func, args, span, body)?,
+            ast::Stmt::Block(stmts) => {
+                for s in stmts {
+                    self.stmt(s, body, items)?;
+                }
+            }
+            ast::Stmt::If { cond, then, els, .. } => {
+                let cond = self.int_expr(cond, "the condition of `if`")?;
+                let (mut t, mut e) = (Vec::new(), Vec::new());
+                for s in then {
+                    self.stmt(s, &mut t, items)?;
+                }
+                for s in els.iter().flatten() {
+                    self.stmt(s, &mut e, items)?;
+                }
+                body.push(Stmt::If { cond, then: t, els: e });
+            }
             ast::Stmt::Expr(e) => match &e.kind {
                 ExprKind::Call(name, args) => self.action(name, args, &e.span, body, items)?,
                 _ => {
@@ -340,6 +367,14 @@ impl Checker<'_> {
     }
 }
 
+
+/// Whether `s` sends an item only in some firings: an `Emit` inside an `if`.
+fn emits_in_branch(s: &Stmt) -> bool {
+    match s {
+        Stmt::If { then, els, .. } => then.iter().chain(els).any(|s| s.any(&mut |n| matches!(n, crate::ir::Node::Stmt(Stmt::Emit { .. })))),
+        _ => false,
+    }
+}
 
 fn unop_symbol(op: UnOp) -> &'static str {
     match op {
