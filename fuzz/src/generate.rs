@@ -145,6 +145,15 @@ impl<'r> Generator<'r> {
             6 => format!("trace({})", self.any_value()),
             7 => self.aggregation_action(),
             8 => format!("exit({})", self.expr(1)),
+            10 if self.rng.one_in(2) => {
+                let cond = self.expr(2);
+                let then = self.statement();
+                match self.rng.below(3) {
+                    0 => format!("if ({cond}) {then}"),
+                    1 => format!("if ({cond}) {{ {then}; }} else {{ {}; }}", self.statement()),
+                    _ => format!("if ({cond}) {{ {then}; }} else if ({}) {{ {}; }}", self.expr(1), self.statement()),
+                }
+            }
             9 => {
                 let value = self.expr(2);
                 let name = format!("this->v{}", self.rng.below(3));
@@ -156,9 +165,14 @@ impl<'r> Generator<'r> {
     }
 
     fn lvalue(&mut self) -> String {
-        let name = match self.rng.below(3) {
+        let name = match self.rng.below(4) {
             0 => format!("g{}", self.rng.below(3)),
             1 => format!("self->t{}", self.rng.below(3)),
+            2 => {
+                let e = self.element();
+                self.assigned.insert(e.0);
+                return e.1;
+            }
             _ => {
                 // op= and ++ read the clause-local too: only one already assigned.
                 if let Some(l) = self.clause.locals.first() {
@@ -169,6 +183,14 @@ impl<'r> Generator<'r> {
         };
         self.assigned.insert(name.clone());
         name
+    }
+
+    /// An element of an associative array (one integer key): the array's name as the
+    /// program's last clause would assign it, and the element.
+    fn element(&mut self) -> (String, String) {
+        let name = format!("{}{}", self.rng.pick(&["a", "self->b"]), self.rng.below(2));
+        let key = if self.rng.one_in(2) { self.rng.pick(NUMBERS).to_string() } else { self.rng.pick(&["pid", "tid", "arg0", "cpu"]).to_string() };
+        (format!("{name}[0]"), format!("{name}[{key}]"))
     }
 
     fn aggregate(&mut self) -> String {
@@ -301,6 +323,14 @@ impl<'r> Generator<'r> {
                 format!("{op}{gap}{e}")
             }
             1 => format!("({})", self.expr(depth - 1)),
+            2 if self.rng.one_in(3) => {
+                let target = self.lvalue();
+                match self.rng.below(3) {
+                    0 => format!("({target} {} {})", self.rng.pick(ASSIGN), self.expr(depth - 1)),
+                    1 => format!("({target}{})", self.rng.pick(&["++", "--"])),
+                    _ => format!("({}{target})", self.rng.pick(&["++", "--"])),
+                }
+            }
             2 => format!("{} ? {} : {}", self.expr(depth - 1), self.expr(depth - 1), self.expr(depth - 1)),
             3 => {
                 let a = self.string_value();
@@ -330,6 +360,11 @@ impl<'r> Generator<'r> {
             }
             4 if !self.clause.locals.is_empty() && !self.clause.in_predicate => self.rng.pick(&self.clause.locals).clone(),
             5 if !self.clause.int_fields.is_empty() => format!("args->{}", self.rng.pick(&self.clause.int_fields)),
+            6 if self.rng.one_in(2) => {
+                let (name, e) = self.element();
+                self.read.insert(name);
+                e
+            }
             _ => self.rng.pick(&ints).to_string(),
         }
     }

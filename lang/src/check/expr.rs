@@ -74,6 +74,12 @@ impl Checker<'_> {
             }
             ExprKind::Macro(m) => match (m.as_str(), self.opts.target) {
                 ("target", Some(pid)) => TExpr::new(Expr::Int(pid), self.c_int("pid_t")),
+                // As D's lexer reads them: integer constants, typed as C types a literal.
+                (m, _) if self.opts.ids.get(m).is_some() => {
+                    let v = self.opts.ids.get(m).expect("checked");
+                    let ty = crate::types::literal_type(v as u64, true, false, false);
+                    TExpr::new(Expr::Int(v), self.types.int_of(ty))
+                }
                 ("target", None) => {
                     return Err(Diagnostic::new(e.span.clone(), "$target is not set")
                         .label("needs a target process")
@@ -95,7 +101,7 @@ impl Checker<'_> {
                 _ => {
                     return Err(Diagnostic::new(e.span.clone(), format!("unknown macro variable `${m}`"))
                         .label("not defined")
-                        .hint("crumbs knows $target (the -c command or -p process), $0 and $1, $2, ... (the arguments after the script)"))
+                        .hint("crumbs knows $target (the -c command or -p process), $pid, $ppid, $pgid, $sid, $uid, $euid, $gid, $egid (crumbs' own), $0 and $1, $2, ... (the arguments after the script)"))
                 }
             },
             ExprKind::ArgsField(n) => self.args_field(n, &e.span)?,

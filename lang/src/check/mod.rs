@@ -35,6 +35,39 @@ pub struct CheckOptions {
     pub target: Option<i64>,
     /// `$0` (the script's name) and `$1`, `$2`, ...: the words after the script.
     pub args: Vec<String>,
+    /// `$pid`, `$uid`, ...: crumbs' own process ids (all 0 unless the caller gives them).
+    pub ids: ProcessIds,
+}
+
+/// The ids of the process compiling the program, D's macro variables `$pid`, `$ppid`,
+/// `$pgid`, `$sid`, `$uid`, `$euid`, `$gid` and `$egid`.
+#[derive(Clone, Debug, Default)]
+pub struct ProcessIds {
+    pub pid: i64,
+    pub ppid: i64,
+    pub pgid: i64,
+    pub sid: i64,
+    pub uid: i64,
+    pub euid: i64,
+    pub gid: i64,
+    pub egid: i64,
+}
+
+impl ProcessIds {
+    /// The macro variable `$name`'s value, if it is one of these.
+    pub fn get(&self, name: &str) -> Option<i64> {
+        Some(match name {
+            "pid" => self.pid,
+            "ppid" => self.ppid,
+            "pgid" => self.pgid,
+            "sid" => self.sid,
+            "uid" => self.uid,
+            "euid" => self.euid,
+            "gid" => self.gid,
+            "egid" => self.egid,
+            _ => return None,
+        })
+    }
 }
 
 /// Checks a parsed program and lowers it to IR.
