@@ -19,6 +19,21 @@ pub enum Decl {
     Record { union: bool, name: Ident, members: Vec<MemberDecl>, span: Span },
     Enum { name: Option<Ident>, values: Vec<(Ident, Option<Expr>)>, span: Span },
     Typedef { ty: TypeName, name: Ident, len: Option<u32>, span: Span },
+    /// `[self|this] TYPE NAME[KEYS];`: a variable declared with its type (an associative
+    /// array when `keys` is given).
+    Var { scope: Scope, ty: TypeName, name: Ident, keys: Option<Vec<TypeName>>, span: Span },
+    /// `inline TYPE NAME = EXPR;`.
+    Inline { ty: TypeName, name: Ident, value: Expr, span: Span },
+}
+
+/// Where a declared variable lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    Global,
+    /// `self`: one per thread.
+    Thread,
+    /// `this`: one per clause firing.
+    Clause,
 }
 
 /// A member of a declared struct or union: `TYPE NAME[LEN] : BITS;`, or a struct or union

@@ -38,6 +38,8 @@ pub enum VarHook {
     ProbeName,
     Arg(u8),
     Errno,
+    /// The id of the probe that fired (as `-l` lists it).
+    ProbeId,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,6 +85,7 @@ pub const VARIABLES: &[BuiltinVar] = &[
     BuiltinVar { name: "arg7", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(7), doc: "eighth probe argument (0 where the probe has fewer)" },
     BuiltinVar { name: "arg8", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(8), doc: "ninth probe argument (0 where the probe has fewer)" },
     BuiltinVar { name: "arg9", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(9), doc: "tenth probe argument (0 where the probe has fewer)" },
+    BuiltinVar { name: "id", aliases: &[], ty: VarType::Int("uint_t"), hook: VarHook::ProbeId, doc: "id of the probe that fired, as `-l` lists it" },
     BuiltinVar { name: "errno", aliases: &[], ty: VarType::Int("int"), hook: VarHook::Errno, doc: "error number of a failed system call (syscall return probes; 0 otherwise)" },
 ];
 

@@ -206,6 +206,26 @@ fn declaration(p: Pair<Rule>) -> Result<Decl, Diagnostic> {
     let sp = span(&p);
     let inner = p.into_inner().next().expect("grammar");
     match inner.as_rule() {
+        Rule::var_decl => {
+            let mut scope = Scope::Global;
+            let (mut ty, mut name, mut keys) = (None, None, None);
+            for x in inner.into_inner() {
+                match x.as_rule() {
+                    Rule::var_scope => scope = if x.as_str() == "self" { Scope::Thread } else { Scope::Clause },
+                    Rule::type_name => ty = Some(type_name(x)?),
+                    Rule::ident => name = Some(ident(x)),
+                    _ => keys = Some(x.into_inner().map(type_name).collect::<Result<Vec<_>, _>>()?),
+                }
+            }
+            Ok(Decl::Var { scope, ty: ty.expect("grammar"), name: name.expect("grammar"), keys, span: sp })
+        }
+        Rule::inline_decl => {
+            let mut it = inner.into_inner().filter(|x| x.as_rule() != Rule::inline_kw);
+            let ty = type_name(it.next().unwrap())?;
+            let name = ident(it.next().unwrap());
+            let value = expr_at(it.next().unwrap(), 1)?.0;
+            Ok(Decl::Inline { ty, name, value, span: sp })
+        }
         Rule::record_decl => {
             let mut it = inner.into_inner();
             let union = it.next().unwrap().as_str() == "union";

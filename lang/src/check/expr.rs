@@ -52,6 +52,8 @@ impl Checker<'_> {
                         (VarType::Str, h) => TExpr::new(Expr::Str(StrExpr::Probe(h)), string),
                         (VarType::Kernel(_), _) => unreachable!("typed builtins are checked by typed()"),
                     }
+                } else if let Some(v) = self.inline_value(name, &e.span) {
+                    v?
                 } else if let Some((v, ty)) = self.types.enum_constant(name) {
                     TExpr::new(Expr::Int(v), ty)
                 } else if let Some(g) = self.globals.iter().position(|g| g == name) {
@@ -117,7 +119,7 @@ impl Checker<'_> {
                         .hint(format!("assign it in some clause first, e.g. `self->{n} = timestamp;`")))
                 }
             },
-            ExprKind::ClauseLocal(n) => match self.clause_locals.iter().position(|t| t == n) {
+            ExprKind::ClauseLocal(n) => match self.clause_locals.iter().position(|t| t == n).or_else(|| self.declared_local(n)) {
                 Some(l) => {
                     let ty = self.var_type(VarRef::Clause(l));
                     TExpr::new(Expr::ClauseLocal(l), ty)

@@ -21,6 +21,7 @@ mod keys;
 mod print;
 mod tracepoint;
 mod values;
+mod var_decls;
 mod vars;
 
 use values::TExpr;
@@ -94,6 +95,9 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         globals: Vec::new(),
         thread_locals: Vec::new(),
         arrays: Vec::new(),
+        declared_locals: Vec::new(),
+        inlines: Vec::new(),
+        expanding: Vec::new(),
         clause_locals: Vec::new(),
         aggs: Vec::new(),
         agg_spans: Vec::new(),
@@ -109,10 +113,11 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         read_before_typed: false,
         c_ints: std::collections::HashMap::new(),
     };
-    cx.declare_globals(program)?;
     if !second {
         cx.declare_types(&program.decls)?;
     }
+    cx.declare_variables(&program.decls)?;
+    cx.declare_globals(program)?;
     let options = options(&program.pragmas)?;
     let mut groups: BTreeMap<AttachPoint, Vec<Clause>> = BTreeMap::new();
     let mut order: Vec<AttachPoint> = Vec::new();
@@ -282,6 +287,12 @@ struct Checker<'a> {
     thread_locals: Vec<String>,
     /// Associative arrays, global and thread-local.
     arrays: Vec<vars::ArrayVar>,
+    /// `this TYPE name;` declarations.
+    declared_locals: Vec<(String, crate::types::TypeId)>,
+    /// `inline TYPE name = value;`: name, type and expression.
+    inlines: Vec<(String, ast::TypeName, ast::Expr)>,
+    /// The inlines being expanded (an inline may not use itself).
+    expanding: Vec<String>,
     /// `this->` names assigned so far in the clause being checked.
     clause_locals: Vec<String>,
     aggs: Vec<Aggregation>,

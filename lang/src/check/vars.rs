@@ -180,6 +180,7 @@ impl Checker<'_> {
             LValue::ClauseLocal(i, sp) => {
                 let l = match self.clause_locals.iter().position(|g| g == &i.name) {
                     Some(l) => l,
+                    None if self.declared_locals.iter().any(|(n, _)| *n == i.name) => self.declared_local(&i.name).expect("declared"),
                     None if reads => return Err(unassigned_local(&i.name, sp)),
                     None => {
                         self.clause_locals.push(i.name.clone());

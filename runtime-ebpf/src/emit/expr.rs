@@ -372,6 +372,7 @@ impl Emitter<'_> {
             }
             VarHook::Arg(n) => attach::context(self.attach).arg(self, n)?,
             VarHook::Errno => attach::context(self.attach).errno(self),
+            VarHook::ProbeId => attach::context(self.attach).probe_id(self)?,
             VarHook::Comm | VarHook::ProbeProv | VarHook::ProbeMod | VarHook::ProbeFunc | VarHook::ProbeName => {
                 return Err(self.err(format!("internal: string builtin {h:?} used as an integer")));
             }
