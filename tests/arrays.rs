@@ -3,13 +3,8 @@
 
 mod common;
 
-use common::{assert_compile_error as assert_error, int_col, run};
+use common::{assert_compile_error as assert_error, int_col, printed, run};
 
-fn printed(program: &str) -> String {
-    let out = run(&["-q", "-e", program]);
-    out.assert_ok();
-    out.stdout.strip_suffix('\n').unwrap_or_else(|| panic!("no end-of-tracing newline\n{}", out.dump())).to_string()
-}
 
 #[test]
 fn tuple_keys_of_integers_and_strings() {

@@ -3,14 +3,8 @@
 
 mod common;
 
-use common::{assert_compile_error as assert_error, int_col, io_benchmark, run, TempPath};
+use common::{assert_compile_error as assert_error, int_col, io_benchmark, printed, run, TempPath};
 
-/// The program's quiet output without the end-of-tracing newline.
-fn printed(program: &str) -> String {
-    let out = run(&["-q", "-e", program]);
-    out.assert_ok();
-    out.stdout.strip_suffix('\n').unwrap_or_else(|| panic!("no end-of-tracing newline\n{}", out.dump())).to_string()
-}
 
 #[test]
 fn if_else_chains_take_one_branch() {

@@ -3,13 +3,8 @@
 
 mod common;
 
-use common::{assert_compile_error as assert_error, run};
+use common::{assert_compile_error as assert_error, printed};
 
-fn printed(program: &str) -> String {
-    let out = run(&["-q", "-e", program]);
-    out.assert_ok();
-    out.stdout.strip_suffix('\n').unwrap_or_else(|| panic!("no end-of-tracing newline\n{}", out.dump())).to_string()
-}
 
 #[test]
 fn declarations_fix_the_types_of_globals_thread_locals_clause_locals_and_arrays() {
