@@ -179,7 +179,9 @@ impl<'r> Generator<'r> {
             Some(a) if !self.rng.one_in(30) => (a.func.clone(), a.keys.clone(), a.params.clone()),
             _ => {
                 let keys = (0..self.rng.below(4)).map(|_| *self.rng.pick(&[Key::Int, Key::Int, Key::Str, Key::Stack])).collect();
-                (self.rng.pick(&aggregating).name.to_string(), keys, self.lquantize_params())
+                let func = self.rng.pick(&aggregating).name.to_string();
+                let params = if func == "llquantize" { self.llquantize_params() } else { self.lquantize_params() };
+                (func, keys, params)
             }
         };
         self.aggs.push(Agg { name: name.clone(), func: func.clone(), keys: keys.clone(), params: params.clone() });
@@ -206,6 +208,17 @@ impl<'r> Generator<'r> {
         format!(", {lo}, {}, {step}", lo + step * self.rng.range(1, 200) as i64)
     }
 
+    /// `, factor, low, high, steps`: valid parameters, or now and then any four constants.
+    fn llquantize_params(&mut self) -> String {
+        if self.rng.one_in(20) {
+            let n: Vec<&str> = (0..4).map(|_| *self.rng.pick(NUMBERS)).collect();
+            return format!(", {}", n.join(", "));
+        }
+        let (factor, steps) = *self.rng.pick(&[(10, 10), (10, 20), (10, 100), (2, 2), (2, 8), (3, 27), (4, 16)]);
+        let low = self.rng.below(4);
+        format!(", {factor}, {low}, {}, {steps}", low + self.rng.range(1, 6))
+    }
+
     /// An action on an aggregation defined before (rarely one that is not).
     fn aggregation_action(&mut self) -> String {
         if self.aggs.is_empty() {
@@ -220,7 +233,7 @@ impl<'r> Generator<'r> {
             0 => format!("printa({})", a.name),
             1 => {
                 let keys: String = a.keys.iter().map(|k| if *k == Key::Str { "%-12s " } else { "%d " }).collect();
-                let value = if a.func == "quantize" || a.func == "lquantize" { "%@d" } else { *self.rng.pick(&["%@d", "%@u", "%@x", "%-10@d"]) };
+                let value = if a.func.ends_with("quantize") { "%@d" } else { *self.rng.pick(&["%@d", "%@u", "%@x", "%-10@d"]) };
                 format!("printa(\"{keys}{value}\\n\", {})", a.name)
             }
             2 => format!("clear({})", a.name),

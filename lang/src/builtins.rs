@@ -173,6 +173,7 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "stddev", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::stddev::Stddev), signature: "stddev(x)", doc: "integer standard deviation of the values" },
     BuiltinFn { name: "quantize", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::quantize::Quantize), signature: "quantize(x)", doc: "power-of-two frequency distribution" },
     BuiltinFn { name: "lquantize", kind: FnKind::Aggregating, args: &[ArgSpec::Int, ArgSpec::ConstInt, ArgSpec::ConstInt, ArgSpec::ConstInt], hook: FnHook::Aggregate(&agg::lquantize::Lquantize), signature: "lquantize(x, low, high, step)", doc: "linear frequency distribution from low to high in steps of step" },
+    BuiltinFn { name: "llquantize", kind: FnKind::Aggregating, args: &[ArgSpec::Int, ArgSpec::ConstInt, ArgSpec::ConstInt, ArgSpec::ConstInt, ArgSpec::ConstInt], hook: FnHook::Aggregate(&agg::llquantize::Llquantize), signature: "llquantize(x, factor, low, high, steps)", doc: "log-linear frequency distribution: each power of factor from factor^low to factor^high split into steps linear buckets" },
 ];
 
 pub fn function(name: &str) -> Option<&'static BuiltinFn> {

@@ -8,7 +8,7 @@ impl Checker<'_> {
         if f.kind != FnKind::Aggregating {
             return Err(Diagnostic::new(func.span.clone(), format!("`{}` is not an aggregating function", func.name))
                 .label("cannot be assigned to an aggregation")
-                .hint("aggregating functions: count, sum, min, max, avg, quantize, lquantize"));
+                .hint(format!("aggregating functions: {}", builtins::FUNCTIONS.iter().filter(|f| f.kind == FnKind::Aggregating).map(|f| f.name).collect::<Vec<_>>().join(", "))));
         }
         check_arity(f, args, span)?;
         let value = match args.first() {
@@ -16,6 +16,7 @@ impl Checker<'_> {
             None => Expr::Int(1),
         };
         let mut consts = Vec::new();
+        let mut const_spans = Vec::new();
         for (a, spec) in args.iter().zip(f.args) {
             if *spec == ArgSpec::ConstInt {
                 consts.push(const_int(a).ok_or_else(|| {
@@ -23,10 +24,14 @@ impl Checker<'_> {
                         .label("not a constant")
                         .hint(format!("write an integer constant: {}", f.signature))
                 })?);
+                const_spans.push(a.span.clone());
             }
         }
         let FnHook::Aggregate(aggregator) = f.hook else { unreachable!("aggregating function without an aggregator") };
-        aggregator.check(&consts).map_err(|e| Diagnostic::new(span.clone(), e.message).label("here").hint(e.hint))?;
+        aggregator.check(&consts).map_err(|e| {
+            let at = e.arg.and_then(|i| const_spans.get(i)).unwrap_or(span);
+            Diagnostic::new(at.clone(), e.message).label("here").hint(e.hint)
+        })?;
         let kind = AggKind::new(aggregator, consts);
         let mut typed = Vec::new();
         for k in &agg.keys {

@@ -74,6 +74,30 @@ fn aggregations_keep_one_function_and_key_shape() {
 }
 
 #[test]
+fn llquantize_arguments_are_checked_where_written() {
+    let p = ok("BEGIN { @a = llquantize(1, 10, 0, 6, 20); @a = llquantize(2, 10, 0, 6, 20); }");
+    assert_eq!(format!("{:?}", p.aggregations[0].kind), "Llquantize { factor: 10, low: 0, high: 6, steps: 20 }");
+    assert_eq!(p.aggregations[0].kind.words(), 1 + 9 + 6 * 18 + 1);
+    let (d, text) = err("BEGIN { @a = llquantize(1, 1, 0, 6, 20); }");
+    assert_eq!(text, "1");
+    assert!(d.message.contains("factor (argument #1) must be two or more"), "{}", d.message);
+    let (d, text) = err("BEGIN { @a = llquantize(1, 10, 0, 6, 15); }");
+    assert_eq!(text, "15");
+    assert!(d.message.contains("evenly divide"), "{}", d.message);
+    let (d, text) = err("BEGIN { @a = llquantize(1, 10, 6, 6, 10); }");
+    assert_eq!(text, "6");
+    assert!(d.message.contains("greater than low magnitude"), "{}", d.message);
+    let (d, text) = err("BEGIN { @a = llquantize(1, 10, 0, 6, x); } BEGIN { x = 1; }");
+    assert_eq!(text, "x");
+    assert!(d.message.contains("constant"));
+    // Another aggregation's parameters are another function.
+    let (d, _) = err("BEGIN { @a = llquantize(1, 10, 0, 6, 20); @a = llquantize(1, 10, 0, 6, 10); }");
+    assert!(d.message.contains("already llquantize()"), "{}", d.message);
+    let (d, _) = err("BEGIN { @a = llquantize(1, 10, 0, 6); }");
+    assert!(d.message.contains("takes 5 arguments"), "{}", d.message);
+}
+
+#[test]
 fn arity_and_argument_types() {
     let (d, text) = err("BEGIN { @ = sum(); }");
     assert_eq!(text, "@ = sum()");

@@ -2,7 +2,7 @@
 //!
 //! Sources: illumos libdtrace `dt_consume.c` (`dt_print_aggs()`, `dt_print_datum()`,
 //! `dt_print_bytes()`, `dt_print_quantize()`, `dt_print_lquantize()`,
-//! `dt_print_quantline()`, `dt_print_average()`), `dt_aggregate.c` (the sort
+//! `dt_print_quantline()`, `dt_print_llquantize()`, `dt_print_average()`), `dt_aggregate.c` (the sort
 //! comparators) and `cmd/dtrace/dtrace.c` (`main()`).
 //!
 //! Layout of one row (`dt_print_aggs()`):
@@ -22,7 +22,8 @@
 //! printed buckets (`dt_print_quantline()`). The printed buckets run from one before the
 //! first non-zero bucket to one after the last non-zero bucket (clamped to the bucket
 //! range); with no data at all, quantize prints the buckets -1, 0, 1 and lquantize its
-//! first three buckets. Because the row's `"\n"` follows the table, a distribution row
+//! first three buckets, llquantize its first two (its labels: `"< factor^low"`, each
+//! bucket's lower bound, `">= factor^(high+1)"`). Because the row's `"\n"` follows the table, a distribution row
 //! ends with an empty line, and a keyed one starts with the padded key on its own line.
 //!
 //! Order (`dt_aggregate_varvalcmp()` → `dt_aggregate_valkeycmp()`; values by
@@ -46,6 +47,7 @@ use std::cmp::Ordering;
 
 use super::printf::{pad, push_n};
 use super::{AggData, AggRow, Value};
+use crumbs_lang::ir::agg::llquantize;
 use crumbs_lang::ir::agg::quantize::{self, bucket_value as quantize_bucket_value, count_at};
 use crumbs_lang::ir::agg::Summary;
 use crumbs_lang::ir::IntRepr;
@@ -213,6 +215,7 @@ fn print_value(out: &mut String, s: &Summary) {
         Summary::Scalar(n) => print_i64(out, n),
         Summary::Log2(buckets) => print_quantize(out, buckets),
         Summary::Linear { base, limit, step, buckets } => print_lquantize(out, base, limit, step, buckets),
+        Summary::LogLinear { params, buckets } => print_llquantize(out, &llquantize::Layout::new(params), buckets),
     }
 }
 
@@ -333,6 +336,28 @@ fn print_lquantize(out: &mut String, base: i64, limit: i64, step: i64, buckets: 
         } else {
             base.saturating_add((i as i64 - 1).saturating_mul(step))
                 .to_string()
+        };
+        pad(out, &label, label.len(), 16, false);
+        out.push(' ');
+        print_bar(out, count_at(buckets, i), total);
+    }
+}
+
+/// `dt_print_llquantize()`: as lquantize, but with no data only the first two buckets; the
+/// labels are `< factor^low`, each bucket's lower bound, and `>= factor^(high+1)`.
+fn print_llquantize(out: &mut String, layout: &llquantize::Layout, buckets: &[u64]) {
+    let n = layout.buckets();
+    let (first, last) = bucket_range(n, |i| count_at(buckets, i)).unwrap_or((0, 1.min(n - 1)));
+    let total: u128 = (first..=last).map(|i| count_at(buckets, i) as u128).sum();
+
+    print_table_header(out);
+    for i in first..=last {
+        let label = if i == 0 {
+            format!("< {}", layout.low)
+        } else if layout.overflow() == Some(i) {
+            format!(">= {}", layout.limit())
+        } else {
+            layout.bound(i).to_string()
         };
         pad(out, &label, label.len(), 16, false);
         out.push(' ');
