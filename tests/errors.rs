@@ -417,6 +417,23 @@ fn llquantize_parameter_errors() {
     assert_diag(&run_e(p), CMDLINE, 1, 37, p, "0 to 65535");
 }
 
+/// spec §7.5: printa() of several aggregations needs the same keys in each, and at least
+/// one aggregation.
+#[test]
+fn printa_joined_errors() {
+    let p = r#"BEGIN { @a[1] = count(); @b["k"] = count(); printa(@a, @b); }"#;
+    assert_diag(&run_e(p), CMDLINE, 1, 56, p, "same type");
+    let p = r#"BEGIN { @a[1] = count(); @b[1, 2] = count(); printa("%d %@d\n", @a, @b); }"#;
+    assert_diag(&run_e(p), CMDLINE, 1, 69, p, "with the same keys together");
+    let p = r#"BEGIN { printa("%d\n"); }"#;
+    assert_diag(&run_e(p), CMDLINE, 1, 9, p, "printa(@name)");
+    // -x with a bad position: one line.
+    let out = run(&["-x", "aggsortpos=two", "-e", "BEGIN { exit(0); }"]);
+    out.assert_no_panic();
+    assert_eq!(out.code(), 2, "{}", out.dump());
+    assert_eq!(out.stderr, "crumbs: -x aggsortpos=two: option `aggsortpos` needs a position, got `two` (write a number from 0, e.g. `aggsortpos=1`)\n", "{}", out.dump());
+}
+
 /// spec §7.6: trunc's count must be a constant; clear takes a whole aggregation.
 #[test]
 fn clear_and_trunc_errors() {

@@ -166,6 +166,51 @@ fn options_and_macros() {
 }
 
 #[test]
+fn sort_position_options() {
+    let o = |text: &str| ok(&format!("#pragma D option {text}\nBEGIN {{}}")).options;
+    assert_eq!(o("aggsortpos=2").aggsortpos, 2);
+    assert_eq!(o("aggsortpos").aggsortpos, 0);
+    assert_eq!(o("aggsortpos=0x10").aggsortpos, 16);
+    assert_eq!(o("aggsortpos=010").aggsortpos, 8);
+    assert_eq!(o("aggsortkeypos=YES").aggsortkeypos, 1);
+    assert_eq!(o("aggsortkeypos=off").aggsortkeypos, 0);
+    assert!(o("aggpack").aggpack);
+    assert!(!o("aggpack=0").aggpack);
+    let (d, _) = err("#pragma D option aggsortpos=-1\nBEGIN {}");
+    assert!(d.message.contains("needs a position"), "{}", d.message);
+    let (d, _) = err("#pragma D option aggsortkeypos=first\nBEGIN {}");
+    assert!(d.message.contains("needs a position, got `first`"), "{}", d.message);
+}
+
+#[test]
+fn printa_joins_aggregations_with_the_same_keys() {
+    let p = ok(r#"BEGIN { @a[1, "x"] = count(); @b[(long)2, probefunc] = sum(1); @c[3, execname] = avg(1); printa(@a, @b, @c); printa("%d %s %@d %@d\n", @c, @a); }"#);
+    let items = &p.records[0].items;
+    assert_eq!(items[0], Item::Printa { aggs: vec![0, 1, 2], format: None });
+    assert!(matches!(&items[1], Item::Printa { aggs, format: Some(_) } if aggs == &[2, 0]));
+    let (d, text) = err(r#"BEGIN { @a[1] = count(); @b["k"] = count(); printa(@a, @b); }"#);
+    assert_eq!(text, "@b");
+    assert_eq!(d.message, "key 1 of `@b` is a string, but key 1 of `@a` is an integer");
+    assert_eq!(d.related.map(|r| r.1), Some("key 1 is an integer here".to_string()));
+    let (d, text) = err(r#"BEGIN { @a[1] = count(); @b = count(); printa("%d %@d\n", @a, @b); }"#);
+    assert_eq!(text, "@b");
+    assert!(d.message.contains("`@b` has 0 keys and `@a` has 1 key"), "{}", d.message);
+    let (d, text) = err(r#"BEGIN { printa("%@d\n"); }"#);
+    assert_eq!(text, r#"printa("%@d\n")"#);
+    assert_eq!(d.message, "printa() needs an aggregation");
+    let (d, _) = err("BEGIN { printa(); }");
+    assert_eq!(d.message, "printa() needs an aggregation");
+    let (d, text) = err("BEGIN { @a = count(); printa(@a, 1); }");
+    assert_eq!(text, "1");
+    assert!(d.message.contains("takes an aggregation"), "{}", d.message);
+    // The format's keys are checked against the first aggregation's.
+    let (d, _) = err(r#"BEGIN { @a[1] = count(); @b[2] = count(); printa("%s %@d\n", @b, @a); }"#);
+    assert!(d.message.contains("key 1 of `@b`"), "{}", d.message);
+    let (d, _) = err(r#"BEGIN { @a = count(); printa("%@s\n", @a, @a); }"#);
+    assert!(d.message.contains("%@s"), "{}", d.message);
+}
+
+#[test]
 fn macro_arguments() {
     let body = |src: &str| ok(src).groups[0].clauses[0].body.clone();
     assert!(matches!(&body("BEGIN { trace($1); }")[0], Stmt::Emit { args, .. } if args == &[Expr::Int(7)]));

@@ -91,12 +91,16 @@ pub fn print_rows_in(out: &mut String, rows: &[AggRow], order: Order) {
     }
 }
 
-/// The order rows print in: DTrace's options `aggsortkey` (by key first, then value) and
-/// `aggsortrev` (reversed).
+/// The order rows print in: DTrace's options `aggsortkey` (by key first, then value),
+/// `aggsortrev` (reversed), `aggsortkeypos` (the key compared first; the others follow in
+/// order, wrapping around) and `aggsortpos` (the aggregation whose values sort a printa()
+/// of several; the others break ties in order, wrapping around).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Order {
     pub by_key: bool,
     pub reverse: bool,
+    pub key_pos: u64,
+    pub sort_pos: u64,
 }
 
 /// The rows in DTrace's default order: value ascending, then key ascending.
@@ -108,10 +112,11 @@ pub fn sort_rows(rows: &[AggRow]) -> Vec<&AggRow> {
 pub fn sort_rows_by(rows: &[AggRow], order: Order) -> Vec<&AggRow> {
     let mut sorted: Vec<&AggRow> = rows.iter().collect();
     sorted.sort_by(|a, b| {
+        let keys = || compare_keys_from(&a.keys, &b.keys, order.key_pos);
         let o = if order.by_key {
-            a.keys.len().cmp(&b.keys.len()).then_with(|| compare_keys(&a.keys, &b.keys)).then_with(|| compare_values(&a.data, &b.data))
+            keys().then_with(|| compare_values(&a.data, &b.data))
         } else {
-            compare_rows(a, b)
+            a.keys.len().cmp(&b.keys.len()).then_with(|| compare_values(&a.data, &b.data)).then_with(keys)
         };
         if order.reverse { o.reverse() } else { o }
     });
@@ -138,8 +143,6 @@ pub fn compare_values(a: &AggData, b: &AggData) -> Ordering {
     a.summary().order(&b.summary())
 }
 
-/// DTrace's key comparison (`dt_aggregate_keycmp()`): position by position; integers as
-/// unsigned 64-bit values, strings bytewise, an integer before a string.
 /// Order between keys of different kinds (only mixed in hand-made rows).
 fn rank(v: &Value) -> u8 {
     match v {
@@ -150,9 +153,21 @@ fn rank(v: &Value) -> u8 {
     }
 }
 
+/// DTrace's key comparison (`dt_aggregate_keycmp()`): position by position; integers as
+/// unsigned 64-bit values, strings bytewise, an integer before a string.
 pub fn compare_keys(a: &[Value], b: &[Value]) -> Ordering {
+    compare_keys_from(a, b, 0)
+}
+
+/// [`compare_keys`] starting at key `pos` (`aggsortkeypos`, as `dt_aggregate_keycmp()`
+/// uses it): keys `pos`, `pos + 1`, ..., then the ones before `pos`; a position past the
+/// last key is 0.
+pub fn compare_keys_from(a: &[Value], b: &[Value], pos: u64) -> Ordering {
     a.len().cmp(&b.len()).then_with(|| {
-        for (x, y) in a.iter().zip(b) {
+        let n = a.len();
+        let pos = if pos < n as u64 { pos as usize } else { 0 };
+        for i in 0..n {
+            let (x, y) = (&a[(pos + i) % n], &b[(pos + i) % n]);
             let o = match (x, y) {
                 (Value::Int(x, _), Value::Int(y, _)) => (*x as u64).cmp(&(*y as u64)),
                 (Value::Str(x), Value::Str(y)) => x.as_bytes().cmp(y.as_bytes()),
@@ -210,7 +225,7 @@ pub fn print_row(out: &mut String, row: &AggRow) {
 }
 
 /// A value: a number as `" %16lld"`, a distribution as its table.
-fn print_value(out: &mut String, s: &Summary) {
+pub(super) fn print_value(out: &mut String, s: &Summary) {
     match *s {
         Summary::Scalar(n) => print_i64(out, n),
         Summary::Log2(buckets) => print_quantize(out, buckets),
@@ -221,7 +236,7 @@ fn print_value(out: &mut String, s: &Summary) {
 
 /// A key column: an integer as `" %16lld"`, `" %8d"`, `" %5d"` or `" %3d"` by its type's
 /// size (`dt_print_datum()`), in decimal as its type has it; a string as `"  %-50s"`.
-fn print_key(out: &mut String, key: &Value) {
+pub(super) fn print_key(out: &mut String, key: &Value) {
     match key {
         Value::Int(n, r) => int_column(out, *n, *r),
         Value::Str(s) => {
