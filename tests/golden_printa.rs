@@ -1,5 +1,5 @@
-//! printa() of several aggregations and the sort options, byte for byte (spec §7.5, §3.2,
-//! §8.5). Scripts run in BEGIN only, quiet, so the values are known. The expected text
+//! printa() of several aggregations and the aggregation options (sort order, aggpack),
+//! byte for byte (spec §7.5, §3.2, §8.5). Scripts run in BEGIN only, quiet, so the values are known. The expected text
 //! follows DTrace's documented rules (illumos `dtrace_aggregate_walk_joined()`,
 //! `dt_aggregate_bundlecmp()`, `dt_aggregate_keycmp()`, `dt_print_aggs()`):
 //!
@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::{int32_col, int_col, quiet, run, str_col};
+use common::{crumbs_cmd, int32_col, int_col, quiet, run, run_command, str_col, TIMEOUT};
 
 /// A joined row: keys already formatted, then each value's column.
 fn jrow(keys: &[String], values: &[i64]) -> String {
@@ -133,4 +133,68 @@ fn joined_printa_marks_each_aggregation_printed() {
     // reads the aggregations when its record is read, after the clause's last statement.)
     let out = quiet(r#"BEGIN /0/ { @e["y"] = count(); } BEGIN { @a["x"] = count(); printa(@a, @e); @e["x"] = count(); @f = count(); exit(0); }"#);
     assert_eq!(out, format!("\n{}\n{}", srow("x", &[1, 1]), jrow(&[], &[1])));
+}
+
+/// `crumbs -q -x aggpack -e PROGRAM` on a terminal called `term`.
+fn packed(term: &str, program: &str) -> String {
+    let mut cmd = crumbs_cmd(&["-q", "-x", "aggpack", "-e", program]);
+    cmd.env("TERM", term);
+    let out = run_command(cmd, None, TIMEOUT);
+    out.assert_ok();
+    out.stdout
+}
+
+const PACKED: &str = r#"BEGIN {
+    @q["a"] = quantize(1); @q["a"] = quantize(1); @q["a"] = quantize(1); @q["a"] = quantize(4);
+    @q["b"] = quantize(2); @q["b"] = quantize(2);
+    @l[3] = lquantize(5, 0, 50, 10); @l[3] = lquantize(25, 0, 50, 10); @l[4] = lquantize(-5, 0, 50, 10);
+    @c = count(); @z = quantize(0);
+    printa(@q); exit(0);
+}"#;
+
+/// spec §3.2: aggpack packs quantize and lquantize values on one line, after a header per
+/// aggregation; ASCII on a `dumb` terminal.
+#[test]
+fn aggpack_ascii() {
+    let want = [
+        // printa(@q): its "\n", the header (buckets 0 to 8 for both rows), b (2 in bucket 2:
+        // 7 of 7, "X"), a (3 of 4 in bucket 1: 5.25, "x"; 1 of 4 in bucket 4: 1.75, "x").
+        "\n",
+        "\n              key  min .-----. max  | count\n",
+        "                b    0 :  X  : 8    | 2\n",
+        "                a    0 : x x : 8    | 4\n",
+        // The end: "\n", then @l (all 7 buckets), @c as always, @z (the zero bucket is the
+        // lowest: no bucket below it).
+        "\n",
+        "\n      key     min .-------. max      | count\n",
+        "        4     < 0 :X      : >= 50    | 1\n",
+        "        3     < 0 : x x   : >= 50    | 2\n",
+        "                1\n",
+        "\n  min .--. max  | count\n",
+        "    0 :X : 1    | 1\n",
+    ];
+    assert_eq!(packed("dumb", PACKED), want.concat());
+}
+
+/// On other terminals the buckets are the Unicode blocks U+2581 to U+2588.
+#[test]
+fn aggpack_unicode() {
+    let out = packed("xterm-256color", PACKED);
+    assert!(out.contains("\n                b    0 :  \u{2588}  : 8    | 2\n                a    0 : \u{2586} \u{2583} : 8    | 4\n"), "{out}");
+    assert!(out.contains("\n        3     < 0 : \u{2585} \u{2585}   : >= 50    | 2\n"), "{out}");
+}
+
+/// aggpack leaves printa() with a format, printa() of several aggregations and llquantize
+/// as they are.
+#[test]
+fn aggpack_leaves_other_layouts() {
+    let out = packed(
+        "dumb",
+        r#"BEGIN { @q[1] = quantize(1); @s[1] = sum(2); @ll = llquantize(5, 10, 0, 1, 10);
+                   printa("%d%@d\n", @q); printa(@q, @s); exit(0); }"#,
+    );
+    let table = "\n           value  ------------- Distribution ------------- count    \n               0 |                                         0        \n               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 1        \n               2 |                                         0        \n";
+    let ll = "\n           value  ------------- Distribution ------------- count    \n               4 |                                         0        \n               5 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 1        \n               6 |                                         0        \n";
+    let want = format!("1{table}\n\n{}{table}{}\n\n{ll}\n", int32_col(1), int_col(2));
+    assert_eq!(out, want);
 }

@@ -183,7 +183,7 @@ pub fn compare_keys_from(a: &[Value], b: &[Value], pos: u64) -> Ordering {
 }
 
 /// Number of linear buckets (DTrace's `levels`) of an lquantize.
-fn lquantize_levels(base: i64, limit: i64, step: i64, buckets: &[u64]) -> usize {
+pub(super) fn lquantize_levels(base: i64, limit: i64, step: i64, buckets: &[u64]) -> usize {
     if buckets.len() >= 3 {
         buckets.len() - 2
     } else if step > 0 && limit > base {
@@ -260,7 +260,7 @@ pub fn int_column(out: &mut String, n: i64, r: IntRepr) {
     pad(out, &s, s.len(), column(r.size), false);
 }
 
-fn column(size: u8) -> usize {
+pub(super) fn column(size: u8) -> usize {
     match size {
         1 => 3,
         2 => 5,

@@ -11,6 +11,7 @@ use std::io;
 
 pub mod aggregation;
 pub mod joined;
+pub mod packed;
 pub mod print;
 pub mod printf;
 pub mod record;

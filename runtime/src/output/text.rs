@@ -1,7 +1,7 @@
 //! DTrace's text output, byte for byte: the heading and per-firing prefix unless quiet,
 //! each action's text, the aggregations at the end, losses on standard error.
 
-use super::{aggregation, joined, printf, record, AggRow, Firing, Output, Sink, Stopped};
+use super::{aggregation, joined, packed, printf, record, AggRow, Firing, Output, Sink, Stopped};
 use crate::drops::Drops;
 use crumbs_lang::ir::{Options, Program};
 use crumbs_lang::printf::Piece;
@@ -12,11 +12,32 @@ pub struct DtraceText<'w> {
     quiet: bool,
     options: Options,
     header_done: bool,
+    /// Whether aggpack draws buckets with Unicode blocks (else ASCII).
+    unicode: bool,
 }
 
 impl<'w> DtraceText<'w> {
     pub fn new(out: Box<dyn Write + 'w>, quiet: bool, options: &Options) -> Self {
-        DtraceText { out, quiet, options: options.clone(), header_done: false }
+        let unicode = packed::unicode_terminal(std::env::var("TERM").ok().as_deref());
+        DtraceText { out, quiet, options: options.clone(), header_done: false, unicode }
+    }
+
+    /// Draws aggpack's buckets with Unicode blocks, or not, whatever the terminal.
+    pub fn unicode(mut self, unicode: bool) -> Self {
+        self.unicode = unicode;
+        self
+    }
+
+    /// One aggregation's rows in order, packed if aggpack asks for it and they are
+    /// distributions.
+    fn rows(&self, text: &mut String, rows: &[AggRow]) {
+        let sorted = aggregation::sort_rows_by(rows, self.order());
+        if self.options.aggpack && sorted.first().is_some_and(|r| packed::packs(r)) {
+            return packed::print_rows(text, &sorted, self.unicode);
+        }
+        for row in sorted {
+            aggregation::print_row(text, row);
+        }
     }
 
     fn order(&self) -> aggregation::Order {
@@ -28,7 +49,11 @@ impl<'w> DtraceText<'w> {
     /// by key (one through a format too: its rows are its keys).
     fn printa(&self, text: &mut String, program: &Program, aggs: &[usize], rows: &[Vec<AggRow>], format: Option<&[Piece]>) {
         if let ([rows], None) = (rows, format) {
-            return aggregation::print_aggregation_in(text, rows, self.order());
+            if !rows.is_empty() {
+                text.push('\n');
+                self.rows(text, rows);
+            }
+            return;
         }
         let kinds: Vec<_> = aggs.iter().map(|a| &program.aggregations[*a].kind).collect();
         let mut joined = joined::join(rows, aggs, &kinds);
@@ -87,7 +112,7 @@ impl Sink for DtraceText<'_> {
     fn finish(&mut self, aggregations: &[Vec<AggRow>], drops: &Drops) -> io::Result<()> {
         let mut text = record::end_of_tracing().to_string();
         for rows in aggregations {
-            aggregation::print_rows_in(&mut text, rows, self.order());
+            self.rows(&mut text, rows);
         }
         self.out.write_all(text.as_bytes())?;
         self.out.flush()?;
