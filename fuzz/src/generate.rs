@@ -41,7 +41,7 @@ struct Agg {
     name: String,
     func: String,
     keys: Vec<Key>,
-    /// lquantize's constant arguments: ", low, high, step".
+    /// lquantize's or llquantize's constant arguments: ", low, high, step".
     params: String,
 }
 
@@ -76,7 +76,7 @@ impl<'r> Generator<'r> {
     pub fn program(&mut self) -> String {
         let mut out = String::new();
         if self.rng.one_in(4) {
-            out.push_str(self.rng.pick::<&str>(&["#pragma D option quiet\n", "#pragma D option bufsize=64k\n", "#pragma D option aggsortkey\n", "#pragma D option aggsortrev\n"]));
+            out.push_str(self.rng.pick::<&str>(&["#pragma D option quiet\n", "#pragma D option bufsize=64k\n", "#pragma D option aggsortkey\n", "#pragma D option aggsortrev\n", "#pragma D option aggsortpos=1\n", "#pragma D option aggsortkeypos=1\n", "#pragma D option aggpack\n"]));
         }
         for _ in 0..self.rng.range(1, 4) {
             out.push_str(&self.clause());
@@ -229,6 +229,9 @@ impl<'r> Generator<'r> {
             return format!("{}({agg})", self.rng.pick(&["printa", "clear", "trunc", "denormalize"]));
         }
         let a = self.aggs[self.rng.below(self.aggs.len())].clone();
+        if self.rng.one_in(5) {
+            return self.joined_printa(&a);
+        }
         match self.rng.below(6) {
             0 => format!("printa({})", a.name),
             1 => {
@@ -241,6 +244,22 @@ impl<'r> Generator<'r> {
             4 => format!("normalize({}, {})", a.name, self.expr(1)),
             _ => format!("denormalize({})", a.name),
         }
+    }
+
+    /// printa() of `a` and aggregations with the same keys (rarely other keys), with or
+    /// without a format.
+    fn joined_printa(&mut self, a: &Agg) -> String {
+        let same: Vec<Agg> = self.aggs.iter().filter(|b| b.keys == a.keys || self.rng.one_in(20)).cloned().collect();
+        let mut names = vec![a.name.clone()];
+        for _ in 0..self.rng.range(1, 3) {
+            names.push(self.rng.pick(&same).name.clone());
+        }
+        if self.rng.one_in(2) {
+            return format!("printa({})", names.join(", "));
+        }
+        let keys: String = a.keys.iter().map(|k| if *k == Key::Str { "%s " } else { "%d " }).collect();
+        let values = "%@d ".repeat(self.rng.below(names.len() + 2));
+        format!("printa(\"{keys}{values}\\n\", {})", names.join(", "))
     }
 
     fn key(&mut self, kind: Key) -> String {
