@@ -21,7 +21,7 @@
 //! without aggpack, and so do printa() with a format and printa() of several aggregations.
 
 use super::aggregation::{column, int_column, lquantize_levels};
-use super::printf::{pad, push_n};
+use super::printf::pad;
 use super::{AggRow, Value};
 use crumbs_lang::ir::agg::quantize::{bucket_value, count_at, BUCKETS, ZERO_BUCKET};
 use crumbs_lang::ir::agg::Summary;
@@ -40,58 +40,43 @@ pub fn unicode_terminal(term: Option<&str>) -> bool {
 /// The header, then each row (already in order), of one aggregation whose rows [`packs`].
 pub fn print_rows(out: &mut String, rows: &[&AggRow], unicode: bool) {
     let Some(first) = rows.first() else { return };
-    let width: usize = first.keys.iter().map(|k| key_width(k) + 1).sum();
     let bins = quantize_bins(rows);
-    let (min, dashes, max) = match first.data.summary() {
-        Summary::Linear { base, limit, step, buckets } => ("min".to_string(), lquantize_levels(base, limit, step, buckets) + 2, (7, 8)),
-        _ => {
-            let (lo, hi) = bins;
-            (String::from("min"), hi - lo + 1, (ndigits(bucket_value(lo)), ndigits(bucket_value(hi))))
-        }
+    let width: usize = first.keys.iter().map(|k| key_width(k) + 1).sum();
+    let (min, max, buckets) = match first.data.summary() {
+        Summary::Linear { base, limit, step, buckets } => (7, 8, lquantize_levels(base, limit, step, buckets) + 2),
+        _ => (ndigits(bucket_value(bins.0)), ndigits(bucket_value(bins.1)), bins.1 - bins.0 + 1),
     };
-    out.push('\n');
-    pad(out, if width > 0 { "key" } else { "" }, if width > 0 { 3 } else { 0 }, width, false);
-    out.push(' ');
-    pad(out, &min, 3, max.0, false);
-    out.push_str(" .");
-    push_n(out, '-', dashes);
-    out.push_str(". ");
-    pad(out, "max", 3, max.1, true);
-    out.push_str(" | count\n");
+    let key = if width > 0 { "key" } else { "" };
+    out.push_str(&format!("\n{key:>width$} {:>min$} .{}. {:<max$} | count\n", "min", "-".repeat(buckets), "max"));
     for row in rows {
         for key in &row.keys {
             print_key(out, key);
         }
-        match row.data.summary() {
-            Summary::Linear { base, limit, step, buckets } => {
-                let levels = lquantize_levels(base, limit, step, buckets);
-                let under = format!("< {base}");
-                pad(out, &under, under.len(), 8, false);
-                out.push_str(" :");
-                print_buckets(out, (0..levels + 2).map(|i| count_at(buckets, i)), unicode);
-                let over = format!(">= {}", base.saturating_add((levels as i64).saturating_mul(step)));
-                out.push_str(": ");
-                pad(out, &over, over.len(), 8, true);
-            }
-            Summary::Log2(buckets) => {
-                let (lo, hi) = bins;
-                let low = bucket_value(lo).to_string();
-                out.push(' ');
-                pad(out, &low, low.len(), ndigits(bucket_value(lo)), false);
-                out.push_str(" :");
-                print_buckets(out, (lo..=hi).map(|i| count_at(buckets, i)), unicode);
-                let high = bucket_value(hi).to_string();
-                out.push_str(": ");
-                pad(out, &high, high.len(), ndigits(bucket_value(hi)), true);
-            }
-            _ => unreachable!("only distributions are packed"),
+        let (low, counts, high) = parts(&row.data.summary(), bins);
+        out.push_str(&low);
+        out.push_str(" :");
+        print_buckets(out, &counts, unicode);
+        let count = counts.iter().fold(0u64, |s, c| s.wrapping_add(*c)) as i64;
+        out.push_str(&format!(": {high} | {count}\n"));
+    }
+}
+
+/// A row's packed value: the label before the buckets and the one after them, as printed,
+/// and the counts of the buckets shown.
+fn parts(s: &Summary, (lo, hi): (usize, usize)) -> (String, Vec<u64>, String) {
+    match *s {
+        Summary::Linear { base, limit, step, buckets } => {
+            let levels = lquantize_levels(base, limit, step, buckets);
+            let over = base.saturating_add((levels as i64).saturating_mul(step));
+            let counts = (0..levels + 2).map(|i| count_at(buckets, i)).collect();
+            (format!("{:>8}", format!("< {base}")), counts, format!("{:<8}", format!(">= {over}")))
         }
-        let count = match row.data.summary() {
-            Summary::Linear { buckets, .. } => buckets.iter().fold(0u64, |s, c| s.wrapping_add(*c)),
-            Summary::Log2(buckets) => (bins.0..=bins.1).fold(0u64, |s, i| s.wrapping_add(count_at(buckets, i))),
-            _ => 0,
-        };
-        out.push_str(&format!(" | {}\n", count as i64));
+        Summary::Log2(buckets) => {
+            let (low, high) = (bucket_value(lo), bucket_value(hi));
+            let counts = (lo..=hi).map(|i| count_at(buckets, i)).collect();
+            (format!(" {low:>0$}", ndigits(low)), counts, format!("{high:<0$}", ndigits(high)))
+        }
+        _ => (String::new(), Vec::new(), String::new()),
     }
 }
 
@@ -116,9 +101,9 @@ fn quantize_bins(rows: &[&AggRow]) -> (usize, usize) {
 }
 
 /// One character per bucket (`dt_print_packed()`).
-fn print_buckets(out: &mut String, counts: impl Iterator<Item = u64> + Clone, unicode: bool) {
-    let total: u128 = counts.clone().map(|c| c as u128).sum();
-    for c in counts {
+fn print_buckets(out: &mut String, counts: &[u64], unicode: bool) {
+    let total: u128 = counts.iter().map(|c| *c as u128).sum();
+    for &c in counts {
         if c == 0 {
             out.push(' ');
             continue;

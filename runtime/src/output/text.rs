@@ -22,12 +22,6 @@ impl<'w> DtraceText<'w> {
         DtraceText { out, quiet, options: options.clone(), header_done: false, unicode }
     }
 
-    /// Draws aggpack's buckets with Unicode blocks, or not, whatever the terminal.
-    pub fn unicode(mut self, unicode: bool) -> Self {
-        self.unicode = unicode;
-        self
-    }
-
     /// One aggregation's rows in order, packed if aggpack asks for it and they are
     /// distributions.
     fn rows(&self, text: &mut String, rows: &[AggRow]) {
