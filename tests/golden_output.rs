@@ -483,6 +483,23 @@ fn llquantize_cleared_normalized_and_sorted() {
     assert_eq!(out, format!("\n{}{small}{}{big}", str_col("small"), str_col("big")));
 }
 
+/// trunc() keeps the largest llquantize rows (by weighted sum); aggsortkey orders by key.
+#[test]
+fn llquantize_trunc_and_aggsortkey() {
+    let prog = r#"BEGIN { @l["c"] = llquantize(5, 10, 0, 2, 10); @l["a"] = llquantize(50, 10, 0, 2, 10);
+                          @l["b"] = llquantize(7, 10, 0, 2, 10); trunc(@l, 2); exit(0); }"#;
+    let table = |v: u64| match v {
+        5 => distribution(&[("4", 0), ("5", 1), ("6", 0)]),
+        7 => distribution(&[("6", 0), ("7", 1), ("8", 0)]),
+        _ => distribution(&[("40", 0), ("50", 1), ("60", 0)]),
+    };
+    // c (weight 5) is removed; b (7) then a (50).
+    assert_eq!(quiet(prog), format!("\n{}{}{}{}", str_col("b"), table(7), str_col("a"), table(50)));
+    let out = run(&["-q", "-x", "aggsortkey", "-e", prog]);
+    out.assert_ok();
+    assert_eq!(out.stdout, format!("\n{}{}{}{}", str_col("a"), table(50), str_col("b"), table(7)));
+}
+
 /// printa's %@ conversion prints an llquantize as its table.
 #[test]
 fn llquantize_in_printa_format() {
