@@ -41,7 +41,7 @@ struct Agg {
     name: String,
     func: String,
     keys: Vec<Key>,
-    /// lquantize's constant arguments: ", low, high, step".
+    /// lquantize's or llquantize's constant arguments: ", low, high, step".
     params: String,
 }
 
@@ -76,7 +76,7 @@ impl<'r> Generator<'r> {
     pub fn program(&mut self) -> String {
         let mut out = String::new();
         if self.rng.one_in(4) {
-            out.push_str(self.rng.pick::<&str>(&["#pragma D option quiet\n", "#pragma D option bufsize=64k\n", "#pragma D option aggsortkey\n", "#pragma D option aggsortrev\n"]));
+            out.push_str(self.rng.pick::<&str>(&["#pragma D option quiet\n", "#pragma D option bufsize=64k\n", "#pragma D option aggsortkey\n", "#pragma D option aggsortrev\n", "#pragma D option aggsortpos=1\n", "#pragma D option aggsortkeypos=1\n", "#pragma D option aggpack\n"]));
         }
         for _ in 0..self.rng.range(1, 4) {
             out.push_str(&self.clause());
@@ -201,7 +201,9 @@ impl<'r> Generator<'r> {
             Some(a) if !self.rng.one_in(30) => (a.func.clone(), a.keys.clone(), a.params.clone()),
             _ => {
                 let keys = (0..self.rng.below(4)).map(|_| *self.rng.pick(&[Key::Int, Key::Int, Key::Str, Key::Stack])).collect();
-                (self.rng.pick(&aggregating).name.to_string(), keys, self.lquantize_params())
+                let func = self.rng.pick(&aggregating).name.to_string();
+                let params = if func == "llquantize" { self.llquantize_params() } else { self.lquantize_params() };
+                (func, keys, params)
             }
         };
         self.aggs.push(Agg { name: name.clone(), func: func.clone(), keys: keys.clone(), params: params.clone() });
@@ -228,6 +230,17 @@ impl<'r> Generator<'r> {
         format!(", {lo}, {}, {step}", lo + step * self.rng.range(1, 200) as i64)
     }
 
+    /// `, factor, low, high, steps`: valid parameters, or now and then any four constants.
+    fn llquantize_params(&mut self) -> String {
+        if self.rng.one_in(20) {
+            let n: Vec<&str> = (0..4).map(|_| *self.rng.pick(NUMBERS)).collect();
+            return format!(", {}", n.join(", "));
+        }
+        let (factor, steps) = *self.rng.pick(&[(10, 10), (10, 20), (10, 100), (2, 2), (2, 8), (3, 27), (4, 16)]);
+        let low = self.rng.below(4);
+        format!(", {factor}, {low}, {}, {steps}", low + self.rng.range(1, 6))
+    }
+
     /// An action on an aggregation defined before (rarely one that is not).
     fn aggregation_action(&mut self) -> String {
         if self.aggs.is_empty() {
@@ -238,11 +251,14 @@ impl<'r> Generator<'r> {
             return format!("{}({agg})", self.rng.pick(&["printa", "clear", "trunc", "denormalize"]));
         }
         let a = self.aggs[self.rng.below(self.aggs.len())].clone();
+        if self.rng.one_in(5) {
+            return self.joined_printa(&a);
+        }
         match self.rng.below(6) {
             0 => format!("printa({})", a.name),
             1 => {
                 let keys: String = a.keys.iter().map(|k| if *k == Key::Str { "%-12s " } else { "%d " }).collect();
-                let value = if a.func == "quantize" || a.func == "lquantize" { "%@d" } else { *self.rng.pick(&["%@d", "%@u", "%@x", "%-10@d"]) };
+                let value = if a.func.ends_with("quantize") { "%@d" } else { *self.rng.pick(&["%@d", "%@u", "%@x", "%-10@d"]) };
                 format!("printa(\"{keys}{value}\\n\", {})", a.name)
             }
             2 => format!("clear({})", a.name),
@@ -250,6 +266,22 @@ impl<'r> Generator<'r> {
             4 => format!("normalize({}, {})", a.name, self.expr(1)),
             _ => format!("denormalize({})", a.name),
         }
+    }
+
+    /// printa() of `a` and aggregations with the same keys (rarely other keys), with or
+    /// without a format.
+    fn joined_printa(&mut self, a: &Agg) -> String {
+        let same: Vec<Agg> = self.aggs.iter().filter(|b| b.keys == a.keys || self.rng.one_in(20)).cloned().collect();
+        let mut names = vec![a.name.clone()];
+        for _ in 0..self.rng.range(1, 3) {
+            names.push(self.rng.pick(&same).name.clone());
+        }
+        if self.rng.one_in(2) {
+            return format!("printa({})", names.join(", "));
+        }
+        let keys: String = a.keys.iter().map(|k| if *k == Key::Str { "%s " } else { "%d " }).collect();
+        let values = "%@d ".repeat(self.rng.below(names.len() + 2));
+        format!("printa(\"{keys}{values}\\n\", {})", names.join(", "))
     }
 
     fn key(&mut self, kind: Key) -> String {

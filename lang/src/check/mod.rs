@@ -226,7 +226,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     Ok((program, None))
 }
 
-const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "switchrate", "aggrate", "strsize"];
+const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "aggsortpos", "aggsortkeypos", "aggpack", "switchrate", "aggrate", "strsize"];
 
 fn options(pragmas: &[ast::Pragma]) -> Result<Options, Diagnostic> {
     let mut o = Options::default();
@@ -243,6 +243,9 @@ pub fn apply_option(o: &mut Options, name: &str, value: Option<&str>) -> Result<
         "quiet" => o.quiet = value.is_none_or(|v| v != "0" && v != "false"),
         "aggsortkey" => o.aggsortkey = value.is_none_or(|v| v != "0" && v != "false"),
         "aggsortrev" => o.aggsortrev = value.is_none_or(|v| v != "0" && v != "false"),
+        "aggpack" => o.aggpack = value.is_none_or(|v| v != "0" && v != "false"),
+        "aggsortpos" => o.aggsortpos = position_option(name, value)?,
+        "aggsortkeypos" => o.aggsortkeypos = position_option(name, value)?,
         "bufsize" => o.bufsize = Some(size_option(name, value, 4096, "4k", "the event buffer")?),
         "aggsize" => o.aggsize = Some(size_option(name, value, 64, "64", "the aggregation space")?),
         "dynvarsize" => o.dynvarsize = Some(size_option(name, value, 64, "64", "the thread-local variable space")?),
@@ -256,6 +259,30 @@ pub fn apply_option(o: &mut Options, name: &str, value: Option<&str>) -> Result<
         }
     }
     Ok(())
+}
+
+/// A position option's value, read as DTrace's `dt_opt_runtime()` reads it: none is 0, a
+/// number as C's `strtoull(value, 0)` (decimal, `0x` hex, `0` octal), `yes`/`no` and the
+/// other on/off words 1 and 0.
+fn position_option(name: &str, value: Option<&str>) -> Result<u64, (String, String)> {
+    const WORDS: [(&str, &str); 6] = [("yes", "no"), ("enable", "disable"), ("enabled", "disabled"), ("true", "false"), ("on", "off"), ("set", "unset")];
+    let Some(v) = value.filter(|v| !v.is_empty()) else { return Ok(0) };
+    for (on, off) in WORDS {
+        if v.eq_ignore_ascii_case(on) {
+            return Ok(1);
+        }
+        if v.eq_ignore_ascii_case(off) {
+            return Ok(0);
+        }
+    }
+    let parsed = if let Some(hex) = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
+        u64::from_str_radix(hex, 16)
+    } else if v.len() > 1 && v.starts_with('0') {
+        u64::from_str_radix(&v[1..], 8)
+    } else {
+        v.parse()
+    };
+    parsed.map_err(|_| (format!("option `{name}` needs a position, got `{v}`"), format!("write a number from 0, e.g. `{name}=1`")))
 }
 
 /// A size option's value in bytes, from `min` (written `min_text`) to 1g.

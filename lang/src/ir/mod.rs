@@ -275,8 +275,9 @@ pub enum Item {
     /// `print(x)` (or `trace()` of a struct or array): the value, stored as `Repr`, printed
     /// by its C type as DTrace's `print()` does.
     Print(Repr, Box<Layout>),
-    /// Print aggregation `agg`: the default layout, or each row through a printa format.
-    Printa { agg: usize, format: Option<Vec<Piece>> },
+    /// Print aggregations `aggs` (one, or several joined by key): the default layout, or
+    /// each row through a printa format.
+    Printa { aggs: Vec<usize>, format: Option<Vec<Piece>> },
     /// Zero every value of aggregation `agg`, keeping its keys.
     Clear(usize),
     /// Remove the keys of aggregation `agg`: all, or all but the `keep` first in print order
@@ -407,6 +408,12 @@ pub struct Options {
     pub aggsortkey: bool,
     /// Print aggregations in reverse order.
     pub aggsortrev: bool,
+    /// Which aggregation's values sort the rows of a printa() of several (0: the first).
+    pub aggsortpos: u64,
+    /// Which key rows are sorted by first (0: the first; the others follow, wrapping).
+    pub aggsortkeypos: u64,
+    /// Print quantize and lquantize values packed on one line (DTrace's `aggpack`).
+    pub aggpack: bool,
     /// Per-CPU bytes for the keyed aggregations' tables, if set.
     pub aggsize: Option<u64>,
     /// Bytes for thread-local variables, if set.

@@ -1,9 +1,9 @@
 //! DTrace's text output, byte for byte: the heading and per-firing prefix unless quiet,
 //! each action's text, the aggregations at the end, losses on standard error.
 
-use super::{aggregation, printf, record, AggRow, Firing, Output, Sink, Stopped, Value};
+use super::{aggregation, joined, packed, printf, record, AggRow, Firing, Output, Sink, Stopped};
 use crate::drops::Drops;
-use crumbs_lang::ir::Options;
+use crumbs_lang::ir::{Options, Program};
 use crumbs_lang::printf::Piece;
 use std::io::{self, Write};
 
@@ -12,25 +12,55 @@ pub struct DtraceText<'w> {
     quiet: bool,
     options: Options,
     header_done: bool,
+    /// Whether aggpack draws buckets with Unicode blocks (else ASCII).
+    unicode: bool,
 }
 
 impl<'w> DtraceText<'w> {
     pub fn new(out: Box<dyn Write + 'w>, quiet: bool, options: &Options) -> Self {
-        DtraceText { out, quiet, options: options.clone(), header_done: false }
+        let unicode = packed::unicode_terminal(std::env::var("TERM").ok().as_deref());
+        DtraceText { out, quiet, options: options.clone(), header_done: false, unicode }
+    }
+
+    /// One aggregation's rows in order, packed if aggpack asks for it and they are
+    /// distributions.
+    fn rows(&self, text: &mut String, rows: &[AggRow]) {
+        let sorted = aggregation::sort_rows_by(rows, self.order());
+        if self.options.aggpack && sorted.first().is_some_and(|r| packed::packs(r)) {
+            return packed::print_rows(text, &sorted, self.unicode);
+        }
+        for row in sorted {
+            aggregation::print_row(text, row);
+        }
     }
 
     fn order(&self) -> aggregation::Order {
-        aggregation::Order { by_key: self.options.aggsortkey, reverse: self.options.aggsortrev }
+        let o = &self.options;
+        aggregation::Order { by_key: o.aggsortkey, reverse: o.aggsortrev, key_pos: o.aggsortkeypos, sort_pos: o.aggsortpos }
     }
-}
 
-/// printf arguments for one aggregation row under a printa format: `%@` conversions take
-/// the value (a distribution prints as its table), the others take the keys in order.
-fn printa_args(pieces: &[Piece], row: &AggRow) -> Vec<Value> {
-    let mut keys = row.keys.iter();
-    crumbs_lang::printf::conversions(pieces)
-        .map(|c| if c.is_agg_value() { aggregation::value_of(&row.data) } else { keys.next().cloned().unwrap_or(Value::long(0)) })
-        .collect()
+    /// printa() of `aggs`: one in the default layout as at the end of tracing, else joined
+    /// by key (one through a format too: its rows are its keys).
+    fn printa(&self, text: &mut String, program: &Program, aggs: &[usize], rows: &[Vec<AggRow>], format: Option<&[Piece]>) {
+        if let ([rows], None) = (rows, format) {
+            if !rows.is_empty() {
+                text.push('\n');
+                self.rows(text, rows);
+            }
+            return;
+        }
+        let kinds: Vec<_> = aggs.iter().map(|a| &program.aggregations[*a].kind).collect();
+        let mut joined = joined::join(rows, aggs, &kinds);
+        joined::sort(&mut joined, self.order());
+        match format {
+            None => joined::print(text, &joined),
+            Some(pieces) => {
+                for row in &joined {
+                    text.push_str(&printf::format(pieces, &joined::format_args(pieces, &row.keys, &row.values)));
+                }
+            }
+        }
+    }
 }
 
 impl Sink for DtraceText<'_> {
@@ -49,12 +79,7 @@ impl Sink for DtraceText<'_> {
                 Output::Printf { pieces, values } => text.push_str(&printf::format(pieces, values)),
                 Output::Trace(v) => text.push_str(&record::trace(v, self.quiet)),
                 Output::Print { layout, value } => text.push_str(&super::print::print(layout, value)),
-                Output::Printa { rows, format: None, .. } => aggregation::print_aggregation_in(&mut text, rows, self.order()),
-                Output::Printa { rows, format: Some(pieces), .. } => {
-                    for row in aggregation::sort_rows_by(rows, self.order()) {
-                        text.push_str(&printf::format(pieces, &printa_args(pieces, row)));
-                    }
-                }
+                Output::Printa { aggs, rows, format } => self.printa(&mut text, f.program, aggs, rows, *format),
             }
         }
         text.push_str(record::end_of_firing(self.quiet));
@@ -81,7 +106,7 @@ impl Sink for DtraceText<'_> {
     fn finish(&mut self, aggregations: &[Vec<AggRow>], drops: &Drops) -> io::Result<()> {
         let mut text = record::end_of_tracing().to_string();
         for rows in aggregations {
-            aggregation::print_rows_in(&mut text, rows, self.order());
+            self.rows(&mut text, rows);
         }
         self.out.write_all(text.as_bytes())?;
         self.out.flush()?;
