@@ -86,3 +86,23 @@ fn list_verbose_shows_argument_types() {
     let bad = run(&["-v", "-e", "BEGIN { exit(0); }"]);
     assert_eq!(bad.code(), 2, "-v needs -l\n{}", bad.dump());
 }
+
+#[test]
+fn macro_variables_are_crumbs_own_ids() {
+    // spec §5.5: BEGIN runs in crumbs' own context, so the kernel's view of the process
+    // agrees with the macro variables; crumbs' parent is this test.
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"BEGIN { printf("%d %d %d %d %d %d %d %d\n", $pid == pid, $ppid == ppid, $uid == uid, $gid == gid, $euid, $egid, $ppid, sizeof($pid)); exit(0); }"#,
+    ]);
+    out.assert_ok();
+    // SAFETY: reading this process's effective ids.
+    let (euid, egid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    assert_eq!(out.stdout, format!("1 1 1 1 {euid} {egid} {} 4\n\n", std::process::id()), "{}", out.dump());
+    let out = run(&["-q", "-e", "BEGIN { printf(\"%d %d\\n\", $pgid, $sid); exit(0); }"]);
+    out.assert_ok();
+    // SAFETY: reading this process's group and session (crumbs inherits both).
+    let (pgid, sid) = unsafe { (libc::getpgid(0), libc::getsid(0)) };
+    assert_eq!(out.stdout, format!("{pgid} {sid}\n\n"), "{}", out.dump());
+}

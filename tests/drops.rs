@@ -93,7 +93,7 @@ fn dynamic_variable_drops_are_counted_exactly_and_dynvarsize_makes_room() {
     let lost = drops(&out, "dynamic variable drop");
     assert_eq!(lost.len(), 1, "{}", out.dump());
     assert_eq!(lost[0].1, None, "one line for all CPUs\n{}", out.dump());
-    assert_eq!(lost[0].2, "(thread-local variables full; raise it with -x dynvarsize=512)", "{}", out.dump());
+    assert_eq!(lost[0].2, "(dynamic variables full; raise it with -x dynvarsize=512)", "{}", out.dump());
     assert_eq!(kept + total(&lost) as i64, 3 * reads, "{}", out.dump());
     assert_eq!(total(&lost) as i64, reads, "{}", out.dump());
 

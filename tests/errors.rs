@@ -102,13 +102,17 @@ fn syntax_error_in_a_script_file() {
 
 #[test]
 fn operators_are_single_tokens() {
-    // spec §4.6: `< =` is not `<=`; `--` written together is decrement, not an expression.
+    // spec §4.6: `< =` is not `<=`; `--` written together is a decrement, which needs a
+    // variable, not two minus signs.
     let p = "BEGIN { trace(1 < = 2); }";
     assert_diag(&run_e(p), CMDLINE, 1, 19, p, "");
     let p = "BEGIN { trace(--3); }";
-    assert_diag(&run_e(p), CMDLINE, 1, 15, p, "");
+    let out = run_e(p);
+    assert_diag(&out, CMDLINE, 1, 17, p, "assign to a variable");
+    assert!(out.stderr.starts_with("Error: cannot decrement this expression\n"), "{}", out.dump());
+    // `5--` then `3`, as C reads it.
     let p = "BEGIN { trace(5 --3); }";
-    assert_diag(&run_e(p), CMDLINE, 1, 17, p, "");
+    assert_diag(&run_e(p), CMDLINE, 1, 19, p, "");
 }
 
 #[test]
@@ -399,6 +403,39 @@ fn printa_format_errors() {
     assert_diag(&run_e(p), CMDLINE, 1, 37, p, "%@d");
     let p = r#"BEGIN { printf("%@d\n", 1); }"#;
     assert_diag(&run_e(p), CMDLINE, 1, 17, p, "printa");
+}
+
+/// spec §8.2: llquantize's parameters are checked as DTrace checks them, each error at the
+/// argument at fault.
+#[test]
+fn llquantize_parameter_errors() {
+    let p = "BEGIN { @ = llquantize(1, 10, 0, 6, 25); }";
+    assert_diag(&run_e(p), CMDLINE, 1, 37, p, "20 for factor 10");
+    let p = "BEGIN { @ = llquantize(1, 0, 0, 6, 10); }";
+    assert_diag(&run_e(p), CMDLINE, 1, 27, p, "base of the magnitudes");
+    let p = "BEGIN { @ = llquantize(1, 10, 3, 2, 10); }";
+    assert_diag(&run_e(p), CMDLINE, 1, 34, p, "llquantize(x, 10, 0, 6, 20)");
+    let p = "BEGIN { @ = llquantize(1, 2, 0, 70, 2); }";
+    assert_diag(&run_e(p), CMDLINE, 1, 33, p, "smaller high magnitude");
+    let p = "BEGIN { @ = llquantize(1, 10, 0, 6, -1); }";
+    assert_diag(&run_e(p), CMDLINE, 1, 37, p, "0 to 65535");
+}
+
+/// spec §7.5: printa() of several aggregations needs the same keys in each, and at least
+/// one aggregation.
+#[test]
+fn printa_joined_errors() {
+    let p = r#"BEGIN { @a[1] = count(); @b["k"] = count(); printa(@a, @b); }"#;
+    assert_diag(&run_e(p), CMDLINE, 1, 56, p, "same type");
+    let p = r#"BEGIN { @a[1] = count(); @b[1, 2] = count(); printa("%d %@d\n", @a, @b); }"#;
+    assert_diag(&run_e(p), CMDLINE, 1, 69, p, "with the same keys together");
+    let p = r#"BEGIN { printa("%d\n"); }"#;
+    assert_diag(&run_e(p), CMDLINE, 1, 9, p, "printa(@name)");
+    // -x with a bad position: one line.
+    let out = run(&["-x", "aggsortpos=two", "-e", "BEGIN { exit(0); }"]);
+    out.assert_no_panic();
+    assert_eq!(out.code(), 2, "{}", out.dump());
+    assert_eq!(out.stderr, "crumbs: -x aggsortpos=two: option `aggsortpos` needs a position, got `two` (write a number from 0, e.g. `aggsortpos=1`)\n", "{}", out.dump());
 }
 
 /// spec §7.6: trunc's count must be a constant; clear takes a whole aggregation.

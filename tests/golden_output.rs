@@ -387,3 +387,124 @@ fn stddev_values() {
     let expected = format!("\n{:>17}\n{:>17}\n  {:<50}{:>17}\n", 2, 22360679774i64, "one", 0);
     assert_eq!(out, expected);
 }
+
+/// A distribution from owned labels.
+fn distribution_of(buckets: &[(String, u64)]) -> String {
+    let b: Vec<(&str, u64)> = buckets.iter().map(|(l, c)| (l.as_str(), *c)).collect();
+    distribution(&b)
+}
+
+/// spec §8.6: llquantize(x, 10, 1, 3, 10) has `< 10`, then 10..90 by 10, 100..900 by 100,
+/// 1000..9000 by 1000, then `>= 10000`; negative values count below the low magnitude.
+#[test]
+fn llquantize_below_low_and_negative() {
+    let out = quiet(
+        "BEGIN { @l = llquantize(-5, 10, 1, 3, 10); @l = llquantize(3, 10, 1, 3, 10); \
+         @l = llquantize(20, 10, 1, 3, 10); @l = llquantize(29, 10, 1, 3, 10); \
+         @l = llquantize(99, 10, 1, 3, 10); exit(0); }",
+    );
+    let mut b = vec![("< 10".to_string(), 2)];
+    b.extend((10..=90).step_by(10).map(|v| (v.to_string(), [0, 2, 0, 0, 0, 0, 0, 0, 1][v / 10 - 1])));
+    b.push(("100".into(), 0));
+    assert_eq!(out, format!("\n{}", distribution_of(&b)));
+}
+
+#[test]
+fn llquantize_above_high() {
+    let out = quiet(
+        "BEGIN { @l = llquantize(9999, 10, 1, 3, 10); @l = llquantize(10000, 10, 1, 3, 10); \
+         @l = llquantize(123456789, 10, 1, 3, 10); exit(0); }",
+    );
+    assert_eq!(out, format!("\n{}", distribution(&[("8000", 0), ("9000", 1), (">= 10000", 2)])));
+}
+
+/// Factor 2, 4 steps: [1], [2, 3], then 2 buckets per power of two, `>= 32` above 2^4.
+#[test]
+fn llquantize_factor_two() {
+    let out = quiet(
+        "BEGIN { @l = llquantize(1, 2, 0, 4, 4); @l = llquantize(2, 2, 0, 4, 4); @l = llquantize(3, 2, 0, 4, 4); \
+         @l = llquantize(5, 2, 0, 4, 4); @l = llquantize(7, 2, 0, 4, 4); @l = llquantize(13, 2, 0, 4, 4); \
+         @l = llquantize(40, 2, 0, 4, 4); exit(0); }",
+    );
+    let table = distribution(&[
+        ("< 1", 0),
+        ("1", 1),
+        ("2", 1),
+        ("3", 1),
+        ("4", 1),
+        ("6", 1),
+        ("8", 0),
+        ("12", 1),
+        ("16", 0),
+        ("24", 0),
+        (">= 32", 1),
+    ]);
+    assert_eq!(out, format!("\n{table}"));
+}
+
+/// DTrace's tst.llquantstep.d shape: factor 3, magnitudes 3 to 5, 27 steps: 27..78 by 3,
+/// 81..234 by 9, 243..702 by 27. Every bucket between the lowest and highest value prints.
+#[test]
+fn llquantize_factor_three_many_steps() {
+    let out = quiet(
+        "BEGIN { @l = llquantize(26, 3, 3, 5, 27); @l = llquantize(27, 3, 3, 5, 27); @l = llquantize(80, 3, 3, 5, 27); \
+         @l = llquantize(81, 3, 3, 5, 27); @l = llquantize(700, 3, 3, 5, 27); @l = llquantize(729, 3, 3, 5, 27); exit(0); }",
+    );
+    let mut b = vec![("< 27".to_string(), 1)];
+    for (from, to, step) in [(27, 78, 3), (81, 234, 9), (243, 702, 27)] {
+        b.extend((from..=to).step_by(step).map(|v| (v.to_string(), 0)));
+    }
+    b.push((">= 729".into(), 1));
+    for (label, count) in &mut b {
+        if ["27", "78", "81", "675"].contains(&label.as_str()) {
+            *count = 1;
+        }
+    }
+    assert_eq!(out, format!("\n{}", distribution_of(&b)));
+}
+
+/// With no data (cleared) an llquantize prints its first two buckets; normalize divides
+/// the counts; rows sort by the weighted sum of their buckets.
+#[test]
+fn llquantize_cleared_normalized_and_sorted() {
+    let out = quiet("BEGIN { @l = llquantize(5, 10, 0, 2, 10); clear(@l); exit(0); }");
+    assert_eq!(out, format!("\n{}", distribution(&[("< 1", 0), ("1", 0)])));
+
+    let out = quiet(
+        r#"BEGIN { @l["big"] = llquantize(50, 10, 0, 2, 10); @l["big"] = llquantize(50, 10, 0, 2, 10);
+                   @l["small"] = llquantize(2, 10, 0, 2, 10); @l["small"] = llquantize(2, 10, 0, 2, 10);
+                   @l["small"] = llquantize(2, 10, 0, 2, 10); @l["small"] = llquantize(3, 10, 0, 2, 10);
+                   normalize(@l, 2); exit(0); }"#,
+    );
+    // small: 3 in bucket 2 and 1 in bucket 3, halved to 1 and 0 (so bucket 3 is empty and
+    // the table ends there); big: 2 in bucket 50, halved to 1. Sorted by the halved values.
+    let small = distribution(&[("1", 0), ("2", 1), ("3", 0)]);
+    let big = distribution(&[("40", 0), ("50", 1), ("60", 0)]);
+    assert_eq!(out, format!("\n{}{small}{}{big}", str_col("small"), str_col("big")));
+}
+
+/// trunc() keeps the largest llquantize rows (by weighted sum); aggsortkey orders by key.
+#[test]
+fn llquantize_trunc_and_aggsortkey() {
+    let prog = r#"BEGIN { @l["c"] = llquantize(5, 10, 0, 2, 10); @l["a"] = llquantize(50, 10, 0, 2, 10);
+                          @l["b"] = llquantize(7, 10, 0, 2, 10); trunc(@l, 2); exit(0); }"#;
+    let table = |v: u64| match v {
+        5 => distribution(&[("4", 0), ("5", 1), ("6", 0)]),
+        7 => distribution(&[("6", 0), ("7", 1), ("8", 0)]),
+        _ => distribution(&[("40", 0), ("50", 1), ("60", 0)]),
+    };
+    // c (weight 5) is removed; b (7) then a (50).
+    assert_eq!(quiet(prog), format!("\n{}{}{}{}", str_col("b"), table(7), str_col("a"), table(50)));
+    let out = run(&["-q", "-x", "aggsortkey", "-e", prog]);
+    out.assert_ok();
+    assert_eq!(out.stdout, format!("\n{}{}{}{}", str_col("a"), table(50), str_col("b"), table(7)));
+}
+
+/// printa's %@ conversion prints an llquantize as its table.
+#[test]
+fn llquantize_in_printa_format() {
+    let out = quiet(r#"BEGIN { @l[7] = llquantize(12, 10, 1, 2, 10); printa("k=%d%@d\n", @l); exit(0); }"#);
+    let table = distribution(&[("< 10", 0), ("10", 1), ("20", 0)]);
+    // The table ends with its last bucket line; the format's "\n" follows it.
+    assert_eq!(out, format!("k=7{}\n\n", &table[..table.len() - 1]));
+}

@@ -297,6 +297,25 @@ fn probe_description_variables() {
 }
 
 #[test]
+fn id_is_the_probe_id_that_l_lists() {
+    // The ids of read's entry and return probes, from -l.
+    let listed = run(&["-l", "-e", "syscall::read:entry,syscall::read:return"]);
+    listed.assert_ok();
+    let ids: Vec<String> = listed.stdout.lines().skip(1).map(|l| l.split_whitespace().next().unwrap().to_string()).collect();
+    assert_eq!(ids.len(), 2, "{}", listed.dump());
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"syscall::read:entry /pid == $target && arg0 == 0/ { self->in = 1; printf("%s %d\n", probename, id); }
+           syscall::read:return /self->in/ { self->in = 0; printf("%s %d\n", probename, id); }"#,
+        "-c",
+        "dd if=/dev/zero of=/dev/null bs=1k count=1",
+    ]);
+    out.assert_ok();
+    assert_eq!(out.stdout, format!("entry {}\nreturn {}\n\n", ids[0], ids[1]), "{}", out.dump());
+}
+
+#[test]
 fn probefunc_comparison_in_predicate() {
     let _g = by_name();
     let f = TempPath::new("pf.dat");

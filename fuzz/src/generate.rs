@@ -41,7 +41,7 @@ struct Agg {
     name: String,
     func: String,
     keys: Vec<Key>,
-    /// lquantize's constant arguments: ", low, high, step".
+    /// lquantize's or llquantize's constant arguments: ", low, high, step".
     params: String,
 }
 
@@ -76,7 +76,7 @@ impl<'r> Generator<'r> {
     pub fn program(&mut self) -> String {
         let mut out = String::new();
         if self.rng.one_in(4) {
-            out.push_str(self.rng.pick::<&str>(&["#pragma D option quiet\n", "#pragma D option bufsize=64k\n", "#pragma D option aggsortkey\n", "#pragma D option aggsortrev\n"]));
+            out.push_str(self.rng.pick::<&str>(&["#pragma D option quiet\n", "#pragma D option bufsize=64k\n", "#pragma D option aggsortkey\n", "#pragma D option aggsortrev\n", "#pragma D option aggsortpos=1\n", "#pragma D option aggsortkeypos=1\n", "#pragma D option aggpack\n"]));
         }
         for _ in 0..self.rng.range(1, 4) {
             out.push_str(&self.clause());
@@ -145,6 +145,15 @@ impl<'r> Generator<'r> {
             6 => format!("trace({})", self.any_value()),
             7 => self.aggregation_action(),
             8 => format!("exit({})", self.expr(1)),
+            10 if self.rng.one_in(2) => {
+                let cond = self.expr(2);
+                let then = self.statement();
+                match self.rng.below(3) {
+                    0 => format!("if ({cond}) {then}"),
+                    1 => format!("if ({cond}) {{ {then}; }} else {{ {}; }}", self.statement()),
+                    _ => format!("if ({cond}) {{ {then}; }} else if ({}) {{ {}; }}", self.expr(1), self.statement()),
+                }
+            }
             9 => {
                 let value = self.expr(2);
                 let name = format!("this->v{}", self.rng.below(3));
@@ -156,9 +165,14 @@ impl<'r> Generator<'r> {
     }
 
     fn lvalue(&mut self) -> String {
-        let name = match self.rng.below(3) {
+        let name = match self.rng.below(4) {
             0 => format!("g{}", self.rng.below(3)),
             1 => format!("self->t{}", self.rng.below(3)),
+            2 => {
+                let e = self.element();
+                self.assigned.insert(e.0);
+                return e.1;
+            }
             _ => {
                 // op= and ++ read the clause-local too: only one already assigned.
                 if let Some(l) = self.clause.locals.first() {
@@ -171,6 +185,14 @@ impl<'r> Generator<'r> {
         name
     }
 
+    /// An element of an associative array (one integer key): the array's name as the
+    /// program's last clause would assign it, and the element.
+    fn element(&mut self) -> (String, String) {
+        let name = format!("{}{}", self.rng.pick(&["a", "self->b"]), self.rng.below(2));
+        let key = if self.rng.one_in(2) { self.rng.pick(NUMBERS).to_string() } else { self.rng.pick(&["pid", "tid", "arg0", "cpu"]).to_string() };
+        (format!("{name}[0]"), format!("{name}[{key}]"))
+    }
+
     fn aggregate(&mut self) -> String {
         let aggregating: Vec<_> = FUNCTIONS.iter().filter(|f| f.kind == FnKind::Aggregating).collect();
         let name = self.rng.pick(AGGREGATIONS).to_string();
@@ -179,7 +201,9 @@ impl<'r> Generator<'r> {
             Some(a) if !self.rng.one_in(30) => (a.func.clone(), a.keys.clone(), a.params.clone()),
             _ => {
                 let keys = (0..self.rng.below(4)).map(|_| *self.rng.pick(&[Key::Int, Key::Int, Key::Str, Key::Stack])).collect();
-                (self.rng.pick(&aggregating).name.to_string(), keys, self.lquantize_params())
+                let func = self.rng.pick(&aggregating).name.to_string();
+                let params = if func == "llquantize" { self.llquantize_params() } else { self.lquantize_params() };
+                (func, keys, params)
             }
         };
         self.aggs.push(Agg { name: name.clone(), func: func.clone(), keys: keys.clone(), params: params.clone() });
@@ -206,6 +230,17 @@ impl<'r> Generator<'r> {
         format!(", {lo}, {}, {step}", lo + step * self.rng.range(1, 200) as i64)
     }
 
+    /// `, factor, low, high, steps`: valid parameters, or now and then any four constants.
+    fn llquantize_params(&mut self) -> String {
+        if self.rng.one_in(20) {
+            let n: Vec<&str> = (0..4).map(|_| *self.rng.pick(NUMBERS)).collect();
+            return format!(", {}", n.join(", "));
+        }
+        let (factor, steps) = *self.rng.pick(&[(10, 10), (10, 20), (10, 100), (2, 2), (2, 8), (3, 27), (4, 16)]);
+        let low = self.rng.below(4);
+        format!(", {factor}, {low}, {}, {steps}", low + self.rng.range(1, 6))
+    }
+
     /// An action on an aggregation defined before (rarely one that is not).
     fn aggregation_action(&mut self) -> String {
         if self.aggs.is_empty() {
@@ -216,11 +251,14 @@ impl<'r> Generator<'r> {
             return format!("{}({agg})", self.rng.pick(&["printa", "clear", "trunc", "denormalize"]));
         }
         let a = self.aggs[self.rng.below(self.aggs.len())].clone();
+        if self.rng.one_in(5) {
+            return self.joined_printa(&a);
+        }
         match self.rng.below(6) {
             0 => format!("printa({})", a.name),
             1 => {
                 let keys: String = a.keys.iter().map(|k| if *k == Key::Str { "%-12s " } else { "%d " }).collect();
-                let value = if a.func == "quantize" || a.func == "lquantize" { "%@d" } else { *self.rng.pick(&["%@d", "%@u", "%@x", "%-10@d"]) };
+                let value = if a.func.ends_with("quantize") { "%@d" } else { *self.rng.pick(&["%@d", "%@u", "%@x", "%-10@d"]) };
                 format!("printa(\"{keys}{value}\\n\", {})", a.name)
             }
             2 => format!("clear({})", a.name),
@@ -228,6 +266,22 @@ impl<'r> Generator<'r> {
             4 => format!("normalize({}, {})", a.name, self.expr(1)),
             _ => format!("denormalize({})", a.name),
         }
+    }
+
+    /// printa() of `a` and aggregations with the same keys (rarely other keys), with or
+    /// without a format.
+    fn joined_printa(&mut self, a: &Agg) -> String {
+        let same: Vec<Agg> = self.aggs.iter().filter(|b| b.keys == a.keys || self.rng.one_in(20)).cloned().collect();
+        let mut names = vec![a.name.clone()];
+        for _ in 0..self.rng.range(1, 3) {
+            names.push(self.rng.pick(&same).name.clone());
+        }
+        if self.rng.one_in(2) {
+            return format!("printa({})", names.join(", "));
+        }
+        let keys: String = a.keys.iter().map(|k| if *k == Key::Str { "%s " } else { "%d " }).collect();
+        let values = "%@d ".repeat(self.rng.below(names.len() + 2));
+        format!("printa(\"{keys}{values}\\n\", {})", names.join(", "))
     }
 
     fn key(&mut self, kind: Key) -> String {
@@ -301,6 +355,14 @@ impl<'r> Generator<'r> {
                 format!("{op}{gap}{e}")
             }
             1 => format!("({})", self.expr(depth - 1)),
+            2 if self.rng.one_in(3) => {
+                let target = self.lvalue();
+                match self.rng.below(3) {
+                    0 => format!("({target} {} {})", self.rng.pick(ASSIGN), self.expr(depth - 1)),
+                    1 => format!("({target}{})", self.rng.pick(&["++", "--"])),
+                    _ => format!("({}{target})", self.rng.pick(&["++", "--"])),
+                }
+            }
             2 => format!("{} ? {} : {}", self.expr(depth - 1), self.expr(depth - 1), self.expr(depth - 1)),
             3 => {
                 let a = self.string_value();
@@ -330,6 +392,11 @@ impl<'r> Generator<'r> {
             }
             4 if !self.clause.locals.is_empty() && !self.clause.in_predicate => self.rng.pick(&self.clause.locals).clone(),
             5 if !self.clause.int_fields.is_empty() => format!("args->{}", self.rng.pick(&self.clause.int_fields)),
+            6 if self.rng.one_in(2) => {
+                let (name, e) = self.element();
+                self.read.insert(name);
+                e
+            }
             _ => self.rng.pick(&ints).to_string(),
         }
     }

@@ -25,7 +25,7 @@ pub enum Outcome {
 pub fn options() -> CheckOptions {
     // $1..$4: an integer, a word, a hex integer and a negative one (spec §5.5).
     let args = ["fuzz.d", "42", "word", "0x10", "-7"].map(String::from).to_vec();
-    CheckOptions { facts: Some(std::rc::Rc::new(FixedCatalog)), target: Some(1234), args }
+    CheckOptions { facts: Some(std::rc::Rc::new(FixedCatalog)), target: Some(1234), args, ..Default::default() }
 }
 
 /// Offsets of task_struct.real_parent and .tgid on the 6.18 kernel the catalog comes from,

@@ -262,6 +262,7 @@ fn builtin_words() -> Vec<String> {
         "self->x", "this->y", "self ->", "this-> ", "args->", "@", "@a", "@[", "]", "$target", "$0", "$1", "$$1", "$2", "$99", "$x",
         "#pragma D option quiet\n", "#pragma D option bufsize=4k\n", "#pragma D option bufsize=1g\n", "#pragma D option aggsortkey\n",
         "#pragma D option aggsortrev=0\n", "#pragma D option switchrate=10hz\n", "#pragma D option nope\n", "#!/usr/bin/env -S crumbs -s\n",
+        "#pragma D option aggpack\n", "#pragma D option aggsortpos=1\n", "#pragma D option aggsortkeypos=0x1\n", "@a, @b",
         "+", "-", "*", "/", "%", "<<", ">>", "<", "<=", ">", ">=", "==", "!=", "&", "^", "|", "&&", "^^", "||", "?", ":", "!", "~",
         "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++", "--", ",", ";", "(", ")", "{", "}", "<", ">",
         "/*", "*/", "//", "\n", "\t", " ", "'a'", "'\\377'", "'\\x41\\x42'", "'é'", "\"\"", "\"%s\"", "\"\\377\"",

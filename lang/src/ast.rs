@@ -19,6 +19,21 @@ pub enum Decl {
     Record { union: bool, name: Ident, members: Vec<MemberDecl>, span: Span },
     Enum { name: Option<Ident>, values: Vec<(Ident, Option<Expr>)>, span: Span },
     Typedef { ty: TypeName, name: Ident, len: Option<u32>, span: Span },
+    /// `[self|this] TYPE NAME[KEYS];`: a variable declared with its type (an associative
+    /// array when `keys` is given).
+    Var { scope: Scope, ty: TypeName, name: Ident, keys: Option<Vec<TypeName>>, span: Span },
+    /// `inline TYPE NAME = EXPR;`.
+    Inline { ty: TypeName, name: Ident, value: Expr, span: Span },
+}
+
+/// Where a declared variable lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    Global,
+    /// `self`: one per thread.
+    Thread,
+    /// `this`: one per clause firing.
+    Clause,
 }
 
 /// A member of a declared struct or union: `TYPE NAME[LEN] : BITS;`, or a struct or union
@@ -71,6 +86,10 @@ pub enum Stmt {
     Assign { target: LValue, op: Option<BinOp>, value: Expr, span: Span },
     IncDec { target: LValue, delta: i64, span: Span },
     Aggregate { agg: AggRef, func: Ident, args: Vec<Expr>, span: Span },
+    /// `if (cond) then else els`; `else if` is an `If` alone in `els`.
+    If { cond: Expr, then: Vec<Stmt>, els: Option<Vec<Stmt>>, span: Span },
+    /// `{ ... }` inside an action block.
+    Block(Vec<Stmt>),
 }
 
 #[derive(Clone, Debug)]
@@ -78,6 +97,30 @@ pub enum LValue {
     Global(Ident),
     ThreadLocal(Ident, Span),
     ClauseLocal(Ident, Span),
+    /// `name[keys]` (global) or `self->name[keys]` (thread-local): an element of an
+    /// associative array.
+    Element { name: Ident, thread: bool, keys: Vec<Expr>, span: Span },
+}
+
+impl LValue {
+    /// The whole target as written.
+    pub fn span(&self) -> Span {
+        match self {
+            LValue::Global(i) => i.span.clone(),
+            LValue::ThreadLocal(_, s) | LValue::ClauseLocal(_, s) | LValue::Element { span: s, .. } => s.clone(),
+        }
+    }
+
+    /// The target as D writes it, for messages.
+    pub fn text(&self) -> String {
+        match self {
+            LValue::Global(i) => i.name.clone(),
+            LValue::ThreadLocal(i, _) => format!("self->{}", i.name),
+            LValue::ClauseLocal(i, _) => format!("this->{}", i.name),
+            LValue::Element { name, thread: true, .. } => format!("self->{}[...]", name.name),
+            LValue::Element { name, .. } => format!("{}[...]", name.name),
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -121,8 +164,12 @@ pub enum ExprKind {
     Cast(TypeName, Box<Expr>),
     /// `expr.member`, or `expr->member` when `arrow`.
     Member { base: Box<Expr>, member: Ident, arrow: bool },
-    /// `expr[index]` on a pointer or an array.
-    Index(Box<Expr>, Box<Expr>),
+    /// `expr[index]` on a pointer or an array, or `a[k1, k2, ...]` on an associative array.
+    Index(Box<Expr>, Vec<Expr>),
+    /// `target = value` or `target op= value` used as a value: the value stored.
+    Assign { target: Box<LValue>, op: Option<BinOp>, value: Box<Expr> },
+    /// `++x`/`--x` (the new value) or `x++`/`x--` (`post`: the old value).
+    IncDec { target: Box<LValue>, delta: i64, post: bool },
     /// `*expr`.
     Deref(Box<Expr>),
     /// `&expr`.
@@ -234,5 +281,79 @@ impl BinOp {
 
     pub fn is_comparison(self) -> bool {
         matches!(self, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge)
+    }
+}
+
+impl Expr {
+    /// The expressions directly inside this one (an assignment's target's keys included).
+    pub fn children(&self) -> Vec<&Expr> {
+        match &self.kind {
+            ExprKind::Agg(a) => a.keys.iter().collect(),
+            ExprKind::Call(_, args) => args.iter().collect(),
+            ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::Deref(a) | ExprKind::AddrOf(a) | ExprKind::SizeofExpr(a) => vec![a],
+            ExprKind::Member { base, .. } => vec![base],
+            ExprKind::Binary(_, a, b) => vec![a, b],
+            ExprKind::Ternary(a, b, c) => vec![a, b, c],
+            ExprKind::Index(a, keys) => std::iter::once(&**a).chain(keys).collect(),
+            ExprKind::Assign { target, value, .. } => target.keys().iter().chain(std::iter::once(&**value)).collect(),
+            ExprKind::IncDec { target, .. } => target.keys().iter().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Calls `f` on every assignment target inside this expression.
+    pub fn each_target<'a>(&'a self, f: &mut dyn FnMut(&'a LValue)) {
+        match &self.kind {
+            ExprKind::Assign { target, .. } | ExprKind::IncDec { target, .. } => f(target),
+            _ => {}
+        }
+        for c in self.children() {
+            c.each_target(f);
+        }
+    }
+}
+
+impl LValue {
+    /// An array element's keys (none for a plain variable).
+    pub fn keys(&self) -> &[Expr] {
+        match self {
+            LValue::Element { keys, .. } => keys,
+            _ => &[],
+        }
+    }
+}
+
+impl Stmt {
+    /// Calls `f` on every assignment target in this statement, nested ones included, in
+    /// program order.
+    pub fn each_target<'a>(&'a self, f: &mut dyn FnMut(&'a LValue)) {
+        match self {
+            Stmt::Expr(e) => e.each_target(f),
+            Stmt::Assign { target, value, .. } => {
+                f(target);
+                target.keys().iter().for_each(|k| k.each_target(f));
+                value.each_target(f);
+            }
+            Stmt::IncDec { target, .. } => {
+                f(target);
+                target.keys().iter().for_each(|k| k.each_target(f));
+            }
+            Stmt::Aggregate { agg, args, .. } => agg.keys.iter().chain(args).for_each(|e| e.each_target(f)),
+            Stmt::If { cond, then, els, .. } => {
+                cond.each_target(f);
+                then.iter().chain(els.iter().flatten()).for_each(|s| s.each_target(f));
+            }
+            Stmt::Block(b) => b.iter().for_each(|s| s.each_target(f)),
+        }
+    }
+}
+
+impl Clause {
+    /// Calls `f` on every assignment target of the clause, predicate first.
+    pub fn each_target<'a>(&'a self, f: &mut dyn FnMut(&'a LValue)) {
+        if let Some(p) = &self.predicate {
+            p.each_target(f);
+        }
+        self.body.iter().flatten().for_each(|s| s.each_target(f));
     }
 }

@@ -183,7 +183,6 @@ fn rule_name(r: Rule) -> Option<&'static str> {
         Rule::call => "a function call",
         Rule::EOI => "end of program",
         Rule::keys => "`[`",
-        Rule::assign_op => "`=`",
         Rule::number => "a number",
         Rule::string => "a string",
         _ => return None,
@@ -207,6 +206,26 @@ fn declaration(p: Pair<Rule>) -> Result<Decl, Diagnostic> {
     let sp = span(&p);
     let inner = p.into_inner().next().expect("grammar");
     match inner.as_rule() {
+        Rule::var_decl => {
+            let mut scope = Scope::Global;
+            let (mut ty, mut name, mut keys) = (None, None, None);
+            for x in inner.into_inner() {
+                match x.as_rule() {
+                    Rule::var_scope => scope = if x.as_str() == "self" { Scope::Thread } else { Scope::Clause },
+                    Rule::type_name => ty = Some(type_name(x)?),
+                    Rule::ident => name = Some(ident(x)),
+                    _ => keys = Some(x.into_inner().map(type_name).collect::<Result<Vec<_>, _>>()?),
+                }
+            }
+            Ok(Decl::Var { scope, ty: ty.expect("grammar"), name: name.expect("grammar"), keys, span: sp })
+        }
+        Rule::inline_decl => {
+            let mut it = inner.into_inner().filter(|x| x.as_rule() != Rule::inline_kw);
+            let ty = type_name(it.next().unwrap())?;
+            let name = ident(it.next().unwrap());
+            let value = expr_at(it.next().unwrap(), 1)?.0;
+            Ok(Decl::Inline { ty, name, value, span: sp })
+        }
         Rule::record_decl => {
             let mut it = inner.into_inner();
             let union = it.next().unwrap().as_str() == "union";
@@ -334,10 +353,7 @@ fn clause(p: Pair<Rule>) -> Result<Clause, Diagnostic> {
                 }
             }
             Rule::predicate => c.predicate = Some(expr(part.into_inner().next().unwrap())?),
-            Rule::block | Rule::angle_block => {
-                let stmts = part.into_inner().next().unwrap();
-                c.body = Some(stmts.into_inner().map(statement).collect::<Result<_, _>>()?);
-            }
+            Rule::block | Rule::angle_block => c.body = Some(statements(part.into_inner().next().unwrap())?),
             _ => {}
         }
     }
@@ -376,8 +392,18 @@ fn ident(p: Pair<Rule>) -> Ident {
     Ident { name: p.as_str().to_string(), span: span(&p) }
 }
 
+/// The statements of a block.
+fn statements(p: Pair<Rule>) -> Result<Vec<Stmt>, Diagnostic> {
+    p.into_inner().map(statement).collect()
+}
+
 fn statement(p: Pair<Rule>) -> Result<Stmt, Diagnostic> {
     let sp = span(&p);
+    match p.as_rule() {
+        Rule::if_stmt => return if_stmt(p),
+        Rule::block => return Ok(Stmt::Block(statements(p.into_inner().next().unwrap())?)),
+        _ => {}
+    }
     let inner = p.into_inner().next().unwrap();
     Ok(match inner.as_rule() {
         Rule::agg_assign => {
@@ -389,49 +415,57 @@ fn statement(p: Pair<Rule>) -> Result<Stmt, Diagnostic> {
             let args = parts.map(expr).collect::<Result<_, _>>()?;
             Stmt::Aggregate { agg, func, args, span: sp }
         }
-        Rule::assign => {
-            let mut it = inner.into_inner();
-            let target = lvalue(it.next().unwrap());
-            let op = match it.next().unwrap().as_str() {
-                "=" => None,
-                s => Some(binop_of(&s[..s.len() - 1])),
-            };
-            let value = expr(it.next().unwrap())?;
-            Stmt::Assign { target, op, value, span: sp }
-        }
-        Rule::incdec => {
-            let inner = inner.into_inner().next().unwrap();
-            let mut target = None;
-            let mut delta = 0;
-            for part in inner.into_inner() {
-                match part.as_rule() {
-                    Rule::incdec_op => delta = if part.as_str() == "++" { 1 } else { -1 },
-                    _ => target = Some(lvalue(part)),
-                }
-            }
-            Stmt::IncDec { target: target.unwrap(), delta, span: sp }
-        }
-        _ => Stmt::Expr(expr(inner)?),
+        // An assignment or `++`/`--` whose value nobody uses.
+        _ => match expr(inner)? {
+            Expr { kind: ExprKind::Assign { target, op, value }, span } => Stmt::Assign { target: *target, op, value: *value, span },
+            Expr { kind: ExprKind::IncDec { target, delta, .. }, span } => Stmt::IncDec { target: *target, delta, span },
+            e => Stmt::Expr(e),
+        },
     })
 }
 
-fn lvalue(p: Pair<Rule>) -> LValue {
-    let inner = p.into_inner().next().unwrap();
-    match inner.as_rule() {
-        Rule::thread_var => thread_var(inner),
-        _ => LValue::Global(ident(inner)),
-    }
+/// `if (cond) branch [else branch]`.
+fn if_stmt(p: Pair<Rule>) -> Result<Stmt, Diagnostic> {
+    let sp = span(&p);
+    let mut it = p.into_inner().filter(|x| !matches!(x.as_rule(), Rule::if_kw | Rule::else_kw));
+    let cond = expr(it.next().unwrap())?;
+    let then = branch(it.next().unwrap())?;
+    let els = it.next().map(branch).transpose()?;
+    Ok(Stmt::If { cond, then, els, span: sp })
 }
 
-fn thread_var(p: Pair<Rule>) -> LValue {
-    let sp = span(&p);
-    let this = p.as_str().starts_with("this");
-    let name = ident(p.into_inner().next().unwrap());
-    if this {
-        LValue::ClauseLocal(name, sp)
-    } else {
-        LValue::ThreadLocal(name, sp)
-    }
+fn branch(p: Pair<Rule>) -> Result<Vec<Stmt>, Diagnostic> {
+    let inner = p.into_inner().next().unwrap();
+    Ok(match inner.as_rule() {
+        Rule::block => statements(inner.into_inner().next().unwrap())?,
+        _ => vec![statement(inner)?],
+    })
+}
+
+/// What an assignment or `++`/`--` stores into: a variable or an associative array's
+/// element, written as an expression.
+fn lvalue_of(e: Expr, what: &str) -> Result<LValue, Diagnostic> {
+    let named = |name: String, sp: &Span| Ident { span: sp.end - name.len()..sp.end, name };
+    Ok(match e.kind {
+        ExprKind::Ident(name) => LValue::Global(Ident { name, span: e.span }),
+        ExprKind::ThreadLocal(name) => LValue::ThreadLocal(named(name, &e.span), e.span),
+        ExprKind::ClauseLocal(name) => LValue::ClauseLocal(named(name, &e.span), e.span),
+        ExprKind::Index(base, keys) if matches!(base.kind, ExprKind::Ident(_) | ExprKind::ThreadLocal(_)) => {
+            let thread = matches!(base.kind, ExprKind::ThreadLocal(_));
+            let (ExprKind::Ident(name) | ExprKind::ThreadLocal(name)) = base.kind else { unreachable!() };
+            LValue::Element { name: named(name, &base.span), thread, keys, span: e.span }
+        }
+        ExprKind::Agg(_) => {
+            return Err(Diagnostic::new(e.span, format!("cannot {what} an aggregation"))
+                .label("an aggregation")
+                .hint("an aggregation takes the value of an aggregating function as a statement of its own: `@name[keys] = count();`"))
+        }
+        _ => {
+            return Err(Diagnostic::new(e.span, format!("cannot {what} this expression"))
+                .label("not a variable")
+                .hint("assign to a variable (`x`, `self->x`, `this->x`) or an associative array's element (`a[k]`, `self->a[k]`)"))
+        }
+    })
 }
 
 fn aggregation(p: Pair<Rule>) -> Result<AggRef, Diagnostic> {
@@ -480,8 +514,9 @@ fn pratt() -> &'static PrattParser<Rule> {
                 | Op::prefix(Rule::deref)
                 | Op::prefix(Rule::addr_of)
                 | Op::prefix(Rule::cast)
-                | Op::prefix(Rule::sizeof_op))
-            .op(Op::postfix(Rule::member) | Op::postfix(Rule::index))
+                | Op::prefix(Rule::sizeof_op)
+                | Op::prefix(Rule::pre_incdec))
+            .op(Op::postfix(Rule::member) | Op::postfix(Rule::index) | Op::postfix(Rule::post_incdec))
     })
 }
 
@@ -546,6 +581,15 @@ fn expr_at(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
     let mut it = p.into_inner();
     let (cond, hc) = binary(it.next().unwrap(), level)?;
     match (it.next(), it.next()) {
+        (Some(op), Some(value)) if op.as_rule() == Rule::assign_op => {
+            let op = match op.as_str() {
+                "=" => None,
+                o => Some(binop_of(&o[..o.len() - 1])),
+            };
+            let (value, hv) = expr_at(value, level + 1)?;
+            let target = Box::new(lvalue_of(cond, "assign to")?);
+            node(ExprKind::Assign { target, op, value: Box::new(value) }, sp, 1 + hc.max(hv))
+        }
         (Some(a), Some(b)) => {
             let (a, ha) = expr_at(a, level + 1)?;
             let (b, hb) = expr_at(b, level + 1)?;
@@ -572,7 +616,7 @@ impl Operand {
 }
 
 fn is_prefix(r: Rule) -> bool {
-    matches!(r, Rule::not | Rule::bitnot | Rule::neg | Rule::plus | Rule::deref | Rule::addr_of | Rule::cast | Rule::sizeof_op)
+    matches!(r, Rule::not | Rule::bitnot | Rule::neg | Rule::plus | Rule::deref | Rule::addr_of | Rule::cast | Rule::sizeof_op | Rule::pre_incdec)
 }
 
 fn binary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
@@ -681,6 +725,10 @@ fn chain(parts: Vec<Pair<Rule>>, level: usize, built: &RefCell<HashMap<usize, Op
             let written = start..rhs.written.end;
             let kind = match op.as_rule() {
                 Rule::cast => ExprKind::Cast(type_name(op.into_inner().next().unwrap())?, Box::new(rhs.e)),
+                Rule::pre_incdec => {
+                    let delta = if op.as_str() == "++" { 1 } else { -1 };
+                    ExprKind::IncDec { target: Box::new(lvalue_of(rhs.e, incdec_verb(delta))?), delta, post: false }
+                }
                 r => prefix_kind(r, rhs.e),
             };
             Ok(Operand::new(node(kind, written.clone(), rhs.h + 1)?, written))
@@ -695,9 +743,13 @@ fn chain(parts: Vec<Pair<Rule>>, level: usize, built: &RefCell<HashMap<usize, Op
                     let member = ident(it.next().unwrap());
                     (ExprKind::Member { base: Box::new(lhs.e), member, arrow }, lhs.h + 1)
                 }
+                Rule::post_incdec => {
+                    let delta = if op.as_str() == "++" { 1 } else { -1 };
+                    (ExprKind::IncDec { target: Box::new(lvalue_of(lhs.e, incdec_verb(delta))?), delta, post: true }, lhs.h + 1)
+                }
                 _ => {
-                    let (index, hi) = expr_at(op.into_inner().next().unwrap(), level + 1)?;
-                    (ExprKind::Index(Box::new(lhs.e), Box::new(index)), 1 + lhs.h.max(hi))
+                    let (keys, hi) = operands(op.into_inner(), level + 1)?;
+                    (ExprKind::Index(Box::new(lhs.e), keys), 1 + lhs.h.max(hi))
                 }
             };
             Ok(Operand::new(node(kind, sp.clone(), h)?, sp))
@@ -709,6 +761,14 @@ fn chain(parts: Vec<Pair<Rule>>, level: usize, built: &RefCell<HashMap<usize, Op
             Ok(Operand::new(node(ExprKind::Binary(b, Box::new(lhs.e), Box::new(rhs.e)), written.clone(), 1 + lhs.h.max(rhs.h))?, written))
         })
         .parse(parts.into_iter())
+}
+
+fn incdec_verb(delta: i64) -> &'static str {
+    if delta > 0 {
+        "increment"
+    } else {
+        "decrement"
+    }
 }
 
 /// The most `*` a type name may have (TypeName::pointers is a u8).
@@ -795,11 +855,15 @@ fn primary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
         }
         Rule::macro_var => ExprKind::Macro(p.as_str()[1..].to_string()),
         Rule::args_field => ExprKind::ArgsField(p.into_inner().next().unwrap().as_str().to_string()),
-        Rule::thread_var => match thread_var(p) {
-            LValue::ClauseLocal(i, _) => ExprKind::ClauseLocal(i.name),
-            LValue::ThreadLocal(i, _) => ExprKind::ThreadLocal(i.name),
-            LValue::Global(i) => ExprKind::Ident(i.name),
-        },
+        Rule::thread_var => {
+            let this = p.as_str().starts_with("this");
+            let name = p.into_inner().next().unwrap().as_str().to_string();
+            if this {
+                ExprKind::ClauseLocal(name)
+            } else {
+                ExprKind::ThreadLocal(name)
+            }
+        }
         Rule::ident => ExprKind::Ident(p.as_str().to_string()),
         Rule::paren => return expr_at(p.into_inner().next().unwrap(), level + 1),
         Rule::sizeof_type => {
@@ -997,8 +1061,13 @@ mod tests {
             ExprKind::Ternary(c, a, b) => format!("({} ? {} : {})", show(c), show(a), show(b)),
             ExprKind::Cast(t, a) => format!("(({}){})", show_type(t), show(a)),
             ExprKind::Member { base, member, arrow } => format!("({}{}{})", show(base), if *arrow { "->" } else { "." }, member.name),
-            ExprKind::Index(a, i) => format!("({}[{}])", show(a), show(i)),
+            ExprKind::Index(a, i) => format!("({}[{}])", show(a), i.iter().map(show).collect::<Vec<_>>().join(", ")),
             ExprKind::Deref(a) => format!("(*{})", show(a)),
+            ExprKind::Assign { target, op, value } => format!("({} {}= {})", target.text(), op.map_or("", |o| o.symbol()), show(value)),
+            ExprKind::IncDec { target, delta, post } => {
+                let op = if *delta > 0 { "++" } else { "--" };
+                if *post { format!("({}{op})", target.text()) } else { format!("({op}{})", target.text()) }
+            }
             ExprKind::AddrOf(a) => format!("(&{})", show(a)),
             ExprKind::SizeofType(t) => format!("sizeof({})", show_type(t)),
             ExprKind::SizeofExpr(a) => format!("(sizeof {})", show(a)),

@@ -10,15 +10,24 @@ use abi::*;
 use elf::*;
 use emit::*;
 
+/// Bytes of dynvarsize a dynamic variable stands for besides its key and value: the kernel
+/// hash map's own bookkeeping, rounded.
+pub const DYNVAR_OVERHEAD: u64 = 40;
 /// Bytes of dynvarsize one (thread, variable) pair stands for: its 16-byte key, 8-byte value
-/// and the kernel hash map's own bookkeeping, rounded.
-pub const DYNVAR_PAIR_BYTES: u64 = 64;
+/// and the overhead.
+pub const DYNVAR_PAIR_BYTES: u64 = 16 + 8 + DYNVAR_OVERHEAD;
 /// Distinct kernel stacks kept at once.
 pub const STACK_ENTRIES: u32 = 16384;
 
 /// Live thread-local variables (thread, variable) at once: dynvarsize / 64 (16384 by default).
 pub fn tls_entries(p: &Program) -> u32 {
     (p.options.dynvarsize.unwrap_or(DEFAULT_DYNVARSIZE) / DYNVAR_PAIR_BYTES).clamp(1, u32::MAX as u64) as u32
+}
+
+/// Elements associative array `a` holds at once: dynvarsize / (its key, 8-byte value and
+/// the overhead).
+pub fn array_entries(p: &Program, a: &crumbs_lang::ir::Array) -> u32 {
+    (p.options.dynvarsize.unwrap_or(DEFAULT_DYNVARSIZE) / (a.key_size() as u64 + 8 + DYNVAR_OVERHEAD)).clamp(1, u32::MAX as u64) as u32
 }
 
 /// The maps a program needs: the event ring, the drop counters, one array per aggregation
@@ -54,6 +63,9 @@ pub fn map_defs(p: &Program, target: &Target) -> Vec<MapDef> {
     }
     if !p.thread_locals.is_empty() {
         maps.push(MapDef { name: TLS_MAP.into(), map_type: MAP_TYPE_HASH, key_size: 16, value_size: 8, max_entries: tls_entries(p), flags: 0 });
+    }
+    for (i, a) in p.arrays.iter().enumerate() {
+        maps.push(MapDef { name: array_map_name(i), map_type: MAP_TYPE_HASH, key_size: a.key_size() as u32, value_size: 8, max_entries: array_entries(p, a), flags: 0 });
     }
     if zero > 0 {
         maps.push(MapDef { name: ZERO_MAP.into(), map_type: MAP_TYPE_ARRAY, key_size: 4, value_size: zero as u32, max_entries: 1, flags: 0 });

@@ -59,7 +59,7 @@ fn clause_span(p: &Program, i: usize) -> Span {
 /// Parses, checks and generates code for `text` on `kernel`.
 #[allow(clippy::result_large_err)]
 pub fn compile(text: &str, opts: &CompileOptions, kernel: &dyn Kernel) -> Result<Compiled, CompileError> {
-    let check = CheckOptions { facts: Some(kernel.facts()), target: opts.target, args: opts.args.clone() };
+    let check = CheckOptions { facts: Some(kernel.facts()), target: opts.target, args: opts.args.clone(), ids: crate::process::own_ids() };
     let mut program = crumbs_lang::compile(text, &check).map_err(CompileError::Source)?;
     for opt in &opts.options {
         let (n, v) = match opt.split_once('=') {

@@ -47,7 +47,7 @@ impl Drops {
         per_cpu(DropKind::Aggregation, "aggregation drop", &raise("aggregation full", "aggsize", o.aggsize.unwrap_or(DEFAULT_AGGSIZE)), &mut out);
         let n = self.total(DropKind::DynamicVariable);
         if n > 0 {
-            let why = raise("thread-local variables full", "dynvarsize", o.dynvarsize.unwrap_or(DEFAULT_DYNVARSIZE));
+            let why = raise("dynamic variables full", "dynvarsize", o.dynvarsize.unwrap_or(DEFAULT_DYNVARSIZE));
             out.push(format!("{n} dynamic variable drop{} ({why})", plural(n)));
         }
         per_cpu(DropKind::Stack, "stack drop", "the stack map was full or another stack held the slot", &mut out);
@@ -92,7 +92,7 @@ mod tests {
                 "1 drop on CPU 1 (event buffer full; raise it with -x bufsize=4m)",
                 "34464 aggregation drops on CPU 0 (aggregation full; raise it with -x aggsize=64k)",
                 "1 aggregation drop on CPU 1 (aggregation full; raise it with -x aggsize=64k)",
-                "5 dynamic variable drops (thread-local variables full; raise it with -x dynvarsize=4m)",
+                "5 dynamic variable drops (dynamic variables full; raise it with -x dynvarsize=4m)",
                 "7 stack drops on CPU 1 (the stack map was full or another stack held the slot)",
             ]
         );

@@ -59,7 +59,11 @@ impl<'p> Events<'p> {
         }
         let mut firing = Firing { program, cpu, probe, record: rid as u32, outputs: Vec::with_capacity(rec.items.len()) };
         let mut exit = None;
-        for (item, offs) in rec.items.iter().zip(&layout.offsets) {
+        for (i, (item, offs)) in rec.items.iter().zip(&layout.offsets).enumerate() {
+            // An item inside an `if` the firing did not take.
+            if layout.present.is_some_and(|p| bytes[p + i] == 0) {
+                continue;
+            }
             let values: Vec<Value> = item
                 .arg_reprs()
                 .iter()
@@ -70,13 +74,13 @@ impl<'p> Events<'p> {
                 Item::Printf { pieces, .. } => firing.outputs.push(Output::Printf { pieces, values }),
                 Item::Print(_, layout) => firing.outputs.push(Output::Print { layout, value: values.into_iter().next().unwrap_or(Value::long(0)) }),
                 Item::Trace(_) => firing.outputs.push(Output::Trace(values.into_iter().next().unwrap_or(Value::long(0)))),
-                Item::Printa { agg, format } => {
-                    let rows = aggregations.rows(*agg)?;
-                    // As DTrace marks it: when a row is printed, not when printa() runs.
-                    if !rows.is_empty() {
-                        printed[*agg] = true;
+                Item::Printa { aggs, format } => {
+                    let rows = aggs.iter().map(|a| aggregations.rows(*a)).collect::<io::Result<Vec<_>>>()?;
+                    // As DTrace marks them: when a row is printed, not when printa() runs.
+                    if rows.iter().any(|r| !r.is_empty()) {
+                        aggs.iter().for_each(|a| printed[*a] = true);
                     }
-                    firing.outputs.push(Output::Printa { agg: *agg, rows, format: format.as_deref() });
+                    firing.outputs.push(Output::Printa { aggs, rows, format: format.as_deref() });
                 }
                 Item::Normalize { agg, by_arg } => {
                     let n = match (by_arg, values.first()) {

@@ -218,3 +218,20 @@ pub fn pidfd_open(pid: i32) -> io::Result<OwnedFd> {
     }
     Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
 }
+
+/// This process's ids, D's macro variables `$pid`, `$uid`, ... (as dtrace sets them).
+pub fn own_ids() -> crumbs_lang::check::ProcessIds {
+    // SAFETY: these calls only read the calling process's ids.
+    unsafe {
+        crumbs_lang::check::ProcessIds {
+            pid: libc::getpid() as i64,
+            ppid: libc::getppid() as i64,
+            pgid: libc::getpgid(0) as i64,
+            sid: libc::getsid(0) as i64,
+            uid: libc::getuid() as i64,
+            euid: libc::geteuid() as i64,
+            gid: libc::getgid() as i64,
+            egid: libc::getegid() as i64,
+        }
+    }
+}

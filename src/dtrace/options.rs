@@ -27,13 +27,13 @@ enum Use {
 /// Every option of libdtrace (illumos and Oracle Linux), with its use here.
 const OPTIONS: &[(&str, Use)] = &[
     ("agghist", Use::Ignored),
-    ("aggpack", Use::Ignored),
+    ("aggpack", Use::Compiler),
     ("aggpercpu", Use::Ignored),
     ("aggrate", Use::Compiler),
     ("aggsize", Use::Compiler),
     ("aggsortkey", Use::Compiler),
-    ("aggsortkeypos", Use::Ignored),
-    ("aggsortpos", Use::Ignored),
+    ("aggsortkeypos", Use::Compiler),
+    ("aggsortpos", Use::Compiler),
     ("aggsortrev", Use::Compiler),
     ("aggzoom", Use::Ignored),
     ("amin", Use::Ignored),

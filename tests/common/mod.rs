@@ -256,6 +256,14 @@ pub fn quiet(program: &str) -> String {
     out.stdout
 }
 
+/// `crumbs -q -e PROGRAM`, expected to succeed; returns stdout without the newline that
+/// ends tracing (spec §9.7).
+pub fn printed(program: &str) -> String {
+    let out = run(&["-q", "-e", program]);
+    out.assert_ok();
+    out.stdout.strip_suffix('\n').unwrap_or_else(|| panic!("no end-of-tracing newline\n{}", out.dump())).to_string()
+}
+
 /// Rows of DTrace's default aggregation layout: each line is its keys (a string key as
 /// `"  %-50s"`, an integer as `" %16lld"`) and a `" %16lld"` value. Returns (keys, value)
 /// for every line that has that shape; other lines (JSON of the workload, blank lines)

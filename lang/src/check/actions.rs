@@ -8,7 +8,7 @@ impl Checker<'_> {
         if f.kind != FnKind::Aggregating {
             return Err(Diagnostic::new(func.span.clone(), format!("`{}` is not an aggregating function", func.name))
                 .label("cannot be assigned to an aggregation")
-                .hint("aggregating functions: count, sum, min, max, avg, quantize, lquantize"));
+                .hint(format!("aggregating functions: {}", builtins::FUNCTIONS.iter().filter(|f| f.kind == FnKind::Aggregating).map(|f| f.name).collect::<Vec<_>>().join(", "))));
         }
         check_arity(f, args, span)?;
         let value = match args.first() {
@@ -16,6 +16,7 @@ impl Checker<'_> {
             None => Expr::Int(1),
         };
         let mut consts = Vec::new();
+        let mut const_spans = Vec::new();
         for (a, spec) in args.iter().zip(f.args) {
             if *spec == ArgSpec::ConstInt {
                 consts.push(const_int(a).ok_or_else(|| {
@@ -23,18 +24,20 @@ impl Checker<'_> {
                         .label("not a constant")
                         .hint(format!("write an integer constant: {}", f.signature))
                 })?);
+                const_spans.push(a.span.clone());
             }
         }
         let FnHook::Aggregate(aggregator) = f.hook else { unreachable!("aggregating function without an aggregator") };
-        aggregator.check(&consts).map_err(|e| Diagnostic::new(span.clone(), e.message).label("here").hint(e.hint))?;
+        aggregator.check(&consts).map_err(|e| {
+            let at = e.arg.and_then(|i| const_spans.get(i)).unwrap_or(span);
+            Diagnostic::new(at.clone(), e.message).label("here").hint(e.hint)
+        })?;
         let kind = AggKind::new(aggregator, consts);
-        let mut typed = Vec::new();
-        for k in &agg.keys {
-            typed.push(self.value(k)?);
-        }
-        let reprs: Vec<Repr> = typed.iter().map(|k| self.repr_of(k)).collect();
-        let mut keys: Vec<Expr> = typed.iter().map(|k| self.own(k)).collect();
-        let id = match self.aggs.iter().position(|a| a.name == agg.name) {
+        let at = self.aggs.iter().position(|a| a.name == agg.name);
+        let first = at.map(|id| self.aggs[id].keys.clone());
+        let display = format!("@{}", agg.name);
+        let (keys, reprs) = self.keys(&agg.keys, first.as_deref(), keys::KeyOwner { kind: "aggregation", name: &display }, &agg.span)?;
+        let id = match at {
             Some(id) => {
                 let def = &self.aggs[id];
                 let (def_span, def_fn) = &self.agg_spans[id];
@@ -43,24 +46,6 @@ impl Checker<'_> {
                         .label(format!("redefined with {}()", f.name))
                         .related(def_span.clone(), format!("first used with {def_fn}() here"))
                         .hint(format!("an aggregation keeps the function it was first used with, {def_fn}(); use another name, e.g. `@{}_{}`", if agg.name.is_empty() { "a" } else { &agg.name }, f.name)));
-                }
-                if def.keys.len() != reprs.len() {
-                    return Err(Diagnostic::new(agg.span.clone(), format!("aggregation `@{}` has {} key(s) elsewhere, {} here", agg.name, def.keys.len(), reprs.len()))
-                        .label("key count differs")
-                        .hint("use the same number of keys everywhere"));
-                }
-                let def_keys = def.keys.clone();
-                for (i, (a, b)) in def_keys.iter().zip(&reprs).enumerate() {
-                    // Integers of any type share a key position: stored as the first was.
-                    if let (Repr::Int(first), Repr::Int(_)) = (a, b) {
-                        keys[i] = self.fit(&typed[i], *first);
-                        continue;
-                    }
-                    if a != b {
-                        return Err(Diagnostic::new(agg.keys[i].span.clone(), format!("key {} of `@{}` has another type elsewhere", i + 1, agg.name))
-                            .label("type differs")
-                            .hint("keys at one position must all be integers, all process names, or all other strings"));
-                    }
                 }
                 id
             }
@@ -88,8 +73,8 @@ impl Checker<'_> {
                 .label("used as a statement")
                 .hint(format!("assign it to an aggregation: `@name[key] = {}`", f.signature)));
         }
-        if f.hook == FnHook::Printa && args.len() == 2 {
-            return self.printa(name, &args[1], Some(&args[0]), body, items);
+        if f.hook == FnHook::Printa {
+            return self.printa(name, args, span, body, items);
         }
         if f.hook == FnHook::Trunc && args.len() == 2 {
             let keep = const_int(&args[1]).ok_or_else(|| {
@@ -153,7 +138,6 @@ impl Checker<'_> {
                 (item, vec![v])
             }
             FnHook::Exit => (Item::Exit, vec![self.int_expr(&args[0], "exit()'s status")?]),
-            FnHook::Printa => return self.printa(name, &args[0], None, body, items),
             FnHook::Clear => (Item::Clear(self.whole_aggregation(name, &args[0])?), vec![]),
             FnHook::Normalize => {
                 let agg = self.whole_aggregation(name, &args[0])?;
@@ -168,8 +152,6 @@ impl Checker<'_> {
         Ok(())
     }
 
-    /// `printa(@a)` or `printa(format, @a)`: the format's plain conversions take the keys in
-    /// order (fewer than the keys is fine), `%@` conversions the value.
     /// The argument of printa/clear/trunc: a whole aggregation assigned earlier.
     pub(super) fn whole_aggregation(&mut self, name: &ast::Ident, agg: &ast::Expr) -> Result<usize, Diagnostic> {
         let f = &name.name;
@@ -191,14 +173,50 @@ impl Checker<'_> {
         })
     }
 
-    pub(super) fn printa(&mut self, name: &ast::Ident, agg: &ast::Expr, fmt: Option<&ast::Expr>, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
-        let id = self.whole_aggregation(name, agg)?;
-        let ExprKind::Agg(a) = &agg.kind else { unreachable!("checked") };
+    /// `printa([format,] @a, @b, ...)`: the aggregations, joined by key, must have keys of
+    /// the same types (DTrace's `dt_printa_validate()`); the format's plain conversions take
+    /// the keys in order (fewer than the keys is fine), its `%@` conversions the values of
+    /// the aggregations in order (as in DTrace, any number: past the last aggregation they
+    /// print its value again, and aggregations past the last `%@` are not printed).
+    pub(super) fn printa(&mut self, name: &ast::Ident, args: &[ast::Expr], span: &Span, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
+        let (fmt, aggs) = match args.first() {
+            Some(a) if matches!(a.kind, ExprKind::Str(_)) => (Some(a), &args[1..]),
+            _ => (None, args),
+        };
+        if aggs.is_empty() {
+            return Err(Diagnostic::new(span.clone(), "printa() needs an aggregation")
+                .label(if fmt.is_some() { "a format, but no aggregation to print" } else { "nothing to print" })
+                .hint("write printa(@name), or printa(\"format\", @name)"));
+        }
+        let ids = aggs.iter().map(|a| self.whole_aggregation(name, a)).collect::<Result<Vec<_>, _>>()?;
+        let agg_name = |e: &ast::Expr| match &e.kind {
+            ExprKind::Agg(a) => a.name.clone(),
+            _ => unreachable!("checked"),
+        };
+        let first = &self.aggs[ids[0]];
+        for (e, &id) in aggs.iter().zip(&ids).skip(1) {
+            let other = &self.aggs[id];
+            let (a, b) = (agg_name(&aggs[0]), agg_name(e));
+            if other.keys.len() != first.keys.len() {
+                let keys = |n: usize| format!("{n} key{}", if n == 1 { "" } else { "s" });
+                return Err(Diagnostic::new(e.span.clone(), format!("`@{b}` has {} and `@{a}` has {}: printa() joins aggregations by key", keys(other.keys.len()), keys(first.keys.len())))
+                    .label(keys(other.keys.len()))
+                    .related(aggs[0].span.clone(), keys(first.keys.len()))
+                    .hint("print aggregations with the same keys together, or each with its own printa()"));
+            }
+            if let Some(i) = (0..first.keys.len()).find(|&i| !joinable(first.keys[i], other.keys[i])) {
+                return Err(Diagnostic::new(e.span.clone(), format!("key {} of `@{b}` is {}, but key {} of `@{a}` is {}", i + 1, other.keys[i].describe(), i + 1, first.keys[i].describe()))
+                    .label("key type differs")
+                    .related(aggs[0].span.clone(), format!("key {} is {} here", i + 1, first.keys[i].describe()))
+                    .hint("printa() joins aggregations by key: the keys at each position must have the same type"));
+            }
+        }
         let format = match fmt {
             None => None,
             Some(fmt) => {
                 let pieces = self.format(fmt, &format!("{}()", name.name))?;
-                let keys = self.aggs[id].keys.clone();
+                let keys = self.aggs[ids[0]].keys.clone();
+                let a = agg_name(&aggs[0]);
                 let mut next = 0;
                 for c in printf::conversions(&pieces) {
                     let at = conv_span(fmt, c);
@@ -212,12 +230,12 @@ impl Checker<'_> {
                         continue;
                     }
                     let Some(key) = keys.get(next) else {
-                        return Err(Diagnostic::new(at, format!("printa() format has more key conversions than `@{}` has keys ({})", a.name, keys.len()))
+                        return Err(Diagnostic::new(at, format!("printa() format has more key conversions than `@{a}` has keys ({})", keys.len()))
                             .label("no key left for this")
                             .hint("print the value with %@d; other conversions take the keys in order"));
                     };
                     if want_str != !matches!(key, Repr::Int(_)) {
-                        return Err(Diagnostic::new(at, format!("key {} of `@{}` is {}, but this conversion expects {}", next + 1, a.name, if want_str { "an integer" } else { "a string" }, if want_str { "a string" } else { "an integer" }))
+                        return Err(Diagnostic::new(at, format!("key {} of `@{a}` is {}, but this conversion expects {}", next + 1, if want_str { "an integer" } else { "a string" }, if want_str { "a string" } else { "an integer" }))
                             .label("wrong type")
                             .hint(if want_str { "use %d for integer keys" } else { "use %s for string keys" }));
                     }
@@ -226,7 +244,7 @@ impl Checker<'_> {
                 Some(pieces)
             }
         };
-        items.push(Item::Printa { agg: id, format });
+        items.push(Item::Printa { aggs: ids, format });
         body.push(Stmt::Emit { item: items.len() - 1, args: vec![] });
         Ok(())
     }
@@ -250,5 +268,15 @@ fn conv_span(fmt: &ast::Expr, c: &printf::Conv) -> Span {
     match &fmt.kind {
         ExprKind::Str(lit) => lit.source_span(c.start, c.end),
         _ => fmt.span.clone(),
+    }
+}
+
+/// Whether keys stored as `a` and `b` can be joined by printa(): both integers (of any
+/// type, compared by value), both strings, both stacks, or objects of one size.
+fn joinable(a: Repr, b: Repr) -> bool {
+    match (a, b) {
+        (Repr::Int(_), Repr::Int(_)) => true,
+        (Repr::Comm | Repr::StrId | Repr::Buf, Repr::Comm | Repr::StrId | Repr::Buf) => true,
+        (a, b) => a == b,
     }
 }

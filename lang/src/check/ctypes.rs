@@ -168,10 +168,19 @@ impl Checker<'_> {
                     Typed { val: Val::Place(add_offset(addr, (found.bit_offset / 8) as i64)), ty: found.ty }
                 }
             }
-            ExprKind::Index(base, index) if matches!(&base.kind, ExprKind::Ident(n) if n == "args") => self.args_index(index, span)?,
+            ExprKind::Index(base, keys) if self.indexed_array(base).is_some() => {
+                let a = self.indexed_array(base).expect("checked");
+                let v = self.element(a, keys, span)?;
+                Typed { val: Val::Value(v.expr), ty: v.ty }
+            }
+            ExprKind::Index(_, keys) if keys.len() != 1 => {
+                let extra = keys[1].span.start..keys[keys.len() - 1].span.end;
+                return Err(Diagnostic::new(extra, "`[]` of an array or a pointer takes one index").label("more than one index").hint("several keys index associative arrays only: `a[k1, k2] = ...` declares one"));
+            }
+            ExprKind::Index(base, index) if matches!(&base.kind, ExprKind::Ident(n) if n == "args") => self.args_index(&index[0], span)?,
             ExprKind::Index(base, index) => {
                 let b = self.typed(base)?;
-                let i = self.int_expr(index, "an index")?;
+                let i = self.int_expr(&index[0], "an index")?;
                 let (addr, elem) = match self.types.real(b.ty).map_err(types_err)? {
                     Type::Array { elem, .. } => match b.val {
                         Val::Place(a) => (a, elem),

@@ -46,6 +46,8 @@ impl Checker<'_> {
                     }
                     self.types.declare(TypeSpace::Ordinary, &name.name, Type::Typedef { name: name.name.clone(), to });
                 }
+                // Variables and inlines: var_decls.rs.
+                Decl::Var { .. } | Decl::Inline { .. } => {}
             }
         }
         Ok(())

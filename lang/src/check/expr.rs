@@ -52,6 +52,8 @@ impl Checker<'_> {
                         (VarType::Str, h) => TExpr::new(Expr::Str(StrExpr::Probe(h)), string),
                         (VarType::Kernel(_), _) => unreachable!("typed builtins are checked by typed()"),
                     }
+                } else if let Some(v) = self.inline_value(name, &e.span) {
+                    v?
                 } else if let Some((v, ty)) = self.types.enum_constant(name) {
                     TExpr::new(Expr::Int(v), ty)
                 } else if let Some(g) = self.globals.iter().position(|g| g == name) {
@@ -59,6 +61,8 @@ impl Checker<'_> {
                     TExpr::new(Expr::Global(g), ty)
                 } else if let Some((v, ty)) = self.types.kernel_enum_constant(name) {
                     TExpr::new(Expr::Int(v), ty)
+                } else if self.array(name, false).is_some() {
+                    return Err(unindexed_array(name, &e.span));
                 } else {
                     let mut d = Diagnostic::new(e.span.clone(), format!("unknown variable `{name}`")).label("not a builtin and never assigned");
                     let mut names: Vec<&str> = builtins::variable_names().collect();
@@ -72,6 +76,12 @@ impl Checker<'_> {
             }
             ExprKind::Macro(m) => match (m.as_str(), self.opts.target) {
                 ("target", Some(pid)) => TExpr::new(Expr::Int(pid), self.c_int("pid_t")),
+                // As D's lexer reads them: integer constants, typed as C types a literal.
+                (m, _) if self.opts.ids.get(m).is_some() => {
+                    let v = self.opts.ids.get(m).expect("checked");
+                    let ty = crate::types::literal_type(v as u64, true, false, false);
+                    TExpr::new(Expr::Int(v), self.types.int_of(ty))
+                }
                 ("target", None) => {
                     return Err(Diagnostic::new(e.span.clone(), "$target is not set")
                         .label("needs a target process")
@@ -93,7 +103,7 @@ impl Checker<'_> {
                 _ => {
                     return Err(Diagnostic::new(e.span.clone(), format!("unknown macro variable `${m}`"))
                         .label("not defined")
-                        .hint("crumbs knows $target (the -c command or -p process), $0 and $1, $2, ... (the arguments after the script)"))
+                        .hint("crumbs knows $target (the -c command or -p process), $pid, $ppid, $pgid, $sid, $uid, $euid, $gid, $egid (crumbs' own), $0 and $1, $2, ... (the arguments after the script)"))
                 }
             },
             ExprKind::ArgsField(n) => self.args_field(n, &e.span)?,
@@ -102,13 +112,14 @@ impl Checker<'_> {
                     let ty = self.var_type(VarRef::Thread(t));
                     TExpr::new(Expr::ThreadLocal(t), ty)
                 }
+                None if self.array(n, true).is_some() => return Err(unindexed_array(&format!("self->{n}"), &e.span)),
                 None => {
                     return Err(Diagnostic::new(e.span.clone(), format!("thread-local variable `self->{n}` is never assigned"))
                         .label("no value anywhere")
                         .hint(format!("assign it in some clause first, e.g. `self->{n} = timestamp;`")))
                 }
             },
-            ExprKind::ClauseLocal(n) => match self.clause_locals.iter().position(|t| t == n) {
+            ExprKind::ClauseLocal(n) => match self.clause_locals.iter().position(|t| t == n).or_else(|| self.declared_local(n)) {
                 Some(l) => {
                     let ty = self.var_type(VarRef::Clause(l));
                     TExpr::new(Expr::ClauseLocal(l), ty)
@@ -166,6 +177,8 @@ impl Checker<'_> {
                 TExpr::new(expr, ty)
             }
             ExprKind::Binary(op, l, r) => self.binary(*op, l, r, &e.span)?,
+            ExprKind::Assign { target, op, value } => self.assign_value(target, *op, Some(value), 0, false, &e.span)?,
+            ExprKind::IncDec { target, delta, post } => self.assign_value(target, None, None, *delta, *post, &e.span)?,
             ExprKind::Ternary(c, a, b) => {
                 let c = self.int_expr(c, "a condition")?;
                 let a = self.int_value(a, "a branch of ?:")?;
@@ -300,4 +313,10 @@ impl Checker<'_> {
             }
         })
     }
+}
+
+fn unindexed_array(name: &str, span: &Span) -> Diagnostic {
+    Diagnostic::new(span.clone(), format!("`{name}` is an associative array, used here without a key"))
+        .label("needs a key")
+        .hint(format!("read an element: `{name}[key]`"))
 }

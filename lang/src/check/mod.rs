@@ -17,9 +17,11 @@ mod args;
 mod ctypes;
 mod decls;
 mod expr;
+mod keys;
 mod print;
 mod tracepoint;
 mod values;
+mod var_decls;
 mod vars;
 
 use values::TExpr;
@@ -34,6 +36,39 @@ pub struct CheckOptions {
     pub target: Option<i64>,
     /// `$0` (the script's name) and `$1`, `$2`, ...: the words after the script.
     pub args: Vec<String>,
+    /// `$pid`, `$uid`, ...: crumbs' own process ids (all 0 unless the caller gives them).
+    pub ids: ProcessIds,
+}
+
+/// The ids of the process compiling the program, D's macro variables `$pid`, `$ppid`,
+/// `$pgid`, `$sid`, `$uid`, `$euid`, `$gid` and `$egid`.
+#[derive(Clone, Debug, Default)]
+pub struct ProcessIds {
+    pub pid: i64,
+    pub ppid: i64,
+    pub pgid: i64,
+    pub sid: i64,
+    pub uid: i64,
+    pub euid: i64,
+    pub gid: i64,
+    pub egid: i64,
+}
+
+impl ProcessIds {
+    /// The macro variable `$name`'s value, if it is one of these.
+    pub fn get(&self, name: &str) -> Option<i64> {
+        Some(match name {
+            "pid" => self.pid,
+            "ppid" => self.ppid,
+            "pgid" => self.pgid,
+            "sid" => self.sid,
+            "uid" => self.uid,
+            "euid" => self.euid,
+            "gid" => self.gid,
+            "egid" => self.egid,
+            _ => return None,
+        })
+    }
 }
 
 /// Checks a parsed program and lowers it to IR.
@@ -59,6 +94,10 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         opts,
         globals: Vec::new(),
         thread_locals: Vec::new(),
+        arrays: Vec::new(),
+        declared_locals: Vec::new(),
+        inlines: Vec::new(),
+        expanding: Vec::new(),
         clause_locals: Vec::new(),
         aggs: Vec::new(),
         agg_spans: Vec::new(),
@@ -74,10 +113,11 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         read_before_typed: false,
         c_ints: std::collections::HashMap::new(),
     };
-    cx.declare_globals(program);
     if !second {
         cx.declare_types(&program.decls)?;
     }
+    cx.declare_variables(&program.decls)?;
+    cx.declare_globals(program)?;
     let options = options(&program.pragmas)?;
     let mut groups: BTreeMap<AttachPoint, Vec<Clause>> = BTreeMap::new();
     let mut order: Vec<AttachPoint> = Vec::new();
@@ -171,6 +211,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         aggregations: cx.aggs,
         globals: cx.globals,
         thread_locals: cx.thread_locals,
+        arrays: cx.arrays.into_iter().map(|a| Array { name: a.name, thread: a.thread, keys: a.keys.map(|k| k.0).unwrap_or_default() }).collect(),
         records: cx.records,
         strings: cx.strings,
         matched_probes: matched,
@@ -185,7 +226,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     Ok((program, None))
 }
 
-const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "switchrate", "aggrate", "strsize"];
+const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "aggsortpos", "aggsortkeypos", "aggpack", "switchrate", "aggrate", "strsize"];
 
 fn options(pragmas: &[ast::Pragma]) -> Result<Options, Diagnostic> {
     let mut o = Options::default();
@@ -202,6 +243,9 @@ pub fn apply_option(o: &mut Options, name: &str, value: Option<&str>) -> Result<
         "quiet" => o.quiet = value.is_none_or(|v| v != "0" && v != "false"),
         "aggsortkey" => o.aggsortkey = value.is_none_or(|v| v != "0" && v != "false"),
         "aggsortrev" => o.aggsortrev = value.is_none_or(|v| v != "0" && v != "false"),
+        "aggpack" => o.aggpack = value.is_none_or(|v| v != "0" && v != "false"),
+        "aggsortpos" => o.aggsortpos = position_option(name, value)?,
+        "aggsortkeypos" => o.aggsortkeypos = position_option(name, value)?,
         "bufsize" => o.bufsize = Some(size_option(name, value, 4096, "4k", "the event buffer")?),
         "aggsize" => o.aggsize = Some(size_option(name, value, 64, "64", "the aggregation space")?),
         "dynvarsize" => o.dynvarsize = Some(size_option(name, value, 64, "64", "the thread-local variable space")?),
@@ -215,6 +259,30 @@ pub fn apply_option(o: &mut Options, name: &str, value: Option<&str>) -> Result<
         }
     }
     Ok(())
+}
+
+/// A position option's value, read as DTrace's `dt_opt_runtime()` reads it: none is 0, a
+/// number as C's `strtoull(value, 0)` (decimal, `0x` hex, `0` octal), `yes`/`no` and the
+/// other on/off words 1 and 0.
+fn position_option(name: &str, value: Option<&str>) -> Result<u64, (String, String)> {
+    const WORDS: [(&str, &str); 6] = [("yes", "no"), ("enable", "disable"), ("enabled", "disabled"), ("true", "false"), ("on", "off"), ("set", "unset")];
+    let Some(v) = value.filter(|v| !v.is_empty()) else { return Ok(0) };
+    for (on, off) in WORDS {
+        if v.eq_ignore_ascii_case(on) {
+            return Ok(1);
+        }
+        if v.eq_ignore_ascii_case(off) {
+            return Ok(0);
+        }
+    }
+    let parsed = if let Some(hex) = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
+        u64::from_str_radix(hex, 16)
+    } else if v.len() > 1 && v.starts_with('0') {
+        u64::from_str_radix(&v[1..], 8)
+    } else {
+        v.parse()
+    };
+    parsed.map_err(|_| (format!("option `{name}` needs a position, got `{v}`"), format!("write a number from 0, e.g. `{name}=1`")))
 }
 
 /// A size option's value in bytes, from `min` (written `min_text`) to 1g.
@@ -244,6 +312,14 @@ struct Checker<'a> {
     opts: &'a CheckOptions,
     globals: Vec<String>,
     thread_locals: Vec<String>,
+    /// Associative arrays, global and thread-local.
+    arrays: Vec<vars::ArrayVar>,
+    /// `this TYPE name;` declarations.
+    declared_locals: Vec<(String, crate::types::TypeId)>,
+    /// `inline TYPE name = value;`: name, type and expression.
+    inlines: Vec<(String, ast::TypeName, ast::Expr)>,
+    /// The inlines being expanded (an inline may not use itself).
+    expanding: Vec<String>,
     /// `this->` names assigned so far in the clause being checked.
     clause_locals: Vec<String>,
     aggs: Vec<Aggregation>,
@@ -272,26 +348,31 @@ type Lowered = (Option<Expr>, Vec<Stmt>, Option<usize>, usize);
 type Store = Box<dyn Fn(Expr) -> Stmt>;
 
 impl Checker<'_> {
-    /// D globals are declared by assignment anywhere in the program.
-    fn declare_globals(&mut self, program: &ast::Program) {
+    /// D globals, thread-locals and associative arrays are declared by assignment anywhere
+    /// in the program.
+    fn declare_globals(&mut self, program: &ast::Program) -> Result<(), Diagnostic> {
+        let mut targets = Vec::new();
         for c in &program.clauses {
-            for s in c.body.iter().flatten() {
-                let target = match s {
-                    ast::Stmt::Assign { target, .. } | ast::Stmt::IncDec { target, .. } => target,
-                    _ => continue,
-                };
-                if let LValue::ThreadLocal(i, _) = target {
-                    if !self.thread_locals.contains(&i.name) {
-                        self.thread_locals.push(i.name.clone());
-                    }
-                    continue;
-                }
-                let LValue::Global(target) = target else { continue };
-                if builtins::variable(&target.name).is_none() && !self.globals.contains(&target.name) {
-                    self.globals.push(target.name.clone());
-                }
+            c.each_target(&mut |t| targets.push(t));
+        }
+        for target in targets {
+            match target {
+                LValue::ThreadLocal(i, _) if !self.thread_locals.contains(&i.name) => self.thread_locals.push(i.name.clone()),
+                LValue::Global(i) if !vars::is_builtin(&i.name) && !self.globals.contains(&i.name) => self.globals.push(i.name.clone()),
+                LValue::Element { name, thread, .. } => self.declare_array(name, *thread)?,
+                _ => {}
             }
         }
+        for a in &self.arrays {
+            let scalars = if a.thread { &self.thread_locals } else { &self.globals };
+            if scalars.contains(&a.name) {
+                let name = if a.thread { format!("self->{}", a.name) } else { a.name.clone() };
+                return Err(Diagnostic::new(a.span.clone(), format!("`{name}` is assigned both as a variable and as an associative array"))
+                    .label("used as an array here")
+                    .hint("a name is either a variable or an associative array: use another name for one of them"));
+            }
+        }
+        Ok(())
     }
 
     fn clause(&mut self, c: &ast::Clause) -> Result<Lowered, Diagnostic> {
@@ -314,7 +395,8 @@ impl Checker<'_> {
         }
         let default_action = c.body.as_ref().is_none_or(|b| b.is_empty());
         let record = if default_action || !items.is_empty() {
-            self.records.push(Record { items });
+            let guarded = body.iter().any(emits_in_branch);
+            self.records.push(Record { items, guarded });
             Some(self.records.len() - 1)
         } else {
             None
@@ -324,9 +406,25 @@ impl Checker<'_> {
 
     fn stmt(&mut self, s: &ast::Stmt, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
         match s {
-            ast::Stmt::Assign { target, op, value, span } => body.push(self.assign(target, *op, Some(value), 0, span)?),
-            ast::Stmt::IncDec { target, delta, span } => body.push(self.assign(target, None, None, *delta, span)?),
+            ast::Stmt::Assign { target, op, value, span } => body.extend(self.assign(target, *op, Some(value), 0, span)?),
+            ast::Stmt::IncDec { target, delta, span } => body.extend(self.assign(target, None, None, *delta, span)?),
             ast::Stmt::Aggregate { agg, func, args, span } => self.aggregate(agg, func, args, span, body)?,
+            ast::Stmt::Block(stmts) => {
+                for s in stmts {
+                    self.stmt(s, body, items)?;
+                }
+            }
+            ast::Stmt::If { cond, then, els, .. } => {
+                let cond = self.int_expr(cond, "the condition of `if`")?;
+                let (mut t, mut e) = (Vec::new(), Vec::new());
+                for s in then {
+                    self.stmt(s, &mut t, items)?;
+                }
+                for s in els.iter().flatten() {
+                    self.stmt(s, &mut e, items)?;
+                }
+                body.push(Stmt::If { cond, then: t, els: e });
+            }
             ast::Stmt::Expr(e) => match &e.kind {
                 ExprKind::Call(name, args) => self.action(name, args, &e.span, body, items)?,
                 _ => {
@@ -340,6 +438,14 @@ impl Checker<'_> {
     }
 }
 
+
+/// Whether `s` sends an item only in some firings: an `Emit` inside an `if`.
+fn emits_in_branch(s: &Stmt) -> bool {
+    match s {
+        Stmt::If { then, els, .. } => then.iter().chain(els).any(|s| s.any(&mut |n| matches!(n, crate::ir::Node::Stmt(Stmt::Emit { .. })))),
+        _ => false,
+    }
+}
 
 fn unop_symbol(op: UnOp) -> &'static str {
     match op {

@@ -74,6 +74,30 @@ fn aggregations_keep_one_function_and_key_shape() {
 }
 
 #[test]
+fn llquantize_arguments_are_checked_where_written() {
+    let p = ok("BEGIN { @a = llquantize(1, 10, 0, 6, 20); @a = llquantize(2, 10, 0, 6, 20); }");
+    assert_eq!(format!("{:?}", p.aggregations[0].kind), "Llquantize { factor: 10, low: 0, high: 6, steps: 20 }");
+    assert_eq!(p.aggregations[0].kind.words(), 1 + 9 + 6 * 18 + 1);
+    let (d, text) = err("BEGIN { @a = llquantize(1, 1, 0, 6, 20); }");
+    assert_eq!(text, "1");
+    assert!(d.message.contains("factor (argument #1) must be two or more"), "{}", d.message);
+    let (d, text) = err("BEGIN { @a = llquantize(1, 10, 0, 6, 15); }");
+    assert_eq!(text, "15");
+    assert!(d.message.contains("evenly divide"), "{}", d.message);
+    let (d, text) = err("BEGIN { @a = llquantize(1, 10, 6, 6, 10); }");
+    assert_eq!(text, "6");
+    assert!(d.message.contains("greater than low magnitude"), "{}", d.message);
+    let (d, text) = err("BEGIN { @a = llquantize(1, 10, 0, 6, x); } BEGIN { x = 1; }");
+    assert_eq!(text, "x");
+    assert!(d.message.contains("constant"));
+    // Another aggregation's parameters are another function.
+    let (d, _) = err("BEGIN { @a = llquantize(1, 10, 0, 6, 20); @a = llquantize(1, 10, 0, 6, 10); }");
+    assert!(d.message.contains("already llquantize()"), "{}", d.message);
+    let (d, _) = err("BEGIN { @a = llquantize(1, 10, 0, 6); }");
+    assert!(d.message.contains("takes 5 arguments"), "{}", d.message);
+}
+
+#[test]
 fn arity_and_argument_types() {
     let (d, text) = err("BEGIN { @ = sum(); }");
     assert_eq!(text, "@ = sum()");
@@ -139,6 +163,51 @@ fn options_and_macros() {
     assert_eq!(text, "$target");
     assert!(d.hint.unwrap().contains("-c"));
     assert!(matches!(&ok("BEGIN { trace($target); }").groups[0].clauses[0].body[0], Stmt::Emit { args, .. } if args == &[Expr::Int(42)]));
+}
+
+#[test]
+fn sort_position_options() {
+    let o = |text: &str| ok(&format!("#pragma D option {text}\nBEGIN {{}}")).options;
+    assert_eq!(o("aggsortpos=2").aggsortpos, 2);
+    assert_eq!(o("aggsortpos").aggsortpos, 0);
+    assert_eq!(o("aggsortpos=0x10").aggsortpos, 16);
+    assert_eq!(o("aggsortpos=010").aggsortpos, 8);
+    assert_eq!(o("aggsortkeypos=YES").aggsortkeypos, 1);
+    assert_eq!(o("aggsortkeypos=off").aggsortkeypos, 0);
+    assert!(o("aggpack").aggpack);
+    assert!(!o("aggpack=0").aggpack);
+    let (d, _) = err("#pragma D option aggsortpos=-1\nBEGIN {}");
+    assert!(d.message.contains("needs a position"), "{}", d.message);
+    let (d, _) = err("#pragma D option aggsortkeypos=first\nBEGIN {}");
+    assert!(d.message.contains("needs a position, got `first`"), "{}", d.message);
+}
+
+#[test]
+fn printa_joins_aggregations_with_the_same_keys() {
+    let p = ok(r#"BEGIN { @a[1, "x"] = count(); @b[(long)2, probefunc] = sum(1); @c[3, execname] = avg(1); printa(@a, @b, @c); printa("%d %s %@d %@d\n", @c, @a); }"#);
+    let items = &p.records[0].items;
+    assert_eq!(items[0], Item::Printa { aggs: vec![0, 1, 2], format: None });
+    assert!(matches!(&items[1], Item::Printa { aggs, format: Some(_) } if aggs == &[2, 0]));
+    let (d, text) = err(r#"BEGIN { @a[1] = count(); @b["k"] = count(); printa(@a, @b); }"#);
+    assert_eq!(text, "@b");
+    assert_eq!(d.message, "key 1 of `@b` is a string, but key 1 of `@a` is an integer");
+    assert_eq!(d.related.map(|r| r.1), Some("key 1 is an integer here".to_string()));
+    let (d, text) = err(r#"BEGIN { @a[1] = count(); @b = count(); printa("%d %@d\n", @a, @b); }"#);
+    assert_eq!(text, "@b");
+    assert!(d.message.contains("`@b` has 0 keys and `@a` has 1 key"), "{}", d.message);
+    let (d, text) = err(r#"BEGIN { printa("%@d\n"); }"#);
+    assert_eq!(text, r#"printa("%@d\n")"#);
+    assert_eq!(d.message, "printa() needs an aggregation");
+    let (d, _) = err("BEGIN { printa(); }");
+    assert_eq!(d.message, "printa() needs an aggregation");
+    let (d, text) = err("BEGIN { @a = count(); printa(@a, 1); }");
+    assert_eq!(text, "1");
+    assert!(d.message.contains("takes an aggregation"), "{}", d.message);
+    // The format's keys are checked against the first aggregation's.
+    let (d, _) = err(r#"BEGIN { @a[1] = count(); @b[2] = count(); printa("%s %@d\n", @b, @a); }"#);
+    assert!(d.message.contains("key 1 of `@b`"), "{}", d.message);
+    let (d, _) = err(r#"BEGIN { @a = count(); printa("%@s\n", @a, @a); }"#);
+    assert!(d.message.contains("%@s"), "{}", d.message);
 }
 
 #[test]

@@ -1,6 +1,7 @@
-//! Variables: globals, `self->` and `this->`. A variable takes the type of its first
-//! assignment (DTrace's rule: `i = 0` declares an `int`); every store converts the value to
-//! that type, so a variable always holds a value within its type's range.
+//! Variables: globals, `self->`, `this->` and associative arrays. A variable takes the type
+//! of its first assignment (DTrace's rule: `i = 0` declares an `int`); every store converts
+//! the value to that type, so a variable always holds a value within its type's range.
+//! Assignments and `++`/`--` are statements, or values ([`Checker::assign_value`]).
 
 use super::*;
 use crate::types::{Type, TypeId};
@@ -11,6 +12,35 @@ pub(super) enum VarRef {
     Global(usize),
     Thread(usize),
     Clause(usize),
+    /// An associative array's elements.
+    Array(usize),
+}
+
+/// An associative array of the program.
+pub(super) struct ArrayVar {
+    pub name: String,
+    pub thread: bool,
+    /// Where it is first assigned.
+    pub span: Span,
+    /// How its keys are stored, once a use of it was checked.
+    pub keys: Option<(Vec<Repr>, Span)>,
+}
+
+/// What storing into a target takes: statements to run first (keys evaluated once), how to
+/// read the target, and how to store into it.
+pub(super) struct Target {
+    pub var: VarRef,
+    pub setup: Vec<Stmt>,
+    pub read: Expr,
+    pub store: Store,
+}
+
+/// The parts of an assignment: the target, the value to store (already converted to the
+/// target's type) and that type.
+struct Assignment {
+    target: Target,
+    value: Expr,
+    ty: TypeId,
 }
 
 impl Checker<'_> {
@@ -25,9 +55,42 @@ impl Checker<'_> {
         self.long()
     }
 
-    /// `target = value`, `target op= value`, `target++`: the statement that stores it.
-    pub(super) fn assign(&mut self, target: &LValue, op: Option<BinOp>, value: Option<&ast::Expr>, delta: i64, span: &Span) -> Result<Stmt, Diagnostic> {
-        let (var, read, set) = self.var_target(target, op.is_some() || value.is_none())?;
+    /// `target = value`, `target op= value`, `target++` as a statement.
+    pub(super) fn assign(&mut self, target: &LValue, op: Option<BinOp>, value: Option<&ast::Expr>, delta: i64, span: &Span) -> Result<Vec<Stmt>, Diagnostic> {
+        let Assignment { target, value, .. } = self.assignment(target, op, value, delta, span)?;
+        let mut stmts = target.setup;
+        stmts.push((target.store)(value));
+        Ok(stmts)
+    }
+
+    /// An assignment used as a value: the value stored (`x = v`, `x += v`, `++x`), or for
+    /// `x++`/`x--` (`post`) the value before.
+    pub(super) fn assign_value(&mut self, target: &LValue, op: Option<BinOp>, value: Option<&ast::Expr>, delta: i64, post: bool, span: &Span) -> Result<TExpr, Diagnostic> {
+        let Assignment { target, value, ty } = self.assignment(target, op, value, delta, span)?;
+        let tmp = self.hidden_local(ty);
+        let mut stmts = target.setup;
+        if post {
+            stmts.push(Stmt::SetClauseLocal(tmp, target.read));
+            stmts.push((target.store)(value));
+        } else {
+            stmts.push(Stmt::SetClauseLocal(tmp, value));
+            stmts.push((target.store)(Expr::ClauseLocal(tmp)));
+        }
+        Ok(TExpr::new(Expr::Seq(stmts, Box::new(Expr::ClauseLocal(tmp))), ty))
+    }
+
+    /// A clause-local slot of type `ty` that no script can name, for a value computed once
+    /// and used twice.
+    pub(super) fn hidden_local(&mut self, ty: TypeId) -> usize {
+        self.clause_locals.push(format!("\0{}", self.clause_locals.len()));
+        let l = self.clause_locals.len() - 1;
+        self.var_types.insert(VarRef::Clause(l), ty);
+        l
+    }
+
+    fn assignment(&mut self, target: &LValue, op: Option<BinOp>, value: Option<&ast::Expr>, delta: i64, span: &Span) -> Result<Assignment, Diagnostic> {
+        let t = self.var_target(target, op.is_some() || value.is_none())?;
+        let var = t.var;
         let v = match value {
             Some(value) => self.stored_value(value)?,
             None => TExpr::new(Expr::Int(delta), self.int()),
@@ -42,7 +105,7 @@ impl Checker<'_> {
             (op, _) => {
                 let ty = self.var_type(var);
                 let (rspan, lspan) = (value.map_or(span.clone(), |e| e.span.clone()), span.clone());
-                self.combine(op.unwrap_or(BinOp::Add), TExpr::new(read, ty), v, &lspan, &rspan, span)?
+                self.combine(op.unwrap_or(BinOp::Add), TExpr::new(t.read.clone(), ty), v, &lspan, &rspan, span)?
             }
         };
         let ty = match self.var_types.get(&var) {
@@ -54,7 +117,8 @@ impl Checker<'_> {
         };
         self.assignable(ty, &v, value.map_or(span, |e| &e.span), target)?;
         let repr = self.int_repr(ty);
-        Ok(set(self.fit(&v, repr)))
+        let value = self.fit(&v, repr);
+        Ok(Assignment { target: t, value, ty })
     }
 
     /// The value of an assignment's right side: a scalar (a kernel `char *` stays a
@@ -93,42 +157,123 @@ impl Checker<'_> {
             return Ok(());
         }
         let (want, got) = (self.types.name(ty), self.types.name(v.ty));
-        let name = match target {
-            LValue::Global(i) => i.name.clone(),
-            LValue::ThreadLocal(i, _) => format!("self->{}", i.name),
-            LValue::ClauseLocal(i, _) => format!("this->{}", i.name),
-        };
+        let name = target.text();
         Err(Diagnostic::new(span.clone(), format!("`{name}` is `{want}`, but this is `{got}`")).label("type differs").hint("a variable keeps the type of its first assignment; use another variable"))
     }
 
     /// An assignable variable: which it is, how to read it and how to store into it.
     /// `reads`: the statement reads it first (`x += 1`), which a `this->` variable must allow.
-    pub(super) fn var_target(&mut self, target: &LValue, reads: bool) -> Result<(VarRef, Expr, Store), Diagnostic> {
+    pub(super) fn var_target(&mut self, target: &LValue, reads: bool) -> Result<Target, Diagnostic> {
+        let simple = |var, read, store: Store| Target { var, setup: Vec::new(), read, store };
         match target {
             LValue::Global(i) => {
-                if builtins::variable(&i.name).is_some() {
-                    return Err(Diagnostic::new(i.span.clone(), format!("cannot assign to builtin variable `{}`", i.name))
-                        .label("read-only")
-                        .hint("choose another name for your variable"));
+                if is_builtin(&i.name) {
+                    return Err(builtin_assigned(&i.name, &i.span));
                 }
                 let g = self.globals.iter().position(|g| g == &i.name).expect("declared");
-                Ok((VarRef::Global(g), Expr::Global(g), Box::new(move |v| Stmt::SetGlobal(g, v))))
+                Ok(simple(VarRef::Global(g), Expr::Global(g), Box::new(move |v| Stmt::SetGlobal(g, v))))
             }
             LValue::ThreadLocal(i, _) => {
                 let t = self.thread_locals.iter().position(|g| g == &i.name).expect("declared");
-                Ok((VarRef::Thread(t), Expr::ThreadLocal(t), Box::new(move |v| Stmt::SetThreadLocal(t, v))))
+                Ok(simple(VarRef::Thread(t), Expr::ThreadLocal(t), Box::new(move |v| Stmt::SetThreadLocal(t, v))))
             }
             LValue::ClauseLocal(i, sp) => {
                 let l = match self.clause_locals.iter().position(|g| g == &i.name) {
                     Some(l) => l,
+                    None if self.declared_locals.iter().any(|(n, _)| *n == i.name) => self.declared_local(&i.name).expect("declared"),
                     None if reads => return Err(unassigned_local(&i.name, sp)),
                     None => {
                         self.clause_locals.push(i.name.clone());
                         self.clause_locals.len() - 1
                     }
                 };
-                Ok((VarRef::Clause(l), Expr::ClauseLocal(l), Box::new(move |v| Stmt::SetClauseLocal(l, v))))
+                Ok(simple(VarRef::Clause(l), Expr::ClauseLocal(l), Box::new(move |v| Stmt::SetClauseLocal(l, v))))
+            }
+            LValue::Element { name, thread, keys, span } => {
+                let a = self.array(&name.name, *thread).expect("declared");
+                let mut keys = self.array_keys(a, keys, span)?;
+                // Read and then stored: keys that change variables are evaluated once.
+                let mut setup = Vec::new();
+                if reads {
+                    for (k, written) in keys.iter_mut().zip(target.keys()) {
+                        if !k.has_effects() {
+                            continue;
+                        }
+                        if !k.is_int() {
+                            return Err(Diagnostic::new(written.span.clone(), "a string key that assigns a variable cannot be used where the element is also read")
+                                .label("assigns a variable")
+                                .hint("assign the variable in a statement of its own first"));
+                        }
+                        let long = self.long();
+                        let l = self.hidden_local(long);
+                        setup.push(Stmt::SetClauseLocal(l, std::mem::replace(k, Expr::ClauseLocal(l))));
+                    }
+                }
+                let read = Expr::Element { array: a, keys: keys.clone() };
+                Ok(Target { var: VarRef::Array(a), setup, read, store: Box::new(move |v| Stmt::SetElement { array: a, keys: keys.clone(), value: v }) })
             }
         }
     }
+
+    /// Declares associative array `name` (`thread`: `self->name[...]`) where it is assigned.
+    pub(super) fn declare_array(&mut self, name: &ast::Ident, thread: bool) -> Result<(), Diagnostic> {
+        if !thread && is_builtin(&name.name) {
+            return Err(builtin_assigned(&name.name, &name.span));
+        }
+        if self.array(&name.name, thread).is_none() {
+            self.arrays.push(ArrayVar { name: name.name.clone(), thread, span: name.span.clone(), keys: None });
+        }
+        Ok(())
+    }
+
+    /// The associative array `name`, global or thread-local.
+    pub(super) fn array(&self, name: &str, thread: bool) -> Option<usize> {
+        self.arrays.iter().position(|a| a.name == name && a.thread == thread)
+    }
+
+    /// The keys of a use of array `a`, checked against its first use.
+    fn array_keys(&mut self, a: usize, keys: &[ast::Expr], span: &Span) -> Result<Vec<Expr>, Diagnostic> {
+        let first = self.arrays[a].keys.as_ref().map(|k| k.0.clone());
+        let name = if self.arrays[a].thread { format!("self->{}", self.arrays[a].name) } else { self.arrays[a].name.clone() };
+        let (keys_out, reprs) = self.keys(keys, first.as_deref(), keys::KeyOwner { kind: "associative array", name: &name }, span)?;
+        if let Some((i, r)) = reprs.iter().enumerate().find(|(_, r)| matches!(r, Repr::Stack | Repr::Object(_))) {
+            return Err(Diagnostic::new(keys[i].span.clone(), format!("an associative array's key cannot be {}", r.describe()))
+                .label("not a key")
+                .hint("keys are integers and strings"));
+        }
+        if keys.is_empty() {
+            return Err(Diagnostic::new(span.clone(), format!("`{name}[]` needs a key")).label("no key").hint(format!("write a key: `{name}[key]`")));
+        }
+        if first.is_none() {
+            self.arrays[a].keys = Some((reprs, span.clone()));
+        }
+        Ok(keys_out)
+    }
+
+    /// The associative array `base` names when it is indexed: `a` or `self->a`.
+    pub(super) fn indexed_array(&self, base: &ast::Expr) -> Option<usize> {
+        match &base.kind {
+            ExprKind::Ident(n) => self.array(n, false),
+            ExprKind::ThreadLocal(n) => self.array(n, true),
+            _ => None,
+        }
+    }
+
+    /// `a[keys]` or `self->a[keys]` read: the element, 0 if it does not exist.
+    pub(super) fn element(&mut self, a: usize, keys: &[ast::Expr], span: &Span) -> Result<TExpr, Diagnostic> {
+        let keys = self.array_keys(a, keys, span)?;
+        let ty = self.var_type(VarRef::Array(a));
+        Ok(TExpr::new(Expr::Element { array: a, keys }, ty))
+    }
+}
+
+/// A builtin variable's name, `args` included (it is only ever indexed or followed by `->`).
+pub(super) fn is_builtin(name: &str) -> bool {
+    name == "args" || builtins::variable(name).is_some()
+}
+
+fn builtin_assigned(name: &str, span: &Span) -> Diagnostic {
+    Diagnostic::new(span.clone(), format!("cannot assign to builtin variable `{name}`"))
+        .label("read-only")
+        .hint("choose another name for your variable")
 }

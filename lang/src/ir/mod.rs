@@ -126,6 +126,10 @@ pub enum Expr {
     /// Bits `shift .. shift + width` of a value, sign- or zero-extended to 64 bits: a cast to
     /// a narrower integer type (shift 0), or a bitfield.
     Bits { inner: Box<Expr>, shift: u8, width: u8, signed: bool },
+    /// The element `keys` of associative array `array` (see [`Array`]); 0 if there is none.
+    Element { array: usize, keys: Vec<Expr> },
+    /// Runs the statements, then is the value: an assignment or `++`/`--` used as a value.
+    Seq(Vec<Stmt>, Box<Expr>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -142,6 +146,9 @@ pub enum StrExpr {
     UserStr(Box<Expr>),
     /// A kernel `char *` or `char [N]` used as a string: the string at a kernel address.
     KernelStr(Box<Expr>),
+    /// An interned constant laid out as `size` bytes, NUL-padded (only the first `size`
+    /// bytes of a longer one): a literal where keys are names or copied strings.
+    Padded { id: u64, size: u32 },
 }
 
 impl StrExpr {
@@ -149,6 +156,8 @@ impl StrExpr {
         match self {
             StrExpr::Comm | StrExpr::TpField(_) => Repr::Comm,
             StrExpr::UserStr(_) | StrExpr::KernelStr(_) => Repr::Buf,
+            StrExpr::Padded { size: 16, .. } => Repr::Comm,
+            StrExpr::Padded { .. } => Repr::Buf,
             _ => Repr::StrId,
         }
     }
@@ -159,6 +168,7 @@ impl StrExpr {
 pub enum Node<'a> {
     Expr(&'a Expr),
     Str(&'a StrExpr),
+    Stmt(&'a Stmt),
 }
 
 impl StrExpr {
@@ -183,8 +193,15 @@ impl Expr {
                 Expr::StrCmp(_, a, b) => a.any(f) || b.any(f),
                 Expr::Ternary(a, b, c) => a.any(f) || b.any(f) || c.any(f),
                 Expr::Load { addr: a, .. } | Expr::Bits { inner: a, .. } | Expr::Object { addr: a, .. } => a.any(f),
+                Expr::Element { keys, .. } => keys.iter().any(|k| k.any(f)),
+                Expr::Seq(stmts, v) => stmts.iter().any(|s| s.any(f)) || v.any(f),
                 _ => false,
             }
+    }
+
+    /// Whether evaluating it changes a variable (it holds an assignment or `++`/`--`).
+    pub fn has_effects(&self) -> bool {
+        self.any(&mut |n| matches!(n, Node::Expr(Expr::Seq(..))))
     }
 
     /// How the value is stored; an integer's C type is the checker's to say (see
@@ -214,6 +231,40 @@ pub enum Stmt {
     Aggregate { agg: usize, keys: Vec<Expr>, value: Expr },
     /// Store the arguments of item `item` of the clause's output record.
     Emit { item: usize, args: Vec<Expr> },
+    /// Stores `value` as the element `keys` of associative array `array`; storing 0
+    /// deletes the element, as in DTrace.
+    SetElement { array: usize, keys: Vec<Expr>, value: Expr },
+    If { cond: Expr, then: Vec<Stmt>, els: Vec<Stmt> },
+}
+
+impl Stmt {
+    /// Whether `f` holds anywhere in the statement.
+    pub fn any(&self, f: &mut dyn FnMut(Node) -> bool) -> bool {
+        f(Node::Stmt(self))
+            || match self {
+            Stmt::SetGlobal(_, e) | Stmt::SetThreadLocal(_, e) | Stmt::SetClauseLocal(_, e) => e.any(f),
+            Stmt::Aggregate { keys, value, .. } | Stmt::SetElement { keys, value, .. } => value.any(f) || keys.iter().any(|k| k.any(f)),
+            Stmt::Emit { args, .. } => args.iter().any(|a| a.any(f)),
+            Stmt::If { cond, then, els } => cond.any(f) || then.iter().chain(els).any(|s| s.any(f)),
+        }
+    }
+}
+
+/// An associative array: `name[keys]`, or `self->name[keys]` (`thread`: one per thread),
+/// holding integers and pointers. Only the elements that are not 0 exist.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Array {
+    pub name: String,
+    pub thread: bool,
+    /// How each key is stored (8-byte aligned), in order.
+    pub keys: Vec<Repr>,
+}
+
+impl Array {
+    /// Bytes of a key: the thread id (a thread-local array's), then each key 8-byte aligned.
+    pub fn key_size(&self) -> usize {
+        8 * self.thread as usize + self.keys.iter().map(|r| r.size().next_multiple_of(8)).sum::<usize>()
+    }
 }
 
 /// One item of a clause's output record, decoded and printed in user space.
@@ -224,8 +275,9 @@ pub enum Item {
     /// `print(x)` (or `trace()` of a struct or array): the value, stored as `Repr`, printed
     /// by its C type as DTrace's `print()` does.
     Print(Repr, Box<Layout>),
-    /// Print aggregation `agg`: the default layout, or each row through a printa format.
-    Printa { agg: usize, format: Option<Vec<Piece>> },
+    /// Print aggregations `aggs` (one, or several joined by key): the default layout, or
+    /// each row through a printa format.
+    Printa { aggs: Vec<usize>, format: Option<Vec<Piece>> },
     /// Zero every value of aggregation `agg`, keeping its keys.
     Clear(usize),
     /// Remove the keys of aggregation `agg`: all, or all but the `keep` first in print order
@@ -254,6 +306,9 @@ impl Item {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Record {
     pub items: Vec<Item>,
+    /// Whether some items are sent only in some firings (inside an `if`): the record then
+    /// says which items it holds.
+    pub guarded: bool,
 }
 
 /// Which system calls a clause fires for, within its attach point.
@@ -280,12 +335,7 @@ pub struct Clause {
 impl Clause {
     /// Whether `f` holds anywhere in the clause's predicate or statements.
     pub fn any(&self, f: &mut dyn FnMut(Node) -> bool) -> bool {
-        self.predicate.as_ref().is_some_and(|e| e.any(f))
-            || self.body.iter().any(|s| match s {
-                Stmt::SetGlobal(_, e) | Stmt::SetThreadLocal(_, e) | Stmt::SetClauseLocal(_, e) => e.any(f),
-                Stmt::Aggregate { keys, value, .. } => value.any(f) || keys.iter().any(|k| k.any(f)),
-                Stmt::Emit { args, .. } => args.iter().any(|a| a.any(f)),
-            })
+        self.predicate.as_ref().is_some_and(|e| e.any(f)) || self.body.iter().any(|s| s.any(f))
     }
 }
 
@@ -358,6 +408,12 @@ pub struct Options {
     pub aggsortkey: bool,
     /// Print aggregations in reverse order.
     pub aggsortrev: bool,
+    /// Which aggregation's values sort the rows of a printa() of several (0: the first).
+    pub aggsortpos: u64,
+    /// Which key rows are sorted by first (0: the first; the others follow, wrapping).
+    pub aggsortkeypos: u64,
+    /// Print quantize and lquantize values packed on one line (DTrace's `aggpack`).
+    pub aggpack: bool,
     /// Per-CPU bytes for the keyed aggregations' tables, if set.
     pub aggsize: Option<u64>,
     /// Bytes for thread-local variables, if set.
@@ -371,6 +427,7 @@ pub struct Program {
     pub aggregations: Vec<Aggregation>,
     pub globals: Vec<String>,
     pub thread_locals: Vec<String>,
+    pub arrays: Vec<Array>,
     pub records: Vec<Record>,
     pub strings: Strings,
     /// How many probes the program's descriptions matched, per clause, for the banner.

@@ -60,6 +60,14 @@ pub fn agg_map_name(id: usize) -> String {
     format!("agg{id}")
 }
 
+/// The hash map holding associative array `id`'s elements (key: [`Array::key_size`] bytes,
+/// value: 8 bytes).
+///
+/// [`Array::key_size`]: crumbs_lang::ir::Array::key_size
+pub fn array_map_name(id: usize) -> String {
+    format!("arr{id}")
+}
+
 /// DTrace's default bufsize: bytes of the event ring buffer.
 pub const DEFAULT_BUFSIZE: u64 = 1 << 20;
 /// DTrace's default dynvarsize.

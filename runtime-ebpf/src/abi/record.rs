@@ -1,6 +1,7 @@
 //! The records a clause sends through the event ring buffer: a 16-byte header (u32 record
-//! id, u32 probe id, u32 cpu, u32 zero), then each item's arguments in order, each 8-byte
-//! aligned.
+//! id, u32 probe id, u32 cpu, u32 zero); for a guarded record (items inside an `if`), one
+//! byte per item, 1 if the firing sent it, padded to 8 bytes; then each item's arguments in
+//! order, each 8-byte aligned.
 
 use crumbs_lang::ir::Record;
 
@@ -14,10 +15,13 @@ pub struct Layout {
     pub offsets: Vec<Vec<usize>>,
     /// Bytes of the whole record.
     pub size: usize,
+    /// Where the guarded record's presence bytes start (one per item).
+    pub present: Option<usize>,
 }
 
 pub fn layout(record: &Record) -> Layout {
-    let mut off = HEADER;
+    let present = record.guarded.then_some(HEADER);
+    let mut off = HEADER + if record.guarded { record.items.len().next_multiple_of(8) } else { 0 };
     let mut offsets = Vec::new();
     for item in &record.items {
         let mut offs = Vec::new();
@@ -27,7 +31,7 @@ pub fn layout(record: &Record) -> Layout {
         }
         offsets.push(offs);
     }
-    Layout { offsets, size: off }
+    Layout { offsets, size: off, present }
 }
 
 #[cfg(test)]

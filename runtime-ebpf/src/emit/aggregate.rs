@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::abi::table::{self, Layout};
-use crumbs_lang::ir::agg::{Index, Keep, Op};
+use crumbs_lang::ir::agg::{llquantize, Index, Keep, Op};
 
 /// Multiplier of the key hash (2^64 / the golden ratio, odd).
 const HASH_MUL: i64 = 0x9e37_79b9_7f4a_7c15_u64 as i64;
@@ -74,6 +74,7 @@ impl Emitter<'_> {
                 match index {
                     Index::Log2 => self.quantize_index(),
                     Index::Linear { base, limit, step } => self.linear_index(base, limit, step, buckets as i32),
+                    Index::LogLinear(params) => self.log_linear_index(&llquantize::Layout::new(params)),
                 }
                 self.bump_bucket(word(first), buckets as i32 - 1);
             }
@@ -103,6 +104,51 @@ impl Emitter<'_> {
         self.bind(above);
         self.push(Insn::mov_imm(R2, n - 1));
         self.bind(bucket);
+    }
+
+    /// llquantize's bucket of r1 into r2, as `layout` says: bucket 0 below factor^low, then
+    /// one test per order of magnitude, then the overflow bucket (or, when the last order is
+    /// clamped, that order's last bucket).
+    fn log_linear_index(&mut self, layout: &llquantize::Layout) {
+        let done = self.label();
+        let below = self.label();
+        self.ld64(R3, layout.low);
+        self.jump(Insn::jmp_reg(Cond::Slt, R1, R3, 0), below);
+        // Whether the code after the last order is reached (by a value above it).
+        let mut reached = true;
+        let last = layout.magnitudes.len().saturating_sub(1);
+        for (i, m) in layout.magnitudes.iter().enumerate() {
+            let above = m.end.map(|end| {
+                let above = self.label();
+                self.ld64(R3, end);
+                self.jump(Insn::jmp_reg(Cond::Sge, R1, R3, 0), above);
+                above
+            });
+            // r1 >= m.start here, so the unsigned division is the signed one.
+            self.push(Insn::mov(R2, R1));
+            self.ld64(R3, m.start);
+            self.push(Insn::alu_reg(Alu::Sub, R2, R3));
+            self.ld64(R3, m.width);
+            self.push(Insn::alu_reg(Alu::Div, R2, R3));
+            self.push(Insn::alu_imm(Alu::Add, R2, m.first as i32));
+            self.goto(done);
+            reached = above.is_some();
+            if let Some(above) = above {
+                self.bind(above);
+                if i == last && layout.clamped {
+                    self.push(Insn::mov_imm(R2, (m.first + m.buckets - 1) as i32));
+                    self.goto(done);
+                    reached = false;
+                }
+            }
+        }
+        if reached {
+            self.push(Insn::mov_imm(R2, layout.overflow().unwrap_or(0) as i32));
+            self.goto(done);
+        }
+        self.bind(below);
+        self.push(Insn::mov_imm(R2, 0));
+        self.bind(done);
     }
 
     /// Leaves in r0 the slot holding the key at stack `key` in this CPU's table, claiming

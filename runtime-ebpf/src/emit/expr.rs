@@ -10,7 +10,7 @@ impl Emitter<'_> {
     pub(super) fn str_id(&mut self, s: &StrExpr) -> Result<(), EmitError> {
         match s {
             StrExpr::Const(id) => self.ld64(R0, *id as i64),
-            StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_) | StrExpr::KernelStr(_) => return Err(self.err("internal: a name has no string id")),
+            StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_) | StrExpr::KernelStr(_) | StrExpr::Padded { .. } => return Err(self.err("internal: a name has no string id")),
             StrExpr::Probe(h) => {
                 if *h == VarHook::ProbeFunc && attach::context(self.attach).probe_func_id(self) {
                     return Ok(());
@@ -106,6 +106,21 @@ impl Emitter<'_> {
                     e.push(Insn::ldx(DW, R0, R0, 0));
                     Ok(())
                 })?;
+            }
+            Expr::Element { array, keys } => {
+                self.scoped(|e| {
+                    let key = e.element_key(*array, keys)?;
+                    e.lookup(&array_map_name(*array), key);
+                    e.push(Insn::jmp_imm(Cond::Eq, R0, 0, 1));
+                    e.push(Insn::ldx(DW, R0, R0, 0));
+                    Ok(())
+                })?;
+            }
+            Expr::Seq(stmts, value) => {
+                for s in stmts {
+                    self.stmt(s, None)?;
+                }
+                self.expr(value)?;
             }
             Expr::Unary(op, inner) => {
                 self.expr(inner)?;
@@ -357,6 +372,7 @@ impl Emitter<'_> {
             }
             VarHook::Arg(n) => attach::context(self.attach).arg(self, n)?,
             VarHook::Errno => attach::context(self.attach).errno(self),
+            VarHook::ProbeId => attach::context(self.attach).probe_id(self)?,
             VarHook::Comm | VarHook::ProbeProv | VarHook::ProbeMod | VarHook::ProbeFunc | VarHook::ProbeName => {
                 return Err(self.err(format!("internal: string builtin {h:?} used as an integer")));
             }

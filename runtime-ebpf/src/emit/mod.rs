@@ -5,7 +5,7 @@
 //! (syscall programs), r8 the reserved output record while a clause fills it.
 
 use crate::abi::drops::{DropKind, DROPS_MAP};
-use crate::abi::{agg_map_name, record, Target, MapRef, ProgramCode, EVENTS_MAP, STACKS_MAP};
+use crate::abi::{agg_map_name, array_map_name, record, Target, MapRef, ProgramCode, EVENTS_MAP, STACKS_MAP};
 use crate::insn::*;
 use crumbs_lang::ast::{BinOp, UnOp};
 use crumbs_lang::builtins::{KernelValue, Part, VarHook};
@@ -210,6 +210,13 @@ impl Emitter<'_> {
             self.push(Insn::call(helper::GET_SMP_PROCESSOR_ID));
             self.push(Insn::stx(W, R8, 8, R0));
             self.push(Insn::st_imm(W, R8, 12, 0));
+            let layout = record::layout(&self.p.records[rid]);
+            if let Some(at) = layout.present {
+                // Ring buffer space is not cleared: no item is there until one is stored.
+                for w in (at..layout.offsets.iter().flatten().next().copied().unwrap_or(layout.size)).step_by(8) {
+                    self.push(Insn::st_imm(DW, R8, w as i16, 0));
+                }
+            }
         }
         for s in &c.body {
             self.stmt(s, c.record)?;
@@ -253,36 +260,39 @@ impl Emitter<'_> {
                     e.expr(v)?;
                     e.push(Insn::stx(DW, R10, val, R0));
                     let key = e.tls_key(*t)?;
-                    let delete = e.label();
-                    let done = e.label();
-                    e.push(Insn::ldx(DW, R0, R10, val));
-                    e.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), delete);
-                    e.ld_map(R1, TLS_MAP, 0);
-                    e.push(Insn::mov(R2, R10));
-                    e.push(Insn::alu_imm(Alu::Add, R2, key as i32));
-                    e.push(Insn::mov(R3, R10));
-                    e.push(Insn::alu_imm(Alu::Add, R3, val as i32));
-                    e.push(Insn::mov_imm(R4, 0)); // BPF_ANY
-                    e.push(Insn::call(helper::MAP_UPDATE_ELEM));
-                    // Fails only when the map is full (a new pair): the store is lost, counted.
-                    e.jump(Insn::jmp_imm(Cond::Sge, R0, 0, 0), done);
-                    e.count_drop(DropKind::DynamicVariable)?;
-                    e.goto(done);
-                    // DTrace frees a thread-local when 0 is assigned to it.
-                    e.bind(delete);
-                    e.ld_map(R1, TLS_MAP, 0);
-                    e.push(Insn::mov(R2, R10));
-                    e.push(Insn::alu_imm(Alu::Add, R2, key as i32));
-                    e.push(Insn::call(helper::MAP_DELETE_ELEM));
-                    e.bind(done);
-                    Ok(())
+                    e.store_dynamic(TLS_MAP, key, val)
                 })?;
+            }
+            Stmt::SetElement { array, keys, value } => {
+                self.scoped(|e| {
+                    let val = e.slot(8)?;
+                    e.expr(value)?;
+                    e.push(Insn::stx(DW, R10, val, R0));
+                    let key = e.element_key(*array, keys)?;
+                    e.store_dynamic(&array_map_name(*array), key, val)
+                })?;
+            }
+            Stmt::If { cond, then, els } => {
+                let other = self.label();
+                let out = self.label();
+                self.expr(cond)?;
+                self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), other);
+                self.scoped(|e| then.iter().try_for_each(|s| e.stmt(s, record)))?;
+                if !els.is_empty() {
+                    self.goto(out);
+                }
+                self.bind(other);
+                self.scoped(|e| els.iter().try_for_each(|s| e.stmt(s, record)))?;
+                self.bind(out);
             }
             Stmt::Emit { item, args } => {
                 let rid = record.expect("emit has a record");
-                let offsets = record::layout(&self.p.records[rid]).offsets;
-                for (a, off) in args.iter().zip(&offsets[*item]) {
+                let layout = record::layout(&self.p.records[rid]);
+                for (a, off) in args.iter().zip(&layout.offsets[*item]) {
                     self.store_value(a, R8, *off as i16)?;
+                }
+                if let Some(at) = layout.present {
+                    self.push(Insn::st_imm(B, R8, (at + item) as i16, 1));
                 }
                 if let (Item::Exit, Some(flag)) = (&self.p.records[rid].items[*item], self.exit_flag) {
                     self.ld_map(R1, GLOBALS_SYMBOL, flag);
@@ -292,6 +302,53 @@ impl Emitter<'_> {
             Stmt::Aggregate { agg, keys, value } => self.aggregate(*agg, keys, value)?,
         }
         Ok(())
+    }
+
+    /// Stores the value at stack `val` under the key at stack `key` in hash map `map`, or
+    /// deletes the key when the value is 0 (DTrace frees a dynamic variable assigned 0). A
+    /// store the full map refuses is lost and counted as a dynamic variable drop.
+    fn store_dynamic(&mut self, map: &str, key: i16, val: i16) -> Result<(), EmitError> {
+        let delete = self.label();
+        let done = self.label();
+        self.push(Insn::ldx(DW, R0, R10, val));
+        self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), delete);
+        self.ld_map(R1, map, 0);
+        self.push(Insn::mov(R2, R10));
+        self.push(Insn::alu_imm(Alu::Add, R2, key as i32));
+        self.push(Insn::mov(R3, R10));
+        self.push(Insn::alu_imm(Alu::Add, R3, val as i32));
+        self.push(Insn::mov_imm(R4, 0)); // BPF_ANY
+        self.push(Insn::call(helper::MAP_UPDATE_ELEM));
+        // Fails only when the map is full (a new key): the store is lost, counted.
+        self.jump(Insn::jmp_imm(Cond::Sge, R0, 0, 0), done);
+        self.count_drop(DropKind::DynamicVariable)?;
+        self.goto(done);
+        self.bind(delete);
+        self.ld_map(R1, map, 0);
+        self.push(Insn::mov(R2, R10));
+        self.push(Insn::alu_imm(Alu::Add, R2, key as i32));
+        self.push(Insn::call(helper::MAP_DELETE_ELEM));
+        self.bind(done);
+        Ok(())
+    }
+
+    /// Builds the key of an element of array `a` in a fresh stack slot: the thread id for
+    /// a thread-local array, then each key 8-byte aligned.
+    fn element_key(&mut self, a: usize, keys: &[Expr]) -> Result<i16, EmitError> {
+        let def = &self.p.arrays[a];
+        let key = self.slot(def.key_size())?;
+        let mut off = key;
+        if def.thread {
+            self.push(Insn::call(helper::GET_CURRENT_PID_TGID));
+            self.push(Insn::mov32(R0, R0));
+            self.push(Insn::stx(DW, R10, key, R0));
+            off += 8;
+        }
+        for (k, r) in keys.iter().zip(&def.keys) {
+            self.store_value(k, R10, off)?;
+            off += r.size().next_multiple_of(8) as i16;
+        }
+        Ok(key)
     }
 
     /// The field `name` of the firing tracepoint's record.
@@ -372,6 +429,14 @@ impl Emitter<'_> {
     fn store_value(&mut self, v: &Expr, base: Reg, off: i16) -> Result<(), EmitError> {
         match v {
             Expr::Str(s @ (StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_) | StrExpr::KernelStr(_))) => self.name_into(s, base, off)?,
+            Expr::Str(StrExpr::Padded { id, size }) => {
+                let mut bytes = self.p.strings.resolve(*id).into_bytes();
+                bytes.resize(*size as usize, 0);
+                for (i, w) in bytes.chunks(8).enumerate() {
+                    self.ld64(R0, i64::from_le_bytes(w.try_into().expect("8-byte words")));
+                    self.push(Insn::stx(DW, base, off + 8 * i as i16, R0));
+                }
+            }
             Expr::Str(s) => {
                 self.str_id(s)?;
                 self.push(Insn::stx(DW, base, off, R0));

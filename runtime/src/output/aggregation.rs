@@ -2,7 +2,7 @@
 //!
 //! Sources: illumos libdtrace `dt_consume.c` (`dt_print_aggs()`, `dt_print_datum()`,
 //! `dt_print_bytes()`, `dt_print_quantize()`, `dt_print_lquantize()`,
-//! `dt_print_quantline()`, `dt_print_average()`), `dt_aggregate.c` (the sort
+//! `dt_print_quantline()`, `dt_print_llquantize()`, `dt_print_average()`), `dt_aggregate.c` (the sort
 //! comparators) and `cmd/dtrace/dtrace.c` (`main()`).
 //!
 //! Layout of one row (`dt_print_aggs()`):
@@ -22,7 +22,8 @@
 //! printed buckets (`dt_print_quantline()`). The printed buckets run from one before the
 //! first non-zero bucket to one after the last non-zero bucket (clamped to the bucket
 //! range); with no data at all, quantize prints the buckets -1, 0, 1 and lquantize its
-//! first three buckets. Because the row's `"\n"` follows the table, a distribution row
+//! first three buckets, llquantize its first two (its labels: `"< factor^low"`, each
+//! bucket's lower bound, `">= factor^(high+1)"`). Because the row's `"\n"` follows the table, a distribution row
 //! ends with an empty line, and a keyed one starts with the padded key on its own line.
 //!
 //! Order (`dt_aggregate_varvalcmp()` → `dt_aggregate_valkeycmp()`; values by
@@ -46,6 +47,7 @@ use std::cmp::Ordering;
 
 use super::printf::{pad, push_n};
 use super::{AggData, AggRow, Value};
+use crumbs_lang::ir::agg::llquantize;
 use crumbs_lang::ir::agg::quantize::{self, bucket_value as quantize_bucket_value, count_at};
 use crumbs_lang::ir::agg::Summary;
 use crumbs_lang::ir::IntRepr;
@@ -89,12 +91,16 @@ pub fn print_rows_in(out: &mut String, rows: &[AggRow], order: Order) {
     }
 }
 
-/// The order rows print in: DTrace's options `aggsortkey` (by key first, then value) and
-/// `aggsortrev` (reversed).
+/// The order rows print in: DTrace's options `aggsortkey` (by key first, then value),
+/// `aggsortrev` (reversed), `aggsortkeypos` (the key compared first; the others follow in
+/// order, wrapping around) and `aggsortpos` (the aggregation whose values sort a printa()
+/// of several; the others break ties in order, wrapping around).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Order {
     pub by_key: bool,
     pub reverse: bool,
+    pub key_pos: u64,
+    pub sort_pos: u64,
 }
 
 /// The rows in DTrace's default order: value ascending, then key ascending.
@@ -106,10 +112,11 @@ pub fn sort_rows(rows: &[AggRow]) -> Vec<&AggRow> {
 pub fn sort_rows_by(rows: &[AggRow], order: Order) -> Vec<&AggRow> {
     let mut sorted: Vec<&AggRow> = rows.iter().collect();
     sorted.sort_by(|a, b| {
+        let keys = || compare_keys_from(&a.keys, &b.keys, order.key_pos);
         let o = if order.by_key {
-            a.keys.len().cmp(&b.keys.len()).then_with(|| compare_keys(&a.keys, &b.keys)).then_with(|| compare_values(&a.data, &b.data))
+            keys().then_with(|| compare_values(&a.data, &b.data))
         } else {
-            compare_rows(a, b)
+            a.keys.len().cmp(&b.keys.len()).then_with(|| compare_values(&a.data, &b.data)).then_with(keys)
         };
         if order.reverse { o.reverse() } else { o }
     });
@@ -136,8 +143,6 @@ pub fn compare_values(a: &AggData, b: &AggData) -> Ordering {
     a.summary().order(&b.summary())
 }
 
-/// DTrace's key comparison (`dt_aggregate_keycmp()`): position by position; integers as
-/// unsigned 64-bit values, strings bytewise, an integer before a string.
 /// Order between keys of different kinds (only mixed in hand-made rows).
 fn rank(v: &Value) -> u8 {
     match v {
@@ -148,9 +153,21 @@ fn rank(v: &Value) -> u8 {
     }
 }
 
+/// DTrace's key comparison (`dt_aggregate_keycmp()`): position by position; integers as
+/// unsigned 64-bit values, strings bytewise, an integer before a string.
 pub fn compare_keys(a: &[Value], b: &[Value]) -> Ordering {
+    compare_keys_from(a, b, 0)
+}
+
+/// [`compare_keys`] starting at key `pos` (`aggsortkeypos`, as `dt_aggregate_keycmp()`
+/// uses it): keys `pos`, `pos + 1`, ..., then the ones before `pos`; a position past the
+/// last key is 0.
+pub fn compare_keys_from(a: &[Value], b: &[Value], pos: u64) -> Ordering {
     a.len().cmp(&b.len()).then_with(|| {
-        for (x, y) in a.iter().zip(b) {
+        let n = a.len();
+        let pos = if pos < n as u64 { pos as usize } else { 0 };
+        for i in 0..n {
+            let (x, y) = (&a[(pos + i) % n], &b[(pos + i) % n]);
             let o = match (x, y) {
                 (Value::Int(x, _), Value::Int(y, _)) => (*x as u64).cmp(&(*y as u64)),
                 (Value::Str(x), Value::Str(y)) => x.as_bytes().cmp(y.as_bytes()),
@@ -166,7 +183,7 @@ pub fn compare_keys(a: &[Value], b: &[Value]) -> Ordering {
 }
 
 /// Number of linear buckets (DTrace's `levels`) of an lquantize.
-fn lquantize_levels(base: i64, limit: i64, step: i64, buckets: &[u64]) -> usize {
+pub(super) fn lquantize_levels(base: i64, limit: i64, step: i64, buckets: &[u64]) -> usize {
     if buckets.len() >= 3 {
         buckets.len() - 2
     } else if step > 0 && limit > base {
@@ -208,17 +225,18 @@ pub fn print_row(out: &mut String, row: &AggRow) {
 }
 
 /// A value: a number as `" %16lld"`, a distribution as its table.
-fn print_value(out: &mut String, s: &Summary) {
+pub(super) fn print_value(out: &mut String, s: &Summary) {
     match *s {
         Summary::Scalar(n) => print_i64(out, n),
         Summary::Log2(buckets) => print_quantize(out, buckets),
         Summary::Linear { base, limit, step, buckets } => print_lquantize(out, base, limit, step, buckets),
+        Summary::LogLinear { params, buckets } => print_llquantize(out, &llquantize::Layout::new(params), buckets),
     }
 }
 
 /// A key column: an integer as `" %16lld"`, `" %8d"`, `" %5d"` or `" %3d"` by its type's
 /// size (`dt_print_datum()`), in decimal as its type has it; a string as `"  %-50s"`.
-fn print_key(out: &mut String, key: &Value) {
+pub(super) fn print_key(out: &mut String, key: &Value) {
     match key {
         Value::Int(n, r) => int_column(out, *n, *r),
         Value::Str(s) => {
@@ -242,7 +260,7 @@ pub fn int_column(out: &mut String, n: i64, r: IntRepr) {
     pad(out, &s, s.len(), column(r.size), false);
 }
 
-fn column(size: u8) -> usize {
+pub(super) fn column(size: u8) -> usize {
     match size {
         1 => 3,
         2 => 5,
@@ -333,6 +351,28 @@ fn print_lquantize(out: &mut String, base: i64, limit: i64, step: i64, buckets: 
         } else {
             base.saturating_add((i as i64 - 1).saturating_mul(step))
                 .to_string()
+        };
+        pad(out, &label, label.len(), 16, false);
+        out.push(' ');
+        print_bar(out, count_at(buckets, i), total);
+    }
+}
+
+/// `dt_print_llquantize()`: as lquantize, but with no data only the first two buckets; the
+/// labels are `< factor^low`, each bucket's lower bound, and `>= factor^(high+1)`.
+fn print_llquantize(out: &mut String, layout: &llquantize::Layout, buckets: &[u64]) {
+    let n = layout.buckets();
+    let (first, last) = bucket_range(n, |i| count_at(buckets, i)).unwrap_or((0, 1.min(n - 1)));
+    let total: u128 = (first..=last).map(|i| count_at(buckets, i) as u128).sum();
+
+    print_table_header(out);
+    for i in first..=last {
+        let label = if i == 0 {
+            format!("< {}", layout.low)
+        } else if layout.overflow() == Some(i) {
+            format!(">= {}", layout.limit())
+        } else {
+            layout.bound(i).to_string()
         };
         pad(out, &label, label.len(), 16, false);
         out.push(' ');

@@ -11,6 +11,8 @@ use std::io;
 
 pub mod aggregation;
 pub mod flow;
+pub mod joined;
+pub mod packed;
 pub mod print;
 pub mod printf;
 pub mod record;
@@ -42,9 +44,10 @@ pub enum Output<'p> {
     Trace(Value),
     /// print(), or trace() of a struct or array: the value and how its type prints.
     Print { layout: &'p crumbs_lang::ir::Layout, value: Value },
-    /// printa(): the aggregation's rows at that moment (normalize() applied), printed in
-    /// the default layout or each through a format.
-    Printa { agg: usize, rows: Vec<AggRow>, format: Option<&'p [Piece]> },
+    /// printa(): each aggregation's rows at that moment (normalize() applied), in printa()'s
+    /// order, printed in the default layout or each row through a format (several joined by
+    /// key).
+    Printa { aggs: &'p [usize], rows: Vec<Vec<AggRow>>, format: Option<&'p [Piece]> },
 }
 
 /// Why a session stopped tracing.

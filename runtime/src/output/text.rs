@@ -2,9 +2,9 @@
 //! each action's text, the aggregations at the end, losses on standard error.
 
 use super::flow::{Flow, Step};
-use super::{aggregation, printf, record, AggRow, Firing, Output, Sink, Stopped, Value};
+use super::{aggregation, joined, packed, printf, record, AggRow, Firing, Output, Sink, Stopped};
 use crate::drops::Drops;
-use crumbs_lang::ir::Options;
+use crumbs_lang::ir::{Options, Program};
 use crumbs_lang::printf::Piece;
 use std::io::{self, Write};
 
@@ -13,6 +13,8 @@ pub struct DtraceText<'w> {
     quiet: bool,
     options: Options,
     header_done: bool,
+    /// Whether aggpack draws buckets with Unicode blocks (else ASCII).
+    unicode: bool,
     /// The name messages on standard error start with (`crumbs`, or `dtrace` for the
     /// drop-in).
     voice: &'static str,
@@ -22,7 +24,8 @@ pub struct DtraceText<'w> {
 
 impl<'w> DtraceText<'w> {
     pub fn new(out: Box<dyn Write + 'w>, quiet: bool, options: &Options) -> Self {
-        DtraceText { out, quiet, options: options.clone(), header_done: false, voice: "crumbs", flow: None }
+        let unicode = packed::unicode_terminal(std::env::var("TERM").ok().as_deref());
+        DtraceText { out, quiet, options: options.clone(), header_done: false, unicode, voice: "crumbs", flow: None }
     }
 
     /// Messages on standard error start with `name:` instead of `crumbs:`.
@@ -45,18 +48,45 @@ impl<'w> DtraceText<'w> {
         }
     }
 
-    fn order(&self) -> aggregation::Order {
-        aggregation::Order { by_key: self.options.aggsortkey, reverse: self.options.aggsortrev }
+    /// One aggregation's rows in order, packed if aggpack asks for it and they are
+    /// distributions.
+    fn rows(&self, text: &mut String, rows: &[AggRow]) {
+        let sorted = aggregation::sort_rows_by(rows, self.order());
+        if self.options.aggpack && sorted.first().is_some_and(|r| packed::packs(r)) {
+            return packed::print_rows(text, &sorted, self.unicode);
+        }
+        for row in sorted {
+            aggregation::print_row(text, row);
+        }
     }
-}
 
-/// printf arguments for one aggregation row under a printa format: `%@` conversions take
-/// the value (a distribution prints as its table), the others take the keys in order.
-fn printa_args(pieces: &[Piece], row: &AggRow) -> Vec<Value> {
-    let mut keys = row.keys.iter();
-    crumbs_lang::printf::conversions(pieces)
-        .map(|c| if c.is_agg_value() { aggregation::value_of(&row.data) } else { keys.next().cloned().unwrap_or(Value::long(0)) })
-        .collect()
+    fn order(&self) -> aggregation::Order {
+        let o = &self.options;
+        aggregation::Order { by_key: o.aggsortkey, reverse: o.aggsortrev, key_pos: o.aggsortkeypos, sort_pos: o.aggsortpos }
+    }
+
+    /// printa() of `aggs`: one in the default layout as at the end of tracing, else joined
+    /// by key (one through a format too: its rows are its keys).
+    fn printa(&self, text: &mut String, program: &Program, aggs: &[usize], rows: &[Vec<AggRow>], format: Option<&[Piece]>) {
+        if let ([rows], None) = (rows, format) {
+            if !rows.is_empty() {
+                text.push('\n');
+                self.rows(text, rows);
+            }
+            return;
+        }
+        let kinds: Vec<_> = aggs.iter().map(|a| &program.aggregations[*a].kind).collect();
+        let mut joined = joined::join(rows, aggs, &kinds);
+        joined::sort(&mut joined, self.order());
+        match format {
+            None => joined::print(text, &joined),
+            Some(pieces) => {
+                for row in &joined {
+                    text.push_str(&printf::format(pieces, &joined::format_args(pieces, &row.keys, &row.values)));
+                }
+            }
+        }
+    }
 }
 
 impl Sink for DtraceText<'_> {
@@ -75,12 +105,7 @@ impl Sink for DtraceText<'_> {
                 Output::Printf { pieces, values } => text.push_str(&printf::format(pieces, values)),
                 Output::Trace(v) => text.push_str(&record::trace(v, self.quiet)),
                 Output::Print { layout, value } => text.push_str(&super::print::print(layout, value)),
-                Output::Printa { rows, format: None, .. } => aggregation::print_aggregation_in(&mut text, rows, self.order()),
-                Output::Printa { rows, format: Some(pieces), .. } => {
-                    for row in aggregation::sort_rows_by(rows, self.order()) {
-                        text.push_str(&printf::format(pieces, &printa_args(pieces, row)));
-                    }
-                }
+                Output::Printa { aggs, rows, format } => self.printa(&mut text, f.program, aggs, rows, *format),
             }
         }
         text.push_str(record::end_of_firing(self.quiet));
@@ -115,7 +140,7 @@ impl Sink for DtraceText<'_> {
         self.write_drained()?;
         let mut text = record::end_of_tracing().to_string();
         for rows in aggregations {
-            aggregation::print_rows_in(&mut text, rows, self.order());
+            self.rows(&mut text, rows);
         }
         self.out.write_all(text.as_bytes())?;
         self.out.flush()?;

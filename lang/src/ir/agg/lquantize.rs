@@ -22,6 +22,7 @@ impl Aggregator for Lquantize {
             return Err(BadArgs {
                 message: "bad lquantize() range".into(),
                 hint: "need low < high, step > 0, (high - low) a multiple of step, and at most 4000 steps".into(),
+                arg: None,
             });
         }
         Ok(())

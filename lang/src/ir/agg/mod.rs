@@ -15,6 +15,7 @@ use std::hash::{Hash, Hasher};
 pub mod avg;
 pub mod count;
 pub mod extreme;
+pub mod llquantize;
 pub mod lquantize;
 pub mod quantize;
 pub mod stddev;
@@ -50,11 +51,13 @@ pub trait Aggregator: Sync {
     fn summary<'a>(&self, consts: &[i64], words: &'a [u64]) -> Summary<'a>;
 }
 
-/// Constant arguments an aggregating function rejects: the message and a hint.
+/// Constant arguments an aggregating function rejects: the message, a hint, and which
+/// constant argument (from 0) is at fault, if one is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BadArgs {
     pub message: String,
     pub hint: String,
+    pub arg: Option<usize>,
 }
 
 // An aggregating function is known by its name: one value per function.
@@ -107,6 +110,8 @@ pub enum Index {
     Log2,
     /// 0 below `base`, `1 + (value - base) / step` up to `limit`, the last at or above it.
     Linear { base: i64, limit: i64, step: i64 },
+    /// DTrace's log-linear buckets (see [`llquantize::Layout`]).
+    LogLinear(llquantize::Params),
 }
 
 impl Op {
@@ -125,6 +130,8 @@ pub enum Summary<'a> {
     Log2(&'a [u64]),
     /// Counts in linear buckets: below `base`, one per `step`, at or above `limit`.
     Linear { base: i64, limit: i64, step: i64, buckets: &'a [u64] },
+    /// Counts in log-linear buckets (see [`llquantize::Layout`]).
+    LogLinear { params: llquantize::Params, buckets: &'a [u64] },
 }
 
 impl Summary<'_> {
@@ -138,6 +145,7 @@ impl Summary<'_> {
             (Summary::Linear { base: b1, step: s1, buckets: k1, .. }, Summary::Linear { base: b2, step: s2, buckets: k2, .. }) => {
                 lquantize::weight(*b1, *s1, k1).cmp(&lquantize::weight(*b2, *s2, k2))
             }
+            (Summary::LogLinear { params: p1, buckets: k1 }, Summary::LogLinear { params: p2, buckets: k2 }) => llquantize::weight(*p1, k1).cmp(&llquantize::weight(*p2, k2)),
             // Different shapes never share an aggregation; keep sorting total.
             _ => self.shape().cmp(&other.shape()),
         }
@@ -148,6 +156,7 @@ impl Summary<'_> {
             Summary::Scalar(_) => 0,
             Summary::Log2(_) => 1,
             Summary::Linear { .. } => 2,
+            Summary::LogLinear { .. } => 3,
         }
     }
 }
@@ -257,5 +266,6 @@ mod tests {
     fn prints_as_variants_did() {
         assert_eq!(format!("{:?}", AggKind::new(&count::Count, vec![])), "Count");
         assert_eq!(format!("{:?}", AggKind::new(&lquantize::Lquantize, vec![0, 1024, 64])), "Lquantize { base: 0, limit: 1024, step: 64 }");
+        assert_eq!(format!("{:?}", AggKind::new(&llquantize::Llquantize, vec![10, 0, 6, 20])), "Llquantize { factor: 10, low: 0, high: 6, steps: 20 }");
     }
 }

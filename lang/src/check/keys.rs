@@ -1,0 +1,48 @@
+//! Keys of aggregations and associative arrays: each position keeps the representation of
+//! the first use (integers of any type are converted to the first one's type).
+
+use super::*;
+
+/// Whose keys are checked, for messages: `aggregation` and `@a`, or `associative array` and `a`.
+pub(super) struct KeyOwner<'a> {
+    pub kind: &'a str,
+    pub name: &'a str,
+}
+
+impl Checker<'_> {
+    /// Checks and lowers `keys` against the keys of the first use, `first` (None: this is the
+    /// first use); returns the keys and how each is stored.
+    pub(super) fn keys(&mut self, keys: &[ast::Expr], first: Option<&[Repr]>, owner: KeyOwner, span: &Span) -> Result<(Vec<Expr>, Vec<Repr>), Diagnostic> {
+        let mut typed = Vec::new();
+        for k in keys {
+            typed.push(self.value(k)?);
+        }
+        let reprs: Vec<Repr> = typed.iter().map(|k| self.repr_of(k)).collect();
+        let mut out: Vec<Expr> = typed.iter().map(|k| self.own(k)).collect();
+        let Some(first) = first else { return Ok((out, reprs)) };
+        let name = owner.name;
+        if first.len() != reprs.len() {
+            return Err(Diagnostic::new(span.clone(), format!("{} `{name}` has {} key(s) elsewhere, {} here", owner.kind, first.len(), reprs.len()))
+                .label("key count differs")
+                .hint("use the same number of keys everywhere"));
+        }
+        for (i, (a, b)) in first.iter().zip(&reprs).enumerate() {
+            // Integers of any type share a key position: stored as the first was.
+            if let (Repr::Int(first), Repr::Int(_)) = (a, b) {
+                out[i] = self.fit(&typed[i], *first);
+                continue;
+            }
+            // A literal where the first use had a name or a copied string is laid out as those are.
+            if let (Repr::Comm | Repr::Buf, Expr::Str(StrExpr::Const(id))) = (a, &typed[i].expr) {
+                out[i] = Expr::Str(StrExpr::Padded { id: *id, size: a.size() as u32 });
+                continue;
+            }
+            if a != b {
+                return Err(Diagnostic::new(keys[i].span.clone(), format!("key {} of `{name}` has another type elsewhere", i + 1))
+                    .label("type differs")
+                    .hint("keys at one position must all be integers, all process names, or all other strings (a string literal can stand for either)"));
+            }
+        }
+        Ok((out, first.to_vec()))
+    }
+}

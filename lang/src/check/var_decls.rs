@@ -1,0 +1,146 @@
+//! Declared variables (`int x;`, `self int t;`, `this long v;`, `int a[int];`) and inline
+//! constants (`inline int MAX = 10;`). A declaration fixes the variable's type before any
+//! assignment is checked; an inline is an expression checked where its name is used,
+//! converted to its declared type.
+
+use super::*;
+use crate::ast::{Decl, Scope, TypeName};
+use crate::types::{Type, TypeId};
+use vars::{ArrayVar, VarRef};
+
+impl Checker<'_> {
+    /// Declares the program's variables and inlines (each pass: the variable tables are
+    /// rebuilt every time).
+    pub(super) fn declare_variables(&mut self, decls: &[Decl]) -> Result<(), Diagnostic> {
+        for d in decls {
+            match d {
+                Decl::Var { scope, ty, name, keys, span } => self.declare_variable(*scope, ty, name, keys.as_deref(), span)?,
+                Decl::Inline { ty, name, value, .. } => {
+                    if vars::is_builtin(&name.name) || self.inlines.iter().any(|i| i.0 == name.name) {
+                        return Err(Diagnostic::new(name.span.clone(), format!("`{}` is already defined", name.name)).label("defined again").hint("an inline needs a name of its own"));
+                    }
+                    self.inlines.push((name.name.clone(), ty.clone(), value.clone()));
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn declare_variable(&mut self, scope: Scope, ty: &TypeName, name: &ast::Ident, keys: Option<&[TypeName]>, span: &Span) -> Result<(), Diagnostic> {
+        let t = self.scalar_type(ty)?;
+        if vars::is_builtin(&name.name) {
+            return Err(Diagnostic::new(name.span.clone(), format!("cannot declare builtin variable `{}`", name.name)).label("a builtin").hint("choose another name for your variable"));
+        }
+        let var = match (scope, keys) {
+            (Scope::Clause, Some(_)) => {
+                return Err(Diagnostic::new(span.clone(), "a clause-local variable cannot be an associative array").label("`this` with keys").hint("declare it global or `self`"));
+            }
+            (Scope::Clause, None) => {
+                self.declared_locals.push((name.name.clone(), t));
+                return Ok(());
+            }
+            (scope, Some(keys)) => {
+                let mut reprs = Vec::new();
+                for k in keys {
+                    if is_string(k) {
+                        return Err(Diagnostic::new(k.span.clone(), "a `string` key cannot be declared yet").label("a string key").hint("string keys are declared by using them: `a[execname] = 1;`"));
+                    }
+                    let kt = self.type_of_name(k)?;
+                    match self.types.real(kt).map_err(|e| ctypes::no_types(&k.span, e))? {
+                        Type::Int(_) | Type::Enum { .. } | Type::Ptr { .. } => reprs.push(Repr::Int(self.int_repr(kt))),
+                        _ => {
+                            let n = self.types.name(kt);
+                            return Err(Diagnostic::new(k.span.clone(), format!("an associative array's key cannot be declared `{n}`")).label("not an integer type").hint("declare integer keys (string keys are declared by using them: `a[execname] = 1;`)"));
+                        }
+                    }
+                }
+                let thread = scope == Scope::Thread;
+                if self.array(&name.name, thread).is_some() {
+                    return Err(declared_twice(name));
+                }
+                self.arrays.push(ArrayVar { name: name.name.clone(), thread, span: name.span.clone(), keys: Some((reprs, span.clone())) });
+                VarRef::Array(self.arrays.len() - 1)
+            }
+            (Scope::Global, None) => {
+                if self.globals.contains(&name.name) {
+                    return Err(declared_twice(name));
+                }
+                self.globals.push(name.name.clone());
+                VarRef::Global(self.globals.len() - 1)
+            }
+            (Scope::Thread, None) => {
+                if self.thread_locals.contains(&name.name) {
+                    return Err(declared_twice(name));
+                }
+                self.thread_locals.push(name.name.clone());
+                VarRef::Thread(self.thread_locals.len() - 1)
+            }
+        };
+        self.var_types.insert(var, t);
+        Ok(())
+    }
+
+    /// A declared variable's type: an integer, an enum or a pointer.
+    fn scalar_type(&mut self, ty: &TypeName) -> Result<TypeId, Diagnostic> {
+        if is_string(ty) {
+            return Err(Diagnostic::new(ty.span.clone(), "string variables are not supported yet").label("a string").hint("variables hold integers and pointers; use a string as an aggregation or array key"));
+        }
+        let t = self.type_of_name(ty)?;
+        match self.types.real(t).map_err(|e| ctypes::no_types(&ty.span, e))? {
+            Type::Int(_) | Type::Enum { .. } | Type::Ptr { .. } => Ok(t),
+            _ => {
+                let n = self.types.name(t);
+                Err(Diagnostic::new(ty.span.clone(), format!("a variable cannot be `{n}` yet")).label("not a scalar").hint("declare an integer or a pointer (`struct file *f;`)"))
+            }
+        }
+    }
+
+    /// The `this->` variable `name` declared with `this TYPE name;`: its slot in the clause,
+    /// created on first use.
+    pub(super) fn declared_local(&mut self, name: &str) -> Option<usize> {
+        let ty = self.declared_locals.iter().find(|(n, _)| n == name)?.1;
+        self.clause_locals.push(name.to_string());
+        let l = self.clause_locals.len() - 1;
+        self.var_types.insert(VarRef::Clause(l), ty);
+        Some(l)
+    }
+
+    /// The value of inline `name` where it is used: its expression converted to its type.
+    pub(super) fn inline_value(&mut self, name: &str, span: &Span) -> Option<Result<TExpr, Diagnostic>> {
+        let (_, ty, value) = self.inlines.iter().find(|i| i.0 == name)?.clone();
+        if self.expanding.iter().any(|n| n == name) {
+            return Some(Err(Diagnostic::new(span.clone(), format!("inline `{name}` is defined by itself")).label("used in its own definition").hint("an inline's expression cannot use the inline")));
+        }
+        self.expanding.push(name.to_string());
+        let v = self.inline_of_type(&ty, &value);
+        self.expanding.pop();
+        Some(v)
+    }
+
+    fn inline_of_type(&mut self, ty: &TypeName, value: &ast::Expr) -> Result<TExpr, Diagnostic> {
+        let v = self.value(value)?;
+        if is_string(ty) {
+            if v.expr.is_int() {
+                return Err(Diagnostic::new(value.span.clone(), "a `string` inline needs a string").label("an integer").hint("write a string, e.g. inline string NAME = \"bash\";"));
+            }
+            return Ok(v);
+        }
+        let t = self.scalar_type(ty)?;
+        if !v.expr.is_int() {
+            let n = self.types.name(t);
+            return Err(Diagnostic::new(value.span.clone(), format!("inline of type `{n}` needs an integer, but this is {}", v.expr.repr().describe())).label("not an integer").hint("declare a string inline as `inline string NAME = \"...\";`"));
+        }
+        let r = self.int_repr(t);
+        Ok(TExpr::new(self.fit(&v, r), t))
+    }
+}
+
+/// D's `string` type, as written.
+fn is_string(ty: &TypeName) -> bool {
+    ty.base == ast::BaseType::Named(vec!["string".into()]) && ty.pointers == 0
+}
+
+fn declared_twice(name: &ast::Ident) -> Diagnostic {
+    Diagnostic::new(name.span.clone(), format!("`{}` is declared twice", name.name)).label("declared again").hint("declare each variable once")
+}
