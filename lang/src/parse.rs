@@ -725,10 +725,7 @@ fn chain(parts: Vec<Pair<Rule>>, level: usize, built: &RefCell<HashMap<usize, Op
             let written = start..rhs.written.end;
             let kind = match op.as_rule() {
                 Rule::cast => ExprKind::Cast(type_name(op.into_inner().next().unwrap())?, Box::new(rhs.e)),
-                Rule::pre_incdec => {
-                    let delta = if op.as_str() == "++" { 1 } else { -1 };
-                    ExprKind::IncDec { target: Box::new(lvalue_of(rhs.e, incdec_verb(delta))?), delta, post: false }
-                }
+                Rule::pre_incdec => incdec(op.as_str(), rhs.e, false)?,
                 r => prefix_kind(r, rhs.e),
             };
             Ok(Operand::new(node(kind, written.clone(), rhs.h + 1)?, written))
@@ -743,10 +740,7 @@ fn chain(parts: Vec<Pair<Rule>>, level: usize, built: &RefCell<HashMap<usize, Op
                     let member = ident(it.next().unwrap());
                     (ExprKind::Member { base: Box::new(lhs.e), member, arrow }, lhs.h + 1)
                 }
-                Rule::post_incdec => {
-                    let delta = if op.as_str() == "++" { 1 } else { -1 };
-                    (ExprKind::IncDec { target: Box::new(lvalue_of(lhs.e, incdec_verb(delta))?), delta, post: true }, lhs.h + 1)
-                }
+                Rule::post_incdec => (incdec(op.as_str(), lhs.e, true)?, lhs.h + 1),
                 _ => {
                     let (keys, hi) = operands(op.into_inner(), level + 1)?;
                     (ExprKind::Index(Box::new(lhs.e), keys), 1 + lhs.h.max(hi))
@@ -763,12 +757,10 @@ fn chain(parts: Vec<Pair<Rule>>, level: usize, built: &RefCell<HashMap<usize, Op
         .parse(parts.into_iter())
 }
 
-fn incdec_verb(delta: i64) -> &'static str {
-    if delta > 0 {
-        "increment"
-    } else {
-        "decrement"
-    }
+/// `++target`/`--target`, or `target++`/`target--` (`post`).
+fn incdec(op: &str, target: Expr, post: bool) -> Result<ExprKind, Diagnostic> {
+    let (delta, verb) = if op == "++" { (1, "increment") } else { (-1, "decrement") };
+    Ok(ExprKind::IncDec { target: Box::new(lvalue_of(target, verb)?), delta, post })
 }
 
 /// The most `*` a type name may have (TypeName::pointers is a u8).

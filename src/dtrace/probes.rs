@@ -61,18 +61,9 @@ pub fn matches_nothing(message: &str) -> bool {
     message.contains("does not match any") || message.starts_with("unknown provider")
 }
 
-/// A description's fields as dtrace aligns them: the given ones are the last (`BEGIN` is a
-/// name); bpftrace's `tracepoint:category:event` is provider, module and name.
+/// A description's fields as dtrace aligns them (the parser refuses more than four).
 pub fn four_fields(desc: &ProbeDesc) -> [String; 4] {
-    let f = &desc.fields;
-    if f.len() == 3 && (f[0] == "tracepoint" || f[0] == "tp") {
-        return [f[0].clone(), f[1].clone(), String::new(), f[2].clone()];
-    }
-    let mut out: [String; 4] = Default::default();
-    for (slot, field) in out.iter_mut().skip(4usize.saturating_sub(f.len())).zip(f.iter().skip(f.len().saturating_sub(4))) {
-        *slot = field.clone();
-    }
-    out
+    crumbs_lang::providers::aligned(desc).unwrap_or_default().map(String::from)
 }
 
 /// Whether D text reads `args[` or `args->` (as a word of its own).

@@ -211,7 +211,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         aggregations: cx.aggs,
         globals: cx.globals,
         thread_locals: cx.thread_locals,
-        arrays: cx.arrays.into_iter().map(|a| Array { name: a.name, thread: a.thread, keys: a.keys.map(|k| k.0).unwrap_or_default() }).collect(),
+        arrays: cx.arrays.into_iter().map(|a| Array { name: a.name, thread: a.thread, keys: a.keys.unwrap_or_default() }).collect(),
         records: cx.records,
         strings: cx.strings,
         matched_probes: matched,

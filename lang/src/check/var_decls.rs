@@ -59,7 +59,7 @@ impl Checker<'_> {
                 if self.array(&name.name, thread).is_some() {
                     return Err(declared_twice(name));
                 }
-                self.arrays.push(ArrayVar { name: name.name.clone(), thread, span: name.span.clone(), keys: Some((reprs, span.clone())) });
+                self.arrays.push(ArrayVar { name: name.name.clone(), thread, span: name.span.clone(), keys: Some(reprs) });
                 VarRef::Array(self.arrays.len() - 1)
             }
             (Scope::Global, None) => {

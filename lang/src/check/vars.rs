@@ -23,7 +23,7 @@ pub(super) struct ArrayVar {
     /// Where it is first assigned.
     pub span: Span,
     /// How its keys are stored, once a use of it was checked.
-    pub keys: Option<(Vec<Repr>, Span)>,
+    pub keys: Option<Vec<Repr>>,
 }
 
 /// What storing into a target takes: statements to run first (keys evaluated once), how to
@@ -233,7 +233,7 @@ impl Checker<'_> {
 
     /// The keys of a use of array `a`, checked against its first use.
     fn array_keys(&mut self, a: usize, keys: &[ast::Expr], span: &Span) -> Result<Vec<Expr>, Diagnostic> {
-        let first = self.arrays[a].keys.as_ref().map(|k| k.0.clone());
+        let first = self.arrays[a].keys.clone();
         let name = if self.arrays[a].thread { format!("self->{}", self.arrays[a].name) } else { self.arrays[a].name.clone() };
         let (keys_out, reprs) = self.keys(keys, first.as_deref(), keys::KeyOwner { kind: "associative array", name: &name }, span)?;
         if let Some((i, r)) = reprs.iter().enumerate().find(|(_, r)| matches!(r, Repr::Stack | Repr::Object(_))) {
@@ -245,7 +245,7 @@ impl Checker<'_> {
             return Err(Diagnostic::new(span.clone(), format!("`{name}[]` needs a key")).label("no key").hint(format!("write a key: `{name}[key]`")));
         }
         if first.is_none() {
-            self.arrays[a].keys = Some((reprs, span.clone()));
+            self.arrays[a].keys = Some(reprs);
         }
         Ok(keys_out)
     }

@@ -122,10 +122,17 @@ pub fn probe_by_id(id: u32) -> Option<Probe> {
 
 /// A description's fields right-aligned to provider, module, function and name (DTrace's
 /// rule: `BEGIN` is a name, `read:entry` a function and name); None if it has more than four.
-pub(crate) fn aligned(desc: &ProbeDesc) -> Option<[&str; 4]> {
+/// A description's provider, module, function and name: the fields given are the last
+/// ones (`BEGIN` is a name), except that bpftrace's `tracepoint:category:event` is provider,
+/// module and name. None past four fields.
+pub fn aligned(desc: &ProbeDesc) -> Option<[&str; 4]> {
     let n = desc.fields.len();
     if n > 4 {
         return None;
+    }
+    let f = &desc.fields;
+    if n == 3 && (f[0] == "tracepoint" || f[0] == "tp") {
+        return Some([f[0].as_str(), f[1].as_str(), "", f[2].as_str()]);
     }
     let mut fields = [""; 4];
     for (slot, f) in fields[4 - n..].iter_mut().zip(&desc.fields) {

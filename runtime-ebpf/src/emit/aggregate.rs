@@ -382,11 +382,17 @@ impl Emitter<'_> {
     /// Builds the key (tid, variable) of thread-local `t` in a fresh 16-byte slot.
     pub(super) fn tls_key(&mut self, t: usize) -> Result<i16, EmitError> {
         let key = self.slot(16)?;
-        self.push(Insn::call(helper::GET_CURRENT_PID_TGID));
-        self.push(Insn::mov32(R0, R0));
-        self.push(Insn::stx(DW, R10, key, R0));
+        self.store_tid(key);
         self.push(Insn::st_imm(DW, R10, key + 8, t as i32));
         Ok(key)
+    }
+
+    /// The current thread's id as a 64-bit word at stack `at` (the first word of a
+    /// thread-local variable's or array's key).
+    pub(super) fn store_tid(&mut self, at: i16) {
+        self.push(Insn::call(helper::GET_CURRENT_PID_TGID));
+        self.push(Insn::mov32(R0, R0));
+        self.push(Insn::stx(DW, R10, at, R0));
     }
 
     pub(super) fn lookup(&mut self, map: &str, key: i16) {

@@ -210,10 +210,9 @@ impl Emitter<'_> {
             self.push(Insn::call(helper::GET_SMP_PROCESSOR_ID));
             self.push(Insn::stx(W, R8, 8, R0));
             self.push(Insn::st_imm(W, R8, 12, 0));
-            let layout = record::layout(&self.p.records[rid]);
-            if let Some(at) = layout.present {
+            if let Some(at) = record::layout(&self.p.records[rid]).present {
                 // Ring buffer space is not cleared: no item is there until one is stored.
-                for w in (at..layout.offsets.iter().flatten().next().copied().unwrap_or(layout.size)).step_by(8) {
+                for w in (at..at + self.p.records[rid].items.len()).step_by(8) {
                     self.push(Insn::st_imm(DW, R8, w as i16, 0));
                 }
             }
@@ -339,9 +338,7 @@ impl Emitter<'_> {
         let key = self.slot(def.key_size())?;
         let mut off = key;
         if def.thread {
-            self.push(Insn::call(helper::GET_CURRENT_PID_TGID));
-            self.push(Insn::mov32(R0, R0));
-            self.push(Insn::stx(DW, R10, key, R0));
+            self.store_tid(key);
             off += 8;
         }
         for (k, r) in keys.iter().zip(&def.keys) {
