@@ -313,6 +313,17 @@ fn id_is_the_probe_id_that_l_lists() {
     ]);
     out.assert_ok();
     assert_eq!(out.stdout, format!("entry {}\nreturn {}\n\n", ids[0], ids[1]), "{}", out.dump());
+    // In a return clause that sends no record, `id` alone needs the system call number
+    // (the fuzzer found it read before it was loaded).
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"syscall::read:entry /pid == $target && arg0 == 0/ { self->in = 1; } syscall::read:return /self->in/ { self->in = 0; @[id] = count(); }"#,
+        "-c",
+        "dd if=/dev/zero of=/dev/null bs=1k count=2",
+    ]);
+    out.assert_ok();
+    assert_eq!(out.stdout, format!("\n{}{}\n", common::int32_col(ids[1].parse().unwrap()), int_col(2)), "{}", out.dump());
 }
 
 #[test]

@@ -35,3 +35,9 @@ END
     a[x, "k"] = y++;
     printf("%d %d\n", a[3, "k"], --a[3, "k"]);
 }
+
+syscall:::return
+/self->fd/
+{
+    @ids[id] = count();
+}

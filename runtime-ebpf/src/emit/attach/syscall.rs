@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::emit::Filter;
-use crumbs_lang::ir::{Node, StrExpr, SYSCALL_STR_BASE};
+use crumbs_lang::ir::{Expr, Node, StrExpr, SYSCALL_STR_BASE};
 use crumbs_lang::providers::SYSCALL_ID_BASE;
 
 /// pt_regs offsets of the six system call arguments on x86-64 (di, si, dx, r10, r8, r9).
@@ -14,12 +14,12 @@ const ORIG_AX: i32 = 120;
 pub(super) struct Syscall;
 
 /// Whether a sys_exit program needs the system call number (a helper call on every return):
-/// for a clause's filter, for the probe id of its output record, or for probefunc.
+/// for a clause's filter, for the probe id (of its output record, or `id`), or for probefunc.
 fn needs_syscall_number(group: &Group) -> bool {
     group.clauses.iter().any(|c| {
         c.filter != Filter::All
             || c.record.is_some()
-            || c.any(&mut |n| matches!(n, Node::Str(StrExpr::Probe(VarHook::ProbeFunc))))
+            || c.any(&mut |n| matches!(n, Node::Str(StrExpr::Probe(VarHook::ProbeFunc))) || matches!(n, Node::Expr(Expr::Var(VarHook::ProbeId))))
     })
 }
 
