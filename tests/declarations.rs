@@ -39,4 +39,7 @@ fn declaration_errors() {
     assert_error("inline int A = 1; inline int A = 2; BEGIN { exit(0); }", "`A` is already defined", "");
     assert_error("int a[string]; BEGIN { exit(0); }", "a `string` key cannot be declared yet", "declared by using them");
     assert_error("long x; BEGIN { x = execname; }", "a variable must be an integer or a pointer", "");
+    // Found by the fuzzer: these panicked (the variables they assign were never declared).
+    assert_error("inline int A = a[i++] = 1; BEGIN { trace(A); }", "a declaration cannot assign a variable", "assign variables in clauses");
+    assert_error("enum e { A = (x = 1) }; BEGIN { trace(A); }", "a declaration cannot assign a variable", "");
 }

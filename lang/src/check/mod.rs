@@ -113,6 +113,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         read_before_typed: false,
         c_ints: std::collections::HashMap::new(),
     };
+    var_decls::no_assignments(&program.decls)?;
     if !second {
         cx.declare_types(&program.decls)?;
     }

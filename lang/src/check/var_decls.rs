@@ -136,6 +136,28 @@ impl Checker<'_> {
     }
 }
 
+/// Declarations compute values once, outside any clause (enum values) or wherever they are
+/// used (inlines): an assignment or `++`/`--` in one is an error.
+pub(super) fn no_assignments(decls: &[Decl]) -> Result<(), Diagnostic> {
+    let mut found = None;
+    for d in decls {
+        let exprs: Vec<&ast::Expr> = match d {
+            Decl::Enum { values, .. } => values.iter().filter_map(|(_, v)| v.as_ref()).collect(),
+            Decl::Inline { value, .. } => vec![value],
+            _ => continue,
+        };
+        for e in exprs {
+            e.each_target(&mut |t| {
+                found.get_or_insert_with(|| t.span());
+            });
+        }
+    }
+    match found {
+        Some(span) => Err(Diagnostic::new(span, "a declaration cannot assign a variable").label("assigned here").hint("assign variables in clauses; an inline or enum value is an expression without assignments")),
+        None => Ok(()),
+    }
+}
+
 /// D's `string` type, as written.
 fn is_string(ty: &TypeName) -> bool {
     ty.base == ast::BaseType::Named(vec!["string".into()]) && ty.pointers == 0
