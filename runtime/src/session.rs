@@ -113,6 +113,7 @@ pub(crate) fn load(program: &Program, compiled: &Compiled, quiet: bool) -> Resul
             RunError::Other(format!("cannot create BPF maps: {text}"))
         }
     })?;
+    fill_syscall_names(&mut ebpf)?;
     let mut progress = Progress::new("loading programs", compiled.programs.len(), !quiet);
     for code in &compiled.programs {
         progress.tick();
@@ -139,6 +140,20 @@ pub(crate) fn load(program: &Program, compiled: &Compiled, quiet: bool) -> Resul
         }
     }
     Ok(ebpf)
+}
+
+/// The system call names table, for programs that need probefunc as a string in the kernel.
+fn fill_syscall_names(ebpf: &mut Ebpf) -> Result<(), RunError> {
+    use crumbs_ebpf::abi::{SYSCALL_NAMES_MAP, SYSCALL_NAME_SIZE};
+    let Some(map) = ebpf.map_mut(SYSCALL_NAMES_MAP) else { return Ok(()) };
+    let mut table: aya::maps::Array<_, [u8; SYSCALL_NAME_SIZE as usize]> = aya::maps::Array::try_from(map).map_err(|e| RunError::Other(format!("system call names table: {e}")))?;
+    for (nr, name) in crumbs_lang::syscalls::SyscallTable::get().iter() {
+        let mut value = [0u8; SYSCALL_NAME_SIZE as usize];
+        let n = name.len().min(value.len() - 1);
+        value[..n].copy_from_slice(&name.as_bytes()[..n]);
+        table.set(nr, value, 0).map_err(|e| RunError::Other(format!("system call names table: {e}")))?;
+    }
+    Ok(())
 }
 
 /// aya's `EbpfLoader::new()` reads and parses all of /sys/kernel/btf/vmlinux (5 MB: about

@@ -32,15 +32,15 @@ impl Checker<'_> {
                 out[i] = self.fit(&typed[i], *first);
                 continue;
             }
-            // A literal where the first use had a name or a copied string is laid out as those are.
-            if let (Repr::Comm | Repr::Buf, Expr::Str(StrExpr::Const(id))) = (a, &typed[i].expr) {
-                out[i] = Expr::Str(StrExpr::Padded { id: *id, size: a.size() as u32 });
+            // Any string where the first use had a string in a buffer is laid out as that was.
+            if let (Repr::Str(size), Expr::Str(s)) = (a, &typed[i].expr) {
+                out[i] = Expr::Str(self.in_buffer(s.clone(), *size));
                 continue;
             }
             if a != b {
                 return Err(Diagnostic::new(keys[i].span.clone(), format!("key {} of `{name}` has another type elsewhere", i + 1))
                     .label("type differs")
-                    .hint("keys at one position must all be integers, all process names, or all other strings (a string literal can stand for either)"));
+                    .hint("keys at one position must all be integers or all strings"));
             }
         }
         Ok((out, first.to_vec()))
