@@ -154,6 +154,10 @@ impl<'r> Generator<'r> {
                     _ => format!("if ({cond}) {{ {then}; }} else if ({}) {{ {}; }}", self.expr(1), self.statement()),
                 }
             }
+            11 => {
+                let target = self.rng.pick(&["sv", "self->sv", "this->sv", "sa[1]", "sa[execname]"]).to_string();
+                format!("{target} = {}", self.string_value())
+            }
             9 => {
                 let value = self.expr(2);
                 let name = format!("this->v{}", self.rng.below(3));
@@ -331,7 +335,22 @@ impl<'r> Generator<'r> {
         }
     }
 
+    /// A string: an atom, or a subroutine, `?:` or string variable around atoms.
     fn string_value(&mut self) -> String {
+        match self.rng.below(12) {
+            0 => format!("strjoin({}, {})", self.string_atom(), self.string_atom()),
+            1 => match self.rng.below(2) {
+                0 => format!("substr({}, {})", self.string_atom(), self.expr(1)),
+                _ => format!("substr({}, {}, {})", self.string_atom(), self.expr(1), self.expr(1)),
+            },
+            2 => format!("{}({})", self.rng.pick(&["toupper", "tolower", "basename", "dirname"]), self.string_atom()),
+            3 => format!("({} ? {} : {})", self.expr(1), self.string_atom(), self.string_atom()),
+            4 => self.rng.pick(&["sv", "self->sv", "this->sv", "sa[1]", "sa[execname]"]).to_string(),
+            _ => self.string_atom(),
+        }
+    }
+
+    fn string_atom(&mut self) -> String {
         let strings: Vec<&str> = VARIABLES.iter().filter(|v| v.ty == VarType::Str).map(|v| v.name).collect();
         match self.rng.below(7) {
             0 => format!("\"{}\"", self.rng.pick(&["", "io-benchmark", "a\\tb", "\\377", "£é", "0123456789abcdef", "%d", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"])),
@@ -392,6 +411,10 @@ impl<'r> Generator<'r> {
             }
             4 if !self.clause.locals.is_empty() && !self.clause.in_predicate => self.rng.pick(&self.clause.locals).clone(),
             5 if !self.clause.int_fields.is_empty() => format!("args->{}", self.rng.pick(&self.clause.int_fields)),
+            5 | 7 if self.rng.one_in(3) => match self.rng.below(2) {
+                0 => format!("strlen({})", self.string_atom()),
+                _ => format!("({} {} {})", self.string_atom(), self.rng.pick(&["==", "!=", "<", ">="]), self.string_atom()),
+            },
             6 if self.rng.one_in(2) => {
                 let (name, e) = self.element();
                 self.read.insert(name);
