@@ -126,9 +126,11 @@ pub(crate) fn load(program: &Program, compiled: &Compiled, quiet: bool) -> Resul
                     let log = verifier_log.to_string();
                     // The verifier's own limits (a million steps, 8192 pending branches):
                     // the program is too big or branchy for it, not wrongly generated.
-                    if log.contains("BPF program is too large") || log.contains("jumps is too complex") {
+                    // ENOMEM: the verifier could not allocate what checking it takes.
+                    let out_of_memory = io_error.raw_os_error() == Some(12);
+                    if log.contains("BPF program is too large") || log.contains("jumps is too complex") || out_of_memory {
                         // Not a code generation bug: the verifier gives up after a million steps.
-                        return Err(RunError::Other(format!("the kernel's verifier gave up on the program for {:?}: it is too complex to check (over its limit of 1,000,000 steps or 8192 pending branches); use fewer or simpler clauses on that probe", code.attach)));
+                        return Err(RunError::Other(format!("the kernel's verifier gave up on the program for {:?}: it is too complex to check (over its limit of 1,000,000 steps or 8192 pending branches, or more memory than it may take); use fewer or simpler clauses on that probe", code.attach)));
                     }
                     let lines: Vec<&str> = log.lines().collect();
                     let tail = lines[lines.len().saturating_sub(12)..].join("\n");

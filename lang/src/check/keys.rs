@@ -38,9 +38,12 @@ impl Checker<'_> {
                 continue;
             }
             if a != b {
-                return Err(Diagnostic::new(keys[i].span.clone(), format!("key {} of `{name}` has another type elsewhere", i + 1))
-                    .label("type differs")
-                    .hint("keys at one position must all be integers or all strings"));
+                let hint = if (*a, b.is_str()) == (Repr::StrId, true) {
+                    "this key's first use is a string literal or probe name, kept as an id: make the first use a process name, a copied string or a string variable"
+                } else {
+                    "keys at one position must all be integers or all strings"
+                };
+                return Err(Diagnostic::new(keys[i].span.clone(), format!("key {} of `{name}` has another type elsewhere", i + 1)).label("type differs").hint(hint));
             }
         }
         Ok((out, first.to_vec()))

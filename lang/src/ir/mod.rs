@@ -79,6 +79,11 @@ pub fn str_buffer(strsize: u32) -> u32 {
 }
 
 impl Repr {
+    /// Whether it is a string, in a buffer or as an id.
+    pub fn is_str(self) -> bool {
+        matches!(self, Repr::Str(_) | Repr::StrId)
+    }
+
     /// How the type is named in messages.
     pub fn describe(self) -> &'static str {
         match self {
