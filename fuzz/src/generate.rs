@@ -78,10 +78,16 @@ impl<'r> Generator<'r> {
         if self.rng.one_in(4) {
             out.push_str(self.rng.pick::<&str>(&["#pragma D option quiet\n", "#pragma D option bufsize=64k\n", "#pragma D option aggsortkey\n", "#pragma D option aggsortrev\n", "#pragma D option aggsortpos=1\n", "#pragma D option aggsortkeypos=1\n", "#pragma D option aggpack\n"]));
         }
+        let mut clauses = String::new();
         for _ in 0..self.rng.range(1, 4) {
-            out.push_str(&self.clause());
-            out.push('\n');
+            clauses.push_str(&self.clause());
+            clauses.push('\n');
         }
+        // The string variables the clauses use, declared so that they can be read anywhere.
+        if clauses.contains("sv") || clauses.contains("sa[") {
+            out.push_str("string sv; self string sv; string sa[int];\n");
+        }
+        out.push_str(&clauses);
         let unassigned: Vec<String> = self.read.difference(&self.assigned).map(|v| format!("{v} = 1;")).collect();
         if !unassigned.is_empty() && !self.rng.one_in(20) {
             out.push_str(&format!("END {{ {} }}\n", unassigned.join(" ")));
@@ -155,7 +161,7 @@ impl<'r> Generator<'r> {
                 }
             }
             11 => {
-                let target = self.rng.pick(&["sv", "self->sv", "this->sv", "sa[1]", "sa[execname]"]).to_string();
+                let target = self.rng.pick(&["sv", "self->sv", "sa[1]", "sa[pid]"]).to_string();
                 format!("{target} = {}", self.string_value())
             }
             9 => {
@@ -345,7 +351,7 @@ impl<'r> Generator<'r> {
             },
             2 => format!("{}({})", self.rng.pick(&["toupper", "tolower", "basename", "dirname"]), self.string_atom()),
             3 => format!("({} ? {} : {})", self.expr(1), self.string_atom(), self.string_atom()),
-            4 => self.rng.pick(&["sv", "self->sv", "this->sv", "sa[1]", "sa[execname]"]).to_string(),
+            4 => self.rng.pick(&["sv", "self->sv", "sa[1]", "sa[pid]"]).to_string(),
             _ => self.string_atom(),
         }
     }
