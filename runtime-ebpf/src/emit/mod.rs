@@ -341,32 +341,10 @@ impl Emitter<'_> {
         Ok(())
     }
 
-    /// Stores the value at stack `val` under the key at stack `key` in hash map `map`, or
-    /// deletes the key when the value is 0 (DTrace frees a dynamic variable assigned 0). A
-    /// store the full map refuses is lost and counted as a dynamic variable drop.
+    /// Stores the integer at stack `val` under the key at stack `key` in hash map `map`, or
+    /// deletes the key when it is 0 (see [`Emitter::store_dynamic_at`]).
     fn store_dynamic(&mut self, map: &str, key: i16, val: i16) -> Result<(), EmitError> {
-        let delete = self.label();
-        let done = self.label();
-        self.push(Insn::ldx(DW, R0, R10, val));
-        self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), delete);
-        self.ld_map(R1, map, 0);
-        self.push(Insn::mov(R2, R10));
-        self.push(Insn::alu_imm(Alu::Add, R2, key as i32));
-        self.push(Insn::mov(R3, R10));
-        self.push(Insn::alu_imm(Alu::Add, R3, val as i32));
-        self.push(Insn::mov_imm(R4, 0)); // BPF_ANY
-        self.push(Insn::call(helper::MAP_UPDATE_ELEM));
-        // Fails only when the map is full (a new key): the store is lost, counted.
-        self.jump(Insn::jmp_imm(Cond::Sge, R0, 0, 0), done);
-        self.count_drop(DropKind::DynamicVariable)?;
-        self.goto(done);
-        self.bind(delete);
-        self.ld_map(R1, map, 0);
-        self.push(Insn::mov(R2, R10));
-        self.push(Insn::alu_imm(Alu::Add, R2, key as i32));
-        self.push(Insn::call(helper::MAP_DELETE_ELEM));
-        self.bind(done);
-        Ok(())
+        self.store_dynamic_at(map, key, Buf::Stack(val), DW)
     }
 
     /// Builds the key of an element of array `a` in a fresh stack slot: the thread id for

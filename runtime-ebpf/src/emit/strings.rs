@@ -222,17 +222,24 @@ impl Emitter<'_> {
                     e.push(Insn::mov(R3, R0));
                 }
             }
-            e.buf_addr(R1, dst);
             // A missing element is address 0: the read fails and leaves zeros.
-            if size < vsize {
-                e.push(Insn::mov_imm(R2, e.str_limit(size) as i32));
-                e.push(Insn::call(helper::PROBE_READ_KERNEL_STR));
-            } else {
-                e.push(Insn::mov_imm(R2, vsize as i32));
-                e.push(Insn::call(helper::PROBE_READ_KERNEL));
-            }
+            e.copy_from_r3(vsize, dst, size);
             Ok(())
         })
+    }
+
+    /// Copies the string at the address in r3 (an `ssize`-byte buffer) to `dst`, already
+    /// zeroed where `size` differs, as `size` bytes: cut with the string-read helper if
+    /// smaller, else copied whole.
+    pub(super) fn copy_from_r3(&mut self, ssize: u32, dst: Buf, size: u32) {
+        self.buf_addr(R1, dst);
+        if size < ssize {
+            self.push(Insn::mov_imm(R2, self.str_limit(size) as i32));
+            self.push(Insn::call(helper::PROBE_READ_KERNEL_STR));
+        } else {
+            self.push(Insn::mov_imm(R2, ssize as i32));
+            self.push(Insn::call(helper::PROBE_READ_KERNEL));
+        }
     }
 
     /// Stores string `s` in string variable `v`. A thread-local variable or an array
@@ -265,25 +272,27 @@ impl Emitter<'_> {
                 let tmp = e.str_temp(size)?;
                 e.str_into(s, tmp, size)?;
                 let key = e.tls_key(*t)?;
-                e.store_dynamic_buf(TLS_STR_MAP, key, tmp)
+                e.store_dynamic_at(TLS_STR_MAP, key, tmp, B)
             }),
             StrVar::Element { array, keys } => self.scoped(|e| {
                 let size = e.p.arrays[*array].value.size() as u32;
                 let tmp = e.str_temp(size)?;
                 e.str_into(s, tmp, size)?;
                 let key = e.element_key(*array, keys)?;
-                e.store_dynamic_buf(&array_map_name(*array), key, tmp)
+                e.store_dynamic_at(&array_map_name(*array), key, tmp, B)
             }),
         }
     }
 
-    /// Stores the string at `val` under the key at stack `key` in hash map `map`, or
-    /// deletes the key when the string is "" (see [`Emitter::store_dynamic`]).
-    fn store_dynamic_buf(&mut self, map: &str, key: i16, val: Buf) -> Result<(), EmitError> {
+    /// Stores the value at `val` under the key at stack `key` in hash map `map`, or deletes
+    /// the key when the value is zero: its first `width` bytes (a string's first byte, an
+    /// integer's word), as DTrace frees a dynamic variable assigned its zero. A store the
+    /// full map refuses is lost and counted as a dynamic variable drop.
+    pub(super) fn store_dynamic_at(&mut self, map: &str, key: i16, val: Buf, width: u8) -> Result<(), EmitError> {
         let delete = self.label();
         let done = self.label();
         let (base, off) = self.buf_base(R0, val);
-        self.push(Insn::ldx(B, R0, base, off));
+        self.push(Insn::ldx(width, R0, base, off));
         self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), delete);
         self.ld_map(R1, map, 0);
         self.push(Insn::mov(R2, R10));
@@ -291,6 +300,7 @@ impl Emitter<'_> {
         self.buf_addr(R3, val);
         self.push(Insn::mov_imm(R4, 0)); // BPF_ANY
         self.push(Insn::call(helper::MAP_UPDATE_ELEM));
+        // Fails only when the map is full (a new key): the store is lost, counted.
         self.jump(Insn::jmp_imm(Cond::Sge, R0, 0, 0), done);
         self.count_drop(DropKind::DynamicVariable)?;
         self.goto(done);

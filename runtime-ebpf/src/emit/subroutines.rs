@@ -57,14 +57,7 @@ impl Emitter<'_> {
             self.zero_buf(dst, size);
         }
         self.buf_addr(R3, src);
-        self.buf_addr(R1, dst);
-        if size < ssize {
-            self.push(Insn::mov_imm(R2, self.str_limit(size) as i32));
-            self.push(Insn::call(helper::PROBE_READ_KERNEL_STR));
-        } else {
-            self.push(Insn::mov_imm(R2, ssize as i32));
-            self.push(Insn::call(helper::PROBE_READ_KERNEL));
-        }
+        self.copy_from_r3(ssize, dst, size);
     }
 
     /// A string subroutine's result (an `own`-byte buffer) at `dst` as `size` bytes.
@@ -221,8 +214,12 @@ impl Emitter<'_> {
             e.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), dot);
             e.buf_addr(R1, ts);
             e.push(Insn::mov(R2, R0));
-            // r2 walks back from the end; r4 is the byte at r2 (r3 its address).
-            let load = |e: &mut Self| {
+            // r2 walks back from the end, one byte a step, to `before` past the start; r4
+            // is then the byte at r2 (r3 its address).
+            let step_back = |e: &mut Self, before: Label| {
+                e.push(Insn::alu_imm(Alu::Sub, R2, 1));
+                e.jump(Insn::jmp_imm(Cond::Slt, R2, 0, 0), before);
+                e.jump(Insn::jmp_imm(Cond::Gt, R2, own as i32 - 1, 0), done);
                 e.push(Insn::mov(R3, R1));
                 e.push(Insn::alu_reg(Alu::Add, R3, R2));
                 e.push(Insn::ldx(B, R4, R3, 0));
@@ -230,20 +227,14 @@ impl Emitter<'_> {
             // Back over the trailing slashes: the last byte of the base.
             let skip = e.label();
             e.bind(skip);
-            e.push(Insn::alu_imm(Alu::Sub, R2, 1));
-            e.jump(Insn::jmp_imm(Cond::Slt, R2, 0, 0), slash);
-            e.jump(Insn::jmp_imm(Cond::Gt, R2, own as i32 - 1, 0), done);
-            load(e);
+            step_back(e, slash);
             e.jump(Insn::jmp_imm(Cond::Eq, R4, b'/' as i32, 0), skip);
             e.push(Insn::stx(DW, R10, end, R2));
             // Back over the base to the slash before it.
             let in_base = e.label();
             let no_dir = e.label();
             e.bind(in_base);
-            e.push(Insn::alu_imm(Alu::Sub, R2, 1));
-            e.jump(Insn::jmp_imm(Cond::Slt, R2, 0, 0), no_dir);
-            e.jump(Insn::jmp_imm(Cond::Gt, R2, own as i32 - 1, 0), done);
-            load(e);
+            step_back(e, no_dir);
             e.jump(Insn::jmp_imm(Cond::Ne, R4, b'/' as i32, 0), in_base);
             if base {
                 // The base: from after the slash to its last byte.
@@ -256,10 +247,7 @@ impl Emitter<'_> {
                 // before them, or is "/" if they start the path.
                 let in_slashes = e.label();
                 e.bind(in_slashes);
-                e.push(Insn::alu_imm(Alu::Sub, R2, 1));
-                e.jump(Insn::jmp_imm(Cond::Slt, R2, 0, 0), slash);
-                e.jump(Insn::jmp_imm(Cond::Gt, R2, own as i32 - 1, 0), done);
-                load(e);
+                step_back(e, slash);
                 e.jump(Insn::jmp_imm(Cond::Eq, R4, b'/' as i32, 0), in_slashes);
                 e.push(Insn::stx(DW, R10, end, R2));
                 e.push(Insn::st_imm(DW, R10, start, 0));
