@@ -126,12 +126,13 @@ impl Checker<'_> {
     fn stored_value(&mut self, e: &ast::Expr) -> Result<TExpr, Diagnostic> {
         let t = self.typed(e)?;
         let ty = t.ty;
-        if let ctypes::Val::Value(Expr::Str(_) | Expr::Stack) = &t.val {
+        if let ctypes::Val::Value(Expr::Str(_) | Expr::Stack(_) | Expr::Sym(..)) = &t.val {
             let v = self.value_of(t, &e.span)?;
             let what = v.repr().describe();
+            let hint = if matches!(v, Expr::Str(_)) { "crumbs variables hold integers and pointers; use an aggregation key to group by a string" } else { symbols::printed_only_hint(v.repr()) };
             return Err(Diagnostic::new(e.span.clone(), format!("a variable must be an integer or a pointer, but this is {what}"))
                 .label(what)
-                .hint("crumbs variables hold integers and pointers; use an aggregation key to group by a string"));
+                .hint(hint));
         }
         // An array stored is its address, a pointer to its first element (as in C).
         let ty = match self.types.real(ty).map_err(|x| ctypes::no_types(&e.span, x))? {
@@ -236,7 +237,7 @@ impl Checker<'_> {
         let first = self.arrays[a].keys.clone();
         let name = if self.arrays[a].thread { format!("self->{}", self.arrays[a].name) } else { self.arrays[a].name.clone() };
         let (keys_out, reprs) = self.keys(keys, first.as_deref(), keys::KeyOwner { kind: "associative array", name: &name }, span)?;
-        if let Some((i, r)) = reprs.iter().enumerate().find(|(_, r)| matches!(r, Repr::Stack | Repr::Object(_))) {
+        if let Some((i, r)) = reprs.iter().enumerate().find(|(_, r)| matches!(r, Repr::Stack(_) | Repr::Sym(_) | Repr::Object(_))) {
             return Err(Diagnostic::new(keys[i].span.clone(), format!("an associative array's key cannot be {}", r.describe()))
                 .label("not a key")
                 .hint("keys are integers and strings"));
