@@ -37,6 +37,13 @@ impl Checker<'_> {
                 out[i] = Expr::Str(StrExpr::Padded { id: *id, size: a.size() as u32 });
                 continue;
             }
+            if let (Repr::Stack(x), Repr::Stack(y)) = (a, b) {
+                if x != y {
+                    return Err(Diagnostic::new(keys[i].span.clone(), format!("key {} of `{name}` is {} elsewhere", i + 1, describe_stack(*x)))
+                        .label(describe_stack(*y))
+                        .hint("stack keys at one position keep the same number of frames everywhere"));
+                }
+            }
             if a != b {
                 return Err(Diagnostic::new(keys[i].span.clone(), format!("key {} of `{name}` has another type elsewhere", i + 1))
                     .label("type differs")
@@ -44,5 +51,14 @@ impl Checker<'_> {
             }
         }
         Ok((out, first.to_vec()))
+    }
+}
+
+/// A stack key as messages name it.
+fn describe_stack(u: StackUse) -> String {
+    match u {
+        StackUse::Frames(0) => "stack() (the stackframes option's frames)".into(),
+        StackUse::Frames(n) => format!("stack({n})"),
+        u => u.describe().into(),
     }
 }

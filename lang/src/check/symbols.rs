@@ -72,7 +72,7 @@ pub(super) fn printed_only_hint(r: Repr) -> &'static str {
     match r {
         Repr::Stack(StackUse::Frames(_)) => "a stack can be an aggregation key (@[stack()] = count()), traced (stack();) or printed with printf's %k",
         Repr::Sym(_) | Repr::Stack(StackUse::Caller(Some(_))) => "a symbol can be an aggregation key (@[func(pc)] = count()), traced, or printed with printf (%a, %p, %x, %d)",
-        _ => "it can be an aggregation key, traced, or printed with printf (%a, %p, %x, %d for caller)",
+        _ => "user space reads it from the recorded stack when printing: trace it, print it with printf (%d; %a for caller) or make it an aggregation key",
     }
 }
 
