@@ -191,6 +191,11 @@ impl Checker<'_> {
     /// `l op r` of two values.
     fn binary(&mut self, op: BinOp, l: &ast::Expr, r: &ast::Expr, span: &Span) -> Result<TExpr, Diagnostic> {
         let (lv, rv) = (self.value(l)?, self.value(r)?);
+        for (v, e) in [(&lv, l), (&rv, r)] {
+            if matches!(v.expr.repr(), Repr::Stack(_) | Repr::Sym(_)) {
+                self.int_expr_check(&v.expr, e, &format!("an operand of `{}`", op.symbol()))?;
+            }
+        }
         self.combine(op, lv, rv, &l.span, &r.span, span)
     }
 

@@ -480,6 +480,7 @@ fn check_arity(f: &builtins::BuiltinFn, args: &[ast::Expr], span: &Span) -> Resu
     let want = match (rest, fixed, optional) {
         (true, n, _) => format!("at least {n} argument{}", plural(n)),
         (false, n, 0) => format!("{n} argument{}", plural(n)),
+        (false, 0, m) => format!("at most {m} argument{}", plural(m)),
         (false, n, m) => format!("{n} to {} argument{}", n + m, plural(n + m)),
     };
     Err(Diagnostic::new(span.clone(), format!("{}() takes {want}, but {} given", f.name, args.len()))
