@@ -216,6 +216,32 @@ mod tests {
     }
 
     #[test]
+    fn symbols_modules_and_starts_like_dtrace() {
+        let k = Kallsyms::parse("ffffffff81000000 T _stext\nffffffff81000100 t helper\nffffffffc0000000 t mod_fn\t[ext4]\nffffffffc0000100 t mod_other\t[ext4]\n");
+        assert_eq!(k.symbol(0xffffffff81000123, SymKind::Func), "vmlinux`helper");
+        assert_eq!(k.symbol(0xffffffff81000123, SymKind::Mod), "vmlinux");
+        assert_eq!(k.symbol(0xffffffffc0000110, SymKind::Func), "ext4`mod_other");
+        assert_eq!(k.symbol(0xffffffffc0000110, SymKind::Mod), "ext4");
+        assert_eq!(k.symbol(3, SymKind::Func), "0x3");
+        assert_eq!(k.symbol(3, SymKind::Mod), "0x3");
+        assert_eq!(k.start(0xffffffff81000123, SymKind::Func), 0xffffffff81000100);
+        assert_eq!(k.start(0xffffffff81000123, SymKind::Mod), 0xffffffff81000000);
+        assert_eq!(k.start(0xffffffffc0000110, SymKind::Mod), 0xffffffffc0000000);
+        assert_eq!(k.start(3, SymKind::Func), 3);
+    }
+
+    #[test]
+    fn unrecorded_stacks_read_as_zero() {
+        let s = Stacks::new(None).with_default_frames(Some(2));
+        assert_eq!(s.read(-17, StackUse::Caller(None)), Value::Int(0, IntRepr::U64));
+        assert_eq!(s.read(-(libc::EFAULT as i64), StackUse::Depth), Value::Int(0, IntRepr { size: 4, signed: false }));
+        assert_eq!(s.read(-(libc::EFAULT as i64), StackUse::Frames(0)), Value::Stack(vec![]));
+        let pieces = crumbs_lang::printf::parse("%a %d").unwrap();
+        let v = s.symbolize(crumbs_lang::printf::conversions(&pieces), vec![Value::long(0), Value::long(0)]);
+        assert_eq!(v, [Value::Sym(0, "0x0".into()), Value::long(0)]);
+    }
+
+    #[test]
     fn drops_the_tracing_machinery() {
         assert!(is_tracing_frame("bpf`bpf_prog_3285e397bb463cc0_crumbs_sys_ente+0xc7"));
         assert!(is_tracing_frame("vmlinux`bpf_trace_run2+0x103"));
