@@ -63,7 +63,7 @@ fn profile_keys_by_function() {
         assert!(seen.insert(key.clone()), "{key} printed twice\n{}", out.dump());
         assert!(out.stdout.lines().any(|l| l.starts_with(&str_col(key))), "{}", out.dump());
     }
-    assert!(seen.len() >= 1 && rows.iter().any(|(k, _)| k[0] == "vmlinux"), "{}", out.dump());
+    assert!(!seen.is_empty() && rows.iter().any(|(k, _)| k[0] == "vmlinux"), "{}", out.dump());
 }
 
 /// At a syscall probe, `caller` is the stack's second frame (the function the probed one

@@ -237,7 +237,7 @@ impl Checker<'_> {
                             .label("wrong type")
                             .hint(if c.conv == 'k' { "use %k for stack keys, %d or %a for integers" } else { "print a stack key with %k" }));
                     }
-                    if !matches!(key, Repr::Stack(StackUse::Frames(_))) && want_str != !symbols::int_like(*key) {
+                    if !matches!(key, Repr::Stack(StackUse::Frames(_))) && want_str == symbols::int_like(*key) {
                         return Err(Diagnostic::new(at, format!("key {} of `@{a}` is {}, but this conversion expects {}", next + 1, if want_str { "an integer" } else { "a string" }, if want_str { "a string" } else { "an integer" }))
                             .label("wrong type")
                             .hint(if want_str { "use %d for integer keys" } else { "use %s for string keys" }));

@@ -221,8 +221,8 @@ mod tests {
         assert_eq!(f("%a|%-25a|%25a|%.7a", &[sym.clone(), sym.clone(), sym.clone(), sym.clone()]), "vmlinux`helper+0x23|vmlinux`helper+0x23      |      vmlinux`helper+0x23|vmlinux");
         assert_eq!(f("%p %d %x", &[sym.clone(), sym.clone(), sym]), format!("ffffffff81000123 {} ffffffff81000123", 0xffffffff81000123u64));
         let stack = Value::Stack(vec!["vmlinux`a+0x1".into(), "vmlinux`b".into()]);
-        assert_eq!(f("%k|", &[stack.clone()]), "\nvmlinux`a+0x1\nvmlinux`b\n|");
-        assert_eq!(f("%-3k|", &[stack.clone()]), "\n   vmlinux`a+0x1\n   vmlinux`b\n|");
+        assert_eq!(f("%k|", std::slice::from_ref(&stack)), "\nvmlinux`a+0x1\nvmlinux`b\n|");
+        assert_eq!(f("%-3k|", std::slice::from_ref(&stack)), "\n   vmlinux`a+0x1\n   vmlinux`b\n|");
         assert_eq!(f("%12k|", &[stack]), "\nvmlinux`a+0x1\n   vmlinux`b\n|");
     }
     fn i(n: i64) -> Value {
