@@ -109,7 +109,7 @@ fn array_errors() {
     assert_error("BEGIN { a[stack()] = 1; }", "an associative array's key cannot be a stack", "integers and strings");
     assert_error("BEGIN { a[1] = 1; trace(a); }", "`a` is an associative array, used here without a key", "a[key]");
     assert_error("BEGIN { x = 1; x[1] = 2; }", "`x` is assigned both as a variable and as an associative array", "another name");
-    assert_error("BEGIN { a[1] = execname; }", "a variable must be an integer or a pointer", "");
+    assert_error("BEGIN { a[1] = execname; a[2] = 3; }", "`a[...]` is `string`, but this is `int`", "first assignment");
     assert_error("BEGIN { args[0] = 1; }", "cannot assign to builtin variable `args`", "");
     assert_error("BEGIN { p = curthread; trace(p[1, 2]); }", "`[]` of an array or a pointer takes one index", "associative arrays");
 }

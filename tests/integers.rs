@@ -98,7 +98,7 @@ fn variables_hold_kernel_pointers() {
 
 #[test]
 fn diagnostics() {
-    assert_error("BEGIN { x = 1; x = execname; }", "a variable must be an integer or a pointer, but this is a string", "hold integers and pointers");
+    assert_error("BEGIN { x = 1; x = execname; }", "`x` is `int`, but this is `string`", "first assignment");
     assert_error("BEGIN { x = curthread; y = curthread + curthread; }", "cannot add two pointers", "subtract two pointers");
     assert_error("BEGIN { trace((int)execname); }", "cannot cast a string", "casts convert integers and pointers");
 }

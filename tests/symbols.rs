@@ -161,7 +161,7 @@ fn symbol_misuse() {
     assert_compile_error(r#"BEGIN { printf("%A", 1); }"#, "%A (a user-space address as a symbol) is not supported yet", "%p");
     assert_compile_error("BEGIN { trace(func(arg0) + 1); }", "must be an integer, but this is a kernel symbol", "@[func(pc)]");
     assert_compile_error("BEGIN /stackdepth > 2/ { }", "`stackdepth` (read from the stack when printed)", "trace it");
-    assert_compile_error("BEGIN { x = caller; }", "a variable must be an integer or a pointer", "aggregation key");
+    assert_compile_error("BEGIN { x = caller; }", "a variable cannot hold `caller`", "aggregation key");
     assert_compile_error("BEGIN { @[stack(65)] = count(); }", "stack() cannot keep 65 frames", "1 to 64");
     assert_compile_error("BEGIN { trace(mod()); }", "mod() takes 1 argument, but 0 given", "mod(pc)");
     assert_compile_error("BEGIN { @[stack(1, 2)] = count(); }", "stack() takes at most 1 argument, but 2 given", "stack([nframes])");

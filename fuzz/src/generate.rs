@@ -78,10 +78,16 @@ impl<'r> Generator<'r> {
         if self.rng.one_in(4) {
             out.push_str(self.rng.pick::<&str>(&["#pragma D option quiet\n", "#pragma D option bufsize=64k\n", "#pragma D option aggsortkey\n", "#pragma D option aggsortrev\n", "#pragma D option aggsortpos=1\n", "#pragma D option aggsortkeypos=1\n", "#pragma D option aggpack\n"]));
         }
+        let mut clauses = String::new();
         for _ in 0..self.rng.range(1, 4) {
-            out.push_str(&self.clause());
-            out.push('\n');
+            clauses.push_str(&self.clause());
+            clauses.push('\n');
         }
+        // The string variables the clauses use, declared so that they can be read anywhere.
+        if clauses.contains("sv") || clauses.contains("sa[") {
+            out.push_str("string sv; self string sv; string sa[int];\n");
+        }
+        out.push_str(&clauses);
         let unassigned: Vec<String> = self.read.difference(&self.assigned).map(|v| format!("{v} = 1;")).collect();
         if !unassigned.is_empty() && !self.rng.one_in(20) {
             out.push_str(&format!("END {{ {} }}\n", unassigned.join(" ")));
@@ -153,6 +159,10 @@ impl<'r> Generator<'r> {
                     1 => format!("if ({cond}) {{ {then}; }} else {{ {}; }}", self.statement()),
                     _ => format!("if ({cond}) {{ {then}; }} else if ({}) {{ {}; }}", self.expr(1), self.statement()),
                 }
+            }
+            11 => {
+                let target = self.rng.pick(&["sv", "self->sv", "sa[1]", "sa[pid]"]).to_string();
+                format!("{target} = {}", self.string_value())
             }
             9 => {
                 let value = self.expr(2);
@@ -331,7 +341,22 @@ impl<'r> Generator<'r> {
         }
     }
 
+    /// A string: an atom, or a subroutine, `?:` or string variable around atoms.
     fn string_value(&mut self) -> String {
+        match self.rng.below(12) {
+            0 => format!("strjoin({}, {})", self.string_atom(), self.string_atom()),
+            1 => match self.rng.below(2) {
+                0 => format!("substr({}, {})", self.string_atom(), self.expr(1)),
+                _ => format!("substr({}, {}, {})", self.string_atom(), self.expr(1), self.expr(1)),
+            },
+            2 => format!("{}({})", self.rng.pick(&["toupper", "tolower", "basename", "dirname"]), self.string_atom()),
+            3 => format!("({} ? {} : {})", self.expr(1), self.string_atom(), self.string_atom()),
+            4 => self.rng.pick(&["sv", "self->sv", "sa[1]", "sa[pid]"]).to_string(),
+            _ => self.string_atom(),
+        }
+    }
+
+    fn string_atom(&mut self) -> String {
         let strings: Vec<&str> = VARIABLES.iter().filter(|v| v.ty == VarType::Str).map(|v| v.name).collect();
         match self.rng.below(7) {
             0 => format!("\"{}\"", self.rng.pick(&["", "io-benchmark", "a\\tb", "\\377", "£é", "0123456789abcdef", "%d", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"])),
@@ -393,6 +418,10 @@ impl<'r> Generator<'r> {
             }
             4 if !self.clause.locals.is_empty() && !self.clause.in_predicate => self.rng.pick(&self.clause.locals).clone(),
             5 if !self.clause.int_fields.is_empty() => format!("args->{}", self.rng.pick(&self.clause.int_fields)),
+            5 | 7 if self.rng.one_in(3) => match self.rng.below(2) {
+                0 => format!("strlen({})", self.string_atom()),
+                _ => format!("({} {} {})", self.string_atom(), self.rng.pick(&["==", "!=", "<", ">="]), self.string_atom()),
+            },
             6 if self.rng.one_in(2) => {
                 let (name, e) = self.element();
                 self.read.insert(name);

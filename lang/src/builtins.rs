@@ -124,6 +124,10 @@ pub enum FnHook {
     Sym(SymKind),
     CopyInStr,
     StringOf,
+    /// A subroutine that makes a string (strjoin(), substr(), ...).
+    Str(crate::ir::StrFn),
+    /// strlen(s).
+    Strlen,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -148,6 +152,10 @@ pub enum ArgSpec {
     Format,
     /// Any integer or string.
     Any,
+    /// A string.
+    Str,
+    /// An integer that may be left out (only last).
+    OptInt,
     /// Any number of further integer-or-string arguments.
     Rest,
     /// An aggregation name, `@a`.
@@ -171,9 +179,16 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "printa", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Printa, signature: "printa([format,] @agg, ...)", doc: "print aggregations now, several joined by key: in the default layout, or each row as printf(format, keys...) with %@ conversions for the values" },
     BuiltinFn { name: "clear", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Clear, signature: "clear(@agg)", doc: "set every value of an aggregation to zero, keeping its keys" },
     BuiltinFn { name: "trunc", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Trunc, signature: "trunc(@agg [, n])", doc: "remove every key of an aggregation, or all but the n largest (n < 0: the -n smallest)" },
-    BuiltinFn { name: "copyinstr", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::CopyInStr, signature: "copyinstr(addr)", doc: "the NUL-terminated string at a user-space address, up to 63 bytes (bpftrace: str)" },
-    BuiltinFn { name: "stringof", kind: FnKind::Subroutine, args: &[ArgSpec::Any], hook: FnHook::StringOf, signature: "stringof(x)", doc: "x as a string: the NUL-terminated string at a kernel pointer or in a kernel char array, up to 63 bytes; a string stays itself" },
+    BuiltinFn { name: "copyinstr", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::CopyInStr, signature: "copyinstr(addr)", doc: "the NUL-terminated string at a user-space address, up to strsize - 1 bytes (bpftrace: str)" },
+    BuiltinFn { name: "stringof", kind: FnKind::Subroutine, args: &[ArgSpec::Any], hook: FnHook::StringOf, signature: "stringof(x)", doc: "x as a string: the NUL-terminated string at a kernel pointer or in a kernel char array, up to strsize - 1 bytes; a string stays itself" },
     BuiltinFn { name: "str", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::CopyInStr, signature: "str(addr)", doc: "bpftrace's spelling of copyinstr(addr)" },
+    BuiltinFn { name: "strlen", kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Strlen, signature: "strlen(s)", doc: "the length of a string in bytes, its NUL not counted" },
+    BuiltinFn { name: "strjoin", kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Join), signature: "strjoin(a, b)", doc: "a followed by b, cut to strsize - 1 bytes" },
+    BuiltinFn { name: "substr", kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Int, ArgSpec::OptInt], hook: FnHook::Str(crate::ir::StrFn::Substr), signature: "substr(s, index [, length])", doc: "the part of s from index (from the end if negative) of at most length bytes (to the end if left out; a negative length leaves that many off the end)" },
+    BuiltinFn { name: "toupper", kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Upper), signature: "toupper(s)", doc: "s with its ASCII lower-case letters in upper case" },
+    BuiltinFn { name: "tolower", kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Lower), signature: "tolower(s)", doc: "s with its ASCII upper-case letters in lower case" },
+    BuiltinFn { name: "basename", kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Basename), signature: "basename(path)", doc: "the last component of a path, trailing slashes ignored (\".\" for \"\", \"/\" for \"/\")" },
+    BuiltinFn { name: "dirname", kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Dirname), signature: "dirname(path)", doc: "a path without its last component (\".\" where there is no slash, \"/\" at the root)" },
     BuiltinFn { name: "stack", kind: FnKind::Subroutine, args: &[ArgSpec::OptConstInt], hook: FnHook::Stack, signature: "stack([nframes])", doc: "the kernel stack where the probe fired, its innermost nframes frames (1 to 64; default: option stackframes, 20): an aggregation key, traced, or printf's %k" },
     BuiltinFn { name: "func", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Func), signature: "func(pc)", doc: "the kernel function holding address pc, printed as module`function (keys at different offsets in one function aggregate together)" },
     BuiltinFn { name: "sym", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Func), signature: "sym(pc)", doc: "the kernel symbol holding address pc, printed as module`symbol; the same as func(pc)" },

@@ -24,10 +24,10 @@ pub fn tls_entries(p: &Program) -> u32 {
     (p.options.dynvarsize.unwrap_or(DEFAULT_DYNVARSIZE) / DYNVAR_PAIR_BYTES).clamp(1, u32::MAX as u64) as u32
 }
 
-/// Elements associative array `a` holds at once: dynvarsize / (its key, 8-byte value and
-/// the overhead).
+/// Elements associative array `a` holds at once: dynvarsize / (its key, its value and the
+/// overhead).
 pub fn array_entries(p: &Program, a: &crumbs_lang::ir::Array) -> u32 {
-    (p.options.dynvarsize.unwrap_or(DEFAULT_DYNVARSIZE) / (a.key_size() as u64 + 8 + DYNVAR_OVERHEAD)).clamp(1, u32::MAX as u64) as u32
+    (p.options.dynvarsize.unwrap_or(DEFAULT_DYNVARSIZE) / (a.key_size() as u64 + a.value.size() as u64 + DYNVAR_OVERHEAD)).clamp(1, u32::MAX as u64) as u32
 }
 
 /// The maps a program needs: the event ring, the drop counters, one array per aggregation
@@ -61,11 +61,16 @@ pub fn map_defs(p: &Program, target: &Target) -> Vec<MapDef> {
     if p.uses_stack {
         maps.push(MapDef { name: STACKS_MAP.into(), map_type: MAP_TYPE_STACK_TRACE, key_size: 4, value_size: 8 * STACK_DEPTH as u32, max_entries: STACK_ENTRIES, flags: 0 });
     }
-    if !p.thread_locals.is_empty() {
+    if p.thread_locals.iter().any(|v| !v.is_str()) {
         maps.push(MapDef { name: TLS_MAP.into(), map_type: MAP_TYPE_HASH, key_size: 16, value_size: 8, max_entries: tls_entries(p), flags: 0 });
     }
+    if let Some(v) = p.thread_locals.iter().find(|v| v.is_str()) {
+        let size = v.repr.size() as u64;
+        let entries = (p.options.dynvarsize.unwrap_or(DEFAULT_DYNVARSIZE) / (16 + size + DYNVAR_OVERHEAD)).clamp(1, u32::MAX as u64) as u32;
+        maps.push(MapDef { name: TLS_STR_MAP.into(), map_type: MAP_TYPE_HASH, key_size: 16, value_size: size as u32, max_entries: entries, flags: 0 });
+    }
     for (i, a) in p.arrays.iter().enumerate() {
-        maps.push(MapDef { name: array_map_name(i), map_type: MAP_TYPE_HASH, key_size: a.key_size() as u32, value_size: 8, max_entries: array_entries(p, a), flags: 0 });
+        maps.push(MapDef { name: array_map_name(i), map_type: MAP_TYPE_HASH, key_size: a.key_size() as u32, value_size: a.value.size() as u32, max_entries: array_entries(p, a), flags: 0 });
     }
     if zero > 0 {
         maps.push(MapDef { name: ZERO_MAP.into(), map_type: MAP_TYPE_ARRAY, key_size: 4, value_size: zero as u32, max_entries: 1, flags: 0 });
@@ -76,9 +81,17 @@ pub fn map_defs(p: &Program, target: &Target) -> Vec<MapDef> {
 /// Compiles every attach point's clauses to BPF and wraps them in an ELF.
 pub fn compile(p: &Program, target: &Target) -> Result<Compiled, EmitError> {
     let programs = p.groups.iter().map(|g| emit_program(p, g, target)).collect::<Result<Vec<_>, _>>()?;
-    let maps = map_defs(p, target);
+    let mut maps = map_defs(p, target);
+    if programs.iter().any(|c| c.map_refs.iter().any(|r| r.map == SCRATCH_MAP)) {
+        let scratch = programs.iter().map(|c| c.scratch).max().unwrap_or(0).max(8);
+        maps.push(MapDef { name: SCRATCH_MAP.into(), map_type: MAP_TYPE_PERCPU_ARRAY, key_size: 4, value_size: scratch, max_entries: 1, flags: 0 });
+    }
+    if programs.iter().any(|c| c.map_refs.iter().any(|r| r.map == SYSCALL_NAMES_MAP)) {
+        let entries = crumbs_lang::syscalls::SyscallTable::get().iter().map(|(nr, _)| nr + 1).max().unwrap_or(1);
+        maps.push(MapDef { name: SYSCALL_NAMES_MAP.into(), map_type: MAP_TYPE_ARRAY, key_size: 4, value_size: SYSCALL_NAME_SIZE, max_entries: entries, flags: 0 });
+    }
     let flag = emit::exit_flag_offset(p).map_or(0, |_| 8);
-    let elf = write_elf(&programs, &maps, p.globals.len() * 8 + flag);
+    let elf = write_elf(&programs, &maps, p.globals_size() + flag);
     Ok(Compiled { elf, programs, maps })
 }
 

@@ -113,7 +113,7 @@ pub fn decode_value(r: Repr, bytes: &[u8], dec: &Decoder) -> Value {
         Repr::StrId => Value::Str(dec.strings.resolve(word(bytes, 0) as u64)),
         Repr::Stack(u) => dec.stacks.read(word(bytes, 0), u),
         Repr::Sym(k) => dec.stacks.address(word(bytes, 0) as u64, Some(k)),
-        Repr::Comm | Repr::Buf => {
+        Repr::Str(_) => {
             let end = bytes.iter().position(|b| *b == 0).unwrap_or(bytes.len());
             Value::Str(String::from_utf8_lossy(&bytes[..end]).into_owned())
         }
@@ -159,7 +159,7 @@ mod tests {
         let mut key = b"cat\0\0\0\0\0\0\0\0\0\0\0\0\0".to_vec();
         key.extend(words(&[id as i64, -2]));
         let stacks = Stacks::new(None);
-        let v = decode_keys(&key, &[Repr::Comm, Repr::StrId, Repr::Int(crumbs_lang::ir::IntRepr::I64)], &Decoder { strings: &s, stacks: &stacks });
+        let v = decode_keys(&key, &[Repr::Str(16), Repr::StrId, Repr::Int(crumbs_lang::ir::IntRepr::I64)], &Decoder { strings: &s, stacks: &stacks });
         assert_eq!(v, vec![Value::Str("cat".into()), Value::Str("hello".into()), Value::long(-2)]);
     }
 }

@@ -59,7 +59,14 @@ fn clause_span(p: &Program, i: usize) -> Span {
 /// Parses, checks and generates code for `text` on `kernel`.
 #[allow(clippy::result_large_err)]
 pub fn compile(text: &str, opts: &CompileOptions, kernel: &dyn Kernel) -> Result<Compiled, CompileError> {
-    let check = CheckOptions { facts: Some(kernel.facts()), target: opts.target, args: opts.args.clone(), ids: crate::process::own_ids() };
+    // A string's size is part of the program: -x strsize reaches the checker.
+    let mut early = crumbs_lang::ir::Options::default();
+    for opt in &opts.options {
+        if let Some(("strsize", v)) = opt.split_once('=') {
+            apply_option(&mut early, "strsize", Some(v)).map_err(|(msg, hint)| CompileError::Message(format!("-x {opt}: {msg} ({hint})")))?;
+        }
+    }
+    let check = CheckOptions { facts: Some(kernel.facts()), target: opts.target, args: opts.args.clone(), ids: crate::process::own_ids(), strsize: early.strsize };
     let mut program = crumbs_lang::compile(text, &check).map_err(CompileError::Source)?;
     for opt in &opts.options {
         let (n, v) = match opt.split_once('=') {

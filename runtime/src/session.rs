@@ -113,6 +113,7 @@ pub(crate) fn load(program: &Program, compiled: &Compiled, quiet: bool) -> Resul
             RunError::Other(format!("cannot create BPF maps: {text}"))
         }
     })?;
+    fill_syscall_names(&mut ebpf)?;
     let mut progress = Progress::new("loading programs", compiled.programs.len(), !quiet);
     for code in &compiled.programs {
         progress.tick();
@@ -125,9 +126,11 @@ pub(crate) fn load(program: &Program, compiled: &Compiled, quiet: bool) -> Resul
                     let log = verifier_log.to_string();
                     // The verifier's own limits (a million steps, 8192 pending branches):
                     // the program is too big or branchy for it, not wrongly generated.
-                    if log.contains("BPF program is too large") || log.contains("jumps is too complex") {
+                    // ENOMEM: the verifier could not allocate what checking it takes.
+                    let out_of_memory = io_error.raw_os_error() == Some(12);
+                    if log.contains("BPF program is too large") || log.contains("jumps is too complex") || out_of_memory {
                         // Not a code generation bug: the verifier gives up after a million steps.
-                        return Err(RunError::Other(format!("the kernel's verifier gave up on the program for {:?}: it is too complex to check (over its limit of 1,000,000 steps or 8192 pending branches); use fewer or simpler clauses on that probe", code.attach)));
+                        return Err(RunError::Other(format!("the kernel's verifier gave up on the program for {:?}: it is too complex to check (over its limit of 1,000,000 steps or 8192 pending branches, or more memory than it may take); use fewer or simpler clauses on that probe", code.attach)));
                     }
                     let lines: Vec<&str> = log.lines().collect();
                     let tail = lines[lines.len().saturating_sub(12)..].join("\n");
@@ -139,6 +142,20 @@ pub(crate) fn load(program: &Program, compiled: &Compiled, quiet: bool) -> Resul
         }
     }
     Ok(ebpf)
+}
+
+/// The system call names table, for programs that need probefunc as a string in the kernel.
+fn fill_syscall_names(ebpf: &mut Ebpf) -> Result<(), RunError> {
+    use crumbs_ebpf::abi::{SYSCALL_NAMES_MAP, SYSCALL_NAME_SIZE};
+    let Some(map) = ebpf.map_mut(SYSCALL_NAMES_MAP) else { return Ok(()) };
+    let mut table: aya::maps::Array<_, [u8; SYSCALL_NAME_SIZE as usize]> = aya::maps::Array::try_from(map).map_err(|e| RunError::Other(format!("system call names table: {e}")))?;
+    for (nr, name) in crumbs_lang::syscalls::SyscallTable::get().iter() {
+        let mut value = [0u8; SYSCALL_NAME_SIZE as usize];
+        let n = name.len().min(value.len() - 1);
+        value[..n].copy_from_slice(&name.as_bytes()[..n]);
+        table.set(nr, value, 0).map_err(|e| RunError::Other(format!("system call names table: {e}")))?;
+    }
+    Ok(())
 }
 
 /// aya's `EbpfLoader::new()` reads and parses all of /sys/kernel/btf/vmlinux (5 MB: about

@@ -279,7 +279,7 @@ fn conv_span(fmt: &ast::Expr, c: &printf::Conv) -> Span {
 fn joinable(a: Repr, b: Repr) -> bool {
     match (a, b) {
         (Repr::Int(_), Repr::Int(_)) => true,
-        (Repr::Comm | Repr::StrId | Repr::Buf, Repr::Comm | Repr::StrId | Repr::Buf) => true,
+        (Repr::StrId | Repr::Str(_), Repr::StrId | Repr::Str(_)) => true,
         (a, b) => a == b,
     }
 }

@@ -344,7 +344,7 @@ impl Checker<'_> {
             Type::Ptr { space: AddrSpace::User, .. } => Err(Diagnostic::new(span.clone(), "stringof() of a user-space pointer").label("points into the traced process").hint("read user strings with copyinstr()")),
             Type::Ptr { .. } | Type::Array { .. } => {
                 let addr = self.value_of(t, span)?;
-                Ok(Expr::Str(StrExpr::KernelStr(Box::new(addr))))
+                Ok(Expr::Str(StrExpr::KernelStr(Box::new(addr), self.strsize)))
             }
             Type::Int(_) | Type::Enum { .. } => Err(Diagnostic::new(span.clone(), "stringof() needs a kernel pointer, a char array or a string")
                 .label("an integer")
@@ -371,11 +371,11 @@ impl Checker<'_> {
         match real {
             Type::Array { elem, .. } if char_elem(&mut self.types, elem) => {
                 let (Val::Place(addr) | Val::Value(addr)) = t.val;
-                Ok(TExpr::new(Expr::Str(StrExpr::KernelStr(Box::new(addr))), ty))
+                Ok(TExpr::new(Expr::Str(StrExpr::KernelStr(Box::new(addr), self.strsize)), ty))
             }
             Type::Ptr { to, space: AddrSpace::Kernel } if char_elem(&mut self.types, to) => {
                 let v = self.value_of(t, span)?;
-                Ok(TExpr::new(Expr::Str(StrExpr::KernelStr(Box::new(v))), ty))
+                Ok(TExpr::new(Expr::Str(StrExpr::KernelStr(Box::new(v), self.strsize)), ty))
             }
             _ => Ok(TExpr::new(self.value_of(t, span)?, ty)),
         }

@@ -61,8 +61,7 @@ impl Checker<'_> {
                 } else if let Some((v, ty)) = self.types.enum_constant(name) {
                     TExpr::new(Expr::Int(v), ty)
                 } else if let Some(g) = self.globals.iter().position(|g| g == name) {
-                    let ty = self.var_type(VarRef::Global(g));
-                    TExpr::new(Expr::Global(g), ty)
+                    self.var_expr(VarRef::Global(g), Vec::new())
                 } else if let Some((v, ty)) = self.types.kernel_enum_constant(name) {
                     TExpr::new(Expr::Int(v), ty)
                 } else if self.array(name, false).is_some() {
@@ -112,10 +111,7 @@ impl Checker<'_> {
             },
             ExprKind::ArgsField(n) => self.args_field(n, &e.span)?,
             ExprKind::ThreadLocal(n) => match self.thread_locals.iter().position(|t| t == n) {
-                Some(t) => {
-                    let ty = self.var_type(VarRef::Thread(t));
-                    TExpr::new(Expr::ThreadLocal(t), ty)
-                }
+                Some(t) => self.var_expr(VarRef::Thread(t), Vec::new()),
                 None if self.array(n, true).is_some() => return Err(unindexed_array(&format!("self->{n}"), &e.span)),
                 None => {
                     return Err(Diagnostic::new(e.span.clone(), format!("thread-local variable `self->{n}` is never assigned"))
@@ -124,10 +120,7 @@ impl Checker<'_> {
                 }
             },
             ExprKind::ClauseLocal(n) => match self.clause_locals.iter().position(|t| t == n).or_else(|| self.declared_local(n)) {
-                Some(l) => {
-                    let ty = self.var_type(VarRef::Clause(l));
-                    TExpr::new(Expr::ClauseLocal(l), ty)
-                }
+                Some(l) => self.var_expr(VarRef::Clause(l), Vec::new()),
                 None => return Err(unassigned_local(n, &e.span)),
             },
             ExprKind::Agg(a) => {
@@ -140,11 +133,16 @@ impl Checker<'_> {
                 check_arity(f, args, &e.span)?;
                 TExpr::new(self.string_of(&args[0])?, string)
             }
+            ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| matches!(f.hook, FnHook::Str(_) | FnHook::Strlen)) => {
+                let f = builtins::function(&name.name).expect("checked");
+                check_arity(f, args, &e.span)?;
+                self.string_call(f, args)?
+            }
             ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| f.hook == FnHook::CopyInStr) => {
                 let f = builtins::function(&name.name).expect("checked");
                 check_arity(f, args, &e.span)?;
                 let addr = self.int_expr(&args[0], &format!("the address given to {}()", f.name))?;
-                TExpr::new(Expr::Str(StrExpr::UserStr(Box::new(addr))), string)
+                TExpr::new(Expr::Str(StrExpr::UserStr(Box::new(addr), self.strsize)), string)
             }
             ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| f.kind == FnKind::Subroutine) => {
                 let f = builtins::function(&name.name).expect("checked");
@@ -175,44 +173,69 @@ impl Checker<'_> {
                 };
                 TExpr::new(expr, ty)
             }
-            ExprKind::Binary(op, l, r) => self.binary(*op, l, r, &e.span)?,
+            ExprKind::Binary(op, l, r) => self.binary(*op, l, r)?,
             ExprKind::Assign { target, op, value } => self.assign_value(target, *op, Some(value), 0, false, &e.span)?,
             ExprKind::IncDec { target, delta, post } => self.assign_value(target, None, None, *delta, *post, &e.span)?,
             ExprKind::Ternary(c, a, b) => {
                 let c = self.int_expr(c, "a condition")?;
-                let a = self.int_value(a, "a branch of ?:")?;
-                let b = self.int_value(b, "a branch of ?:")?;
-                let ty = self.common_type(a.ty, b.ty);
-                TExpr::new(Expr::Ternary(Box::new(c), Box::new(a.expr), Box::new(b.expr)), ty)
+                let (av, bv) = (self.value(a)?, self.value(b)?);
+                if let (Expr::Str(x), Expr::Str(y)) = (&av.expr, &bv.expr) {
+                    let (x, y) = self.same_layout(x.clone(), y.clone());
+                    return Ok(TExpr::new(Expr::Str(StrExpr::Ternary(Box::new(c), Box::new(x), Box::new(y))), string));
+                }
+                self.int_expr_check(&av.expr, a, "a branch of ?: whose other branch is an integer")?;
+                self.int_expr_check(&bv.expr, b, "a branch of ?: whose other branch is an integer")?;
+                let ty = self.common_type(av.ty, bv.ty);
+                TExpr::new(Expr::Ternary(Box::new(c), Box::new(av.expr), Box::new(bv.expr)), ty)
             }
         })
     }
 
+    /// Two strings that become one value (the branches of `?:`): both ids, or both in
+    /// buffers of one size (an id then laid out as a `strsize` buffer).
+    fn same_layout(&mut self, a: StrExpr, b: StrExpr) -> (StrExpr, StrExpr) {
+        let (ra, rb) = (a.repr(), b.repr());
+        if ra == rb {
+            return (a, b);
+        }
+        let size = if ra == Repr::StrId || rb == Repr::StrId { self.strsize } else { ra.size().max(rb.size()) as u32 };
+        (self.in_buffer(a, size), self.in_buffer(b, size))
+    }
+
+    /// String `s` in a buffer of `size` bytes: constants padded, buffers converted.
+    pub(super) fn in_buffer(&mut self, s: StrExpr, size: u32) -> StrExpr {
+        match s {
+            StrExpr::Const(id) => StrExpr::Padded { id, size },
+            s if s.repr() == Repr::Str(size) => s,
+            s => StrExpr::Call { f: StrFn::Copy, args: vec![StrArg::Str(s)], size },
+        }
+    }
+
     /// `l op r` of two values.
-    fn binary(&mut self, op: BinOp, l: &ast::Expr, r: &ast::Expr, span: &Span) -> Result<TExpr, Diagnostic> {
+    fn binary(&mut self, op: BinOp, l: &ast::Expr, r: &ast::Expr) -> Result<TExpr, Diagnostic> {
         let (lv, rv) = (self.value(l)?, self.value(r)?);
         for (v, e) in [(&lv, l), (&rv, r)] {
             if matches!(v.expr.repr(), Repr::Stack(_) | Repr::Sym(_)) {
                 self.int_expr_check(&v.expr, e, &format!("an operand of `{}`", op.symbol()))?;
             }
         }
-        self.combine(op, lv, rv, &l.span, &r.span, span)
+        self.combine(op, lv, rv, &l.span, &r.span)
     }
 
     /// `lv op rv`, typed by C's rules: the usual arithmetic conversions, pointer arithmetic
     /// scaled by the size of what the pointer points at, comparisons giving an `int`.
-    pub(super) fn combine(&mut self, op: BinOp, lv: TExpr, rv: TExpr, lspan: &Span, rspan: &Span, span: &Span) -> Result<TExpr, Diagnostic> {
+    pub(super) fn combine(&mut self, op: BinOp, lv: TExpr, rv: TExpr, lspan: &Span, rspan: &Span) -> Result<TExpr, Diagnostic> {
         // A kernel `char *` compared with or added to an integer is a pointer.
         let unwrap = |v: TExpr| match v.expr {
-            Expr::Str(StrExpr::KernelStr(a)) => TExpr::new(*a, v.ty),
+            Expr::Str(StrExpr::KernelStr(a, _)) => TExpr::new(*a, v.ty),
             x => TExpr::new(x, v.ty),
         };
         // Two kernel `char *` (not D strings) are pointers to each other too, as in C.
-        let pointer = |cx: &mut Self, v: &TExpr| matches!(v.expr, Expr::Str(StrExpr::KernelStr(_))) && !matches!(cx.types.real(v.ty), Ok(Type::String { .. }));
+        let pointer = |cx: &mut Self, v: &TExpr| matches!(v.expr, Expr::Str(StrExpr::KernelStr(..))) && !matches!(cx.types.real(v.ty), Ok(Type::String { .. }));
         let (lp, rp) = (pointer(self, &lv), pointer(self, &rv));
         let (lv, rv) = match (lv.expr.is_int(), rv.expr.is_int()) {
-            (false, true) if matches!(lv.expr, Expr::Str(StrExpr::KernelStr(_))) => (unwrap(lv), rv),
-            (true, false) if matches!(rv.expr, Expr::Str(StrExpr::KernelStr(_))) => (lv, unwrap(rv)),
+            (false, true) if matches!(lv.expr, Expr::Str(StrExpr::KernelStr(..))) => (unwrap(lv), rv),
+            (true, false) if matches!(rv.expr, Expr::Str(StrExpr::KernelStr(..))) => (lv, unwrap(rv)),
             (false, false) if lp && rp => (unwrap(lv), unwrap(rv)),
             _ => (lv, rv),
         };
@@ -223,34 +246,7 @@ impl Checker<'_> {
             }
         }
         match (lv.expr, rv.expr) {
-            (Expr::Str(a), Expr::Str(b)) if op.is_comparison() => {
-                let relational = !matches!(op, BinOp::Eq | BinOp::Ne);
-                let probe = matches!(a, StrExpr::Probe(_)) || matches!(b, StrExpr::Probe(_));
-                let whole = span.clone();
-                if relational && probe {
-                    return Err(Diagnostic::new(whole, "probe names can only be compared with == and !=")
-                        .label("ordering not supported")
-                        .hint("compare with == or != instead"));
-                }
-                let copied = |s: &StrExpr| matches!(s, StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_) | StrExpr::KernelStr(_));
-                let name_vs_const = (copied(&a) && matches!(b, StrExpr::Const(_))) || (matches!(a, StrExpr::Const(_)) && copied(&b));
-                if a.repr() == Repr::Buf && b.repr() == Repr::Buf {
-                    return Err(Diagnostic::new(whole, "comparing two copied strings is not supported yet")
-                        .label("unsupported comparison")
-                        .hint("compare each with a string literal"));
-                }
-                if a.repr() == Repr::Comm && b.repr() == Repr::Comm && a != b {
-                    return Err(Diagnostic::new(whole, "comparing two different names is not supported yet")
-                        .label("unsupported comparison")
-                        .hint("compare each with a string literal"));
-                }
-                if a.repr() != b.repr() && !name_vs_const {
-                    return Err(Diagnostic::new(whole, "cannot compare a process name with a probe name")
-                        .label("unsupported comparison")
-                        .hint("compare execname with a string literal, e.g. execname == \"cat\""));
-                }
-                Ok(TExpr::new(Expr::StrCmp(op, a, b), int))
-            }
+            (Expr::Str(a), Expr::Str(b)) if op.is_comparison() => Ok(TExpr::new(Expr::StrCmp(op, a, b), int)),
             (le, re) if le.is_int() && re.is_int() => {
                 let (lt, rt) = (lv.ty, rv.ty);
                 let (ty, unsigned) = match op {

@@ -32,9 +32,9 @@ impl Checker<'_> {
                 out[i] = self.fit(&typed[i], *first);
                 continue;
             }
-            // A literal where the first use had a name or a copied string is laid out as those are.
-            if let (Repr::Comm | Repr::Buf, Expr::Str(StrExpr::Const(id))) = (a, &typed[i].expr) {
-                out[i] = Expr::Str(StrExpr::Padded { id: *id, size: a.size() as u32 });
+            // Any string where the first use had a string in a buffer is laid out as that was.
+            if let (Repr::Str(size), Expr::Str(s)) = (a, &typed[i].expr) {
+                out[i] = Expr::Str(self.in_buffer(s.clone(), *size));
                 continue;
             }
             if let (Repr::Stack(x), Repr::Stack(y)) = (a, b) {
@@ -45,9 +45,12 @@ impl Checker<'_> {
                 }
             }
             if a != b {
-                return Err(Diagnostic::new(keys[i].span.clone(), format!("key {} of `{name}` has another type elsewhere", i + 1))
-                    .label("type differs")
-                    .hint("keys at one position must all be integers, all process names, or all other strings (a string literal can stand for either)"));
+                let hint = if (*a, b.is_str()) == (Repr::StrId, true) {
+                    "this key's first use is a string literal or probe name, kept as an id: make the first use a process name, a copied string or a string variable"
+                } else {
+                    "keys at one position must all be integers or all strings"
+                };
+                return Err(Diagnostic::new(keys[i].span.clone(), format!("key {} of `{name}` has another type elsewhere", i + 1)).label("type differs").hint(hint));
             }
         }
         Ok((out, first.to_vec()))

@@ -19,6 +19,7 @@ mod decls;
 mod expr;
 mod keys;
 mod print;
+mod strings;
 mod symbols;
 mod tracepoint;
 mod values;
@@ -39,6 +40,9 @@ pub struct CheckOptions {
     pub args: Vec<String>,
     /// `$pid`, `$uid`, ...: crumbs' own process ids (all 0 unless the caller gives them).
     pub ids: ProcessIds,
+    /// `-x strsize=N` from the command line: overrides the script's pragma (a string's size
+    /// is part of the program, so it is known before checking).
+    pub strsize: Option<u64>,
 }
 
 /// The ids of the process compiling the program, D's macro variables `$pid`, `$ppid`,
@@ -91,8 +95,13 @@ type Known = (crate::types::Types, std::collections::HashMap<VarRef, crate::type
 
 fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::Types, known: Option<std::collections::HashMap<VarRef, crate::types::TypeId>>) -> Result<(Program, Option<Known>), Diagnostic> {
     let second = known.is_some();
+    let mut options = options(&program.pragmas)?;
+    if let Some(n) = opts.strsize {
+        options.strsize = Some(n);
+    }
     let mut cx = Checker {
         opts,
+        strsize: str_buffer(options.strsize()),
         globals: Vec::new(),
         thread_locals: Vec::new(),
         arrays: Vec::new(),
@@ -120,7 +129,6 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     }
     cx.declare_variables(&program.decls)?;
     cx.declare_globals(program)?;
-    let options = options(&program.pragmas)?;
     let mut groups: BTreeMap<AttachPoint, Vec<Clause>> = BTreeMap::new();
     let mut order: Vec<AttachPoint> = Vec::new();
     let mut matched = 0;
@@ -190,7 +198,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
                 filter,
                 predicate: lowered.0.clone(),
                 body: lowered.1.clone(),
-                locals: lowered.3,
+                locals: lowered.3.clone(),
                 record: lowered.2,
             });
         }
@@ -203,6 +211,9 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         }
     }
     order.sort();
+    let globals = (0..cx.globals.len()).map(|g| Variable { name: cx.globals[g].clone(), repr: cx.var_repr(VarRef::Global(g)) }).collect();
+    let thread_locals = (0..cx.thread_locals.len()).map(|t| Variable { name: cx.thread_locals[t].clone(), repr: cx.var_repr(VarRef::Thread(t)) }).collect();
+    let arrays = (0..cx.arrays.len()).map(|a| Array { name: cx.arrays[a].name.clone(), thread: cx.arrays[a].thread, keys: cx.arrays[a].keys.clone().unwrap_or_default(), value: cx.var_repr(VarRef::Array(a)) }).collect();
     let again = cx.read_before_typed && !second;
     let program = Program {
         options,
@@ -211,9 +222,9 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
             .map(|a| Group { attach: a, clauses: groups.remove(&a).unwrap_or_default() })
             .collect(),
         aggregations: cx.aggs,
-        globals: cx.globals,
-        thread_locals: cx.thread_locals,
-        arrays: cx.arrays.into_iter().map(|a| Array { name: a.name, thread: a.thread, keys: a.keys.unwrap_or_default() }).collect(),
+        globals,
+        thread_locals,
+        arrays,
         records: cx.records,
         strings: cx.strings,
         matched_probes: matched,
@@ -252,6 +263,7 @@ pub fn apply_option(o: &mut Options, name: &str, value: Option<&str>) -> Result<
         "aggsize" => o.aggsize = Some(size_option(name, value, 64, "64", "the aggregation space")?),
         "dynvarsize" => o.dynvarsize = Some(size_option(name, value, 64, "64", "the thread-local variable space")?),
         "stackframes" => o.stackframes = Some(symbols::stackframes_option(value)?),
+        "strsize" => o.strsize = Some(strsize_option(value)?),
         n if KNOWN_OPTIONS.contains(&n) => {}
         n => {
             let hint = match closest(n, KNOWN_OPTIONS.iter().copied()) {
@@ -288,6 +300,16 @@ fn position_option(name: &str, value: Option<&str>) -> Result<u64, (String, Stri
     parsed.map_err(|_| (format!("option `{name}` needs a position, got `{v}`"), format!("write a number from 0, e.g. `{name}=1`")))
 }
 
+/// `strsize`: 2 bytes (one character and its NUL) to 4k, so that a few strings fit a
+/// record and the scratch space.
+fn strsize_option(value: Option<&str>) -> Result<u64, (String, String)> {
+    let v = value.and_then(parse_size).ok_or((format!("option `strsize` needs a size, got `{}`", value.unwrap_or("")), "write a size such as `strsize=512`".to_string()))?;
+    if !(2..=4096).contains(&v) {
+        return Err((format!("strsize={} is out of range", value.unwrap_or("")), "a string can be 2 to 4096 bytes (its NUL included)".to_string()));
+    }
+    Ok(v)
+}
+
 /// A size option's value in bytes, from `min` (written `min_text`) to 1g.
 fn size_option(name: &str, value: Option<&str>, min: u64, min_text: &str, what: &str) -> Result<u64, (String, String)> {
     let v = value.and_then(parse_size).ok_or((
@@ -313,6 +335,8 @@ fn parse_size(s: &str) -> Option<u64> {
 
 struct Checker<'a> {
     opts: &'a CheckOptions,
+    /// The buffer every string variable and copied string is kept in (strsize, in words).
+    strsize: u32,
     globals: Vec<String>,
     thread_locals: Vec<String>,
     /// Associative arrays, global and thread-local.
@@ -346,7 +370,7 @@ struct Checker<'a> {
     c_ints: std::collections::HashMap<&'static str, crate::types::TypeId>,
 }
 
-type Lowered = (Option<Expr>, Vec<Stmt>, Option<usize>, usize);
+type Lowered = (Option<Expr>, Vec<Stmt>, Option<usize>, Vec<Repr>);
 /// Builds the statement that stores a value into a variable.
 type Store = Box<dyn Fn(Expr) -> Stmt>;
 
@@ -404,7 +428,8 @@ impl Checker<'_> {
         } else {
             None
         };
-        Ok((predicate, body, record, self.clause_locals.len()))
+        let locals = (0..self.clause_locals.len()).map(|l| self.var_repr(VarRef::Clause(l))).collect();
+        Ok((predicate, body, record, locals))
     }
 
     fn stmt(&mut self, s: &ast::Stmt, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
@@ -470,8 +495,8 @@ fn const_int(e: &ast::Expr) -> Option<i64> {
 
 fn check_arity(f: &builtins::BuiltinFn, args: &[ast::Expr], span: &Span) -> Result<(), Diagnostic> {
     let rest = f.args.contains(&ArgSpec::Rest);
-    let fixed = f.args.iter().filter(|a| !matches!(a, ArgSpec::Rest | ArgSpec::OptConstInt)).count();
-    let optional = f.args.iter().filter(|a| **a == ArgSpec::OptConstInt).count();
+    let fixed = f.args.iter().filter(|a| !matches!(a, ArgSpec::Rest | ArgSpec::OptInt | ArgSpec::OptConstInt)).count();
+    let optional = f.args.iter().filter(|a| matches!(a, ArgSpec::OptInt | ArgSpec::OptConstInt)).count();
     let ok = if rest { args.len() >= fixed } else { (fixed..=fixed + optional).contains(&args.len()) };
     if ok {
         return Ok(());
@@ -481,7 +506,7 @@ fn check_arity(f: &builtins::BuiltinFn, args: &[ast::Expr], span: &Span) -> Resu
         (true, n, _) => format!("at least {n} argument{}", plural(n)),
         (false, n, 0) => format!("{n} argument{}", plural(n)),
         (false, 0, m) => format!("at most {m} argument{}", plural(m)),
-        (false, n, m) => format!("{n} to {} argument{}", n + m, plural(n + m)),
+        (false, n, m) => format!("{n} or {} arguments", n + m),
     };
     Err(Diagnostic::new(span.clone(), format!("{}() takes {want}, but {} given", f.name, args.len()))
         .label("wrong number of arguments")

@@ -114,7 +114,7 @@ impl Checker<'_> {
         Ok(match kind {
             Some(FieldKind::Chars) => TExpr::new(Expr::Str(StrExpr::TpField(name.to_string())), string),
             Some(FieldKind::DataLocStr { relative }) => {
-                TExpr::new(Expr::Str(StrExpr::KernelStr(Box::new(data_loc_address(name, relative, at)))), string)
+                TExpr::new(Expr::Str(StrExpr::KernelStr(Box::new(data_loc_address(name, relative, at)), self.strsize)), string)
             }
             // A pointer to the array's first element, in the record (kernel memory).
             Some(FieldKind::DataLocArray { relative, elem }) => {

@@ -44,9 +44,9 @@ impl Checker<'_> {
         id
     }
 
-    /// D's `string`, as strings are kept today ([`STRSIZE`] bytes).
+    /// D's `string` (`strsize` bytes).
     pub(super) fn c_string(&mut self) -> TypeId {
-        self.types.string(STRSIZE as u32)
+        self.types.string(self.strsize)
     }
 
     pub(super) fn long(&mut self) -> TypeId {

@@ -44,14 +44,15 @@ impl Checker<'_> {
                 let mut reprs = Vec::new();
                 for k in keys {
                     if is_string(k) {
-                        return Err(Diagnostic::new(k.span.clone(), "a `string` key cannot be declared yet").label("a string key").hint("string keys are declared by using them: `a[execname] = 1;`"));
+                        reprs.push(Repr::Str(self.strsize));
+                        continue;
                     }
                     let kt = self.type_of_name(k)?;
                     match self.types.real(kt).map_err(|e| ctypes::no_types(&k.span, e))? {
                         Type::Int(_) | Type::Enum { .. } | Type::Ptr { .. } => reprs.push(Repr::Int(self.int_repr(kt))),
                         _ => {
                             let n = self.types.name(kt);
-                            return Err(Diagnostic::new(k.span.clone(), format!("an associative array's key cannot be declared `{n}`")).label("not an integer type").hint("declare integer keys (string keys are declared by using them: `a[execname] = 1;`)"));
+                            return Err(Diagnostic::new(k.span.clone(), format!("an associative array's key cannot be declared `{n}`")).label("not an integer type").hint("declare integer or string keys: `int a[string, int];`"));
                         }
                     }
                 }
@@ -81,17 +82,17 @@ impl Checker<'_> {
         Ok(())
     }
 
-    /// A declared variable's type: an integer, an enum or a pointer.
+    /// A declared variable's type: an integer, an enum, a pointer or a string.
     fn scalar_type(&mut self, ty: &TypeName) -> Result<TypeId, Diagnostic> {
         if is_string(ty) {
-            return Err(Diagnostic::new(ty.span.clone(), "string variables are not supported yet").label("a string").hint("variables hold integers and pointers; use a string as an aggregation or array key"));
+            return Ok(self.c_string());
         }
         let t = self.type_of_name(ty)?;
         match self.types.real(t).map_err(|e| ctypes::no_types(&ty.span, e))? {
             Type::Int(_) | Type::Enum { .. } | Type::Ptr { .. } => Ok(t),
             _ => {
                 let n = self.types.name(t);
-                Err(Diagnostic::new(ty.span.clone(), format!("a variable cannot be `{n}` yet")).label("not a scalar").hint("declare an integer or a pointer (`struct file *f;`)"))
+                Err(Diagnostic::new(ty.span.clone(), format!("a variable cannot be `{n}` yet")).label("not a scalar").hint("declare an integer, a pointer (`struct file *f;`) or a string"))
             }
         }
     }

@@ -68,15 +68,57 @@ impl Checker<'_> {
     pub(super) fn assign_value(&mut self, target: &LValue, op: Option<BinOp>, value: Option<&ast::Expr>, delta: i64, post: bool, span: &Span) -> Result<TExpr, Diagnostic> {
         let Assignment { target, value, ty } = self.assignment(target, op, value, delta, span)?;
         let tmp = self.hidden_local(ty);
+        let local = self.var_expr(VarRef::Clause(tmp), Vec::new()).expr;
         let mut stmts = target.setup;
         if post {
-            stmts.push(Stmt::SetClauseLocal(tmp, target.read));
+            stmts.push(set_local(tmp, target.read));
             stmts.push((target.store)(value));
         } else {
-            stmts.push(Stmt::SetClauseLocal(tmp, value));
-            stmts.push((target.store)(Expr::ClauseLocal(tmp)));
+            stmts.push(set_local(tmp, value));
+            stmts.push((target.store)(local.clone()));
         }
-        Ok(TExpr::new(Expr::Seq(stmts, Box::new(Expr::ClauseLocal(tmp))), ty))
+        Ok(TExpr::new(
+            match local {
+                Expr::Str(s) => Expr::Str(StrExpr::Seq(stmts, Box::new(s))),
+                v => Expr::Seq(stmts, Box::new(v)),
+            },
+            ty,
+        ))
+    }
+
+    /// How variable `v` is stored: a string buffer or an integer of its type.
+    pub(super) fn var_repr(&mut self, v: VarRef) -> Repr {
+        match self.var_types.get(&v).copied() {
+            Some(t) if self.is_string_type(t) => Repr::Str(self.strsize),
+            Some(t) => Repr::Int(self.int_repr(t)),
+            None => Repr::Int(IntRepr::I64),
+        }
+    }
+
+    pub(super) fn is_string_type(&mut self, t: TypeId) -> bool {
+        matches!(self.types.real(t), Ok(Type::String { .. }))
+    }
+
+    /// Reading variable `v` (`keys`: an array element's): an integer, or a string variable's
+    /// buffer.
+    pub(super) fn var_expr(&mut self, v: VarRef, keys: Vec<Expr>) -> TExpr {
+        let ty = self.var_type(v);
+        if self.is_string_type(ty) {
+            let at = match v {
+                VarRef::Global(g) => StrVar::Global(g),
+                VarRef::Thread(t) => StrVar::Thread(t),
+                VarRef::Clause(l) => StrVar::Clause(l),
+                VarRef::Array(array) => StrVar::Element { array, keys },
+            };
+            return TExpr::new(Expr::Str(StrExpr::Var(at, self.strsize)), ty);
+        }
+        let e = match v {
+            VarRef::Global(g) => Expr::Global(g),
+            VarRef::Thread(t) => Expr::ThreadLocal(t),
+            VarRef::Clause(l) => Expr::ClauseLocal(l),
+            VarRef::Array(array) => Expr::Element { array, keys },
+        };
+        TExpr::new(e, ty)
     }
 
     /// A clause-local slot of type `ty` that no script can name, for a value computed once
@@ -91,6 +133,12 @@ impl Checker<'_> {
     fn assignment(&mut self, target: &LValue, op: Option<BinOp>, value: Option<&ast::Expr>, delta: i64, span: &Span) -> Result<Assignment, Diagnostic> {
         let t = self.var_target(target, op.is_some() || value.is_none())?;
         let var = t.var;
+        if (op.is_some() || value.is_none()) && self.var_types.get(&var).copied().is_some_and(|ty| self.is_string_type(ty)) {
+            let what = if value.is_none() { "`++`/`--`" } else { "a compound assignment" };
+            return Err(Diagnostic::new(span.clone(), format!("{what} of string variable `{}`", target.text()))
+                .label("a string")
+                .hint("assign a string with `=`; join strings with strjoin()"));
+        }
         let v = match value {
             Some(value) => self.stored_value(value)?,
             None => TExpr::new(Expr::Int(delta), self.int()),
@@ -105,7 +153,7 @@ impl Checker<'_> {
             (op, _) => {
                 let ty = self.var_type(var);
                 let (rspan, lspan) = (value.map_or(span.clone(), |e| e.span.clone()), span.clone());
-                self.combine(op.unwrap_or(BinOp::Add), TExpr::new(t.read.clone(), ty), v, &lspan, &rspan, span)?
+                self.combine(op.unwrap_or(BinOp::Add), TExpr::new(t.read.clone(), ty), v, &lspan, &rspan)?
             }
         };
         let ty = match self.var_types.get(&var) {
@@ -122,17 +170,19 @@ impl Checker<'_> {
     }
 
     /// The value of an assignment's right side: a scalar (a kernel `char *` stays a
-    /// pointer; strings cannot be stored in variables yet).
+    /// pointer, as in C) or a string.
     fn stored_value(&mut self, e: &ast::Expr) -> Result<TExpr, Diagnostic> {
         let t = self.typed(e)?;
         let ty = t.ty;
-        if let ctypes::Val::Value(Expr::Str(_) | Expr::Stack(_) | Expr::Sym(..)) = &t.val {
+        if let ctypes::Val::Value(Expr::Str(_)) = &t.val {
             let v = self.value_of(t, &e.span)?;
-            let what = v.repr().describe();
-            let hint = if matches!(v, Expr::Str(_)) { "crumbs variables hold integers and pointers; use an aggregation key to group by a string" } else { symbols::printed_only_hint(v.repr()) };
-            return Err(Diagnostic::new(e.span.clone(), format!("a variable must be an integer or a pointer, but this is {what}"))
-                .label(what)
-                .hint(hint));
+            let string = self.c_string();
+            return Ok(TExpr::new(v, string));
+        }
+        if let ctypes::Val::Value(x @ (Expr::Stack(_) | Expr::Sym(..))) = &t.val {
+            let what = x.repr().describe();
+            let hint = if matches!(x, Expr::Stack(StackUse::Frames(_))) { "use a stack as an aggregation key (@[stack()] = count()) or trace it (stack();)" } else { symbols::printed_only_hint(x.repr()) };
+            return Err(Diagnostic::new(e.span.clone(), format!("a variable cannot hold {what}")).label(what).hint(hint));
         }
         // An array stored is its address, a pointer to its first element (as in C).
         let ty = match self.types.real(ty).map_err(|x| ctypes::no_types(&e.span, x))? {
@@ -154,7 +204,10 @@ impl Checker<'_> {
     fn assignable(&mut self, ty: TypeId, v: &TExpr, span: &Span, target: &LValue) -> Result<(), Diagnostic> {
         let scalar = |t: Type| matches!(t, Type::Int(_) | Type::Enum { .. } | Type::Ptr { .. });
         let (to, from) = (self.types.real(ty).map_err(|e| ctypes::no_types(span, e))?, self.types.real(v.ty).map_err(|e| ctypes::no_types(span, e))?);
-        if scalar(to) && scalar(from) {
+        if scalar(to.clone()) && scalar(from.clone()) {
+            return Ok(());
+        }
+        if matches!(to, Type::String { .. }) && !matches!(v.expr.repr(), Repr::Stack(_) | Repr::Sym(_)) && !v.expr.is_int() {
             return Ok(());
         }
         let (want, got) = (self.types.name(ty), self.types.name(v.ty));
@@ -172,11 +225,19 @@ impl Checker<'_> {
                     return Err(builtin_assigned(&i.name, &i.span));
                 }
                 let g = self.globals.iter().position(|g| g == &i.name).expect("declared");
-                Ok(simple(VarRef::Global(g), Expr::Global(g), Box::new(move |v| Stmt::SetGlobal(g, v))))
+                let read = self.var_expr(VarRef::Global(g), Vec::new()).expr;
+                Ok(simple(VarRef::Global(g), read, Box::new(move |v| match v {
+                    Expr::Str(s) => Stmt::SetStr(StrVar::Global(g), s),
+                    v => Stmt::SetGlobal(g, v),
+                })))
             }
             LValue::ThreadLocal(i, _) => {
                 let t = self.thread_locals.iter().position(|g| g == &i.name).expect("declared");
-                Ok(simple(VarRef::Thread(t), Expr::ThreadLocal(t), Box::new(move |v| Stmt::SetThreadLocal(t, v))))
+                let read = self.var_expr(VarRef::Thread(t), Vec::new()).expr;
+                Ok(simple(VarRef::Thread(t), read, Box::new(move |v| match v {
+                    Expr::Str(s) => Stmt::SetStr(StrVar::Thread(t), s),
+                    v => Stmt::SetThreadLocal(t, v),
+                })))
             }
             LValue::ClauseLocal(i, sp) => {
                 let l = match self.clause_locals.iter().position(|g| g == &i.name) {
@@ -188,7 +249,8 @@ impl Checker<'_> {
                         self.clause_locals.len() - 1
                     }
                 };
-                Ok(simple(VarRef::Clause(l), Expr::ClauseLocal(l), Box::new(move |v| Stmt::SetClauseLocal(l, v))))
+                let read = self.var_expr(VarRef::Clause(l), Vec::new()).expr;
+                Ok(simple(VarRef::Clause(l), read, Box::new(move |v| set_local(l, v))))
             }
             LValue::Element { name, thread, keys, span } => {
                 let a = self.array(&name.name, *thread).expect("declared");
@@ -210,8 +272,16 @@ impl Checker<'_> {
                         setup.push(Stmt::SetClauseLocal(l, std::mem::replace(k, Expr::ClauseLocal(l))));
                     }
                 }
-                let read = Expr::Element { array: a, keys: keys.clone() };
-                Ok(Target { var: VarRef::Array(a), setup, read, store: Box::new(move |v| Stmt::SetElement { array: a, keys: keys.clone(), value: v }) })
+                let read = self.var_expr(VarRef::Array(a), keys.clone()).expr;
+                Ok(Target {
+                    var: VarRef::Array(a),
+                    setup,
+                    read,
+                    store: Box::new(move |v| match v {
+                        Expr::Str(s) => Stmt::SetStr(StrVar::Element { array: a, keys: keys.clone() }, s),
+                        v => Stmt::SetElement { array: a, keys: keys.clone(), value: v },
+                    }),
+                })
             }
         }
     }
@@ -263,8 +333,15 @@ impl Checker<'_> {
     /// `a[keys]` or `self->a[keys]` read: the element, 0 if it does not exist.
     pub(super) fn element(&mut self, a: usize, keys: &[ast::Expr], span: &Span) -> Result<TExpr, Diagnostic> {
         let keys = self.array_keys(a, keys, span)?;
-        let ty = self.var_type(VarRef::Array(a));
-        Ok(TExpr::new(Expr::Element { array: a, keys }, ty))
+        Ok(self.var_expr(VarRef::Array(a), keys))
+    }
+}
+
+/// Stores `v` in clause-local `l`: an integer, or a string into its buffer.
+fn set_local(l: usize, v: Expr) -> Stmt {
+    match v {
+        Expr::Str(s) => Stmt::SetStr(StrVar::Clause(l), s),
+        v => Stmt::SetClauseLocal(l, v),
     }
 }
 

@@ -56,17 +56,16 @@ impl IntRepr {
 pub enum Repr {
     /// An integer of a C type (pointers are unsigned 64-bit integers).
     Int(IntRepr),
-    /// A process name: 16 bytes, NUL-padded.
-    Comm,
-    /// An interned string id (see [`Strings`]).
+    /// An interned string id (see [`Strings`]): a constant or a probe's name.
     StrId,
     /// A kernel stack: an id in the stack map (negative if the kernel could not record it),
     /// read in user space as the [`StackUse`] says.
     Stack(StackUse),
     /// A kernel address that prints as its symbol (`func()`, `sym()`, `mod()`): 8 bytes.
     Sym(SymKind),
-    /// A string copied from memory: [`STRSIZE`] bytes, NUL-terminated and NUL-padded.
-    Buf,
+    /// A string in a buffer of this many bytes (a multiple of 8), NUL-terminated and
+    /// NUL-padded: 16 for a process name, the `strsize` option's bytes for the others.
+    Str(u32),
     /// A struct, union or array copied from kernel memory: its bytes.
     Object(u32),
 }
@@ -119,15 +118,28 @@ pub enum SymKind {
     Mod,
 }
 
-/// Bytes kept of a string copied from memory (copyinstr/str), its NUL included.
-pub const STRSIZE: usize = 64;
+/// DTrace's default `strsize`: the bytes a string holds, its NUL included.
+pub const DEFAULT_STRSIZE: u32 = 256;
+
+/// The bytes of a process name (the kernel's TASK_COMM_LEN), its NUL included.
+pub const COMM_SIZE: u32 = 16;
+
+/// The buffer a string of up to `strsize` bytes is stored in: rounded up to whole words.
+pub fn str_buffer(strsize: u32) -> u32 {
+    strsize.next_multiple_of(8)
+}
 
 impl Repr {
+    /// Whether it is a string, in a buffer or as an id.
+    pub fn is_str(self) -> bool {
+        matches!(self, Repr::Str(_) | Repr::StrId)
+    }
+
     /// How the type is named in messages.
     pub fn describe(self) -> &'static str {
         match self {
             Repr::Int(_) => "an integer",
-            Repr::Comm | Repr::StrId | Repr::Buf => "a string",
+            Repr::StrId | Repr::Str(_) => "a string",
             Repr::Stack(u) => u.describe(),
             Repr::Sym(_) => "a kernel symbol",
             Repr::Object(_) => "a struct or array",
@@ -137,9 +149,7 @@ impl Repr {
     pub fn size(self) -> usize {
         match self {
             Repr::Int(_) | Repr::StrId | Repr::Stack(_) | Repr::Sym(_) => 8,
-            Repr::Buf => STRSIZE,
-            Repr::Comm => 16,
-            Repr::Object(n) => n as usize,
+            Repr::Str(n) | Repr::Object(n) => n as usize,
         }
     }
 }
@@ -185,6 +195,8 @@ pub enum Expr {
     Element { array: usize, keys: Vec<Expr> },
     /// Runs the statements, then is the value: an assignment or `++`/`--` used as a value.
     Seq(Vec<Stmt>, Box<Expr>),
+    /// strlen(s).
+    Strlen(StrExpr),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -197,24 +209,77 @@ pub enum StrExpr {
     Probe(VarHook),
     /// `args->name`, a `char[N]` (N <= 16) field of the tracepoint's record, as a name.
     TpField(String),
-    /// `copyinstr(addr)`: the string at a user-space address.
-    UserStr(Box<Expr>),
-    /// A kernel `char *` or `char [N]` used as a string: the string at a kernel address.
-    KernelStr(Box<Expr>),
-    /// An interned constant laid out as `size` bytes, NUL-padded (only the first `size`
-    /// bytes of a longer one): a literal where keys are names or copied strings.
+    /// `copyinstr(addr)`: the string at a user-space address, in a buffer of `size` bytes.
+    UserStr(Box<Expr>, u32),
+    /// A kernel `char *` or `char [N]` used as a string: the string at a kernel address, in
+    /// a buffer of `size` bytes.
+    KernelStr(Box<Expr>, u32),
+    /// An interned constant laid out as `size` bytes, NUL-padded (only the first `size - 1`
+    /// bytes of a longer one): a literal where the other strings are in buffers.
     Padded { id: u64, size: u32 },
+    /// The value of a string variable, a buffer of `size` bytes.
+    Var(StrVar, u32),
+    /// `cond ? a : b` of two strings: ids if both are, else a buffer of the larger size.
+    Ternary(Box<Expr>, Box<StrExpr>, Box<StrExpr>),
+    /// A subroutine's result (strjoin(), substr(), ...), a buffer of `size` bytes.
+    Call { f: StrFn, args: Vec<StrArg>, size: u32 },
+    /// Runs the statements, then is the string: an assignment used as a value.
+    Seq(Vec<Stmt>, Box<StrExpr>),
+}
+
+/// Where a string variable is stored.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StrVar {
+    Global(usize),
+    Thread(usize),
+    Clause(usize),
+    /// The element `keys` of associative array `array`; "" if there is none.
+    Element { array: usize, keys: Vec<Expr> },
+}
+
+/// The subroutines that make a string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StrFn {
+    /// The string itself, in a buffer of another size (cut at size - 1 bytes).
+    Copy,
+    /// strjoin(a, b)
+    Join,
+    /// substr(s, index[, length])
+    Substr,
+    /// basename(s)
+    Basename,
+    /// dirname(s)
+    Dirname,
+    /// toupper(s)
+    Upper,
+    /// tolower(s)
+    Lower,
+}
+
+/// An argument of a string subroutine.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StrArg {
+    Str(StrExpr),
+    Int(Expr),
 }
 
 impl StrExpr {
     pub fn repr(&self) -> Repr {
         match self {
-            StrExpr::Comm | StrExpr::TpField(_) => Repr::Comm,
-            StrExpr::UserStr(_) | StrExpr::KernelStr(_) => Repr::Buf,
-            StrExpr::Padded { size: 16, .. } => Repr::Comm,
-            StrExpr::Padded { .. } => Repr::Buf,
-            _ => Repr::StrId,
+            StrExpr::Comm | StrExpr::TpField(_) => Repr::Str(COMM_SIZE),
+            StrExpr::UserStr(_, size) | StrExpr::KernelStr(_, size) | StrExpr::Padded { size, .. } | StrExpr::Var(_, size) | StrExpr::Call { size, .. } => Repr::Str(*size),
+            StrExpr::Ternary(_, a, b) => match (a.repr(), b.repr()) {
+                (Repr::StrId, Repr::StrId) => Repr::StrId,
+                (x, y) => Repr::Str(x.size().max(y.size()).max(8) as u32),
+            },
+            StrExpr::Seq(_, s) => s.repr(),
+            StrExpr::Const(_) | StrExpr::Probe(_) => Repr::StrId,
         }
+    }
+
+    /// Whether it is in a buffer (not an id).
+    pub fn is_buffer(&self) -> bool {
+        matches!(self.repr(), Repr::Str(_))
     }
 }
 
@@ -231,7 +296,14 @@ impl StrExpr {
     pub fn any(&self, f: &mut dyn FnMut(Node) -> bool) -> bool {
         f(Node::Str(self))
             || match self {
-                StrExpr::UserStr(addr) | StrExpr::KernelStr(addr) => addr.any(f),
+                StrExpr::UserStr(addr, _) | StrExpr::KernelStr(addr, _) => addr.any(f),
+                StrExpr::Var(StrVar::Element { keys, .. }, _) => keys.iter().any(|k| k.any(f)),
+                StrExpr::Ternary(c, a, b) => c.any(f) || a.any(f) || b.any(f),
+                StrExpr::Call { args, .. } => args.iter().any(|a| match a {
+                    StrArg::Str(s) => s.any(f),
+                    StrArg::Int(e) => e.any(f),
+                }),
+                StrExpr::Seq(stmts, s) => stmts.iter().any(|x| x.any(f)) || s.any(f),
                 _ => false,
             }
     }
@@ -250,13 +322,14 @@ impl Expr {
                 Expr::Load { addr: a, .. } | Expr::Bits { inner: a, .. } | Expr::Object { addr: a, .. } | Expr::Sym(_, a) => a.any(f),
                 Expr::Element { keys, .. } => keys.iter().any(|k| k.any(f)),
                 Expr::Seq(stmts, v) => stmts.iter().any(|s| s.any(f)) || v.any(f),
+                Expr::Strlen(s) => s.any(f),
                 _ => false,
             }
     }
 
     /// Whether evaluating it changes a variable (it holds an assignment or `++`/`--`).
     pub fn has_effects(&self) -> bool {
-        self.any(&mut |n| matches!(n, Node::Expr(Expr::Seq(..))))
+        self.any(&mut |n| matches!(n, Node::Expr(Expr::Seq(..)) | Node::Str(StrExpr::Seq(..))))
     }
 
     /// How the value is stored; an integer's C type is the checker's to say (see
@@ -283,6 +356,9 @@ pub enum Stmt {
     /// Assigning 0 frees the variable, as in DTrace.
     SetThreadLocal(usize, Expr),
     SetClauseLocal(usize, Expr),
+    /// Stores a string in a string variable; an empty string frees a thread-local one or an
+    /// array's element, as DTrace frees a dynamic variable assigned its zero value.
+    SetStr(StrVar, StrExpr),
     /// Update aggregation `agg` at `keys` with `value` (ignored by count()).
     Aggregate { agg: usize, keys: Vec<Expr>, value: Expr },
     /// Store the arguments of item `item` of the clause's output record.
@@ -302,18 +378,36 @@ impl Stmt {
             Stmt::Aggregate { keys, value, .. } | Stmt::SetElement { keys, value, .. } => value.any(f) || keys.iter().any(|k| k.any(f)),
             Stmt::Emit { args, .. } => args.iter().any(|a| a.any(f)),
             Stmt::If { cond, then, els } => cond.any(f) || then.iter().chain(els).any(|s| s.any(f)),
+            Stmt::SetStr(v, s) => s.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
         }
     }
 }
 
 /// An associative array: `name[keys]`, or `self->name[keys]` (`thread`: one per thread),
-/// holding integers and pointers. Only the elements that are not 0 exist.
+/// holding integers and pointers, or strings. Only the elements that are not 0 (or "")
+/// exist.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Array {
     pub name: String,
     pub thread: bool,
     /// How each key is stored (8-byte aligned), in order.
     pub keys: Vec<Repr>,
+    /// How the values are stored: an integer (8 bytes) or a string buffer.
+    pub value: Repr,
+}
+
+/// A global or thread-local variable: its name and how its value is stored (an integer, 8
+/// bytes, or a string buffer).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Variable {
+    pub name: String,
+    pub repr: Repr,
+}
+
+impl Variable {
+    pub fn is_str(&self) -> bool {
+        matches!(self.repr, Repr::Str(_))
+    }
 }
 
 impl Array {
@@ -382,8 +476,8 @@ pub struct Clause {
     pub filter: Filter,
     pub predicate: Option<Expr>,
     pub body: Vec<Stmt>,
-    /// Number of `this->` variables the clause uses.
-    pub locals: usize,
+    /// How each `this->` variable the clause uses is stored.
+    pub locals: Vec<Repr>,
     /// The output record, if the clause prints anything (or has no action block).
     pub record: Option<usize>,
 }
@@ -476,6 +570,14 @@ pub struct Options {
     pub dynvarsize: Option<u64>,
     /// Frames `stack()` keeps, if set (DTrace's default is [`STACK_FRAMES_DEFAULT`]).
     pub stackframes: Option<u8>,
+    /// Bytes a string holds, its NUL included, if set (else [`DEFAULT_STRSIZE`]).
+    pub strsize: Option<u64>,
+}
+
+impl Options {
+    pub fn strsize(&self) -> u32 {
+        self.strsize.map_or(DEFAULT_STRSIZE, |s| s as u32)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -483,8 +585,8 @@ pub struct Program {
     pub options: Options,
     pub groups: Vec<Group>,
     pub aggregations: Vec<Aggregation>,
-    pub globals: Vec<String>,
-    pub thread_locals: Vec<String>,
+    pub globals: Vec<Variable>,
+    pub thread_locals: Vec<Variable>,
     pub arrays: Vec<Array>,
     pub records: Vec<Record>,
     pub strings: Strings,
@@ -506,6 +608,16 @@ pub struct ProfileProbe {
 }
 
 impl Program {
+    /// Where global `g` is in the globals area: each one 8-byte aligned, in order.
+    pub fn global_offset(&self, g: usize) -> usize {
+        self.globals[..g].iter().map(|v| v.repr.size()).sum()
+    }
+
+    /// Bytes of the globals area.
+    pub fn globals_size(&self) -> usize {
+        self.global_offset(self.globals.len())
+    }
+
     pub fn group(&self, attach: AttachPoint) -> Option<&Group> {
         self.groups.iter().find(|g| g.attach == attach)
     }

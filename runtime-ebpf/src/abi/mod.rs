@@ -27,6 +27,8 @@ pub struct ProgramCode {
     pub attach: AttachPoint,
     pub insns: Vec<Insn>,
     pub map_refs: Vec<MapRef>,
+    /// Bytes of the scratch space ([`SCRATCH_MAP`]) it uses.
+    pub scratch: u32,
 }
 
 /// A reference from an instruction (the first half of an ld_imm64) to a map.
@@ -67,6 +69,19 @@ pub fn agg_map_name(id: usize) -> String {
 pub fn array_map_name(id: usize) -> String {
     format!("arr{id}")
 }
+
+/// The hash map holding string thread-local variables: key (thread id, variable), value a
+/// string buffer.
+pub const TLS_STR_MAP: &str = "tls_str";
+
+/// Per-CPU scratch space for strings (one element of the largest size a program uses).
+pub const SCRATCH_MAP: &str = "scratch";
+
+/// System call names by number, for a probefunc that must be a string in the kernel: an
+/// array the runtime fills before attaching (value: the NUL-padded name).
+pub const SYSCALL_NAMES_MAP: &str = "syscall_names";
+/// Bytes of a name in [`SYSCALL_NAMES_MAP`].
+pub const SYSCALL_NAME_SIZE: u32 = 32;
 
 /// DTrace's default bufsize: bytes of the event ring buffer.
 pub const DEFAULT_BUFSIZE: u64 = 1 << 20;

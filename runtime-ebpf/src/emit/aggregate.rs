@@ -21,9 +21,9 @@ impl Emitter<'_> {
                 e.push(Insn::st_imm(DW, R10, key, 0));
             }
             let mut off = key;
-            for k in keys {
-                e.store_value(k, R10, off)?;
-                off += k.repr().size() as i16;
+            for (k, r) in keys.iter().zip(&def.keys) {
+                e.store_value(k, *r, R10, off)?;
+                off += r.size() as i16;
             }
             let val = e.slot(8)?;
             if ops.iter().any(Op::reads_value) {

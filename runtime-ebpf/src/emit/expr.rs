@@ -10,7 +10,23 @@ impl Emitter<'_> {
     pub(super) fn str_id(&mut self, s: &StrExpr) -> Result<(), EmitError> {
         match s {
             StrExpr::Const(id) => self.ld64(R0, *id as i64),
-            StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_) | StrExpr::KernelStr(_) | StrExpr::Padded { .. } => return Err(self.err("internal: a name has no string id")),
+            StrExpr::Ternary(c, a, b) => {
+                let other = self.label();
+                let out = self.label();
+                self.expr(c)?;
+                self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), other);
+                self.str_id(a)?;
+                self.goto(out);
+                self.bind(other);
+                self.str_id(b)?;
+                self.bind(out);
+            }
+            StrExpr::Seq(stmts, s) => {
+                for st in stmts {
+                    self.stmt(st, None)?;
+                }
+                self.str_id(s)?;
+            }
             StrExpr::Probe(h) => {
                 if *h == VarHook::ProbeFunc && attach::context(self.attach).probe_func_id(self) {
                     return Ok(());
@@ -19,6 +35,7 @@ impl Emitter<'_> {
                 let id = self.p.strings.lookup(&text).ok_or_else(|| self.err(format!("internal: probe string `{text}` not interned")))?;
                 self.ld64(R0, id as i64);
             }
+            _ => return Err(self.err("internal: a string in a buffer has no string id")),
         }
         Ok(())
     }
@@ -34,7 +51,7 @@ impl Emitter<'_> {
             Expr::Str(s) => self.str_id(s)?,
             Expr::Var(h) => self.var(*h)?,
             Expr::Global(g) => {
-                self.ld_map(R1, GLOBALS_SYMBOL, (*g * 8) as i32);
+                self.ld_map(R1, GLOBALS_SYMBOL, self.p.global_offset(*g) as i32);
                 self.push(Insn::ldx(DW, R0, R1, 0));
             }
             Expr::TpField(name) => {
@@ -100,7 +117,10 @@ impl Emitter<'_> {
                 })?;
                 self.bind(kept);
             }
-            Expr::ClauseLocal(l) => self.push(Insn::ldx(DW, R0, R10, self.locals_base + 8 * *l as i16)),
+            Expr::ClauseLocal(l) => {
+                let Buf::Stack(at) = self.local(*l)? else { return Err(self.err("internal: an integer local in the scratch space")) };
+                self.push(Insn::ldx(DW, R0, R10, at));
+            }
             Expr::ThreadLocal(t) => {
                 self.scoped(|e| {
                     let key = e.tls_key(*t)?;
@@ -137,6 +157,7 @@ impl Emitter<'_> {
             Expr::Binary(op, l, r) => self.binary(*op, l, r, false)?,
             Expr::Unsigned(op, l, r) => self.binary(*op, l, r, true)?,
             Expr::StrCmp(op, a, b) => self.str_cmp(*op, a, b)?,
+            Expr::Strlen(s) => self.strlen(s)?,
             Expr::Ternary(c, a, b) => {
                 let other = self.label();
                 let out = self.label();
@@ -234,110 +255,6 @@ impl Emitter<'_> {
         self.push(Insn::alu_reg(if rem { Alu::Mod } else { Alu::Div }, R0, R1));
         self.push(Insn::jmp_imm(Cond::Sge, R2, 0, 1));
         self.push(Insn::neg(R0));
-    }
-
-    pub(super) fn str_cmp(&mut self, op: BinOp, a: &StrExpr, b: &StrExpr) -> Result<(), EmitError> {
-        match (a, b) {
-            (StrExpr::Comm, StrExpr::Comm) => {
-                let same = matches!(op, BinOp::Eq | BinOp::Le | BinOp::Ge);
-                self.push(Insn::mov_imm(R0, same as i32));
-                Ok(())
-            }
-            (StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_) | StrExpr::KernelStr(_), StrExpr::Const(id)) => self.comm_cmp(op, a, *id, false),
-            (StrExpr::Const(id), StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_) | StrExpr::KernelStr(_)) => self.comm_cmp(op, b, *id, true),
-            (StrExpr::Const(x), StrExpr::Const(y)) => {
-                let (x, y) = (self.p.strings.resolve(*x), self.p.strings.resolve(*y));
-                let v = match op {
-                    BinOp::Eq => x == y,
-                    BinOp::Ne => x != y,
-                    BinOp::Lt => x < y,
-                    BinOp::Le => x <= y,
-                    BinOp::Gt => x > y,
-                    _ => x >= y,
-                };
-                self.push(Insn::mov_imm(R0, v as i32));
-                Ok(())
-            }
-            _ => {
-                self.operands(|s| s.str_id(a), |s| s.str_id(b))?;
-                let c = if op == BinOp::Eq { Cond::Eq } else { Cond::Ne };
-                self.bool_of(c, Some(R1), 0);
-                Ok(())
-            }
-        }
-    }
-
-    /// Compares a name (16 bytes) or a copied string (STRSIZE bytes) with a constant, 64-bit
-    /// word by word, byte-swapped for ordering so that the comparison is lexicographic.
-    pub(super) fn comm_cmp(&mut self, op: BinOp, name: &StrExpr, id: u64, swapped: bool) -> Result<(), EmitError> {
-        let size = name.repr().size();
-        let mut text = self.p.strings.resolve(id).into_bytes();
-        let mut op = if swapped { mirror(op) } else { op };
-        if text.len() >= size {
-            // The buffer holds at most size-1 bytes: it never equals a longer string, and
-            // comparing with the literal's first size-1 bytes decides the order, equal meaning
-            // "shorter, so less".
-            match op {
-                BinOp::Eq | BinOp::Ne => {
-                    self.push(Insn::mov_imm(R0, (op == BinOp::Ne) as i32));
-                    return Ok(());
-                }
-                BinOp::Lt | BinOp::Le => op = BinOp::Le,
-                _ => op = BinOp::Gt,
-            }
-            text.truncate(size - 1);
-        }
-        let mut bytes = vec![0u8; size];
-        bytes[..text.len()].copy_from_slice(&text);
-        let words: Vec<(i16, i64)> = bytes.chunks(8).enumerate().map(|(i, c)| (8 * i as i16, i64::from_le_bytes(c.try_into().unwrap()))).collect();
-        self.scoped(|e| {
-            let buf = e.slot(size)?;
-            e.name_into(name, R10, buf)?;
-            e.compare_words(op, buf, &words);
-            Ok(())
-        })
-    }
-
-    /// r0 = (the words at stack `buf` `op` the constant `words`) ? 1 : 0, comparing as
-    /// [`Self::comm_cmp`] describes.
-    fn compare_words(&mut self, op: BinOp, buf: i16, words: &[(i16, i64)]) {
-        let f = self.label();
-        let t = self.label();
-        let out = self.label();
-        if matches!(op, BinOp::Eq | BinOp::Ne) {
-            let (on_eq, on_ne) = if op == BinOp::Eq { (t, f) } else { (f, t) };
-            for &(off, w) in words {
-                self.push(Insn::ldx(DW, R1, R10, buf + off));
-                self.ld64(R2, w);
-                self.jump(Insn::jmp_reg(Cond::Ne, R1, R2, 0), on_ne);
-            }
-            self.goto(on_eq);
-        } else {
-            let (lt, eq_true) = match op {
-                BinOp::Lt => (true, false),
-                BinOp::Le => (true, true),
-                BinOp::Gt => (false, false),
-                _ => (false, true),
-            };
-            for &(off, w) in words {
-                let next = self.label();
-                self.push(Insn::ldx(DW, R1, R10, buf + off));
-                self.push(Insn::to_be64(R1));
-                self.ld64(R2, w);
-                self.push(Insn::to_be64(R2));
-                self.jump(Insn::jmp_reg(Cond::Eq, R1, R2, 0), next);
-                self.jump(Insn::jmp_reg(Cond::Lt, R1, R2, 0), if lt { t } else { f });
-                self.goto(if lt { f } else { t });
-                self.bind(next);
-            }
-            self.goto(if eq_true { t } else { f });
-        }
-        self.bind(t);
-        self.push(Insn::mov_imm(R0, 1));
-        self.goto(out);
-        self.bind(f);
-        self.push(Insn::mov_imm(R0, 0));
-        self.bind(out);
     }
 
     pub(super) fn var(&mut self, h: VarHook) -> Result<(), EmitError> {

@@ -5,7 +5,7 @@
 //! (syscall programs), r8 the reserved output record while a clause fills it.
 
 use crate::abi::drops::{DropKind, DROPS_MAP};
-use crate::abi::{agg_map_name, array_map_name, record, Target, MapRef, ProgramCode, EVENTS_MAP, STACKS_MAP};
+use crate::abi::{agg_map_name, array_map_name, record, Target, MapRef, ProgramCode, EVENTS_MAP, SCRATCH_MAP, STACKS_MAP, SYSCALL_NAMES_MAP, SYSCALL_NAME_SIZE, TLS_STR_MAP};
 use crate::insn::*;
 use crumbs_lang::ast::{BinOp, UnOp};
 use crumbs_lang::builtins::{KernelValue, Part, VarHook};
@@ -16,8 +16,11 @@ mod aggregate;
 pub(crate) mod attach;
 mod expr;
 mod frame;
+mod strings;
+mod subroutines;
 
 use frame::Frame;
+use strings::Buf;
 
 
 #[derive(Debug)]
@@ -37,7 +40,7 @@ pub const GLOBALS_SYMBOL: &str = "globals";
 /// next clauses of the same firing, nor firings on other CPUs (DTrace's DRAINING state),
 /// so nothing counts after the exit.
 pub fn exit_flag_offset(p: &Program) -> Option<i32> {
-    p.records.iter().any(|r| r.items.iter().any(|i| matches!(i, Item::Exit))).then_some((p.globals.len() * 8) as i32)
+    p.records.iter().any(|r| r.items.iter().any(|i| matches!(i, Item::Exit))).then_some(p.globals_size() as i32)
 }
 
 /// Aggregation values up to this many bytes are zeroed by stores; larger ones are copied
@@ -50,9 +53,13 @@ pub const MAX_INSNS: usize = 1_000_000;
 
 pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<ProgramCode, EmitError> {
     let exit_flag = exit_flag_offset(p);
-    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(), clause: None, locals_base: 0, exit_flag };
+    let scratch = group.clauses.iter().any(needs_scratch);
+    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(scratch), clause: None, locals: Vec::new(), exit_flag };
     e.push(Insn::mov(R6, R1));
     attach::context(group.attach).prologue(&mut e, group);
+    if scratch {
+        e.scratch_prologue()?;
+    }
     for c in &group.clauses {
         e.clause = Some(c.index);
         e.scoped(|e| e.clause(c))?;
@@ -63,7 +70,20 @@ pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<Progr
     e.push(Insn::mov_imm(R0, 0));
     e.push(Insn::exit());
     e.resolve()?;
-    Ok(ProgramCode { name: attach::context(group.attach).program_name(p, group.attach), attach: group.attach, insns: e.insns, map_refs: e.map_refs })
+    Ok(ProgramCode { name: attach::context(group.attach).program_name(p, group.attach), attach: group.attach, insns: e.insns, map_refs: e.map_refs, scratch: e.frame.scratch_max })
+}
+
+/// Whether a clause works with strings in buffers larger than the stack holds comfortably,
+/// or with string variables: its program then needs the scratch space.
+fn needs_scratch(c: &Clause) -> bool {
+    c.locals.iter().any(|r| matches!(r, Repr::Str(_)))
+        || c.any(&mut |n| match n {
+            Node::Str(s) => matches!(s.repr(), Repr::Str(n) if n > 16) || matches!(s, StrExpr::Var(..) | StrExpr::Call { .. }),
+            // Two names ordered: both are written out in strsize buffers.
+            Node::Expr(Expr::StrCmp(op, a, b)) => !matches!(op, BinOp::Eq | BinOp::Ne) && a.repr() == Repr::StrId && b.repr() == Repr::StrId,
+            Node::Stmt(Stmt::SetStr(..)) => true,
+            _ => false,
+        })
 }
 
 type Label = usize;
@@ -80,8 +100,9 @@ pub(crate) struct Emitter<'a> {
     /// The stack below r10; each clause starts from an empty frame.
     frame: Frame,
     clause: Option<usize>,
-    /// Stack offset of the clause's `this->` variables.
-    locals_base: i16,
+    /// Where the clause's `this->` variables are and how they are stored: integers on the
+    /// stack, strings in the scratch space.
+    locals: Vec<(Buf, Repr)>,
     /// [`exit_flag_offset`] of the program, found once.
     exit_flag: Option<i32>,
 }
@@ -165,11 +186,25 @@ impl Emitter<'_> {
             self.push(Insn::ldx(DW, R0, R1, 0));
             self.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), end);
         }
-        if c.locals > 0 {
-            self.locals_base = self.slot(8 * c.locals)?;
-            for i in 0..c.locals {
-                self.push(Insn::st_imm(DW, R10, self.locals_base + 8 * i as i16, 0));
-            }
+        self.locals.clear();
+        let ints = c.locals.iter().filter(|r| !matches!(r, Repr::Str(_))).count();
+        let base = if ints > 0 { self.slot(8 * ints)? } else { 0 };
+        let mut next_int = 0;
+        for r in &c.locals {
+            let at = match r {
+                Repr::Str(n) => {
+                    let at = Buf::Scratch(self.scratch(*n as usize)?);
+                    self.zero_buf(at, *n);
+                    at
+                }
+                _ => {
+                    next_int += 1;
+                    let at = base + 8 * (next_int - 1);
+                    self.push(Insn::st_imm(DW, R10, at, 0));
+                    Buf::Stack(at)
+                }
+            };
+            self.locals.push((at, *r));
         }
         if let Filter::Syscalls(nrs) = &c.filter {
             let body = self.label();
@@ -246,13 +281,15 @@ impl Emitter<'_> {
         match s {
             Stmt::SetGlobal(g, v) => {
                 self.expr(v)?;
-                self.ld_map(R1, GLOBALS_SYMBOL, (*g * 8) as i32);
+                self.ld_map(R1, GLOBALS_SYMBOL, self.p.global_offset(*g) as i32);
                 self.push(Insn::stx(DW, R1, 0, R0));
             }
             Stmt::SetClauseLocal(l, v) => {
                 self.expr(v)?;
-                self.push(Insn::stx(DW, R10, self.locals_base + 8 * *l as i16, R0));
+                let Buf::Stack(at) = self.local(*l)? else { return Err(self.err("internal: an integer local in the scratch space")) };
+                self.push(Insn::stx(DW, R10, at, R0));
             }
+            Stmt::SetStr(v, s) => self.set_str(v, s)?,
             Stmt::SetThreadLocal(t, v) => {
                 self.scoped(|e| {
                     let val = e.slot(8)?;
@@ -287,8 +324,9 @@ impl Emitter<'_> {
             Stmt::Emit { item, args } => {
                 let rid = record.expect("emit has a record");
                 let layout = record::layout(&self.p.records[rid]);
-                for (a, off) in args.iter().zip(&layout.offsets[*item]) {
-                    self.store_value(a, R8, *off as i16)?;
+                let reprs = self.p.records[rid].items[*item].arg_reprs();
+                for ((a, off), r) in args.iter().zip(&layout.offsets[*item]).zip(reprs) {
+                    self.store_value(a, r, R8, *off as i16)?;
                 }
                 if let Some(at) = layout.present {
                     self.push(Insn::st_imm(B, R8, (at + item) as i16, 1));
@@ -342,7 +380,7 @@ impl Emitter<'_> {
             off += 8;
         }
         for (k, r) in keys.iter().zip(&def.keys) {
-            self.store_value(k, R10, off)?;
+            self.store_value(k, *r, R10, off)?;
             off += r.size().next_multiple_of(8) as i16;
         }
         Ok(key)
@@ -354,55 +392,6 @@ impl Emitter<'_> {
             return Err(self.err(format!("internal: args->{name} outside a tracepoint")));
         };
         self.p.tracepoints[i as usize].field(name).cloned().ok_or_else(|| self.err(format!("internal: no field {name}")))
-    }
-
-    /// A 16-byte name (the process name or a char[N] tracepoint field), NUL-padded, at
-    /// `base + off`.
-    fn name_into(&mut self, name: &StrExpr, base: Reg, off: i16) -> Result<(), EmitError> {
-        match name {
-            StrExpr::UserStr(addr) | StrExpr::KernelStr(addr) => {
-                let read = if matches!(name, StrExpr::UserStr(_)) { helper::PROBE_READ_USER_STR } else { helper::PROBE_READ_KERNEL_STR };
-                // Evaluate the address first (it may use the stack), then clear the whole
-                // buffer (the helper stops at the NUL) and copy.
-                self.scoped(|e| {
-                    let tmp = e.slot(8)?;
-                    e.expr(addr)?;
-                    e.push(Insn::stx(DW, R10, tmp, R0));
-                    for i in 0..(STRSIZE / 8) as i16 {
-                        e.push(Insn::st_imm(DW, base, off + 8 * i, 0));
-                    }
-                    e.push(Insn::ldx(DW, R3, R10, tmp));
-                    e.push(Insn::mov(R1, base));
-                    e.push(Insn::alu_imm(Alu::Add, R1, off as i32));
-                    e.push(Insn::mov_imm(R2, STRSIZE as i32));
-                    e.push(Insn::call(read));
-                    Ok(())
-                })?;
-            }
-            StrExpr::TpField(field) => {
-                let f = self.tp_field(field)?;
-                self.push(Insn::st_imm(DW, base, off, 0));
-                self.push(Insn::st_imm(DW, base, off + 8, 0));
-                for i in 0..f.size.min(16) as i16 {
-                    self.push(Insn::ldx(B, R0, R6, f.offset as i16 + i));
-                    self.push(Insn::stx(B, base, off + i, R0));
-                }
-            }
-            _ => self.comm_into(base, off),
-        }
-        Ok(())
-    }
-
-    /// The current process name, NUL-padded to 16 bytes, at `base + off`.
-    fn comm_into(&mut self, base: Reg, off: i16) {
-        // Kernels before 6.2 copy the name without zero-padding: clear the bytes after it,
-        // or keys and comparisons would see stale stack or buffer bytes.
-        self.push(Insn::st_imm(DW, base, off, 0));
-        self.push(Insn::st_imm(DW, base, off + 8, 0));
-        self.push(Insn::mov(R1, base));
-        self.push(Insn::alu_imm(Alu::Add, R1, off as i32));
-        self.push(Insn::mov_imm(R2, 16));
-        self.push(Insn::call(helper::GET_CURRENT_COMM));
     }
 
     /// Evaluates two operands: `rhs` first, kept in a stack slot across `lhs` (which may call
@@ -422,24 +411,19 @@ impl Emitter<'_> {
         })
     }
 
-    /// Stores a value in its representation at `base + off` (base is r8 or r10).
-    fn store_value(&mut self, v: &Expr, base: Reg, off: i16) -> Result<(), EmitError> {
-        match v {
-            Expr::Str(s @ (StrExpr::Comm | StrExpr::TpField(_) | StrExpr::UserStr(_) | StrExpr::KernelStr(_))) => self.name_into(s, base, off)?,
-            Expr::Str(StrExpr::Padded { id, size }) => {
-                let mut bytes = self.p.strings.resolve(*id).into_bytes();
-                bytes.resize(*size as usize, 0);
-                for (i, w) in bytes.chunks(8).enumerate() {
-                    self.ld64(R0, i64::from_le_bytes(w.try_into().expect("8-byte words")));
-                    self.push(Insn::stx(DW, base, off + 8 * i as i16, R0));
-                }
+    /// Stores a value at `base + off` (base is r8 or r10) as `repr` says.
+    fn store_value(&mut self, v: &Expr, repr: Repr, base: Reg, off: i16) -> Result<(), EmitError> {
+        match (v, repr) {
+            (Expr::Str(s), Repr::Str(size)) => {
+                let dst = if base == R10 { Buf::Stack(off) } else { Buf::Record(off) };
+                self.str_into(s, dst, size)?;
             }
-            Expr::Str(s) => {
+            (Expr::Str(s), _) => {
                 self.str_id(s)?;
                 self.push(Insn::stx(DW, base, off, R0));
             }
             // Copied whole into the record.
-            Expr::Object { addr, size } => {
+            (Expr::Object { addr, size }, _) => {
                 self.expr(addr)?;
                 self.read_kernel_to(base, off as i32, R0, 0, *size as i32);
             }
@@ -451,8 +435,28 @@ impl Emitter<'_> {
         Ok(())
     }
 
-}
+    /// Where clause-local `l` is.
+    fn local(&self, l: usize) -> Result<Buf, EmitError> {
+        self.locals.get(l).map(|x| x.0).ok_or_else(|| self.err(format!("internal: no clause-local {l}")))
+    }
 
+    /// Looks up this CPU's scratch space once, for the whole program, and keeps the pointer
+    /// at [`frame::SCRATCH_POINTER`] (the verifier follows it there).
+    fn scratch_prologue(&mut self) -> Result<(), EmitError> {
+        let ok = self.label();
+        self.push(Insn::st_imm(W, R10, frame::SCRATCH_POINTER, 0));
+        self.ld_map(R1, SCRATCH_MAP, 0);
+        self.push(Insn::mov(R2, R10));
+        self.push(Insn::alu_imm(Alu::Add, R2, frame::SCRATCH_POINTER as i32));
+        self.push(Insn::call(helper::MAP_LOOKUP_ELEM));
+        self.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), ok);
+        self.push(Insn::mov_imm(R0, 0));
+        self.push(Insn::exit());
+        self.bind(ok);
+        self.push(Insn::stx(DW, R10, frame::SCRATCH_POINTER, R0));
+        Ok(())
+    }
+}
 
 /// Sorted numbers as inclusive ranges.
 fn ranges(nrs: &[u32]) -> Vec<(u32, u32)> {

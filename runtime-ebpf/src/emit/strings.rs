@@ -1,0 +1,447 @@
+//! Strings. Every string the program computes with is a buffer of a size the IR fixes (16
+//! bytes for a process name, the `strsize` option's for the others), NUL-terminated and
+//! NUL-padded to its end, so that comparing, hashing and copying work word by word. Small
+//! buffers live on the stack; larger ones in this CPU's scratch space (the BPF stack has
+//! only 512 bytes). Constants and probe names stay interned ids until a buffer is needed.
+
+use super::expr::mirror;
+use super::frame::SCRATCH_POINTER;
+use super::*;
+
+/// Where a string buffer is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Buf {
+    /// r10 + offset.
+    Stack(i16),
+    /// The output record: r8 + offset.
+    Record(i16),
+    /// This CPU's scratch space + offset.
+    Scratch(i16),
+    /// The globals area + offset.
+    Global(i32),
+}
+
+/// Buffers up to this size are zeroed by stores; larger ones by a read that fails.
+const INLINE_ZERO_BYTES: u32 = 64;
+
+impl Emitter<'_> {
+    /// `reg` = the address of `buf`.
+    pub(super) fn buf_addr(&mut self, reg: Reg, buf: Buf) {
+        match buf {
+            Buf::Stack(off) | Buf::Record(off) => {
+                self.push(Insn::mov(reg, if matches!(buf, Buf::Stack(_)) { R10 } else { R8 }));
+                self.push(Insn::alu_imm(Alu::Add, reg, off as i32));
+            }
+            Buf::Scratch(off) => {
+                self.push(Insn::ldx(DW, reg, R10, SCRATCH_POINTER));
+                if off != 0 {
+                    self.push(Insn::alu_imm(Alu::Add, reg, off as i32));
+                }
+            }
+            Buf::Global(off) => self.ld_map(reg, GLOBALS_SYMBOL, off),
+        }
+    }
+
+    /// A base register and offset to address `buf`'s words with: r10 or r8 as they are,
+    /// else the address loaded into `reg`.
+    pub(super) fn buf_base(&mut self, reg: Reg, buf: Buf) -> (Reg, i16) {
+        match buf {
+            Buf::Stack(off) => (R10, off),
+            Buf::Record(off) => (R8, off),
+            _ => {
+                self.buf_addr(reg, buf);
+                (reg, 0)
+            }
+        }
+    }
+
+    /// A buffer of `size` bytes for a value computed on the way, free when the enclosing
+    /// scope ends: on the stack if small, else in the scratch space.
+    pub(super) fn str_temp(&mut self, size: u32) -> Result<Buf, EmitError> {
+        Ok(if size <= 16 { Buf::Stack(self.slot(size as usize)?) } else { Buf::Scratch(self.scratch(size as usize)?) })
+    }
+
+    /// Zeroes `size` bytes at `buf` (clobbers r0-r5).
+    pub(super) fn zero_buf(&mut self, buf: Buf, size: u32) {
+        if size <= INLINE_ZERO_BYTES {
+            let (base, off) = self.buf_base(R1, buf);
+            for w in 0..(size / 8) as i16 {
+                self.push(Insn::st_imm(DW, base, off + 8 * w, 0));
+            }
+        } else {
+            // A failed read zeroes its destination, and a read of address 0 fails at once.
+            self.buf_addr(R1, buf);
+            self.push(Insn::mov_imm(R2, size as i32));
+            self.push(Insn::mov_imm(R3, 0));
+            self.push(Insn::call(helper::PROBE_READ_KERNEL));
+        }
+    }
+
+    /// The bytes a string of `size`-byte buffers may hold, its NUL included: the buffer,
+    /// or strsize where the buffer is strsize rounded up to words.
+    pub(super) fn str_limit(&self, size: u32) -> u32 {
+        let strsize = self.p.options.strsize();
+        if size == str_buffer(strsize) {
+            strsize
+        } else {
+            size
+        }
+    }
+
+    /// Writes string `s` to `dst` as `size` bytes, cut to `size - 1` bytes and NUL-padded
+    /// (clobbers r0-r5).
+    pub(super) fn str_into(&mut self, s: &StrExpr, dst: Buf, size: u32) -> Result<(), EmitError> {
+        match s {
+            StrExpr::Const(id) | StrExpr::Padded { id, .. } => {
+                let text = self.p.strings.resolve(*id);
+                self.const_into(&text, dst, size);
+            }
+            StrExpr::Probe(h) => match self.probe_const(*h) {
+                Some(text) => {
+                    let text = text.to_string();
+                    self.const_into(&text, dst, size);
+                }
+                None => self.probe_name_into(dst, size)?,
+            },
+            StrExpr::Comm => {
+                // Kernels before 6.2 copy the name without zero-padding: clear it first, or
+                // keys and comparisons would see stale bytes.
+                self.zero_buf(dst, size);
+                self.buf_addr(R1, dst);
+                self.push(Insn::mov_imm(R2, self.str_limit(size).min(COMM_SIZE) as i32));
+                self.push(Insn::call(helper::GET_CURRENT_COMM));
+            }
+            StrExpr::TpField(field) => {
+                let f = self.tp_field(field)?;
+                self.zero_buf(dst, size);
+                let (base, off) = self.buf_base(R1, dst);
+                for i in 0..(f.size.min(16) as i16).min(self.str_limit(size) as i16 - 1) {
+                    self.push(Insn::ldx(B, R0, R6, f.offset as i16 + i));
+                    self.push(Insn::stx(B, base, off + i, R0));
+                }
+            }
+            StrExpr::UserStr(addr, _) | StrExpr::KernelStr(addr, _) => {
+                let read = if matches!(s, StrExpr::UserStr(..)) { helper::PROBE_READ_USER_STR } else { helper::PROBE_READ_KERNEL_STR };
+                // The address first (it may use the stack), then clear the whole buffer (the
+                // helper stops at the NUL) and copy.
+                self.scoped(|e| {
+                    let tmp = e.slot(8)?;
+                    e.expr(addr)?;
+                    e.push(Insn::stx(DW, R10, tmp, R0));
+                    e.zero_buf(dst, size);
+                    e.push(Insn::ldx(DW, R3, R10, tmp));
+                    e.buf_addr(R1, dst);
+                    e.push(Insn::mov_imm(R2, e.str_limit(size) as i32));
+                    e.push(Insn::call(read));
+                    Ok(())
+                })?;
+            }
+            StrExpr::Var(v, vsize) => self.var_into(v, *vsize, dst, size)?,
+            StrExpr::Ternary(c, a, b) => {
+                let other = self.label();
+                let out = self.label();
+                self.expr(c)?;
+                self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), other);
+                self.scoped(|e| e.str_into(a, dst, size))?;
+                self.goto(out);
+                self.bind(other);
+                self.scoped(|e| e.str_into(b, dst, size))?;
+                self.bind(out);
+            }
+            StrExpr::Call { f: StrFn::Copy, args, .. } => match args.as_slice() {
+                [StrArg::Str(inner)] => self.str_into(inner, dst, size)?,
+                _ => return Err(self.err("internal: a string copy takes one string")),
+            },
+            StrExpr::Call { f, args, size: own } => self.scoped(|e| e.subroutine(*f, args, *own, dst, size))?,
+            StrExpr::Seq(stmts, inner) => {
+                for st in stmts {
+                    self.stmt(st, None)?;
+                }
+                self.str_into(inner, dst, size)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `text` at `dst` as `size` bytes: its first `size - 1` bytes, NUL-padded.
+    pub(super) fn const_into(&mut self, text: &str, dst: Buf, size: u32) {
+        let mut bytes = text.as_bytes().to_vec();
+        bytes.truncate(self.str_limit(size) as usize - 1);
+        bytes.resize(size as usize, 0);
+        let (base, off) = self.buf_base(R1, dst);
+        for (i, w) in bytes.chunks(8).enumerate() {
+            self.ld64(R0, i64::from_le_bytes(w.try_into().expect("8-byte words")));
+            self.push(Insn::stx(DW, base, off + 8 * i as i16, R0));
+        }
+    }
+
+    /// The probe's function name where it differs between firings: a system call's,
+    /// from the names table the runtime fills.
+    fn probe_name_into(&mut self, dst: Buf, size: u32) -> Result<(), EmitError> {
+        if !attach::context(self.attach).probe_func_id(self) {
+            return Err(self.err("internal: a probe name with no value here"));
+        }
+        // r0 = the interned id, SYSCALL_STR_BASE + nr: the table's key is nr.
+        self.scoped(|e| {
+            let key = e.slot(8)?;
+            e.ld64(R1, SYSCALL_STR_BASE as i64);
+            e.push(Insn::alu_reg(Alu::Sub, R0, R1));
+            e.push(Insn::stx(W, R10, key, R0));
+            e.zero_buf(dst, size);
+            e.lookup(SYSCALL_NAMES_MAP, key);
+            e.push(Insn::mov(R3, R0));
+            e.buf_addr(R1, dst);
+            e.push(Insn::mov_imm(R2, size.min(SYSCALL_NAME_SIZE) as i32));
+            // An unknown number (no entry) reads from address 0: the name stays "".
+            e.push(Insn::call(helper::PROBE_READ_KERNEL_STR));
+            Ok(())
+        })
+    }
+
+    /// String variable `v` (a `vsize`-byte buffer) at `dst` as `size` bytes; "" where the
+    /// variable or element does not exist.
+    fn var_into(&mut self, v: &StrVar, vsize: u32, dst: Buf, size: u32) -> Result<(), EmitError> {
+        if size != vsize {
+            self.zero_buf(dst, size);
+        }
+        self.scoped(|e| {
+            match v {
+                StrVar::Global(g) => e.ld_map(R3, GLOBALS_SYMBOL, e.p.global_offset(*g) as i32),
+                StrVar::Clause(l) => {
+                    let at = e.local(*l)?;
+                    e.buf_addr(R3, at);
+                }
+                StrVar::Thread(t) => {
+                    let key = e.tls_key(*t)?;
+                    e.lookup(TLS_STR_MAP, key);
+                    e.push(Insn::mov(R3, R0));
+                }
+                StrVar::Element { array, keys } => {
+                    let key = e.element_key(*array, keys)?;
+                    e.lookup(&array_map_name(*array), key);
+                    e.push(Insn::mov(R3, R0));
+                }
+            }
+            e.buf_addr(R1, dst);
+            // A missing element is address 0: the read fails and leaves zeros.
+            if size < vsize {
+                e.push(Insn::mov_imm(R2, e.str_limit(size) as i32));
+                e.push(Insn::call(helper::PROBE_READ_KERNEL_STR));
+            } else {
+                e.push(Insn::mov_imm(R2, vsize as i32));
+                e.push(Insn::call(helper::PROBE_READ_KERNEL));
+            }
+            Ok(())
+        })
+    }
+
+    /// Stores string `s` in string variable `v`. A thread-local variable or an array
+    /// element assigned "" is freed, as DTrace frees a dynamic variable assigned its zero.
+    pub(super) fn set_str(&mut self, v: &StrVar, s: &StrExpr) -> Result<(), EmitError> {
+        // A subroutine may read the variable it is assigned to after it began writing:
+        // build its result aside.
+        let aliases = s.any(&mut |n| matches!(n, Node::Str(StrExpr::Call { f, .. }) if *f != StrFn::Copy));
+        match v {
+            StrVar::Global(g) | StrVar::Clause(g) => {
+                let (dst, size) = match v {
+                    StrVar::Global(_) => (Buf::Global(self.p.global_offset(*g) as i32), self.p.globals[*g].repr.size() as u32),
+                    _ => (self.local(*g)?, self.locals[*g].1.size() as u32),
+                };
+                if !aliases {
+                    return self.str_into(s, dst, size);
+                }
+                self.scoped(|e| {
+                    let tmp = e.str_temp(size)?;
+                    e.str_into(s, tmp, size)?;
+                    e.buf_addr(R3, tmp);
+                    e.buf_addr(R1, dst);
+                    e.push(Insn::mov_imm(R2, size as i32));
+                    e.push(Insn::call(helper::PROBE_READ_KERNEL));
+                    Ok(())
+                })
+            }
+            StrVar::Thread(t) => self.scoped(|e| {
+                let size = e.p.thread_locals[*t].repr.size() as u32;
+                let tmp = e.str_temp(size)?;
+                e.str_into(s, tmp, size)?;
+                let key = e.tls_key(*t)?;
+                e.store_dynamic_buf(TLS_STR_MAP, key, tmp)
+            }),
+            StrVar::Element { array, keys } => self.scoped(|e| {
+                let size = e.p.arrays[*array].value.size() as u32;
+                let tmp = e.str_temp(size)?;
+                e.str_into(s, tmp, size)?;
+                let key = e.element_key(*array, keys)?;
+                e.store_dynamic_buf(&array_map_name(*array), key, tmp)
+            }),
+        }
+    }
+
+    /// Stores the string at `val` under the key at stack `key` in hash map `map`, or
+    /// deletes the key when the string is "" (see [`Emitter::store_dynamic`]).
+    fn store_dynamic_buf(&mut self, map: &str, key: i16, val: Buf) -> Result<(), EmitError> {
+        let delete = self.label();
+        let done = self.label();
+        let (base, off) = self.buf_base(R0, val);
+        self.push(Insn::ldx(B, R0, base, off));
+        self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), delete);
+        self.ld_map(R1, map, 0);
+        self.push(Insn::mov(R2, R10));
+        self.push(Insn::alu_imm(Alu::Add, R2, key as i32));
+        self.buf_addr(R3, val);
+        self.push(Insn::mov_imm(R4, 0)); // BPF_ANY
+        self.push(Insn::call(helper::MAP_UPDATE_ELEM));
+        self.jump(Insn::jmp_imm(Cond::Sge, R0, 0, 0), done);
+        self.count_drop(DropKind::DynamicVariable)?;
+        self.goto(done);
+        self.bind(delete);
+        self.ld_map(R1, map, 0);
+        self.push(Insn::mov(R2, R10));
+        self.push(Insn::alu_imm(Alu::Add, R2, key as i32));
+        self.push(Insn::call(helper::MAP_DELETE_ELEM));
+        self.bind(done);
+        Ok(())
+    }
+
+    /// r0 = `a op b` (1 or 0) for two strings compared by content, as C's strcmp orders them.
+    pub(super) fn str_cmp(&mut self, op: BinOp, a: &StrExpr, b: &StrExpr) -> Result<(), EmitError> {
+        let known = |e: &Self, s: &StrExpr| match s {
+            StrExpr::Const(id) | StrExpr::Padded { id, .. } if s.repr() == Repr::StrId => Some(e.p.strings.resolve(*id)),
+            StrExpr::Probe(h) => e.probe_const(*h).map(str::to_string),
+            _ => None,
+        };
+        if let (Some(x), Some(y)) = (known(self, a), known(self, b)) {
+            let v = match op {
+                BinOp::Eq => x == y,
+                BinOp::Ne => x != y,
+                BinOp::Lt => x < y,
+                BinOp::Le => x <= y,
+                BinOp::Gt => x > y,
+                _ => x >= y,
+            };
+            self.push(Insn::mov_imm(R0, v as i32));
+            return Ok(());
+        }
+        match (a.repr(), b.repr()) {
+            // Equal strings have equal ids.
+            (Repr::StrId, Repr::StrId) if matches!(op, BinOp::Eq | BinOp::Ne) => {
+                self.operands(|s| s.str_id(a), |s| s.str_id(b))?;
+                let c = if op == BinOp::Eq { Cond::Eq } else { Cond::Ne };
+                self.bool_of(c, Some(R1), 0);
+                Ok(())
+            }
+            (Repr::Str(_), Repr::StrId) if known(self, b).is_some() => {
+                let text = known(self, b).expect("checked");
+                self.buf_cmp_const(op, a, &text)
+            }
+            (Repr::StrId, Repr::Str(_)) if known(self, a).is_some() => {
+                let text = known(self, a).expect("checked");
+                self.buf_cmp_const(mirror(op), b, &text)
+            }
+            (ra, rb) => {
+                let strsize = str_buffer(self.p.options.strsize());
+                let size_of = |r: Repr| if let Repr::Str(n) = r { n } else { strsize };
+                let (sa, sb) = (size_of(ra), size_of(rb));
+                self.scoped(|e| {
+                    let (x, y) = (e.str_temp(sa)?, e.str_temp(sb)?);
+                    e.str_into(a, x, sa)?;
+                    e.str_into(b, y, sb)?;
+                    // Both end within the smaller buffer, so its words decide.
+                    e.compare_bufs(op, x, y, sa.min(sb) / 8);
+                    Ok(())
+                })
+            }
+        }
+    }
+
+    /// Compares a string (in a buffer of its own size) with a constant, word by word.
+    fn buf_cmp_const(&mut self, op: BinOp, s: &StrExpr, text: &str) -> Result<(), EmitError> {
+        let size = s.repr().size() as u32;
+        let mut text = text.as_bytes().to_vec();
+        let mut op = op;
+        if text.len() >= size as usize {
+            // The buffer holds at most size-1 bytes: it never equals a longer string, and
+            // comparing with the constant's first size-1 bytes decides the order, equal meaning
+            // "shorter, so less".
+            match op {
+                BinOp::Eq | BinOp::Ne => {
+                    self.push(Insn::mov_imm(R0, (op == BinOp::Ne) as i32));
+                    return Ok(());
+                }
+                BinOp::Lt | BinOp::Le => op = BinOp::Le,
+                _ => op = BinOp::Gt,
+            }
+            text.truncate(size as usize - 1);
+        }
+        let mut bytes = vec![0u8; size as usize];
+        bytes[..text.len()].copy_from_slice(&text);
+        let words: Vec<(i16, i64)> = bytes.chunks(8).enumerate().map(|(i, c)| (8 * i as i16, i64::from_le_bytes(c.try_into().unwrap()))).collect();
+        self.scoped(|e| {
+            let buf = e.str_temp(size)?;
+            e.str_into(s, buf, size)?;
+            e.compare_words(op, buf, &words);
+            Ok(())
+        })
+    }
+
+    /// r0 = (the string at `buf` `op` the constant `words`) ? 1 : 0: 64-bit words,
+    /// byte-swapped for ordering so that the comparison is lexicographic.
+    fn compare_words(&mut self, op: BinOp, buf: Buf, words: &[(i16, i64)]) {
+        let (base, off) = self.buf_base(R3, buf);
+        self.compare(op, words.len() as i16, |e, w| {
+            e.push(Insn::ldx(DW, R1, base, off + 8 * w));
+            e.ld64(R2, words[w as usize].1);
+        });
+    }
+
+    /// r0 = (the string at `x` `op` the string at `y`) ? 1 : 0, over their first `words`
+    /// words.
+    fn compare_bufs(&mut self, op: BinOp, x: Buf, y: Buf, words: u32) {
+        let (xb, xo) = self.buf_base(R3, x);
+        let (yb, yo) = self.buf_base(R4, y);
+        self.compare(op, words as i16, |e, w| {
+            e.push(Insn::ldx(DW, R1, xb, xo + 8 * w));
+            e.push(Insn::ldx(DW, R2, yb, yo + 8 * w));
+        });
+    }
+
+    /// r0 = (left `op` right) ? 1 : 0 for two strings given word by word: `load(w)` puts
+    /// word `w` of the left into r1 and of the right into r2.
+    fn compare(&mut self, op: BinOp, words: i16, mut load: impl FnMut(&mut Self, i16)) {
+        let f = self.label();
+        let t = self.label();
+        let out = self.label();
+        if matches!(op, BinOp::Eq | BinOp::Ne) {
+            let (on_eq, on_ne) = if op == BinOp::Eq { (t, f) } else { (f, t) };
+            for w in 0..words {
+                load(self, w);
+                self.jump(Insn::jmp_reg(Cond::Ne, R1, R2, 0), on_ne);
+            }
+            self.goto(on_eq);
+        } else {
+            let (lt, eq_true) = match op {
+                BinOp::Lt => (true, false),
+                BinOp::Le => (true, true),
+                BinOp::Gt => (false, false),
+                _ => (false, true),
+            };
+            for w in 0..words {
+                let next = self.label();
+                load(self, w);
+                self.push(Insn::to_be64(R1));
+                self.push(Insn::to_be64(R2));
+                self.jump(Insn::jmp_reg(Cond::Eq, R1, R2, 0), next);
+                self.jump(Insn::jmp_reg(Cond::Lt, R1, R2, 0), if lt { t } else { f });
+                self.goto(if lt { f } else { t });
+                self.bind(next);
+            }
+            self.goto(if eq_true { t } else { f });
+        }
+        self.bind(t);
+        self.push(Insn::mov_imm(R0, 1));
+        self.goto(out);
+        self.bind(f);
+        self.push(Insn::mov_imm(R0, 0));
+        self.bind(out);
+    }
+}
