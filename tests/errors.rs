@@ -195,7 +195,7 @@ fn unknown_variable_on_a_later_line() {
 
 #[test]
 fn unknown_function() {
-    let p = "BEGIN { foo(1); }";
+    let p = "BEGIN { xyzzy(1); }";
     assert_diag(&run_e(p), CMDLINE, 1, 9, p, "printf");
     let p = r#"BEGIN { printt("x"); }"#;
     assert_diag(&run_e(p), CMDLINE, 1, 9, p, "did you mean `printf()`");
@@ -464,6 +464,10 @@ fn stack_misuse() {
     assert_diag(&run_e(p), CMDLINE, 1, 22, p, "@[stack()]");
     let p = "BEGIN { @ = sum(stack()); }";
     assert_diag(&run_e(p), CMDLINE, 1, 17, p, "aggregation key");
-    let p = "BEGIN { @[stack(5)] = count(); }";
-    assert_diag(&run_e(p), CMDLINE, 1, 11, p, "frame count");
+    let p = "BEGIN { @[stack(0)] = count(); }";
+    assert_diag(&run_e(p), CMDLINE, 1, 17, p, "1 to 64 frames");
+    let p = "BEGIN { @[stack(arg0)] = count(); }";
+    assert_diag(&run_e(p), CMDLINE, 1, 17, p, "stack(5)");
+    let p = "BEGIN { @[stack(2)] = count(); @[stack(3)] = count(); }";
+    assert_diag(&run_e(p), CMDLINE, 1, 34, p, "same number of frames");
 }

@@ -7,7 +7,7 @@
 
 use crate::catalog;
 use crate::rng::Rng;
-use crumbs_lang::builtins::{FnKind, VarType, FUNCTIONS, VARIABLES};
+use crumbs_lang::builtins::{FnKind, VarHook, VarType, FUNCTIONS, VARIABLES};
 use crumbs_lang::tracepoints::FieldKind;
 use std::collections::BTreeSet;
 
@@ -402,7 +402,8 @@ impl<'r> Generator<'r> {
     }
 
     fn atom(&mut self) -> String {
-        let ints: Vec<&str> = VARIABLES.iter().filter(|v| matches!(v.ty, VarType::Int(_))).map(|v| v.name).collect();
+        // caller and stackdepth are read from the stack in user space: not operands.
+        let ints: Vec<&str> = VARIABLES.iter().filter(|v| matches!(v.ty, VarType::Int(_)) && !matches!(v.hook, VarHook::Stack(_))).map(|v| v.name).collect();
         match self.rng.below(9) {
             0 | 1 => self.rng.pick(NUMBERS).to_string(),
             2 => {

@@ -40,6 +40,8 @@ pub enum VarHook {
     Errno,
     /// The id of the probe that fired (as `-l` lists it).
     ProbeId,
+    /// Read in user space from the kernel stack recorded when the probe fired.
+    Stack(StackUse),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,6 +88,8 @@ pub const VARIABLES: &[BuiltinVar] = &[
     BuiltinVar { name: "arg8", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(8), doc: "ninth probe argument (0 where the probe has fewer)" },
     BuiltinVar { name: "arg9", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(9), doc: "tenth probe argument (0 where the probe has fewer)" },
     BuiltinVar { name: "id", aliases: &[], ty: VarType::Int("uint_t"), hook: VarHook::ProbeId, doc: "id of the probe that fired, as `-l` lists it" },
+    BuiltinVar { name: "caller", aliases: &[], ty: VarType::Int("uintptr_t"), hook: VarHook::Stack(StackUse::Caller(None)), doc: "kernel address the probed function returns to (its caller's next instruction): printf(\"%a\", caller), @[func(caller)]; read from the recorded stack, so it can be printed, traced or a key, not computed with" },
+    BuiltinVar { name: "stackdepth", aliases: &[], ty: VarType::Int("uint32_t"), hook: VarHook::Stack(StackUse::Depth), doc: "number of kernel stack frames where the probe fired (as stack() shows them, up to 64); read from the recorded stack, so it can be printed, traced or a key, not computed with" },
     BuiltinVar { name: "errno", aliases: &[], ty: VarType::Int("int"), hook: VarHook::Errno, doc: "error number of a failed system call (syscall return probes; 0 otherwise)" },
 ];
 
@@ -99,6 +103,7 @@ pub fn variable_names() -> impl Iterator<Item = &'static str> {
 }
 
 use crate::ir::agg::{self, Aggregator};
+use crate::ir::{StackUse, SymKind};
 
 /// What a function does; the checker validates arguments, the backend implements the hook.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -115,6 +120,8 @@ pub enum FnHook {
     /// An aggregating function: `ir::agg` says what it keeps and how it updates.
     Aggregate(&'static dyn Aggregator),
     Stack,
+    /// `func()`/`sym()` and `mod()`: an address printed as a symbol or module.
+    Sym(SymKind),
     CopyInStr,
     StringOf,
     /// A subroutine that makes a string (strjoin(), substr(), ...).
@@ -139,6 +146,8 @@ pub enum ArgSpec {
     Int,
     /// An integer known when the script is compiled.
     ConstInt,
+    /// An optional integer known when the script is compiled (the last argument).
+    OptConstInt,
     /// A string literal (printf's format).
     Format,
     /// Any integer or string.
@@ -163,7 +172,7 @@ pub struct BuiltinFn {
 }
 
 pub const FUNCTIONS: &[BuiltinFn] = &[
-    BuiltinFn { name: "printf", kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::Printf, signature: "printf(format, ...)", doc: "formatted output; conversions %d %i %u %x %X %o %c %p %s %Y %% with flags, width, precision" },
+    BuiltinFn { name: "printf", kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::Printf, signature: "printf(format, ...)", doc: "formatted output; conversions %d %i %u %x %X %o %c %p %s %Y %% with flags, width, precision, %a (a kernel address as symbol+offset) and %k (a stack)" },
     BuiltinFn { name: "trace", kind: FnKind::Action, args: &[ArgSpec::Any], hook: FnHook::Trace, signature: "trace(expr)", doc: "print the value of an expression" },
     BuiltinFn { name: "print", kind: FnKind::Action, args: &[ArgSpec::Any], hook: FnHook::Print, signature: "print(expr)", doc: "print a value by its C type, a struct or array member by member, as DTrace's print()" },
     BuiltinFn { name: "exit", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Exit, signature: "exit(status)", doc: "stop tracing: run END, print aggregations, exit with status" },
@@ -180,7 +189,10 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "tolower", kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Lower), signature: "tolower(s)", doc: "s with its ASCII upper-case letters in lower case" },
     BuiltinFn { name: "basename", kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Basename), signature: "basename(path)", doc: "the last component of a path, trailing slashes ignored (\".\" for \"\", \"/\" for \"/\")" },
     BuiltinFn { name: "dirname", kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Dirname), signature: "dirname(path)", doc: "a path without its last component (\".\" where there is no slash, \"/\" at the root)" },
-    BuiltinFn { name: "stack", kind: FnKind::Subroutine, args: &[], hook: FnHook::Stack, signature: "stack()", doc: "the kernel stack where the probe fired: an aggregation key, or traced" },
+    BuiltinFn { name: "stack", kind: FnKind::Subroutine, args: &[ArgSpec::OptConstInt], hook: FnHook::Stack, signature: "stack([nframes])", doc: "the kernel stack where the probe fired, its innermost nframes frames (1 to 64; default: option stackframes, 20): an aggregation key, traced, or printf's %k" },
+    BuiltinFn { name: "func", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Func), signature: "func(pc)", doc: "the kernel function holding address pc, printed as module`function (keys at different offsets in one function aggregate together)" },
+    BuiltinFn { name: "sym", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Func), signature: "sym(pc)", doc: "the kernel symbol holding address pc, printed as module`symbol; the same as func(pc)" },
+    BuiltinFn { name: "mod", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Mod), signature: "mod(pc)", doc: "the kernel module holding address pc (vmlinux for the kernel itself), printed as its name" },
     BuiltinFn { name: "normalize", kind: FnKind::Action, args: &[ArgSpec::Aggregation, ArgSpec::Int], hook: FnHook::Normalize, signature: "normalize(@agg, n)", doc: "print an aggregation's values divided by n from now on" },
     BuiltinFn { name: "denormalize", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Denormalize, signature: "denormalize(@agg)", doc: "print an aggregation's values undivided again" },
     BuiltinFn { name: "count", kind: FnKind::Aggregating, args: &[], hook: FnHook::Aggregate(&agg::count::Count), signature: "count()", doc: "number of times called" },

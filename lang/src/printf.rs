@@ -6,7 +6,7 @@
 //! ```text
 //! %[flags][width][.precision][length]conv      flags: any of - + space # 0
 //!                                              length: hh h l ll z j t (accepted, ignored)
-//!                                              conv:   d i u x X o c s
+//!                                              conv:   d i u x X o c p a s k Y
 //! %%                                           a literal '%'
 //! ```
 //!
@@ -25,7 +25,7 @@
 use std::fmt;
 
 /// The conversions [`parse`] accepts, as shown in hints.
-pub const SUPPORTED: &str = "%d %i %u %x %X %o %c %p %s %Y (and %% for a literal '%')";
+pub const SUPPORTED: &str = "%d %i %u %x %X %o %c %p %a %s %k %Y (and %% for a literal '%')";
 
 /// Largest width or precision accepted; a larger one is almost certainly a typo and would
 /// make every firing print megabytes of padding.
@@ -70,6 +70,8 @@ pub enum ArgKind {
     Int,
     /// A string (`s`).
     Str,
+    /// A kernel stack (`k`).
+    Stack,
 }
 
 impl Conv {
@@ -77,6 +79,7 @@ impl Conv {
     pub fn arg_kind(&self) -> ArgKind {
         match self.conv {
             's' => ArgKind::Str,
+            'k' => ArgKind::Stack,
             _ => ArgKind::Int,
         }
     }
@@ -266,7 +269,15 @@ pub fn parse(fmt: &str) -> Result<Vec<Piece>, FormatError> {
         };
         let end = i + c.len_utf8();
         match c {
-            'd' | 'i' | 'u' | 'x' | 'X' | 'o' | 'c' | 's' | 'Y' | 'p' => {}
+            'd' | 'i' | 'u' | 'x' | 'X' | 'o' | 'c' | 's' | 'Y' | 'p' | 'a' | 'k' => {}
+            'A' => {
+                return Err(err(
+                    start,
+                    end,
+                    "%A (a user-space address as a symbol) is not supported yet",
+                    Some("print the address in hex with %p, or a kernel address as a symbol with %a".into()),
+                ))
+            }
             '%' => {
                 return Err(err(
                     start,
@@ -276,7 +287,7 @@ pub fn parse(fmt: &str) -> Result<Vec<Piece>, FormatError> {
                 ))
             }
             '*' => return Err(star_error(i, "width")),
-            'e' | 'E' | 'f' | 'F' | 'g' | 'G' | 'a' | 'A' => {
+            'e' | 'E' | 'f' | 'F' | 'g' | 'G' => {
                 return Err(err(
                     start,
                     end,
@@ -472,13 +483,24 @@ mod tests {
             .hint
             .as_deref()
             .unwrap()
-            .contains("%d %i %u %x %X %o %c %p %s"));
+            .contains("%d %i %u %x %X %o %c %p %a %s %k"));
 
         let e = parse("%5.2f").unwrap_err();
         assert_eq!((e.start, e.end), (0, 5));
         assert!(e.message.contains("floating-point"));
 
         assert!(parse("%p").is_ok());
+    }
+
+    #[test]
+    fn symbol_and_stack_conversions() {
+        let p = parse("%-40a|%k|%a").unwrap();
+        let kinds: Vec<ArgKind> = conversions(&p).map(Conv::arg_kind).collect();
+        assert_eq!(kinds, [ArgKind::Int, ArgKind::Stack, ArgKind::Int]);
+        assert_eq!(conversions(&p).next().map(|c| (c.width, c.has_flag('-'))), Some((Some(40), true)));
+        let e = parse("x %A").unwrap_err();
+        assert_eq!((e.start, e.end), (2, 4));
+        assert!(e.message.contains("%A") && e.message.contains("not supported"), "{}", e.message);
 
         let e = parse("%Ld").unwrap_err();
         assert_eq!(e.message, "unknown format conversion %L");

@@ -55,7 +55,9 @@ struct Copies {
     values: Vec<Vec<u8>>,
 }
 
-/// Every row with the slots that hold its key.
+/// Every row with the slots that hold its key. Keys that print the same are one row (DTrace
+/// records `stack(n)` as n frames and aggregates `func()` keys by function): their values
+/// merge as the CPUs' do.
 fn read_raw(t: &Table, def: &Aggregation, dec: &Decoder) -> Vec<(Vec<usize>, AggRow)> {
     let mut by_key: HashMap<Vec<u8>, Copies> = HashMap::new();
     for (slot, key, value) in t.entries() {
@@ -63,12 +65,18 @@ fn read_raw(t: &Table, def: &Aggregation, dec: &Decoder) -> Vec<(Vec<usize>, Agg
         e.slots.push(slot);
         e.values.push(value);
     }
-    by_key
+    let mut by_value: HashMap<Vec<Value>, Copies> = HashMap::new();
+    for (key, c) in by_key {
+        let e = by_value.entry(decode_keys(&key, &def.keys, dec)).or_default();
+        e.slots.extend(c.slots);
+        e.values.extend(c.values);
+    }
+    by_value
         .into_iter()
-        .filter_map(|(key, c)| {
+        .filter_map(|(keys, c)| {
             let parts: Vec<&[u8]> = c.values.iter().map(Vec::as_slice).collect();
             let data = merge(&def.kind, &parts)?;
-            Some((c.slots, AggRow { keys: decode_keys(&key, &def.keys, dec), data }))
+            Some((c.slots, AggRow { keys, data }))
         })
         .collect()
 }
@@ -77,13 +85,22 @@ fn word(b: &[u8], i: usize) -> i64 {
     i64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().unwrap())
 }
 
-/// Decodes a map key laid out as the IR says: integers and string ids 8 bytes, comms 16.
+/// Decodes a map key laid out as the IR says: integers and string ids 8 bytes, comms 16. A
+/// symbol key stands for the start of its function or module.
 pub fn decode_keys(key: &[u8], reprs: &[Repr], dec: &Decoder) -> Vec<Value> {
     let mut off = 0;
     let mut out = Vec::new();
     for r in reprs {
         let bytes = &key[off..off + r.size()];
-        out.push(decode_value(*r, bytes, dec));
+        let kind = match r {
+            Repr::Sym(k) => Some(*k),
+            Repr::Stack(u) => u.sym(),
+            _ => None,
+        };
+        out.push(match (kind, decode_value(*r, bytes, dec)) {
+            (Some(k), Value::Sym(pc, _)) => dec.stacks.address(dec.stacks.symbols().start(pc, k), Some(k)),
+            (_, v) => v,
+        });
         off += r.size();
     }
     out
@@ -94,7 +111,8 @@ pub fn decode_value(r: Repr, bytes: &[u8], dec: &Decoder) -> Value {
         Repr::Int(r) => Value::Int(word(bytes, 0), r),
         Repr::Object(_) => Value::Bytes(bytes.to_vec()),
         Repr::StrId => Value::Str(dec.strings.resolve(word(bytes, 0) as u64)),
-        Repr::Stack => Value::Stack(dec.stacks.frames(word(bytes, 0))),
+        Repr::Stack(u) => dec.stacks.read(word(bytes, 0), u),
+        Repr::Sym(k) => dec.stacks.address(word(bytes, 0) as u64, Some(k)),
         Repr::Str(_) => {
             let end = bytes.iter().position(|b| *b == 0).unwrap_or(bytes.len());
             Value::Str(String::from_utf8_lossy(&bytes[..end]).into_owned())

@@ -7,6 +7,7 @@ use crate::aggregate;
 use crate::output::{AggRow, Firing, Output, Value};
 use crumbs_ebpf::abi::record as wire;
 use crumbs_lang::ir::{Item, Program};
+use crumbs_lang::printf;
 use std::io;
 
 pub struct Events<'p> {
@@ -71,11 +72,20 @@ impl<'p> Events<'p> {
                 .map(|(r, o)| aggregate::decode_value(*r, &bytes[*o..*o + r.size()], &aggregations.decoder()))
                 .collect();
             match item {
-                Item::Printf { pieces, .. } => firing.outputs.push(Output::Printf { pieces, values }),
+                Item::Printf { pieces, .. } => {
+                    let values = aggregations.stacks.symbolize(printf::conversions(pieces), values);
+                    firing.outputs.push(Output::Printf { pieces, values })
+                }
                 Item::Print(_, layout) => firing.outputs.push(Output::Print { layout, value: values.into_iter().next().unwrap_or(Value::long(0)) }),
                 Item::Trace(_) => firing.outputs.push(Output::Trace(values.into_iter().next().unwrap_or(Value::long(0)))),
                 Item::Printa { aggs, format } => {
-                    let rows = aggs.iter().map(|a| aggregations.rows(*a)).collect::<io::Result<Vec<_>>>()?;
+                    let mut rows = aggs.iter().map(|a| aggregations.rows(*a)).collect::<io::Result<Vec<_>>>()?;
+                    if let Some(f) = format {
+                        let keys: Vec<&printf::Conv> = printf::conversions(f).filter(|c| !c.is_agg_value()).collect();
+                        for row in rows.iter_mut().flatten() {
+                            row.keys = aggregations.stacks.symbolize(keys.iter().copied(), std::mem::take(&mut row.keys));
+                        }
+                    }
                     // As DTrace marks them: when a row is printed, not when printa() runs.
                     if rows.iter().any(|r| !r.is_empty()) {
                         aggs.iter().for_each(|a| printed[*a] = true);

@@ -270,7 +270,7 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
         .collect::<Result<_, _>>()?;
     let events = ebpf.take_map(EVENTS_MAP).ok_or_else(|| RunError::Other("event map missing".into()))?;
     let ring = RingBuf::try_from(events).map_err(|e| RunError::Other(e.to_string()))?;
-    let stacks = crate::stacks::Stacks::new(ebpf.map(STACKS_MAP).and_then(map_fd));
+    let stacks = crate::stacks::Stacks::new(ebpf.map(STACKS_MAP).and_then(map_fd)).with_default_frames(program.options.stackframes);
     let mut events = Events::new(program, Aggregations::new(program, agg_fds, stacks));
 
     let asked = match &opts.stop {

@@ -1,20 +1,44 @@
 //! Kernel stacks recorded by `stack()`: read from the stack map and symbolized with
 //! /proc/kallsyms (read once, on first use), in DTrace's `module`symbol+0xoffset` form.
 
+use crate::output::Value;
 use crate::sys;
 use crumbs_ebpf::abi::STACK_DEPTH;
+use crumbs_lang::ir::{IntRepr, StackUse, SymKind, STACK_FRAMES_DEFAULT};
+use crumbs_lang::printf::Conv;
 use std::cell::OnceCell;
+use std::collections::HashMap;
 use std::os::fd::RawFd;
 
 /// The stack map, and the kernel's symbols once needed.
 pub struct Stacks {
     fd: Option<RawFd>,
     symbols: OnceCell<Kallsyms>,
+    /// Frames `stack()` without a count keeps (the `stackframes` option).
+    default_frames: usize,
+}
+
+/// A recorded stack as user space reads it: the probed code's frames, innermost first, or
+/// the line that says why there are none.
+enum Recorded {
+    Pcs(Vec<u64>),
+    Missing(String),
 }
 
 impl Stacks {
     pub fn new(fd: Option<RawFd>) -> Self {
-        Stacks { fd, symbols: OnceCell::new() }
+        Stacks { fd, symbols: OnceCell::new(), default_frames: STACK_FRAMES_DEFAULT as usize }
+    }
+
+    /// `stack()` without a count keeps `n` frames (the `stackframes` option).
+    pub fn with_default_frames(mut self, n: Option<u8>) -> Self {
+        self.default_frames = n.map_or(STACK_FRAMES_DEFAULT as usize, usize::from);
+        self
+    }
+
+    /// The kernel's symbols, read on first use.
+    pub fn symbols(&self) -> &Kallsyms {
+        self.symbols.get_or_init(Kallsyms::load)
     }
 
     /// The frames of stack `id`, innermost first, without the tracing machinery's own frames
@@ -22,25 +46,78 @@ impl Stacks {
     /// mode has no kernel stack (empty, as in DTrace); one the kernel could not record for
     /// another reason (a negative id), or that is gone, is one line saying so.
     pub fn frames(&self, id: i64) -> Vec<String> {
+        self.frames_up_to(id, STACK_DEPTH)
+    }
+
+    /// What user space reads from stack `id` as `use` says, as a value.
+    pub fn read(&self, id: i64, u: StackUse) -> Value {
+        match (u, self.recorded(id)) {
+            (StackUse::Frames(n), _) => Value::Stack(self.frames_up_to(id, if n == 0 { self.default_frames } else { n as usize })),
+            // The probed function is the first frame; the one it returns to is the next.
+            (StackUse::Caller(k), Recorded::Pcs(pcs)) => self.address(pcs.get(1).copied().unwrap_or(0), k),
+            (StackUse::Depth, Recorded::Pcs(pcs)) => Value::Int(pcs.len() as i64, IntRepr { size: 4, signed: false }),
+            (StackUse::Caller(k), Recorded::Missing(_)) => self.address(0, k),
+            (StackUse::Depth, Recorded::Missing(_)) => Value::Int(0, IntRepr { size: 4, signed: false }),
+        }
+    }
+
+    /// Address `pc` as an integer, or as a symbol of `kind`.
+    pub fn address(&self, pc: u64, kind: Option<SymKind>) -> Value {
+        match kind {
+            Some(k) => Value::Sym(pc, self.symbols().symbol(pc, k)),
+            None => Value::Int(pc as i64, IntRepr::U64),
+        }
+    }
+
+    /// At most `n` frames of stack `id`, as [`Stacks::frames`] has them.
+    fn frames_up_to(&self, id: i64, n: usize) -> Vec<String> {
+        match self.recorded(id) {
+            Recorded::Pcs(pcs) => pcs.iter().take(n).map(|pc| self.symbols().frame(*pc)).collect(),
+            Recorded::Missing(why) if why.is_empty() => Vec::new(),
+            Recorded::Missing(why) => vec![why],
+        }
+    }
+
+    fn recorded(&self, id: i64) -> Recorded {
         if id == -(libc::EFAULT as i64) {
-            return Vec::new();
+            return Recorded::Missing(String::new());
         }
         if id == -(libc::EEXIST as i64) {
-            return vec!["<stack lost: another stack holds its slot in the stack map>".into()];
+            return Recorded::Missing("<stack lost: another stack holds its slot in the stack map>".into());
         }
         let Some(fd) = self.fd.filter(|_| id >= 0) else {
-            return vec![format!("<stack not recorded: {}>", std::io::Error::from_raw_os_error(-id as i32))];
+            return Recorded::Missing(format!("<stack not recorded: {}>", std::io::Error::from_raw_os_error(-id as i32)));
         };
         let mut pcs = vec![0u8; 8 * STACK_DEPTH];
         if !matches!(sys::lookup(fd, &(id as u32).to_le_bytes(), &mut pcs), Ok(true)) {
-            return vec!["<stack no longer available>".into()];
+            return Recorded::Missing("<stack no longer available>".into());
         }
-        let symbols = self.symbols.get_or_init(Kallsyms::load);
-        pcs.chunks(8)
-            .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
-            .take_while(|pc| *pc != 0)
-            .map(|pc| symbols.frame(pc))
-            .skip_while(|f| is_tracing_frame(f))
+        let symbols = self.symbols();
+        Recorded::Pcs(
+            pcs.chunks(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+                .take_while(|pc| *pc != 0)
+                .skip_while(|pc| is_tracing_frame(&symbols.frame(*pc)))
+                .collect(),
+        )
+    }
+}
+
+impl Stacks {
+    /// `values` printed by the conversions `convs` in order, with the argument of each `%a`
+    /// turned into its symbol and offset (DTrace's `dtrace_addr2str()`).
+    pub fn symbolize<'c>(&self, convs: impl Iterator<Item = &'c Conv>, values: Vec<Value>) -> Vec<Value> {
+        let mut convs = convs;
+        values
+            .into_iter()
+            .map(|v| {
+                let pc = match (convs.next().map(|c| c.conv), &v) {
+                    (Some('a'), Value::Int(n, _)) => *n as u64,
+                    (Some('a'), Value::Sym(pc, _)) => *pc,
+                    _ => return v,
+                };
+                Value::Sym(pc, self.symbols().frame(pc))
+            })
             .collect()
     }
 }
@@ -54,6 +131,8 @@ fn is_tracing_frame(frame: &str) -> bool {
 /// Text symbols of the kernel and its modules, sorted by address.
 pub struct Kallsyms {
     syms: Vec<(u64, String, String)>,
+    /// Each module's lowest symbol address (`vmlinux` for the kernel).
+    modules: HashMap<String, u64>,
 }
 
 impl Kallsyms {
@@ -78,15 +157,46 @@ impl Kallsyms {
             })
             .collect();
         syms.sort_by_key(|s| s.0);
-        Kallsyms { syms }
+        let mut modules = HashMap::new();
+        for (addr, _, module) in &syms {
+            modules.entry(module.clone()).or_insert(*addr);
+        }
+        Kallsyms { syms, modules }
     }
 
-    /// `module`symbol+0xoffset` (no offset at the symbol's first byte), or the bare address.
+    /// The symbol holding `pc`: its address, name and module.
+    fn lookup(&self, pc: u64) -> Option<&(u64, String, String)> {
+        self.syms.partition_point(|s| s.0 <= pc).checked_sub(1).map(|i| &self.syms[i])
+    }
+
+    /// `module`symbol+0xoffset` (no offset at the symbol's first byte), or the bare address:
+    /// DTrace's `dtrace_addr2str()`, for stack frames and printf's `%a`.
     pub fn frame(&self, pc: u64) -> String {
-        match self.syms.partition_point(|s| s.0 <= pc).checked_sub(1).map(|i| &self.syms[i]) {
+        match self.lookup(pc) {
             Some((addr, name, module)) if pc > *addr => format!("{module}`{name}+0x{:x}", pc - addr),
             Some((_, name, module)) => format!("{module}`{name}"),
             None => format!("0x{pc:x}"),
+        }
+    }
+
+    /// How `func()`/`sym()` and `mod()` print an address: `module`symbol` (DTrace's
+    /// `dt_print_sym()`) or `module` (`dt_print_mod()`), the bare address without a symbol.
+    pub fn symbol(&self, pc: u64, kind: SymKind) -> String {
+        match (self.lookup(pc), kind) {
+            (Some((_, name, module)), SymKind::Func) => format!("{module}`{name}"),
+            (Some((_, _, module)), SymKind::Mod) => module.clone(),
+            (None, _) => format!("0x{pc:x}"),
+        }
+    }
+
+    /// Where an aggregation key of `kind` at `pc` starts, so that keys in one function (or
+    /// module) aggregate together: the symbol's (or module's) first address, as DTrace's
+    /// `dt_aggregate_sym()` and `dt_aggregate_mod()` do.
+    pub fn start(&self, pc: u64, kind: SymKind) -> u64 {
+        match (self.lookup(pc), kind) {
+            (Some((addr, _, _)), SymKind::Func) => *addr,
+            (Some((_, _, module)), SymKind::Mod) => self.modules.get(module).copied().unwrap_or(pc),
+            (None, _) => pc,
         }
     }
 }
@@ -103,6 +213,32 @@ mod tests {
         assert_eq!(k.frame(0xffffffff81000210), "vmlinux`helper+0x110");
         assert_eq!(k.frame(0xffffffffc0000010), "ext4`mod_fn+0x10");
         assert_eq!(k.frame(0x1000), "0x1000");
+    }
+
+    #[test]
+    fn symbols_modules_and_starts_like_dtrace() {
+        let k = Kallsyms::parse("ffffffff81000000 T _stext\nffffffff81000100 t helper\nffffffffc0000000 t mod_fn\t[ext4]\nffffffffc0000100 t mod_other\t[ext4]\n");
+        assert_eq!(k.symbol(0xffffffff81000123, SymKind::Func), "vmlinux`helper");
+        assert_eq!(k.symbol(0xffffffff81000123, SymKind::Mod), "vmlinux");
+        assert_eq!(k.symbol(0xffffffffc0000110, SymKind::Func), "ext4`mod_other");
+        assert_eq!(k.symbol(0xffffffffc0000110, SymKind::Mod), "ext4");
+        assert_eq!(k.symbol(3, SymKind::Func), "0x3");
+        assert_eq!(k.symbol(3, SymKind::Mod), "0x3");
+        assert_eq!(k.start(0xffffffff81000123, SymKind::Func), 0xffffffff81000100);
+        assert_eq!(k.start(0xffffffff81000123, SymKind::Mod), 0xffffffff81000000);
+        assert_eq!(k.start(0xffffffffc0000110, SymKind::Mod), 0xffffffffc0000000);
+        assert_eq!(k.start(3, SymKind::Func), 3);
+    }
+
+    #[test]
+    fn unrecorded_stacks_read_as_zero() {
+        let s = Stacks::new(None).with_default_frames(Some(2));
+        assert_eq!(s.read(-17, StackUse::Caller(None)), Value::Int(0, IntRepr::U64));
+        assert_eq!(s.read(-(libc::EFAULT as i64), StackUse::Depth), Value::Int(0, IntRepr { size: 4, signed: false }));
+        assert_eq!(s.read(-(libc::EFAULT as i64), StackUse::Frames(0)), Value::Stack(vec![]));
+        let pieces = crumbs_lang::printf::parse("%a %d").unwrap();
+        let v = s.symbolize(crumbs_lang::printf::conversions(&pieces), vec![Value::long(0), Value::long(0)]);
+        assert_eq!(v, [Value::Sym(0, "0x0".into()), Value::long(0)]);
     }
 
     #[test]

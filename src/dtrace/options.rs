@@ -99,7 +99,7 @@ const OPTIONS: &[(&str, Use)] = &[
     ("scratchsize", Use::Ignored),
     ("setenv", Use::Ignored),
     ("specsize", Use::Ignored),
-    ("stackframes", Use::Ignored),
+    ("stackframes", Use::Compiler),
     ("stackindent", Use::Ignored),
     ("statusrate", Use::Ignored),
     ("stdc", Use::Stdc),

@@ -109,13 +109,11 @@ impl Checker<'_> {
                 for (c, a) in convs.iter().zip(rest) {
                     let t = self.value(a)?;
                     let v = &t.expr;
-                    if v.repr() == Repr::Stack {
-                        return Err(Diagnostic::new(a.span.clone(), "printf() cannot print a stack")
-                            .label("a stack")
-                            .hint("trace it with stack(); or count it with @[stack()] = count()"));
+                    if let Some(d) = symbols::stack_conversion(c, v.repr(), &a.span) {
+                        return Err(d);
                     }
                     let want_str = matches!(c.arg_kind(), printf::ArgKind::Str);
-                    let is_str = !v.is_int();
+                    let is_str = !symbols::int_like(v.repr()) && c.conv != 'k';
                     if want_str && !is_str && self.is_user_pointer(t.ty) {
                         let name = self.types.name(t.ty);
                         return Err(Diagnostic::new(a.span.clone(), format!("%{} of `{name}`, a user-space pointer", c.conv))
@@ -234,7 +232,12 @@ impl Checker<'_> {
                             .label("no key left for this")
                             .hint("print the value with %@d; other conversions take the keys in order"));
                     };
-                    if want_str != !matches!(key, Repr::Int(_)) {
+                    if matches!(c.arg_kind(), printf::ArgKind::Stack) != matches!(key, Repr::Stack(StackUse::Frames(_))) && (c.conv == 'k' || !want_str) {
+                        return Err(Diagnostic::new(at, format!("key {} of `@{a}` is {}, but %{} expects {}", next + 1, key.describe(), c.conv, if c.conv == 'k' { "a stack" } else { "an integer" }))
+                            .label("wrong type")
+                            .hint(if c.conv == 'k' { "use %k for stack keys, %d or %a for integers" } else { "print a stack key with %k" }));
+                    }
+                    if !matches!(key, Repr::Stack(StackUse::Frames(_))) && want_str == symbols::int_like(*key) {
                         return Err(Diagnostic::new(at, format!("key {} of `@{a}` is {}, but this conversion expects {}", next + 1, if want_str { "an integer" } else { "a string" }, if want_str { "a string" } else { "an integer" }))
                             .label("wrong type")
                             .hint(if want_str { "use %d for integer keys" } else { "use %s for string keys" }));

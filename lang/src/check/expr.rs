@@ -21,7 +21,10 @@ impl Checker<'_> {
 
     fn int_expr_check(&self, v: &Expr, e: &ast::Expr, what: &str) -> Result<(), Diagnostic> {
         if !v.is_int() {
-            let hint = if v.repr() == Repr::Stack { "a stack can be an aggregation key (@[stack()] = count()) or traced (stack();)" } else { "compare strings with == or !=, e.g. execname == \"cat\"" };
+            let hint = match v.repr() {
+                Repr::Stack(_) | Repr::Sym(_) => symbols::printed_only_hint(v.repr()),
+                _ => "compare strings with == or !=, e.g. execname == \"cat\"",
+            };
             return Err(Diagnostic::new(e.span.clone(), format!("{what} must be an integer, but this is {}", v.repr().describe()))
                 .label(v.repr().describe())
                 .hint(hint));
@@ -47,6 +50,7 @@ impl Checker<'_> {
             ExprKind::Ident(name) => {
                 if let Some(v) = builtins::variable(name) {
                     match (v.ty, v.hook) {
+                        (VarType::Int(_), VarHook::Stack(u)) => self.stack(u),
                         (VarType::Int(c), h) => TExpr::new(Expr::Var(h), self.c_int(c)),
                         (VarType::Str, VarHook::Comm) => TExpr::new(Expr::Str(StrExpr::Comm), string),
                         (VarType::Str, h) => TExpr::new(Expr::Str(StrExpr::Probe(h)), string),
@@ -141,13 +145,8 @@ impl Checker<'_> {
                 TExpr::new(Expr::Str(StrExpr::UserStr(Box::new(addr), self.strsize)), string)
             }
             ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| f.kind == FnKind::Subroutine) => {
-                if !args.is_empty() {
-                    return Err(Diagnostic::new(e.span.clone(), format!("{}() takes no arguments", name.name))
-                        .label("wrong number of arguments")
-                        .hint("write stack(); a frame count is not supported yet"));
-                }
-                self.uses_stack = true;
-                TExpr::new(Expr::Stack, self.types.stack())
+                let f = builtins::function(&name.name).expect("checked");
+                self.stack_or_symbol(f, args, &e.span)?
             }
             ExprKind::Call(name, _) => {
                 return Err(match builtins::function(&name.name) {
@@ -215,6 +214,11 @@ impl Checker<'_> {
     /// `l op r` of two values.
     fn binary(&mut self, op: BinOp, l: &ast::Expr, r: &ast::Expr) -> Result<TExpr, Diagnostic> {
         let (lv, rv) = (self.value(l)?, self.value(r)?);
+        for (v, e) in [(&lv, l), (&rv, r)] {
+            if matches!(v.expr.repr(), Repr::Stack(_) | Repr::Sym(_)) {
+                self.int_expr_check(&v.expr, e, &format!("an operand of `{}`", op.symbol()))?;
+            }
+        }
         self.combine(op, lv, rv, &l.span, &r.span)
     }
 

@@ -37,6 +37,13 @@ impl Checker<'_> {
                 out[i] = Expr::Str(self.in_buffer(s.clone(), *size));
                 continue;
             }
+            if let (Repr::Stack(x), Repr::Stack(y)) = (a, b) {
+                if x != y {
+                    return Err(Diagnostic::new(keys[i].span.clone(), format!("key {} of `{name}` is {} elsewhere", i + 1, describe_stack(*x)))
+                        .label(describe_stack(*y))
+                        .hint("stack keys at one position keep the same number of frames everywhere"));
+                }
+            }
             if a != b {
                 let hint = if (*a, b.is_str()) == (Repr::StrId, true) {
                     "this key's first use is a string literal or probe name, kept as an id: make the first use a process name, a copied string or a string variable"
@@ -47,5 +54,14 @@ impl Checker<'_> {
             }
         }
         Ok((out, first.to_vec()))
+    }
+}
+
+/// A stack key as messages name it.
+fn describe_stack(u: StackUse) -> String {
+    match u {
+        StackUse::Frames(0) => "stack() (the stackframes option's frames)".into(),
+        StackUse::Frames(n) => format!("stack({n})"),
+        u => u.describe().into(),
     }
 }

@@ -20,6 +20,7 @@ mod expr;
 mod keys;
 mod print;
 mod strings;
+mod symbols;
 mod tracepoint;
 mod values;
 mod var_decls;
@@ -238,7 +239,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     Ok((program, None))
 }
 
-const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "aggsortpos", "aggsortkeypos", "aggpack", "switchrate", "aggrate", "strsize"];
+const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "aggsortpos", "aggsortkeypos", "aggpack", "stackframes", "switchrate", "aggrate", "strsize"];
 
 fn options(pragmas: &[ast::Pragma]) -> Result<Options, Diagnostic> {
     let mut o = Options::default();
@@ -261,6 +262,7 @@ pub fn apply_option(o: &mut Options, name: &str, value: Option<&str>) -> Result<
         "bufsize" => o.bufsize = Some(size_option(name, value, 4096, "4k", "the event buffer")?),
         "aggsize" => o.aggsize = Some(size_option(name, value, 64, "64", "the aggregation space")?),
         "dynvarsize" => o.dynvarsize = Some(size_option(name, value, 64, "64", "the thread-local variable space")?),
+        "stackframes" => o.stackframes = Some(symbols::stackframes_option(value)?),
         "strsize" => o.strsize = Some(strsize_option(value)?),
         n if KNOWN_OPTIONS.contains(&n) => {}
         n => {
@@ -493,17 +495,18 @@ fn const_int(e: &ast::Expr) -> Option<i64> {
 
 fn check_arity(f: &builtins::BuiltinFn, args: &[ast::Expr], span: &Span) -> Result<(), Diagnostic> {
     let rest = f.args.contains(&ArgSpec::Rest);
-    let fixed = f.args.iter().filter(|a| !matches!(a, ArgSpec::Rest | ArgSpec::OptInt)).count();
-    let optional = f.args.iter().filter(|a| **a == ArgSpec::OptInt).count();
+    let fixed = f.args.iter().filter(|a| !matches!(a, ArgSpec::Rest | ArgSpec::OptInt | ArgSpec::OptConstInt)).count();
+    let optional = f.args.iter().filter(|a| matches!(a, ArgSpec::OptInt | ArgSpec::OptConstInt)).count();
     let ok = if rest { args.len() >= fixed } else { (fixed..=fixed + optional).contains(&args.len()) };
     if ok {
         return Ok(());
     }
     let plural = |n: usize| if n == 1 { "" } else { "s" };
-    let want = match (rest, fixed) {
-        (true, n) => format!("at least {n} argument{}", plural(n)),
-        (false, n) if optional > 0 => format!("{n} or {} arguments", n + optional),
-        (false, n) => format!("{n} argument{}", plural(n)),
+    let want = match (rest, fixed, optional) {
+        (true, n, _) => format!("at least {n} argument{}", plural(n)),
+        (false, n, 0) => format!("{n} argument{}", plural(n)),
+        (false, 0, m) => format!("at most {m} argument{}", plural(m)),
+        (false, n, m) => format!("{n} or {} arguments", n + m),
     };
     Err(Diagnostic::new(span.clone(), format!("{}() takes {want}, but {} given", f.name, args.len()))
         .label("wrong number of arguments")

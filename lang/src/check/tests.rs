@@ -365,3 +365,23 @@ fn data_loc_arrays_point_into_the_record() {
     let d = with_syscalls("tracepoint:dma:dma_map_sg { trace(args->addrs[0]); }").map(|_| ()).unwrap_err();
     assert!(d.message.contains("an array of `u64`, a type crumbs does not know"), "{}", d.message);
 }
+
+/// stack(n), func()/sym()/mod() and caller/stackdepth lower to what user space reads.
+#[test]
+fn stacks_and_symbols_lower_to_their_uses() {
+    let p = ok("profile-997 { @a[stack(3), func(arg0), mod(caller)] = count(); @b[stack(), sym(caller), stackdepth] = count(); printf(\"%a %k\", caller, stack(2)); }");
+    assert_eq!(p.aggregations[0].keys, [Repr::Stack(StackUse::Frames(3)), Repr::Sym(SymKind::Func), Repr::Stack(StackUse::Caller(Some(SymKind::Mod)))]);
+    assert_eq!(p.aggregations[1].keys, [Repr::Stack(StackUse::Frames(0)), Repr::Stack(StackUse::Caller(Some(SymKind::Func))), Repr::Stack(StackUse::Depth)]);
+    assert_eq!(p.records[0].items[0].arg_reprs(), [Repr::Stack(StackUse::Caller(None)), Repr::Stack(StackUse::Frames(2))]);
+    assert!(p.uses_stack);
+    let Stmt::Aggregate { keys, .. } = &p.groups[0].clauses[0].body[0] else { panic!() };
+    assert_eq!(keys[1], Expr::Sym(SymKind::Func, Box::new(Expr::Var(VarHook::Arg(0)))));
+    let err = |src: &str| compile(src, &CheckOptions::default()).map(|_| ()).unwrap_err();
+    assert!(err("BEGIN { trace(stackdepth * 2); }").message.contains("an operand of `*` must be an integer, but this is `stackdepth`"));
+    assert!(err("BEGIN { @[stack(1)] = count(); @[stack(2)] = count(); }").message.contains("is stack(1) elsewhere"));
+    assert!(err("BEGIN { printf(\"%s\", func(arg0)); }").message.contains("%s expects a string"));
+    assert!(err("BEGIN { @a[1] = count(); printa(\"%k %@d\", @a); }").message.contains("key 1 of `@a` is an integer, but %k expects a stack"));
+    assert!(err("BEGIN { @a[stack()] = count(); printa(\"%d %@d\", @a); }").message.contains("key 1 of `@a` is a stack, but %d expects an integer"));
+    let d = err("#pragma D option stackframes=65\nBEGIN { }");
+    assert_eq!((d.message.as_str(), d.hint.as_deref()), ("stackframes=65 is out of range", Some("a kernel stack keeps 1 to 64 frames, e.g. `stackframes=5`")));
+}

@@ -179,10 +179,10 @@ impl Checker<'_> {
             let string = self.c_string();
             return Ok(TExpr::new(v, string));
         }
-        if let ctypes::Val::Value(Expr::Stack) = &t.val {
-            return Err(Diagnostic::new(e.span.clone(), "a variable cannot hold a stack")
-                .label("a stack")
-                .hint("use a stack as an aggregation key (@[stack()] = count()) or trace it (stack();)"));
+        if let ctypes::Val::Value(x @ (Expr::Stack(_) | Expr::Sym(..))) = &t.val {
+            let what = x.repr().describe();
+            let hint = if matches!(x, Expr::Stack(StackUse::Frames(_))) { "use a stack as an aggregation key (@[stack()] = count()) or trace it (stack();)" } else { symbols::printed_only_hint(x.repr()) };
+            return Err(Diagnostic::new(e.span.clone(), format!("a variable cannot hold {what}")).label(what).hint(hint));
         }
         // An array stored is its address, a pointer to its first element (as in C).
         let ty = match self.types.real(ty).map_err(|x| ctypes::no_types(&e.span, x))? {
@@ -207,7 +207,7 @@ impl Checker<'_> {
         if scalar(to.clone()) && scalar(from.clone()) {
             return Ok(());
         }
-        if matches!(to, Type::String { .. }) && v.expr.repr() != Repr::Stack && !v.expr.is_int() {
+        if matches!(to, Type::String { .. }) && !matches!(v.expr.repr(), Repr::Stack(_) | Repr::Sym(_)) && !v.expr.is_int() {
             return Ok(());
         }
         let (want, got) = (self.types.name(ty), self.types.name(v.ty));
@@ -307,7 +307,7 @@ impl Checker<'_> {
         let first = self.arrays[a].keys.clone();
         let name = if self.arrays[a].thread { format!("self->{}", self.arrays[a].name) } else { self.arrays[a].name.clone() };
         let (keys_out, reprs) = self.keys(keys, first.as_deref(), keys::KeyOwner { kind: "associative array", name: &name }, span)?;
-        if let Some((i, r)) = reprs.iter().enumerate().find(|(_, r)| matches!(r, Repr::Stack | Repr::Object(_))) {
+        if let Some((i, r)) = reprs.iter().enumerate().find(|(_, r)| matches!(r, Repr::Stack(_) | Repr::Sym(_) | Repr::Object(_))) {
             return Err(Diagnostic::new(keys[i].span.clone(), format!("an associative array's key cannot be {}", r.describe()))
                 .label("not a key")
                 .hint("keys are integers and strings"));

@@ -58,13 +58,64 @@ pub enum Repr {
     Int(IntRepr),
     /// An interned string id (see [`Strings`]): a constant or a probe's name.
     StrId,
-    /// A kernel stack: an id in the stack map (negative if the kernel could not record it).
-    Stack,
+    /// A kernel stack: an id in the stack map (negative if the kernel could not record it),
+    /// read in user space as the [`StackUse`] says.
+    Stack(StackUse),
+    /// A kernel address that prints as its symbol (`func()`, `sym()`, `mod()`): 8 bytes.
+    Sym(SymKind),
     /// A string in a buffer of this many bytes (a multiple of 8), NUL-terminated and
     /// NUL-padded: 16 for a process name, the `strsize` option's bytes for the others.
     Str(u32),
     /// A struct, union or array copied from kernel memory: its bytes.
     Object(u32),
+}
+
+/// What user space reads from a recorded kernel stack. The kernel records the whole stack
+/// (up to [`STACK_FRAMES_MAX`] frames) in every case: the tracing machinery's own frames at its
+/// top vary with how many programs share a tracepoint, so only user space can tell where the
+/// probed code starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StackUse {
+    /// `stack(n)`: the innermost n frames; 0 is the `stackframes` option's number.
+    Frames(u8),
+    /// `caller`: the address the probed function returns to (0 if the stack has no such
+    /// frame); `func(caller)` and `mod(caller)` print it as a symbol.
+    Caller(Option<SymKind>),
+    /// `stackdepth`: the number of frames of the whole stack.
+    Depth,
+}
+
+/// Most frames a kernel stack keeps (the stack map's depth).
+pub const STACK_FRAMES_MAX: u8 = 64;
+
+/// Frames `stack()` records when the `stackframes` option is not set (DTrace's default).
+pub const STACK_FRAMES_DEFAULT: u8 = 20;
+
+impl StackUse {
+    /// How the value prints if it is a symbol.
+    pub fn sym(self) -> Option<SymKind> {
+        match self {
+            StackUse::Caller(k) => k,
+            _ => None,
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            StackUse::Frames(_) => "a stack",
+            StackUse::Caller(None) => "`caller` (read from the stack when printed)",
+            StackUse::Caller(Some(_)) => "a kernel symbol",
+            StackUse::Depth => "`stackdepth` (read from the stack when printed)",
+        }
+    }
+}
+
+/// How a kernel address prints: DTrace's `sym()`/`func()` (`module`symbol`) or `mod()`
+/// (`module`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SymKind {
+    Func,
+    Mod,
 }
 
 /// DTrace's default `strsize`: the bytes a string holds, its NUL included.
@@ -89,14 +140,15 @@ impl Repr {
         match self {
             Repr::Int(_) => "an integer",
             Repr::StrId | Repr::Str(_) => "a string",
-            Repr::Stack => "a stack",
+            Repr::Stack(u) => u.describe(),
+            Repr::Sym(_) => "a kernel symbol",
             Repr::Object(_) => "a struct or array",
         }
     }
 
     pub fn size(self) -> usize {
         match self {
-            Repr::Int(_) | Repr::StrId | Repr::Stack => 8,
+            Repr::Int(_) | Repr::StrId | Repr::Stack(_) | Repr::Sym(_) => 8,
             Repr::Str(n) | Repr::Object(n) => n as usize,
         }
     }
@@ -121,8 +173,11 @@ pub enum Expr {
     /// A comparison of two strings by content.
     StrCmp(BinOp, StrExpr, StrExpr),
     Ternary(Box<Expr>, Box<Expr>, Box<Expr>),
-    /// `stack()`: the kernel stack, recorded in the stack map.
-    Stack,
+    /// The kernel stack, recorded in the stack map: `stack()`, and `caller` and
+    /// `stackdepth`, which user space reads from it.
+    Stack(StackUse),
+    /// `func(pc)`, `sym(pc)`, `mod(pc)`: the address, printed as its symbol or module.
+    Sym(SymKind, Box<Expr>),
     /// `args->name`, an integer field of the firing tracepoint's record.
     TpField(String),
     /// The address of the firing tracepoint's record.
@@ -264,7 +319,7 @@ impl Expr {
                 Expr::Binary(_, a, b) | Expr::Unsigned(_, a, b) => a.any(f) || b.any(f),
                 Expr::StrCmp(_, a, b) => a.any(f) || b.any(f),
                 Expr::Ternary(a, b, c) => a.any(f) || b.any(f) || c.any(f),
-                Expr::Load { addr: a, .. } | Expr::Bits { inner: a, .. } | Expr::Object { addr: a, .. } => a.any(f),
+                Expr::Load { addr: a, .. } | Expr::Bits { inner: a, .. } | Expr::Object { addr: a, .. } | Expr::Sym(_, a) => a.any(f),
                 Expr::Element { keys, .. } => keys.iter().any(|k| k.any(f)),
                 Expr::Seq(stmts, v) => stmts.iter().any(|s| s.any(f)) || v.any(f),
                 Expr::Strlen(s) => s.any(f),
@@ -282,7 +337,8 @@ impl Expr {
     pub fn repr(&self) -> Repr {
         match self {
             Expr::Str(s) => s.repr(),
-            Expr::Stack => Repr::Stack,
+            Expr::Stack(u) => Repr::Stack(*u),
+            Expr::Sym(k, _) => Repr::Sym(*k),
             Expr::Object { size, .. } => Repr::Object(*size),
             _ => Repr::Int(IntRepr::I64),
         }
@@ -512,6 +568,8 @@ pub struct Options {
     pub aggsize: Option<u64>,
     /// Bytes for thread-local variables, if set.
     pub dynvarsize: Option<u64>,
+    /// Frames `stack()` keeps, if set (DTrace's default is [`STACK_FRAMES_DEFAULT`]).
+    pub stackframes: Option<u8>,
     /// Bytes a string holds, its NUL included, if set (else [`DEFAULT_STRSIZE`]).
     pub strsize: Option<u64>,
 }

@@ -55,7 +55,7 @@ pub const EVENTS_MAP: &str = "events";
 /// Kernel stacks recorded by stack(): key u32 stack id, value [u64; STACK_DEPTH].
 pub const STACKS_MAP: &str = "stacks";
 /// Frames kept per stack (kernel stacks deeper than this are cut).
-pub const STACK_DEPTH: usize = 64;
+pub const STACK_DEPTH: usize = crumbs_lang::ir::STACK_FRAMES_MAX as usize;
 
 /// The array holding aggregation `id`'s per-CPU tables ([`table`]).
 pub fn agg_map_name(id: usize) -> String {

@@ -95,7 +95,10 @@ impl Emitter<'_> {
                     self.push(Insn::alu_imm(if *signed { Alu::Arsh } else { Alu::Rsh }, R0, 64 - width));
                 }
             }
-            Expr::Stack => {
+            // The address itself: user space symbolizes it.
+            Expr::Sym(_, pc) => self.expr(pc)?,
+            // caller and stackdepth are read from the stack in user space.
+            Expr::Stack(_) => {
                 self.push(Insn::mov(R1, R6));
                 self.ld_map(R2, STACKS_MAP, 0);
                 self.push(Insn::mov_imm(R3, 0)); // kernel stack
@@ -290,6 +293,7 @@ impl Emitter<'_> {
             VarHook::Arg(n) => attach::context(self.attach).arg(self, n)?,
             VarHook::Errno => attach::context(self.attach).errno(self),
             VarHook::ProbeId => attach::context(self.attach).probe_id(self)?,
+            VarHook::Stack(_) => return Err(self.err(format!("internal: {h:?} is read from the stack"))),
             VarHook::Comm | VarHook::ProbeProv | VarHook::ProbeMod | VarHook::ProbeFunc | VarHook::ProbeName => {
                 return Err(self.err(format!("internal: string builtin {h:?} used as an integer")));
             }

@@ -84,6 +84,8 @@ pub enum Value {
     Stack(Vec<String>),
     /// A struct, union or array: its bytes as recorded.
     Bytes(Vec<u8>),
+    /// A kernel address and how it prints (`func()`, `mod()`, or printf's `%a`).
+    Sym(u64, String),
 }
 
 impl Value {
@@ -100,11 +102,24 @@ impl Value {
 
     /// DTrace's dt_print_stack: a newline, then each frame on its own line indented by 14.
     pub fn stack_text(frames: &[String]) -> String {
+        Value::stack_with(frames, 14, &|f| f.to_string())
+    }
+
+    /// A newline, then each frame indented by `indent` and formatted by `frame`, on its own
+    /// line (dt_print_stack() with a stack indent and a format).
+    pub fn stack_with(frames: &[String], indent: usize, frame: &dyn Fn(&str) -> String) -> String {
         let mut s = String::from("\n");
         for f in frames {
-            s.push_str(&format!("{:14}{f}\n", ""));
+            s.push_str(&format!("{:indent$}{}\n", "", frame(f)));
         }
         s
+    }
+
+    /// How trace() and an aggregation key print a symbol or module: `"  %-50s"`
+    /// (dt_print_sym(), dt_print_mod()).
+    pub fn sym_column(out: &mut String, text: &str) {
+        out.push_str("  ");
+        printf::pad(out, text, text.len(), 50, true);
     }
 }
 

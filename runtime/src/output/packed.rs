@@ -130,6 +130,7 @@ fn print_key(out: &mut String, key: &Value) {
             pad(out, s, s.len(), 16, false);
         }
         Value::Stack(frames) => out.push_str(&Value::stack_text(frames)),
+        Value::Sym(_, text) => Value::sym_column(out, text),
         Value::Bytes(b) => {
             out.push_str("  ");
             out.push_str(&Value::bytes_text(b));

@@ -76,10 +76,28 @@ pub fn format_conv(out: &mut String, c: &Conv, v: &Value) {
             let left = c.has_flag('-');
             pad(out, s, s.len(), c.width.unwrap_or(0), left);
         }
-        // The checker keeps stacks out of formats; print the frames rather than fail.
+        ('k', Value::Stack(frames)) => format_stack(out, c, frames),
+        // %a's argument arrives symbolized; `func()` and `mod()` values print as text too
+        // with %s.
+        ('a' | 's', Value::Sym(_, text)) => format_str(out, c, text),
+        (_, Value::Sym(pc, _)) => format_int(out, c, *pc as i64, IntRepr::U64),
+        // The checker keeps stacks out of other conversions (printa's %s of a stack key
+        // prints it as traced).
         (_, Value::Stack(frames)) => out.push_str(&Value::stack_text(frames)),
         (_, Value::Bytes(b)) => out.push_str(&Value::bytes_text(b)),
     }
+}
+
+/// `%k`, DTrace's pfprint_stack(): a newline, then each frame formatted as `%s` with the
+/// conversion's flags, width and precision on its own line, indented by the width when `-`
+/// is given (DTrace's odd but documented rule), by nothing otherwise.
+fn format_stack(out: &mut String, c: &Conv, frames: &[String]) {
+    let indent = if c.has_flag('-') { c.width.unwrap_or(0) } else { 0 };
+    out.push_str(&Value::stack_with(frames, indent, &|f| {
+        let mut s = String::new();
+        format_str(&mut s, c, f);
+        s
+    }));
 }
 
 /// Push `body` (whose printed length is `len` bytes) padded with spaces to `width`.
@@ -195,6 +213,17 @@ mod tests {
 
     fn f(fmt: &str, args: &[Value]) -> String {
         format(&parse(fmt).expect("valid format"), args)
+    }
+
+    #[test]
+    fn symbols_and_stacks() {
+        let sym = Value::Sym(0xffffffff81000123, "vmlinux`helper+0x23".into());
+        assert_eq!(f("%a|%-25a|%25a|%.7a", &[sym.clone(), sym.clone(), sym.clone(), sym.clone()]), "vmlinux`helper+0x23|vmlinux`helper+0x23      |      vmlinux`helper+0x23|vmlinux");
+        assert_eq!(f("%p %d %x", &[sym.clone(), sym.clone(), sym]), format!("ffffffff81000123 {} ffffffff81000123", 0xffffffff81000123u64));
+        let stack = Value::Stack(vec!["vmlinux`a+0x1".into(), "vmlinux`b".into()]);
+        assert_eq!(f("%k|", std::slice::from_ref(&stack)), "\nvmlinux`a+0x1\nvmlinux`b\n|");
+        assert_eq!(f("%-3k|", std::slice::from_ref(&stack)), "\n   vmlinux`a+0x1\n   vmlinux`b\n|");
+        assert_eq!(f("%12k|", &[stack]), "\nvmlinux`a+0x1\n   vmlinux`b\n|");
     }
     fn i(n: i64) -> Value {
         Value::long(n)

@@ -1,0 +1,103 @@
+//! Kernel stacks and symbols: `stack([n])`, `func()`/`sym()`/`mod()`, `caller` and
+//! `stackdepth`, and the `stackframes` option.
+
+use super::*;
+use crate::ir::STACK_FRAMES_MAX;
+
+impl Checker<'_> {
+    /// A call of a subroutine that records a stack or names a symbol.
+    pub(super) fn stack_or_symbol(&mut self, f: &builtins::BuiltinFn, args: &[ast::Expr], span: &Span) -> Result<TExpr, Diagnostic> {
+        check_arity(f, args, span)?;
+        match f.hook {
+            FnHook::Sym(kind) => {
+                let ty = self.c_int("uintptr_t");
+                // `caller` is read from the stack in user space, and symbolized there.
+                if let Expr::Stack(StackUse::Caller(None)) = self.value(&args[0])?.expr {
+                    return Ok(TExpr::new(Expr::Stack(StackUse::Caller(Some(kind))), ty));
+                }
+                let pc = self.int_expr(&args[0], &format!("the address given to {}()", f.name))?;
+                Ok(TExpr::new(Expr::Sym(kind, Box::new(pc)), ty))
+            }
+            _ => {
+                let frames = match args.first() {
+                    None => 0,
+                    Some(a) => frame_count(f, a)?,
+                };
+                Ok(self.stack(StackUse::Frames(frames)))
+            }
+        }
+    }
+
+    /// A value read from the recorded kernel stack, typed as `ty` (D's `stack` for frames).
+    pub(super) fn stack(&mut self, u: StackUse) -> TExpr {
+        self.uses_stack = true;
+        let ty = match u {
+            StackUse::Frames(_) => self.types.stack(),
+            StackUse::Caller(_) => self.c_int("uintptr_t"),
+            StackUse::Depth => self.c_int("uint32_t"),
+        };
+        TExpr::new(Expr::Stack(u), ty)
+    }
+}
+
+/// `stack(n)`'s n: as DTrace has it, a positive integer constant; at most what the stack map
+/// keeps.
+fn frame_count(f: &builtins::BuiltinFn, a: &ast::Expr) -> Result<u8, Diagnostic> {
+    let n = const_int(a).ok_or_else(|| {
+        Diagnostic::new(a.span.clone(), format!("{}()'s frame count must be an integer constant", f.name))
+            .label("not a constant")
+            .hint(format!("write a number of frames from 1 to {STACK_FRAMES_MAX}, e.g. {}(5)", f.name))
+    })?;
+    if !(1..=STACK_FRAMES_MAX as i64).contains(&n) {
+        return Err(Diagnostic::new(a.span.clone(), format!("{}() cannot keep {n} frames", f.name))
+            .label("out of range")
+            .hint(format!("a kernel stack keeps 1 to {STACK_FRAMES_MAX} frames")));
+    }
+    Ok(n as u8)
+}
+
+/// The `stackframes` option's value: 1 to [`STACK_FRAMES_MAX`] frames.
+pub(super) fn stackframes_option(value: Option<&str>) -> Result<u8, (String, String)> {
+    let hint = || format!("a kernel stack keeps 1 to {STACK_FRAMES_MAX} frames, e.g. `stackframes=5`");
+    let v = value.unwrap_or("");
+    match v.trim().parse::<u64>() {
+        Ok(n) if (1..=STACK_FRAMES_MAX as u64).contains(&n) => Ok(n as u8),
+        Ok(_) => Err((format!("stackframes={v} is out of range"), hint())),
+        Err(_) => Err((format!("option `stackframes` needs a number of frames, got `{v}`"), hint())),
+    }
+}
+
+/// Where a value that user space turns into text can go, for messages.
+pub(super) fn printed_only_hint(r: Repr) -> &'static str {
+    match r {
+        Repr::Stack(StackUse::Frames(_)) => "a stack can be an aggregation key (@[stack()] = count()), traced (stack();) or printed with printf's %k",
+        Repr::Sym(_) | Repr::Stack(StackUse::Caller(Some(_))) => "a symbol can be an aggregation key (@[func(pc)] = count()), traced, or printed with printf (%a, %p, %x, %d)",
+        _ => "user space reads it from the recorded stack when printing: trace it, print it with printf (%d; %a for caller) or make it an aggregation key",
+    }
+}
+
+/// Whether a value prints as an integer does with printf's integer conversions: integers,
+/// and addresses and counts user space reads or symbolizes.
+pub(super) fn int_like(r: Repr) -> bool {
+    matches!(r, Repr::Int(_) | Repr::Sym(_) | Repr::Stack(StackUse::Caller(_) | StackUse::Depth))
+}
+
+/// The error for a printf() argument `r` of conversion `c` if one is a stack and the other
+/// is not `%k`.
+pub(super) fn stack_conversion(c: &printf::Conv, r: Repr, at: &Span) -> Option<Diagnostic> {
+    let stack = matches!(r, Repr::Stack(StackUse::Frames(_)));
+    let k = matches!(c.arg_kind(), printf::ArgKind::Stack);
+    match (stack, k) {
+        (true, false) => Some(
+            Diagnostic::new(at.clone(), format!("%{} cannot print a stack", c.conv))
+                .label("a stack")
+                .hint("print a stack with %k: printf(\"%k\", stack()); or trace it with stack(); or count it with @[stack()] = count()"),
+        ),
+        (false, true) => Some(
+            Diagnostic::new(at.clone(), format!("%k prints a stack, but this is {}", r.describe()))
+                .label("not a stack")
+                .hint("pass stack() or stack(n) to %k; print an address as a symbol with %a"),
+        ),
+        _ => None,
+    }
+}

@@ -1,0 +1,172 @@
+//! Live tests of kernel symbols and stacks (spec §7.8, §7.11, §7.2): stack(n) and the
+//! stackframes option, func()/sym()/mod(), caller, stackdepth, printf's %a and %k.
+
+mod common;
+
+use common::{agg_rows, assert_compile_error, run, str_col};
+use std::collections::{HashMap, HashSet};
+
+/// Text symbols of /proc/kallsyms: (module, name) -> address.
+fn kallsyms() -> HashMap<(String, String), u64> {
+    let text = std::fs::read_to_string("/proc/kallsyms").unwrap();
+    let mut out = HashMap::new();
+    for line in text.lines() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        if w.len() >= 3 && matches!(w[1], "t" | "T" | "w" | "W") {
+            let module = w.get(3).map_or("vmlinux".to_string(), |m| m.trim_matches(['[', ']']).to_string());
+            out.insert((module, w[2].to_string()), u64::from_str_radix(w[0], 16).unwrap());
+        }
+    }
+    out
+}
+
+/// `module`name+0xoff` (or without the offset) as (module, name, offset).
+fn parse_frame(f: &str) -> (String, String, u64) {
+    let (module, rest) = f.split_once('`').unwrap_or_else(|| panic!("not a symbol: {f:?}"));
+    let (name, off) = match rest.split_once("+0x") {
+        Some((n, o)) => (n, u64::from_str_radix(o, 16).unwrap()),
+        None => (rest, 0),
+    };
+    (module.to_string(), name.to_string(), off)
+}
+
+const ONE_READ: &str = "dd if=/dev/zero of=/dev/null bs=1 count=1";
+
+/// `@[func(arg0)]` in profile-997: every key is a kernel function as /proc/kallsyms names it,
+/// printed `module`function` without an offset in DTrace's `"  %-50s"` column, and each
+/// function is one row however many offsets in it were sampled.
+#[test]
+fn profile_keys_by_function() {
+    let out = run(&[
+        "-q",
+        "-e",
+        "profile-997 /arg0/ { @[func(arg0)] = count(); @m[mod(arg0)] = count(); } tick-1s { exit(0); }",
+        "-c",
+        "dd if=/dev/zero of=/dev/null bs=1 count=400000",
+    ]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    let syms = kallsyms();
+    let rows = agg_rows(&out.stdout);
+    assert!(rows.len() >= 2, "{}", out.dump());
+    let mut seen = HashSet::new();
+    for (keys, _) in &rows {
+        let key = &keys[0];
+        if !key.contains('`') {
+            // mod()'s rows: a module name.
+            assert!(key == "vmlinux" || key == "bpf" || syms.keys().any(|(m, _)| m == key), "{key}\n{}", out.dump());
+            continue;
+        }
+        let (module, name, off) = parse_frame(key);
+        assert_eq!(off, 0, "{key}\n{}", out.dump());
+        // BPF programs (this one's, other tests') come and go from /proc/kallsyms.
+        assert!(module == "bpf" || syms.contains_key(&(module.clone(), name.clone())), "{key} is not in /proc/kallsyms\n{}", out.dump());
+        assert!(seen.insert(key.clone()), "{key} printed twice\n{}", out.dump());
+        assert!(out.stdout.lines().any(|l| l.starts_with(&str_col(key))), "{}", out.dump());
+    }
+    assert!(!seen.is_empty() && rows.iter().any(|(k, _)| k[0] == "vmlinux"), "{}", out.dump());
+}
+
+/// At a syscall probe, `caller` is the stack's second frame (the function the probed one
+/// returns to); %a prints it as the frame does, %p in hex, %d in decimal, func() and mod()
+/// as its function and module; stackdepth counts the frames stack() shows.
+#[test]
+fn caller_and_depth_at_a_syscall() {
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"syscall::read:entry /pid == $target/ {
+               printf("%a|%p|%d|%d|", caller, caller, caller, stackdepth);
+               printf("%s|%s|", "x", "y"); trace(func(caller)); trace(mod(caller)); stack(64); exit(0); }"#,
+        "-c",
+        ONE_READ,
+    ]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    let (head, stack) = out.stdout.split_once('\n').unwrap_or_else(|| panic!("{}", out.dump()));
+    let f: Vec<&str> = head.split('|').collect();
+    let frames: Vec<&str> = stack.lines().filter(|l| !l.is_empty()).map(str::trim).collect();
+    assert!(frames.len() >= 2, "{}", out.dump());
+    assert_eq!(f[0], frames[1], "{}", out.dump());
+    let pc: u64 = f[2].parse().unwrap();
+    assert_eq!(f[1], format!("{pc:x}"), "{}", out.dump());
+    assert_eq!(f[3], frames.len().to_string(), "{}", out.dump());
+    let (module, name, off) = parse_frame(f[0]);
+    assert_eq!(kallsyms()[&(module.clone(), name.clone())] + off, pc, "{}", out.dump());
+    assert_eq!(f[6], format!("{}{}", str_col(&format!("{module}`{name}")), str_col(&module)), "{}", out.dump());
+}
+
+/// stack(n) keeps the innermost n frames; %k prints a stack with no indent (or indented by
+/// its width with `-`), each frame on its own line; -x stackframes sets stack()'s frames.
+#[test]
+fn stack_frames_and_k() {
+    let out = run(&[
+        "-q",
+        "-x",
+        "stackframes=1",
+        "-e",
+        r#"syscall::read:entry /pid == $target/ { stack(64); stack(2); stack(); printf("%k|%-3k|", stack(2), stack(1)); exit(0); }"#,
+        "-c",
+        ONE_READ,
+    ]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    let all: Vec<&str> = out.stdout.split('\n').collect();
+    // stack(64): "", frames..., then stack(2) starts with "".
+    let n = all[1..].iter().position(|l| l.is_empty()).unwrap();
+    let full: Vec<&str> = all[1..=n].iter().map(|l| l.trim()).collect();
+    assert!(full.len() >= 3, "{}", out.dump());
+    let indent = |f: &str, by: usize| format!("{}{f}", " ".repeat(by));
+    let expected = format!(
+        "\n{}\n\n{}\n{}\n\n{}\n\n{}\n{}\n|\n{}\n|\n",
+        full.iter().map(|f| indent(f, 14)).collect::<Vec<_>>().join("\n"),
+        indent(full[0], 14),
+        indent(full[1], 14),
+        indent(full[0], 14),
+        full[0],
+        full[1],
+        indent(full[0], 3),
+    );
+    assert_eq!(out.stdout, expected, "{}", out.dump());
+}
+
+/// Aggregation keys that print alike are one row: stack(1) keys of different stacks with
+/// the same innermost frame, and caller keys printed with printa's %a.
+#[test]
+fn keys_that_print_alike_merge() {
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"profile-997 /arg0/ { @s[stack(1)] = count(); } syscall::read:entry /pid == $target/ { @c[caller] = count(); }
+           tick-1s { exit(0); } END { printa("%a %@d\n", @c); printa(@s); }"#,
+        "-c",
+        "dd if=/dev/zero of=/dev/null bs=1 count=200000",
+    ]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    let mut lines = out.stdout.lines();
+    // A caller whose stack lost its slot in the stack map (to a profile stack) is 0: the
+    // largest row, printed last, is the real one.
+    let callers: Vec<&str> = lines.by_ref().take_while(|l| !l.is_empty()).collect();
+    let caller = callers.last().copied().unwrap_or_default();
+    let (sym, n) = caller.rsplit_once(' ').unwrap_or_else(|| panic!("{}", out.dump()));
+    assert!(sym.starts_with("vmlinux`") && sym.contains("+0x"), "{}", out.dump());
+    assert!(n.parse::<u64>().unwrap() >= 1, "{}", out.dump());
+    let frames: Vec<&str> = lines.filter(|l| l.starts_with("              ")).map(str::trim).filter(|l| l.parse::<u64>().is_err()).collect();
+    assert!(!frames.is_empty(), "{}", out.dump());
+    assert_eq!(frames.len(), frames.iter().collect::<HashSet<_>>().len(), "a frame printed twice\n{}", out.dump());
+}
+
+/// Misuse of stacks and symbols is a compile error with a hint, exit status 2.
+#[test]
+fn symbol_misuse() {
+    assert_compile_error(r#"BEGIN { printf("%k", 1); }"#, "%k prints a stack, but this is an integer", "stack()");
+    assert_compile_error(r#"BEGIN { printf("%d", stack()); }"#, "%d cannot print a stack", "%k");
+    assert_compile_error(r#"BEGIN { printf("%A", 1); }"#, "%A (a user-space address as a symbol) is not supported yet", "%p");
+    assert_compile_error("BEGIN { trace(func(arg0) + 1); }", "must be an integer, but this is a kernel symbol", "@[func(pc)]");
+    assert_compile_error("BEGIN /stackdepth > 2/ { }", "`stackdepth` (read from the stack when printed)", "trace it");
+    assert_compile_error("BEGIN { x = caller; }", "a variable cannot hold `caller`", "aggregation key");
+    assert_compile_error("BEGIN { @[stack(65)] = count(); }", "stack() cannot keep 65 frames", "1 to 64");
+    assert_compile_error("BEGIN { trace(mod()); }", "mod() takes 1 argument, but 0 given", "mod(pc)");
+    assert_compile_error("BEGIN { @[stack(1, 2)] = count(); }", "stack() takes at most 1 argument, but 2 given", "stack([nframes])");
+    assert_compile_error("#pragma D option stackframes=0\nBEGIN { }", "stackframes=0 is out of range", "1 to 64");
+    let out = run(&["-x", "stackframes=lots", "-e", "BEGIN { exit(0); }"]);
+    assert_eq!(out.code(), 2, "{}", out.dump());
+    assert!(out.stderr.contains("option `stackframes` needs a number of frames, got `lots`"), "{}", out.dump());
+}
