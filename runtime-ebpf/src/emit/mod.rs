@@ -581,7 +581,7 @@ mod tests {
     }
 
     #[test]
-    fn comm_compare_is_two_words() {
+    fn comm_compare_reads_the_name_once_and_compares_words() {
         let (_, code) = compile("syscall:::entry /execname == \"cat\"/ { @ = count(); }");
         let text = disassemble(&code[0].insns);
         assert_eq!(text.matches("call bpf_get_current_comm").count(), 1, "{text}");

@@ -19,6 +19,8 @@ pub(super) enum Buf {
     Scratch(i16),
     /// The globals area + offset.
     Global(i32),
+    /// The address kept in this stack slot (a map value found by a lookup).
+    Ptr(i16),
 }
 
 /// Buffers up to this size are zeroed by stores; larger ones by a read that fails.
@@ -39,6 +41,7 @@ impl Emitter<'_> {
                 }
             }
             Buf::Global(off) => self.ld_map(reg, GLOBALS_SYMBOL, off),
+            Buf::Ptr(slot) => self.push(Insn::ldx(DW, reg, R10, slot)),
         }
     }
 
@@ -191,7 +194,7 @@ impl Emitter<'_> {
             e.lookup(SYSCALL_NAMES_MAP, key);
             e.push(Insn::mov(R3, R0));
             e.buf_addr(R1, dst);
-            e.push(Insn::mov_imm(R2, size.min(SYSCALL_NAME_SIZE) as i32));
+            e.push(Insn::mov_imm(R2, e.str_limit(size).min(SYSCALL_NAME_SIZE) as i32));
             // An unknown number (no entry) reads from address 0: the name stays "".
             e.push(Insn::call(helper::PROBE_READ_KERNEL_STR));
             Ok(())
@@ -260,10 +263,7 @@ impl Emitter<'_> {
                 self.scoped(|e| {
                     let tmp = e.str_temp(size)?;
                     e.str_into(s, tmp, size)?;
-                    e.buf_addr(R3, tmp);
-                    e.buf_addr(R1, dst);
-                    e.push(Insn::mov_imm(R2, size as i32));
-                    e.push(Insn::call(helper::PROBE_READ_KERNEL));
+                    e.buf_copy(tmp, size, dst, size);
                     Ok(())
                 })
             }
@@ -316,7 +316,7 @@ impl Emitter<'_> {
     /// r0 = `a op b` (1 or 0) for two strings compared by content, as C's strcmp orders them.
     pub(super) fn str_cmp(&mut self, op: BinOp, a: &StrExpr, b: &StrExpr) -> Result<(), EmitError> {
         let known = |e: &Self, s: &StrExpr| match s {
-            StrExpr::Const(id) | StrExpr::Padded { id, .. } if s.repr() == Repr::StrId => Some(e.p.strings.resolve(*id)),
+            StrExpr::Const(id) => Some(e.p.strings.resolve(*id)),
             StrExpr::Probe(h) => e.probe_const(*h).map(str::to_string),
             _ => None,
         };
@@ -353,9 +353,8 @@ impl Emitter<'_> {
                 let size_of = |r: Repr| if let Repr::Str(n) = r { n } else { strsize };
                 let (sa, sb) = (size_of(ra), size_of(rb));
                 self.scoped(|e| {
-                    let (x, y) = (e.str_temp(sa)?, e.str_temp(sb)?);
-                    e.str_into(a, x, sa)?;
-                    e.str_into(b, y, sb)?;
+                    let x = e.readable(a, sa)?;
+                    let y = e.readable(b, sb)?;
                     // Both end within the smaller buffer, so its words decide.
                     e.compare_bufs(op, x, y, sa.min(sb) / 8);
                     Ok(())
@@ -364,9 +363,38 @@ impl Emitter<'_> {
         }
     }
 
-    /// Compares a string (in a buffer of its own size) with a constant, word by word.
+    /// Where string `s` can be read as it is, without a copy: a global's or clause-local's
+    /// own buffer.
+    fn in_place(&self, s: &StrExpr) -> Result<Option<Buf>, EmitError> {
+        Ok(match s {
+            StrExpr::Var(StrVar::Global(g), _) => Some(Buf::Global(self.p.global_offset(*g) as i32)),
+            StrExpr::Var(StrVar::Clause(l), _) => Some(self.local(*l)?),
+            _ => None,
+        })
+    }
+
+    /// String `s` in a `size`-byte buffer to read: in place, or written to a temporary one
+    /// (free when the enclosing scope ends).
+    pub(super) fn readable(&mut self, s: &StrExpr, size: u32) -> Result<Buf, EmitError> {
+        if let Some(at) = self.in_place(s)? {
+            return Ok(at);
+        }
+        let tmp = self.str_temp(size)?;
+        self.str_into(s, tmp, size)?;
+        Ok(tmp)
+    }
+
+    /// Compares a string (in a buffer of its own size) with a constant, word by word, up to
+    /// the word that holds the constant's NUL: the buffer is NUL-padded, so equal words up
+    /// to there mean equal strings.
     fn buf_cmp_const(&mut self, op: BinOp, s: &StrExpr, text: &str) -> Result<(), EmitError> {
         let size = s.repr().size() as u32;
+        let empty = match op {
+            BinOp::Eq | BinOp::Ge => text.is_empty(),
+            BinOp::Ne | BinOp::Lt => !text.is_empty(),
+            BinOp::Le => true,
+            _ => false,
+        };
         let mut text = text.as_bytes().to_vec();
         let mut op = op;
         if text.len() >= size as usize {
@@ -385,22 +413,40 @@ impl Emitter<'_> {
         }
         let mut bytes = vec![0u8; size as usize];
         bytes[..text.len()].copy_from_slice(&text);
-        let words: Vec<(i16, i64)> = bytes.chunks(8).enumerate().map(|(i, c)| (8 * i as i16, i64::from_le_bytes(c.try_into().unwrap()))).collect();
+        let words: Vec<i64> = bytes.chunks(8).take(text.len() / 8 + 1).map(|c| i64::from_le_bytes(c.try_into().expect("8-byte words"))).collect();
         self.scoped(|e| {
-            let buf = e.str_temp(size)?;
-            e.str_into(s, buf, size)?;
-            e.compare_words(op, buf, &words);
+            // A dynamic variable is compared where the lookup finds it; one that does not
+            // exist is "", whose comparison is known.
+            let (map, key) = match s {
+                StrExpr::Var(StrVar::Thread(t), _) => (TLS_STR_MAP.to_string(), e.tls_key(*t)?),
+                StrExpr::Var(StrVar::Element { array, keys }, _) => (array_map_name(*array), e.element_key(*array, keys)?),
+                _ => {
+                    let buf = e.readable(s, size)?;
+                    e.compare_words(op, buf, &words);
+                    return Ok(());
+                }
+            };
+            let (found, out) = (e.label(), e.label());
+            e.lookup(&map, key);
+            e.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), found);
+            e.push(Insn::mov_imm(R0, empty as i32));
+            e.goto(out);
+            e.bind(found);
+            let ptr = e.slot(8)?;
+            e.push(Insn::stx(DW, R10, ptr, R0));
+            e.compare_words(op, Buf::Ptr(ptr), &words);
+            e.bind(out);
             Ok(())
         })
     }
 
     /// r0 = (the string at `buf` `op` the constant `words`) ? 1 : 0: 64-bit words,
     /// byte-swapped for ordering so that the comparison is lexicographic.
-    fn compare_words(&mut self, op: BinOp, buf: Buf, words: &[(i16, i64)]) {
+    fn compare_words(&mut self, op: BinOp, buf: Buf, words: &[i64]) {
         let (base, off) = self.buf_base(R3, buf);
         self.compare(op, words.len() as i16, |e, w| {
             e.push(Insn::ldx(DW, R1, base, off + 8 * w));
-            e.ld64(R2, words[w as usize].1);
+            e.ld64(R2, words[w as usize]);
         });
     }
 

@@ -43,6 +43,8 @@ impl Emitter<'_> {
             return Ok(());
         }
         let size = self.arg_size(s);
+        // Always a copy: the length is found by copying the buffer onto itself, which must
+        // not race a store to a global on another CPU.
         self.scoped(|e| {
             let buf = e.str_temp(size)?;
             e.str_into(s, buf, size)?;
