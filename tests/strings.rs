@@ -30,6 +30,15 @@ fn any_two_strings_compare_by_content_in_any_order() {
     assert_eq!(printed(p), "111110 111 111 01");
 }
 
+/// A clause may compare a string variable that only a later clause assigns (the first
+/// check of the program learns its type); a missing element or thread-local is "".
+#[test]
+fn string_variables_read_before_the_clause_that_assigns_them() {
+    let p = r#"END { printf("%d%d%d%d%d\n", g == "abcdefghijklmnopqrst", g > "abcdefgh", a[1] < "b", a[0] >= "q", self->t == "tt"); }
+        BEGIN { g = "abcdefghijklmnopqrst"; a[0] = "q"; self->t = "tt"; exit(0); }"#;
+    assert_eq!(printed(p), "11111\n");
+}
+
 #[test]
 fn strings_in_both_branches_of_the_ternary() {
     let p = r#"BEGIN {

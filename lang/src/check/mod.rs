@@ -136,6 +136,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     // Each description is matched once however often the program repeats it (matching globs
     // over every listed probe).
     let mut matches: std::collections::HashMap<&str, Vec<crate::providers::Probe>> = std::collections::HashMap::new();
+    let mut first_error = None;
     for (index, clause) in program.clauses.iter().enumerate() {
         let mut per_attach: BTreeMap<AttachPoint, BTreeSet<u32>> = BTreeMap::new();
         cx.clause_tracepoints.clear();
@@ -179,7 +180,16 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
                 }
             }
         }
-        let lowered = cx.clause(clause)?;
+        let lowered = match cx.clause(clause) {
+            Ok(l) => l,
+            // A clause may read a variable (a string, say) before the clause that types it:
+            // the first pass goes on to find every type, and fails only if it knew them all.
+            Err(d) if !second => {
+                first_error.get_or_insert(d);
+                continue;
+            }
+            Err(d) => return Err(d),
+        };
         for (attach, nrs) in per_attach {
             let filter = match attach {
                 AttachPoint::SyscallEntry | AttachPoint::SyscallReturn
@@ -203,6 +213,10 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
             });
         }
     }
+    let again = cx.read_before_typed && !second;
+    if let (Some(d), false) = (first_error, again) {
+        return Err(d);
+    }
     for (name, span) in &cx.printa_uses {
         if !cx.aggs.iter().any(|a| &a.name == name) {
             return Err(Diagnostic::new(span.clone(), format!("aggregation `@{name}` is never given a value"))
@@ -214,7 +228,6 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     let globals = (0..cx.globals.len()).map(|g| Variable { name: cx.globals[g].clone(), repr: cx.var_repr(VarRef::Global(g)) }).collect();
     let thread_locals = (0..cx.thread_locals.len()).map(|t| Variable { name: cx.thread_locals[t].clone(), repr: cx.var_repr(VarRef::Thread(t)) }).collect();
     let arrays = (0..cx.arrays.len()).map(|a| Array { name: cx.arrays[a].name.clone(), thread: cx.arrays[a].thread, keys: cx.arrays[a].keys.clone().unwrap_or_default(), value: cx.var_repr(VarRef::Array(a)) }).collect();
-    let again = cx.read_before_typed && !second;
     let program = Program {
         options,
         groups: order
