@@ -13,30 +13,26 @@ use emit::*;
 /// Bytes of dynvarsize a dynamic variable stands for besides its key and value: the kernel
 /// hash map's own bookkeeping, rounded.
 pub const DYNVAR_OVERHEAD: u64 = 40;
-/// Bytes of dynvarsize one (thread, variable) pair stands for: its 16-byte key, 8-byte value
-/// and the overhead.
-pub const DYNVAR_PAIR_BYTES: u64 = 16 + 8 + DYNVAR_OVERHEAD;
 /// Distinct kernel stacks kept at once.
 pub const STACK_ENTRIES: u32 = 16384;
 
-/// Live thread-local variables (thread, variable) at once: dynvarsize / 64 (16384 by default).
-pub fn tls_entries(p: &Program) -> u32 {
-    (p.options.dynvarsize.unwrap_or(DEFAULT_DYNVARSIZE) / DYNVAR_PAIR_BYTES).clamp(1, u32::MAX as u64) as u32
+/// Dynamic variables (thread-locals, array elements) of `key` and `value` bytes a map holds
+/// at once: dynvarsize / (key + value + the overhead); 16384 integer thread-locals (a 16-byte
+/// key, an 8-byte value) by default.
+pub fn dynvar_entries(p: &Program, key: usize, value: usize) -> u32 {
+    (p.options.dynvarsize.unwrap_or(DEFAULT_DYNVARSIZE) / (key as u64 + value as u64 + DYNVAR_OVERHEAD)).clamp(1, u32::MAX as u64) as u32
 }
 
-/// Elements associative array `a` holds at once: dynvarsize / (its key, its value and the
-/// overhead).
-pub fn array_entries(p: &Program, a: &crumbs_lang::ir::Array) -> u32 {
-    (p.options.dynvarsize.unwrap_or(DEFAULT_DYNVARSIZE) / (a.key_size() as u64 + a.value.size() as u64 + DYNVAR_OVERHEAD)).clamp(1, u32::MAX as u64) as u32
-}
-
-/// The maps a program needs: the event ring, the drop counters, one array per aggregation
-/// holding a table per CPU (see [`table`]), and a zeroed array for clearing large values.
 /// Bytes of the event ring buffer: `bufsize`, at least a page, rounded up to a power of two.
 pub fn event_buffer_size(p: &Program) -> u64 {
     p.options.bufsize.unwrap_or(DEFAULT_BUFSIZE).max(4096).next_power_of_two()
 }
 
+/// The maps a program needs: the event ring, the drop counters, one array per aggregation
+/// holding a table per CPU (see [`table`]), the stack map, the thread-local maps (integers
+/// `tls`, strings `tls_str`), one hash map per associative array (`arr{i}`), and a zeroed
+/// array for clearing large values. [`compile`] adds the ones only the code knows it needs:
+/// the string scratch space and the system call names table.
 pub fn map_defs(p: &Program, target: &Target) -> Vec<MapDef> {
     let bufsize = event_buffer_size(p);
     let mut maps = vec![
@@ -62,15 +58,14 @@ pub fn map_defs(p: &Program, target: &Target) -> Vec<MapDef> {
         maps.push(MapDef { name: STACKS_MAP.into(), map_type: MAP_TYPE_STACK_TRACE, key_size: 4, value_size: 8 * STACK_DEPTH as u32, max_entries: STACK_ENTRIES, flags: 0 });
     }
     if p.thread_locals.iter().any(|v| !v.is_str()) {
-        maps.push(MapDef { name: TLS_MAP.into(), map_type: MAP_TYPE_HASH, key_size: 16, value_size: 8, max_entries: tls_entries(p), flags: 0 });
+        maps.push(MapDef { name: TLS_MAP.into(), map_type: MAP_TYPE_HASH, key_size: 16, value_size: 8, max_entries: dynvar_entries(p, 16, 8), flags: 0 });
     }
     if let Some(v) = p.thread_locals.iter().find(|v| v.is_str()) {
-        let size = v.repr.size() as u64;
-        let entries = (p.options.dynvarsize.unwrap_or(DEFAULT_DYNVARSIZE) / (16 + size + DYNVAR_OVERHEAD)).clamp(1, u32::MAX as u64) as u32;
-        maps.push(MapDef { name: TLS_STR_MAP.into(), map_type: MAP_TYPE_HASH, key_size: 16, value_size: size as u32, max_entries: entries, flags: 0 });
+        let size = v.repr.size();
+        maps.push(MapDef { name: TLS_STR_MAP.into(), map_type: MAP_TYPE_HASH, key_size: 16, value_size: size as u32, max_entries: dynvar_entries(p, 16, size), flags: 0 });
     }
     for (i, a) in p.arrays.iter().enumerate() {
-        maps.push(MapDef { name: array_map_name(i), map_type: MAP_TYPE_HASH, key_size: a.key_size() as u32, value_size: a.value.size() as u32, max_entries: array_entries(p, a), flags: 0 });
+        maps.push(MapDef { name: array_map_name(i), map_type: MAP_TYPE_HASH, key_size: a.key_size() as u32, value_size: a.value.size() as u32, max_entries: dynvar_entries(p, a.key_size(), a.value.size()), flags: 0 });
     }
     if zero > 0 {
         maps.push(MapDef { name: ZERO_MAP.into(), map_type: MAP_TYPE_ARRAY, key_size: 4, value_size: zero as u32, max_entries: 1, flags: 0 });

@@ -10,21 +10,9 @@ impl Emitter<'_> {
     pub(super) fn str_id(&mut self, s: &StrExpr) -> Result<(), EmitError> {
         match s {
             StrExpr::Const(id) => self.ld64(R0, *id as i64),
-            StrExpr::Ternary(c, a, b) => {
-                let other = self.label();
-                let out = self.label();
-                self.expr(c)?;
-                self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), other);
-                self.str_id(a)?;
-                self.goto(out);
-                self.bind(other);
-                self.str_id(b)?;
-                self.bind(out);
-            }
+            StrExpr::Ternary(c, a, b) => self.choose(c, |e| e.str_id(a), |e| e.str_id(b))?,
             StrExpr::Seq(stmts, s) => {
-                for st in stmts {
-                    self.stmt(st, None)?;
-                }
+                self.stmts(stmts)?;
                 self.str_id(s)?;
             }
             StrExpr::Probe(h) => {
@@ -140,9 +128,7 @@ impl Emitter<'_> {
                 })?;
             }
             Expr::Seq(stmts, value) => {
-                for s in stmts {
-                    self.stmt(s, None)?;
-                }
+                self.stmts(stmts)?;
                 self.expr(value)?;
             }
             Expr::Unary(op, inner) => {
@@ -158,19 +144,33 @@ impl Emitter<'_> {
             Expr::Unsigned(op, l, r) => self.binary(*op, l, r, true)?,
             Expr::StrCmp(op, a, b) => self.str_cmp(*op, a, b)?,
             Expr::Strlen(s) => self.strlen(s)?,
-            Expr::Ternary(c, a, b) => {
-                let other = self.label();
-                let out = self.label();
-                self.expr(c)?;
-                self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), other);
-                self.expr(a)?;
-                self.goto(out);
-                self.bind(other);
-                self.expr(b)?;
-                self.bind(out);
-            }
+            Expr::Ternary(c, a, b) => self.choose(c, |e| e.expr(a), |e| e.expr(b))?,
         }
         Ok(())
+    }
+
+    /// `cond ? then : els`: evaluates `cond`, then one of the two.
+    pub(super) fn choose(
+        &mut self,
+        cond: &Expr,
+        then: impl FnOnce(&mut Self) -> Result<(), EmitError>,
+        els: impl FnOnce(&mut Self) -> Result<(), EmitError>,
+    ) -> Result<(), EmitError> {
+        let other = self.label();
+        let out = self.label();
+        self.expr(cond)?;
+        self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), other);
+        then(self)?;
+        self.goto(out);
+        self.bind(other);
+        els(self)?;
+        self.bind(out);
+        Ok(())
+    }
+
+    /// The statements an assignment used as a value runs first (they emit nothing).
+    pub(super) fn stmts(&mut self, stmts: &[Stmt]) -> Result<(), EmitError> {
+        stmts.iter().try_for_each(|s| self.stmt(s, None))
     }
 
     /// r0 = (r0 `cond` (src or imm)) ? 1 : 0.

@@ -308,19 +308,14 @@ impl Emitter<'_> {
                     e.store_dynamic(&array_map_name(*array), key, val)
                 })?;
             }
-            Stmt::If { cond, then, els } => {
-                let other = self.label();
+            Stmt::If { cond, then, els } if els.is_empty() => {
                 let out = self.label();
                 self.expr(cond)?;
-                self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), other);
+                self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), out);
                 self.scoped(|e| then.iter().try_for_each(|s| e.stmt(s, record)))?;
-                if !els.is_empty() {
-                    self.goto(out);
-                }
-                self.bind(other);
-                self.scoped(|e| els.iter().try_for_each(|s| e.stmt(s, record)))?;
                 self.bind(out);
             }
+            Stmt::If { cond, then, els } => self.choose(cond, |e| e.scoped(|e| then.iter().try_for_each(|s| e.stmt(s, record))), |e| e.scoped(|e| els.iter().try_for_each(|s| e.stmt(s, record))))?,
             Stmt::Emit { item, args } => {
                 let rid = record.expect("emit has a record");
                 let layout = record::layout(&self.p.records[rid]);

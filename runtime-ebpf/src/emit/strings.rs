@@ -140,26 +140,14 @@ impl Emitter<'_> {
                 })?;
             }
             StrExpr::Var(v, vsize) => self.var_into(v, *vsize, dst, size)?,
-            StrExpr::Ternary(c, a, b) => {
-                let other = self.label();
-                let out = self.label();
-                self.expr(c)?;
-                self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), other);
-                self.scoped(|e| e.str_into(a, dst, size))?;
-                self.goto(out);
-                self.bind(other);
-                self.scoped(|e| e.str_into(b, dst, size))?;
-                self.bind(out);
-            }
+            StrExpr::Ternary(c, a, b) => self.choose(c, |e| e.scoped(|e| e.str_into(a, dst, size)), |e| e.scoped(|e| e.str_into(b, dst, size)))?,
             StrExpr::Call { f: StrFn::Copy, args, .. } => match args.as_slice() {
                 [StrArg::Str(inner)] => self.str_into(inner, dst, size)?,
                 _ => return Err(self.err("internal: a string copy takes one string")),
             },
             StrExpr::Call { f, args, size: own } => self.scoped(|e| e.subroutine(*f, args, *own, dst, size))?,
             StrExpr::Seq(stmts, inner) => {
-                for st in stmts {
-                    self.stmt(st, None)?;
-                }
+                self.stmts(stmts)?;
                 self.str_into(inner, dst, size)?;
             }
         }
@@ -315,11 +303,7 @@ impl Emitter<'_> {
 
     /// r0 = `a op b` (1 or 0) for two strings compared by content, as C's strcmp orders them.
     pub(super) fn str_cmp(&mut self, op: BinOp, a: &StrExpr, b: &StrExpr) -> Result<(), EmitError> {
-        let known = |e: &Self, s: &StrExpr| match s {
-            StrExpr::Const(id) => Some(e.p.strings.resolve(*id)),
-            StrExpr::Probe(h) => e.probe_const(*h).map(str::to_string),
-            _ => None,
-        };
+        let known = |e: &Self, s: &StrExpr| e.const_text(s);
         if let (Some(x), Some(y)) = (known(self, a), known(self, b)) {
             let v = match op {
                 BinOp::Eq => x == y,
@@ -360,6 +344,16 @@ impl Emitter<'_> {
                     Ok(())
                 })
             }
+        }
+    }
+
+    /// The text of a string known when compiling: a literal, or a probe name that is the
+    /// same for every firing.
+    pub(super) fn const_text(&self, s: &StrExpr) -> Option<String> {
+        match s {
+            StrExpr::Const(id) => Some(self.p.strings.resolve(*id)),
+            StrExpr::Probe(h) => self.probe_const(*h).map(str::to_string),
+            _ => None,
         }
     }
 

@@ -33,12 +33,7 @@ impl Emitter<'_> {
 
     /// `strlen(s)` into r0.
     pub(super) fn strlen(&mut self, s: &StrExpr) -> Result<(), EmitError> {
-        let text = match s {
-            StrExpr::Const(id) => Some(self.p.strings.resolve(*id)),
-            StrExpr::Probe(h) => self.probe_const(*h).map(str::to_string),
-            _ => None,
-        };
-        if let Some(text) = text {
+        if let Some(text) = self.const_text(s) {
             self.ld64(R0, text.len() as i64);
             return Ok(());
         }
@@ -75,7 +70,8 @@ impl Emitter<'_> {
             _ => Err(EmitError { clause: None, message: format!("internal: argument {i} of {f:?} is not a string") }),
         };
         match f {
-            StrFn::Copy => self.str_into(str_arg(0)?, out, own)?,
+            // str_into() writes a copy itself.
+            StrFn::Copy => return Err(self.err("internal: a string copy is not a subroutine")),
             StrFn::Join => self.join(str_arg(0)?, str_arg(1)?, out, own)?,
             StrFn::Substr => self.substr(str_arg(0)?, args, out, own)?,
             StrFn::Upper | StrFn::Lower => {
@@ -98,8 +94,7 @@ impl Emitter<'_> {
             e.buf_len(out, own);
             e.push(Insn::stx(DW, R10, n, R0));
             let sb = e.arg_size(b);
-            let tb = e.str_temp(sb)?;
-            e.str_into(b, tb, sb)?;
+            let tb = e.readable(b, sb)?;
             e.buf_addr(R3, tb);
             e.buf_addr(R1, out);
             e.push(Insn::ldx(DW, R2, R10, n));
@@ -204,11 +199,7 @@ impl Emitter<'_> {
     /// "."; a path of slashes gives "/"; a base with no slash before it has dirname ".".
     fn path_part(&mut self, s: &StrExpr, out: Buf, own: u32, base: bool) -> Result<(), EmitError> {
         self.scoped(|e| {
-            let ts = e.str_temp(own)?;
-            let ts = match ts {
-                Buf::Scratch(_) => ts,
-                _ => Buf::Scratch(e.scratch(own as usize)?),
-            };
+            let ts = Buf::Scratch(e.scratch(own as usize)?);
             let (end, start) = (e.slot(8)?, e.slot(8)?);
             e.str_into(s, ts, own)?;
             e.buf_len(ts, own);
