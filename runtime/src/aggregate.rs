@@ -65,14 +65,23 @@ fn read_raw(t: &Table, def: &Aggregation, dec: &Decoder) -> Vec<(Vec<usize>, Agg
         e.slots.push(slot);
         e.values.push(value);
     }
+    // Stacks and symbols can print alike from different bytes (stack(n) of two deeper
+    // stacks, func() of two offsets): their rows merge. Other keys decode one to one.
+    let merges = def.keys.iter().any(|r| matches!(r, Repr::Stack(_) | Repr::Sym(_)));
     let mut by_value: HashMap<Vec<Value>, Copies> = HashMap::new();
+    let mut rows: Vec<(Vec<Value>, Copies)> = Vec::new();
     for (key, c) in by_key {
-        let e = by_value.entry(decode_keys(&key, &def.keys, dec)).or_default();
+        let keys = decode_keys(&key, &def.keys, dec);
+        if !merges {
+            rows.push((keys, c));
+            continue;
+        }
+        let e = by_value.entry(keys).or_default();
         e.slots.extend(c.slots);
         e.values.extend(c.values);
     }
-    by_value
-        .into_iter()
+    rows.extend(by_value);
+    rows.into_iter()
         .filter_map(|(keys, c)| {
             let parts: Vec<&[u8]> = c.values.iter().map(Vec::as_slice).collect();
             let data = merge(&def.kind, &parts)?;
@@ -85,8 +94,8 @@ fn word(b: &[u8], i: usize) -> i64 {
     i64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().unwrap())
 }
 
-/// Decodes a map key laid out as the IR says: integers and string ids 8 bytes, comms 16. A
-/// symbol key stands for the start of its function or module.
+/// Decodes a map key laid out as the IR says (each value's [`Repr::size`] bytes). A symbol
+/// key stands for the start of its function or module.
 pub fn decode_keys(key: &[u8], reprs: &[Repr], dec: &Decoder) -> Vec<Value> {
     let mut off = 0;
     let mut out = Vec::new();
@@ -97,8 +106,9 @@ pub fn decode_keys(key: &[u8], reprs: &[Repr], dec: &Decoder) -> Vec<Value> {
             Repr::Stack(u) => u.sym(),
             _ => None,
         };
+        // The symbol's text is the same at its start: only the address moves.
         out.push(match (kind, decode_value(*r, bytes, dec)) {
-            (Some(k), Value::Sym(pc, _)) => dec.stacks.address(dec.stacks.symbols().start(pc, k), Some(k)),
+            (Some(k), Value::Sym(pc, text)) => Value::Sym(dec.stacks.symbols().start(pc, k), text),
             (_, v) => v,
         });
         off += r.size();

@@ -59,21 +59,17 @@ fn clause_span(p: &Program, i: usize) -> Span {
 /// Parses, checks and generates code for `text` on `kernel`.
 #[allow(clippy::result_large_err)]
 pub fn compile(text: &str, opts: &CompileOptions, kernel: &dyn Kernel) -> Result<Compiled, CompileError> {
+    let options: Vec<(&str, Option<&str>, &String)> = opts.options.iter().map(|o| o.split_once('=').map_or((o.as_str(), None, o), |(n, v)| (n, Some(v), o))).collect();
+    let apply = |to: &mut crumbs_lang::ir::Options, (n, v, opt): (&str, Option<&str>, &String)| apply_option(to, n, v).map_err(|(msg, hint)| CompileError::Message(format!("-x {opt}: {msg} ({hint})")));
     // A string's size is part of the program: -x strsize reaches the checker.
     let mut early = crumbs_lang::ir::Options::default();
-    for opt in &opts.options {
-        if let Some(("strsize", v)) = opt.split_once('=') {
-            apply_option(&mut early, "strsize", Some(v)).map_err(|(msg, hint)| CompileError::Message(format!("-x {opt}: {msg} ({hint})")))?;
-        }
+    for o in options.iter().filter(|o| o.0 == "strsize" && o.1.is_some()) {
+        apply(&mut early, *o)?;
     }
     let check = CheckOptions { facts: Some(kernel.facts()), target: opts.target, args: opts.args.clone(), ids: crate::process::own_ids(), strsize: early.strsize };
     let mut program = crumbs_lang::compile(text, &check).map_err(CompileError::Source)?;
-    for opt in &opts.options {
-        let (n, v) = match opt.split_once('=') {
-            Some((n, v)) => (n, Some(v)),
-            None => (opt.as_str(), None),
-        };
-        apply_option(&mut program.options, n, v).map_err(|(msg, hint)| CompileError::Message(format!("-x {opt}: {msg} ({hint})")))?;
+    for o in options {
+        apply(&mut program.options, o)?;
     }
     let code = crumbs_ebpf::compile(&program, &kernel.codegen_target(&program)).map_err(|e| match e.clause {
         Some(i) => CompileError::Source(Diagnostic::new(clause_span(&program, i), e.message).label("in this clause")),

@@ -46,13 +46,13 @@ impl Stacks {
     /// mode has no kernel stack (empty, as in DTrace); one the kernel could not record for
     /// another reason (a negative id), or that is gone, is one line saying so.
     pub fn frames(&self, id: i64) -> Vec<String> {
-        self.frames_up_to(id, STACK_DEPTH)
+        self.frames_of(self.recorded(id), STACK_DEPTH)
     }
 
     /// What user space reads from stack `id` as `use` says, as a value.
     pub fn read(&self, id: i64, u: StackUse) -> Value {
         match (u, self.recorded(id)) {
-            (StackUse::Frames(n), _) => Value::Stack(self.frames_up_to(id, if n == 0 { self.default_frames } else { n as usize })),
+            (StackUse::Frames(n), r) => Value::Stack(self.frames_of(r, if n == 0 { self.default_frames } else { n as usize })),
             // The probed function is the first frame; the one it returns to is the next.
             (StackUse::Caller(k), Recorded::Pcs(pcs)) => self.address(pcs.get(1).copied().unwrap_or(0), k),
             (StackUse::Depth, Recorded::Pcs(pcs)) => Value::Int(pcs.len() as i64, IntRepr { size: 4, signed: false }),
@@ -69,9 +69,9 @@ impl Stacks {
         }
     }
 
-    /// At most `n` frames of stack `id`, as [`Stacks::frames`] has them.
-    fn frames_up_to(&self, id: i64, n: usize) -> Vec<String> {
-        match self.recorded(id) {
+    /// At most `n` frames of a recorded stack, as [`Stacks::frames`] has them.
+    fn frames_of(&self, r: Recorded, n: usize) -> Vec<String> {
+        match r {
             Recorded::Pcs(pcs) => pcs.iter().take(n).map(|pc| self.symbols().frame(*pc)).collect(),
             Recorded::Missing(why) if why.is_empty() => Vec::new(),
             Recorded::Missing(why) => vec![why],

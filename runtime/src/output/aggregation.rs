@@ -66,16 +66,11 @@ const DISTRIBUTION: &str = "------------- Distribution -------------";
 /// aggregations; note that DTrace's `printa()` of an empty aggregation still prints the
 /// lone `"\n"`).
 pub fn print_aggregation(out: &mut String, rows: &[AggRow]) {
-    print_aggregation_in(out, rows, Order::default());
-}
-
-/// [`print_aggregation`] in the given order.
-pub fn print_aggregation_in(out: &mut String, rows: &[AggRow], order: Order) {
     if rows.is_empty() {
         return;
     }
     out.push('\n');
-    print_rows_in(out, rows, order);
+    print_rows(out, rows);
 }
 
 /// Print the rows of one aggregation in DTrace's default order, without the leading
@@ -111,26 +106,25 @@ pub fn sort_rows(rows: &[AggRow]) -> Vec<&AggRow> {
 /// The rows in the given order.
 pub fn sort_rows_by(rows: &[AggRow], order: Order) -> Vec<&AggRow> {
     let mut sorted: Vec<&AggRow> = rows.iter().collect();
-    sorted.sort_by(|a, b| {
-        let keys = || compare_keys_from(&a.keys, &b.keys, order.key_pos);
-        let o = if order.by_key {
-            keys().then_with(|| compare_values(&a.data, &b.data))
-        } else {
-            a.keys.len().cmp(&b.keys.len()).then_with(|| compare_values(&a.data, &b.data)).then_with(keys)
-        };
-        if order.reverse { o.reverse() } else { o }
-    });
+    sorted.sort_by(|a, b| order.compare(&a.keys, &b.keys, || compare_values(&a.data, &b.data)));
     sorted
+}
+
+impl Order {
+    /// Two rows in this order, by their keys and their values' comparison `values`: by key
+    /// then value with `by_key`, else fewer keys first (`dt_aggregate_hashcmp()`), then by
+    /// value, then by key; reversed with `reverse`.
+    pub fn compare(&self, a: &[Value], b: &[Value], values: impl Fn() -> Ordering) -> Ordering {
+        let keys = || compare_keys_from(a, b, self.key_pos);
+        let o = if self.by_key { keys().then_with(&values) } else { a.len().cmp(&b.len()).then_with(values).then_with(keys) };
+        if self.reverse { o.reverse() } else { o }
+    }
 }
 
 /// DTrace's default comparison of two rows of the same aggregation: fewer keys first
 /// (`dt_aggregate_hashcmp()`), then by value, then by key.
 pub fn compare_rows(a: &AggRow, b: &AggRow) -> Ordering {
-    a.keys
-        .len()
-        .cmp(&b.keys.len())
-        .then_with(|| compare_values(&a.data, &b.data))
-        .then_with(|| compare_keys(&a.keys, &b.keys))
+    Order::default().compare(&a.keys, &b.keys, || compare_values(&a.data, &b.data))
 }
 
 /// DTrace's value comparison (`dt_aggregate_valcmp()`), as the function's summary orders.

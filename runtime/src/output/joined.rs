@@ -19,7 +19,7 @@
 
 use std::cmp::Ordering;
 
-use super::aggregation::{self, compare_keys, compare_keys_from, compare_values, Order};
+use super::aggregation::{self, compare_keys, compare_values, Order};
 use super::{AggData, AggRow, Value};
 use crumbs_lang::ir::AggKind;
 use crumbs_lang::printf::Piece;
@@ -51,11 +51,8 @@ pub fn join(sets: &[Vec<AggRow>], ids: &[usize], kinds: &[&AggKind]) -> Vec<Join
 
 /// The rows in DTrace's order for a printa() of several aggregations.
 pub fn sort(rows: &mut [Joined], order: Order) {
-    rows.sort_by(|a, b| {
-        let keys = || compare_keys_from(&a.keys, &b.keys, order.key_pos);
-        let o = if order.by_key { keys().then_with(|| compare_all(a, b, order.sort_pos)) } else { compare_all(a, b, order.sort_pos).then_with(keys) };
-        if order.reverse { o.reverse() } else { o }
-    });
+    // Every joined row has as many keys: the key count decides nothing.
+    rows.sort_by(|a, b| order.compare(&a.keys, &b.keys, || compare_all(a, b, order.sort_pos)));
 }
 
 /// The values compared from aggregation `pos` on, wrapping around.

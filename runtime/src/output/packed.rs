@@ -20,7 +20,7 @@
 //! to one above the highest; lquantize shows all of its buckets. Other functions print as
 //! without aggpack, and so do printa() with a format and printa() of several aggregations.
 
-use super::aggregation::{column, int_column, lquantize_levels};
+use super::aggregation::{self, column, lquantize_levels};
 use super::printf::pad;
 use super::{AggRow, Value};
 use crumbs_lang::ir::agg::quantize::{bucket_value, count_at, BUCKETS, ZERO_BUCKET};
@@ -124,17 +124,12 @@ fn key_width(key: &Value) -> usize {
 
 fn print_key(out: &mut String, key: &Value) {
     match key {
-        Value::Int(n, r) => int_column(out, *n, *r),
+        // A packed row's string key is narrower than an unpacked one's.
         Value::Str(s) => {
             out.push(' ');
             pad(out, s, s.len(), 16, false);
         }
-        Value::Stack(frames) => out.push_str(&Value::stack_text(frames)),
-        Value::Sym(_, text) => Value::sym_column(out, text),
-        Value::Bytes(b) => {
-            out.push_str("  ");
-            out.push_str(&Value::bytes_text(b));
-        }
+        k => aggregation::print_key(out, k),
     }
 }
 

@@ -51,13 +51,10 @@ impl<'w> DtraceText<'w> {
     /// One aggregation's rows in order, packed if aggpack asks for it and they are
     /// distributions.
     fn rows(&self, text: &mut String, rows: &[AggRow]) {
-        let sorted = aggregation::sort_rows_by(rows, self.order());
-        if self.options.aggpack && sorted.first().is_some_and(|r| packed::packs(r)) {
-            return packed::print_rows(text, &sorted, self.unicode);
+        if self.options.aggpack && rows.first().is_some_and(packed::packs) {
+            return packed::print_rows(text, &aggregation::sort_rows_by(rows, self.order()), self.unicode);
         }
-        for row in sorted {
-            aggregation::print_row(text, row);
-        }
+        aggregation::print_rows_in(text, rows, self.order());
     }
 
     fn order(&self) -> aggregation::Order {
@@ -72,6 +69,13 @@ impl<'w> DtraceText<'w> {
             if !rows.is_empty() {
                 text.push('\n');
                 self.rows(text, rows);
+            }
+            return;
+        }
+        if let ([rows], Some(pieces)) = (rows, format) {
+            // One aggregation's keys are unique: its rows need no joining.
+            for row in aggregation::sort_rows_by(rows, self.order()) {
+                text.push_str(&printf::format(pieces, &joined::format_args(pieces, &row.keys, std::slice::from_ref(&row.data))));
             }
             return;
         }
