@@ -116,6 +116,13 @@ fn increments_give_the_value_before_or_after() {
     assert_eq!(printed(p), "5 6 7 7 5 1 3 10 9\n");
 }
 
+/// A postfix `++` belongs to the operand of a cast's unary minus, as the grammar binds it.
+#[test]
+fn increments_under_a_cast_of_a_unary_operator() {
+    let p = r#"BEGIN { x = 3; y = (int)-x++; z = (long)-a[1]++; printf("%d %d %d %d\n", x, y, z, a[1]); exit(0); }"#;
+    assert_eq!(printed(p), "4 -3 0 1\n");
+}
+
 #[test]
 fn increments_in_keys_and_predicates() {
     let p = r#"BEGIN { i = 0; }

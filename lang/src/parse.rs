@@ -619,6 +619,11 @@ fn is_prefix(r: Rule) -> bool {
     matches!(r, Rule::not | Rule::bitnot | Rule::neg | Rule::plus | Rule::deref | Rule::addr_of | Rule::cast | Rule::sizeof_op | Rule::pre_incdec)
 }
 
+/// The grammar's `postfix` operators.
+fn is_postfix(r: Rule) -> bool {
+    matches!(r, Rule::member | Rule::index | Rule::post_incdec)
+}
+
 fn binary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
     // The Pratt parser recurses once per prefix operator: refuse long runs before it starts.
     let mut run = 0;
@@ -655,7 +660,6 @@ fn parenthesised_name<'i>(p: &Pair<'i, Rule>) -> Option<Pair<'i, Rule>> {
 /// cast's operand is built now and found by its `(T)` (keyed by its start) when the chain is.
 /// Right to left, so `(T)-(U)-1` casts twice.
 fn casts_of_named_types<'i>(mut parts: Vec<Pair<'i, Rule>>, level: usize, built: &RefCell<HashMap<usize, Operand>>) -> Result<Vec<Pair<'i, Rule>>, Diagnostic> {
-    let is_postfix = |r: Rule| matches!(r, Rule::member | Rule::index);
     let mut i = parts.len();
     while i > 0 {
         i -= 1;
@@ -903,13 +907,7 @@ fn literal_type_of(text: &str, v: i64) -> crate::types::IntType {
 
 fn parse_int(text: &str, sp: Span) -> Result<i64, Diagnostic> {
     let digits = text.trim_end_matches(['u', 'U', 'l', 'L']);
-    let parsed = if let Some(hex) = digits.strip_prefix("0x").or(digits.strip_prefix("0X")) {
-        u64::from_str_radix(hex, 16)
-    } else if digits.len() > 1 && digits.starts_with('0') {
-        u64::from_str_radix(&digits[1..], 8)
-    } else {
-        digits.parse::<u64>()
-    };
+    let parsed = c_unsigned(digits);
     let octal = digits.len() > 1 && digits.starts_with('0') && !digits.starts_with("0x") && !digits.starts_with("0X");
     parsed.map(|v| v as i64).map_err(|_| {
         if octal && digits.contains(['8', '9']) {
@@ -918,6 +916,17 @@ fn parse_int(text: &str, sp: Span) -> Result<i64, Diagnostic> {
             Diagnostic::new(sp, "integer constant out of range").label("does not fit in 64 bits").hint("integers are 64-bit")
         }
     })
+}
+
+/// Digits as C reads an unsigned constant: `0x` hex, a leading `0` octal, else decimal.
+pub(crate) fn c_unsigned(digits: &str) -> Result<u64, std::num::ParseIntError> {
+    if let Some(hex) = digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+        u64::from_str_radix(hex, 16)
+    } else if digits.len() > 1 && digits.starts_with('0') {
+        u64::from_str_radix(&digits[1..], 8)
+    } else {
+        digits.parse()
+    }
 }
 
 /// Processes C escapes in a string literal body. Bytes that are not UTF-8 (`\377`) are kept

@@ -1,7 +1,7 @@
 //! Parsing of D `printf()` format strings.
 //!
 //! The accepted syntax is the subset of DTrace's own format language that makes sense
-//! for 64-bit integers and strings:
+//! for crumbs' values (integers, strings, symbols and stacks):
 //!
 //! ```text
 //! %[flags][width][.precision][length]conv      flags: any of - + space # 0

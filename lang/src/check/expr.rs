@@ -19,7 +19,7 @@ impl Checker<'_> {
         Ok(v)
     }
 
-    fn int_expr_check(&self, v: &Expr, e: &ast::Expr, what: &str) -> Result<(), Diagnostic> {
+    pub(super) fn int_expr_check(&self, v: &Expr, e: &ast::Expr, what: &str) -> Result<(), Diagnostic> {
         if !v.is_int() {
             let hint = match v.repr() {
                 Repr::Stack(_) | Repr::Sym(_) => symbols::printed_only_hint(v.repr()),

@@ -303,14 +303,7 @@ fn position_option(name: &str, value: Option<&str>) -> Result<u64, (String, Stri
             return Ok(0);
         }
     }
-    let parsed = if let Some(hex) = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
-        u64::from_str_radix(hex, 16)
-    } else if v.len() > 1 && v.starts_with('0') {
-        u64::from_str_radix(&v[1..], 8)
-    } else {
-        v.parse()
-    };
-    parsed.map_err(|_| (format!("option `{name}` needs a position, got `{v}`"), format!("write a number from 0, e.g. `{name}=1`")))
+    crate::parse::c_unsigned(v).map_err(|_| (format!("option `{name}` needs a position, got `{v}`"), format!("write a number from 0, e.g. `{name}=1`")))
 }
 
 /// `strsize`: 2 bytes (one character and its NUL) to 4k, so that a few strings fit a
@@ -348,7 +341,7 @@ fn parse_size(s: &str) -> Option<u64> {
 
 struct Checker<'a> {
     opts: &'a CheckOptions,
-    /// The buffer every string variable and copied string is kept in (strsize, in words).
+    /// The buffer every string variable and copied string is kept in (strsize rounded up to whole 8-byte words).
     strsize: u32,
     globals: Vec<String>,
     thread_locals: Vec<String>,

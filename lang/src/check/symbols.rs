@@ -12,10 +12,11 @@ impl Checker<'_> {
             FnHook::Sym(kind) => {
                 let ty = self.c_int("uintptr_t");
                 // `caller` is read from the stack in user space, and symbolized there.
-                if let Expr::Stack(StackUse::Caller(None)) = self.value(&args[0])?.expr {
+                let pc = self.value(&args[0])?.expr;
+                if let Expr::Stack(StackUse::Caller(None)) = pc {
                     return Ok(TExpr::new(Expr::Stack(StackUse::Caller(Some(kind))), ty));
                 }
-                let pc = self.int_expr(&args[0], &format!("the address given to {}()", f.name))?;
+                self.int_expr_check(&pc, &args[0], &format!("the address given to {}()", f.name))?;
                 Ok(TExpr::new(Expr::Sym(kind, Box::new(pc)), ty))
             }
             _ => {
@@ -28,7 +29,8 @@ impl Checker<'_> {
         }
     }
 
-    /// A value read from the recorded kernel stack, typed as `ty` (D's `stack` for frames).
+    /// A value read from the recorded kernel stack: D's `stack` for frames, an address for
+    /// `caller`, a count for `stackdepth`.
     pub(super) fn stack(&mut self, u: StackUse) -> TExpr {
         self.uses_stack = true;
         let ty = match u {

@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::ast::{Decl, Scope, TypeName};
-use crate::types::{Type, TypeId};
+use crate::types::TypeId;
 use vars::{ArrayVar, VarRef};
 
 impl Checker<'_> {
@@ -49,7 +49,7 @@ impl Checker<'_> {
                     }
                     let kt = self.type_of_name(k)?;
                     match self.types.real(kt).map_err(|e| ctypes::no_types(&k.span, e))? {
-                        Type::Int(_) | Type::Enum { .. } | Type::Ptr { .. } => reprs.push(Repr::Int(self.int_repr(kt))),
+                        t if t.is_scalar() => reprs.push(Repr::Int(self.int_repr(kt))),
                         _ => {
                             let n = self.types.name(kt);
                             return Err(Diagnostic::new(k.span.clone(), format!("an associative array's key cannot be declared `{n}`")).label("not an integer type").hint("declare integer or string keys: `int a[string, int];`"));
@@ -89,7 +89,7 @@ impl Checker<'_> {
         }
         let t = self.type_of_name(ty)?;
         match self.types.real(t).map_err(|e| ctypes::no_types(&ty.span, e))? {
-            Type::Int(_) | Type::Enum { .. } | Type::Ptr { .. } => Ok(t),
+            r if r.is_scalar() => Ok(t),
             _ => {
                 let n = self.types.name(t);
                 Err(Diagnostic::new(ty.span.clone(), format!("a variable cannot be `{n}` yet")).label("not a scalar").hint("declare an integer, a pointer (`struct file *f;`) or a string"))

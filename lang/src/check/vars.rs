@@ -100,25 +100,16 @@ impl Checker<'_> {
     }
 
     /// Reading variable `v` (`keys`: an array element's): an integer, or a string variable's
-    /// buffer.
+    /// buffer. A read before the variable's type is known asks for a second pass.
     pub(super) fn var_expr(&mut self, v: VarRef, keys: Vec<Expr>) -> TExpr {
         let ty = self.var_type(v);
-        if self.is_string_type(ty) {
-            let at = match v {
-                VarRef::Global(g) => StrVar::Global(g),
-                VarRef::Thread(t) => StrVar::Thread(t),
-                VarRef::Clause(l) => StrVar::Clause(l),
-                VarRef::Array(array) => StrVar::Element { array, keys },
-            };
-            return TExpr::new(Expr::Str(StrExpr::Var(at, self.strsize)), ty);
-        }
-        let e = match v {
-            VarRef::Global(g) => Expr::Global(g),
-            VarRef::Thread(t) => Expr::ThreadLocal(t),
-            VarRef::Clause(l) => Expr::ClauseLocal(l),
-            VarRef::Array(array) => Expr::Element { array, keys },
-        };
-        TExpr::new(e, ty)
+        let string = self.is_string_type(ty);
+        TExpr::new(read_of(v, keys, string.then_some(self.strsize)), ty)
+    }
+
+    /// Whether variable `v` is already known to hold strings.
+    fn holds_strings(&mut self, v: VarRef) -> bool {
+        self.var_types.get(&v).copied().is_some_and(|t| self.is_string_type(t))
     }
 
     /// A clause-local slot of type `ty` that no script can name, for a value computed once
@@ -133,7 +124,7 @@ impl Checker<'_> {
     fn assignment(&mut self, target: &LValue, op: Option<BinOp>, value: Option<&ast::Expr>, delta: i64, span: &Span) -> Result<Assignment, Diagnostic> {
         let t = self.var_target(target, op.is_some() || value.is_none())?;
         let var = t.var;
-        if (op.is_some() || value.is_none()) && self.var_types.get(&var).copied().is_some_and(|ty| self.is_string_type(ty)) {
+        if (op.is_some() || value.is_none()) && self.holds_strings(var) {
             let what = if value.is_none() { "`++`/`--`" } else { "a compound assignment" };
             return Err(Diagnostic::new(span.clone(), format!("{what} of string variable `{}`", target.text()))
                 .label("a string")
@@ -187,7 +178,7 @@ impl Checker<'_> {
         // An array stored is its address, a pointer to its first element (as in C).
         let ty = match self.types.real(ty).map_err(|x| ctypes::no_types(&e.span, x))? {
             Type::Array { elem, .. } => self.types.pointer(elem, crate::types::AddrSpace::Kernel),
-            Type::Int(_) | Type::Enum { .. } | Type::Ptr { .. } => ty,
+            t if t.is_scalar() => ty,
             _ => {
                 let name = self.types.name(ty);
                 return Err(Diagnostic::new(e.span.clone(), format!("a variable must be an integer or a pointer, but this is `{name}`"))
@@ -202,9 +193,8 @@ impl Checker<'_> {
     /// A value of type `v.ty` can be stored in a variable of type `ty`: integers and
     /// pointers convert to each other (as D allows with a cast); anything else is an error.
     fn assignable(&mut self, ty: TypeId, v: &TExpr, span: &Span, target: &LValue) -> Result<(), Diagnostic> {
-        let scalar = |t: Type| matches!(t, Type::Int(_) | Type::Enum { .. } | Type::Ptr { .. });
         let (to, from) = (self.types.real(ty).map_err(|e| ctypes::no_types(span, e))?, self.types.real(v.ty).map_err(|e| ctypes::no_types(span, e))?);
-        if scalar(to.clone()) && scalar(from.clone()) {
+        if to.is_scalar() && from.is_scalar() {
             return Ok(());
         }
         if matches!(to, Type::String { .. }) && !matches!(v.expr.repr(), Repr::Stack(_) | Repr::Sym(_)) && !v.expr.is_int() {
@@ -218,39 +208,34 @@ impl Checker<'_> {
     /// An assignable variable: which it is, how to read it and how to store into it.
     /// `reads`: the statement reads it first (`x += 1`), which a `this->` variable must allow.
     pub(super) fn var_target(&mut self, target: &LValue, reads: bool) -> Result<Target, Diagnostic> {
-        let simple = |var, read, store: Store| Target { var, setup: Vec::new(), read, store };
+        // The read is only used where the statement reads the variable; building it must not
+        // count as a read (see [`Checker::var_type`]).
+        let simple = |cx: &mut Self, var| {
+            let string = cx.holds_strings(var).then_some(cx.strsize);
+            Target { var, setup: Vec::new(), read: read_of(var, Vec::new(), string), store: Box::new(move |v| store_into(var, Vec::new(), v)) }
+        };
         match target {
             LValue::Global(i) => {
                 if is_builtin(&i.name) {
                     return Err(builtin_assigned(&i.name, &i.span));
                 }
                 let g = self.globals.iter().position(|g| g == &i.name).expect("declared");
-                let read = self.var_expr(VarRef::Global(g), Vec::new()).expr;
-                Ok(simple(VarRef::Global(g), read, Box::new(move |v| match v {
-                    Expr::Str(s) => Stmt::SetStr(StrVar::Global(g), s),
-                    v => Stmt::SetGlobal(g, v),
-                })))
+                Ok(simple(self, VarRef::Global(g)))
             }
             LValue::ThreadLocal(i, _) => {
                 let t = self.thread_locals.iter().position(|g| g == &i.name).expect("declared");
-                let read = self.var_expr(VarRef::Thread(t), Vec::new()).expr;
-                Ok(simple(VarRef::Thread(t), read, Box::new(move |v| match v {
-                    Expr::Str(s) => Stmt::SetStr(StrVar::Thread(t), s),
-                    v => Stmt::SetThreadLocal(t, v),
-                })))
+                Ok(simple(self, VarRef::Thread(t)))
             }
             LValue::ClauseLocal(i, sp) => {
-                let l = match self.clause_locals.iter().position(|g| g == &i.name) {
+                let l = match self.clause_locals.iter().position(|g| g == &i.name).or_else(|| self.declared_local(&i.name)) {
                     Some(l) => l,
-                    None if self.declared_locals.iter().any(|(n, _)| *n == i.name) => self.declared_local(&i.name).expect("declared"),
                     None if reads => return Err(unassigned_local(&i.name, sp)),
                     None => {
                         self.clause_locals.push(i.name.clone());
                         self.clause_locals.len() - 1
                     }
                 };
-                let read = self.var_expr(VarRef::Clause(l), Vec::new()).expr;
-                Ok(simple(VarRef::Clause(l), read, Box::new(move |v| set_local(l, v))))
+                Ok(simple(self, VarRef::Clause(l)))
             }
             LValue::Element { name, thread, keys, span } => {
                 let a = self.array(&name.name, *thread).expect("declared");
@@ -272,16 +257,9 @@ impl Checker<'_> {
                         setup.push(Stmt::SetClauseLocal(l, std::mem::replace(k, Expr::ClauseLocal(l))));
                     }
                 }
-                let read = self.var_expr(VarRef::Array(a), keys.clone()).expr;
-                Ok(Target {
-                    var: VarRef::Array(a),
-                    setup,
-                    read,
-                    store: Box::new(move |v| match v {
-                        Expr::Str(s) => Stmt::SetStr(StrVar::Element { array: a, keys: keys.clone() }, s),
-                        v => Stmt::SetElement { array: a, keys: keys.clone(), value: v },
-                    }),
-                })
+                let var = VarRef::Array(a);
+                let read = read_of(var, keys.clone(), self.holds_strings(var).then_some(self.strsize));
+                Ok(Target { var, setup, read, store: Box::new(move |v| store_into(var, keys.clone(), v)) })
             }
         }
     }
@@ -339,9 +317,41 @@ impl Checker<'_> {
 
 /// Stores `v` in clause-local `l`: an integer, or a string into its buffer.
 fn set_local(l: usize, v: Expr) -> Stmt {
+    store_into(VarRef::Clause(l), Vec::new(), v)
+}
+
+/// Reading variable `v` (`keys`: an array element's) as it is stored: a string in a buffer of
+/// `string` bytes, else an integer.
+fn read_of(v: VarRef, keys: Vec<Expr>, string: Option<u32>) -> Expr {
+    match string {
+        Some(size) => Expr::Str(StrExpr::Var(str_var(v, keys), size)),
+        None => match v {
+            VarRef::Global(g) => Expr::Global(g),
+            VarRef::Thread(t) => Expr::ThreadLocal(t),
+            VarRef::Clause(l) => Expr::ClauseLocal(l),
+            VarRef::Array(array) => Expr::Element { array, keys },
+        },
+    }
+}
+
+/// Storing `value` in variable `v`: a string into a string variable's buffer, else an integer.
+fn store_into(v: VarRef, keys: Vec<Expr>, value: Expr) -> Stmt {
+    match (value, v) {
+        (Expr::Str(s), v) => Stmt::SetStr(str_var(v, keys), s),
+        (value, VarRef::Global(g)) => Stmt::SetGlobal(g, value),
+        (value, VarRef::Thread(t)) => Stmt::SetThreadLocal(t, value),
+        (value, VarRef::Clause(l)) => Stmt::SetClauseLocal(l, value),
+        (value, VarRef::Array(array)) => Stmt::SetElement { array, keys, value },
+    }
+}
+
+/// Where string variable `v` is.
+fn str_var(v: VarRef, keys: Vec<Expr>) -> StrVar {
     match v {
-        Expr::Str(s) => Stmt::SetStr(StrVar::Clause(l), s),
-        v => Stmt::SetClauseLocal(l, v),
+        VarRef::Global(g) => StrVar::Global(g),
+        VarRef::Thread(t) => StrVar::Thread(t),
+        VarRef::Clause(l) => StrVar::Clause(l),
+        VarRef::Array(array) => StrVar::Element { array, keys },
     }
 }
 

@@ -277,10 +277,6 @@ impl StrExpr {
         }
     }
 
-    /// Whether it is in a buffer (not an id).
-    pub fn is_buffer(&self) -> bool {
-        matches!(self.repr(), Repr::Str(_))
-    }
 }
 
 /// A place in an expression tree, for [`Expr::any`].

@@ -91,6 +91,13 @@ pub enum Type {
     Kernel(KernelTypeId),
 }
 
+impl Type {
+    /// Whether a variable can hold it as one word: an integer, an enum or a pointer.
+    pub fn is_scalar(&self) -> bool {
+        matches!(self, Type::Int(_) | Type::Enum { .. } | Type::Ptr { .. })
+    }
+}
+
 /// Where a member is, from the start of its struct or union.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Found {
@@ -130,10 +137,6 @@ impl Types {
     /// The type as stored (possibly a typedef or a kernel placeholder).
     pub fn get(&self, id: TypeId) -> &Type {
         &self.table[id.0 as usize]
-    }
-
-    pub fn int(&mut self, name: &str, size: u8, signed: bool) -> TypeId {
-        self.int_of(IntType { name: name.to_string(), size, signed, char: false, bool: false })
     }
 
     /// The integer type `t`, one id per distinct type.
