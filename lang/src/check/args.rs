@@ -79,6 +79,24 @@ impl Checker<'_> {
         if self.clause_probes.is_empty() {
             return Err(Diagnostic::new(span.clone(), "args[] needs a probe").label("outside a clause").hint("use args[N] in a probe clause"));
         }
+        // Found once per clause: a clause on many probes reads every prototype.
+        let ty = match self.clause_arg_types.get(&n) {
+            Some(ty) => *ty,
+            None => {
+                let ty = self.arg_type_across(n, index, span)?;
+                self.clause_arg_types.insert(n, ty);
+                ty
+            }
+        };
+        // The register holds 64 bits; a narrower argument is its low bytes.
+        let arg = TExpr::new(Expr::Var(VarHook::Arg(n as u8)), self.c_int("int64_t"));
+        let repr = self.int_repr(ty);
+        Ok(Typed { val: Val::Value(self.fit(&arg, repr)), ty })
+    }
+
+    /// The type of argument `n` of every probe of the clause, or an error naming one that
+    /// has none or another.
+    fn arg_type_across(&mut self, n: usize, index: &ast::Expr, span: &Span) -> Result<TypeId, Diagnostic> {
         let facts = self.opts.facts.clone();
         let mut found: Option<(TypeId, String)> = None;
         for p in self.clause_probes.clone() {
@@ -101,10 +119,6 @@ impl Checker<'_> {
             let ty = self.c_type_text(&a.c_type, a.size, a.signed, a.space);
             found = Some(self.meet_across(found, ty, probe_name(&p), &format!("args[{n}]"), &PROTOTYPES, span)?);
         }
-        let (ty, _) = found.expect("the clause has probes");
-        // The register holds 64 bits; a narrower argument is its low bytes.
-        let arg = TExpr::new(Expr::Var(VarHook::Arg(n as u8)), self.c_int("int64_t"));
-        let repr = self.int_repr(ty);
-        Ok(Typed { val: Val::Value(self.fit(&arg, repr)), ty })
+        Ok(found.expect("the clause has probes").0)
     }
 }

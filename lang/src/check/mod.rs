@@ -118,6 +118,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         tracepoints: Vec::new(),
         clause_tracepoints: Vec::new(),
         clause_probes: Vec::new(),
+        clause_arg_types: std::collections::HashMap::new(),
         types,
         var_types: known.unwrap_or_default(),
         read_before_typed: false,
@@ -141,6 +142,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         let mut per_attach: BTreeMap<AttachPoint, BTreeSet<u32>> = BTreeMap::new();
         cx.clause_tracepoints.clear();
         cx.clause_probes.clear();
+        cx.clause_arg_types.clear();
         for desc in &clause.probes {
             let found = match matches.get(desc.text.as_str()) {
                 Some(found) => found.clone(),
@@ -366,6 +368,8 @@ struct Checker<'a> {
     clause_tracepoints: Vec<usize>,
     /// The probes of the clause being checked (their prototypes type `args[N]`).
     clause_probes: Vec<crate::providers::Probe>,
+    /// The type of `args[N]` in the clause being checked, by N, once found.
+    clause_arg_types: std::collections::HashMap<usize, crate::types::TypeId>,
     /// C types: the script's and, read as they are walked into, the kernel's.
     types: crate::types::Types,
     /// Each variable's type: that of its first assignment.
