@@ -465,28 +465,8 @@ fn executable_script() {
         &format!("#!{} -s\n#pragma D option quiet\nBEGIN {{ printf(\"executed\\n\"); exit(3); }}\n", common::crumbs().display()),
     );
     std::fs::set_permissions(f.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    // A fork in another test thread may briefly hold the file open for writing (ETXTBSY).
-    let mut tries = 0;
-    let mut child = loop {
-        match std::process::Command::new(f.path())
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-        {
-            Ok(c) => break c,
-            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) && tries < 100 => {
-                tries += 1;
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            Err(e) => panic!("cannot execute {}: {e}", f.str()),
-        }
-    };
-    let status = common::wait_with_timeout(&mut child, common::TIMEOUT, "the executable script");
-    let mut stdout = String::new();
-    let mut stderr = String::new();
-    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    let out = common::run_command(std::process::Command::new(f.path()), None, common::TIMEOUT);
+    let (status, stdout, stderr) = (out.status, out.stdout, out.stderr);
     assert_eq!((status.code(), stdout.as_str(), stderr.as_str()), (Some(3), "executed\n\n", ""));
 }
 

@@ -168,6 +168,20 @@ pub fn wait_with_timeout(child: &mut Child, timeout: Duration, what: &str) -> Ex
     }
 }
 
+/// Starts `cmd`. A fork in another test thread may briefly hold an executable this test
+/// just wrote open for writing (until that child execs); starting it meanwhile fails with
+/// ETXTBSY, so that is retried.
+fn spawn(cmd: &mut Command, cmdline: &str) -> Child {
+    for _ in 0..100 {
+        match cmd.spawn() {
+            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) => thread::sleep(Duration::from_millis(20)),
+            Err(e) => panic!("cannot run {cmdline}: {e}"),
+            Ok(child) => return child,
+        }
+    }
+    panic!("cannot run {cmdline}: the file stayed busy (ETXTBSY)");
+}
+
 /// Runs `cmd` with optional stdin, capturing stdout and stderr, failing the test if it
 /// takes longer than `timeout`.
 pub fn run_command(mut cmd: Command, stdin: Option<&str>, timeout: Duration) -> Output {
@@ -176,7 +190,7 @@ pub fn run_command(mut cmd: Command, stdin: Option<&str>, timeout: Duration) -> 
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let start = Instant::now();
-    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("cannot run {cmdline}: {e}"));
+    let mut child = spawn(&mut cmd, &cmdline);
     if let Some(input) = stdin {
         let mut w = child.stdin.take().unwrap();
         let input = input.to_string();
