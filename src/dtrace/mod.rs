@@ -128,7 +128,7 @@ fn compile_and_act(mut r: Request, mut program: Program, child: Option<Child>, p
             return ExitCode::from(DTRACE.error_status);
         }
     };
-    if r.settings.verbose {
+    if r.settings.show_code {
         eprint!("{}", crumbs_ebpf::dump(&compiled.code));
     }
     if r.mode == Mode::Header {

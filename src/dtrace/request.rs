@@ -10,6 +10,21 @@ use std::process::ExitCode;
 
 /// What `dtrace -V` reports: the D version crumbs implements (illumos' latest).
 const VERSION: &str = concat!("crumbs D 1.13 (crumbs ", env!("CARGO_PKG_VERSION"), ")");
+/// The option letters that stand for a dtrace option (`-D X` is `-x define=X`), as dtrace.c
+/// sets them; a letter's argument is the option's value.
+const LETTERS: &[(char, &str)] = &[
+    ('b', "bufsize"),
+    ('C', "cpp"),
+    ('D', "define"),
+    ('F', "flowindent"),
+    ('H', "cpphdrs"),
+    ('I', "incdir"),
+    ('S', "verbose"),
+    ('U', "undef"),
+    ('w', "destructive"),
+    ('X', "stdc"),
+    ('Z', "zdefs"),
+];
 /// dtrace's status for a usage error.
 const E_USAGE: u8 = 2;
 
@@ -134,38 +149,29 @@ pub fn read(argv: &[String]) -> Result<Request, ExitCode> {
         operands: parsed.operands,
     };
     for (c, arg) in &parsed.options {
-        let (a, settings) = (arg.as_str(), &mut r.settings);
-        let set = match c {
-            'b' => settings.set("bufsize", Some(a)).map_err(|why| format!("failed to set -b {a}: {why}")),
-            'x' => settings.set_x(a).map_err(|why| format!("failed to set -x {}: {why}", a.split('=').next().unwrap_or(a))),
-            'X' => settings.set("stdc", Some(a)).map_err(|why| format!("failed to set -X {a}: {why}")),
+        let a = arg.as_str();
+        if let Some(&(_, name)) = LETTERS.iter().find(|(l, _)| l == c) {
+            let value = args::takes_argument(*c).then_some(a);
+            let said = value.map(|v| format!(" {v}")).unwrap_or_default();
+            r.settings.set(name, value).map_err(|why| DTRACE.fail(format!("failed to set -{c}{said}: {why}")))?;
+            continue;
+        }
+        match c {
+            'x' => r.settings.set_x(a).map_err(|why| DTRACE.fail(format!("failed to set -x {}: {why}", a.split('=').next().unwrap_or(a))))?,
             'B' => return Err(say_usage(&r.pname, "-B is not supported by crumbs")),
-            _ => {
-                match c {
-                    'D' | 'U' | 'I' => settings.cpp_args.push(format!("-{c}{a}")),
-                    'C' => settings.cpp = true,
-                    'F' => settings.flowindent = true,
-                    'H' => settings.cpphdrs = true,
-                    'S' => settings.verbose = true,
-                    'w' => settings.destructive = true,
-                    'Z' => settings.zdefs = true,
-                    'q' => r.quiet = true,
-                    'o' => r.output = Some(a.to_string()),
-                    'c' => r.commands.push(a.to_string()),
-                    'p' => r.pids.push(a.to_string()),
-                    's' => r.cmds.push(Cmd::Script(a.to_string())),
-                    'n' => r.cmds.push(Cmd::Spec(Spec::Name, a.to_string())),
-                    'P' => r.cmds.push(Cmd::Spec(Spec::Provider, a.to_string())),
-                    'm' => r.cmds.push(Cmd::Spec(Spec::Module, a.to_string())),
-                    'f' => r.cmds.push(Cmd::Spec(Spec::Function, a.to_string())),
-                    'i' => r.cmds.push(Cmd::Spec(Spec::Id, a.to_string())),
-                    // -a, -A, -L, -6 4 and the mode letters: nothing more to do.
-                    _ => {}
-                }
-                Ok(())
-            }
-        };
-        set.map_err(|msg| DTRACE.fail(msg))?;
+            'q' => r.quiet = true,
+            'o' => r.output = Some(a.to_string()),
+            'c' => r.commands.push(a.to_string()),
+            'p' => r.pids.push(a.to_string()),
+            's' => r.cmds.push(Cmd::Script(a.to_string())),
+            'n' => r.cmds.push(Cmd::Spec(Spec::Name, a.to_string())),
+            'P' => r.cmds.push(Cmd::Spec(Spec::Provider, a.to_string())),
+            'm' => r.cmds.push(Cmd::Spec(Spec::Module, a.to_string())),
+            'f' => r.cmds.push(Cmd::Spec(Spec::Function, a.to_string())),
+            'i' => r.cmds.push(Cmd::Spec(Spec::Id, a.to_string())),
+            // -a, -A, -L, -6 4 and the mode letters: nothing more to do.
+            _ => {}
+        }
     }
     Ok(r)
 }
