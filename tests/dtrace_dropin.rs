@@ -252,6 +252,16 @@ fn big_z_permits_descriptions_that_match_nothing() {
 }
 
 #[test]
+fn big_z_leaves_a_malformed_description_to_the_compiler() {
+    // Only a description that matches nothing goes; one that is wrong is still an error.
+    for desc in ["profile:::tick-abc", "syscall::[:entry"] {
+        let out = dtrace(&["-Z", "-n", desc, "-n", "BEGIN { exit(0); }"]);
+        assert_status(&out, 1);
+        assert!(out.stderr.starts_with(&format!("dtrace: invalid probe specifier {desc}: ")), "{}", out.dump());
+    }
+}
+
+#[test]
 fn w_allows_destructive_actions_and_says_so() {
     let out = dtrace(&["-w", "-n", "BEGIN { exit(0); }"]);
     assert_status(&out, 0);
