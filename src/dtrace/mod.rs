@@ -142,8 +142,7 @@ fn compile_and_act(mut r: Request, mut program: Program, child: Option<Child>, p
     };
     for (i, piece) in program.pieces.iter().enumerate() {
         if r.exec && !quiet {
-            let n = matches.per_piece[i];
-            eprintln!("dtrace: {} '{}' matched {n} probe{}", piece.what(), piece.name(), if n == 1 { "" } else { "s" });
+            DTRACE.matched(piece.what(), piece.name(), matches.per_piece[i]);
         }
         if r.verbose {
             let descriptions: Vec<_> = matches.descriptions.iter().filter(|d| d.piece == i).collect();
