@@ -47,7 +47,9 @@ pub fn path_with_bins() -> String {
 static COUNTER: AtomicUsize = AtomicUsize::new(0);
 
 /// A fresh path in the temp directory, unique across parallel tests and test processes.
-/// Nothing is created. The file (if any) is removed when the guard is dropped.
+/// Nothing is created (but by [`TempPath::with_contents`] and [`TempPath::dir`]). What is
+/// there, a file or a directory with everything in it, is removed when the guard is
+/// dropped, also when an assertion fails first.
 pub struct TempPath(pub PathBuf);
 
 impl TempPath {
@@ -65,6 +67,13 @@ impl TempPath {
         t
     }
 
+    /// A new empty directory.
+    pub fn dir(name: &str) -> TempPath {
+        let t = TempPath::new(name);
+        std::fs::create_dir_all(&t.0).expect("create a temp directory");
+        t
+    }
+
     pub fn path(&self) -> &Path {
         &self.0
     }
@@ -76,7 +85,10 @@ impl TempPath {
 
 impl Drop for TempPath {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
+        let _ = match std::fs::symlink_metadata(&self.0) {
+            Ok(m) if m.is_dir() => std::fs::remove_dir_all(&self.0),
+            _ => std::fs::remove_file(&self.0),
+        };
     }
 }
 
