@@ -8,10 +8,10 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 /// DTrace's `-lv` section for one probe: the types of `args[0]`, ... where its provider knows
-/// its prototype, else `None`.
-pub(crate) fn argument_types(out: &mut dyn Write, p: &Probe) {
+/// its prototype, else `None` (as for no one probe).
+pub(crate) fn argument_types(out: &mut dyn Write, p: Option<&Probe>) {
     let _ = writeln!(out, "\n\tArgument Types");
-    match provider(p.provider).and_then(|prov| prov.arg_types(p, Some(&LiveKernel))) {
+    match p.and_then(|p| provider(p.provider)?.arg_types(p, Some(&LiveKernel))) {
         Some(Ok(args)) if !args.is_empty() => {
             for (i, a) in args.iter().enumerate() {
                 let user = if a.space == AddrSpace::User && a.c_type.contains('*') { " (user)" } else { "" };
@@ -56,7 +56,7 @@ fn print(probes: &[Probe], verbose: bool) -> ExitCode {
     let mut out = std::io::BufWriter::new(std::io::stdout());
     write_listing(&mut out, probes, &|out, p| {
         if verbose {
-            argument_types(out, p);
+            argument_types(out, Some(p));
         }
     });
     let _ = out.flush();

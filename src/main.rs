@@ -131,7 +131,7 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool,
         _ => None,
     };
     let target = child.as_ref().map(|c| c.pid).or(cli.pid).map(i64::from).or(if compile_only && cli.command.is_some() { Some(0) } else { None });
-    let opts = CompileOptions { target, args: std::iter::once(name.to_string()).chain(operands).collect(), options: cli.options.clone(), destructive: false };
+    let opts = CompileOptions { target, args: std::iter::once(name.to_string()).chain(operands).collect(), options: cli.options.clone(), ..Default::default() };
     let compiled = match driver::compile(text, &opts, &LiveKernel) {
         Ok(c) => c,
         Err(CompileError::Source(d)) => return render(&d),
@@ -156,9 +156,8 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool,
         Err(e) => return fail(format!("cannot write {}: {e}", cli.output.as_deref().unwrap_or_default())),
     };
     if !quiet {
-        let what = if inline { format!("description '{}'", text.trim()) } else { format!("script '{name}'") };
-        let n = program.matched_probes;
-        eprintln!("crumbs: {what} matched {n} probe{}", if n == 1 { "" } else { "s" });
+        let (what, shown) = if inline { ("description", text.trim()) } else { ("script", name) };
+        run::CRUMBS.matched(what, shown, program.matched_probes);
     }
     run::trace(&compiled, run::Session { voice: &run::CRUMBS, name, text, quiet, flowindent: false, progress: true, child, pid: cli.pid, out, in_repl })
 }

@@ -27,6 +27,11 @@ impl Voice {
         eprintln!("{}: {msg}", self.name);
         ExitCode::from(self.error_status)
     }
+
+    /// Says how many probes a program matched (`what`: `script` or `description`).
+    pub fn matched(&self, what: &str, name: &str, n: usize) {
+        eprintln!("{}: {what} '{name}' matched {n} probe{}", self.name, if n == 1 { "" } else { "s" });
+    }
 }
 
 /// Where trace output goes: `path` (created and truncated, or appended to as dtrace does),

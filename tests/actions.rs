@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{int32_col, int_col, quiet, run, unique, TempPath};
+use common::{int32_col, int_col, quiet, run, TempPath};
 
 const HEADER: &str = "CPU     ID                    FUNCTION:NAME\n";
 
@@ -294,15 +294,8 @@ fn execname_ordered_against_literals_of_16_bytes_or_more() {
 fn execname_of_15_bytes_against_a_longer_literal() {
     // spec §4.5, through a process whose comm is 15 bytes: crumbs run through a symlink
     // named `crumbsxxxxxxxxxyz` has the comm `crumbsxxxxxxxxx`.
-    struct Dir(std::path::PathBuf);
-    impl Drop for Dir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-    let dir = Dir(std::env::temp_dir().join(format!("crumbs-test-{}-{}-comm", std::process::id(), unique())));
-    std::fs::create_dir_all(&dir.0).unwrap();
-    let link = dir.0.join("crumbsxxxxxxxxxyz");
+    let dir = TempPath::dir("comm");
+    let link = dir.path().join("crumbsxxxxxxxxxyz");
     std::os::unix::fs::symlink(common::crumbs(), &link).unwrap();
     let all = |lit: &str| {
         format!(
@@ -465,28 +458,8 @@ fn executable_script() {
         &format!("#!{} -s\n#pragma D option quiet\nBEGIN {{ printf(\"executed\\n\"); exit(3); }}\n", common::crumbs().display()),
     );
     std::fs::set_permissions(f.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    // A fork in another test thread may briefly hold the file open for writing (ETXTBSY).
-    let mut tries = 0;
-    let mut child = loop {
-        match std::process::Command::new(f.path())
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-        {
-            Ok(c) => break c,
-            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) && tries < 100 => {
-                tries += 1;
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            Err(e) => panic!("cannot execute {}: {e}", f.str()),
-        }
-    };
-    let status = common::wait_with_timeout(&mut child, common::TIMEOUT, "the executable script");
-    let mut stdout = String::new();
-    let mut stderr = String::new();
-    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    let out = common::run_command(std::process::Command::new(f.path()), None, common::TIMEOUT);
+    let (status, stdout, stderr) = (out.status, out.stdout, out.stderr);
     assert_eq!((status.code(), stdout.as_str(), stderr.as_str()), (Some(3), "executed\n\n", ""));
 }
 
@@ -629,9 +602,8 @@ fn closed_output_pipe_ends_quietly() {
 /// spec §5.5, §10.1: macro arguments after the script, with a script file or -e.
 #[test]
 fn macro_arguments() {
-    let dir = std::env::temp_dir().join(format!("crumbs-macro-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let script = dir.join("m.d");
+    let dir = TempPath::dir("macro");
+    let script = dir.path().join("m.d");
     std::fs::write(&script, "BEGIN { printf(\"%s %d %s %s\\n\", $0, $1 + 1, $$1, $2); exit(0); }\n").unwrap();
     let path = script.to_str().unwrap();
     let out = run(&["-q", path, "41", "word"]);
@@ -643,7 +615,6 @@ fn macro_arguments() {
     let out = run(&["-q", path]);
     assert_eq!(out.code(), 2, "{}", out.dump());
     assert!(out.stderr.contains("macro argument `$1` is not given"), "{}", out.dump());
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// spec §7.2: %Y prints nanoseconds since the epoch as local time (here UTC).

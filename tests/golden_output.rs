@@ -45,11 +45,11 @@ fn bucket(label: &str, count: u64, total: u64) -> String {
 }
 
 /// A whole distribution value: header, buckets, and the row's own `"\n"`.
-fn distribution(buckets: &[(&str, u64)]) -> String {
+fn distribution(buckets: &[(impl AsRef<str>, u64)]) -> String {
     let total: u64 = buckets.iter().map(|(_, c)| c).sum();
     let mut s = dist_header();
     for (label, count) in buckets {
-        s += &bucket(label, *count, total);
+        s += &bucket(label.as_ref(), *count, total);
     }
     s + "\n"
 }
@@ -223,8 +223,7 @@ fn lquantize_underflow_and_overflow() {
         buckets.push((v.to_string(), if v == 10 { 3 } else { 0 }));
     }
     buckets.push((">= 100".into(), 2));
-    let b: Vec<(&str, u64)> = buckets.iter().map(|(l, c)| (l.as_str(), *c)).collect();
-    assert_eq!(out, format!("\n{}", distribution(&b)));
+    assert_eq!(out, format!("\n{}", distribution(&buckets)));
 }
 
 #[test]
@@ -388,12 +387,6 @@ fn stddev_values() {
     assert_eq!(out, expected);
 }
 
-/// A distribution from owned labels.
-fn distribution_of(buckets: &[(String, u64)]) -> String {
-    let b: Vec<(&str, u64)> = buckets.iter().map(|(l, c)| (l.as_str(), *c)).collect();
-    distribution(&b)
-}
-
 /// spec §8.6: llquantize(x, 10, 1, 3, 10) has `< 10`, then 10..90 by 10, 100..900 by 100,
 /// 1000..9000 by 1000, then `>= 10000`; negative values count below the low magnitude.
 #[test]
@@ -406,7 +399,7 @@ fn llquantize_below_low_and_negative() {
     let mut b = vec![("< 10".to_string(), 2)];
     b.extend((10..=90).step_by(10).map(|v| (v.to_string(), [0, 2, 0, 0, 0, 0, 0, 0, 1][v / 10 - 1])));
     b.push(("100".into(), 0));
-    assert_eq!(out, format!("\n{}", distribution_of(&b)));
+    assert_eq!(out, format!("\n{}", distribution(&b)));
 }
 
 #[test]
@@ -460,7 +453,7 @@ fn llquantize_factor_three_many_steps() {
             *count = 1;
         }
     }
-    assert_eq!(out, format!("\n{}", distribution_of(&b)));
+    assert_eq!(out, format!("\n{}", distribution(&b)));
 }
 
 /// With no data (cleared) an llquantize prints its first two buckets; normalize divides

@@ -5,20 +5,7 @@
 
 mod common;
 
-use common::{assert_compile_error as assert_error, int32_col, int_col, run, Output};
-
-fn quiet(program: &str) -> Output {
-    let out = run(&["-q", "-e", program]);
-    out.assert_ok();
-    out
-}
-
-/// The program's output without its last newline (that of the end of tracing, or of the
-/// last aggregation row).
-fn printed(program: &str) -> String {
-    let out = quiet(program);
-    out.stdout.strip_suffix('\n').unwrap_or_else(|| panic!("no end-of-tracing newline\n{}", out.dump())).to_string()
-}
+use common::{assert_compile_error as assert_error, int32_col, int_col, printed, run};
 
 #[test]
 fn a_variable_keeps_the_type_of_its_first_assignment() {

@@ -76,7 +76,7 @@ fn programs() -> Vec<(String, PathBuf)> {
 /// The IR and BPF text of one program.
 fn render(path: &Path) -> (String, String) {
     let text = std::fs::read_to_string(path).unwrap();
-    let opts = CompileOptions { target: Some(4242), args: vec![path.display().to_string()], options: vec![], destructive: false };
+    let opts = CompileOptions { target: Some(4242), args: vec![path.display().to_string()], ..Default::default() };
     let compiled = driver::compile(&text, &opts, &FixedKernel).unwrap_or_else(|e| match e {
         CompileError::Source(d) => panic!("{}: {}", path.display(), d.render(&path.display().to_string(), &text, false)),
         CompileError::Message(m) => panic!("{}: {m}", path.display()),

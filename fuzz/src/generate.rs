@@ -28,6 +28,8 @@ const UNARY: &[&str] = &["!", "~", "-", "+"];
 const ASSIGN: &[&str] = &["=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="];
 const CONVERSIONS: &[&str] = &["d", "i", "u", "x", "X", "o", "c", "s", "Y", "%"];
 const AGGREGATIONS: &[&str] = &["@", "@a", "@b", "@count", "@x1"];
+/// String variables of every kind, declared by the program's first line when used.
+const STRING_VARIABLES: &[&str] = &["sv", "self->sv", "sa[1]", "sa[pid]"];
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Key {
@@ -83,7 +85,8 @@ impl<'r> Generator<'r> {
             clauses.push_str(&self.clause());
             clauses.push('\n');
         }
-        // The string variables the clauses use, declared so that they can be read anywhere.
+        // The string variables the clauses use (STRING_VARIABLES), declared so that they can
+        // be read anywhere.
         if clauses.contains("sv") || clauses.contains("sa[") {
             out.push_str("string sv; self string sv; string sa[int];\n");
         }
@@ -161,7 +164,7 @@ impl<'r> Generator<'r> {
                 }
             }
             11 => {
-                let target = self.rng.pick(&["sv", "self->sv", "sa[1]", "sa[pid]"]).to_string();
+                let target = self.rng.pick(STRING_VARIABLES).to_string();
                 format!("{target} = {}", self.string_value())
             }
             9 => {
@@ -351,7 +354,7 @@ impl<'r> Generator<'r> {
             },
             2 => format!("{}({})", self.rng.pick(&["toupper", "tolower", "basename", "dirname"]), self.string_atom()),
             3 => format!("({} ? {} : {})", self.expr(1), self.string_atom(), self.string_atom()),
-            4 => self.rng.pick(&["sv", "self->sv", "sa[1]", "sa[pid]"]).to_string(),
+            4 => self.rng.pick(STRING_VARIABLES).to_string(),
             _ => self.string_atom(),
         }
     }

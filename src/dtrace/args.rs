@@ -14,6 +14,11 @@ pub struct Parsed {
     pub operands: Vec<String>,
 }
 
+/// Whether option letter `c` takes an argument.
+pub fn takes_argument(c: char) -> bool {
+    OPTSTRING.find(c).is_some_and(|at| OPTSTRING[at + c.len_utf8()..].starts_with(':'))
+}
+
 /// `args` without `argv[0]`; an error is getopt's line without the program's name.
 pub fn getopt(args: &[String]) -> Result<Parsed, String> {
     let mut parsed = Parsed::default();
@@ -28,10 +33,10 @@ pub fn getopt(args: &[String]) -> Result<Parsed, String> {
             continue;
         };
         for (i, c) in letters.char_indices() {
-            let Some(at) = OPTSTRING.find(c).filter(|_| c != ':') else {
+            if c == ':' || !OPTSTRING.contains(c) {
                 return Err(format!("invalid option -- '{c}'"));
-            };
-            if !OPTSTRING[at + c.len_utf8()..].starts_with(':') {
+            }
+            if !takes_argument(c) {
                 parsed.options.push((c, String::new()));
                 continue;
             }

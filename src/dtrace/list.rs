@@ -5,7 +5,7 @@
 //! program is only parsed, not checked.
 
 use super::errors;
-use super::probes::{four_fields, matches_nothing};
+use super::probes::four_fields;
 use super::source::Program;
 use crumbs_lang::providers::{match_probes_with, Probe};
 use crumbs_runtime::driver::CompileError;
@@ -40,7 +40,7 @@ fn matched(program: &Program, errtags: bool) -> Result<Vec<Probe>, String> {
     for desc in ast.clauses.iter().flat_map(|c| &c.probes) {
         match match_probes_with(desc, Some(&LiveKernel)) {
             Ok(found) => probes.extend(found),
-            Err(d) if matches_nothing(&d.message) => eprintln!("dtrace: failed to match {}: No probe matches description", four_fields(desc).join(":")),
+            Err(d) if errors::tag(&d.message) == Some("D_PDESC_ZERO") => eprintln!("dtrace: failed to match {}: No probe matches description", four_fields(desc).join(":")),
             Err(d) => return Err(report(d)),
         }
     }

@@ -47,7 +47,7 @@ pub fn main(argv: Vec<String>) -> ExitCode {
 
     // The process to trace.
     if r.commands.len() + r.pids.len() > 1 {
-        return say_usage(&r.pname, "crumbs traces one process at a time: give one -c or one -p");
+        return say_usage("crumbs traces one process at a time: give one -c or one -p");
     }
     let pid = match r.pids.first().map(|p| grab(p)).transpose() {
         Ok(pid) => pid,
@@ -79,7 +79,7 @@ pub fn main(argv: Vec<String>) -> ExitCode {
     let none = r.cmds.is_empty();
     match r.mode {
         Mode::List => list(&r, &program),
-        Mode::Header if none => say_usage(&r.pname, "-h requires one or more scripts or enabling options"),
+        Mode::Header if none => say_usage("-h requires one or more scripts or enabling options"),
         _ if tracing && none && !r.settings.zdefs => DTRACE.fail("no probes specified"),
         Mode::Exec if !r.exec && none => ExitCode::SUCCESS,
         _ => compile_and_act(r, program, child, pid),
@@ -128,7 +128,7 @@ fn compile_and_act(mut r: Request, mut program: Program, child: Option<Child>, p
             return ExitCode::from(DTRACE.error_status);
         }
     };
-    if r.settings.verbose {
+    if r.settings.show_code {
         eprint!("{}", crumbs_ebpf::dump(&compiled.code));
     }
     if r.mode == Mode::Header {
@@ -142,8 +142,7 @@ fn compile_and_act(mut r: Request, mut program: Program, child: Option<Child>, p
     };
     for (i, piece) in program.pieces.iter().enumerate() {
         if r.exec && !quiet {
-            let n = matches.per_piece[i];
-            eprintln!("dtrace: {} '{}' matched {n} probe{}", piece.what(), piece.name(), if n == 1 { "" } else { "s" });
+            DTRACE.matched(piece.what(), piece.name(), matches.per_piece[i]);
         }
         if r.verbose {
             let descriptions: Vec<_> = matches.descriptions.iter().filter(|d| d.piece == i).collect();
@@ -179,7 +178,7 @@ fn write_header(r: &Request) -> ExitCode {
         Some(p) => p.clone(),
         None => match header::default_path(&r.cmds.iter().map(Cmd::arg).collect::<Vec<_>>()) {
             Ok(p) => p,
-            Err(msg) => return say_usage(&r.pname, msg),
+            Err(msg) => return say_usage(msg),
         },
     };
     match std::fs::write(&path, header::text(&path)) {

@@ -1,6 +1,7 @@
-//! dtrace's options, from `-x NAME[=VALUE]`, the option letters that stand for them (`-q`,
-//! `-F`, `-w`, `-Z`, `-C`, `-S`, `-D`, ...) and `#pragma D option`: every name illumos' or
-//! Oracle's libdtrace knows is accepted, and [`Settings`] keeps what crumbs does with it.
+//! dtrace's options, from `-x NAME[=VALUE]`, the option letters that stand for them (`-b`,
+//! `-C`, `-D`, `-F`, `-w`, `-Z`, ...: the request's table) and `#pragma D option`: every name
+//! illumos' or Oracle's libdtrace knows is accepted, and [`Settings`] keeps what crumbs does
+//! with it. (`-q` the request keeps apart, so it holds whatever `-x quiet=0` says.)
 
 use crumbs_lang::check::apply_option;
 use crumbs_lang::ir::Options;
@@ -138,8 +139,8 @@ pub struct Settings {
     pub cpp: bool,
     /// `-H`: the preprocessor lists the files it includes.
     pub cpphdrs: bool,
-    /// `-S`: show the compiled program.
-    pub verbose: bool,
+    /// `-S` (the option `verbose`): show the compiled program.
+    pub show_code: bool,
     /// `-D`, `-U` and `-I` for the preprocessor, in order.
     pub cpp_args: Vec<String>,
     pub cpp_path: Option<String>,
@@ -165,7 +166,8 @@ impl Settings {
                     "errtags" => &mut self.errtags,
                     "cpp" => &mut self.cpp,
                     "cpphdrs" => &mut self.cpphdrs,
-                    _ => &mut self.verbose,
+                    "verbose" => &mut self.show_code,
+                    _ => unreachable!("option {name} is a flag with no field in Settings"),
                 };
                 *on = true;
             }
@@ -210,6 +212,14 @@ mod tests {
         // Every option the compiler knows is passed to it.
         for (name, how) in OPTIONS {
             assert_eq!(compiler_knows(name, Some("1")), *how == Use::Compiler, "{name}");
+        }
+    }
+
+    #[test]
+    fn every_flag_has_its_field() {
+        for (name, how) in OPTIONS.iter().filter(|(_, how)| matches!(how, Use::Flag | Use::Switch)) {
+            let mut s = Settings::default();
+            assert_eq!(s.set(name, None), Ok(()), "{name} {how:?}");
         }
     }
 

@@ -5,6 +5,7 @@
 //! know but dtrace does are taken by the front end. Anything wrong here is left for the
 //! compiler to report.
 
+use super::errors;
 use super::options::Settings;
 use super::source::Program;
 use crumbs_lang::ast::ProbeDesc;
@@ -56,11 +57,6 @@ pub struct Matches {
     pub clauses_left: bool,
 }
 
-/// Whether a description's error means it matches no probe (dtrace's D_PDESC_ZERO).
-pub fn matches_nothing(message: &str) -> bool {
-    message.contains("does not match any") || message.starts_with("unknown provider")
-}
-
 /// A description's fields as dtrace aligns them (the parser refuses more than four).
 pub fn four_fields(desc: &ProbeDesc) -> [String; 4] {
     crumbs_lang::providers::aligned(desc).unwrap_or_default().map(String::from)
@@ -86,6 +82,8 @@ pub fn prepare(program: &mut Program, settings: &mut Settings, kernel: &Remember
             program.blank(p.span.clone());
         }
     }
+    // `None`: wrong otherwise than by matching nothing (a bad pattern, a bad profile rate),
+    // so never taken out: the compiler says what is wrong.
     let mut memo: HashMap<&str, Option<Vec<Probe>>> = HashMap::new();
     let mut left = 0;
     for clause in &ast.clauses {
@@ -96,16 +94,16 @@ pub fn prepare(program: &mut Program, settings: &mut Settings, kernel: &Remember
                 .entry(&desc.text)
                 .or_insert_with(|| match match_probes_with(desc, Some(kernel.0.as_ref())) {
                     Ok(found) => Some(found),
-                    Err(d) if matches_nothing(&d.message) => Some(Vec::new()),
+                    Err(d) if errors::tag(&d.message) == Some("D_PDESC_ZERO") => Some(Vec::new()),
                     Err(_) => None,
                 })
-                .clone()
-                .unwrap_or_default();
-            let piece = program.piece_at(desc.span.start);
-            out.per_piece[piece] += found.len();
-            if found.is_empty() {
+                .clone();
+            if found.as_ref().is_some_and(Vec::is_empty) {
                 unmatched.push(i);
             }
+            let found = found.unwrap_or_default();
+            let piece = program.piece_at(desc.span.start);
+            out.per_piece[piece] += found.len();
             out.descriptions.push(Described { piece, fields: four_fields(desc), probes: found, reads_args: uses_args });
         }
         if !settings.zdefs || unmatched.is_empty() {
@@ -177,6 +175,13 @@ mod tests {
         // Nothing left at all.
         let mut p = program(&["nosuch:::x"]);
         assert!(!prepare(&mut p, &mut s, &Remembering::new()).clauses_left);
+    }
+
+    #[test]
+    fn zdefs_leaves_a_malformed_description_for_the_compiler() {
+        let mut p = program(&["profile:::tick-abc, BEGIN { }"]);
+        prepare(&mut p, &mut Settings { zdefs: true, ..Default::default() }, &Remembering::new());
+        assert_eq!(p.text(), "profile:::tick-abc, BEGIN { }");
     }
 
     #[test]

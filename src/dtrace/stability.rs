@@ -96,7 +96,7 @@ pub fn probe_info(out: &mut dyn Write, p: &Probe) {
     let (desc, args) = of([p.provider, p.module, p.function, p.name]);
     write_attr(out, "Probe Description Attributes", desc);
     write_attr(out, "Argument Attributes", args);
-    crate::list::argument_types(out, p);
+    crate::list::argument_types(out, Some(p));
 }
 
 /// The same for a description (`-ev`): argument types only where it names one probe.
@@ -104,12 +104,11 @@ fn description_info(out: &mut dyn Write, d: &Described) {
     let (desc, args) = of(d.fields.each_ref().map(String::as_str));
     write_attr(out, "Probe Description Attributes", desc);
     write_attr(out, "Argument Attributes", args);
-    match d.probes.as_slice() {
-        [p] => crate::list::argument_types(out, p),
-        _ => {
-            let _ = write!(out, "\n\tArgument Types\n\t\tNone\n\n");
-        }
-    }
+    let one = match d.probes.as_slice() {
+        [p] => Some(p),
+        _ => None,
+    };
+    crate::list::argument_types(out, one);
 }
 
 /// dtrace's `-v` report for one piece: the least attributes of its descriptions and of its

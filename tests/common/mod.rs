@@ -47,7 +47,9 @@ pub fn path_with_bins() -> String {
 static COUNTER: AtomicUsize = AtomicUsize::new(0);
 
 /// A fresh path in the temp directory, unique across parallel tests and test processes.
-/// Nothing is created. The file (if any) is removed when the guard is dropped.
+/// Nothing is created (but by [`TempPath::with_contents`] and [`TempPath::dir`]). What is
+/// there, a file or a directory with everything in it, is removed when the guard is
+/// dropped, also when an assertion fails first.
 pub struct TempPath(pub PathBuf);
 
 impl TempPath {
@@ -65,6 +67,13 @@ impl TempPath {
         t
     }
 
+    /// A new empty directory.
+    pub fn dir(name: &str) -> TempPath {
+        let t = TempPath::new(name);
+        std::fs::create_dir_all(&t.0).expect("create a temp directory");
+        t
+    }
+
     pub fn path(&self) -> &Path {
         &self.0
     }
@@ -76,7 +85,10 @@ impl TempPath {
 
 impl Drop for TempPath {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
+        let _ = match std::fs::symlink_metadata(&self.0) {
+            Ok(m) if m.is_dir() => std::fs::remove_dir_all(&self.0),
+            _ => std::fs::remove_file(&self.0),
+        };
     }
 }
 
@@ -168,6 +180,20 @@ pub fn wait_with_timeout(child: &mut Child, timeout: Duration, what: &str) -> Ex
     }
 }
 
+/// Starts `cmd`. A fork in another test thread may briefly hold an executable this test
+/// just wrote open for writing (until that child execs); starting it meanwhile fails with
+/// ETXTBSY, so that is retried.
+fn spawn(cmd: &mut Command, cmdline: &str) -> Child {
+    for _ in 0..100 {
+        match cmd.spawn() {
+            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) => thread::sleep(Duration::from_millis(20)),
+            Err(e) => panic!("cannot run {cmdline}: {e}"),
+            Ok(child) => return child,
+        }
+    }
+    panic!("cannot run {cmdline}: the file stayed busy (ETXTBSY)");
+}
+
 /// Runs `cmd` with optional stdin, capturing stdout and stderr, failing the test if it
 /// takes longer than `timeout`.
 pub fn run_command(mut cmd: Command, stdin: Option<&str>, timeout: Duration) -> Output {
@@ -176,7 +202,7 @@ pub fn run_command(mut cmd: Command, stdin: Option<&str>, timeout: Duration) -> 
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let start = Instant::now();
-    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("cannot run {cmdline}: {e}"));
+    let mut child = spawn(&mut cmd, &cmdline);
     if let Some(input) = stdin {
         let mut w = child.stdin.take().unwrap();
         let input = input.to_string();

@@ -120,8 +120,6 @@ pub fn probe_by_id(id: u32) -> Option<Probe> {
     PROVIDERS.iter().find_map(|p| p.probe_by_id(id))
 }
 
-/// A description's fields right-aligned to provider, module, function and name (DTrace's
-/// rule: `BEGIN` is a name, `read:entry` a function and name); None if it has more than four.
 /// A description's provider, module, function and name: the fields given are the last
 /// ones (`BEGIN` is a name), except that bpftrace's `tracepoint:category:event` is provider,
 /// module and name. None past four fields.
