@@ -93,6 +93,35 @@ pub const VARIABLES: &[BuiltinVar] = &[
     BuiltinVar { name: "errno", aliases: &[], ty: VarType::Int("int"), hook: VarHook::Errno, doc: "error number of a failed system call (syscall return probes; 0 otherwise)" },
 ];
 
+/// A constant of DTrace's D library: a name for an integer of a C type.
+#[derive(Clone, Copy, Debug)]
+pub struct BuiltinConst {
+    pub name: &'static str,
+    pub value: i64,
+    pub c_type: &'static str,
+    pub doc: &'static str,
+}
+
+pub const CONSTANTS: &[BuiltinConst] = &[
+    BuiltinConst { name: "NULL", value: 0, c_type: "uintptr_t", doc: "the null pointer" },
+    BuiltinConst { name: "DTRACEFLT_UNKNOWN", value: 0, c_type: "int", doc: "ERROR's arg4 for an unknown fault" },
+    BuiltinConst { name: "DTRACEFLT_BADADDR", value: 1, c_type: "int", doc: "ERROR's arg4 for an address that cannot be read (arg5 is the address)" },
+    BuiltinConst { name: "DTRACEFLT_BADALIGN", value: 2, c_type: "int", doc: "ERROR's arg4 for a misaligned address (crumbs raises none)" },
+    BuiltinConst { name: "DTRACEFLT_ILLOP", value: 3, c_type: "int", doc: "ERROR's arg4 for an illegal operation" },
+    BuiltinConst { name: "DTRACEFLT_DIVZERO", value: 4, c_type: "int", doc: "ERROR's arg4 for a division or remainder by zero" },
+    BuiltinConst { name: "DTRACEFLT_NOSCRATCH", value: 5, c_type: "int", doc: "ERROR's arg4 for scratch space exhausted (crumbs raises none)" },
+    BuiltinConst { name: "DTRACEFLT_KPRIV", value: 6, c_type: "int", doc: "ERROR's arg4 for a privileged kernel access (crumbs raises none)" },
+    BuiltinConst { name: "DTRACEFLT_UPRIV", value: 7, c_type: "int", doc: "ERROR's arg4 for a privileged user access (crumbs raises none)" },
+    BuiltinConst { name: "DTRACEFLT_TUPOFLOW", value: 8, c_type: "int", doc: "ERROR's arg4 for a tuple stack overflow (crumbs raises none)" },
+    BuiltinConst { name: "DTRACEFLT_BADSTACK", value: 9, c_type: "int", doc: "ERROR's arg4 for a bad stack (crumbs raises none)" },
+    BuiltinConst { name: "DTRACEFLT_BADSIZE", value: 10, c_type: "int", doc: "ERROR's arg4 for a bad size (crumbs raises none)" },
+    BuiltinConst { name: "DTRACEFLT_BADINDEX", value: 11, c_type: "int", doc: "ERROR's arg4 for an array index out of bounds (arg5 is the index)" },
+];
+
+pub fn constant(name: &str) -> Option<&'static BuiltinConst> {
+    CONSTANTS.iter().find(|c| c.name == name)
+}
+
 pub fn variable(name: &str) -> Option<&'static BuiltinVar> {
     VARIABLES.iter().find(|v| v.name == name || v.aliases.contains(&name))
 }

@@ -6,6 +6,7 @@ pub mod emit;
 pub mod insn;
 
 use crumbs_lang::ir::Program;
+use crumbs_lang::providers::AttachPoint;
 use abi::*;
 use elf::*;
 use emit::*;
@@ -75,7 +76,8 @@ pub fn map_defs(p: &Program, target: &Target) -> Vec<MapDef> {
 
 /// Compiles every attach point's clauses to BPF and wraps them in an ELF.
 pub fn compile(p: &Program, target: &Target) -> Result<Compiled, EmitError> {
-    let programs = p.groups.iter().map(|g| emit_program(p, g, target)).collect::<Result<Vec<_>, _>>()?;
+    // ERROR's clauses have no program: they run inside the others' (emit/faults.rs).
+    let programs = p.groups.iter().filter(|g| g.attach != AttachPoint::Error).map(|g| emit_program(p, g, target)).collect::<Result<Vec<_>, _>>()?;
     let mut maps = map_defs(p, target);
     if programs.iter().any(|c| c.map_refs.iter().any(|r| r.map == SCRATCH_MAP)) {
         let scratch = programs.iter().map(|c| c.scratch).max().unwrap_or(0).max(8);

@@ -4,7 +4,7 @@
 
 use crate::actions::Aggregations;
 use crate::aggregate;
-use crate::output::{AggRow, Firing, Output, Value};
+use crate::output::{AggRow, FaultReport, Firing, Output, Value};
 use crumbs_ebpf::abi::record as wire;
 use crumbs_lang::ir::{Item, Program};
 use crumbs_lang::printf;
@@ -26,6 +26,12 @@ pub struct Decoded<'p> {
     pub exit: Option<i32>,
 }
 
+/// What one record of the event buffer is.
+pub enum Event<'p> {
+    Firing(Decoded<'p>),
+    Fault(FaultReport<'p>),
+}
+
 impl<'p> Events<'p> {
     pub fn new(program: &'p Program, aggregations: Aggregations<'p>) -> Self {
         let layouts = program.records.iter().map(wire::layout).collect();
@@ -44,8 +50,17 @@ impl<'p> Events<'p> {
         Ok(all)
     }
 
-    /// Decodes one record and carries out its actions; `None` for bytes that are no record
-    /// of this program.
+    /// Decodes one record (a firing, whose actions it carries out, or a fault report);
+    /// `None` for bytes that are neither.
+    pub fn event(&mut self, bytes: &[u8]) -> io::Result<Option<Event<'p>>> {
+        if let Some(report) = wire::fault_report(bytes) {
+            return Ok(Some(Event::Fault(FaultReport { program: self.program, report })));
+        }
+        Ok(self.record(bytes)?.map(Event::Firing))
+    }
+
+    /// Decodes one firing's record and carries out its actions; `None` for bytes that are
+    /// no record of this program.
     pub fn record(&mut self, bytes: &[u8]) -> io::Result<Option<Decoded<'p>>> {
         if bytes.len() < wire::HEADER {
             return Ok(None);

@@ -3,7 +3,7 @@
 
 use crate::attach::{self, Link};
 use crate::actions::Aggregations;
-use crate::events::Events;
+use crate::events::{Event, Events};
 use crate::output::{Sink, Stopped};
 use crate::process::{self, Child};
 use crate::progress::Progress;
@@ -211,11 +211,15 @@ fn drain_some(rb: &mut RingBuf<MapData>, events: &mut Events, sink: &mut dyn Sin
     let end = Instant::now() + TURN;
     let mut drained = Drained::Empty;
     while let Some(item) = rb.next() {
-        if let Some(d) = events.record(&item)? {
-            sink.firing(&d.firing)?;
-            if let Some(status) = d.exit {
-                return Ok(Drained::Exit(status));
+        match events.event(&item)? {
+            Some(Event::Firing(d)) => {
+                sink.firing(&d.firing)?;
+                if let Some(status) = d.exit {
+                    return Ok(Drained::Exit(status));
+                }
             }
+            Some(Event::Fault(f)) => sink.fault(&f)?,
+            None => {}
         }
         if Instant::now() >= end {
             drained = Drained::More;

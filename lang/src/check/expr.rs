@@ -60,6 +60,8 @@ impl Checker<'_> {
                     v?
                 } else if let Some((v, ty)) = self.types.enum_constant(name) {
                     TExpr::new(Expr::Int(v), ty)
+                } else if let Some(k) = builtins::constant(name) {
+                    TExpr::new(Expr::Int(k.value), self.c_int(k.c_type))
                 } else if let Some(g) = self.globals.iter().position(|g| g == name) {
                     self.var_expr(VarRef::Global(g), Vec::new())
                 } else if let Some((v, ty)) = self.types.kernel_enum_constant(name) {
@@ -247,6 +249,9 @@ impl Checker<'_> {
         }
         match (lv.expr, rv.expr) {
             (Expr::Str(a), Expr::Str(b)) if op.is_comparison() => Ok(TExpr::new(Expr::StrCmp(op, a, b), int)),
+            (_, Expr::Int(0)) if matches!(op, BinOp::Div | BinOp::Rem) => Err(Diagnostic::new(rspan.clone(), "expression contains division by zero")
+                .label("always zero")
+                .hint(format!("`{}` by a variable that is zero when the probe fires is a run-time error instead (the ERROR probe fires)", op.symbol()))),
             (le, re) if le.is_int() && re.is_int() => {
                 let (lt, rt) = (lv.ty, rv.ty);
                 let (ty, unsigned) = match op {

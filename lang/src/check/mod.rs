@@ -210,8 +210,9 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
                 filter,
                 predicate: lowered.0.clone(),
                 body: lowered.1.clone(),
-                locals: lowered.3.clone(),
-                record: lowered.2,
+                actions: lowered.2.clone(),
+                locals: lowered.4.clone(),
+                record: lowered.3,
             });
         }
     }
@@ -380,7 +381,7 @@ struct Checker<'a> {
     c_ints: std::collections::HashMap<&'static str, crate::types::TypeId>,
 }
 
-type Lowered = (Option<Expr>, Vec<Stmt>, Option<usize>, Vec<Repr>);
+type Lowered = (Option<Expr>, Vec<Stmt>, Vec<u32>, Option<usize>, Vec<Repr>);
 /// Builds the statement that stores a value into a variable.
 type Store = Box<dyn Fn(Expr) -> Stmt>;
 
@@ -421,14 +422,10 @@ impl Checker<'_> {
         };
         let mut items = Vec::new();
         let mut body = Vec::new();
-        match &c.body {
-            None => {}
-            Some(stmts) if stmts.is_empty() => {}
-            Some(stmts) => {
-                for s in stmts {
-                    self.stmt(s, &mut body, &mut items)?;
-                }
-            }
+        let mut actions = Vec::new();
+        for (n, s) in c.body.iter().flatten().enumerate() {
+            self.stmt(s, &mut body, &mut items)?;
+            actions.resize(body.len(), n as u32 + 1);
         }
         let default_action = c.body.as_ref().is_none_or(|b| b.is_empty());
         let record = if default_action || !items.is_empty() {
@@ -439,7 +436,7 @@ impl Checker<'_> {
             None
         };
         let locals = (0..self.clause_locals.len()).map(|l| self.var_repr(VarRef::Clause(l))).collect();
-        Ok((predicate, body, record, locals))
+        Ok((predicate, body, actions, record, locals))
     }
 
     fn stmt(&mut self, s: &ast::Stmt, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {

@@ -9,8 +9,10 @@ use crate::providers::AttachPoint;
 use crate::syscalls::SyscallTable;
 
 pub mod agg;
+mod fault;
 pub mod layout;
 pub use agg::AggKind;
+pub use fault::Fault;
 pub use layout::Layout;
 
 /// Interned string ids at or above this are system call names: `SYSCALL_STR_BASE + nr`.
@@ -197,6 +199,9 @@ pub enum Expr {
     Seq(Vec<Stmt>, Box<Expr>),
     /// strlen(s).
     Strlen(StrExpr),
+    /// An array index checked when the probe fires: `index` if it is below `len` (as an
+    /// unsigned number), else the clause faults ([`Fault::BadIndex`]).
+    Bounded { index: Box<Expr>, len: u64 },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -319,6 +324,7 @@ impl Expr {
                 Expr::Element { keys, .. } => keys.iter().any(|k| k.any(f)),
                 Expr::Seq(stmts, v) => stmts.iter().any(|s| s.any(f)) || v.any(f),
                 Expr::Strlen(s) => s.any(f),
+                Expr::Bounded { index, .. } => index.any(f),
                 _ => false,
             }
     }
@@ -472,6 +478,9 @@ pub struct Clause {
     pub filter: Filter,
     pub predicate: Option<Expr>,
     pub body: Vec<Stmt>,
+    /// DTrace's action number of each statement of `body` (1 for the first statement of the
+    /// source's action block): where a run-time fault is reported to be.
+    pub actions: Vec<u32>,
     /// How each `this->` variable the clause uses is stored.
     pub locals: Vec<Repr>,
     /// The output record, if the clause prints anything (or has no action block).
@@ -620,6 +629,17 @@ impl Program {
 
     pub fn profile_probe(&self, attach: AttachPoint) -> Option<&ProfileProbe> {
         self.profile_probes.iter().find(|p| p.attach == attach)
+    }
+
+    /// `provider:module:function:name` of a probe id, for messages.
+    pub fn probe_description(&self, id: u32) -> String {
+        if let Some(p) = self.profile_probes.iter().find(|p| p.id == id) {
+            return format!("profile:::{}", p.name);
+        }
+        if let Some(t) = id.checked_sub(crate::providers::TRACEPOINT_ID_BASE).and_then(|i| self.tracepoints.get(i as usize)) {
+            return format!("tracepoint:{}::{}", t.category, t.event);
+        }
+        crate::providers::probe_by_id(id).map_or_else(|| format!("probe {id}"), |p| format!("{}:{}:{}:{}", p.provider, p.module, p.function, p.name))
     }
 
     /// (function, name) of a probe id, for the per-firing prefix.
