@@ -153,3 +153,21 @@ fn library_constants_have_dtraces_values() {
     let out = traced(r#"BEGIN { printf("%d %d %d %d %d\n", NULL, DTRACEFLT_BADADDR, DTRACEFLT_ILLOP, DTRACEFLT_DIVZERO, DTRACEFLT_BADINDEX); exit(0); }"#);
     assert_eq!(out.stdout, "0 1 3 4 11\n\n");
 }
+
+/// A return probe reports the system call it fired for (the number is read for the report
+/// even where nothing else needs it).
+#[test]
+fn faults_at_syscall_returns_name_the_call() {
+    let out = run(&[
+        "-q",
+        "-e",
+        "syscall::read:return /pid == $target/ { @reads = count(); } syscall::read:return /pid == $target/ { x = 1 / (arg0 - arg0); }",
+        "-c",
+        "cat /etc/hostname",
+    ]);
+    out.assert_ok();
+    let reads = agg_rows(&out.stdout).iter().find(|r| r.0.is_empty()).map(|r| r.1).unwrap_or_else(|| panic!("{}", out.dump()));
+    let e = errors(&out);
+    assert_eq!(e.len() as i64, reads, "{}", out.dump());
+    assert!(e.iter().all(|l| l == "crumbs: error on enabled probe ID 2 (ID 17: syscall:vmlinux:read:return): divide-by-zero in action #1"), "{}", out.dump());
+}

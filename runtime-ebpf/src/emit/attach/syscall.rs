@@ -14,11 +14,13 @@ const ORIG_AX: i32 = 120;
 pub(super) struct Syscall;
 
 /// Whether a sys_exit program needs the system call number (a helper call on every return):
-/// for a clause's filter, for the probe id (of its output record, or `id`), or for probefunc.
+/// for a clause's filter, for the probe id (of its output record or fault report, or `id`),
+/// or for probefunc.
 fn needs_syscall_number(group: &Group) -> bool {
     group.clauses.iter().any(|c| {
         c.filter != Filter::All
             || c.record.is_some()
+            || crate::emit::faults::may_fault(c)
             || c.any(&mut |n| matches!(n, Node::Str(StrExpr::Probe(VarHook::ProbeFunc))) || matches!(n, Node::Expr(Expr::Var(VarHook::ProbeId))))
     })
 }
