@@ -141,6 +141,13 @@ pub enum FnHook {
     Trace,
     Print,
     Exit,
+    /// `speculation()`: a new speculation's id.
+    Speculation,
+    /// `speculate(id)`: the clause's record goes to a speculation.
+    Speculate,
+    /// `commit(id)`, `discard(id)`.
+    Commit,
+    Discard,
     Printa,
     Clear,
     Trunc,
@@ -205,6 +212,10 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "trace", kind: FnKind::Action, args: &[ArgSpec::Any], hook: FnHook::Trace, signature: "trace(expr)", doc: "print the value of an expression" },
     BuiltinFn { name: "print", kind: FnKind::Action, args: &[ArgSpec::Any], hook: FnHook::Print, signature: "print(expr)", doc: "print a value by its C type, a struct or array member by member, as DTrace's print()" },
     BuiltinFn { name: "exit", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Exit, signature: "exit(status)", doc: "stop tracing: run END, print aggregations, exit with status" },
+    BuiltinFn { name: "speculation", kind: FnKind::Subroutine, args: &[], hook: FnHook::Speculation, signature: "speculation()", doc: "a new speculation's id (1 to nspec), or 0 if every speculation is in use" },
+    BuiltinFn { name: "speculate", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Speculate, signature: "speculate(id)", doc: "what the rest of the clause records goes to speculation id, printed only if it is committed" },
+    BuiltinFn { name: "commit", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Commit, signature: "commit(id)", doc: "print what speculation id holds and free it" },
+    BuiltinFn { name: "discard", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Discard, signature: "discard(id)", doc: "throw away what speculation id holds and free it" },
     BuiltinFn { name: "printa", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Printa, signature: "printa([format,] @agg, ...)", doc: "print aggregations now, several joined by key: in the default layout, or each row as printf(format, keys...) with %@ conversions for the values" },
     BuiltinFn { name: "clear", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Clear, signature: "clear(@agg)", doc: "set every value of an aggregation to zero, keeping its keys" },
     BuiltinFn { name: "trunc", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Trunc, signature: "trunc(@agg [, n])", doc: "remove every key of an aggregation, or all but the n largest (n < 0: the -n smallest)" },

@@ -88,7 +88,7 @@ pub fn compile(p: &Program, target: &Target) -> Result<Compiled, EmitError> {
         maps.push(MapDef { name: SYSCALL_NAMES_MAP.into(), map_type: MAP_TYPE_ARRAY, key_size: 4, value_size: SYSCALL_NAME_SIZE, max_entries: entries, flags: 0 });
     }
     let flag = emit::exit_flag_offset(p).map_or(0, |_| 8);
-    let elf = write_elf(&programs, &maps, p.globals_size() + flag);
+    let elf = write_elf(&programs, &maps, p.globals_size() + flag + emit::speculations_size(p));
     Ok(Compiled { elf, programs, maps })
 }
 

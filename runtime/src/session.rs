@@ -214,12 +214,15 @@ fn drain_some(rb: &mut RingBuf<MapData>, events: &mut Events, sink: &mut dyn Sin
         match events.event(&item)? {
             Some(Event::Firing(d)) => {
                 sink.firing(&d.firing)?;
+                for f in &d.committed {
+                    sink.firing(f)?;
+                }
                 if let Some(status) = d.exit {
                     return Ok(Drained::Exit(status));
                 }
             }
             Some(Event::Fault(f)) => sink.fault(&f)?,
-            None => {}
+            Some(Event::Held) | None => {}
         }
         if Instant::now() >= end {
             drained = Drained::More;
@@ -359,7 +362,9 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
     sink.stopped(&stop)?;
     run_once(&mut ebpf, compiled, AttachPoint::End)?;
     let end_exit = drain(ring.get_mut(), &mut events, sink)?;
-    sink.finish(&events.rows_at_exit()?, &dropped(&ebpf))?;
+    let mut drops = dropped(&ebpf);
+    drops.speculative = events.speculative_drops;
+    sink.finish(&events.rows_at_exit()?, &drops)?;
     Ok(match (stop, end_exit) {
         (_, Some(s)) => s,
         (Stopped::Exit(s), None) => s,

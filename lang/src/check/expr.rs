@@ -146,6 +146,10 @@ impl Checker<'_> {
                 let addr = self.int_expr(&args[0], &format!("the address given to {}()", f.name))?;
                 TExpr::new(Expr::Str(StrExpr::UserStr(Box::new(addr), self.strsize)), string)
             }
+            ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| f.hook == FnHook::Speculation) => {
+                check_arity(builtins::function(&name.name).expect("checked"), args, &e.span)?;
+                TExpr::new(Expr::Speculation, self.int())
+            }
             ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| f.kind == FnKind::Subroutine) => {
                 let f = builtins::function(&name.name).expect("checked");
                 self.stack_or_symbol(f, args, &e.span)?

@@ -18,6 +18,7 @@ mod ctypes;
 mod decls;
 mod expr;
 mod keys;
+mod speculation;
 mod print;
 mod strings;
 mod symbols;
@@ -109,6 +110,8 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         inlines: Vec::new(),
         expanding: Vec::new(),
         clause_locals: Vec::new(),
+        spec: Default::default(),
+        if_depth: 0,
         aggs: Vec::new(),
         agg_spans: Vec::new(),
         records: Vec::new(),
@@ -255,7 +258,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     Ok((program, None))
 }
 
-const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "aggsortpos", "aggsortkeypos", "aggpack", "stackframes", "switchrate", "aggrate", "strsize"];
+const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "aggsortpos", "aggsortkeypos", "aggpack", "stackframes", "switchrate", "aggrate", "strsize", "nspec", "specsize"];
 
 fn options(pragmas: &[ast::Pragma]) -> Result<Options, Diagnostic> {
     let mut o = Options::default();
@@ -280,6 +283,8 @@ pub fn apply_option(o: &mut Options, name: &str, value: Option<&str>) -> Result<
         "dynvarsize" => o.dynvarsize = Some(size_option(name, value, 64, "64", "the thread-local variable space")?),
         "stackframes" => o.stackframes = Some(symbols::stackframes_option(value)?),
         "strsize" => o.strsize = Some(strsize_option(value)?),
+        "specsize" => o.specsize = Some(size_option(name, value, 64, "64", "a speculation")?),
+        "nspec" => o.nspec = Some(speculation::nspec_option(value)?),
         n if KNOWN_OPTIONS.contains(&n) => {}
         n => {
             let hint = match closest(n, KNOWN_OPTIONS.iter().copied()) {
@@ -358,6 +363,10 @@ struct Checker<'a> {
     expanding: Vec<String>,
     /// `this->` names assigned so far in the clause being checked.
     clause_locals: Vec<String>,
+    /// What the clause being checked does that the speculation rules are about.
+    spec: speculation::Uses,
+    /// How many `if`s the statement being checked is inside.
+    if_depth: usize,
     aggs: Vec<Aggregation>,
     agg_spans: Vec<(Span, String)>,
     records: Vec<Record>,
@@ -415,6 +424,8 @@ impl Checker<'_> {
 
     fn clause(&mut self, c: &ast::Clause) -> Result<Lowered, Diagnostic> {
         self.clause_locals.clear();
+        self.spec = Default::default();
+        self.if_depth = 0;
         self.var_types.retain(|v, _| !matches!(v, VarRef::Clause(_)));
         let predicate = match &c.predicate {
             Some(p) => Some(self.int_expr(p, "a predicate")?),
@@ -427,6 +438,7 @@ impl Checker<'_> {
             self.stmt(s, &mut body, &mut items)?;
             actions.resize(body.len(), n as u32 + 1);
         }
+        self.check_speculation()?;
         let default_action = c.body.as_ref().is_none_or(|b| b.is_empty());
         let record = if default_action || !items.is_empty() {
             let guarded = body.iter().any(emits_in_branch);
@@ -452,17 +464,24 @@ impl Checker<'_> {
             ast::Stmt::If { cond, then, els, .. } => {
                 let cond = self.int_expr(cond, "the condition of `if`")?;
                 let (mut t, mut e) = (Vec::new(), Vec::new());
-                for s in then {
-                    self.stmt(s, &mut t, items)?;
-                }
-                for s in els.iter().flatten() {
-                    self.stmt(s, &mut e, items)?;
-                }
+                self.if_depth += 1;
+                let r = (|| {
+                    for s in then {
+                        self.stmt(s, &mut t, items)?;
+                    }
+                    for s in els.iter().flatten() {
+                        self.stmt(s, &mut e, items)?;
+                    }
+                    Ok(())
+                })();
+                self.if_depth -= 1;
+                r?;
                 body.push(Stmt::If { cond, then: t, els: e });
             }
             ast::Stmt::Expr(e) => match &e.kind {
                 ExprKind::Call(name, args) => self.action(name, args, &e.span, body, items)?,
                 _ => {
+                    self.note_action(FnHook::Trace, "trace", &e.span);
                     let (item, v) = self.printed(e, false)?;
                     items.push(item);
                     body.push(Stmt::Emit { item: items.len() - 1, args: vec![v] });

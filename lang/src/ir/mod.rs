@@ -199,6 +199,8 @@ pub enum Expr {
     Seq(Vec<Stmt>, Box<Expr>),
     /// strlen(s).
     Strlen(StrExpr),
+    /// `speculation()`: claims a free speculation, its id (0 if none is free).
+    Speculation,
     /// An array index checked when the probe fires: `index` if it is below `len` (as an
     /// unsigned number), else the clause faults ([`Fault::BadIndex`]).
     Bounded { index: Box<Expr>, len: u64 },
@@ -369,6 +371,9 @@ pub enum Stmt {
     /// deletes the element, as in DTrace.
     SetElement { array: usize, keys: Vec<Expr>, value: Expr },
     If { cond: Expr, then: Vec<Stmt>, els: Vec<Stmt> },
+    /// `speculate(id)`: the clause's record goes to speculation `id` (if it is in use; else
+    /// the record is dropped).
+    Speculate(Expr),
 }
 
 impl Stmt {
@@ -381,6 +386,7 @@ impl Stmt {
             Stmt::Emit { args, .. } => args.iter().any(|a| a.any(f)),
             Stmt::If { cond, then, els } => cond.any(f) || then.iter().chain(els).any(|s| s.any(f)),
             Stmt::SetStr(v, s) => s.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
+            Stmt::Speculate(e) => e.any(f),
         }
     }
 }
@@ -439,6 +445,10 @@ pub enum Item {
     /// (`None`: by 1 again, denormalize()).
     Normalize { agg: usize, by_arg: bool },
     Exit,
+    /// `commit(id)` (the argument) of a speculation: print what it holds.
+    Commit,
+    /// `discard(id)`: drop what it holds.
+    Discard,
 }
 
 impl Item {
@@ -446,7 +456,7 @@ impl Item {
         match self {
             Item::Printf { args, .. } => args.clone(),
             Item::Trace(r) | Item::Print(r, _) => vec![*r],
-            Item::Exit => vec![Repr::Int(IntRepr::I64)],
+            Item::Exit | Item::Commit | Item::Discard => vec![Repr::Int(IntRepr::I64)],
             Item::Normalize { by_arg: true, .. } => vec![Repr::Int(IntRepr::I64)],
             Item::Printa { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } => vec![],
         }
@@ -577,11 +587,30 @@ pub struct Options {
     pub stackframes: Option<u8>,
     /// Bytes a string holds, its NUL included, if set (else [`DEFAULT_STRSIZE`]).
     pub strsize: Option<u64>,
+    /// Speculations that can be in use at once, if set (else 1).
+    pub nspec: Option<u32>,
+    /// Bytes one speculation holds before it drops records, if set (else [`DEFAULT_SPECSIZE`]).
+    pub specsize: Option<u64>,
 }
+
+/// Speculations in use at once unless the `nspec` option says (DTrace's default).
+pub const DEFAULT_NSPEC: u32 = 1;
+/// The most speculations the `nspec` option allows (as DTrace on Linux).
+pub const MAX_NSPEC: u32 = 16;
+/// Bytes a speculation holds unless the `specsize` option says (DTrace on Linux's default).
+pub const DEFAULT_SPECSIZE: u64 = 4 << 20;
 
 impl Options {
     pub fn strsize(&self) -> u32 {
         self.strsize.map_or(DEFAULT_STRSIZE, |s| s as u32)
+    }
+
+    pub fn nspec(&self) -> u32 {
+        self.nspec.unwrap_or(DEFAULT_NSPEC)
+    }
+
+    pub fn specsize(&self) -> u64 {
+        self.specsize.unwrap_or(DEFAULT_SPECSIZE)
     }
 }
 

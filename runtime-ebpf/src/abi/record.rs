@@ -1,5 +1,5 @@
 //! The records a clause sends through the event ring buffer: a 16-byte header (u32 record
-//! id, u32 probe id, u32 cpu, u32 zero); for a guarded record (items inside an `if`), one
+//! id, u32 probe id, u32 cpu, u32 speculation: 0, or the speculation the record belongs to); for a guarded record (items inside an `if`), one
 //! byte per item, 1 if the firing sent it, padded to 8 bytes; then each item's arguments in
 //! order, each 8-byte aligned.
 
@@ -18,6 +18,9 @@ pub struct Layout {
     /// Where the guarded record's presence bytes start (one per item).
     pub present: Option<usize>,
 }
+
+/// A speculating clause's record whose speculation is not in use: never sent.
+pub const SPEC_DROPPED: u32 = u32::MAX;
 
 /// The record id of a fault report: a clause that faults sends this instead of its record.
 /// After the header (whose last word is the clause's enabled probe id, its index + 1): the

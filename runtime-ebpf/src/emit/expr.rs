@@ -144,6 +144,7 @@ impl Emitter<'_> {
             Expr::StrCmp(op, a, b) => self.str_cmp(*op, a, b)?,
             Expr::Strlen(s) => self.strlen(s)?,
             Expr::Ternary(c, a, b) => self.choose(c, |e| e.expr(a), |e| e.expr(b))?,
+            Expr::Speculation => self.claim_speculation()?,
             Expr::Bounded { index, len } => {
                 self.expr(index)?;
                 match i32::try_from(*len) {

@@ -11,6 +11,9 @@ use super::*;
 use crate::abi::record::{FAULT_RECORD, FAULT_SIZE, HEADER};
 use crumbs_lang::providers::AttachPoint;
 
+/// The lowest address a user string can be at: the first page is never mapped.
+const USER_MIN_ADDR: i32 = 4096;
+
 /// Where the fault sites of the code being emitted jump.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct FaultTarget {
@@ -30,8 +33,10 @@ pub(super) struct ErrorArgs {
 
 /// Whether the clause holds anything that can fault: it then keeps a fault slot and a
 /// fault block.
-pub(super) fn may_fault(c: &Clause) -> bool {
-    c.any(&mut |n| match n {
+pub(super) fn may_fault(p: &Program, c: &Clause) -> bool {
+    // commit() or discard() of an id past nspec
+    let frees = c.record.is_some_and(|r| p.records[r].items.iter().any(|i| matches!(i, Item::Commit | Item::Discard)));
+    frees || c.any(&mut |n| match n {
         Node::Expr(Expr::Binary(op, _, r) | Expr::Unsigned(op, _, r)) => matches!(op, BinOp::Div | BinOp::Rem) && !matches!(**r, Expr::Int(k) if k != 0),
         Node::Expr(Expr::Load { .. } | Expr::Object { .. } | Expr::Bounded { .. }) => true,
         Node::Str(StrExpr::UserStr(..) | StrExpr::KernelStr(..)) => true,
@@ -86,6 +91,25 @@ impl Emitter<'_> {
         let ok = self.label();
         self.jump(Insn::jmp_imm(cond, reg, imm, 0), ok);
         self.fault_code(fault)?;
+        self.bind(ok);
+        Ok(())
+    }
+
+    /// After a user string read (r0: its length, or an error): a failed read of an address
+    /// that no user string can be at (the first page, or the kernel's half) faults with the
+    /// address kept; a user address that cannot be read now (its page not in memory: a
+    /// probe cannot wait for it) leaves the string empty.
+    pub(super) fn user_string_fault(&mut self) -> Result<(), EmitError> {
+        let Some(t) = self.fault else {
+            return Err(self.err("internal: a fault outside a clause"));
+        };
+        let (ok, bad) = (self.label(), self.label());
+        self.jump(Insn::jmp_imm(Cond::Sgt, R0, 0, 0), ok);
+        self.push(Insn::ldx(DW, R1, R10, t.slot));
+        self.jump(Insn::jmp_imm(Cond::Slt, R1, 0, 0), bad);
+        self.jump(Insn::jmp_imm(Cond::Ge, R1, USER_MIN_ADDR, 0), ok);
+        self.bind(bad);
+        self.fault_code(Fault::BadAddr)?;
         self.bind(ok);
         Ok(())
     }

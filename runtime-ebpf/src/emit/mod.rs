@@ -17,10 +17,12 @@ pub(crate) mod attach;
 mod expr;
 mod faults;
 mod frame;
+mod speculation;
 mod strings;
 mod subroutines;
 
 use faults::{ErrorArgs, FaultTarget};
+pub use speculation::{speculations_offset, speculations_size};
 use frame::Frame;
 use strings::Buf;
 
@@ -57,7 +59,7 @@ pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<Progr
     let exit_flag = exit_flag_offset(p);
     // ERROR's clauses run inside the programs of clauses that fault.
     let errors = p.group(AttachPoint::Error).map_or(&[][..], |g| &g.clauses[..]);
-    let scratch = group.clauses.iter().any(needs_scratch) || (errors.iter().any(needs_scratch) && group.clauses.iter().any(faults::may_fault));
+    let scratch = group.clauses.iter().any(needs_scratch) || (errors.iter().any(needs_scratch) && group.clauses.iter().any(|c| faults::may_fault(p, c)));
     let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(scratch), clause: None, locals: Vec::new(), exit_flag, fault: None, error_args: None };
     e.push(Insn::mov(R6, R1));
     attach::context(group.attach).prologue(&mut e, group);
@@ -196,7 +198,7 @@ impl Emitter<'_> {
             self.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), end);
         }
         self.locals.clear();
-        let fault_slot = if faults::may_fault(c) { Some(self.slot(16)?) } else { None };
+        let fault_slot = if faults::may_fault(self.p, c) { Some(self.slot(16)?) } else { None };
         let (fault_body, fault_before) = (self.label(), self.label());
         let ints = c.locals.iter().filter(|r| !matches!(r, Repr::Str(_))).count();
         let base = if ints > 0 { self.slot(8 * ints)? } else { 0 };
@@ -271,6 +273,9 @@ impl Emitter<'_> {
         }
         self.fault = None;
         if let Some(rid) = c.record {
+            if c.body.iter().any(|s| matches!(s, Stmt::Speculate(_))) {
+                self.drop_if_not_speculated(end);
+            }
             self.exit_when_sent(rid);
             self.push(Insn::mov(R1, R8));
             self.push(Insn::mov_imm(R2, 0));
@@ -368,8 +373,12 @@ impl Emitter<'_> {
                 if let Some(at) = layout.present {
                     self.push(Insn::st_imm(B, R8, (at + item) as i16, 1));
                 }
+                if matches!(self.p.records[rid].items[*item], Item::Commit | Item::Discard) {
+                    self.free_speculation(layout.offsets[*item][0] as i16)?;
+                }
             }
             Stmt::Aggregate { agg, keys, value } => self.aggregate(*agg, keys, value)?,
+            Stmt::Speculate(id) => self.speculate(id, record)?,
         }
         Ok(())
     }
@@ -602,15 +611,17 @@ mod tests {
 
     #[test]
     fn every_drop_is_an_atomic_add_to_this_cpus_counter() {
-        let (_, code) = compile("syscall:::entry { self->t = timestamp; @[stack()] = count(); printf(\"%d\\n\", 1); }");
+        let (_, code) = compile("syscall:::entry { self->t = timestamp; self->s = speculation(); @[stack()] = count(); printf(\"%d\\n\", 1); }");
         let text = disassemble(&code[0].insns);
         let drops = code[0].map_refs.iter().filter(|m| m.map == DROPS_MAP).count();
-        // a record, the thread-local store, the stack and the aggregation
-        assert_eq!(drops, 4, "{text}");
+        // a record, the two thread-local stores, the failed speculation, the stack and the
+        // aggregation
+        assert_eq!(drops, 6, "{text}");
         for kind in DropKind::ALL {
             assert!(text.contains(&format!("lock *(u64 *)(r0 +{}) += r1", kind.offset())), "{kind:?}\n{text}");
         }
-        assert!(!code[0].map_refs.iter().any(|m| m.map == GLOBALS_SYMBOL), "{text}");
+        // the one speculation's word, and no exit flag
+        assert_eq!(code[0].map_refs.iter().filter(|m| m.map == GLOBALS_SYMBOL).count(), 1, "{text}");
     }
 
     #[test]

@@ -138,7 +138,11 @@ impl Emitter<'_> {
                     e.push(Insn::mov_imm(R2, e.str_limit(size) as i32));
                     e.push(Insn::call(read));
                     // The length with its NUL, or a negative error: the address cannot be read.
-                    e.fault_unless_kept(Cond::Sgt, R0, 0, Fault::BadAddr)
+                    if matches!(s, StrExpr::UserStr(..)) {
+                        e.user_string_fault()
+                    } else {
+                        e.fault_unless_kept(Cond::Sgt, R0, 0, Fault::BadAddr)
+                    }
                 })?;
             }
             StrExpr::Var(v, vsize) => self.var_into(v, *vsize, dst, size)?,
