@@ -32,14 +32,15 @@ fn errors(out: &Output) -> Vec<String> {
 fn division_by_zero_fires_error_with_dtraces_arguments() {
     let out = traced(
         r#"BEGIN { myid = id; }
-        BEGIN { i = 1; j = 2; j = i / (j - 2); printf("not reached\n"); }
+        BEGIN { faulting = epid; i = 1; j = 2; j = i / (j - 2); printf("not reached\n"); }
         BEGIN { printf("next clause runs\n"); }
-        ERROR { printf("%d %d %d %d %s:%s %d %d\n", arg1, arg2, arg4, arg5, probeprov, probename, id, arg3 > 0); }
+        ERROR { printf("%d %d %d %d %s:%s %d %d %d %d\n", arg1, arg2, arg4, arg5, probeprov, probename, id, arg3 > 0, arg1 == faulting, epid); }
         BEGIN { exit(0); }"#,
     );
-    // Clause 2 faulted at its third statement; ERROR runs before the next BEGIN clause.
-    assert_eq!(out.stdout, "2 3 4 0 dtrace:ERROR 3 1\nnext clause runs\n\n", "{}", out.dump());
-    assert_eq!(errors(&out), ["crumbs: error on enabled probe ID 2 (ID 1: dtrace:::BEGIN): divide-by-zero in action #3"]);
+    // Clause 2 faulted at its fourth statement; ERROR (clause 4) runs before the next BEGIN
+    // clause.
+    assert_eq!(out.stdout, "2 4 4 0 dtrace:ERROR 3 1 1 4\nnext clause runs\n\n", "{}", out.dump());
+    assert_eq!(errors(&out), ["crumbs: error on enabled probe ID 2 (ID 1: dtrace:::BEGIN): divide-by-zero in action #4"]);
 }
 
 #[test]

@@ -320,6 +320,10 @@ impl Emitter<'_> {
             VarHook::Arg(n) => attach::context(self.attach).arg(self, n)?,
             VarHook::Errno => attach::context(self.attach).errno(self),
             VarHook::ProbeId => attach::context(self.attach).probe_id(self)?,
+            VarHook::Epid => {
+                let c = self.clause.ok_or_else(|| self.err("internal: epid outside a clause"))?;
+                self.push(Insn::mov_imm(R0, c as i32 + 1));
+            }
             VarHook::Stack(_) => return Err(self.err(format!("internal: {h:?} is read from the stack"))),
             VarHook::Comm | VarHook::ProbeProv | VarHook::ProbeMod | VarHook::ProbeFunc | VarHook::ProbeName => {
                 return Err(self.err(format!("internal: string builtin {h:?} used as an integer")));
