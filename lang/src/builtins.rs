@@ -112,7 +112,7 @@ pub const CONSTANTS: &[BuiltinConst] = &[
     BuiltinConst { name: "DTRACEFLT_BADALIGN", value: 2, c_type: "int", doc: "ERROR's arg4 for a misaligned address (crumbs raises none)" },
     BuiltinConst { name: "DTRACEFLT_ILLOP", value: 3, c_type: "int", doc: "ERROR's arg4 for an illegal operation" },
     BuiltinConst { name: "DTRACEFLT_DIVZERO", value: 4, c_type: "int", doc: "ERROR's arg4 for a division or remainder by zero" },
-    BuiltinConst { name: "DTRACEFLT_NOSCRATCH", value: 5, c_type: "int", doc: "ERROR's arg4 for scratch space exhausted (crumbs raises none)" },
+    BuiltinConst { name: "DTRACEFLT_NOSCRATCH", value: 5, c_type: "int", doc: "ERROR's arg4 for scratch space exhausted" },
     BuiltinConst { name: "DTRACEFLT_KPRIV", value: 6, c_type: "int", doc: "ERROR's arg4 for a privileged kernel access (crumbs raises none)" },
     BuiltinConst { name: "DTRACEFLT_UPRIV", value: 7, c_type: "int", doc: "ERROR's arg4 for a privileged user access (crumbs raises none)" },
     BuiltinConst { name: "DTRACEFLT_TUPOFLOW", value: 8, c_type: "int", doc: "ERROR's arg4 for a tuple stack overflow (crumbs raises none)" },
@@ -162,6 +162,12 @@ pub enum FnHook {
     /// `func()`/`sym()` and `mod()`: an address printed as a symbol or module.
     Sym(SymKind),
     CopyInStr,
+    /// `alloca(size)`, `copyin(addr, size)`: scratch memory for the clause.
+    Alloca,
+    CopyIn,
+    /// `copyinto(addr, size, dest)`, `bcopy(src, dest, size)`: copies into scratch memory.
+    CopyInto,
+    Bcopy,
     StringOf,
     /// A subroutine that makes a string (strjoin(), substr(), ...).
     Str(crate::ir::StrFn),
@@ -224,6 +230,10 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "trunc", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Trunc, signature: "trunc(@agg [, n])", doc: "remove every key of an aggregation, or all but the n largest (n < 0: the -n smallest)" },
     BuiltinFn { name: "copyinstr", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::CopyInStr, signature: "copyinstr(addr)", doc: "the NUL-terminated string at a user-space address, up to strsize - 1 bytes (bpftrace: str)" },
     BuiltinFn { name: "stringof", kind: FnKind::Subroutine, args: &[ArgSpec::Any], hook: FnHook::StringOf, signature: "stringof(x)", doc: "x as a string: the NUL-terminated string at a kernel pointer or in a kernel char array, up to strsize - 1 bytes; a string stays itself" },
+    BuiltinFn { name: "copyin", kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::Int], hook: FnHook::CopyIn, signature: "copyin(addr, size)", doc: "a `void *` to size bytes copied from a user-space address into scratch memory that lasts until the clause ends" },
+    BuiltinFn { name: "alloca", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Alloca, signature: "alloca(size)", doc: "a `void *` to size bytes of zeroed scratch memory that lasts until the clause ends" },
+    BuiltinFn { name: "copyinto", kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::Int, ArgSpec::Int], hook: FnHook::CopyInto, signature: "copyinto(addr, size, dest)", doc: "copy size bytes from a user-space address into scratch memory at dest (from alloca() or copyin())" },
+    BuiltinFn { name: "bcopy", kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::Int, ArgSpec::Int], hook: FnHook::Bcopy, signature: "bcopy(src, dest, size)", doc: "copy size bytes from kernel memory at src into scratch memory at dest (from alloca() or copyin())" },
     BuiltinFn { name: "str", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::CopyInStr, signature: "str(addr)", doc: "bpftrace's spelling of copyinstr(addr)" },
     BuiltinFn { name: "strlen", kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Strlen, signature: "strlen(s)", doc: "the length of a string in bytes, its NUL not counted" },
     BuiltinFn { name: "strjoin", kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Join), signature: "strjoin(a, b)", doc: "a followed by b, cut to strsize - 1 bytes" },

@@ -66,6 +66,9 @@ impl Checker<'_> {
             check_arity(f, args, span)?;
             return self.speculate(&args[0], span, body);
         }
+        if matches!(f.hook, FnHook::CopyInto | FnHook::Bcopy) {
+            return self.copy_into(f, args, span, body);
+        }
         self.note_action(f.hook, f.name, span);
         if f.kind == FnKind::Subroutine {
             // `stack();` as a statement traces its value, as in DTrace.

@@ -309,7 +309,7 @@ impl Checker<'_> {
     /// User memory is read only through copyin/copyinstr.
     fn kernel_space(&mut self, space: AddrSpace, span: &Span, op: &str) -> Result<(), Diagnostic> {
         if space == AddrSpace::User {
-            return Err(Diagnostic::new(span.clone(), format!("`{op}` on a user-space pointer")).label("points into the traced process").hint("read a user string with copyinstr(); other user memory needs copyin(), which crumbs does not have yet (spec §12)"));
+            return Err(Diagnostic::new(span.clone(), format!("`{op}` on a user-space pointer")).label("points into the traced process").hint("read a user string with copyinstr(), other user memory with copyin(): e.g. ((struct stat *)copyin(arg1, sizeof(struct stat)))->st_size"));
         }
         Ok(())
     }

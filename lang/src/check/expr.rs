@@ -146,6 +146,9 @@ impl Checker<'_> {
                 let addr = self.int_expr(&args[0], &format!("the address given to {}()", f.name))?;
                 TExpr::new(Expr::Str(StrExpr::UserStr(Box::new(addr), self.strsize)), string)
             }
+            ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| matches!(f.hook, FnHook::Alloca | FnHook::CopyIn)) => {
+                self.alloc(builtins::function(&name.name).expect("checked"), args, &e.span)?
+            }
             ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| f.hook == FnHook::Speculation) => {
                 check_arity(builtins::function(&name.name).expect("checked"), args, &e.span)?;
                 TExpr::new(Expr::Speculation, self.int())

@@ -18,6 +18,7 @@ mod ctypes;
 mod decls;
 mod expr;
 mod keys;
+mod memory;
 mod speculation;
 mod print;
 mod strings;
@@ -112,6 +113,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         clause_locals: Vec::new(),
         spec: Default::default(),
         if_depth: 0,
+        alloc_sites: 0,
         aggs: Vec::new(),
         agg_spans: Vec::new(),
         records: Vec::new(),
@@ -367,6 +369,8 @@ struct Checker<'a> {
     spec: speculation::Uses,
     /// How many `if`s the statement being checked is inside.
     if_depth: usize,
+    /// Scratch allocations (alloca(), copyin()) of the clause being checked so far.
+    alloc_sites: u32,
     aggs: Vec<Aggregation>,
     agg_spans: Vec<(Span, String)>,
     records: Vec<Record>,
@@ -426,6 +430,7 @@ impl Checker<'_> {
         self.clause_locals.clear();
         self.spec = Default::default();
         self.if_depth = 0;
+        self.alloc_sites = 0;
         self.var_types.retain(|v, _| !matches!(v, VarRef::Clause(_)));
         let predicate = match &c.predicate {
             Some(p) => Some(self.int_expr(p, "a predicate")?),

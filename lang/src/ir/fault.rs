@@ -10,12 +10,14 @@ pub enum Fault {
     IllOp,
     /// `/` or `%` by zero.
     DivZero,
+    /// More scratch memory than `alloca()` or `copyin()` has room for.
+    NoScratch,
     /// An array index past the array's end; `arg5` is the index.
     BadIndex,
 }
 
 impl Fault {
-    pub const ALL: [Fault; 4] = [Fault::BadAddr, Fault::IllOp, Fault::DivZero, Fault::BadIndex];
+    pub const ALL: [Fault; 5] = [Fault::BadAddr, Fault::IllOp, Fault::DivZero, Fault::NoScratch, Fault::BadIndex];
 
     /// DTrace's fault code (`DTRACEFLT_BADADDR` is 1, ...).
     pub fn code(self) -> u32 {
@@ -23,6 +25,7 @@ impl Fault {
             Fault::BadAddr => 1,
             Fault::IllOp => 3,
             Fault::DivZero => 4,
+            Fault::NoScratch => 5,
             Fault::BadIndex => 11,
         }
     }
@@ -37,6 +40,7 @@ impl Fault {
             Fault::BadAddr => "DTRACEFLT_BADADDR",
             Fault::IllOp => "DTRACEFLT_ILLOP",
             Fault::DivZero => "DTRACEFLT_DIVZERO",
+            Fault::NoScratch => "DTRACEFLT_NOSCRATCH",
             Fault::BadIndex => "DTRACEFLT_BADINDEX",
         }
     }
@@ -47,6 +51,7 @@ impl Fault {
             Fault::BadAddr => format!("invalid address (0x{value:x})"),
             Fault::IllOp => "illegal operation".into(),
             Fault::DivZero => "divide-by-zero".into(),
+            Fault::NoScratch => "out of scratch space".into(),
             Fault::BadIndex => format!("index out of bounds ({})", value as i64),
         }
     }

@@ -201,6 +201,11 @@ pub enum Expr {
     Strlen(StrExpr),
     /// `speculation()`: claims a free speculation, its id (0 if none is free).
     Speculation,
+    /// `alloca(size)`, `copyin(from, size)`: `size` bytes of scratch memory that last until
+    /// the clause ends (room for `max`: a larger size faults, out of scratch space), zeroed
+    /// or filled from the user address `from`; the value is their address. `site` numbers
+    /// the clause's allocations from 0.
+    Alloc { site: u32, size: Box<Expr>, max: u32, from: Option<Box<Expr>> },
     /// An array index checked when the probe fires: `index` if it is below `len` (as an
     /// unsigned number), else the clause faults ([`Fault::BadIndex`]).
     Bounded { index: Box<Expr>, len: u64 },
@@ -327,6 +332,7 @@ impl Expr {
                 Expr::Seq(stmts, v) => stmts.iter().any(|s| s.any(f)) || v.any(f),
                 Expr::Strlen(s) => s.any(f),
                 Expr::Bounded { index, .. } => index.any(f),
+                Expr::Alloc { size, from, .. } => size.any(f) || from.as_ref().is_some_and(|e| e.any(f)),
                 _ => false,
             }
     }
@@ -371,6 +377,9 @@ pub enum Stmt {
     /// deletes the element, as in DTrace.
     SetElement { array: usize, keys: Vec<Expr>, value: Expr },
     If { cond: Expr, then: Vec<Stmt>, els: Vec<Stmt> },
+    /// `copyinto(src, size, dest)` (`user`: from user memory) and `bcopy(src, dest, size)`
+    /// (from kernel memory): copies `size` bytes into the clause's scratch memory at `dest`.
+    Copy { user: bool, src: Expr, dest: Expr, size: Expr },
     /// `speculate(id)`: the clause's record goes to speculation `id` (if it is in use; else
     /// the record is dropped).
     Speculate(Expr),
@@ -387,6 +396,7 @@ impl Stmt {
             Stmt::If { cond, then, els } => cond.any(f) || then.iter().chain(els).any(|s| s.any(f)),
             Stmt::SetStr(v, s) => s.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
             Stmt::Speculate(e) => e.any(f),
+            Stmt::Copy { src, dest, size, .. } => src.any(f) || dest.any(f) || size.any(f),
         }
     }
 }

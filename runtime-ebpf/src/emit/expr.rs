@@ -145,6 +145,7 @@ impl Emitter<'_> {
             Expr::Strlen(s) => self.strlen(s)?,
             Expr::Ternary(c, a, b) => self.choose(c, |e| e.expr(a), |e| e.expr(b))?,
             Expr::Speculation => self.claim_speculation()?,
+            Expr::Alloc { site, size, max, from } => self.alloc(*site, size, *max, from.as_deref())?,
             Expr::Bounded { index, len } => {
                 self.expr(index)?;
                 match i32::try_from(*len) {

@@ -38,7 +38,7 @@ pub(super) fn may_fault(p: &Program, c: &Clause) -> bool {
     let frees = c.record.is_some_and(|r| p.records[r].items.iter().any(|i| matches!(i, Item::Commit | Item::Discard)));
     frees || c.any(&mut |n| match n {
         Node::Expr(Expr::Binary(op, _, r) | Expr::Unsigned(op, _, r)) => matches!(op, BinOp::Div | BinOp::Rem) && !matches!(**r, Expr::Int(k) if k != 0),
-        Node::Expr(Expr::Load { .. } | Expr::Object { .. } | Expr::Bounded { .. }) => true,
+        Node::Expr(Expr::Load { .. } | Expr::Object { .. } | Expr::Bounded { .. } | Expr::Alloc { .. }) | Node::Stmt(Stmt::Copy { .. }) => true,
         Node::Str(StrExpr::UserStr(..) | StrExpr::KernelStr(..)) => true,
         _ => false,
     })
@@ -100,16 +100,32 @@ impl Emitter<'_> {
     /// address kept; a user address that cannot be read now (its page not in memory: a
     /// probe cannot wait for it) leaves the string empty.
     pub(super) fn user_string_fault(&mut self) -> Result<(), EmitError> {
+        self.user_read_fault(Cond::Sgt)
+    }
+
+    /// [`Emitter::user_string_fault`] after a read whose result in r0 is `ok` 0 when it
+    /// worked (`Sgt`: a length, `Eq`: 0).
+    pub(super) fn user_read_fault(&mut self, ok_when: Cond) -> Result<(), EmitError> {
         let Some(t) = self.fault else {
             return Err(self.err("internal: a fault outside a clause"));
         };
         let (ok, bad) = (self.label(), self.label());
-        self.jump(Insn::jmp_imm(Cond::Sgt, R0, 0, 0), ok);
+        self.jump(Insn::jmp_imm(ok_when, R0, 0, 0), ok);
         self.push(Insn::ldx(DW, R1, R10, t.slot));
         self.jump(Insn::jmp_imm(Cond::Slt, R1, 0, 0), bad);
         self.jump(Insn::jmp_imm(Cond::Ge, R1, USER_MIN_ADDR, 0), ok);
         self.bind(bad);
         self.fault_code(Fault::BadAddr)?;
+        self.bind(ok);
+        Ok(())
+    }
+
+    /// Faults unless `reg cond imm` holds, with the value in stack slot `value`.
+    pub(super) fn fault_unless_slot(&mut self, cond: Cond, reg: Reg, imm: i32, fault: Fault, value: i16) -> Result<(), EmitError> {
+        let ok = self.label();
+        self.jump(Insn::jmp_imm(cond, reg, imm, 0), ok);
+        self.push(Insn::ldx(DW, R4, R10, value));
+        self.fault(fault, Some(R4))?;
         self.bind(ok);
         Ok(())
     }

@@ -17,6 +17,7 @@ pub(crate) mod attach;
 mod expr;
 mod faults;
 mod frame;
+mod memory;
 mod speculation;
 mod strings;
 mod subroutines;
@@ -60,7 +61,7 @@ pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<Progr
     // ERROR's clauses run inside the programs of clauses that fault.
     let errors = p.group(AttachPoint::Error).map_or(&[][..], |g| &g.clauses[..]);
     let scratch = group.clauses.iter().any(needs_scratch) || (errors.iter().any(needs_scratch) && group.clauses.iter().any(|c| faults::may_fault(p, c)));
-    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(scratch), clause: None, locals: Vec::new(), exit_flag, fault: None, error_args: None };
+    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(scratch), clause: None, locals: Vec::new(), exit_flag, fault: None, error_args: None, pieces: Default::default() };
     e.push(Insn::mov(R6, R1));
     attach::context(group.attach).prologue(&mut e, group);
     if scratch {
@@ -87,7 +88,7 @@ fn needs_scratch(c: &Clause) -> bool {
             Node::Str(s) => matches!(s.repr(), Repr::Str(n) if n > 16) || matches!(s, StrExpr::Var(..) | StrExpr::Call { .. }),
             // Two names ordered: both are written out in strsize buffers.
             Node::Expr(Expr::StrCmp(op, a, b)) => !matches!(op, BinOp::Eq | BinOp::Ne) && a.repr() == Repr::StrId && b.repr() == Repr::StrId,
-            Node::Stmt(Stmt::SetStr(..)) => true,
+            Node::Stmt(Stmt::SetStr(..) | Stmt::Copy { .. }) | Node::Expr(Expr::Alloc { .. }) => true,
             _ => false,
         })
 }
@@ -116,6 +117,8 @@ pub(crate) struct Emitter<'a> {
     /// While ERROR's clauses are emitted (inside a faulting clause's fault block): where
     /// their arguments are.
     error_args: Option<ErrorArgs>,
+    /// The clause's scratch memory for alloca() and copyin().
+    pieces: memory::Pieces,
 }
 
 impl Emitter<'_> {
@@ -199,6 +202,7 @@ impl Emitter<'_> {
         }
         self.locals.clear();
         let fault_slot = if faults::may_fault(self.p, c) { Some(self.slot(16)?) } else { None };
+        self.pieces = self.take_pieces(c)?;
         let (fault_body, fault_before) = (self.label(), self.label());
         let ints = c.locals.iter().filter(|r| !matches!(r, Repr::Str(_))).count();
         let base = if ints > 0 { self.slot(8 * ints)? } else { 0 };
@@ -379,6 +383,7 @@ impl Emitter<'_> {
             }
             Stmt::Aggregate { agg, keys, value } => self.aggregate(*agg, keys, value)?,
             Stmt::Speculate(id) => self.speculate(id, record)?,
+            Stmt::Copy { user, src, dest, size } => self.copy_into(*user, src, dest, size)?,
         }
         Ok(())
     }
