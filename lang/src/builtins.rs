@@ -162,6 +162,10 @@ pub enum FnHook {
     /// `func()`/`sym()` and `mod()`: an address printed as a symbol or module.
     Sym(SymKind),
     CopyInStr,
+    /// Destructive actions: `raise(signal)`, `stop()`, `system(format, ...)`.
+    Raise,
+    Stop,
+    System,
     /// `alloca(size)`, `copyin(addr, size)`: scratch memory for the clause.
     Alloca,
     CopyIn,
@@ -221,6 +225,9 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "trace", kind: FnKind::Action, args: &[ArgSpec::Any], hook: FnHook::Trace, signature: "trace(expr)", doc: "print the value of an expression" },
     BuiltinFn { name: "print", kind: FnKind::Action, args: &[ArgSpec::Any], hook: FnHook::Print, signature: "print(expr)", doc: "print a value by its C type, a struct or array member by member, as DTrace's print()" },
     BuiltinFn { name: "exit", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Exit, signature: "exit(status)", doc: "stop tracing: run END, print aggregations, exit with status" },
+    BuiltinFn { name: "raise", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Raise, signature: "raise(signal)", doc: "destructive (-w): send signal to the process that fired the probe" },
+    BuiltinFn { name: "stop", kind: FnKind::Action, args: &[], hook: FnHook::Stop, signature: "stop()", doc: "destructive (-w): stop the process that fired the probe (SIGSTOP; SIGCONT resumes it)" },
+    BuiltinFn { name: "system", kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::System, signature: "system(format, ...)", doc: "destructive (-w): run the command printf would print with /bin/sh when crumbs reads the record" },
     BuiltinFn { name: "speculation", kind: FnKind::Subroutine, args: &[], hook: FnHook::Speculation, signature: "speculation()", doc: "a new speculation's id (1 to nspec), or 0 if every speculation is in use" },
     BuiltinFn { name: "speculate", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Speculate, signature: "speculate(id)", doc: "what the rest of the clause records goes to speculation id, printed only if it is committed" },
     BuiltinFn { name: "commit", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Commit, signature: "commit(id)", doc: "print what speculation id holds and free it" },

@@ -123,6 +123,10 @@ impl<'p> Events<'p> {
                     let values = aggregations.stacks.symbolize(printf::conversions(pieces), values);
                     firing.outputs.push(Output::Printf { pieces, values })
                 }
+                Item::System { pieces, .. } => {
+                    let values = aggregations.stacks.symbolize(printf::conversions(pieces), values);
+                    firing.outputs.push(Output::System { pieces, values })
+                }
                 Item::Print(_, layout) => firing.outputs.push(Output::Print { layout, value: values.into_iter().next().unwrap_or(Value::long(0)) }),
                 Item::Trace(_) => firing.outputs.push(Output::Trace(values.into_iter().next().unwrap_or(Value::long(0)))),
                 Item::Printa { aggs, format } => {

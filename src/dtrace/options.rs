@@ -209,9 +209,10 @@ mod tests {
         for pair in OPTIONS.windows(2) {
             assert!(pair[0].0 < pair[1].0, "{} before {}", pair[0].0, pair[1].0);
         }
-        // Every option the compiler knows is passed to it.
+        // Every option the compiler knows is passed to it (destructive, -w's, through
+        // CompileOptions).
         for (name, how) in OPTIONS {
-            assert_eq!(compiler_knows(name, Some("1")), *how == Use::Compiler, "{name}");
+            assert_eq!(compiler_knows(name, Some("1")), *how == Use::Compiler || *name == "destructive", "{name}");
         }
     }
 

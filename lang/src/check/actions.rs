@@ -69,6 +69,28 @@ impl Checker<'_> {
         if matches!(f.hook, FnHook::CopyInto | FnHook::Bcopy) {
             return self.copy_into(f, args, span, body);
         }
+        if matches!(f.hook, FnHook::Raise | FnHook::Stop | FnHook::System) && !self.destructive {
+            return Err(Diagnostic::new(span.clone(), format!("{}() is a destructive action", f.name))
+                .label("not allowed")
+                .hint("allow destructive actions with -w (or #pragma D option destructive)"));
+        }
+        if matches!(f.hook, FnHook::Raise | FnHook::Stop) {
+            check_arity(f, args, span)?;
+            let signal = match args.first() {
+                Some(a) => {
+                    let sig = self.int_expr(a, "raise()'s signal")?;
+                    if let Expr::Int(n) = sig {
+                        if !(1..=64).contains(&n) {
+                            return Err(Diagnostic::new(a.span.clone(), format!("{n} is not a signal")).label("no such signal").hint("signals are 1 to 64, e.g. raise(SIGUSR1) as raise(10)"));
+                        }
+                    }
+                    sig
+                }
+                None => Expr::Int(SIGSTOP),
+            };
+            body.push(Stmt::Signal(signal));
+            return Ok(());
+        }
         self.note_action(f.hook, f.name, span);
         if f.kind == FnKind::Subroutine {
             // `stack();` as a statement traces its value, as in DTrace.
@@ -98,7 +120,7 @@ impl Checker<'_> {
         }
         check_arity(f, args, span)?;
         let (item, lowered) = match f.hook {
-            FnHook::Printf => {
+            FnHook::Printf | FnHook::System => {
                 let fmt = &args[0];
                 let pieces = self.format(fmt, "printf()")?;
                 if let Some(c) = printf::conversions(&pieces).find(|c| c.is_agg_value()) {
@@ -138,7 +160,10 @@ impl Checker<'_> {
                     reprs.push(self.repr_of(&t));
                     lowered.push(self.own(&t));
                 }
-                (Item::Printf { pieces, args: reprs }, lowered)
+                match f.hook {
+                    FnHook::System => (Item::System { pieces, args: reprs }, lowered),
+                    _ => (Item::Printf { pieces, args: reprs }, lowered),
+                }
             }
             FnHook::Trace | FnHook::Print => {
                 let (item, v) = self.printed(&args[0], f.hook == FnHook::Print)?;
@@ -294,3 +319,6 @@ fn joinable(a: Repr, b: Repr) -> bool {
         (a, b) => a == b,
     }
 }
+
+/// SIGSTOP on Linux (`stop()`'s signal).
+const SIGSTOP: i64 = 19;

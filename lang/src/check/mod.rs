@@ -45,6 +45,8 @@ pub struct CheckOptions {
     /// `-x strsize=N` from the command line: overrides the script's pragma (a string's size
     /// is part of the program, so it is known before checking).
     pub strsize: Option<u64>,
+    /// Destructive actions are allowed (`-w`, `-x destructive`).
+    pub destructive: bool,
 }
 
 /// The ids of the process compiling the program, D's macro variables `$pid`, `$ppid`,
@@ -101,6 +103,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     if let Some(n) = opts.strsize {
         options.strsize = Some(n);
     }
+    options.destructive |= opts.destructive;
     let mut cx = Checker {
         opts,
         strsize: str_buffer(options.strsize()),
@@ -114,6 +117,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         spec: Default::default(),
         if_depth: 0,
         alloc_sites: 0,
+        destructive: options.destructive,
         aggs: Vec::new(),
         agg_spans: Vec::new(),
         records: Vec::new(),
@@ -260,7 +264,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     Ok((program, None))
 }
 
-const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "aggsortpos", "aggsortkeypos", "aggpack", "stackframes", "switchrate", "aggrate", "strsize", "nspec", "specsize"];
+const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "aggsortpos", "aggsortkeypos", "aggpack", "stackframes", "switchrate", "aggrate", "strsize", "nspec", "specsize", "destructive"];
 
 fn options(pragmas: &[ast::Pragma]) -> Result<Options, Diagnostic> {
     let mut o = Options::default();
@@ -278,6 +282,7 @@ pub fn apply_option(o: &mut Options, name: &str, value: Option<&str>) -> Result<
         "aggsortkey" => o.aggsortkey = value.is_none_or(|v| v != "0" && v != "false"),
         "aggsortrev" => o.aggsortrev = value.is_none_or(|v| v != "0" && v != "false"),
         "aggpack" => o.aggpack = value.is_none_or(|v| v != "0" && v != "false"),
+        "destructive" => o.destructive = value.is_none_or(|v| v != "0" && v != "false"),
         "aggsortpos" => o.aggsortpos = position_option(name, value)?,
         "aggsortkeypos" => o.aggsortkeypos = position_option(name, value)?,
         "bufsize" => o.bufsize = Some(size_option(name, value, 4096, "4k", "the event buffer")?),
@@ -371,6 +376,8 @@ struct Checker<'a> {
     if_depth: usize,
     /// Scratch allocations (alloca(), copyin()) of the clause being checked so far.
     alloc_sites: u32,
+    /// Destructive actions are allowed (-w, or the option).
+    destructive: bool,
     aggs: Vec<Aggregation>,
     agg_spans: Vec<(Span, String)>,
     records: Vec<Record>,

@@ -380,6 +380,8 @@ pub enum Stmt {
     /// `copyinto(src, size, dest)` (`user`: from user memory) and `bcopy(src, dest, size)`
     /// (from kernel memory): copies `size` bytes into the clause's scratch memory at `dest`.
     Copy { user: bool, src: Expr, dest: Expr, size: Expr },
+    /// `raise(signal)` (`stop()`: SIGSTOP) to the process that fired the probe.
+    Signal(Expr),
     /// `speculate(id)`: the clause's record goes to speculation `id` (if it is in use; else
     /// the record is dropped).
     Speculate(Expr),
@@ -395,7 +397,7 @@ impl Stmt {
             Stmt::Emit { args, .. } => args.iter().any(|a| a.any(f)),
             Stmt::If { cond, then, els } => cond.any(f) || then.iter().chain(els).any(|s| s.any(f)),
             Stmt::SetStr(v, s) => s.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
-            Stmt::Speculate(e) => e.any(f),
+            Stmt::Speculate(e) | Stmt::Signal(e) => e.any(f),
             Stmt::Copy { src, dest, size, .. } => src.any(f) || dest.any(f) || size.any(f),
         }
     }
@@ -439,6 +441,8 @@ impl Array {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Item {
     Printf { pieces: Vec<Piece>, args: Vec<Repr> },
+    /// `system(format, ...)`: the command is the formatted text.
+    System { pieces: Vec<Piece>, args: Vec<Repr> },
     Trace(Repr),
     /// `print(x)` (or `trace()` of a struct or array): the value, stored as `Repr`, printed
     /// by its C type as DTrace's `print()` does.
@@ -464,7 +468,7 @@ pub enum Item {
 impl Item {
     pub fn arg_reprs(&self) -> Vec<Repr> {
         match self {
-            Item::Printf { args, .. } => args.clone(),
+            Item::Printf { args, .. } | Item::System { args, .. } => args.clone(),
             Item::Trace(r) | Item::Print(r, _) => vec![*r],
             Item::Exit | Item::Commit | Item::Discard => vec![Repr::Int(IntRepr::I64)],
             Item::Normalize { by_arg: true, .. } => vec![Repr::Int(IntRepr::I64)],
@@ -597,6 +601,8 @@ pub struct Options {
     pub stackframes: Option<u8>,
     /// Bytes a string holds, its NUL included, if set (else [`DEFAULT_STRSIZE`]).
     pub strsize: Option<u64>,
+    /// Destructive actions allowed (`#pragma D option destructive`, `-x destructive`).
+    pub destructive: bool,
     /// Speculations that can be in use at once, if set (else 1).
     pub nspec: Option<u32>,
     /// Bytes one speculation holds before it drops records, if set (else [`DEFAULT_SPECSIZE`]).

@@ -384,6 +384,11 @@ impl Emitter<'_> {
             Stmt::Aggregate { agg, keys, value } => self.aggregate(*agg, keys, value)?,
             Stmt::Speculate(id) => self.speculate(id, record)?,
             Stmt::Copy { user, src, dest, size } => self.copy_into(*user, src, dest, size)?,
+            Stmt::Signal(sig) => {
+                self.expr(sig)?;
+                self.push(Insn::mov(R1, R0));
+                self.push(Insn::call(helper::SEND_SIGNAL));
+            }
         }
         Ok(())
     }

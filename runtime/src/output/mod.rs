@@ -41,6 +41,8 @@ impl Firing<'_> {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Output<'p> {
     Printf { pieces: &'p [Piece], values: Vec<Value> },
+    /// system(): the command is what printf would print.
+    System { pieces: &'p [Piece], values: Vec<Value> },
     Trace(Value),
     /// print(), or trace() of a struct or array: the value and how its type prints.
     Print { layout: &'p crumbs_lang::ir::Layout, value: Value },

@@ -107,6 +107,12 @@ impl Sink for DtraceText<'_> {
         for o in &f.outputs {
             match o {
                 Output::Printf { pieces, values } => text.push_str(&printf::format(pieces, values)),
+                Output::System { pieces, values } => {
+                    // The command's output follows what came before it, as DTrace's does.
+                    self.out.write_all(std::mem::take(&mut text).as_bytes())?;
+                    self.out.flush()?;
+                    run_command(&printf::format(pieces, values), self.voice);
+                }
                 Output::Trace(v) => text.push_str(&record::trace(v, self.quiet)),
                 Output::Print { layout, value } => text.push_str(&super::print::print(layout, value)),
                 Output::Printa { aggs, rows, format } => self.printa(&mut text, f.program, aggs, rows, *format),
@@ -159,5 +165,13 @@ impl Sink for DtraceText<'_> {
             eprintln!("{}: {line}", self.voice);
         }
         Ok(())
+    }
+}
+
+/// system(): runs `command` with /bin/sh, its output on crumbs' own standard output and
+/// error, and waits for it; a command that cannot start is reported on standard error.
+fn run_command(command: &str, voice: &str) {
+    if let Err(e) = std::process::Command::new("/bin/sh").arg("-c").arg(command).status() {
+        eprintln!("{voice}: system(\"{command}\") failed: {e}");
     }
 }
