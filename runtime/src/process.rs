@@ -126,6 +126,46 @@ impl Child {
     }
 }
 
+impl Child {
+    /// [`Child::wait`], but `at_exit(pid)` runs while the released child is stopped at its
+    /// exit (PTRACE_EVENT_EXIT), its memory still mapped. The waiting thread traces the
+    /// child for that (PTRACE_SEIZE, so nothing else changes for it): signals it receives
+    /// are passed on, group stops are left as they are. If it cannot be traced, this is
+    /// [`Child::wait`].
+    pub fn wait_seeing_exit(pid: i32, mut at_exit: impl FnMut(i32)) -> i32 {
+        // SAFETY: tracing and waiting for our own child, from this one thread.
+        unsafe {
+            if libc::ptrace(libc::PTRACE_SEIZE, pid, 0, libc::PTRACE_O_TRACEEXIT as libc::c_long) != 0 {
+                return Child::wait(pid);
+            }
+            let mut status = 0;
+            loop {
+                if libc::waitpid(pid, &mut status, libc::__WALL) < 0 {
+                    if io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                        continue;
+                    }
+                    return status;
+                }
+                if !libc::WIFSTOPPED(status) {
+                    return status;
+                }
+                match status >> 16 {
+                    libc::PTRACE_EVENT_EXIT => {
+                        at_exit(pid);
+                        libc::ptrace(libc::PTRACE_DETACH, pid, 0, 0);
+                    }
+                    libc::PTRACE_EVENT_STOP => {
+                        libc::ptrace(libc::PTRACE_LISTEN, pid, 0, 0);
+                    }
+                    _ => {
+                        libc::ptrace(libc::PTRACE_CONT, pid, 0, libc::WSTOPSIG(status) as libc::c_long);
+                    }
+                }
+            }
+        }
+    }
+}
+
 impl Drop for Child {
     fn drop(&mut self) {
         self.abandon();

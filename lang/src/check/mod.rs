@@ -115,6 +115,8 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         strings: Strings::default(),
         printa_uses: Vec::new(),
         uses_stack: false,
+        uses_ustack: false,
+        user_symbols: false,
         tracepoints: Vec::new(),
         clause_tracepoints: Vec::new(),
         clause_probes: Vec::new(),
@@ -245,6 +247,8 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         matched_probes: matched,
         profile_probes,
         uses_stack: cx.uses_stack,
+        uses_ustack: cx.uses_ustack,
+        user_symbols: cx.user_symbols,
         tracepoints: cx.tracepoints,
     };
     if again {
@@ -254,7 +258,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     Ok((program, None))
 }
 
-const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "aggsortpos", "aggsortkeypos", "aggpack", "stackframes", "switchrate", "aggrate", "strsize"];
+const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "aggsortpos", "aggsortkeypos", "aggpack", "stackframes", "ustackframes", "switchrate", "aggrate", "strsize"];
 
 fn options(pragmas: &[ast::Pragma]) -> Result<Options, Diagnostic> {
     let mut o = Options::default();
@@ -278,6 +282,7 @@ pub fn apply_option(o: &mut Options, name: &str, value: Option<&str>) -> Result<
         "aggsize" => o.aggsize = Some(size_option(name, value, 64, "64", "the aggregation space")?),
         "dynvarsize" => o.dynvarsize = Some(size_option(name, value, 64, "64", "the thread-local variable space")?),
         "stackframes" => o.stackframes = Some(symbols::stackframes_option(value)?),
+        "ustackframes" => o.ustackframes = Some(symbols::ustackframes_option(value)?),
         "strsize" => o.strsize = Some(strsize_option(value)?),
         n if KNOWN_OPTIONS.contains(&n) => {}
         n => {
@@ -363,6 +368,8 @@ struct Checker<'a> {
     strings: Strings,
     printa_uses: Vec<(String, Span)>,
     uses_stack: bool,
+    uses_ustack: bool,
+    user_symbols: bool,
     tracepoints: Vec<Tracepoint>,
     /// The tracepoints the clause being checked fires on.
     clause_tracepoints: Vec<usize>,
