@@ -305,11 +305,15 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
 
     let (child_tx, mut child_rx) = tokio::sync::oneshot::channel::<i32>();
     if let (Some(child), None) = (opts.child.as_mut(), &stop) {
-        child.release();
-        let pid = child.pid;
         // User symbols printed after the command has gone need its memory map: it is read
         // as the command exits.
         let user_symbols = program.user_symbols;
+        if user_symbols {
+            child.release_stopped();
+        } else {
+            child.release();
+        }
+        let pid = child.pid;
         std::thread::spawn(move || {
             let status = if user_symbols { Child::wait_seeing_exit(pid, |p| exited.capture(p)) } else { Child::wait(pid) };
             let _ = child_tx.send(status);
