@@ -475,7 +475,7 @@ mod tests {
             .hint
             .as_deref()
             .unwrap()
-            .contains("%d %i %u %x %X %o %c %p %a %s %k"));
+            .contains("%d %i %u %x %X %o %c %p %a %A %s %k"));
 
         let e = parse("%5.2f").unwrap_err();
         assert_eq!((e.start, e.end), (0, 5));
