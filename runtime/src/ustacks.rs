@@ -158,20 +158,21 @@ impl UserStacks {
         // The module starts at the first mapping of its file.
         let start = maps.iter().filter(|x| x.path == m.path).map(|x| x.start).min().unwrap_or(m.start);
         let module = Some((basename(&m.path).to_string(), start));
-        // A process in another mount namespace sees its files under its root.
-        let rooted = format!("/proc/{pid}/root{}", m.path);
-        let path = if std::path::Path::new(&rooted).exists() { rooted } else { m.path.clone() };
         let symbolizer = self.symbolizer.get_or_init(|| Symbolizer::builder().enable_code_info(false).enable_inlined_fns(false).enable_demangling(false).build());
         let offset = pc - m.start + m.offset;
-        let mut elf = Elf::new(path);
-        let mut found = symbolizer.symbolize_single(&Source::Elf(elf.clone()), Input::FileOffset(offset));
-        if found.is_err() {
-            // Debug information it cannot read (a format blazesym lacks): the ELF symbols.
-            elf.debug_syms = false;
-            found = symbolizer.symbolize_single(&Source::Elf(elf), Input::FileOffset(offset));
-        }
+        // A process with another root directory (a container's) sees its files under it
+        // (gone with the process: then the path as it is), and the files of one path are
+        // read once for all processes that share the root; debug information blazesym
+        // cannot read leaves the ELF symbols.
+        let same_root = std::fs::read_link(format!("/proc/{pid}/root")).map_or(true, |r| r == std::path::Path::new("/"));
+        let paths = if same_root { vec![m.path.clone()] } else { vec![format!("/proc/{pid}/root{}", m.path), m.path.clone()] };
+        let found = paths.into_iter().flat_map(|path| [true, false].map(|debug| (path.clone(), debug))).find_map(|(path, debug)| {
+            let mut elf = Elf::new(path);
+            elf.debug_syms = debug;
+            symbolizer.symbolize_single(&Source::Elf(elf), Input::FileOffset(offset)).ok()
+        });
         let symbol = match found {
-            Ok(Symbolized::Sym(s)) => Some((demangle(&s.name), pc - s.offset as u64)),
+            Some(Symbolized::Sym(s)) => Some((demangle(&s.name), pc - s.offset as u64)),
             _ => None,
         };
         Resolved { module, symbol }
