@@ -221,3 +221,49 @@ fn misuse_is_a_compile_error() {
     assert_compile_error("BEGIN { print(usym(arg0)); }", "print() cannot print a user symbol", "trace()");
     assert_compile_error("BEGIN { @[ustack()] = sum(ucaller); }", "the argument of sum() must be an integer", "");
 }
+
+/// The program has exited when END runs: its stacks, kept as keys, still symbolize (its
+/// memory map was read as it exited). printa()'s %k prints a user stack key.
+#[test]
+fn stacks_of_a_process_gone_before_end() {
+    let (_dir, exe) = build(false);
+    let out = run(&["-q", "-e", r#"syscall::write:entry /pid == $target && arg2 == 3/ { @[ustack(4)] = count(); } END { printa("%k|%@d\n", @); }"#, "-c", &exe]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    let dump = out.dump();
+    let frames: Vec<(&str, &str)> = out.stdout.lines().filter(|l| l.starts_with("prog`")).map(frame).collect();
+    // Printed by printa() in END (and, as crumbs does today, at exit).
+    assert!(frames.len() >= 4, "{dump}");
+    assert_eq!(frames[..4], [("prog", "c"), ("prog", "b"), ("prog", "a"), ("prog", "main")], "{dump}");
+    assert!(out.stdout.lines().any(|l| l == "|3"), "{dump}");
+}
+
+/// At a profile probe, arg1 is the interrupted user address and ustack() starts there:
+/// a process that spins in spin() (called by outer(), called by main()) is mostly there.
+#[test]
+fn profile_samples_in_user_code() {
+    let dir = TempPath::dir("ustack-spin");
+    let src = dir.path().join("spin.c");
+    std::fs::write(
+        &src,
+        "__attribute__((noinline)) long spin(long n) { long s = 0; for (long i = 0; i < n; i++) s += i * i; return s; }\n\
+         __attribute__((noinline)) long outer(long n) { return spin(n) + 1; }\n\
+         int main(void) { volatile long r = 0; for (int i = 0; i < 8; i++) r += outer(20000000); return (int)(r & 1) * 0; }\n",
+    )
+    .unwrap();
+    let exe = dir.path().join("spin");
+    let built = Command::new("gcc").args(["-O0", "-fno-omit-frame-pointer", "-o"]).arg(&exe).arg(&src).status().unwrap();
+    assert!(built.success());
+    let out = run(&["-q", "-e", "profile-997 /pid == $target && arg1/ { @[ufunc(arg1)] = count(); @s[ustack(3)] = count(); }", "-c", exe.to_str().unwrap()]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    let dump = out.dump();
+    let rows = agg_rows(&out.stdout);
+    let top = rows.iter().filter(|(k, _)| k.len() == 1).max_by_key(|(_, v)| *v).unwrap_or_else(|| panic!("{dump}"));
+    assert_eq!(top.0[0], "spin`spin", "{dump}");
+    let chains = stacks(&out.stdout);
+    assert!(!chains.is_empty(), "{dump}");
+    let spinning: Vec<&Vec<String>> = chains.iter().filter(|s| frame(&s[0]) == ("spin", "spin")).collect();
+    assert!(!spinning.is_empty(), "{dump}");
+    for s in spinning {
+        assert_eq!(s.iter().map(|f| frame(f)).collect::<Vec<_>>(), [("spin", "spin"), ("spin", "outer"), ("spin", "main")], "{dump}");
+    }
+}
