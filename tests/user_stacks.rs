@@ -53,7 +53,8 @@ fn stacks(text: &str) -> Vec<Vec<String>> {
     let mut open = false;
     for line in text.lines() {
         match line.strip_prefix(&" ".repeat(14)) {
-            Some(f) if !f.starts_with(' ') => {
+            // An aggregation's value (" %16lld") of three or more digits lines up too.
+            Some(f) if !f.starts_with(' ') && f.parse::<i64>().is_err() => {
                 if !open {
                     out.push(Vec::new());
                 }
