@@ -1,4 +1,4 @@
-//! Live tests of user stacks and symbols (spec §7.13): ustack(n) and the ustackframes option,
+//! Live tests of user stacks and symbols (spec §7.14): ustack(n) and the ustackframes option,
 //! usym()/ufunc()/uaddr()/umod(), ucaller, ustackdepth, printf's %A and %k, on C programs
 //! built with frame pointers (dynamic and static) and on io-benchmark; the checker's errors.
 

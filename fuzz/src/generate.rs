@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 const PROBES: &[&str] = &[
     "BEGIN", "END", "dtrace:::BEGIN", "syscall:::entry", "syscall:::return", "syscall::read:entry", "syscall::read:return",
     "syscall::write:entry", "syscall::openat:return", "syscall::*read*:entry", "syscall::clock_gettime:return", "read:entry",
-    "syscall::exit_group:entry", "profile-997", "tick-1s", "profile:::tick-10ms", "tp:syscalls:sys_enter_*",
+    "syscall::exit_group:entry", "profile-997", "tick-1s", "profile:::tick-10ms", "tp:syscalls:sys_enter_*", "ERROR", "dtrace:::ERROR",
 ];
 
 const NUMBERS: &[&str] = &[
@@ -182,7 +182,7 @@ impl<'r> Generator<'r> {
         }
     }
 
-    /// A user stack or symbol traced or printed (spec §7.13).
+    /// A user stack or symbol traced or printed (spec §7.14).
     fn user_value(&mut self) -> String {
         let pc = if self.rng.one_in(3) { "ucaller".to_string() } else { self.expr(1) };
         match self.rng.below(8) {

@@ -40,6 +40,8 @@ pub enum VarHook {
     Errno,
     /// The id of the probe that fired (as `-l` lists it).
     ProbeId,
+    /// The enabled probe id of the clause (its position in the program, from 1).
+    Epid,
     /// Read in user space from the kernel stack recorded when the probe fired.
     Stack(StackUse),
     /// Read in user space from the user stack recorded when the probe fired.
@@ -90,12 +92,42 @@ pub const VARIABLES: &[BuiltinVar] = &[
     BuiltinVar { name: "arg8", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(8), doc: "ninth probe argument (0 where the probe has fewer)" },
     BuiltinVar { name: "arg9", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(9), doc: "tenth probe argument (0 where the probe has fewer)" },
     BuiltinVar { name: "id", aliases: &[], ty: VarType::Int("uint_t"), hook: VarHook::ProbeId, doc: "id of the probe that fired, as `-l` lists it" },
+    BuiltinVar { name: "epid", aliases: &[], ty: VarType::Int("uint_t"), hook: VarHook::Epid, doc: "enabled probe id of the clause: its position in the program, from 1 (the ERROR probe's arg1 names a clause by it)" },
     BuiltinVar { name: "caller", aliases: &[], ty: VarType::Int("uintptr_t"), hook: VarHook::Stack(StackUse::Caller(None)), doc: "kernel address the probed function returns to (its caller's next instruction): printf(\"%a\", caller), @[func(caller)]; read from the recorded stack, so it can be printed, traced or a key, not computed with" },
     BuiltinVar { name: "stackdepth", aliases: &[], ty: VarType::Int("uint32_t"), hook: VarHook::Stack(StackUse::Depth), doc: "number of kernel stack frames where the probe fired (as stack() shows them, up to 64); read from the recorded stack, so it can be printed, traced or a key, not computed with" },
     BuiltinVar { name: "ucaller", aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::UStack(UStackUse::Caller(None)), doc: "user address the current user function returns to (the second frame of ustack()): printf(\"%A\", ucaller), @[usym(ucaller)]; read from the recorded user stack, so it can be printed, traced or a key, not computed with" },
     BuiltinVar { name: "ustackdepth", aliases: &[], ty: VarType::Int("uint32_t"), hook: VarHook::UStack(UStackUse::Depth), doc: "number of user stack frames where the probe fired (as ustack() shows them, up to 100); read from the recorded user stack, so it can be printed, traced or a key, not computed with" },
     BuiltinVar { name: "errno", aliases: &[], ty: VarType::Int("int"), hook: VarHook::Errno, doc: "error number of a failed system call (syscall return probes; 0 otherwise)" },
 ];
+
+/// A constant of DTrace's D library: a name for an integer of a C type.
+#[derive(Clone, Copy, Debug)]
+pub struct BuiltinConst {
+    pub name: &'static str,
+    pub value: i64,
+    pub c_type: &'static str,
+    pub doc: &'static str,
+}
+
+pub const CONSTANTS: &[BuiltinConst] = &[
+    BuiltinConst { name: "NULL", value: 0, c_type: "uintptr_t", doc: "the null pointer" },
+    BuiltinConst { name: "DTRACEFLT_UNKNOWN", value: 0, c_type: "int", doc: "ERROR's arg4 for an unknown fault" },
+    BuiltinConst { name: "DTRACEFLT_BADADDR", value: 1, c_type: "int", doc: "ERROR's arg4 for an address that cannot be read (arg5 is the address)" },
+    BuiltinConst { name: "DTRACEFLT_BADALIGN", value: 2, c_type: "int", doc: "ERROR's arg4 for a misaligned address (crumbs raises none)" },
+    BuiltinConst { name: "DTRACEFLT_ILLOP", value: 3, c_type: "int", doc: "ERROR's arg4 for an illegal operation" },
+    BuiltinConst { name: "DTRACEFLT_DIVZERO", value: 4, c_type: "int", doc: "ERROR's arg4 for a division or remainder by zero" },
+    BuiltinConst { name: "DTRACEFLT_NOSCRATCH", value: 5, c_type: "int", doc: "ERROR's arg4 for scratch space exhausted (crumbs raises none)" },
+    BuiltinConst { name: "DTRACEFLT_KPRIV", value: 6, c_type: "int", doc: "ERROR's arg4 for a privileged kernel access (crumbs raises none)" },
+    BuiltinConst { name: "DTRACEFLT_UPRIV", value: 7, c_type: "int", doc: "ERROR's arg4 for a privileged user access (crumbs raises none)" },
+    BuiltinConst { name: "DTRACEFLT_TUPOFLOW", value: 8, c_type: "int", doc: "ERROR's arg4 for a tuple stack overflow (crumbs raises none)" },
+    BuiltinConst { name: "DTRACEFLT_BADSTACK", value: 9, c_type: "int", doc: "ERROR's arg4 for a bad stack (crumbs raises none)" },
+    BuiltinConst { name: "DTRACEFLT_BADSIZE", value: 10, c_type: "int", doc: "ERROR's arg4 for a bad size (crumbs raises none)" },
+    BuiltinConst { name: "DTRACEFLT_BADINDEX", value: 11, c_type: "int", doc: "ERROR's arg4 for an array index out of bounds (arg5 is the index)" },
+];
+
+pub fn constant(name: &str) -> Option<&'static BuiltinConst> {
+    CONSTANTS.iter().find(|c| c.name == name)
+}
 
 pub fn variable(name: &str) -> Option<&'static BuiltinVar> {
     VARIABLES.iter().find(|v| v.name == name || v.aliases.contains(&name))
@@ -116,6 +148,13 @@ pub enum FnHook {
     Trace,
     Print,
     Exit,
+    /// `speculation()`: a new speculation's id.
+    Speculation,
+    /// `speculate(id)`: the clause's record goes to a speculation.
+    Speculate,
+    /// `commit(id)`, `discard(id)`.
+    Commit,
+    Discard,
     Printa,
     Clear,
     Trunc,
@@ -184,6 +223,10 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "trace", kind: FnKind::Action, args: &[ArgSpec::Any], hook: FnHook::Trace, signature: "trace(expr)", doc: "print the value of an expression" },
     BuiltinFn { name: "print", kind: FnKind::Action, args: &[ArgSpec::Any], hook: FnHook::Print, signature: "print(expr)", doc: "print a value by its C type, a struct or array member by member, as DTrace's print()" },
     BuiltinFn { name: "exit", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Exit, signature: "exit(status)", doc: "stop tracing: run END, print aggregations, exit with status" },
+    BuiltinFn { name: "speculation", kind: FnKind::Subroutine, args: &[], hook: FnHook::Speculation, signature: "speculation()", doc: "a new speculation's id (1 to nspec), or 0 if every speculation is in use" },
+    BuiltinFn { name: "speculate", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Speculate, signature: "speculate(id)", doc: "what the rest of the clause records goes to speculation id, printed only if it is committed" },
+    BuiltinFn { name: "commit", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Commit, signature: "commit(id)", doc: "print what speculation id holds and free it" },
+    BuiltinFn { name: "discard", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Discard, signature: "discard(id)", doc: "throw away what speculation id holds and free it" },
     BuiltinFn { name: "printa", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Printa, signature: "printa([format,] @agg, ...)", doc: "print aggregations now, several joined by key: in the default layout, or each row as printf(format, keys...) with %@ conversions for the values" },
     BuiltinFn { name: "clear", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Clear, signature: "clear(@agg)", doc: "set every value of an aggregation to zero, keeping its keys" },
     BuiltinFn { name: "trunc", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Trunc, signature: "trunc(@agg [, n])", doc: "remove every key of an aggregation, or all but the n largest (n < 0: the -n smallest)" },

@@ -159,11 +159,11 @@ pub mod helper {
         BPF_FUNC_probe_read_kernel as PROBE_READ_KERNEL, BPF_FUNC_probe_read_kernel_str as PROBE_READ_KERNEL_STR,
         BPF_FUNC_probe_read_user_str as PROBE_READ_USER_STR,
         BPF_FUNC_ringbuf_output as RINGBUF_OUTPUT, BPF_FUNC_ringbuf_reserve as RINGBUF_RESERVE,
-        BPF_FUNC_ringbuf_submit as RINGBUF_SUBMIT,
+        BPF_FUNC_ringbuf_submit as RINGBUF_SUBMIT, BPF_FUNC_ringbuf_discard as RINGBUF_DISCARD,
     };
 
     /// The helpers the disassembler names (the enum cannot be built from a call's id).
-    pub(super) const NAMED: [bpf_func_id; 16] = [
+    pub(super) const NAMED: [bpf_func_id; 17] = [
         MAP_LOOKUP_ELEM,
         MAP_UPDATE_ELEM,
         MAP_DELETE_ELEM,
@@ -180,6 +180,7 @@ pub mod helper {
         RINGBUF_OUTPUT,
         RINGBUF_RESERVE,
         RINGBUF_SUBMIT,
+        RINGBUF_DISCARD,
     ];
 }
 

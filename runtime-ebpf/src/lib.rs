@@ -6,6 +6,7 @@ pub mod emit;
 pub mod insn;
 
 use crumbs_lang::ir::Program;
+use crumbs_lang::providers::AttachPoint;
 use abi::*;
 use elf::*;
 use emit::*;
@@ -80,7 +81,8 @@ pub fn map_defs(p: &Program, target: &Target) -> Vec<MapDef> {
 
 /// Compiles every attach point's clauses to BPF and wraps them in an ELF.
 pub fn compile(p: &Program, target: &Target) -> Result<Compiled, EmitError> {
-    let programs = p.groups.iter().map(|g| emit_program(p, g, target)).collect::<Result<Vec<_>, _>>()?;
+    // ERROR's clauses have no program: they run inside the others' (emit/faults.rs).
+    let programs = p.groups.iter().filter(|g| g.attach != AttachPoint::Error).map(|g| emit_program(p, g, target)).collect::<Result<Vec<_>, _>>()?;
     let mut maps = map_defs(p, target);
     if programs.iter().any(|c| c.map_refs.iter().any(|r| r.map == SCRATCH_MAP)) {
         let scratch = programs.iter().map(|c| c.scratch).max().unwrap_or(0).max(8);
@@ -91,7 +93,7 @@ pub fn compile(p: &Program, target: &Target) -> Result<Compiled, EmitError> {
         maps.push(MapDef { name: SYSCALL_NAMES_MAP.into(), map_type: MAP_TYPE_ARRAY, key_size: 4, value_size: SYSCALL_NAME_SIZE, max_entries: entries, flags: 0 });
     }
     let flag = emit::exit_flag_offset(p).map_or(0, |_| 8);
-    let elf = write_elf(&programs, &maps, p.globals_size() + flag);
+    let elf = write_elf(&programs, &maps, p.globals_size() + flag + emit::speculations_size(p));
     Ok(Compiled { elf, programs, maps })
 }
 

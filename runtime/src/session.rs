@@ -3,7 +3,7 @@
 
 use crate::attach::{self, Link};
 use crate::actions::Aggregations;
-use crate::events::Events;
+use crate::events::{Event, Events};
 use crate::output::{Sink, Stopped};
 use crate::process::{self, Child};
 use crate::progress::Progress;
@@ -211,11 +211,18 @@ fn drain_some(rb: &mut RingBuf<MapData>, events: &mut Events, sink: &mut dyn Sin
     let end = Instant::now() + TURN;
     let mut drained = Drained::Empty;
     while let Some(item) = rb.next() {
-        if let Some(d) = events.record(&item)? {
-            sink.firing(&d.firing)?;
-            if let Some(status) = d.exit {
-                return Ok(Drained::Exit(status));
+        match events.event(&item)? {
+            Some(Event::Firing(d)) => {
+                sink.firing(&d.firing)?;
+                for f in &d.committed {
+                    sink.firing(f)?;
+                }
+                if let Some(status) = d.exit {
+                    return Ok(Drained::Exit(status));
+                }
             }
+            Some(Event::Fault(f)) => sink.fault(&f)?,
+            Some(Event::Held) | None => {}
         }
         if Instant::now() >= end {
             drained = Drained::More;
@@ -365,7 +372,9 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
     sink.stopped(&stop)?;
     run_once(&mut ebpf, compiled, AttachPoint::End)?;
     let end_exit = drain(ring.get_mut(), &mut events, sink)?;
-    sink.finish(&events.rows_at_exit()?, &dropped(&ebpf))?;
+    let mut drops = dropped(&ebpf);
+    drops.speculative = events.speculative_drops;
+    sink.finish(&events.rows_at_exit()?, &drops)?;
     Ok(match (stop, end_exit) {
         (_, Some(s)) => s,
         (Stopped::Exit(s), None) => s,

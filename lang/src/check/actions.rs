@@ -11,6 +11,7 @@ impl Checker<'_> {
                 .hint(format!("aggregating functions: {}", builtins::FUNCTIONS.iter().filter(|f| f.kind == FnKind::Aggregating).map(|f| f.name).collect::<Vec<_>>().join(", "))));
         }
         check_arity(f, args, span)?;
+        self.note_action(f.hook, f.name, span);
         let value = match args.first() {
             Some(a) => self.int_expr(a, &format!("the argument of {}()", f.name))?,
             None => Expr::Int(1),
@@ -61,6 +62,11 @@ impl Checker<'_> {
 
     pub(super) fn action(&mut self, name: &ast::Ident, args: &[ast::Expr], span: &Span, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
         let f = builtins::function(&name.name).ok_or_else(|| unknown_function(name))?;
+        if f.hook == FnHook::Speculate {
+            check_arity(f, args, span)?;
+            return self.speculate(&args[0], span, body);
+        }
+        self.note_action(f.hook, f.name, span);
         if f.kind == FnKind::Subroutine {
             // `stack();` as a statement traces its value, as in DTrace.
             let (item, v) = self.printed(&ast::Expr { kind: ExprKind::Call(name.clone(), args.to_vec()), span: span.clone() }, false)?;
@@ -141,6 +147,8 @@ impl Checker<'_> {
                 (item, vec![v])
             }
             FnHook::Exit => (Item::Exit, vec![self.int_expr(&args[0], "exit()'s status")?]),
+            FnHook::Commit => (Item::Commit, vec![self.int_expr(&args[0], "commit()'s speculation id")?]),
+            FnHook::Discard => (Item::Discard, vec![self.int_expr(&args[0], "discard()'s speculation id")?]),
             FnHook::Clear => (Item::Clear(self.whole_aggregation(name, &args[0])?), vec![]),
             FnHook::Normalize => {
                 let agg = self.whole_aggregation(name, &args[0])?;

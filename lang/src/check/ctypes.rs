@@ -181,14 +181,27 @@ impl Checker<'_> {
             ExprKind::Index(base, index) => {
                 let b = self.typed(base)?;
                 let i = self.int_expr(&index[0], "an index")?;
-                let (addr, elem) = match self.types.real(b.ty).map_err(types_err)? {
-                    Type::Array { elem, .. } => match b.val {
-                        Val::Place(a) => (a, elem),
-                        Val::Value(a) => (a, elem),
-                    },
+                let (addr, elem, i) = match self.types.real(b.ty).map_err(types_err)? {
+                    // Arrays of 0 or 1 elements are left unchecked: they are usually a
+                    // struct's variable-length tail, as DTrace leaves them.
+                    Type::Array { elem, len } => {
+                        let i = match i {
+                            Expr::Int(k) if len > 1 && (k as u64) >= len as u64 => {
+                                return Err(Diagnostic::new(index[0].span.clone(), format!("index outside array bounds: {}, max is {len}", k as u64))
+                                    .label("past the end")
+                                    .hint(format!("the array has {len} elements, indexed 0 to {}", len - 1)));
+                            }
+                            i @ Expr::Int(_) => i,
+                            i if len > 1 => Expr::Bounded { index: Box::new(i), len: len as u64 },
+                            i => i,
+                        };
+                        match b.val {
+                            Val::Place(a) | Val::Value(a) => (a, elem, i),
+                        }
+                    }
                     Type::Ptr { to, space } => {
                         self.kernel_space(space, &base.span, "[]")?;
-                        (self.value_of(b, &base.span)?, to)
+                        (self.value_of(b, &base.span)?, to, i)
                     }
                     _ => {
                         let name = self.types.name(b.ty);

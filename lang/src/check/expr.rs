@@ -61,6 +61,8 @@ impl Checker<'_> {
                     v?
                 } else if let Some((v, ty)) = self.types.enum_constant(name) {
                     TExpr::new(Expr::Int(v), ty)
+                } else if let Some(k) = builtins::constant(name) {
+                    TExpr::new(Expr::Int(k.value), self.c_int(k.c_type))
                 } else if let Some(g) = self.globals.iter().position(|g| g == name) {
                     self.var_expr(VarRef::Global(g), Vec::new())
                 } else if let Some((v, ty)) = self.types.kernel_enum_constant(name) {
@@ -144,6 +146,10 @@ impl Checker<'_> {
                 check_arity(f, args, &e.span)?;
                 let addr = self.int_expr(&args[0], &format!("the address given to {}()", f.name))?;
                 TExpr::new(Expr::Str(StrExpr::UserStr(Box::new(addr), self.strsize)), string)
+            }
+            ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| f.hook == FnHook::Speculation) => {
+                check_arity(builtins::function(&name.name).expect("checked"), args, &e.span)?;
+                TExpr::new(Expr::Speculation, self.int())
             }
             ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| f.kind == FnKind::Subroutine) => {
                 let f = builtins::function(&name.name).expect("checked");
@@ -248,6 +254,9 @@ impl Checker<'_> {
         }
         match (lv.expr, rv.expr) {
             (Expr::Str(a), Expr::Str(b)) if op.is_comparison() => Ok(TExpr::new(Expr::StrCmp(op, a, b), int)),
+            (_, Expr::Int(0)) if matches!(op, BinOp::Div | BinOp::Rem) => Err(Diagnostic::new(rspan.clone(), "expression contains division by zero")
+                .label("always zero")
+                .hint(format!("`{}` by a variable that is zero when the probe fires is a run-time error instead (the ERROR probe fires)", op.symbol()))),
             (le, re) if le.is_int() && re.is_int() => {
                 let (lt, rt) = (lv.ty, rv.ty);
                 let (ty, unsigned) = match op {

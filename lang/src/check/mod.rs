@@ -18,6 +18,7 @@ mod ctypes;
 mod decls;
 mod expr;
 mod keys;
+mod speculation;
 mod print;
 mod strings;
 mod symbols;
@@ -109,6 +110,8 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         inlines: Vec::new(),
         expanding: Vec::new(),
         clause_locals: Vec::new(),
+        spec: Default::default(),
+        if_depth: 0,
         aggs: Vec::new(),
         agg_spans: Vec::new(),
         records: Vec::new(),
@@ -212,8 +215,9 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
                 filter,
                 predicate: lowered.0.clone(),
                 body: lowered.1.clone(),
-                locals: lowered.3.clone(),
-                record: lowered.2,
+                actions: lowered.2.clone(),
+                locals: lowered.4.clone(),
+                record: lowered.3,
             });
         }
     }
@@ -258,7 +262,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     Ok((program, None))
 }
 
-const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "aggsortpos", "aggsortkeypos", "aggpack", "stackframes", "ustackframes", "switchrate", "aggrate", "strsize"];
+const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "aggsortpos", "aggsortkeypos", "aggpack", "stackframes", "ustackframes", "switchrate", "aggrate", "strsize", "nspec", "specsize"];
 
 fn options(pragmas: &[ast::Pragma]) -> Result<Options, Diagnostic> {
     let mut o = Options::default();
@@ -284,6 +288,8 @@ pub fn apply_option(o: &mut Options, name: &str, value: Option<&str>) -> Result<
         "stackframes" => o.stackframes = Some(symbols::stackframes_option(value)?),
         "ustackframes" => o.ustackframes = Some(symbols::ustackframes_option(value)?),
         "strsize" => o.strsize = Some(strsize_option(value)?),
+        "specsize" => o.specsize = Some(size_option(name, value, 64, "64", "a speculation")?),
+        "nspec" => o.nspec = Some(speculation::nspec_option(value)?),
         n if KNOWN_OPTIONS.contains(&n) => {}
         n => {
             let hint = match closest(n, KNOWN_OPTIONS.iter().copied()) {
@@ -362,6 +368,10 @@ struct Checker<'a> {
     expanding: Vec<String>,
     /// `this->` names assigned so far in the clause being checked.
     clause_locals: Vec<String>,
+    /// What the clause being checked does that the speculation rules are about.
+    spec: speculation::Uses,
+    /// How many `if`s the statement being checked is inside.
+    if_depth: usize,
     aggs: Vec<Aggregation>,
     agg_spans: Vec<(Span, String)>,
     records: Vec<Record>,
@@ -387,7 +397,7 @@ struct Checker<'a> {
     c_ints: std::collections::HashMap<&'static str, crate::types::TypeId>,
 }
 
-type Lowered = (Option<Expr>, Vec<Stmt>, Option<usize>, Vec<Repr>);
+type Lowered = (Option<Expr>, Vec<Stmt>, Vec<u32>, Option<usize>, Vec<Repr>);
 /// Builds the statement that stores a value into a variable.
 type Store = Box<dyn Fn(Expr) -> Stmt>;
 
@@ -421,6 +431,8 @@ impl Checker<'_> {
 
     fn clause(&mut self, c: &ast::Clause) -> Result<Lowered, Diagnostic> {
         self.clause_locals.clear();
+        self.spec = Default::default();
+        self.if_depth = 0;
         self.var_types.retain(|v, _| !matches!(v, VarRef::Clause(_)));
         let predicate = match &c.predicate {
             Some(p) => Some(self.int_expr(p, "a predicate")?),
@@ -428,15 +440,12 @@ impl Checker<'_> {
         };
         let mut items = Vec::new();
         let mut body = Vec::new();
-        match &c.body {
-            None => {}
-            Some(stmts) if stmts.is_empty() => {}
-            Some(stmts) => {
-                for s in stmts {
-                    self.stmt(s, &mut body, &mut items)?;
-                }
-            }
+        let mut actions = Vec::new();
+        for (n, s) in c.body.iter().flatten().enumerate() {
+            self.stmt(s, &mut body, &mut items)?;
+            actions.resize(body.len(), n as u32 + 1);
         }
+        self.check_speculation()?;
         let default_action = c.body.as_ref().is_none_or(|b| b.is_empty());
         let record = if default_action || !items.is_empty() {
             let guarded = body.iter().any(emits_in_branch);
@@ -446,7 +455,7 @@ impl Checker<'_> {
             None
         };
         let locals = (0..self.clause_locals.len()).map(|l| self.var_repr(VarRef::Clause(l))).collect();
-        Ok((predicate, body, record, locals))
+        Ok((predicate, body, actions, record, locals))
     }
 
     fn stmt(&mut self, s: &ast::Stmt, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
@@ -462,17 +471,24 @@ impl Checker<'_> {
             ast::Stmt::If { cond, then, els, .. } => {
                 let cond = self.int_expr(cond, "the condition of `if`")?;
                 let (mut t, mut e) = (Vec::new(), Vec::new());
-                for s in then {
-                    self.stmt(s, &mut t, items)?;
-                }
-                for s in els.iter().flatten() {
-                    self.stmt(s, &mut e, items)?;
-                }
+                self.if_depth += 1;
+                let r = (|| {
+                    for s in then {
+                        self.stmt(s, &mut t, items)?;
+                    }
+                    for s in els.iter().flatten() {
+                        self.stmt(s, &mut e, items)?;
+                    }
+                    Ok(())
+                })();
+                self.if_depth -= 1;
+                r?;
                 body.push(Stmt::If { cond, then: t, els: e });
             }
             ast::Stmt::Expr(e) => match &e.kind {
                 ExprKind::Call(name, args) => self.action(name, args, &e.span, body, items)?,
                 _ => {
+                    self.note_action(FnHook::Trace, "trace", &e.span);
                     let (item, v) = self.printed(e, false)?;
                     items.push(item);
                     body.push(Stmt::Emit { item: items.len() - 1, args: vec![v] });

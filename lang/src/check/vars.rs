@@ -355,9 +355,9 @@ fn str_var(v: VarRef, keys: Vec<Expr>) -> StrVar {
     }
 }
 
-/// A builtin variable's name, `args` included (it is only ever indexed or followed by `->`).
+/// A builtin variable's or library constant's name, `args` included (it is only ever indexed or followed by `->`).
 pub(super) fn is_builtin(name: &str) -> bool {
-    name == "args" || builtins::variable(name).is_some()
+    name == "args" || builtins::variable(name).is_some() || builtins::constant(name).is_some()
 }
 
 fn builtin_assigned(name: &str, span: &Span) -> Diagnostic {

@@ -9,8 +9,10 @@ use crate::providers::AttachPoint;
 use crate::syscalls::SyscallTable;
 
 pub mod agg;
+mod fault;
 pub mod layout;
 pub use agg::AggKind;
+pub use fault::Fault;
 pub use layout::Layout;
 
 /// Interned string ids at or above this are system call names: `SYSCALL_STR_BASE + nr`.
@@ -261,6 +263,11 @@ pub enum Expr {
     Seq(Vec<Stmt>, Box<Expr>),
     /// strlen(s).
     Strlen(StrExpr),
+    /// `speculation()`: claims a free speculation, its id (0 if none is free).
+    Speculation,
+    /// An array index checked when the probe fires: `index` if it is below `len` (as an
+    /// unsigned number), else the clause faults ([`Fault::BadIndex`]).
+    Bounded { index: Box<Expr>, len: u64 },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -383,6 +390,7 @@ impl Expr {
                 Expr::Element { keys, .. } => keys.iter().any(|k| k.any(f)),
                 Expr::Seq(stmts, v) => stmts.iter().any(|s| s.any(f)) || v.any(f),
                 Expr::Strlen(s) => s.any(f),
+                Expr::Bounded { index, .. } => index.any(f),
                 _ => false,
             }
     }
@@ -429,6 +437,9 @@ pub enum Stmt {
     /// deletes the element, as in DTrace.
     SetElement { array: usize, keys: Vec<Expr>, value: Expr },
     If { cond: Expr, then: Vec<Stmt>, els: Vec<Stmt> },
+    /// `speculate(id)`: the clause's record goes to speculation `id` (if it is in use; else
+    /// the record is dropped).
+    Speculate(Expr),
 }
 
 impl Stmt {
@@ -441,6 +452,7 @@ impl Stmt {
             Stmt::Emit { args, .. } => args.iter().any(|a| a.any(f)),
             Stmt::If { cond, then, els } => cond.any(f) || then.iter().chain(els).any(|s| s.any(f)),
             Stmt::SetStr(v, s) => s.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
+            Stmt::Speculate(e) => e.any(f),
         }
     }
 }
@@ -499,6 +511,10 @@ pub enum Item {
     /// (`None`: by 1 again, denormalize()).
     Normalize { agg: usize, by_arg: bool },
     Exit,
+    /// `commit(id)` (the argument) of a speculation: print what it holds.
+    Commit,
+    /// `discard(id)`: drop what it holds.
+    Discard,
 }
 
 impl Item {
@@ -506,7 +522,7 @@ impl Item {
         match self {
             Item::Printf { args, .. } => args.clone(),
             Item::Trace(r) | Item::Print(r, _) => vec![*r],
-            Item::Exit => vec![Repr::Int(IntRepr::I64)],
+            Item::Exit | Item::Commit | Item::Discard => vec![Repr::Int(IntRepr::I64)],
             Item::Normalize { by_arg: true, .. } => vec![Repr::Int(IntRepr::I64)],
             Item::Printa { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } => vec![],
         }
@@ -538,6 +554,9 @@ pub struct Clause {
     pub filter: Filter,
     pub predicate: Option<Expr>,
     pub body: Vec<Stmt>,
+    /// DTrace's action number of each statement of `body` (1 for the first statement of the
+    /// source's action block): where a run-time fault is reported to be.
+    pub actions: Vec<u32>,
     /// How each `this->` variable the clause uses is stored.
     pub locals: Vec<Repr>,
     /// The output record, if the clause prints anything (or has no action block).
@@ -636,11 +655,30 @@ pub struct Options {
     pub ustackframes: Option<u8>,
     /// Bytes a string holds, its NUL included, if set (else [`DEFAULT_STRSIZE`]).
     pub strsize: Option<u64>,
+    /// Speculations that can be in use at once, if set (else 1).
+    pub nspec: Option<u32>,
+    /// Bytes one speculation holds before it drops records, if set (else [`DEFAULT_SPECSIZE`]).
+    pub specsize: Option<u64>,
 }
+
+/// Speculations in use at once unless the `nspec` option says (DTrace's default).
+pub const DEFAULT_NSPEC: u32 = 1;
+/// The most speculations the `nspec` option allows (as DTrace on Linux).
+pub const MAX_NSPEC: u32 = 16;
+/// Bytes a speculation holds unless the `specsize` option says (DTrace on Linux's default).
+pub const DEFAULT_SPECSIZE: u64 = 4 << 20;
 
 impl Options {
     pub fn strsize(&self) -> u32 {
         self.strsize.map_or(DEFAULT_STRSIZE, |s| s as u32)
+    }
+
+    pub fn nspec(&self) -> u32 {
+        self.nspec.unwrap_or(DEFAULT_NSPEC)
+    }
+
+    pub fn specsize(&self) -> u64 {
+        self.specsize.unwrap_or(DEFAULT_SPECSIZE)
     }
 }
 
@@ -693,6 +731,17 @@ impl Program {
 
     pub fn profile_probe(&self, attach: AttachPoint) -> Option<&ProfileProbe> {
         self.profile_probes.iter().find(|p| p.attach == attach)
+    }
+
+    /// `provider:module:function:name` of a probe id, for messages.
+    pub fn probe_description(&self, id: u32) -> String {
+        if let Some(p) = self.profile_probes.iter().find(|p| p.id == id) {
+            return format!("profile:::{}", p.name);
+        }
+        if let Some(t) = id.checked_sub(crate::providers::TRACEPOINT_ID_BASE).and_then(|i| self.tracepoints.get(i as usize)) {
+            return format!("tracepoint:{}::{}", t.category, t.event);
+        }
+        crate::providers::probe_by_id(id).map_or_else(|| format!("probe {id}"), |p| format!("{}:{}:{}:{}", p.provider, p.module, p.function, p.name))
     }
 
     /// (function, name) of a probe id, for the per-firing prefix.

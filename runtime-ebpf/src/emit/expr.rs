@@ -65,8 +65,7 @@ impl Emitter<'_> {
                 self.scoped(|e| {
                     let tmp = e.slot(8)?;
                     e.expr(base)?;
-                    // The helper fills the slot, with zeros if the address cannot be read.
-                    e.read_kernel(tmp, R0, off, size as i32);
+                    e.read_kernel_or_fault(tmp, R0, off, size as i32)?;
                     e.push(Insn::ldx(width(size), R0, R10, tmp));
                     Ok(())
                 })?;
@@ -145,6 +144,20 @@ impl Emitter<'_> {
             Expr::StrCmp(op, a, b) => self.str_cmp(*op, a, b)?,
             Expr::Strlen(s) => self.strlen(s)?,
             Expr::Ternary(c, a, b) => self.choose(c, |e| e.expr(a), |e| e.expr(b))?,
+            Expr::Speculation => self.claim_speculation()?,
+            Expr::Bounded { index, len } => {
+                self.expr(index)?;
+                match i32::try_from(*len) {
+                    Ok(len) => self.fault_unless(Cond::Lt, R0, len, Fault::BadIndex, Some(R0))?,
+                    Err(_) => {
+                        self.ld64(R1, *len as i64);
+                        let ok = self.label();
+                        self.jump(Insn::jmp_reg(Cond::Lt, R0, R1, 0), ok);
+                        self.fault(Fault::BadIndex, Some(R0))?;
+                        self.bind(ok);
+                    }
+                }
+            }
         }
         Ok(())
     }
@@ -221,8 +234,14 @@ impl Emitter<'_> {
             BinOp::BitXor => alu(self, Alu::Xor),
             BinOp::Shl => alu(self, Alu::Lsh),
             BinOp::Shr => alu(self, if unsigned { Alu::Rsh } else { Alu::Arsh }),
-            BinOp::Div | BinOp::Rem if unsigned => alu(self, if op == BinOp::Rem { Alu::Mod } else { Alu::Div }),
-            BinOp::Div | BinOp::Rem => self.signed_divide(op == BinOp::Rem),
+            BinOp::Div | BinOp::Rem if unsigned => {
+                self.no_zero_divisor(r)?;
+                alu(self, if op == BinOp::Rem { Alu::Mod } else { Alu::Div })
+            }
+            BinOp::Div | BinOp::Rem => {
+                self.no_zero_divisor(r)?;
+                self.signed_divide(op == BinOp::Rem)
+            }
             BinOp::LogXor => {
                 self.bool_of(Cond::Ne, None, 0);
                 self.push(Insn::mov(R2, R0));
@@ -239,6 +258,14 @@ impl Emitter<'_> {
             BinOp::LogAnd | BinOp::LogOr => unreachable!(),
         }
         Ok(())
+    }
+
+    /// Faults if the divisor in r1 is 0 (a constant one that is not needs no check).
+    fn no_zero_divisor(&mut self, r: &Expr) -> Result<(), EmitError> {
+        if matches!(r, Expr::Int(k) if *k != 0) {
+            return Ok(());
+        }
+        self.fault_unless(Cond::Ne, R1, 0, Fault::DivZero, None)
     }
 
     /// r0 = r0 / r1 (or %) with C's signed semantics, from unsigned BPF division.
@@ -293,6 +320,10 @@ impl Emitter<'_> {
             VarHook::Arg(n) => attach::context(self.attach).arg(self, n)?,
             VarHook::Errno => attach::context(self.attach).errno(self),
             VarHook::ProbeId => attach::context(self.attach).probe_id(self)?,
+            VarHook::Epid => {
+                let c = self.clause.ok_or_else(|| self.err("internal: epid outside a clause"))?;
+                self.push(Insn::mov_imm(R0, c as i32 + 1));
+            }
             VarHook::Stack(_) | VarHook::UStack(_) => return Err(self.err(format!("internal: {h:?} is read from the stack"))),
             VarHook::Comm | VarHook::ProbeProv | VarHook::ProbeMod | VarHook::ProbeFunc | VarHook::ProbeName => {
                 return Err(self.err(format!("internal: string builtin {h:?} used as an integer")));
@@ -304,6 +335,28 @@ impl Emitter<'_> {
     /// bpf_probe_read_kernel(r10 + slot, size, ptr + off).
     pub(super) fn read_kernel(&mut self, slot: i16, ptr: Reg, off: i32, size: i32) {
         self.read_kernel_to(R10, slot as i32, ptr, off, size);
+    }
+
+    /// bpf_probe_read_kernel(r10 + slot, size, ptr + off), faulting with the address if it
+    /// cannot read (clobbers r0-r5).
+    pub(super) fn read_kernel_or_fault(&mut self, slot: i16, ptr: Reg, off: i32, size: i32) -> Result<(), EmitError> {
+        self.read_kernel_to_or_fault(R10, slot as i32, ptr, off, size)
+    }
+
+    /// bpf_probe_read_kernel(dst + dst_off, size, ptr + off), faulting with the address if
+    /// it cannot read (`dst` must survive the call: r10, r6-r9).
+    pub(super) fn read_kernel_to_or_fault(&mut self, dst: Reg, dst_off: i32, ptr: Reg, off: i32, size: i32) -> Result<(), EmitError> {
+        self.push(Insn::mov(R3, ptr));
+        if off != 0 {
+            self.push(Insn::alu_imm(Alu::Add, R3, off));
+        }
+        // The helper keeps no argument register: the address goes where the fault reads it.
+        self.keep_fault_value(R3)?;
+        self.push(Insn::mov(R1, dst));
+        self.push(Insn::alu_imm(Alu::Add, R1, dst_off));
+        self.push(Insn::mov_imm(R2, size));
+        self.push(Insn::call(helper::PROBE_READ_KERNEL));
+        self.fault_unless_kept(Cond::Eq, R0, 0, Fault::BadAddr)
     }
 
     /// bpf_probe_read_kernel(dst + dst_off, size, ptr + off): zeros there if it cannot read.

@@ -121,6 +121,13 @@ impl Sink for DtraceText<'_> {
         self.out.write_all(text.as_bytes())
     }
 
+    /// On standard error, after what came before it on standard output.
+    fn fault(&mut self, fault: &super::FaultReport) -> io::Result<()> {
+        self.out.flush()?;
+        eprintln!("{}: {}", self.voice, fault.message());
+        Ok(())
+    }
+
     fn flush(&mut self) -> io::Result<()> {
         self.write_drained()?;
         self.out.flush()
