@@ -44,6 +44,8 @@ pub enum VarHook {
     Epid,
     /// Read in user space from the kernel stack recorded when the probe fired.
     Stack(StackUse),
+    /// Read in user space from the user stack recorded when the probe fired.
+    UStack(UStackUse),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,6 +95,8 @@ pub const VARIABLES: &[BuiltinVar] = &[
     BuiltinVar { name: "epid", aliases: &[], ty: VarType::Int("uint_t"), hook: VarHook::Epid, doc: "enabled probe id of the clause: its position in the program, from 1 (the ERROR probe's arg1 names a clause by it)" },
     BuiltinVar { name: "caller", aliases: &[], ty: VarType::Int("uintptr_t"), hook: VarHook::Stack(StackUse::Caller(None)), doc: "kernel address the probed function returns to (its caller's next instruction): printf(\"%a\", caller), @[func(caller)]; read from the recorded stack, so it can be printed, traced or a key, not computed with" },
     BuiltinVar { name: "stackdepth", aliases: &[], ty: VarType::Int("uint32_t"), hook: VarHook::Stack(StackUse::Depth), doc: "number of kernel stack frames where the probe fired (as stack() shows them, up to 64); read from the recorded stack, so it can be printed, traced or a key, not computed with" },
+    BuiltinVar { name: "ucaller", aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::UStack(UStackUse::Caller(None)), doc: "user address the current user function returns to (the second frame of ustack()): printf(\"%A\", ucaller), @[usym(ucaller)]; read from the recorded user stack, so it can be printed, traced or a key, not computed with" },
+    BuiltinVar { name: "ustackdepth", aliases: &[], ty: VarType::Int("uint32_t"), hook: VarHook::UStack(UStackUse::Depth), doc: "number of user stack frames where the probe fired (as ustack() shows them, up to 100); read from the recorded user stack, so it can be printed, traced or a key, not computed with" },
     BuiltinVar { name: "errno", aliases: &[], ty: VarType::Int("int"), hook: VarHook::Errno, doc: "error number of a failed system call (syscall return probes; 0 otherwise)" },
 ];
 
@@ -135,7 +139,7 @@ pub fn variable_names() -> impl Iterator<Item = &'static str> {
 }
 
 use crate::ir::agg::{self, Aggregator};
-use crate::ir::{StackUse, SymKind};
+use crate::ir::{StackUse, SymKind, UStackUse, USymKind};
 
 /// What a function does; the checker validates arguments, the backend implements the hook.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -161,6 +165,10 @@ pub enum FnHook {
     Stack,
     /// `func()`/`sym()` and `mod()`: an address printed as a symbol or module.
     Sym(SymKind),
+    UStack,
+    /// `usym()`/`ufunc()`, `uaddr()` and `umod()`: a user address printed as a symbol or
+    /// module of the process where the probe fired.
+    USym(USymKind),
     CopyInStr,
     /// Destructive actions: `raise(signal)`, `stop()`, `system(format, ...)`.
     Raise,
@@ -195,7 +203,7 @@ pub enum ArgSpec {
     Int,
     /// An integer known when the script is compiled.
     ConstInt,
-    /// An optional integer known when the script is compiled (the last argument).
+    /// An optional integer known when the script is compiled (the last arguments).
     OptConstInt,
     /// A string literal (printf's format).
     Format,
@@ -221,7 +229,7 @@ pub struct BuiltinFn {
 }
 
 pub const FUNCTIONS: &[BuiltinFn] = &[
-    BuiltinFn { name: "printf", kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::Printf, signature: "printf(format, ...)", doc: "formatted output; conversions %d %i %u %x %X %o %c %p %s %Y %% with flags, width, precision, %a (a kernel address as symbol+offset) and %k (a stack)" },
+    BuiltinFn { name: "printf", kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::Printf, signature: "printf(format, ...)", doc: "formatted output; conversions %d %i %u %x %X %o %c %p %s %Y %% with flags, width, precision, %a (a kernel address as symbol+offset), %A (a user address as symbol+offset) and %k (a stack)" },
     BuiltinFn { name: "trace", kind: FnKind::Action, args: &[ArgSpec::Any], hook: FnHook::Trace, signature: "trace(expr)", doc: "print the value of an expression" },
     BuiltinFn { name: "print", kind: FnKind::Action, args: &[ArgSpec::Any], hook: FnHook::Print, signature: "print(expr)", doc: "print a value by its C type, a struct or array member by member, as DTrace's print()" },
     BuiltinFn { name: "exit", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Exit, signature: "exit(status)", doc: "stop tracing: run END, print aggregations, exit with status" },
@@ -253,6 +261,11 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "func", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Func), signature: "func(pc)", doc: "the kernel function holding address pc, printed as module`function (keys at different offsets in one function aggregate together)" },
     BuiltinFn { name: "sym", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Func), signature: "sym(pc)", doc: "the kernel symbol holding address pc, printed as module`symbol; the same as func(pc)" },
     BuiltinFn { name: "mod", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Mod), signature: "mod(pc)", doc: "the kernel module holding address pc (vmlinux for the kernel itself), printed as its name" },
+    BuiltinFn { name: "ustack", kind: FnKind::Subroutine, args: &[ArgSpec::OptConstInt, ArgSpec::OptConstInt], hook: FnHook::UStack, signature: "ustack([nframes [, strsize]])", doc: "the user stack of the process where the probe fired, its innermost nframes frames (1 to 100; default: option ustackframes, 100), symbolized in that process (strsize, DTrace's room for JIT frame names, is accepted and ignored): an aggregation key, traced, or printf's %k" },
+    BuiltinFn { name: "usym", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::USym(USymKind::Func), signature: "usym(pc)", doc: "the symbol holding user address pc in the process where the probe fired, printed as module`symbol (keys at different offsets in one symbol aggregate together)" },
+    BuiltinFn { name: "ufunc", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::USym(USymKind::Func), signature: "ufunc(pc)", doc: "the user function holding address pc, printed as module`function; the same as usym(pc)" },
+    BuiltinFn { name: "uaddr", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::USym(USymKind::Addr), signature: "uaddr(pc)", doc: "user address pc in the process where the probe fired, printed as module`symbol+0xoffset" },
+    BuiltinFn { name: "umod", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::USym(USymKind::Mod), signature: "umod(pc)", doc: "the module (executable or shared library) holding user address pc in the process where the probe fired, printed as its file name" },
     BuiltinFn { name: "normalize", kind: FnKind::Action, args: &[ArgSpec::Aggregation, ArgSpec::Int], hook: FnHook::Normalize, signature: "normalize(@agg, n)", doc: "print an aggregation's values divided by n from now on" },
     BuiltinFn { name: "denormalize", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Denormalize, signature: "denormalize(@agg)", doc: "print an aggregation's values undivided again" },
     BuiltinFn { name: "count", kind: FnKind::Aggregating, args: &[], hook: FnHook::Aggregate(&agg::count::Count), signature: "count()", doc: "number of times called" },

@@ -16,6 +16,8 @@ use emit::*;
 pub const DYNVAR_OVERHEAD: u64 = 40;
 /// Distinct kernel stacks kept at once.
 pub const STACK_ENTRIES: u32 = 16384;
+/// Distinct user stacks kept at once (each holds 100 frames: 6.5 MB in all).
+pub const USTACK_ENTRIES: u32 = 8192;
 
 /// Dynamic variables (thread-locals, array elements) of `key` and `value` bytes a map holds
 /// at once: dynvarsize / (key + value + the overhead); 16384 integer thread-locals (a 16-byte
@@ -57,6 +59,9 @@ pub fn map_defs(p: &Program, target: &Target) -> Vec<MapDef> {
     }
     if p.uses_stack {
         maps.push(MapDef { name: STACKS_MAP.into(), map_type: MAP_TYPE_STACK_TRACE, key_size: 4, value_size: 8 * STACK_DEPTH as u32, max_entries: STACK_ENTRIES, flags: 0 });
+    }
+    if p.uses_ustack {
+        maps.push(MapDef { name: USTACKS_MAP.into(), map_type: MAP_TYPE_STACK_TRACE, key_size: 4, value_size: 8 * USTACK_DEPTH as u32, max_entries: USTACK_ENTRIES, flags: 0 });
     }
     if p.thread_locals.iter().any(|v| !v.is_str()) {
         maps.push(MapDef { name: TLS_MAP.into(), map_type: MAP_TYPE_HASH, key_size: 16, value_size: 8, max_entries: dynvar_entries(p, 16, 8), flags: 0 });

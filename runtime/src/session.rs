@@ -12,7 +12,7 @@ use crate::sys;
 use aya::maps::{Map, MapData, RingBuf};
 use aya::programs::{ProgramError, RawTracePoint};
 use aya::{Ebpf, EbpfLoader};
-use crumbs_ebpf::abi::{agg_map_name, EVENTS_MAP, STACKS_MAP};
+use crumbs_ebpf::abi::{agg_map_name, EVENTS_MAP, STACKS_MAP, USTACKS_MAP};
 use crumbs_ebpf::abi::drops::DROPS_MAP;
 use crumbs_ebpf::abi::Compiled;
 use crumbs_lang::ir::Program;
@@ -277,7 +277,9 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
         .collect::<Result<_, _>>()?;
     let events = ebpf.take_map(EVENTS_MAP).ok_or_else(|| RunError::Other("event map missing".into()))?;
     let ring = RingBuf::try_from(events).map_err(|e| RunError::Other(e.to_string()))?;
-    let stacks = crate::stacks::Stacks::new(ebpf.map(STACKS_MAP).and_then(map_fd)).with_default_frames(program.options.stackframes);
+    let exited = crate::ustacks::ExitMaps::default();
+    let user = crate::ustacks::UserStacks::new(ebpf.map(USTACKS_MAP).and_then(map_fd), program.options.ustackframes, exited.clone());
+    let stacks = crate::stacks::Stacks::new(ebpf.map(STACKS_MAP).and_then(map_fd)).with_default_frames(program.options.stackframes).with_user(user);
     let mut events = Events::new(program, Aggregations::new(program, agg_fds, stacks));
 
     let asked = match &opts.stop {
@@ -310,10 +312,18 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
 
     let (child_tx, mut child_rx) = tokio::sync::oneshot::channel::<i32>();
     if let (Some(child), None) = (opts.child.as_mut(), &stop) {
-        child.release();
+        // User symbols printed after the command has gone need its memory map: it is read
+        // as the command exits.
+        let user_symbols = program.user_symbols;
+        if user_symbols {
+            child.release_stopped();
+        } else {
+            child.release();
+        }
         let pid = child.pid;
         std::thread::spawn(move || {
-            let _ = child_tx.send(Child::wait(pid));
+            let status = if user_symbols { Child::wait_seeing_exit(pid, |p| exited.capture(p)) } else { Child::wait(pid) };
+            let _ = child_tx.send(status);
         });
     } else {
         drop(child_tx);

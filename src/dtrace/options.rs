@@ -117,7 +117,7 @@ const OPTIONS: &[(&str, Use)] = &[
     ("unodefs", Use::Ignored),
     ("unsetenv", Use::Ignored),
     ("useruid", Use::Ignored),
-    ("ustackframes", Use::Ignored),
+    ("ustackframes", Use::Compiler),
     ("verbose", Use::Flag),
     ("version", Use::Ignored),
     ("zdefs", Use::Flag),

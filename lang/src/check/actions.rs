@@ -138,7 +138,12 @@ impl Checker<'_> {
                 let mut lowered = Vec::new();
                 let mut reprs = Vec::new();
                 for (c, a) in convs.iter().zip(rest) {
-                    let t = self.value(a)?;
+                    let mut t = self.value(a)?;
+                    if c.conv == 'A' && !t.expr.repr().is_frames() {
+                        // The address is recorded with the process it belongs to, and
+                        // printed as uaddr() prints it.
+                        t = self.user_symbol(USymKind::Addr, t.expr, a, "%A's argument")?;
+                    }
                     let v = &t.expr;
                     if let Some(d) = symbols::stack_conversion(c, v.repr(), &a.span) {
                         return Err(d);
@@ -268,12 +273,12 @@ impl Checker<'_> {
                             .label("no key left for this")
                             .hint("print the value with %@d; other conversions take the keys in order"));
                     };
-                    if matches!(c.arg_kind(), printf::ArgKind::Stack) != matches!(key, Repr::Stack(StackUse::Frames(_))) && (c.conv == 'k' || !want_str) {
+                    if matches!(c.arg_kind(), printf::ArgKind::Stack) != key.is_frames() && (c.conv == 'k' || !want_str) {
                         return Err(Diagnostic::new(at, format!("key {} of `@{a}` is {}, but %{} expects {}", next + 1, key.describe(), c.conv, if c.conv == 'k' { "a stack" } else { "an integer" }))
                             .label("wrong type")
                             .hint(if c.conv == 'k' { "use %k for stack keys, %d or %a for integers" } else { "print a stack key with %k" }));
                     }
-                    if !matches!(key, Repr::Stack(StackUse::Frames(_))) && want_str == symbols::int_like(*key) {
+                    if !key.is_frames() && want_str == symbols::int_like(*key) {
                         return Err(Diagnostic::new(at, format!("key {} of `@{a}` is {}, but this conversion expects {}", next + 1, if want_str { "an integer" } else { "a string" }, if want_str { "a string" } else { "an integer" }))
                             .label("wrong type")
                             .hint(if want_str { "use %d for integer keys" } else { "use %s for string keys" }));

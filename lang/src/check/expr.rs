@@ -22,7 +22,7 @@ impl Checker<'_> {
     pub(super) fn int_expr_check(&self, v: &Expr, e: &ast::Expr, what: &str) -> Result<(), Diagnostic> {
         if !v.is_int() {
             let hint = match v.repr() {
-                Repr::Stack(_) | Repr::Sym(_) => symbols::printed_only_hint(v.repr()),
+                r if r.printed_only() => symbols::printed_only_hint(r),
                 _ => "compare strings with == or !=, e.g. execname == \"cat\"",
             };
             return Err(Diagnostic::new(e.span.clone(), format!("{what} must be an integer, but this is {}", v.repr().describe()))
@@ -51,6 +51,7 @@ impl Checker<'_> {
                 if let Some(v) = builtins::variable(name) {
                     match (v.ty, v.hook) {
                         (VarType::Int(_), VarHook::Stack(u)) => self.stack(u),
+                        (VarType::Int(_), VarHook::UStack(u)) => self.ustack(u),
                         (VarType::Int(c), h) => TExpr::new(Expr::Var(h), self.c_int(c)),
                         (VarType::Str, VarHook::Comm) => TExpr::new(Expr::Str(StrExpr::Comm), string),
                         (VarType::Str, h) => TExpr::new(Expr::Str(StrExpr::Probe(h)), string),
@@ -224,7 +225,7 @@ impl Checker<'_> {
     fn binary(&mut self, op: BinOp, l: &ast::Expr, r: &ast::Expr) -> Result<TExpr, Diagnostic> {
         let (lv, rv) = (self.value(l)?, self.value(r)?);
         for (v, e) in [(&lv, l), (&rv, r)] {
-            if matches!(v.expr.repr(), Repr::Stack(_) | Repr::Sym(_)) {
+            if v.expr.repr().printed_only() {
                 self.int_expr_check(&v.expr, e, &format!("an operand of `{}`", op.symbol()))?;
             }
         }

@@ -124,6 +124,8 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         strings: Strings::default(),
         printa_uses: Vec::new(),
         uses_stack: false,
+        uses_ustack: false,
+        user_symbols: false,
         tracepoints: Vec::new(),
         clause_tracepoints: Vec::new(),
         clause_probes: Vec::new(),
@@ -255,6 +257,8 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         matched_probes: matched,
         profile_probes,
         uses_stack: cx.uses_stack,
+        uses_ustack: cx.uses_ustack,
+        user_symbols: cx.user_symbols,
         tracepoints: cx.tracepoints,
     };
     if again {
@@ -264,7 +268,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     Ok((program, None))
 }
 
-const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "aggsortpos", "aggsortkeypos", "aggpack", "stackframes", "switchrate", "aggrate", "strsize", "nspec", "specsize", "destructive"];
+const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "aggsortpos", "aggsortkeypos", "aggpack", "stackframes", "ustackframes", "switchrate", "aggrate", "strsize", "nspec", "specsize", "destructive"];
 
 fn options(pragmas: &[ast::Pragma]) -> Result<Options, Diagnostic> {
     let mut o = Options::default();
@@ -289,6 +293,7 @@ pub fn apply_option(o: &mut Options, name: &str, value: Option<&str>) -> Result<
         "aggsize" => o.aggsize = Some(size_option(name, value, 64, "64", "the aggregation space")?),
         "dynvarsize" => o.dynvarsize = Some(size_option(name, value, 64, "64", "the thread-local variable space")?),
         "stackframes" => o.stackframes = Some(symbols::stackframes_option(value)?),
+        "ustackframes" => o.ustackframes = Some(symbols::ustackframes_option(value)?),
         "strsize" => o.strsize = Some(strsize_option(value)?),
         "specsize" => o.specsize = Some(size_option(name, value, 64, "64", "a speculation")?),
         "nspec" => o.nspec = Some(speculation::nspec_option(value)?),
@@ -384,6 +389,8 @@ struct Checker<'a> {
     strings: Strings,
     printa_uses: Vec<(String, Span)>,
     uses_stack: bool,
+    uses_ustack: bool,
+    user_symbols: bool,
     tracepoints: Vec<Tracepoint>,
     /// The tracepoints the clause being checked fires on.
     clause_tracepoints: Vec<usize>,

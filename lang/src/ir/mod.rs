@@ -65,6 +65,14 @@ pub enum Repr {
     Stack(StackUse),
     /// A kernel address that prints as its symbol (`func()`, `sym()`, `mod()`): 8 bytes.
     Sym(SymKind),
+    /// A user stack: 8 bytes, the stack id in the user stack map in the low 32 bits (negative
+    /// if the kernel could not record it) and the process's id (tgid) in the high 32, which
+    /// user space symbolizes the frames with; read as the [`UStackUse`] says.
+    UStack(UStackUse),
+    /// A user-space address that prints as its symbol (`usym()`, `ufunc()`, `uaddr()`,
+    /// `umod()`): 16 bytes, the address and then the process's id (tgid), as DTrace records
+    /// them (the other way round).
+    USym(USymKind),
     /// A string in a buffer of this many bytes (a multiple of 8), NUL-terminated and
     /// NUL-padded: 16 for a process name, the `strsize` option's bytes for the others.
     Str(u32),
@@ -86,6 +94,42 @@ pub enum StackUse {
     /// `stackdepth`: the number of frames of the whole stack.
     Depth,
 }
+
+/// What user space reads from a recorded user stack (`ustack()`, `ucaller`, `ustackdepth`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UStackUse {
+    /// `ustack(n)`: the innermost n frames; 0 is the `ustackframes` option's number.
+    Frames(u8),
+    /// `ucaller`: the second frame, the address the current user function returns to (0 if
+    /// there is none); `usym(ucaller)` and the others print it as a symbol.
+    Caller(Option<USymKind>),
+    /// `ustackdepth`: the number of frames of the whole user stack.
+    Depth,
+}
+
+impl UStackUse {
+    pub fn describe(self) -> &'static str {
+        match self {
+            UStackUse::Frames(_) => "a user stack",
+            UStackUse::Caller(None) => "`ucaller` (read from the user stack when printed)",
+            UStackUse::Caller(Some(_)) => "a user symbol",
+            UStackUse::Depth => "`ustackdepth` (read from the user stack when printed)",
+        }
+    }
+}
+
+/// How a user-space address prints, as DTrace's: `usym()`/`ufunc()` (`module`symbol`),
+/// `uaddr()` (`module`symbol+0xoffset`, also printf's `%A`) or `umod()` (`module`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum USymKind {
+    Func,
+    Addr,
+    Mod,
+}
+
+/// Most frames a user stack keeps (the user stack map's depth), and what `ustack()` keeps
+/// when the `ustackframes` option is not set: DTrace's default, 100.
+pub const USTACK_FRAMES_MAX: u8 = 100;
 
 /// Most frames a kernel stack keeps (the stack map's depth).
 pub const STACK_FRAMES_MAX: u8 = 64;
@@ -144,15 +188,29 @@ impl Repr {
             Repr::StrId | Repr::Str(_) => "a string",
             Repr::Stack(u) => u.describe(),
             Repr::Sym(_) => "a kernel symbol",
+            Repr::UStack(u) => u.describe(),
+            Repr::USym(_) => "a user symbol",
             Repr::Object(_) => "a struct or array",
         }
     }
 
     pub fn size(self) -> usize {
         match self {
-            Repr::Int(_) | Repr::StrId | Repr::Stack(_) | Repr::Sym(_) => 8,
+            Repr::Int(_) | Repr::StrId | Repr::Stack(_) | Repr::Sym(_) | Repr::UStack(_) => 8,
+            Repr::USym(_) => 16,
             Repr::Str(n) | Repr::Object(n) => n as usize,
         }
+    }
+
+    /// Whether user space turns it into text when printing (a stack, a symbol, or what is
+    /// read from a recorded stack): it cannot be computed with or stored in a variable.
+    pub fn printed_only(self) -> bool {
+        matches!(self, Repr::Stack(_) | Repr::Sym(_) | Repr::UStack(_) | Repr::USym(_))
+    }
+
+    /// Whether it is a stack's frames (kernel or user), printed by `%k`.
+    pub fn is_frames(self) -> bool {
+        matches!(self, Repr::Stack(StackUse::Frames(_)) | Repr::UStack(UStackUse::Frames(_)))
     }
 }
 
@@ -180,6 +238,12 @@ pub enum Expr {
     Stack(StackUse),
     /// `func(pc)`, `sym(pc)`, `mod(pc)`: the address, printed as its symbol or module.
     Sym(SymKind, Box<Expr>),
+    /// The user stack, recorded in the user stack map with the process's id: `ustack()`,
+    /// and `ucaller` and `ustackdepth`, which user space reads from it.
+    UStack(UStackUse),
+    /// `usym(pc)`, `ufunc(pc)`, `uaddr(pc)`, `umod(pc)` (and printf's `%A`): the address
+    /// and the process's id, printed as the symbol or module in that process.
+    USym(USymKind, Box<Expr>),
     /// `args->name`, an integer field of the firing tracepoint's record.
     TpField(String),
     /// The address of the firing tracepoint's record.
@@ -327,7 +391,7 @@ impl Expr {
                 Expr::Binary(_, a, b) | Expr::Unsigned(_, a, b) => a.any(f) || b.any(f),
                 Expr::StrCmp(_, a, b) => a.any(f) || b.any(f),
                 Expr::Ternary(a, b, c) => a.any(f) || b.any(f) || c.any(f),
-                Expr::Load { addr: a, .. } | Expr::Bits { inner: a, .. } | Expr::Object { addr: a, .. } | Expr::Sym(_, a) => a.any(f),
+                Expr::Load { addr: a, .. } | Expr::Bits { inner: a, .. } | Expr::Object { addr: a, .. } | Expr::Sym(_, a) | Expr::USym(_, a) => a.any(f),
                 Expr::Element { keys, .. } => keys.iter().any(|k| k.any(f)),
                 Expr::Seq(stmts, v) => stmts.iter().any(|s| s.any(f)) || v.any(f),
                 Expr::Strlen(s) => s.any(f),
@@ -349,6 +413,8 @@ impl Expr {
             Expr::Str(s) => s.repr(),
             Expr::Stack(u) => Repr::Stack(*u),
             Expr::Sym(k, _) => Repr::Sym(*k),
+            Expr::UStack(u) => Repr::UStack(*u),
+            Expr::USym(k, _) => Repr::USym(*k),
             Expr::Object { size, .. } => Repr::Object(*size),
             _ => Repr::Int(IntRepr::I64),
         }
@@ -599,6 +665,8 @@ pub struct Options {
     pub dynvarsize: Option<u64>,
     /// Frames `stack()` keeps, if set (DTrace's default is [`STACK_FRAMES_DEFAULT`]).
     pub stackframes: Option<u8>,
+    /// Frames `ustack()` keeps, if set (DTrace's default is [`USTACK_FRAMES_MAX`]).
+    pub ustackframes: Option<u8>,
     /// Bytes a string holds, its NUL included, if set (else [`DEFAULT_STRSIZE`]).
     pub strsize: Option<u64>,
     /// Destructive actions allowed (`#pragma D option destructive`, `-x destructive`).
@@ -646,6 +714,11 @@ pub struct Program {
     pub profile_probes: Vec<ProfileProbe>,
     /// Whether any clause records a stack (the stack map is needed).
     pub uses_stack: bool,
+    /// Whether any clause records a user stack (the user stack map is needed).
+    pub uses_ustack: bool,
+    /// Whether any clause records a user stack or symbol (printing it needs the process's
+    /// memory map).
+    pub user_symbols: bool,
     /// The tracepoints this program attaches to; `AttachPoint::Tracepoint(i)` is the i-th.
     pub tracepoints: Vec<crate::tracepoints::Tracepoint>,
 }

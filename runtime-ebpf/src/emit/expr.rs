@@ -1,6 +1,7 @@
 //! Expressions into r0: integers, builtins, variables, strings and their comparisons.
 
 use super::*;
+use crate::abi::{F_USER_STACK, USTACKS_MAP};
 
 /// bpf_get_stackid's error for a probe that fired with no kernel stack (in user mode).
 const EFAULT: i32 = 14;
@@ -85,25 +86,24 @@ impl Emitter<'_> {
             // The address itself: user space symbolizes it.
             Expr::Sym(_, pc) => self.expr(pc)?,
             // caller and stackdepth are read from the stack in user space.
-            Expr::Stack(_) => {
-                self.push(Insn::mov(R1, R6));
-                self.ld_map(R2, STACKS_MAP, 0);
-                self.push(Insn::mov_imm(R3, 0)); // kernel stack
-                self.push(Insn::call(helper::GET_STACKID));
-                // A negative id is kept (it prints as the reason); all but "no kernel stack
-                // here" (a user-mode sample) are counted as stack drops.
-                let kept = self.label();
-                self.jump(Insn::jmp_imm(Cond::Sge, R0, 0, 0), kept);
-                self.jump(Insn::jmp_imm(Cond::Eq, R0, -EFAULT, 0), kept);
+            Expr::Stack(_) => self.stack_id(STACKS_MAP, 0)?,
+            // ucaller and ustackdepth too; the process's id goes with the stack id, for the
+            // symbols.
+            Expr::UStack(_) => {
+                self.stack_id(USTACKS_MAP, F_USER_STACK)?;
                 self.scoped(|e| {
                     let id = e.slot(8)?;
                     e.push(Insn::stx(DW, R10, id, R0));
-                    e.count_drop(DropKind::Stack)?;
-                    e.push(Insn::ldx(DW, R0, R10, id));
+                    e.push(Insn::call(helper::GET_CURRENT_PID_TGID));
+                    e.push(Insn::alu_imm(Alu::Rsh, R0, 32));
+                    e.push(Insn::alu_imm(Alu::Lsh, R0, 32));
+                    e.push(Insn::ldx(DW, R1, R10, id));
+                    e.push(Insn::mov32(R1, R1));
+                    e.push(Insn::alu_reg(Alu::Or, R0, R1));
                     Ok(())
                 })?;
-                self.bind(kept);
             }
+            Expr::USym(..) => return Err(self.err("internal: a user symbol is stored, not computed")),
             Expr::ClauseLocal(l) => {
                 let Buf::Stack(at) = self.local(*l)? else { return Err(self.err("internal: an integer local in the scratch space")) };
                 self.push(Insn::ldx(DW, R0, R10, at));
@@ -325,7 +325,7 @@ impl Emitter<'_> {
                 let c = self.clause.ok_or_else(|| self.err("internal: epid outside a clause"))?;
                 self.push(Insn::mov_imm(R0, c as i32 + 1));
             }
-            VarHook::Stack(_) => return Err(self.err(format!("internal: {h:?} is read from the stack"))),
+            VarHook::Stack(_) | VarHook::UStack(_) => return Err(self.err(format!("internal: {h:?} is read from the stack"))),
             VarHook::Comm | VarHook::ProbeProv | VarHook::ProbeMod | VarHook::ProbeFunc | VarHook::ProbeName => {
                 return Err(self.err(format!("internal: string builtin {h:?} used as an integer")));
             }
@@ -384,6 +384,29 @@ pub(super) fn mirror(op: BinOp) -> BinOp {
 }
 
 impl Emitter<'_> {
+    /// The id of the stack where the probe fired in stack map `map` (the kernel stack, or
+    /// with [`F_USER_STACK`] the user stack), into r0. A negative id is kept (it prints as
+    /// the reason); all but "no stack here" (a kernel stack at a user-mode sample, a user
+    /// stack in a kernel thread) are counted as stack drops.
+    fn stack_id(&mut self, map: &str, flags: i32) -> Result<(), EmitError> {
+        self.push(Insn::mov(R1, R6));
+        self.ld_map(R2, map, 0);
+        self.push(Insn::mov_imm(R3, flags));
+        self.push(Insn::call(helper::GET_STACKID));
+        let kept = self.label();
+        self.jump(Insn::jmp_imm(Cond::Sge, R0, 0, 0), kept);
+        self.jump(Insn::jmp_imm(Cond::Eq, R0, -EFAULT, 0), kept);
+        self.scoped(|e| {
+            let id = e.slot(8)?;
+            e.push(Insn::stx(DW, R10, id, R0));
+            e.count_drop(DropKind::Stack)?;
+            e.push(Insn::ldx(DW, R0, R10, id));
+            Ok(())
+        })?;
+        self.bind(kept);
+        Ok(())
+    }
+
     /// r0's low `size` bytes, sign-extended to 64 bits.
     fn sign_extend(&mut self, size: u8) {
         if size < 8 {

@@ -452,6 +452,14 @@ impl Emitter<'_> {
                 self.str_id(s)?;
                 self.push(Insn::stx(DW, base, off, R0));
             }
+            // The address, then the process it belongs to.
+            (Expr::USym(_, pc), _) => {
+                self.expr(pc)?;
+                self.push(Insn::stx(DW, base, off, R0));
+                self.push(Insn::call(helper::GET_CURRENT_PID_TGID));
+                self.push(Insn::alu_imm(Alu::Rsh, R0, 32));
+                self.push(Insn::stx(DW, base, off + 8, R0));
+            }
             // Copied whole into the record.
             (Expr::Object { addr, size }, _) => {
                 self.expr(addr)?;
