@@ -95,6 +95,21 @@ impl Checker<'_> {
     pub(super) fn typed(&mut self, e: &ast::Expr) -> Result<Typed, Diagnostic> {
         let span = &e.span;
         let types_err = |e: String| no_types(span, e);
+        // Inside a translator's member: its input's name, and translated members.
+        if let ExprKind::Ident(n) = &e.kind {
+            if let Some(input) = self.binding(n) {
+                return self.bound(&input, |cx, input| cx.typed(input));
+            }
+        }
+        if let ExprKind::Member { base, member, arrow } = &e.kind {
+            if let Some((t, input, pointer)) = self.translated(base)? {
+                if pointer != *arrow {
+                    let (op, other) = if *arrow { ("->", ".") } else { (".", "->") };
+                    return Err(Diagnostic::new(span.clone(), format!("`{op}` on a translated {}", if pointer { "pointer" } else { "struct" })).label("wrong operator").hint(format!("use `{other}{}`", member.name)));
+                }
+                return self.translated_member(t, &input, member);
+            }
+        }
         Ok(match &e.kind {
             ExprKind::Ident(n) if builtins::variable(n).is_some_and(|v| matches!(v.ty, VarType::Kernel(_))) => {
                 let v = builtins::variable(n).expect("checked");

@@ -24,6 +24,7 @@ mod print;
 mod strings;
 mod symbols;
 mod tracepoint;
+mod translators;
 mod values;
 mod var_decls;
 mod vars;
@@ -118,6 +119,8 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         if_depth: 0,
         alloc_sites: 0,
         destructive: options.destructive,
+        translators: Vec::new(),
+        bindings: Vec::new(),
         aggs: Vec::new(),
         agg_spans: Vec::new(),
         records: Vec::new(),
@@ -383,6 +386,9 @@ struct Checker<'a> {
     alloc_sites: u32,
     /// Destructive actions are allowed (-w, or the option).
     destructive: bool,
+    translators: Vec<translators::Translator>,
+    /// Inside a translator's member expression: its input's name and the input.
+    bindings: Vec<(String, ast::Expr)>,
     aggs: Vec<Aggregation>,
     agg_spans: Vec<(Span, String)>,
     records: Vec<Record>,
