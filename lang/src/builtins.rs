@@ -170,6 +170,8 @@ pub enum FnHook {
     /// module of the process where the probe fired.
     USym(USymKind),
     CopyInStr,
+    /// `setopt(name [, value])`: an option changed while tracing.
+    SetOpt,
     /// Destructive actions: `raise(signal)`, `stop()`, `system(format, ...)`.
     Raise,
     Stop,
@@ -233,6 +235,7 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "trace", kind: FnKind::Action, args: &[ArgSpec::Any], hook: FnHook::Trace, signature: "trace(expr)", doc: "print the value of an expression" },
     BuiltinFn { name: "print", kind: FnKind::Action, args: &[ArgSpec::Any], hook: FnHook::Print, signature: "print(expr)", doc: "print a value by its C type, a struct or array member by member, as DTrace's print()" },
     BuiltinFn { name: "exit", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Exit, signature: "exit(status)", doc: "stop tracing: run END, print aggregations, exit with status" },
+    BuiltinFn { name: "setopt", kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::OptInt], hook: FnHook::SetOpt, signature: "setopt(name [, value])", doc: "change an option while tracing (quiet, aggsortkey, aggsortrev, aggsortpos, aggsortkeypos, aggpack), from the next record on; both are string literals" },
     BuiltinFn { name: "raise", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Raise, signature: "raise(signal)", doc: "destructive (-w): send signal to the process that fired the probe" },
     BuiltinFn { name: "stop", kind: FnKind::Action, args: &[], hook: FnHook::Stop, signature: "stop()", doc: "destructive (-w): stop the process that fired the probe (SIGSTOP; SIGCONT resumes it)" },
     BuiltinFn { name: "system", kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::System, signature: "system(format, ...)", doc: "destructive (-w): run the command printf would print with /bin/sh when crumbs reads the record" },

@@ -123,6 +123,7 @@ impl<'p> Events<'p> {
                     let values = aggregations.stacks.symbolize(printf::conversions(pieces), values);
                     firing.outputs.push(Output::Printf { pieces, values })
                 }
+                Item::SetOpt { name, value } => firing.outputs.push(Output::SetOpt { name, value: value.as_deref() }),
                 Item::System { pieces, .. } => {
                     let values = aggregations.stacks.symbolize(printf::conversions(pieces), values);
                     firing.outputs.push(Output::System { pieces, values })

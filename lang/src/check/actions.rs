@@ -182,6 +182,7 @@ impl Checker<'_> {
                 let agg = self.whole_aggregation(name, &args[0])?;
                 (Item::Normalize { agg, by_arg: true }, vec![self.int_expr(&args[1], "normalize()'s divisor")?])
             }
+            FnHook::SetOpt => (self.setopt(args)?, vec![]),
             FnHook::Denormalize => (Item::Normalize { agg: self.whole_aggregation(name, &args[0])?, by_arg: false }, vec![]),
             FnHook::Trunc => (Item::Trunc { agg: self.whole_aggregation(name, &args[0])?, keep: None }, vec![]),
             _ => unreachable!("action hook"),
@@ -327,3 +328,27 @@ fn joinable(a: Repr, b: Repr) -> bool {
 
 /// SIGSTOP on Linux (`stop()`'s signal).
 const SIGSTOP: i64 = 19;
+
+/// The options `setopt()` can change while tracing: those that only change how output is
+/// printed (the others size what is loaded).
+pub const RUNTIME_OPTIONS: &[&str] = &["quiet", "aggsortkey", "aggsortrev", "aggsortpos", "aggsortkeypos", "aggpack"];
+
+impl Checker<'_> {
+    /// `setopt(name [, value])`: both string literals; an option that can change while
+    /// tracing, with a value it takes.
+    fn setopt(&mut self, args: &[ast::Expr]) -> Result<Item, Diagnostic> {
+        let literal = |e: &ast::Expr| match &e.kind {
+            ExprKind::Str(s) => Ok(s.value.clone()),
+            _ => Err(Diagnostic::new(e.span.clone(), "setopt() takes string literals").label("not a string literal").hint("write the option and its value as strings: setopt(\"aggsortkey\"), setopt(\"aggsortpos\", \"1\")")),
+        };
+        let name = literal(&args[0])?;
+        let value = args.get(1).map(literal).transpose()?;
+        if !RUNTIME_OPTIONS.contains(&name.as_str()) {
+            let known = apply_option(&mut Options::default(), &name, value.as_deref()).map_or_else(|(m, _)| !m.starts_with("unknown option"), |_| true);
+            let msg = if known { format!("option `{name}` cannot change while tracing") } else { format!("unknown option `{name}`") };
+            return Err(Diagnostic::new(args[0].span.clone(), msg).label("not a run-time option").hint(format!("setopt() changes {}; set the others with #pragma D option or -x", RUNTIME_OPTIONS.join(", "))));
+        }
+        apply_option(&mut Options::default(), &name, value.as_deref()).map_err(|(msg, hint)| Diagnostic::new(args.get(1).unwrap_or(&args[0]).span.clone(), msg).label("here").hint(hint))?;
+        Ok(Item::SetOpt { name, value })
+    }
+}

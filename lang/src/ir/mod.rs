@@ -525,6 +525,8 @@ pub enum Item {
     /// (`None`: by 1 again, denormalize()).
     Normalize { agg: usize, by_arg: bool },
     Exit,
+    /// `setopt(name, value)`: an option changed for what is printed from then on.
+    SetOpt { name: String, value: Option<String> },
     /// `commit(id)` (the argument) of a speculation: print what it holds.
     Commit,
     /// `discard(id)`: drop what it holds.
@@ -538,7 +540,7 @@ impl Item {
             Item::Trace(r) | Item::Print(r, _) => vec![*r],
             Item::Exit | Item::Commit | Item::Discard => vec![Repr::Int(IntRepr::I64)],
             Item::Normalize { by_arg: true, .. } => vec![Repr::Int(IntRepr::I64)],
-            Item::Printa { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } => vec![],
+            Item::Printa { .. } | Item::SetOpt { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } => vec![],
         }
     }
 }

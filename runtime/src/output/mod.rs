@@ -41,6 +41,8 @@ impl Firing<'_> {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Output<'p> {
     Printf { pieces: &'p [Piece], values: Vec<Value> },
+    /// setopt(): an option changed for what is printed from here on.
+    SetOpt { name: &'p str, value: Option<&'p str> },
     /// system(): the command is what printf would print.
     System { pieces: &'p [Piece], values: Vec<Value> },
     Trace(Value),

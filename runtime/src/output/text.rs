@@ -96,7 +96,9 @@ impl<'w> DtraceText<'w> {
 impl Sink for DtraceText<'_> {
     fn firing(&mut self, f: &Firing) -> io::Result<()> {
         let mut text = String::new();
-        if self.flow.is_none() && !self.quiet {
+        // A setopt("quiet") in this firing applies from the next one.
+        let quiet = self.quiet;
+        if self.flow.is_none() && !quiet {
             if !self.header_done {
                 text.push_str(&record::header());
                 self.header_done = true;
@@ -107,18 +109,25 @@ impl Sink for DtraceText<'_> {
         for o in &f.outputs {
             match o {
                 Output::Printf { pieces, values } => text.push_str(&printf::format(pieces, values)),
+                Output::SetOpt { name, value } => {
+                    // The checker took only options and values that apply.
+                    let _ = crumbs_lang::check::apply_option(&mut self.options, name, *value);
+                    if *name == "quiet" {
+                        self.quiet = self.options.quiet;
+                    }
+                }
                 Output::System { pieces, values } => {
                     // The command's output follows what came before it, as DTrace's does.
                     self.out.write_all(std::mem::take(&mut text).as_bytes())?;
                     self.out.flush()?;
                     run_command(&printf::format(pieces, values), self.voice);
                 }
-                Output::Trace(v) => text.push_str(&record::trace(v, self.quiet)),
+                Output::Trace(v) => text.push_str(&record::trace(v, quiet)),
                 Output::Print { layout, value } => text.push_str(&super::print::print(layout, value)),
                 Output::Printa { aggs, rows, format } => self.printa(&mut text, f.program, aggs, rows, *format),
             }
         }
-        text.push_str(record::end_of_firing(self.quiet));
+        text.push_str(record::end_of_firing(quiet));
         if let Some(flow) = &mut self.flow {
             let (function, name) = f.probe_name();
             let syscall = crumbs_lang::providers::probe_by_id(f.probe).is_some_and(|p| p.provider == "syscall");
