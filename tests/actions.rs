@@ -689,3 +689,21 @@ fn setopt_takes_runtime_options_as_literals() {
         assert!(out.stderr.contains(message), "{message}\n{}", out.dump());
     }
 }
+
+/// switchrate: the event buffer is read once per interval, so output comes in batches and
+/// the end of tracing waits for the next read; nothing is lost.
+#[test]
+fn switchrate_reads_the_buffer_once_per_interval() {
+    let program = "tick-10ms /i++ == 4/ { exit(0); } tick-10ms { printf(\"%d\\n\", i); }";
+    let slow = run(&["-q", "-x", "switchrate=1s", "-e", program]);
+    slow.assert_ok();
+    assert_eq!(slow.stdout, "1\n2\n3\n4\n\n", "{}", slow.dump());
+    // The exit record waits for the read a second after the first (the ticks take 50 ms).
+    assert!(slow.elapsed >= std::time::Duration::from_millis(500), "{}", slow.dump());
+    let out = run(&["-q", "-x", "switchrate=100hz", "-x", "aggrate=1hz", "-e", program]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "1\n2\n3\n4\n\n", "{}", out.dump());
+    let bad = run(&["-x", "switchrate=abc", "-e", "BEGIN { }"]);
+    assert_eq!(bad.code(), 2, "{}", bad.dump());
+    assert!(bad.stderr.contains("option `switchrate` needs a rate, got `abc`"), "{}", bad.dump());
+}

@@ -335,7 +335,12 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
         Some(s) => s,
         None => {
             let afd = &mut ring;
+            // With switchrate, the buffer is read once per interval, as DTrace's consumer
+            // reads its buffers; without it, as soon as records arrive.
+            let switch = program.options.switchrate.map(Duration::from_nanos);
+            let mut next_read = tokio::time::Instant::now();
             loop {
+                let waiting = switch.is_some() && tokio::time::Instant::now() < next_read;
                 // Stop conditions first: while records stream in the buffer stays readable,
                 // and an unbiased choice could pick it again and again.
                 tokio::select! {
@@ -343,11 +348,17 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
                     _ = async { asked.as_ref().unwrap().readable().await }, if asked.is_some() => break Stopped::Interrupted,
                     _ = &mut child_rx, if has_child => break Stopped::ProcessExited(exited_pid),
                     _ = async { watched.as_ref().unwrap().readable().await }, if watched.is_some() => break Stopped::ProcessExited(exited_pid),
-                    guard = afd.readable_mut() => {
+                    _ = tokio::time::sleep_until(next_read), if waiting => {}
+                    guard = afd.readable_mut(), if !waiting => {
                         let mut guard = guard?;
                         match drain_some(guard.get_inner_mut(), &mut events, sink)? {
                             Drained::Exit(s) => break Stopped::Exit(s),
-                            Drained::Empty => guard.clear_ready(),
+                            Drained::Empty => {
+                                guard.clear_ready();
+                                if let Some(every) = switch {
+                                    next_read = tokio::time::Instant::now() + every;
+                                }
+                            }
                             // Still readable: come back after the runtime has polled its
                             // drivers, which is how signals and the pidfd reach the branches
                             // above.

@@ -290,6 +290,8 @@ pub fn apply_option(o: &mut Options, name: &str, value: Option<&str>) -> Result<
         "aggsortrev" => o.aggsortrev = value.is_none_or(|v| v != "0" && v != "false"),
         "aggpack" => o.aggpack = value.is_none_or(|v| v != "0" && v != "false"),
         "destructive" => o.destructive = value.is_none_or(|v| v != "0" && v != "false"),
+        "switchrate" => o.switchrate = Some(rate_option(name, value)?),
+        "aggrate" => o.aggrate = Some(rate_option(name, value)?),
         "aggsortpos" => o.aggsortpos = position_option(name, value)?,
         "aggsortkeypos" => o.aggsortkeypos = position_option(name, value)?,
         "bufsize" => o.bufsize = Some(size_option(name, value, 4096, "4k", "the event buffer")?),
@@ -327,6 +329,28 @@ fn position_option(name: &str, value: Option<&str>) -> Result<u64, (String, Stri
         }
     }
     crate::parse::c_unsigned(v).map_err(|_| (format!("option `{name}` needs a position, got `{v}`"), format!("write a number from 0, e.g. `{name}=1`")))
+}
+
+/// A rate option's value as DTrace's `dt_opt_rate()` reads it: a number (decimal, `0x` hex
+/// or `0` octal) of nanoseconds, or with a unit (`ns`, `us`, `ms`, `s`, `m`, `h`, `d` and
+/// their long forms, or `hz`: so many times a second); the interval in nanoseconds, at
+/// least 1.
+fn rate_option(name: &str, value: Option<&str>) -> Result<u64, (String, String)> {
+    const UNITS: [(&str, u64); 15] = [("ns", 1), ("nsec", 1), ("us", 1_000), ("usec", 1_000), ("ms", 1_000_000), ("msec", 1_000_000), ("s", 1_000_000_000), ("sec", 1_000_000_000), ("m", 60_000_000_000), ("min", 60_000_000_000), ("h", 3_600_000_000_000), ("hour", 3_600_000_000_000), ("d", 86_400_000_000_000), ("day", 86_400_000_000_000), ("hz", 0)];
+    let v = value.unwrap_or("");
+    let bad = || (format!("option `{name}` needs a rate, got `{v}`"), format!("write a rate such as `{name}=10hz` or an interval such as `{name}=100ms`"));
+    // The number ends where strtoull() stops: after hex digits for `0x`, decimal ones else.
+    let hex = v.len() > 2 && v[..2].eq_ignore_ascii_case("0x");
+    let end = if hex { 2 + v[2..].find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(v.len() - 2) } else { v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len()) };
+    let (num, unit) = v.split_at(end);
+    let n = crate::parse::c_unsigned(num).map_err(|_| bad())?;
+    let per = if unit.is_empty() { 1 } else { UNITS.iter().find(|(u, _)| u.eq_ignore_ascii_case(unit)).ok_or_else(bad)?.1 };
+    let ns = match per {
+        0 if n == 0 => return Err(bad()),
+        0 => 1_000_000_000 / n,
+        per => n.saturating_mul(per),
+    };
+    Ok(ns.max(1))
 }
 
 /// `strsize`: 2 bytes (one character and its NUL) to 4k, so that a few strings fit a

@@ -671,6 +671,12 @@ pub struct Options {
     pub ustackframes: Option<u8>,
     /// Bytes a string holds, its NUL included, if set (else [`DEFAULT_STRSIZE`]).
     pub strsize: Option<u64>,
+    /// How often crumbs reads the event buffer, in ns between reads, if set (else as soon
+    /// as records arrive).
+    pub switchrate: Option<u64>,
+    /// DTrace's aggregation snapshot interval in ns, if set (crumbs reads the tables
+    /// whenever it prints them).
+    pub aggrate: Option<u64>,
     /// Destructive actions allowed (`#pragma D option destructive`, `-x destructive`).
     pub destructive: bool,
     /// Speculations that can be in use at once, if set (else 1).
