@@ -16,6 +16,7 @@ struct psinfo {
 	gid_t	pr_egid;
 	uintptr_t pr_addr;	/* the task_struct */
 	char	pr_fname[16];	/* the process name (comm) */
+	char	pr_psargs[80];	/* its arguments, spaces between them (the current process's only) */
 	int	pr_dmodel;	/* PR_MODEL_LP64 */
 };
 typedef struct psinfo psinfo_t;
@@ -55,6 +56,7 @@ translator psinfo_t < struct task_struct *T > {
 	pr_egid = T->cred->egid.val;
 	pr_addr = (uintptr_t)T;
 	pr_fname = T->comm;
+	pr_psargs = __psargs(T);
 	pr_dmodel = PR_MODEL_LP64;
 };
 

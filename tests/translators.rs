@@ -87,3 +87,21 @@ fn vtimestamp_counts_time_on_a_cpu() {
     let (on_cpu, wall) = line("read");
     assert!(on_cpu > 0 && on_cpu * 10 >= wall * 8, "{on_cpu} of {wall}\n{}", out.dump());
 }
+
+/// pr_psargs: the process's arguments with spaces between them, the first 79 bytes; "" for
+/// a kernel thread (the idle task has no memory of its own).
+#[test]
+fn pr_psargs_is_the_command_line() {
+    let long = format!("/nonexistent/{}", "x".repeat(100));
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"syscall::exit_group:entry /ppid == $target/ { printf("[%s] [%s]\n", curpsinfo->pr_fname, curpsinfo->pr_psargs); }"#,
+        "-c",
+        &format!("sh -c 'cat /etc/hostname >/dev/null; ls -d /tmp {long} >/dev/null 2>&1; true'"),
+    ]);
+    out.assert_ok();
+    let ls = format!("ls -d /tmp {long}");
+    assert_eq!(out.stdout, format!("[cat] [cat /etc/hostname]\n[ls] [{}]\n\n", &ls[..79]), "{}", out.dump());
+    assert_eq!(printed("profile-997 /pid == 0/ { printf(\"[%s]\\n\", curpsinfo->pr_psargs); exit(0); }"), "[]\n");
+}

@@ -176,6 +176,8 @@ pub enum FnHook {
     Raise,
     Stop,
     System,
+    /// `__psargs(task)`: stdlib's `pr_psargs`.
+    Psargs,
     /// `alloca(size)`, `copyin(addr, size)`: scratch memory for the clause.
     Alloca,
     CopyIn,
@@ -248,6 +250,7 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "trunc", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Trunc, signature: "trunc(@agg [, n])", doc: "remove every key of an aggregation, or all but the n largest (n < 0: the -n smallest)" },
     BuiltinFn { name: "copyinstr", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::CopyInStr, signature: "copyinstr(addr)", doc: "the NUL-terminated string at a user-space address, up to strsize - 1 bytes (bpftrace: str)" },
     BuiltinFn { name: "stringof", kind: FnKind::Subroutine, args: &[ArgSpec::Any], hook: FnHook::StringOf, signature: "stringof(x)", doc: "x as a string: the NUL-terminated string at a kernel pointer or in a kernel char array, up to strsize - 1 bytes; a string stays itself" },
+    BuiltinFn { name: "__psargs", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Psargs, signature: "__psargs(task)", doc: "stdlib's pr_psargs: the current process's arguments joined by spaces, up to 79 bytes (\"\" if task is not the current thread or is a kernel thread)" },
     BuiltinFn { name: "copyin", kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::Int], hook: FnHook::CopyIn, signature: "copyin(addr, size)", doc: "a `void *` to size bytes copied from a user-space address into scratch memory that lasts until the clause ends" },
     BuiltinFn { name: "alloca", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Alloca, signature: "alloca(size)", doc: "a `void *` to size bytes of zeroed scratch memory that lasts until the clause ends" },
     BuiltinFn { name: "copyinto", kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::Int, ArgSpec::Int], hook: FnHook::CopyInto, signature: "copyinto(addr, size, dest)", doc: "copy size bytes from a user-space address into scratch memory at dest (from alloca() or copyin())" },

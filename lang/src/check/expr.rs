@@ -148,6 +148,12 @@ impl Checker<'_> {
                 let addr = self.int_expr(&args[0], &format!("the address given to {}()", f.name))?;
                 TExpr::new(Expr::Str(StrExpr::UserStr(Box::new(addr), self.strsize)), string)
             }
+            ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| f.hook == FnHook::Psargs) => {
+                check_arity(builtins::function(&name.name).expect("checked"), args, &e.span)?;
+                let task = self.int_expr(&args[0], "the task given to __psargs()")?;
+                let offsets = self.psargs_offsets(&e.span)?;
+                TExpr::new(Expr::Str(StrExpr::Psargs { task: Box::new(task), offsets }), string)
+            }
             ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| matches!(f.hook, FnHook::Alloca | FnHook::CopyIn)) => {
                 self.alloc(builtins::function(&name.name).expect("checked"), args, &e.span)?
             }

@@ -169,6 +169,8 @@ pub const DEFAULT_STRSIZE: u32 = 256;
 
 /// The bytes of a process name (the kernel's TASK_COMM_LEN), its NUL included.
 pub const COMM_SIZE: u32 = 16;
+/// Bytes of `pr_psargs` (Solaris' PRARGSZ), its NUL included.
+pub const PSARGS_SIZE: u32 = 80;
 
 /// The buffer a string of up to `strsize` bytes is stored in: rounded up to whole words.
 pub fn str_buffer(strsize: u32) -> u32 {
@@ -285,6 +287,10 @@ pub enum StrExpr {
     Probe(VarHook),
     /// `args->name`, a `char[N]` (N <= 16) field of the tracepoint's record, as a name.
     TpField(String),
+    /// `__psargs(task)`: the arguments of the current process, spaces between them, the
+    /// first [`PSARGS_SIZE`] - 1 bytes ("" for another task or a kernel thread). `offsets`:
+    /// of task_struct's `mm`, and of mm_struct's `arg_start` and `arg_end`.
+    Psargs { task: Box<Expr>, offsets: [i32; 3] },
     /// `copyinstr(addr)`: the string at a user-space address, in a buffer of `size` bytes.
     UserStr(Box<Expr>, u32),
     /// A kernel `char *` or `char [N]` used as a string: the string at a kernel address, in
@@ -343,6 +349,7 @@ impl StrExpr {
     pub fn repr(&self) -> Repr {
         match self {
             StrExpr::Comm | StrExpr::TpField(_) => Repr::Str(COMM_SIZE),
+            StrExpr::Psargs { .. } => Repr::Str(PSARGS_SIZE),
             StrExpr::UserStr(_, size) | StrExpr::KernelStr(_, size) | StrExpr::Padded { size, .. } | StrExpr::Var(_, size) | StrExpr::Call { size, .. } => Repr::Str(*size),
             StrExpr::Ternary(_, a, b) => match (a.repr(), b.repr()) {
                 (Repr::StrId, Repr::StrId) => Repr::StrId,
@@ -368,7 +375,7 @@ impl StrExpr {
     pub fn any(&self, f: &mut dyn FnMut(Node) -> bool) -> bool {
         f(Node::Str(self))
             || match self {
-                StrExpr::UserStr(addr, _) | StrExpr::KernelStr(addr, _) => addr.any(f),
+                StrExpr::UserStr(addr, _) | StrExpr::KernelStr(addr, _) | StrExpr::Psargs { task: addr, .. } => addr.any(f),
                 StrExpr::Var(StrVar::Element { keys, .. }, _) => keys.iter().any(|k| k.any(f)),
                 StrExpr::Ternary(c, a, b) => c.any(f) || a.any(f) || b.any(f),
                 StrExpr::Call { args, .. } => args.iter().any(|a| match a {

@@ -18,6 +18,7 @@ mod expr;
 mod faults;
 mod frame;
 mod memory;
+mod psargs;
 mod speculation;
 mod strings;
 mod subroutines;

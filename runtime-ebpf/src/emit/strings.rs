@@ -123,6 +123,7 @@ impl Emitter<'_> {
                     self.push(Insn::stx(B, base, off + i, R0));
                 }
             }
+            StrExpr::Psargs { task, offsets } => self.psargs_into(task, *offsets, dst, size)?,
             StrExpr::UserStr(addr, _) | StrExpr::KernelStr(addr, _) => {
                 let read = if matches!(s, StrExpr::UserStr(..)) { helper::PROBE_READ_USER_STR } else { helper::PROBE_READ_KERNEL_STR };
                 // The address first (it may use the stack), then clear the whole buffer (the
