@@ -150,7 +150,7 @@ impl Checker<'_> {
     /// The byte offsets `__psargs()` reads: task_struct's `mm`, mm_struct's `arg_start` and
     /// `arg_end`, from the kernel's types.
     pub(super) fn psargs_offsets(&mut self, span: &Span) -> Result<[i32; 3], Diagnostic> {
-        let mut offset = |cx: &mut Self, strukt: &str, member: &str| -> Result<i32, Diagnostic> {
+        let offset = |cx: &mut Self, strukt: &str, member: &str| -> Result<i32, Diagnostic> {
             let err = |e: String| ctypes::no_types(span, e);
             let t = cx.types.lookup(crate::facts::TypeSpace::Struct, strukt).map_err(err)?;
             let found = t.and_then(|t| cx.types.member(t, member).ok().flatten());
