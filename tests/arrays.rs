@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_compile_error as assert_error, int_col, printed, run};
+use common::{assert_compile_error as assert_error, int_col, printed, run, str_col};
 
 
 #[test]
@@ -112,4 +112,13 @@ fn array_errors() {
     assert_error("BEGIN { a[1] = execname; a[2] = 3; }", "`a[...]` is `string`, but this is `int`", "first assignment");
     assert_error("BEGIN { args[0] = 1; }", "cannot assign to builtin variable `args`", "");
     assert_error("BEGIN { p = curthread; trace(p[1, 2]); }", "`[]` of an array or a pointer takes one index", "associative arrays");
+}
+
+/// A key position first used with a literal and later with a string in a buffer keys both
+/// by content (spec §5.6): the literal is written out in the buffer too.
+#[test]
+fn literal_first_then_buffer_strings_share_a_key_position() {
+    let out = run(&["-q", "-e", r#"BEGIN { @["ALL"] = count(); @[execname] = count(); @[probename] = count(); a["x"] = 1; a[execname] = 2; a["crumbs"]++; printf("%d %d\n", a["x"], a["crumbs"]); exit(0); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, format!("1 3\n\n{}{}\n{}{}\n{}{}\n", str_col("ALL"), int_col(1), str_col("BEGIN"), int_col(1), str_col("crumbs"), int_col(1)), "{}", out.dump());
 }

@@ -9,6 +9,13 @@ pub(super) struct KeyOwner<'a> {
     pub name: &'a str,
 }
 
+impl KeyOwner<'_> {
+    /// The owner as [`KeyBuffers`] names it.
+    fn id(&self) -> String {
+        format!("{} {}", self.kind, self.name)
+    }
+}
+
 impl Checker<'_> {
     /// Checks and lowers `keys` against the keys of the first use, `first` (None: this is the
     /// first use); returns the keys and how each is stored.
@@ -17,9 +24,18 @@ impl Checker<'_> {
         for k in keys {
             typed.push(self.value(k)?);
         }
-        let reprs: Vec<Repr> = typed.iter().map(|k| self.repr_of(k)).collect();
+        let mut reprs: Vec<Repr> = typed.iter().map(|k| self.repr_of(k)).collect();
         let mut out: Vec<Expr> = typed.iter().map(|k| self.own(k)).collect();
-        let Some(first) = first else { return Ok((out, reprs)) };
+        let Some(first) = first else {
+            // A first use kept as an id where a later use needs a buffer: a buffer too.
+            for (i, k) in typed.iter().enumerate() {
+                if let (Repr::StrId, Expr::Str(s), Some(&size)) = (reprs[i], &k.expr, self.key_buffers.get(&(owner.id(), i))) {
+                    out[i] = Expr::Str(self.in_buffer(s.clone(), size));
+                    reprs[i] = Repr::Str(size);
+                }
+            }
+            return Ok((out, reprs));
+        };
         let name = owner.name;
         if first.len() != reprs.len() {
             return Err(Diagnostic::new(span.clone(), format!("{} `{name}` has {} key(s) elsewhere, {} here", owner.kind, first.len(), reprs.len()))
@@ -51,13 +67,16 @@ impl Checker<'_> {
                         .hint("user stack keys at one position keep the same number of frames everywhere"));
                 }
             }
+            // A string in a buffer where the first use kept an id: the first use too needs a
+            // buffer, which the second pass gives it.
+            if let (Repr::StrId, Repr::Str(size)) = (a, b) {
+                let size = self.key_buffers.entry((owner.id(), i)).or_insert(*size);
+                *size = (*size).max(b.size() as u32);
+                self.second_pass_needed = true;
+                continue;
+            }
             if a != b {
-                let hint = if (*a, b.is_str()) == (Repr::StrId, true) {
-                    "this key's first use is a string literal or probe name, kept as an id: make the first use a process name, a copied string or a string variable"
-                } else {
-                    "keys at one position must all be integers or all strings"
-                };
-                return Err(Diagnostic::new(keys[i].span.clone(), format!("key {} of `{name}` has another type elsewhere", i + 1)).label("type differs").hint(hint));
+                return Err(Diagnostic::new(keys[i].span.clone(), format!("key {} of `{name}` has another type elsewhere", i + 1)).label("type differs").hint("keys at one position must all be integers or all strings"));
             }
         }
         Ok((out, first.to_vec()))

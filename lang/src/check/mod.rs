@@ -90,16 +90,26 @@ pub fn check(program: &ast::Program, opts: &CheckOptions) -> Result<Program, Dia
     match check_pass(program, opts, types, None)? {
         (p, None) => Ok(p),
         // A variable was read before its first assignment: check again knowing its type.
-        (_, Some(known)) => Ok(check_pass(program, opts, known.0, Some(known.1))?.0),
+        (_, Some(known)) => Ok(check_pass(program, opts, known.0, Some((known.1, known.2)))?.0),
     }
 }
 
-/// The types a first pass found: the arena (with the script's declarations) and the type
-/// of every global and thread-local variable.
-type Known = (crate::types::Types, std::collections::HashMap<VarRef, crate::types::TypeId>);
+/// What a first pass found that the second needs from the start: the type arena (with the
+/// script's declarations), the type of every global and thread-local variable, and the key
+/// positions a later use gave a string buffer (see [`KeyBuffers`]).
+type Known = (crate::types::Types, std::collections::HashMap<VarRef, crate::types::TypeId>, KeyBuffers);
 
-fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::Types, known: Option<std::collections::HashMap<VarRef, crate::types::TypeId>>) -> Result<(Program, Option<Known>), Diagnostic> {
+/// Key positions (owner, position) whose first use is a string kept as an id (a literal, a
+/// probe name) and a later use a string in a buffer: all their strings go in a buffer of
+/// this size, which only a second pass can give the first use.
+pub(super) type KeyBuffers = std::collections::HashMap<(String, usize), u32>;
+
+fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::Types, known: Option<(std::collections::HashMap<VarRef, crate::types::TypeId>, KeyBuffers)>) -> Result<(Program, Option<Known>), Diagnostic> {
     let second = known.is_some();
+    let (known, key_buffers) = match known {
+        Some((v, k)) => (Some(v), k),
+        None => (None, KeyBuffers::new()),
+    };
     let mut options = options(&program.pragmas)?;
     if let Some(n) = opts.strsize {
         options.strsize = Some(n);
@@ -135,7 +145,8 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         clause_arg_types: std::collections::HashMap::new(),
         types,
         var_types: known.unwrap_or_default(),
-        read_before_typed: false,
+        second_pass_needed: false,
+        key_buffers,
         c_ints: std::collections::HashMap::new(),
     };
     var_decls::no_assignments(&program.decls)?;
@@ -230,7 +241,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
             });
         }
     }
-    let again = cx.read_before_typed && !second;
+    let again = cx.second_pass_needed && !second;
     if let (Some(d), false) = (first_error, again) {
         return Err(d);
     }
@@ -266,7 +277,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     };
     if again {
         let vars = cx.var_types.into_iter().filter(|(v, _)| !matches!(v, VarRef::Clause(_))).collect();
-        return Ok((program, Some((cx.types, vars))));
+        return Ok((program, Some((cx.types, vars, cx.key_buffers))));
     }
     Ok((program, None))
 }
@@ -432,8 +443,11 @@ struct Checker<'a> {
     types: crate::types::Types,
     /// Each variable's type: that of its first assignment.
     var_types: std::collections::HashMap<VarRef, crate::types::TypeId>,
-    /// Whether a variable was read before its first assignment was checked.
-    read_before_typed: bool,
+    /// Whether the first pass found what only a second can use: a variable read before its
+    /// first assignment was checked, or a key position that needs a string buffer.
+    second_pass_needed: bool,
+    /// Key positions whose strings go in buffers (found by the first pass).
+    key_buffers: KeyBuffers,
     /// D's integer types by name, as [`Checker::c_int`] found them.
     c_ints: std::collections::HashMap<&'static str, crate::types::TypeId>,
 }

@@ -53,7 +53,7 @@ impl Checker<'_> {
         if let Some(t) = self.var_types.get(&v) {
             return *t;
         }
-        self.read_before_typed = true;
+        self.second_pass_needed = true;
         self.long()
     }
 
