@@ -149,6 +149,5 @@ fn string_errors() {
     assert_error("BEGIN { s = \"x\"; s = 1; }", "`s` is `string`, but this is `int`", "first assignment");
     assert_error("BEGIN { trace(strlen(1)); }", "strlen() needs a string here, but this is an integer", "copyinstr");
     assert_error("BEGIN { trace(substr(\"a\")); }", "substr() takes 2 or 3 arguments, but 1 given", "substr(s, index [, length])");
-    assert_error("BEGIN { a[\"x\"] = 1; a[execname] = 2; }", "key 1 of `a` has another type elsewhere", "kept as an id");
     assert_error("BEGIN { trace(1 ? \"a\" : 2); }", "a branch of ?: whose other branch is an integer must be an integer", "");
 }
