@@ -133,7 +133,7 @@ impl Checker<'_> {
                 check_arity(f, args, &e.span)?;
                 TExpr::new(self.string_of(&args[0])?, string)
             }
-            ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| matches!(f.hook, FnHook::Str(_) | FnHook::Strlen)) => {
+            ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| matches!(f.hook, FnHook::Str(_) | FnHook::Strlen | FnHook::Int(_))) => {
                 let f = builtins::function(&name.name).expect("checked");
                 check_arity(f, args, &e.span)?;
                 self.string_call(f, args)?

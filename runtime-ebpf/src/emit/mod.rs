@@ -16,7 +16,12 @@ mod aggregate;
 pub(crate) mod attach;
 mod expr;
 mod frame;
+mod inet;
+mod iterate;
+mod numbers;
+mod search;
 mod strings;
+mod strtok;
 mod subroutines;
 
 use frame::Frame;
@@ -54,11 +59,14 @@ pub const MAX_INSNS: usize = 1_000_000;
 pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<ProgramCode, EmitError> {
     let exit_flag = exit_flag_offset(p);
     let scratch = group.clauses.iter().any(needs_scratch);
-    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(scratch), clause: None, locals: Vec::new(), exit_flag };
+    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(scratch), clause: None, locals: Vec::new(), exit_flag, strtok: None };
     e.push(Insn::mov(R6, R1));
     attach::context(group.attach).prologue(&mut e, group);
     if scratch {
         e.scratch_prologue()?;
+    }
+    if group.clauses.iter().any(uses_strtok) {
+        e.strtok_prologue()?;
     }
     for c in &group.clauses {
         e.clause = Some(c.index);
@@ -82,8 +90,15 @@ fn needs_scratch(c: &Clause) -> bool {
             // Two names ordered: both are written out in strsize buffers.
             Node::Expr(Expr::StrCmp(op, a, b)) => !matches!(op, BinOp::Eq | BinOp::Ne) && a.repr() == Repr::StrId && b.repr() == Repr::StrId,
             Node::Stmt(Stmt::SetStr(..)) => true,
+            // The searches work in scratch buffers.
+            Node::Expr(Expr::IntCall { f: IntFn::Index | IntFn::Rindex, .. }) => true,
             _ => false,
         })
+}
+
+/// Whether a clause calls strtok(): its program keeps strtok()'s state.
+fn uses_strtok(c: &Clause) -> bool {
+    c.any(&mut |n| matches!(n, Node::Str(StrExpr::Call { f: StrFn::Strtok | StrFn::StrtokNext, .. })))
 }
 
 type Label = usize;
@@ -105,6 +120,8 @@ pub(crate) struct Emitter<'a> {
     locals: Vec<(Buf, Repr)>,
     /// [`exit_flag_offset`] of the program, found once.
     exit_flag: Option<i32>,
+    /// Where strtok()'s state is in the scratch space, if the program calls strtok().
+    strtok: Option<i16>,
 }
 
 impl Emitter<'_> {
