@@ -20,7 +20,7 @@ impl Checker<'_> {
                     continue;
                 }
                 ArgSpec::StrOrNull => StrArg::Str(self.string_arg(a, f.name)?),
-                ArgSpec::OptConstInt | ArgSpec::ConstInt => match self.int_expr(a, &what)? {
+                ArgSpec::OptConstInt | ArgSpec::ConstInt => match self.int_arg(a, f)? {
                     x @ Expr::Int(_) => StrArg::Int(x),
                     _ => {
                         return Err(Diagnostic::new(a.span.clone(), format!("{what} must be a constant"))
@@ -28,7 +28,7 @@ impl Checker<'_> {
                             .hint(format!("give an integer literal, e.g. {}", f.signature)))
                     }
                 },
-                _ => StrArg::Int(self.int_expr(a, &what)?),
+                _ => StrArg::Int(self.int_arg(a, f)?),
             });
         }
         Ok(match hook {
@@ -52,6 +52,18 @@ impl Checker<'_> {
             }
             _ => unreachable!("not a string subroutine"),
         })
+    }
+
+    /// An argument that must be an integer.
+    fn int_arg(&mut self, a: &ast::Expr, f: &builtins::BuiltinFn) -> Result<Expr, Diagnostic> {
+        let v = self.value(a)?.expr;
+        if let Expr::Str(_) = v {
+            return Err(Diagnostic::new(a.span.clone(), format!("{}() needs an integer here, but this is a string", f.name))
+                .label("not an integer")
+                .hint(format!("usage: {}", f.signature)));
+        }
+        self.int_expr_check(&v, a, &format!("argument of {}()", f.name))?;
+        Ok(v)
     }
 
     /// An argument that must be a string.

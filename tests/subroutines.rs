@@ -1,0 +1,201 @@
+//! DTrace's string and integer subroutines (spec §7.11): index(), rindex(), strstr(),
+//! strchr(), strrchr(), strtok(), lltostr(), the byte-order swaps, rand(), progenyof(),
+//! inet_ntoa()/inet_ntoa6()/inet_ntop(), and printf's %S. Live: each program runs in the
+//! kernel, on literals and on strings read when a probe fires; the edge cases are the
+//! Dynamic Tracing Guide's and dtrace's own tests'.
+
+mod common;
+
+use common::{printed, run};
+
+/// `crumbs -q -e PROGRAM` at `strsize`: its output without the end-of-tracing newline.
+fn printed_at(strsize: u32, program: &str) -> String {
+    printed(&format!("#pragma D option strsize={strsize}\n{program}"))
+}
+
+/// `crumbs -e PROGRAM` fails to compile: status 2, the message at `<command line>:1:col`
+/// with a mark under it, the hint.
+fn assert_error_at(program: &str, col: usize, message: &str, hint: &str) {
+    let out = run(&["-e", program]);
+    out.assert_no_panic();
+    assert_eq!(out.code(), 2, "{}", out.dump());
+    assert!(out.stderr.contains(message), "message {message:?}\n{}", out.dump());
+    assert!(out.stderr.contains(&format!("<command line>:1:{col}")), "column {col}\n{}", out.dump());
+    let lower = out.stderr.to_lowercase();
+    let at = lower.find("help:").or_else(|| lower.find("hint:")).unwrap_or_else(|| panic!("no hint\n{}", out.dump()));
+    assert!(out.stderr[at..].contains(hint), "hint {hint:?}\n{}", out.dump());
+}
+
+#[test]
+fn index_and_rindex_follow_dtrace() {
+    let p = r#"BEGIN {
+        x = "foobarbaz";
+        printf("%d %d %d %d %d %d %d %d %d|", index(x, "barbaz"), index("foofoofoo", "foo"), index("boofoofoo", "foo"),
+            index(x, "barbazzy"), index("foobar", "foobar"), index("foobar", "foobarbaz"), index("", "foobar"), index("foobar", ""), index("", ""));
+        printf("%d %d %d %d %d %d %d %d %d\n", rindex(x, "barbaz"), rindex("foofoofoo", "foo"), rindex("boofoofoo", "foo"),
+            rindex(x, "barbazzy"), rindex("foobar", "foobar"), rindex("foobar", "foobarbaz"), rindex("", "foobar"), rindex("foobar", ""), rindex("", ""));
+        exit(0);
+    }"#;
+    assert_eq!(printed(p), "3 0 3 -1 0 -1 -1 0 0|3 6 6 -1 0 -1 -1 6 0\n");
+}
+
+/// The start argument: index() starts there (0 if negative; past the last place finds
+/// nothing); rindex() finds nothing from a negative start and takes a start past the last
+/// place as the last place.
+#[test]
+fn index_and_rindex_from_a_start() {
+    let p = r#"BEGIN {
+        x = "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz";
+        y = "klmnopqrstuvw";
+        printf("%d %d %d %d %d %d %d|", index(x, y, -1), index(x, y), index(x, y, 10), index(x, y, 20), index(x, y, 90), index(x, y, 115), index(x, y, 400));
+        printf("%d %d %d %d %d %d %d|", rindex(x, y), rindex(x, y, -1), rindex(x, y, 0), rindex(x, y, 10), rindex(x, y, 40), rindex(x, y, 120), rindex(x, y, 400));
+        printf("%d %d %d %d %d\n", index("foo", "", 3), index("foo", "", 4), rindex("foo", "", 1), rindex("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "aaaa"), rindex("aaaa", "aaaaaaaa"));
+        exit(0);
+    }"#;
+    assert_eq!(printed(p), "10 10 10 36 114 -1 -1|114 -1 -1 10 36 114 114|3 -1 1 28 -1\n");
+}
+
+#[test]
+fn strstr_strchr_strrchr_follow_dtrace() {
+    let p = r#"BEGIN {
+        s = "foobarbarbazbarbop";
+        printf("[%s][%s][%s][%s][%s][%s][%s][%s]\n", strstr(s, s), strstr(s, "baz"), strstr(s, "bar"), strstr(s, "barba"),
+            strstr(strstr(s, "baz"), strstr(s, "zba")), strstr(s, ""), strstr("", ""), strstr(s, "barbarf"));
+        c = "fooeyfooeyfoo";
+        printf("[%s][%s][%s][%s][%s][%s][%s][%s]\n", strchr(c, 'f'), strrchr(c, 'f'), strchr(c, 'y'), strrchr(c, 'y'),
+            strrchr(strchr(c, 'y'), 'y'), strchr(c, 'a'), strrchr(c, 'a'), strchr(c, 0));
+        exit(0);
+    }"#;
+    assert_eq!(
+        printed(p),
+        "[foobarbarbazbarbop][bazbarbop][barbarbazbarbop][barbarbazbarbop][zbarbop][foobarbarbazbarbop][][]\n\
+         [fooeyfooeyfoo][foo][yfooeyfoo][yfoo][yfoo][][][]\n"
+    );
+}
+
+/// strtok(NULL, ...) goes on with the string the last strtok() was given, in later
+/// clauses of the same firing too; "" (DTrace's NULL) once no token is left, and before
+/// any strtok() in the firing.
+#[test]
+fn strtok_keeps_its_place_through_the_firing() {
+    let p = r#"BEGIN { printf("[%s]", strtok(NULL, ",")); this->str = ",,,Carrots,,Barley,Oatmeal,,,Beans,"; printf("[%s]", strtok(this->str, ",")); }
+        BEGIN { printf("[%s]", strtok(NULL, ",")); printf("[%s]", strtok(NULL, ",")); }
+        BEGIN { printf("[%s][%s][%s]\n", strtok(NULL, ","), strtok(NULL, ","), strtok(NULL, ",")); }
+        BEGIN {
+            x = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+            printf("%s|", strtok(x, "abcABC"));
+            printf("%s|%s|", strtok(NULL, "MNO"), strtok(NULL, "MNO"));
+            printf("%s|[%s]|", strtok(NULL, "0123456789"), strtok(NULL, "0123456789"));
+            printf("[%s][%s][%s][%s]\n", strtok("", ""), strtok("foo", ""), strtok("", "foo"), strtok(" a  b ", " "));
+            exit(0);
+        }"#;
+    assert_eq!(
+        printed(p),
+        "[][Carrots][Barley][Oatmeal][Beans][][]\n\
+         defghijklmnopqrstuvwxyz|ABCDEFGHIJKL|PQRSTUVWXYZabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL|MNOPQRSTUVWXYZ|[]|[][foo][][a]\n"
+    );
+}
+
+/// Each firing starts with no string: the END probe's strtok(NULL, ...) sees nothing
+/// BEGIN left.
+#[test]
+fn strtok_state_does_not_outlive_the_firing() {
+    let p = r#"BEGIN { x = strtok("a b c", " "); exit(0); } END { printf("[%s][%s]\n", x, strtok(NULL, " ")); }"#;
+    assert_eq!(printed(p), "[a][]\n");
+}
+
+#[test]
+fn lltostr_writes_signed_decimals() {
+    let p = r#"BEGIN {
+        printf("%s %s %s %s %s %s %s %s %s\n", lltostr(0), lltostr(1), lltostr(-1), lltostr(123456789), lltostr(-123456789),
+            lltostr(1LL << 62), lltostr(0x7fffffffffffffff), lltostr(0x8000000000000000), lltostr(0x8000000000000001));
+        exit(0);
+    }"#;
+    assert_eq!(printed(p), "0 1 -1 123456789 -123456789 4611686018427387904 9223372036854775807 -9223372036854775808 -9223372036854775807\n");
+    // Cut to strsize - 1 bytes (crumbs' strsize counts the NUL, spec §4.3).
+    let p = r#"BEGIN { printf("%s %s %s %s %s\n", lltostr(123456), lltostr(12345678), lltostr(-12345), lltostr(-1000000), lltostr(999999)); exit(0); }"#;
+    assert_eq!(printed_at(7, p), "123456 123456 -12345 -10000 999999\n");
+}
+
+/// On x86-64 (little-endian) each swaps the bytes of its width; the result has the
+/// unsigned type of that width.
+#[test]
+fn byte_order_swaps() {
+    let p = r#"BEGIN {
+        printf("%x %x %x %x %x %x|", htons(0x1234), htonl(0x12345678), htonll(0x0102030405060708), ntohs(0xabcd1234), ntohl(1), ntohll(1));
+        printf("%d %d %d\n", htons(0xff00) > 0, ntohl(htonl(0xc0a80117)) == 0xc0a80117, sizeof(htons(1)) + sizeof(htonl(1)) + sizeof(htonll(1)));
+        exit(0);
+    }"#;
+    assert_eq!(printed(p), "3412 78563412 807060504030201 3412 1000000 100000000000000|1 1 14\n");
+}
+
+/// rand() is an int: 32 random bits, sign-extended; two calls differ (almost always).
+#[test]
+fn rand_is_a_random_int() {
+    let p = r#"BEGIN { a = rand(); b = rand(); c = rand(); printf("%d %d %d\n", a >= -2147483648 && a <= 2147483647, sizeof(rand()), a != b || b != c); exit(0); }"#;
+    assert_eq!(printed(p), "1 4 1\n");
+}
+
+/// progenyof(pid): the current process itself, its ancestors up to init and the idle
+/// task (0) count; an unrelated process does not.
+#[test]
+fn progenyof_walks_the_parents() {
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"syscall::openat:entry /pid == $target/ { printf("%d %d %d %d %d\n", progenyof($target), progenyof(ppid), progenyof(1), progenyof(0), progenyof(999999999)); exit(0); }"#,
+        "-c",
+        "cat /etc/hostname",
+    ]);
+    out.assert_ok();
+    assert!(out.stdout.contains("1 1 1 1 0\n"), "{}", out.dump());
+}
+
+/// The searches work on strings read when the probe fires: a path copied in from the
+/// traced process.
+#[test]
+fn subroutines_on_a_path_read_at_run_time() {
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"syscall::openat:entry /pid == $target && basename(copyinstr(arg1)) == "hostname"/ {
+            this->p = copyinstr(arg1);
+            printf("%d %d %d [%s] [%s] [%s] [%s] ", index(this->p, "/"), rindex(this->p, "/"), index(this->p, "host"), strstr(this->p, "etc"), strchr(this->p, 'h'), strrchr(this->p, 't'), strtok(this->p, "/"));
+            printf("[%s] [%s] %s\n", strtok(NULL, "/"), strtok(NULL, "/"), lltostr(strlen(this->p)));
+            exit(0);
+        }"#,
+        "-c",
+        "cat /etc/hostname",
+    ]);
+    out.assert_ok();
+    assert!(out.stdout.contains("0 4 5 [etc/hostname] [hostname] [tname] [etc] [hostname] [] 13\n"), "{}", out.dump());
+}
+
+/// The searches and strtok() load at larger string sizes too: the searches loop on the
+/// kernel's iterator, which the verifier checks once.
+#[test]
+fn subroutines_at_larger_string_sizes() {
+    let p = r#"BEGIN {
+        x = "foobarbaz";
+        printf("%d %d %d %d [%s][%s][%s][%s] %s ", index(x, "bar"), rindex(x, "a"), index(x, "baz", 2), rindex(x, "o", 1), strstr(x, "ba"), strchr(x, 'a'), strrchr(x, 'a'), strtok(x, "a"), lltostr(-42));
+        printf("[%s][%s][%s]\n", strtok(NULL, "a"), strtok(NULL, "a"), strtok(NULL, "a"));
+        exit(0);
+    }"#;
+    for strsize in [256, 1024, 2048] {
+        assert_eq!(printed_at(strsize, p), "3 7 6 1 [barbaz][arbaz][az][foob] -42 [rb][z][]\n", "strsize={strsize}");
+    }
+}
+
+#[test]
+fn subroutine_errors() {
+    assert_error_at(r#"BEGIN { trace(strchr("abc")); }"#, 15, "strchr() takes 2 arguments, but 1 given", "strchr(s, c)");
+    assert_error_at(r#"BEGIN { trace(index("a", "b", 1, 2)); }"#, 15, "index() takes 2 or 3 arguments, but 4 given", "index(s, t [, start])");
+    assert_error_at(r#"BEGIN { trace(rand(1)); }"#, 15, "rand() takes 0 arguments, but 1 given", "rand()");
+    assert_error_at(r#"BEGIN { trace(strstr("abc", 1)); }"#, 29, "strstr() needs a string here, but this is an integer", "copyinstr");
+    assert_error_at(r#"BEGIN { trace(strtok(1, ",")); }"#, 22, "strtok() needs a string here, but this is an integer", "copyinstr");
+    assert_error_at(r#"BEGIN { trace(strchr("abc", "b")); }"#, 29, "strchr() needs an integer here, but this is a string", "strchr(s, c)");
+    assert_error_at(r#"BEGIN { trace(lltostr("1")); }"#, 23, "lltostr() needs an integer here, but this is a string", "lltostr(n)");
+    assert_error_at(r#"BEGIN { trace(progenyof(execname)); }"#, 25, "progenyof() needs an integer here, but this is a string", "progenyof(pid)");
+    assert_error_at(r#"BEGIN { x = 1; trace(inet_ntoa6(0, x)); }"#, 36, "argument 2 of inet_ntoa6() must be a constant", "inet_ntoa6(addr [, strict])");
+    assert_error_at(r#"BEGIN { trace(stroke("a", ",")); }"#, 15, "unknown function `stroke`", "strtok");
+}
