@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{printed, run};
+use common::{printed, run, TempPath};
 
 /// `crumbs -q -e PROGRAM` at `strsize`: its output without the end-of-tracing newline.
 fn printed_at(strsize: u32, program: &str) -> String {
@@ -184,6 +184,57 @@ fn subroutines_at_larger_string_sizes() {
     for strsize in [256, 1024, 2048] {
         assert_eq!(printed_at(strsize, p), "3 7 6 1 [barbaz][arbaz][az][foob] -42 [rb][z][]\n", "strsize={strsize}");
     }
+}
+
+/// A process that makes getpid() calls whose unused arguments are `0x1234`, the index,
+/// then an address's 16 bytes: raw_syscalls:sys_enter records them in kernel memory, where
+/// `&args->args[2]` points at the address.
+const ADDRESSES: &str = r#"import ctypes, struct
+libc = ctypes.CDLL(None)
+for i, v in enumerate(["fe8000000000000002144ffffe0b76c8", "10800000000000000000080800 0c417a".replace(" ", ""),
+        "00000000000000000000000000000001", "00000000000000000000000000000000", "0000000000000000000000007f000001",
+        "00000000000000000000ffff7f000001", "00000000000000000000fffe7f000001", "ffffffffffffffffffffffffffffffff",
+        "fe123456789abcde0214000000000000", "fe123456789abcde02144ffffe0b0000", "00010000000000020000000000030004",
+        "00010000000200030004000500060007", "c0a80117000000000000000000000000", "7f000001000000000000000000000000"]):
+    a, b = struct.unpack("<QQ", bytes.fromhex(v))
+    libc.syscall(39, 0x1234, i, ctypes.c_ulong(a), ctypes.c_ulong(b), 0, 0)
+"#;
+
+/// DTrace's address forms (its inet_ntop and inet_ntoa6 tests' addresses and more): zeros
+/// shortened to the first longest run of two or more; IPv4-mapped and -compatible
+/// addresses dotted, with their prefix only in inet_ntop()'s (strict) form; inet_ntop() of
+/// another family and an address that cannot be read give "".
+#[test]
+fn inet_addresses_in_dtraces_forms() {
+    let script = TempPath::with_contents("addresses.py", ADDRESSES);
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"tracepoint:raw_syscalls:sys_enter /pid == $target && args->id == 39 && args->args[0] == 0x1234/ {
+            printf("%d %s %s %s %s|%s|\n", args->args[1], inet_ntoa6(&args->args[2]), inet_ntop(10, &args->args[2]), inet_ntoa6(&args->args[2], 1), inet_ntoa(&args->args[2]), inet_ntop(7, &args->args[2]));
+        }
+        END { printf("[%s][%s][%s]\n", inet_ntoa(0), inet_ntoa6(8), inet_ntop(2, 0)); }"#,
+        "-c",
+        &format!("python3 {}", script.str()),
+    ]);
+    out.assert_ok();
+    let expected = "0 fe80::214:4fff:fe0b:76c8 fe80::214:4fff:fe0b:76c8 fe80::214:4fff:fe0b:76c8 254.128.0.0||
+1 1080::808:c:417a 1080::808:c:417a 1080::808:c:417a 16.128.0.0||
+2 ::1 ::1 ::1 0.0.0.0||
+3 :: :: :: 0.0.0.0||
+4 127.0.0.1 ::127.0.0.1 ::127.0.0.1 0.0.0.0||
+5 127.0.0.1 ::ffff:127.0.0.1 ::ffff:127.0.0.1 0.0.0.0||
+6 ::fffe:7f00:1 ::fffe:7f00:1 ::fffe:7f00:1 0.0.0.0||
+7 ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff 255.255.255.255||
+8 fe12:3456:789a:bcde:214:: fe12:3456:789a:bcde:214:: fe12:3456:789a:bcde:214:: 254.18.52.86||
+9 fe12:3456:789a:bcde:214:4fff:fe0b:0 fe12:3456:789a:bcde:214:4fff:fe0b:0 fe12:3456:789a:bcde:214:4fff:fe0b:0 254.18.52.86||
+10 1::2:0:0:3:4 1::2:0:0:3:4 1::2:0:0:3:4 0.1.0.0||
+11 1:0:2:3:4:5:6:7 1:0:2:3:4:5:6:7 1:0:2:3:4:5:6:7 0.1.0.0||
+12 c0a8:117:: c0a8:117:: c0a8:117:: 192.168.1.23||
+13 7f00:1:: 7f00:1:: 7f00:1:: 127.0.0.1||
+[][][]
+";
+    assert_eq!(out.stdout.trim_end_matches('\n'), expected.trim_end_matches('\n'), "{}", out.dump());
 }
 
 #[test]
