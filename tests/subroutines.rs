@@ -237,6 +237,14 @@ fn inet_addresses_in_dtraces_forms() {
     assert_eq!(out.stdout.trim_end_matches('\n'), expected.trim_end_matches('\n'), "{}", out.dump());
 }
 
+/// printf's %S escapes what is not printable, as DTrace's: C's letter escapes, `\"` and
+/// `\\`, octal for the rest; width and precision apply to the escaped text.
+#[test]
+fn printf_percent_capital_s_escapes() {
+    let p = r#"BEGIN { s = "tab\there \"q\" back\\slash\a\001"; printf("[%S] [%S] [%-6S] [%.3S] [%S]\n", s, "x y", "\n", "\\\\\\", execname); exit(0); }"#;
+    assert_eq!(printed(p), r#"[tab\there \"q\" back\\slash\a\001] [x y] [\n    ] [\\\] [crumbs]"#.to_string() + "\n");
+}
+
 #[test]
 fn subroutine_errors() {
     assert_error_at(r#"BEGIN { trace(strchr("abc")); }"#, 15, "strchr() takes 2 arguments, but 1 given", "strchr(s, c)");
