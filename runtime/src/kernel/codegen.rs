@@ -36,8 +36,8 @@ fn searches(p: &Program) -> bool {
     })
 }
 
-/// The BTF ids of bpf_iter_num_new, _next and _destroy.
-fn iter_num() -> Option<[u32; 3]> {
+/// The BTF ids of bpf_iter_num_new, _next and _destroy in this kernel.
+pub fn iter_num() -> Option<[u32; 3]> {
     let id = |f: &str| super::btf::func_id(&format!("bpf_iter_num_{f}"));
     Some([id("new")?, id("next")?, id("destroy")?])
 }
