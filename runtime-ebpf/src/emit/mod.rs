@@ -17,7 +17,7 @@ pub(crate) mod attach;
 mod expr;
 mod frame;
 mod inet;
-mod iterate;
+mod loops;
 mod numbers;
 mod search;
 mod strings;

@@ -6,7 +6,7 @@
 use super::strings::Buf;
 use super::*;
 
-/// One step of a search, for each place (see [`super::iterate`]): where its state and
+/// One step of a search, for each place (see [`super::loops`]): where its state and
 /// strings are in the scratch space.
 struct FindStep {
     /// Five words: the first place to try, the last place t could start (len(s) - len(t)),
@@ -29,19 +29,6 @@ const FOUND: i16 = 24;
 const AT: i16 = 32;
 
 impl Emitter<'_> {
-    /// A loop's way out: to `to` if `insn`'s condition holds. Written as a jump on the
-    /// opposite condition back into the loop over a jump out, so that the verifier, which
-    /// follows a branch's fall-through first and keeps the jump's target for later, walks
-    /// each way out to its end before the next step of the loop: otherwise every step would
-    /// leave its ways out waiting, and a few loops of a few hundred steps overflow the 8192
-    /// branches it keeps.
-    pub(super) fn exit_if(&mut self, insn: Insn, to: Label) {
-        let mut stay = insn.inverted();
-        stay.off = 1;
-        self.push(stay);
-        self.goto(to);
-    }
-
     /// The buffer size two string arguments are both written into: the larger of theirs.
     fn pair_size(&self, a: &StrExpr, b: &StrExpr) -> u32 {
         self.arg_size(a).max(self.arg_size(b))
