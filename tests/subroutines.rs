@@ -245,6 +245,32 @@ fn printf_percent_capital_s_escapes() {
     assert_eq!(printed(p), r#"[tab\there \"q\" back\\slash\a\001] [x y] [\n    ] [\\\] [crumbs]"#.to_string() + "\n");
 }
 
+/// tracemem() prints DTrace's hex dump (dt_print_rawbytes()): a header of the columns,
+/// then 16 bytes a line with their offset and as characters; dsize shows fewer, a
+/// negative one all.
+#[test]
+fn tracemem_prints_dtraces_hex_dump() {
+    let script = TempPath::with_contents(
+        "tracemem.py",
+        "import ctypes, struct\nlibc = ctypes.CDLL(None)\na, b, c = struct.unpack('<QQQ', b'hello, world\\x00\\x01\\x7f\\xffABCDEFGH')\nlibc.syscall(39, 0x1234, ctypes.c_ulong(a), ctypes.c_ulong(b), ctypes.c_ulong(c), 0, 0)\n",
+    );
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"tracepoint:raw_syscalls:sys_enter /pid == $target && args->id == 39 && args->args[0] == 0x1234/ { tracemem(&args->args[1], 24); tracemem(&args->args[1], 24, 5); tracemem(&args->args[1], 8, -1); printf("end\n"); }"#,
+        "-c",
+        &format!("python3 {}", script.str()),
+    ]);
+    out.assert_ok();
+    let header = "\n             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789abcdef\n";
+    let expected = format!(
+        "{header}         0: 68 65 6c 6c 6f 2c 20 77 6f 72 6c 64 00 01 7f ff  hello, world....\n        10: 41 42 43 44 45 46 47 48                          ABCDEFGH\n\
+         {header}         0: 68 65 6c 6c 6f                                   hello\n\
+         {header}         0: 68 65 6c 6c 6f 2c 20 77                          hello, w\nend\n\n"
+    );
+    assert_eq!(out.stdout, expected, "{}", out.dump());
+}
+
 #[test]
 fn subroutine_errors() {
     assert_error_at(r#"BEGIN { trace(strchr("abc")); }"#, 15, "strchr() takes 2 arguments, but 1 given", "strchr(s, c)");
@@ -257,4 +283,7 @@ fn subroutine_errors() {
     assert_error_at(r#"BEGIN { trace(progenyof(execname)); }"#, 25, "progenyof() needs an integer here, but this is a string", "progenyof(pid)");
     assert_error_at(r#"BEGIN { x = 1; trace(inet_ntoa6(0, x)); }"#, 36, "argument 2 of inet_ntoa6() must be a constant", "inet_ntoa6(addr [, strict])");
     assert_error_at(r#"BEGIN { trace(stroke("a", ",")); }"#, 15, "unknown function `stroke`", "strtok");
+    assert_error_at(r#"BEGIN { x = 8; tracemem(curthread, x); }"#, 36, "tracemem() needs a constant size", "tracemem(addr, 64)");
+    assert_error_at(r#"BEGIN { tracemem(curthread, 0); }"#, 29, "tracemem() size 0 is out of range", "1 to 16384");
+    assert_error_at(r#"BEGIN { tracemem(curthread); }"#, 9, "tracemem() takes 2 or 3 arguments, but 1 given", "tracemem(addr, size [, dsize])");
 }

@@ -4,3 +4,4 @@ syscall::openat:entry /index(self->path, "etc") >= 0 && rindex(self->path, "o", 
 syscall::openat:entry { printf("[%s]", strtok(self->path, "/")); printf("[%s][%s]\n", strtok(NULL, "/"), strtok(NULL, "")); @[lltostr(htons(arg2)), strtok(NULL, ".")] = count(); }
 syscall::openat:return /progenyof($target) && rand() != 0/ { trace(lltostr(arg1)); trace(ntohl(htonl(arg1)) + ntohs(1) + htonll(2) + ntohll(3)); self->path = ""; }
 tracepoint:raw_syscalls:sys_enter /args->id == 39/ { printf("%s %s %s %s\n", inet_ntoa(&args->args[2]), inet_ntoa6(&args->args[2]), inet_ntoa6(&args->args[2], 1), inet_ntop(arg0 == 0 ? 2 : 10, &args->args[2])); }
+syscall::openat:return { tracemem(curthread, 40); tracemem(curthread, 16, arg1); }

@@ -151,6 +151,10 @@ impl<'r> Generator<'r> {
             }
             3 => format!("{}{}", self.lvalue(), self.rng.pick(&["++", "--"])),
             4 | 5 => self.printf(),
+            6 if self.rng.one_in(8) => match self.rng.below(2) {
+                0 => format!("tracemem({}, {})", self.expr(1), self.rng.pick(&["1", "16", "40", "0", "100000"])),
+                _ => format!("tracemem({}, {}, {})", self.expr(1), self.rng.pick(&["8", "33"]), self.expr(1)),
+            },
             6 => format!("trace({})", self.any_value()),
             7 => self.aggregation_action(),
             8 => format!("exit({})", self.expr(1)),

@@ -478,6 +478,9 @@ pub enum Item {
     /// (`None`: by 1 again, denormalize()).
     Normalize { agg: usize, by_arg: bool },
     Exit,
+    /// tracemem(): `size` bytes of kernel memory, printed as a hex dump; `dynamic`: only as
+    /// many as the second argument says (if it is less and not negative).
+    Tracemem { size: u32, dynamic: bool },
 }
 
 impl Item {
@@ -487,6 +490,7 @@ impl Item {
             Item::Trace(r) | Item::Print(r, _) => vec![*r],
             Item::Exit => vec![Repr::Int(IntRepr::I64)],
             Item::Normalize { by_arg: true, .. } => vec![Repr::Int(IntRepr::I64)],
+            Item::Tracemem { size, dynamic } => [Repr::Object(*size)].into_iter().chain(dynamic.then_some(Repr::Int(IntRepr::I64))).collect(),
             Item::Printa { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } => vec![],
         }
     }
