@@ -96,6 +96,19 @@ fn strtok_keeps_its_place_through_the_firing() {
     );
 }
 
+/// DTrace's idiom for "no more tokens": a D string compared with NULL is compared with "",
+/// which crumbs gives where DTrace gives NULL; NULL is 0 elsewhere (a kernel pointer
+/// compared with it).
+#[test]
+fn strings_compare_with_null() {
+    let p = r#"BEGIN { str = ",,,Carrots,,Barley"; }
+        BEGIN /(field = strtok(str, ",")) == NULL/ { exit(1); }
+        BEGIN { printf("%s ", field); }
+        BEGIN /(field = strtok(NULL, ",")) != NULL/ { printf("%s ", field); }
+        BEGIN /strtok(NULL, ",") == NULL && NULL == strstr("abc", "d") && strchr("abc", 'b') != NULL/ { printf("%d %d\n", curthread != NULL, NULL); exit(0); }"#;
+    assert_eq!(printed(p), "Carrots Barley 1 0\n");
+}
+
 /// Each firing starts with no string: the END probe's strtok(NULL, ...) sees nothing
 /// BEGIN left.
 #[test]
