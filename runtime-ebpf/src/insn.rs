@@ -402,5 +402,25 @@ mod tests {
         assert_eq!(text, "   0: lock *(u64 *)(r0 +8) += r1\n   1: r0 = cmpxchg((u64 *)(r3 +0), r0, r1)\n");
         let text = disassemble(&[Insn::call(helper::PROBE_READ_USER_STR), Insn::new(JMP | CALL, 0, 0, 0, 9999)]);
         assert_eq!(text, "   0: call bpf_probe_read_user_str\n   1: call helper#9999\n");
+        let text = disassemble(&[Insn::call_kfunc(1234), Insn::to_be(R0, 16), Insn::call(helper::GET_PRANDOM_U32)]);
+        assert_eq!(text, "   0: call kfunc#1234\n   1: r0 = be16 r0\n   2: call bpf_get_prandom_u32\n");
+    }
+
+    /// A kfunc call names the function by BTF id with source register 2; byte swaps are
+    /// BPF_END to big endian.
+    #[test]
+    fn kfunc_calls_and_swaps_encode_like_the_kernel() {
+        assert_eq!(Insn::call_kfunc(0x1234).encode(), [0x85, 0x20, 0, 0, 0x34, 0x12, 0, 0]);
+        assert_eq!(Insn::to_be(R3, 32).encode(), [0xdc, 0x03, 0, 0, 32, 0, 0, 0]);
+    }
+
+    /// The opposite condition keeps the operands and offset.
+    #[test]
+    fn inverted_jumps() {
+        let pairs = [(Cond::Eq, Cond::Ne), (Cond::Gt, Cond::Le), (Cond::Ge, Cond::Lt), (Cond::Sgt, Cond::Sle), (Cond::Sge, Cond::Slt)];
+        for (a, b) in pairs {
+            assert_eq!(Insn::jmp_imm(a, R2, 7, 5).inverted(), Insn::jmp_imm(b, R2, 7, 5));
+            assert_eq!(Insn::jmp_reg(b, R1, R3, -4).inverted(), Insn::jmp_reg(a, R1, R3, -4));
+        }
     }
 }

@@ -227,3 +227,24 @@ pub(super) fn str_arg<'a>(e: &Emitter, args: &'a [StrArg], i: usize) -> Result<&
         _ => Err(e.err(format!("internal: argument {i} is not a string"))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crumbs_lang::check::CheckOptions;
+
+    /// A search is one loop on the numeric iterator (new, next, destroy: each called once
+    /// in the code), and needs the kernel's ids of those kfuncs.
+    #[test]
+    fn a_search_loops_on_the_numeric_iterator() {
+        let p = crumbs_lang::compile(r#"BEGIN { trace(index(execname, "ru")); }"#, &CheckOptions::default()).unwrap();
+        let target = Target { iter_num: Some([11, 12, 13]), ..Default::default() };
+        let code = emit_program(&p, &p.groups[0], &target).unwrap();
+        let text = disassemble(&code.insns);
+        for id in [11, 12, 13] {
+            assert_eq!(text.matches(&format!("call kfunc#{id}\n")).count(), 1, "{text}");
+        }
+        let e = emit_program(&p, &p.groups[0], &Target::default()).unwrap_err();
+        assert!(e.message.contains("kernel's BTF"), "{}", e.message);
+    }
+}
