@@ -1,7 +1,7 @@
 //! Searching strings: index(), rindex(), strstr(), strchr(), strrchr(), as DTrace has them.
-//! Each loop is bounded by the buffer, so the verifier follows it; a candidate place is
-//! compared word by word with the wanted string, both NUL-padded, so no byte loop nests in
-//! another.
+//! A search for a string tries each place in a loop on the numeric iterator (see
+//! [`super::loops`]) and compares the string there with the wanted one word by word, both
+//! NUL-padded, so no byte loop nests in another; a search for a byte is a counted loop.
 
 use super::strings::Buf;
 use super::*;
@@ -55,29 +55,25 @@ impl Emitter<'_> {
     pub(super) fn find(&mut self, ts: Buf, t: &StrExpr, n: u32, start: Option<&Expr>, reverse: bool) -> Result<(), EmitError> {
         self.scoped(|e| {
             let state = e.scratch(40)?;
-            let word = |e: &mut Self, r: Reg, w: i16| {
-                e.buf_addr(r, Buf::Scratch(state));
-                w
-            };
+            let at_state = |e: &mut Self, r: Reg| e.buf_addr(r, Buf::Scratch(state));
             match start {
                 Some(x) => e.expr(x)?,
                 None if reverse => e.ld64(R0, i64::MAX),
                 None => e.push(Insn::mov_imm(R0, 0)),
             }
-            let w = word(e, R1, FIRST);
-            e.push(Insn::stx(DW, R1, w, R0));
-            let w = word(e, R1, FOUND);
-            e.push(Insn::st_imm(DW, R1, w, -1));
+            at_state(e, R1);
+            e.push(Insn::stx(DW, R1, FIRST, R0));
+            e.push(Insn::st_imm(DW, R1, FOUND, -1));
             let tt = Buf::Scratch(e.scratch(n as usize)?);
             let cand = Buf::Scratch(e.scratch(n as usize)?);
             e.str_into(t, tt, n)?;
             e.zero_buf(cand, n);
             e.buf_len(tt, n);
-            let w = word(e, R1, TLEN);
-            e.push(Insn::stx(DW, R1, w, R0));
+            at_state(e, R1);
+            e.push(Insn::stx(DW, R1, TLEN, R0));
             e.buf_len(ts, n);
-            let w = word(e, R1, TLEN);
-            e.push(Insn::ldx(DW, R2, R1, w));
+            at_state(e, R1);
+            e.push(Insn::ldx(DW, R2, R1, TLEN));
             e.push(Insn::alu_reg(Alu::Sub, R0, R2));
             e.push(Insn::stx(DW, R1, LAST, R0));
             let done = e.label();
@@ -99,8 +95,8 @@ impl Emitter<'_> {
                 e.find_step(&step, next, out)
             })?;
             e.bind(done);
-            let w = word(e, R1, FOUND);
-            e.push(Insn::ldx(DW, R0, R1, w));
+            at_state(e, R1);
+            e.push(Insn::ldx(DW, R0, R1, FOUND));
             Ok(())
         })
     }
