@@ -250,6 +250,23 @@ fn inet_addresses_in_dtraces_forms() {
     assert_eq!(out.stdout.trim_end_matches('\n'), expected.trim_end_matches('\n'), "{}", out.dump());
 }
 
+/// The addresses of a TCP socket changing state, from the tracepoint's record: a connect
+/// to 127.0.0.1 (refused: nothing listens on port 1).
+#[test]
+fn inet_ntop_of_a_sockets_addresses() {
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"tracepoint:sock:inet_sock_set_state /pid == $target && args->family == 2/ {
+            printf("%s %s %s %d\n", inet_ntop(args->family, &args->saddr[0]), inet_ntop(args->family, &args->daddr), inet_ntoa(&args->daddr), args->dport);
+        }"#,
+        "-c",
+        "bash -c 'echo > /dev/tcp/127.0.0.1/1' 2>/dev/null",
+    ]);
+    out.assert_ok();
+    assert!(out.stdout.contains("127.0.0.1 127.0.0.1 127.0.0.1 1\n"), "{}", out.dump());
+}
+
 /// printf's %S escapes what is not printable, as DTrace's: C's letter escapes, `\"` and
 /// `\\`, octal for the rest; width and precision apply to the escaped text.
 #[test]
