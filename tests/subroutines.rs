@@ -184,8 +184,8 @@ fn subroutines_on_a_path_read_at_run_time() {
     assert!(out.stdout.contains("0 4 5 [etc/hostname] [hostname] [tname] [etc] [hostname] [] 13\n"), "{}", out.dump());
 }
 
-/// The searches and strtok() load at larger string sizes too: the searches loop on the
-/// kernel's iterator, which the verifier checks once.
+/// The loops over strings load at larger string sizes too, many in one clause: they run
+/// on the kernel's iterator, which the verifier checks once.
 #[test]
 fn subroutines_at_larger_string_sizes() {
     let p = r#"BEGIN {
@@ -197,6 +197,9 @@ fn subroutines_at_larger_string_sizes() {
     for strsize in [256, 1024, 2048] {
         assert_eq!(printed_at(strsize, p), "3 7 6 1 [barbaz][arbaz][az][foob] -42 [rb][z][]\n", "strsize={strsize}");
     }
+    // The largest strsize, and as many strings as a record of it holds.
+    let p = r#"BEGIN { x = "a b c d e"; printf("[%s][%s][%s][%s][%s][%s][%s]\n", strtok(x, " "), strtok(NULL, " "), strtok(NULL, " "), strtok(NULL, " "), strchr(x, 'c'), strrchr(x, 'c'), strtok(NULL, " ")); exit(0); }"#;
+    assert_eq!(printed_at(4096, p), "[a][b][c][d][c d e][c d e][e]\n");
 }
 
 /// A process that makes getpid() calls whose unused arguments are `0x1234`, the index,

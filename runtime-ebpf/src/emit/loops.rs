@@ -1,9 +1,10 @@
-//! Loops the verifier can follow. A loop written with a counter is walked by the verifier
-//! step by step: fine for a short body, if its ways out do not pile up ([`Emitter::exit_if`]).
-//! A loop on the kernel's numeric iterator (the kfuncs bpf_iter_num_new, _next and
-//! _destroy) is walked until its states repeat, once or twice: what a long body needs (a
-//! search comparing a whole string at each place), whose few hundred steps would be more
-//! than the verifier's million.
+//! Loops the verifier can follow. A loop on the kernel's numeric iterator (the kfuncs
+//! bpf_iter_num_new, _next and _destroy) is walked until its states repeat, once or twice,
+//! however many steps it takes: what a long body needs (a search comparing a whole string
+//! at each place), and many loops over large strings, whose steps would add up to more than
+//! the verifier's million. A loop written with a counter is walked step by step: crumbs
+//! writes that where the kernel has no iterator, and for loops of a few steps; its ways out
+//! must not pile up ([`Emitter::exit_if`]).
 
 use super::*;
 
@@ -21,13 +22,24 @@ impl Emitter<'_> {
         self.goto(to);
     }
 
-    /// `for i in 0..count { body }` on the numeric iterator: `body` starts with i in r1, may
-    /// jump to `out` (the end of the loop), and falls through at its end to the next step
-    /// (so its last instruction must be reachable: the verifier refuses unreachable code).
-    /// What it carries from one step to the next must be in the scratch space, which the
-    /// verifier does not follow, or its states never repeat.
-    pub(super) fn iterate(&mut self, count: i32, body: impl FnOnce(&mut Self, Label) -> Result<(), EmitError>) -> Result<(), EmitError> {
-        let [new, next, destroy] = self.target.iter_num.ok_or_else(|| self.err("index(), rindex() and strstr() need the kernel's BTF (/sys/kernel/btf/vmlinux) to find bpf_iter_num"))?;
+    /// `for i in 0..count { body }`: on the numeric iterator where the kernel has it (its
+    /// kfunc ids are in the target), else counted. `body` starts with i (known to be below
+    /// `count`) in r1, leaves the
+    /// loop by jumping to `out`, and falls through at its end to the next step (so its last
+    /// instruction must be reachable: the verifier refuses unreachable code). What it
+    /// carries from one step to the next must be in the scratch space, which the verifier
+    /// does not follow, or the iterator's states never repeat. Its branches should take the
+    /// way on through the loop and fall through to the ways out ([`Emitter::exit_if`]), or
+    /// a counted loop's steps leave too many branches waiting.
+    pub(super) fn for_each(&mut self, count: i32, body: impl FnOnce(&mut Self, Label) -> Result<(), EmitError>) -> Result<(), EmitError> {
+        match self.target.iter_num {
+            Some(ids) => self.iterate(ids, count, body),
+            None => self.counted(count, body),
+        }
+    }
+
+    /// The loop on the numeric iterator (the kfuncs bpf_iter_num_new, _next, _destroy).
+    fn iterate(&mut self, [new, next, destroy]: [u32; 3], count: i32, body: impl FnOnce(&mut Self, Label) -> Result<(), EmitError>) -> Result<(), EmitError> {
         self.scoped(|e| {
             let it = e.slot(8)?;
             let iter_arg = |e: &mut Self| {
@@ -44,11 +56,33 @@ impl Emitter<'_> {
             e.push(Insn::call_kfunc(next));
             e.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), out);
             e.push(Insn::ldx(W, R1, R0, 0));
+            // The iterator gives 0..count, but the verifier knows only an int.
+            e.exit_if(Insn::jmp_imm(Cond::Ge, R1, count, 0), out);
             e.scoped(|e| body(e, out))?;
             e.goto(head);
             e.bind(out);
             iter_arg(e);
             e.push(Insn::call_kfunc(destroy));
+            Ok(())
+        })
+    }
+
+    /// The loop with a counter on the stack, for kernels without the iterator: the
+    /// verifier walks it step by step.
+    fn counted(&mut self, count: i32, body: impl FnOnce(&mut Self, Label) -> Result<(), EmitError>) -> Result<(), EmitError> {
+        self.scoped(|e| {
+            let i = e.slot(8)?;
+            e.push(Insn::st_imm(DW, R10, i, 0));
+            let (head, out) = (e.label(), e.label());
+            e.bind(head);
+            e.push(Insn::ldx(DW, R1, R10, i));
+            e.exit_if(Insn::jmp_imm(Cond::Ge, R1, count, 0), out);
+            e.scoped(|e| body(e, out))?;
+            e.push(Insn::ldx(DW, R1, R10, i));
+            e.push(Insn::alu_imm(Alu::Add, R1, 1));
+            e.push(Insn::stx(DW, R10, i, R1));
+            e.goto(head);
+            e.bind(out);
             Ok(())
         })
     }

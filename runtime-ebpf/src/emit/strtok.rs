@@ -44,68 +44,83 @@ impl Emitter<'_> {
         };
         let dsize = self.arg_size(delims);
         self.scoped(|e| {
-            // The token's start goes through the scratch space, whose words the verifier
-            // does not follow: the token loop then starts from one state, not from one per
-            // step of the loop before it.
-            let start = Buf::Scratch(e.scratch(8)?);
+            // Where the token starts (-1: none is left) and where it stops.
+            const START: i16 = 0;
+            const STOP: i16 = 8;
+            let marks = Buf::Scratch(e.scratch(16)?);
             let td = Buf::Scratch(e.scratch(dsize as usize)?);
             // One byte per character: 1 for a delimiter.
             let table = Buf::Scratch(e.scratch(256)?);
             e.str_into(delims, td, dsize)?;
             e.zero_buf(table, 256);
-            let (mark, marked) = (e.label(), e.label());
-            e.push(Insn::mov_imm(R2, 0));
-            e.bind(mark);
-            e.exit_if(Insn::jmp_imm(Cond::Ge, R2, dsize as i32 - 1, 0), marked);
-            e.buf_addr(R3, td);
-            e.push(Insn::alu_reg(Alu::Add, R3, R2));
-            e.push(Insn::ldx(B, R4, R3, 0));
-            e.exit_if(Insn::jmp_imm(Cond::Eq, R4, 0, 0), marked);
-            e.buf_addr(R3, table);
-            e.push(Insn::alu_reg(Alu::Add, R3, R4));
-            e.push(Insn::st_imm(B, R3, 0, 1));
-            e.push(Insn::alu_imm(Alu::Add, R2, 1));
-            e.goto(mark);
-            e.bind(marked);
-            // r4 = the byte at r2 and r5 whether it is a delimiter, or to `end` at the NUL.
-            let (end, cut, done) = (e.label(), e.label(), e.label());
-            let byte = |e: &mut Self, stop: Label| {
-                e.exit_if(Insn::jmp_imm(Cond::Ge, R2, n as i32, 0), stop);
+            e.for_each(dsize as i32 - 1, |e, out| {
+                e.buf_addr(R3, td);
+                e.push(Insn::alu_reg(Alu::Add, R3, R1));
+                e.push(Insn::ldx(B, R4, R3, 0));
+                e.exit_if(Insn::jmp_imm(Cond::Eq, R4, 0, 0), out);
+                e.buf_addr(R3, table);
+                e.push(Insn::alu_reg(Alu::Add, R3, R4));
+                e.push(Insn::st_imm(B, R3, 0, 1));
+                Ok(())
+            })?;
+            // r4 = the byte at place r2 of the string, r5 whether it is a delimiter; to
+            // `end` past the string.
+            let byte = |e: &mut Self, end: Label| {
+                e.exit_if(Insn::jmp_imm(Cond::Ge, R2, n as i32, 0), end);
                 e.buf_addr(R3, text);
                 e.push(Insn::alu_reg(Alu::Add, R3, R2));
                 e.push(Insn::ldx(B, R4, R3, 0));
-                e.exit_if(Insn::jmp_imm(Cond::Eq, R4, 0, 0), stop);
+                e.exit_if(Insn::jmp_imm(Cond::Eq, R4, 0, 0), end);
                 e.buf_addr(R3, table);
                 e.push(Insn::alu_reg(Alu::Add, R3, R4));
                 e.push(Insn::ldx(B, R5, R3, 0));
             };
-            let (skip, token) = (e.label(), e.label());
-            e.buf_addr(R1, pos);
-            e.push(Insn::ldx(DW, R2, R1, 0));
-            e.bind(skip);
-            byte(e, end);
-            e.exit_if(Insn::jmp_imm(Cond::Eq, R5, 0, 0), token);
-            e.push(Insn::alu_imm(Alu::Add, R2, 1));
-            e.goto(skip);
-            e.bind(token);
-            e.buf_addr(R1, start);
-            e.push(Insn::stx(DW, R1, 0, R2));
-            e.push(Insn::ldx(DW, R2, R1, 0));
-            let more = e.label();
-            e.bind(more);
-            byte(e, cut);
-            e.exit_if(Insn::jmp_imm(Cond::Ne, R5, 0, 0), cut);
-            e.push(Insn::alu_imm(Alu::Add, R2, 1));
-            e.goto(more);
-            // The token: bytes start..r2; the next call starts at r2.
-            e.bind(cut);
-            e.buf_addr(R1, pos);
-            e.push(Insn::stx(DW, R1, 0, R2));
+            // The token starts at the first byte from `pos` that is not a delimiter.
+            e.buf_addr(R1, marks);
+            e.push(Insn::st_imm(DW, R1, START, -1));
+            e.push(Insn::st_imm(DW, R1, STOP, n as i32 - 1));
+            e.for_each(n as i32, |e, out| {
+                let (next, found) = (e.label(), e.label());
+                e.buf_addr(R2, pos);
+                e.push(Insn::ldx(DW, R2, R2, 0));
+                e.push(Insn::alu_reg(Alu::Add, R2, R1));
+                byte(e, out);
+                e.exit_if(Insn::jmp_imm(Cond::Eq, R5, 0, 0), found);
+                e.goto(next);
+                e.bind(found);
+                e.buf_addr(R1, marks);
+                e.push(Insn::stx(DW, R1, START, R2));
+                e.goto(out);
+                e.bind(next);
+                Ok(())
+            })?;
+            let (none, done) = (e.label(), e.label());
             e.zero_buf(out, own);
+            e.buf_addr(R1, marks);
+            e.push(Insn::ldx(DW, R2, R1, START));
+            e.jump(Insn::jmp_imm(Cond::Slt, R2, 0, 0), none);
+            // ... and stops before the next delimiter or the end.
+            e.for_each(n as i32, |e, out| {
+                let (next, stop) = (e.label(), e.label());
+                e.buf_addr(R2, marks);
+                e.push(Insn::ldx(DW, R2, R2, START));
+                e.push(Insn::alu_reg(Alu::Add, R2, R1));
+                byte(e, stop);
+                e.exit_if(Insn::jmp_imm(Cond::Ne, R5, 0, 0), stop);
+                e.goto(next);
+                e.bind(stop);
+                e.buf_addr(R1, marks);
+                e.push(Insn::stx(DW, R1, STOP, R2));
+                e.goto(out);
+                e.bind(next);
+                Ok(())
+            })?;
+            // The token: bytes start..stop; the next call starts at stop.
+            e.buf_addr(R1, marks);
+            e.push(Insn::ldx(DW, R2, R1, STOP));
+            e.push(Insn::ldx(DW, R3, R1, START));
             e.buf_addr(R1, pos);
-            e.push(Insn::ldx(DW, R2, R1, 0));
-            e.buf_addr(R3, start);
-            e.push(Insn::ldx(DW, R3, R3, 0));
+            e.push(Insn::stx(DW, R1, 0, R2));
             e.jump(Insn::jmp_imm(Cond::Ge, R3, n as i32, 0), done);
             e.push(Insn::alu_reg(Alu::Sub, R2, R3));
             e.push(Insn::alu_imm(Alu::Add, R2, 1));
@@ -119,11 +134,10 @@ impl Emitter<'_> {
             e.buf_addr(R1, out);
             e.push(Insn::call(helper::PROBE_READ_KERNEL_STR));
             e.goto(done);
-            // Nothing left: stay at the end.
-            e.bind(end);
+            // Nothing left: from now on, every strtok(NULL, ...) finds nothing.
+            e.bind(none);
             e.buf_addr(R1, pos);
-            e.push(Insn::stx(DW, R1, 0, R2));
-            e.zero_buf(out, own);
+            e.push(Insn::st_imm(DW, R1, 0, n as i32));
             e.bind(done);
             Ok(())
         })

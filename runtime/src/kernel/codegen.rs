@@ -28,11 +28,14 @@ fn task_offsets() -> Option<(i32, i32)> {
     Some((parent as i32, tgid as i32))
 }
 
-/// Whether the program searches strings (index(), rindex(), strstr()): its loops run
-/// on the kernel's numeric iterator.
-fn searches(p: &Program) -> bool {
+/// Whether the program loops over strings (index(), rindex(), strstr(), strchr(),
+/// strrchr(), strtok()): those loops run on the kernel's numeric iterator where it has one.
+fn loops_over_strings(p: &Program) -> bool {
     p.groups.iter().flat_map(|g| &g.clauses).any(|c| {
-        c.any(&mut |n| matches!(n, Node::Expr(Expr::IntCall { f: IntFn::Index | IntFn::Rindex, .. }) | Node::Str(StrExpr::Call { f: StrFn::Strstr, .. })))
+        c.any(&mut |n| {
+            matches!(n, Node::Expr(Expr::IntCall { f: IntFn::Index | IntFn::Rindex, .. }))
+                || matches!(n, Node::Str(StrExpr::Call { f: StrFn::Strstr | StrFn::Strchr | StrFn::Strrchr | StrFn::Strtok | StrFn::StrtokNext, .. }))
+        })
     })
 }
 
@@ -49,6 +52,6 @@ pub fn codegen_target(program: &Program) -> Target {
         wall_offset: wall_offset(),
         task_offsets: if uses_ppid(program) { task_offsets() } else { None },
         cpus: super::cpus::possible() as u32,
-        iter_num: if searches(program) { iter_num() } else { None },
+        iter_num: if loops_over_strings(program) { iter_num() } else { None },
     }
 }
