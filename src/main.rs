@@ -42,9 +42,12 @@ pub(crate) struct Cli {
     /// Write trace output to FILE instead of standard output.
     #[arg(short = 'o', value_name = "FILE")]
     output: Option<String>,
-    /// Set a DTrace option (spec §3.2): quiet, bufsize=SIZE, aggsize=SIZE, dynvarsize=SIZE, strsize=SIZE, stackframes=N, aggsortkey, aggsortrev, aggsortpos=N, aggsortkeypos=N, aggpack.
+    /// Set a DTrace option (spec §3.2): quiet, bufsize=SIZE, aggsize=SIZE, dynvarsize=SIZE, strsize=SIZE, stackframes=N, ustackframes=N, nspec=N, specsize=SIZE, aggsortkey, aggsortrev, aggsortpos=N, aggsortkeypos=N, aggpack, destructive, switchrate=RATE, aggrate=RATE.
     #[arg(short = 'x', value_name = "OPT[=VAL]")]
     options: Vec<String>,
+    /// Allow destructive actions: system(), raise(), stop().
+    #[arg(short = 'w')]
+    destructive: bool,
     /// List probes (those the program's descriptions match, or all) and exit.
     #[arg(short = 'l')]
     list: bool,
@@ -131,7 +134,7 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool,
         _ => None,
     };
     let target = child.as_ref().map(|c| c.pid).or(cli.pid).map(i64::from).or(if compile_only && cli.command.is_some() { Some(0) } else { None });
-    let opts = CompileOptions { target, args: std::iter::once(name.to_string()).chain(operands).collect(), options: cli.options.clone(), ..Default::default() };
+    let opts = CompileOptions { target, args: std::iter::once(name.to_string()).chain(operands).collect(), options: cli.options.clone(), destructive: cli.destructive };
     let compiled = match driver::compile(text, &opts, &LiveKernel) {
         Ok(c) => c,
         Err(CompileError::Source(d)) => return render(&d),
@@ -155,6 +158,9 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool,
         Ok(out) => out,
         Err(e) => return fail(format!("cannot write {}: {e}", cli.output.as_deref().unwrap_or_default())),
     };
+    if program.options.destructive && !quiet {
+        eprintln!("crumbs: allowing destructive actions");
+    }
     if !quiet {
         let (what, shown) = if inline { ("description", text.trim()) } else { ("script", name) };
         run::CRUMBS.matched(what, shown, program.matched_probes);

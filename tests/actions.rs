@@ -659,3 +659,51 @@ fn nothing_counts_after_exit() {
     // @before, @n and @end hold 1 each (first use order); @after never ran.
     assert_eq!(rows, vec![(vec![], 1), (vec![], 1), (vec![], 1)], "{}", out.dump());
 }
+
+/// setopt() changes how what follows is printed (spec §7.17): quiet from the next firing,
+/// the aggregation order at the end.
+#[test]
+fn setopt_changes_runtime_options_from_the_next_record() {
+    let out = run(&["-e", r#"BEGIN { @[1] = count(); @[2] = count(); @[2] = count(); printf("a\n"); } BEGIN { setopt("quiet"); setopt("aggsortkey"); setopt("aggsortrev"); } BEGIN { printf("b\n"); exit(0); }"#]);
+    out.assert_ok();
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert!(lines[1].ends_with(":BEGIN a") && lines[3].ends_with(":BEGIN ") && lines[4] == "b", "{}", out.dump());
+    // by key, reversed
+    assert_eq!(&lines[6..], [format!("{}{}", int32_col(2), int_col(2)), format!("{}{}", int32_col(1), int_col(1))], "{}", out.dump());
+    // by key: 1 (counted twice) before 2; by value (the default) it would be 2 before 1
+    let out = run(&["-q", "-e", r#"BEGIN { @[1] = count(); @[1] = count(); @[2] = count(); setopt("aggsortkey"); exit(0); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, format!("\n{}{}\n{}{}\n", int32_col(1), int_col(2), int32_col(2), int_col(1)), "{}", out.dump());
+}
+
+#[test]
+fn setopt_takes_runtime_options_as_literals() {
+    for (program, message) in [
+        (r#"BEGIN { setopt("bufsize", "4m"); }"#, "option `bufsize` cannot change while tracing"),
+        (r#"BEGIN { setopt("nosuch"); }"#, "unknown option `nosuch`"),
+        (r#"BEGIN { x = "quiet"; setopt(x); }"#, "setopt() takes string literals"),
+        (r#"BEGIN { setopt("aggsortpos", "x"); }"#, "option `aggsortpos` needs a position"),
+    ] {
+        let out = run(&["-e", program]);
+        assert_eq!(out.code(), 2, "{}", out.dump());
+        assert!(out.stderr.contains(message), "{message}\n{}", out.dump());
+    }
+}
+
+/// switchrate: the event buffer is read once per interval, so output comes in batches and
+/// the end of tracing waits for the next read; nothing is lost.
+#[test]
+fn switchrate_reads_the_buffer_once_per_interval() {
+    let program = "tick-10ms /i++ == 4/ { exit(0); } tick-10ms { printf(\"%d\\n\", i); }";
+    let slow = run(&["-q", "-x", "switchrate=1s", "-e", program]);
+    slow.assert_ok();
+    assert_eq!(slow.stdout, "1\n2\n3\n4\n\n", "{}", slow.dump());
+    // The exit record waits for the read a second after the first (the ticks take 50 ms).
+    assert!(slow.elapsed >= std::time::Duration::from_millis(500), "{}", slow.dump());
+    let out = run(&["-q", "-x", "switchrate=100hz", "-x", "aggrate=1hz", "-e", program]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "1\n2\n3\n4\n\n", "{}", out.dump());
+    let bad = run(&["-x", "switchrate=abc", "-e", "BEGIN { }"]);
+    assert_eq!(bad.code(), 2, "{}", bad.dump());
+    assert!(bad.stderr.contains("option `switchrate` needs a rate, got `abc`"), "{}", bad.dump());
+}

@@ -112,7 +112,7 @@ fn descriptions_and_scripts_say_what_they_matched() {
     assert_status(&out, 0);
     assert_eq!(
         out.stderr,
-        "dtrace: description 'dtrace' matched 2 probes\ndtrace: description 'openat' matched 2 probes\ndtrace: description '1' matched 1 probe\ndtrace: description 'BEGIN ' matched 1 probe\n"
+        "dtrace: description 'dtrace' matched 3 probes\ndtrace: description 'openat' matched 2 probes\ndtrace: description '1' matched 1 probe\ndtrace: description 'BEGIN ' matched 1 probe\n"
     );
     // -q: no banner, no heading.
     let out = dtrace(&["-q", "-n", "BEGIN { printf(\"hi\\n\"); exit(3); }"]);
@@ -456,4 +456,12 @@ fn tracing_and_listing_need_root() {
         assert_eq!(out.status.code(), Some(2), "{out:?}");
         assert_eq!(out.stderr, "dtrace: run as root for tracing and listing probes\n");
     }
+}
+
+/// Run-time errors are reported in dtrace's voice (spec §4.10).
+#[test]
+fn runtime_errors_are_reported_as_dtrace() {
+    let out = dtrace(&["-q", "-n", "BEGIN { x = 1 / arg0; } BEGIN { exit(0); }"]);
+    assert_status(&out, 0);
+    assert!(out.stderr.starts_with("dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): divide-by-zero in action #1 at BPF pc "), "{}", out.dump());
 }

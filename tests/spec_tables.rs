@@ -3,7 +3,7 @@
 //! `builtins::FUNCTIONS`, spec §6.1 = `providers::PROVIDERS`. Adding a builtin without
 //! documenting it (or leaving a removed one in the spec) fails here.
 
-use crumbs_lang::builtins::{FnKind, VarType, FUNCTIONS, VARIABLES};
+use crumbs_lang::builtins::{FnKind, VarType, CONSTANTS, FUNCTIONS, VARIABLES};
 use crumbs_lang::providers::PROVIDERS;
 
 const SPEC: &str = include_str!("../spec.md");
@@ -97,6 +97,15 @@ fn variable_table_matches_builtins() {
         );
     }
     assert_eq!(rows.len(), VARIABLES.len(), "spec §5.1 rows");
+}
+
+#[test]
+fn constant_table_matches_builtins() {
+    let want: Vec<Vec<String>> = CONSTANTS
+        .iter()
+        .map(|c| vec![format!("`{}`", c.name), c.value.to_string(), format!("`{}`", c.c_type), c.doc.to_string()])
+        .collect();
+    assert_eq!(rows("5.8"), want, "spec §5.8 lists builtins.rs' CONSTANTS, in order (copy their docs)");
 }
 
 #[test]

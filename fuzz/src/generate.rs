@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 const PROBES: &[&str] = &[
     "BEGIN", "END", "dtrace:::BEGIN", "syscall:::entry", "syscall:::return", "syscall::read:entry", "syscall::read:return",
     "syscall::write:entry", "syscall::openat:return", "syscall::*read*:entry", "syscall::clock_gettime:return", "read:entry",
-    "syscall::exit_group:entry", "profile-997", "tick-1s", "profile:::tick-10ms", "tp:syscalls:sys_enter_*",
+    "syscall::exit_group:entry", "profile-997", "tick-1s", "profile:::tick-10ms", "tp:syscalls:sys_enter_*", "ERROR", "dtrace:::ERROR",
 ];
 
 const NUMBERS: &[&str] = &[
@@ -36,6 +36,10 @@ enum Key {
     Int,
     Str,
     Stack,
+    /// `ustack()`.
+    UStack,
+    /// `usym(...)`: a user symbol.
+    USym,
 }
 
 #[derive(Clone)]
@@ -151,6 +155,7 @@ impl<'r> Generator<'r> {
             }
             3 => format!("{}{}", self.lvalue(), self.rng.pick(&["++", "--"])),
             4 | 5 => self.printf(),
+            6 if self.rng.one_in(4) => self.user_value(),
             6 if self.rng.one_in(8) => match self.rng.below(2) {
                 0 => format!("tracemem({}, {})", self.expr(1), self.rng.pick(&["1", "16", "40", "0", "100000"])),
                 _ => format!("tracemem({}, {}, {})", self.expr(1), self.rng.pick(&["8", "33"]), self.expr(1)),
@@ -178,6 +183,21 @@ impl<'r> Generator<'r> {
                 format!("{name} = {value}")
             }
             _ => self.any_value(),
+        }
+    }
+
+    /// A user stack or symbol traced or printed (spec §7.16).
+    fn user_value(&mut self) -> String {
+        let pc = if self.rng.one_in(3) { "ucaller".to_string() } else { self.expr(1) };
+        match self.rng.below(8) {
+            0 => "ustack()".into(),
+            1 => format!("ustack({})", self.rng.pick(&["1", "3", "100", "0", "101"])),
+            2 => format!("trace({}({pc}))", self.rng.pick(&["usym", "ufunc", "uaddr", "umod"])),
+            3 => format!("trace({})", self.rng.pick(&["ucaller", "ustackdepth"])),
+            4 => format!("printf(\"%A %-20A\\n\", {pc}, {})", self.expr(1)),
+            5 => format!("printf(\"%k|%-3k\", ustack({}), ustack(2, 0))", self.rng.pick(&["1", "5"])),
+            6 => format!("@u[{}({pc})] = count()", self.rng.pick(&["usym", "ufunc", "uaddr", "umod"])),
+            _ => format!("@us[ustack(), {pc}] = count()"),
         }
     }
 
@@ -217,7 +237,7 @@ impl<'r> Generator<'r> {
         let (func, keys, params) = match self.aggs.iter().find(|a| a.name == name) {
             Some(a) if !self.rng.one_in(30) => (a.func.clone(), a.keys.clone(), a.params.clone()),
             _ => {
-                let keys = (0..self.rng.below(4)).map(|_| *self.rng.pick(&[Key::Int, Key::Int, Key::Str, Key::Stack])).collect();
+                let keys = (0..self.rng.below(4)).map(|_| *self.rng.pick(&[Key::Int, Key::Int, Key::Str, Key::Stack, Key::UStack, Key::USym])).collect();
                 let func = self.rng.pick(&aggregating).name.to_string();
                 let params = if func == "llquantize" { self.llquantize_params() } else { self.lquantize_params() };
                 (func, keys, params)
@@ -274,7 +294,7 @@ impl<'r> Generator<'r> {
         match self.rng.below(6) {
             0 => format!("printa({})", a.name),
             1 => {
-                let keys: String = a.keys.iter().map(|k| if *k == Key::Str { "%-12s " } else { "%d " }).collect();
+                let keys: String = a.keys.iter().map(|k| match k { Key::Str => "%-12s ", Key::UStack => "%k ", Key::USym => "%A ", _ => "%d " }).collect();
                 let value = if a.func.ends_with("quantize") { "%@d" } else { *self.rng.pick(&["%@d", "%@u", "%@x", "%-10@d"]) };
                 format!("printa(\"{keys}{value}\\n\", {})", a.name)
             }
@@ -304,6 +324,8 @@ impl<'r> Generator<'r> {
     fn key(&mut self, kind: Key) -> String {
         match kind {
             Key::Stack => "stack()".into(),
+            Key::UStack => "ustack()".into(),
+            Key::USym => format!("usym({})", self.expr(1)),
             Key::Str => self.string_value(),
             Key::Int => self.expr(2),
         }
@@ -421,8 +443,9 @@ impl<'r> Generator<'r> {
     }
 
     fn atom(&mut self) -> String {
-        // caller and stackdepth are read from the stack in user space: not operands.
-        let ints: Vec<&str> = VARIABLES.iter().filter(|v| matches!(v.ty, VarType::Int(_)) && !matches!(v.hook, VarHook::Stack(_))).map(|v| v.name).collect();
+        // caller, stackdepth and their user twins are read from a stack in user space: not
+        // operands.
+        let ints: Vec<&str> = VARIABLES.iter().filter(|v| matches!(v.ty, VarType::Int(_)) && !matches!(v.hook, VarHook::Stack(_) | VarHook::UStack(_))).map(|v| v.name).collect();
         match self.rng.below(9) {
             0 | 1 => self.rng.pick(NUMBERS).to_string(),
             2 => {

@@ -24,6 +24,9 @@ pub enum Decl {
     Var { scope: Scope, ty: TypeName, name: Ident, keys: Option<Vec<TypeName>>, span: Span },
     /// `inline TYPE NAME = EXPR;`.
     Inline { ty: TypeName, name: Ident, value: Expr, span: Span },
+    /// `translator TO < FROM PARAM > { MEMBER = EXPR; ... }` (`library`: one of crumbs'
+    /// stdlib, whose spans are not in the program's text).
+    Translator { to: TypeName, from: TypeName, param: Ident, members: Vec<(Ident, Expr)>, span: Span, library: bool },
 }
 
 /// Where a declared variable lives.
@@ -180,6 +183,8 @@ pub enum ExprKind {
     SizeofExpr(Box<Expr>),
     /// `offsetof(type, member.member...)`.
     Offsetof(TypeName, Vec<Ident>),
+    /// `xlate <TYPE> (expr)`.
+    Xlate(TypeName, Box<Expr>),
 }
 
 /// A C type as written: `int`, `unsigned long`, `struct file *`, `uint64_t`, `char **`.

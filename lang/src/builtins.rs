@@ -40,8 +40,12 @@ pub enum VarHook {
     Errno,
     /// The id of the probe that fired (as `-l` lists it).
     ProbeId,
+    /// The enabled probe id of the clause (its position in the program, from 1).
+    Epid,
     /// Read in user space from the kernel stack recorded when the probe fired.
     Stack(StackUse),
+    /// Read in user space from the user stack recorded when the probe fired.
+    UStack(UStackUse),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,10 +92,42 @@ pub const VARIABLES: &[BuiltinVar] = &[
     BuiltinVar { name: "arg8", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(8), doc: "ninth probe argument (0 where the probe has fewer)" },
     BuiltinVar { name: "arg9", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(9), doc: "tenth probe argument (0 where the probe has fewer)" },
     BuiltinVar { name: "id", aliases: &[], ty: VarType::Int("uint_t"), hook: VarHook::ProbeId, doc: "id of the probe that fired, as `-l` lists it" },
+    BuiltinVar { name: "epid", aliases: &[], ty: VarType::Int("uint_t"), hook: VarHook::Epid, doc: "enabled probe id of the clause: its position in the program, from 1 (the ERROR probe's arg1 names a clause by it)" },
     BuiltinVar { name: "caller", aliases: &[], ty: VarType::Int("uintptr_t"), hook: VarHook::Stack(StackUse::Caller(None)), doc: "kernel address the probed function returns to (its caller's next instruction): printf(\"%a\", caller), @[func(caller)]; read from the recorded stack, so it can be printed, traced or a key, not computed with" },
     BuiltinVar { name: "stackdepth", aliases: &[], ty: VarType::Int("uint32_t"), hook: VarHook::Stack(StackUse::Depth), doc: "number of kernel stack frames where the probe fired (as stack() shows them, up to 64); read from the recorded stack, so it can be printed, traced or a key, not computed with" },
+    BuiltinVar { name: "ucaller", aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::UStack(UStackUse::Caller(None)), doc: "user address the current user function returns to (the second frame of ustack()): printf(\"%A\", ucaller), @[usym(ucaller)]; read from the recorded user stack, so it can be printed, traced or a key, not computed with" },
+    BuiltinVar { name: "ustackdepth", aliases: &[], ty: VarType::Int("uint32_t"), hook: VarHook::UStack(UStackUse::Depth), doc: "number of user stack frames where the probe fired (as ustack() shows them, up to 100); read from the recorded user stack, so it can be printed, traced or a key, not computed with" },
     BuiltinVar { name: "errno", aliases: &[], ty: VarType::Int("int"), hook: VarHook::Errno, doc: "error number of a failed system call (syscall return probes; 0 otherwise)" },
 ];
+
+/// A constant of DTrace's D library: a name for an integer of a C type.
+#[derive(Clone, Copy, Debug)]
+pub struct BuiltinConst {
+    pub name: &'static str,
+    pub value: i64,
+    pub c_type: &'static str,
+    pub doc: &'static str,
+}
+
+pub const CONSTANTS: &[BuiltinConst] = &[
+    BuiltinConst { name: "NULL", value: 0, c_type: "uintptr_t", doc: "the null pointer" },
+    BuiltinConst { name: "DTRACEFLT_UNKNOWN", value: 0, c_type: "int", doc: "ERROR's arg4 for an unknown fault" },
+    BuiltinConst { name: "DTRACEFLT_BADADDR", value: 1, c_type: "int", doc: "ERROR's arg4 for an address that cannot be read (arg5 is the address)" },
+    BuiltinConst { name: "DTRACEFLT_BADALIGN", value: 2, c_type: "int", doc: "ERROR's arg4 for a misaligned address (crumbs raises none)" },
+    BuiltinConst { name: "DTRACEFLT_ILLOP", value: 3, c_type: "int", doc: "ERROR's arg4 for an illegal operation" },
+    BuiltinConst { name: "DTRACEFLT_DIVZERO", value: 4, c_type: "int", doc: "ERROR's arg4 for a division or remainder by zero" },
+    BuiltinConst { name: "DTRACEFLT_NOSCRATCH", value: 5, c_type: "int", doc: "ERROR's arg4 for scratch space exhausted" },
+    BuiltinConst { name: "DTRACEFLT_KPRIV", value: 6, c_type: "int", doc: "ERROR's arg4 for a privileged kernel access (crumbs raises none)" },
+    BuiltinConst { name: "DTRACEFLT_UPRIV", value: 7, c_type: "int", doc: "ERROR's arg4 for a privileged user access (crumbs raises none)" },
+    BuiltinConst { name: "DTRACEFLT_TUPOFLOW", value: 8, c_type: "int", doc: "ERROR's arg4 for a tuple stack overflow (crumbs raises none)" },
+    BuiltinConst { name: "DTRACEFLT_BADSTACK", value: 9, c_type: "int", doc: "ERROR's arg4 for a bad stack (crumbs raises none)" },
+    BuiltinConst { name: "DTRACEFLT_BADSIZE", value: 10, c_type: "int", doc: "ERROR's arg4 for a bad size (crumbs raises none)" },
+    BuiltinConst { name: "DTRACEFLT_BADINDEX", value: 11, c_type: "int", doc: "ERROR's arg4 for an array index out of bounds (arg5 is the index)" },
+];
+
+pub fn constant(name: &str) -> Option<&'static BuiltinConst> {
+    CONSTANTS.iter().find(|c| c.name == name)
+}
 
 pub fn variable(name: &str) -> Option<&'static BuiltinVar> {
     VARIABLES.iter().find(|v| v.name == name || v.aliases.contains(&name))
@@ -103,7 +139,7 @@ pub fn variable_names() -> impl Iterator<Item = &'static str> {
 }
 
 use crate::ir::agg::{self, Aggregator};
-use crate::ir::{StackUse, SymKind};
+use crate::ir::{StackUse, SymKind, UStackUse, USymKind};
 
 /// What a function does; the checker validates arguments, the backend implements the hook.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -112,6 +148,13 @@ pub enum FnHook {
     Trace,
     Print,
     Exit,
+    /// `speculation()`: a new speculation's id.
+    Speculation,
+    /// `speculate(id)`: the clause's record goes to a speculation.
+    Speculate,
+    /// `commit(id)`, `discard(id)`.
+    Commit,
+    Discard,
     Printa,
     Clear,
     Trunc,
@@ -122,7 +165,23 @@ pub enum FnHook {
     Stack,
     /// `func()`/`sym()` and `mod()`: an address printed as a symbol or module.
     Sym(SymKind),
+    UStack,
+    /// `usym()`/`ufunc()`, `uaddr()` and `umod()`: a user address printed as a symbol or
+    /// module of the process where the probe fired.
+    USym(USymKind),
     CopyInStr,
+    /// `setopt(name [, value])`: an option changed while tracing.
+    SetOpt,
+    /// Destructive actions: `raise(signal)`, `stop()`, `system(format, ...)`.
+    Raise,
+    Stop,
+    System,
+    /// `alloca(size)`, `copyin(addr, size)`: scratch memory for the clause.
+    Alloca,
+    CopyIn,
+    /// `copyinto(addr, size, dest)`, `bcopy(src, dest, size)`: copies into scratch memory.
+    CopyInto,
+    Bcopy,
     StringOf,
     /// A subroutine that makes a string (strjoin(), substr(), ...).
     Str(crate::ir::StrFn),
@@ -150,7 +209,7 @@ pub enum ArgSpec {
     Int,
     /// An integer known when the script is compiled.
     ConstInt,
-    /// An optional integer known when the script is compiled (the last argument).
+    /// An optional integer known when the script is compiled (the last arguments).
     OptConstInt,
     /// A string literal (printf's format).
     Format,
@@ -178,16 +237,28 @@ pub struct BuiltinFn {
 }
 
 pub const FUNCTIONS: &[BuiltinFn] = &[
-    BuiltinFn { name: "printf", kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::Printf, signature: "printf(format, ...)", doc: "formatted output; conversions %d %i %u %x %X %o %c %p %s %S %Y %% with flags, width, precision, %a (a kernel address as symbol+offset) and %k (a stack)" },
+    BuiltinFn { name: "printf", kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::Printf, signature: "printf(format, ...)", doc: "formatted output; conversions %d %i %u %x %X %o %c %p %s %S %Y %% with flags, width, precision, %a (a kernel address as symbol+offset), %A (a user address as symbol+offset) and %k (a stack)" },
     BuiltinFn { name: "trace", kind: FnKind::Action, args: &[ArgSpec::Any], hook: FnHook::Trace, signature: "trace(expr)", doc: "print the value of an expression" },
     BuiltinFn { name: "print", kind: FnKind::Action, args: &[ArgSpec::Any], hook: FnHook::Print, signature: "print(expr)", doc: "print a value by its C type, a struct or array member by member, as DTrace's print()" },
     BuiltinFn { name: "exit", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Exit, signature: "exit(status)", doc: "stop tracing: run END, print aggregations, exit with status" },
+    BuiltinFn { name: "setopt", kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::OptInt], hook: FnHook::SetOpt, signature: "setopt(name [, value])", doc: "change an option while tracing (quiet, aggsortkey, aggsortrev, aggsortpos, aggsortkeypos, aggpack), from the next record on; both are string literals" },
+    BuiltinFn { name: "raise", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Raise, signature: "raise(signal)", doc: "destructive (-w): send signal to the process that fired the probe" },
+    BuiltinFn { name: "stop", kind: FnKind::Action, args: &[], hook: FnHook::Stop, signature: "stop()", doc: "destructive (-w): stop the process that fired the probe (SIGSTOP; SIGCONT resumes it)" },
+    BuiltinFn { name: "system", kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::System, signature: "system(format, ...)", doc: "destructive (-w): run the command printf would print with /bin/sh when crumbs reads the record" },
+    BuiltinFn { name: "speculation", kind: FnKind::Subroutine, args: &[], hook: FnHook::Speculation, signature: "speculation()", doc: "a new speculation's id (1 to nspec), or 0 if every speculation is in use" },
+    BuiltinFn { name: "speculate", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Speculate, signature: "speculate(id)", doc: "what the rest of the clause records goes to speculation id, printed only if it is committed" },
+    BuiltinFn { name: "commit", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Commit, signature: "commit(id)", doc: "print what speculation id holds and free it" },
+    BuiltinFn { name: "discard", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Discard, signature: "discard(id)", doc: "throw away what speculation id holds and free it" },
     BuiltinFn { name: "printa", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Printa, signature: "printa([format,] @agg, ...)", doc: "print aggregations now, several joined by key: in the default layout, or each row as printf(format, keys...) with %@ conversions for the values" },
     BuiltinFn { name: "clear", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Clear, signature: "clear(@agg)", doc: "set every value of an aggregation to zero, keeping its keys" },
     BuiltinFn { name: "trunc", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Trunc, signature: "trunc(@agg [, n])", doc: "remove every key of an aggregation, or all but the n largest (n < 0: the -n smallest)" },
     BuiltinFn { name: "tracemem", kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::ConstInt, ArgSpec::OptInt], hook: FnHook::Tracemem, signature: "tracemem(addr, size [, dsize])", doc: "print size bytes (a constant) of kernel memory at addr as DTrace's hex dump; only the first dsize of them if dsize is given and less" },
     BuiltinFn { name: "copyinstr", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::CopyInStr, signature: "copyinstr(addr)", doc: "the NUL-terminated string at a user-space address, up to strsize - 1 bytes (bpftrace: str)" },
     BuiltinFn { name: "stringof", kind: FnKind::Subroutine, args: &[ArgSpec::Any], hook: FnHook::StringOf, signature: "stringof(x)", doc: "x as a string: the NUL-terminated string at a kernel pointer or in a kernel char array, up to strsize - 1 bytes; a string stays itself" },
+    BuiltinFn { name: "copyin", kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::Int], hook: FnHook::CopyIn, signature: "copyin(addr, size)", doc: "a `void *` to size bytes copied from a user-space address into scratch memory that lasts until the clause ends" },
+    BuiltinFn { name: "alloca", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Alloca, signature: "alloca(size)", doc: "a `void *` to size bytes of zeroed scratch memory that lasts until the clause ends" },
+    BuiltinFn { name: "copyinto", kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::Int, ArgSpec::Int], hook: FnHook::CopyInto, signature: "copyinto(addr, size, dest)", doc: "copy size bytes from a user-space address into scratch memory at dest (from alloca() or copyin())" },
+    BuiltinFn { name: "bcopy", kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::Int, ArgSpec::Int], hook: FnHook::Bcopy, signature: "bcopy(src, dest, size)", doc: "copy size bytes from kernel memory at src into scratch memory at dest (from alloca() or copyin())" },
     BuiltinFn { name: "str", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::CopyInStr, signature: "str(addr)", doc: "bpftrace's spelling of copyinstr(addr)" },
     BuiltinFn { name: "strlen", kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Strlen, signature: "strlen(s)", doc: "the length of a string in bytes, its NUL not counted" },
     BuiltinFn { name: "strjoin", kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Join), signature: "strjoin(a, b)", doc: "a followed by b, cut to strsize - 1 bytes" },
@@ -218,6 +289,11 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "func", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Func), signature: "func(pc)", doc: "the kernel function holding address pc, printed as module`function (keys at different offsets in one function aggregate together)" },
     BuiltinFn { name: "sym", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Func), signature: "sym(pc)", doc: "the kernel symbol holding address pc, printed as module`symbol; the same as func(pc)" },
     BuiltinFn { name: "mod", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Mod), signature: "mod(pc)", doc: "the kernel module holding address pc (vmlinux for the kernel itself), printed as its name" },
+    BuiltinFn { name: "ustack", kind: FnKind::Subroutine, args: &[ArgSpec::OptConstInt, ArgSpec::OptConstInt], hook: FnHook::UStack, signature: "ustack([nframes [, strsize]])", doc: "the user stack of the process where the probe fired, its innermost nframes frames (1 to 100; default: option ustackframes, 100), symbolized in that process (strsize, DTrace's room for JIT frame names, is accepted and ignored): an aggregation key, traced, or printf's %k" },
+    BuiltinFn { name: "usym", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::USym(USymKind::Func), signature: "usym(pc)", doc: "the symbol holding user address pc in the process where the probe fired, printed as module`symbol (keys at different offsets in one symbol aggregate together)" },
+    BuiltinFn { name: "ufunc", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::USym(USymKind::Func), signature: "ufunc(pc)", doc: "the user function holding address pc, printed as module`function; the same as usym(pc)" },
+    BuiltinFn { name: "uaddr", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::USym(USymKind::Addr), signature: "uaddr(pc)", doc: "user address pc in the process where the probe fired, printed as module`symbol+0xoffset" },
+    BuiltinFn { name: "umod", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::USym(USymKind::Mod), signature: "umod(pc)", doc: "the module (executable or shared library) holding user address pc in the process where the probe fired, printed as its file name" },
     BuiltinFn { name: "normalize", kind: FnKind::Action, args: &[ArgSpec::Aggregation, ArgSpec::Int], hook: FnHook::Normalize, signature: "normalize(@agg, n)", doc: "print an aggregation's values divided by n from now on" },
     BuiltinFn { name: "denormalize", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Denormalize, signature: "denormalize(@agg)", doc: "print an aggregation's values undivided again" },
     BuiltinFn { name: "count", kind: FnKind::Aggregating, args: &[], hook: FnHook::Aggregate(&agg::count::Count), signature: "count()", doc: "number of times called" },

@@ -14,12 +14,14 @@ pub mod builtins;
 pub mod check;
 pub mod ir;
 pub mod providers;
+pub mod stdlib;
 pub mod syscalls;
 pub mod tracepoints;
 pub mod types;
 
 /// Parses and checks a program: the front half of the pipeline.
 pub fn compile(source: &str, opts: &check::CheckOptions) -> Result<ir::Program, diag::Diagnostic> {
-    let ast = parse::parse_program_with(source, opts.facts.clone())?;
+    let mut ast = parse::parse_program_with(source, opts.facts.clone())?;
+    stdlib::add_used(&mut ast, source, opts.facts.clone())?;
     check::check(&ast, opts)
 }

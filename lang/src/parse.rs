@@ -24,6 +24,21 @@ pub fn parse_program(src: &str) -> Result<Program, Diagnostic> {
 /// is a typedef of the script or of the kernel (asked through `facts`), as D's own lexer
 /// decides: `(u64)-1` is a cast, `(x) - 1` a subtraction.
 pub fn parse_program_with(src: &str, facts: Option<Rc<dyn KernelFacts>>) -> Result<Program, Diagnostic> {
+    let program = parse_unit(src, facts)?;
+    if program.clauses.is_empty() {
+        return Err(Diagnostic::new(src.len()..src.len(), "empty program: no probe clauses")
+            .label("expected a probe clause")
+            .hint("a clause looks like `syscall::read:entry { @[execname] = count(); }`"));
+    }
+    Ok(program)
+}
+
+/// Parses a D library (stdlib): declarations, without clauses.
+pub fn parse_library(src: &str, facts: Option<Rc<dyn KernelFacts>>) -> Result<Program, Diagnostic> {
+    parse_unit(src, facts)
+}
+
+fn parse_unit(src: &str, facts: Option<Rc<dyn KernelFacts>>) -> Result<Program, Diagnostic> {
     let _scope = TypeScope::enter(facts);
     let mut pairs = DParser::parse(Rule::program, src).map_err(|e| syntax_error(src, e))?;
     let mut program = Program { pragmas: Vec::new(), decls: Vec::new(), clauses: Vec::new() };
@@ -41,11 +56,6 @@ pub fn parse_program_with(src: &str, facts: Option<Rc<dyn KernelFacts>>) -> Resu
             Rule::clause => program.clauses.push(clause(pair)?),
             _ => {}
         }
-    }
-    if program.clauses.is_empty() {
-        return Err(Diagnostic::new(src.len()..src.len(), "empty program: no probe clauses")
-            .label("expected a probe clause")
-            .hint("a clause looks like `syscall::read:entry { @[execname] = count(); }`"));
     }
     Ok(program)
 }
@@ -225,6 +235,19 @@ fn declaration(p: Pair<Rule>) -> Result<Decl, Diagnostic> {
             let name = ident(it.next().unwrap());
             let value = expr_at(it.next().unwrap(), 1)?.0;
             Ok(Decl::Inline { ty, name, value, span: sp })
+        }
+        Rule::translator_decl => {
+            let mut it = inner.into_inner().filter(|x| x.as_rule() != Rule::translator_kw);
+            let to = type_name(it.next().unwrap())?;
+            let from = type_name(it.next().unwrap())?;
+            let param = ident(it.next().unwrap());
+            let mut members = Vec::new();
+            for m in it {
+                let mut parts = m.into_inner();
+                let name = ident(parts.next().unwrap());
+                members.push((name, expr_at(parts.next().unwrap(), 1)?.0));
+            }
+            Ok(Decl::Translator { to, from, param, members, span: sp, library: false })
         }
         Rule::record_decl => {
             let mut it = inner.into_inner();
@@ -866,6 +889,12 @@ fn primary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
             let t = p.into_inner().find(|part| part.as_rule() == Rule::type_name).unwrap();
             ExprKind::SizeofType(type_name(t)?)
         }
+        Rule::xlate => {
+            let mut parts = p.into_inner().filter(|x| x.as_rule() != Rule::xlate_kw);
+            let t = type_name(parts.next().unwrap())?;
+            let e = expr_at(parts.next().unwrap(), level + 1)?.0;
+            ExprKind::Xlate(t, Box::new(e))
+        }
         Rule::offsetof => {
             let mut t = None;
             let mut path = Vec::new();
@@ -1073,6 +1102,7 @@ mod tests {
             ExprKind::SizeofType(t) => format!("sizeof({})", show_type(t)),
             ExprKind::SizeofExpr(a) => format!("(sizeof {})", show(a)),
             ExprKind::Offsetof(t, path) => format!("offsetof({}, {})", show_type(t), path.iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join(".")),
+            ExprKind::Xlate(t, a) => format!("xlate<{}>({})", show_type(t), show(a)),
         }
     }
 
@@ -1140,6 +1170,21 @@ mod tests {
         assert!(matches!(&body[4], Stmt::Assign { target: LValue::ThreadLocal(..), .. }));
         assert!(matches!(&body[5], Stmt::Assign { target: LValue::ClauseLocal(..), .. }));
         assert!(matches!(&body[6], Stmt::Aggregate { agg, .. } if agg.name == "a" && agg.keys.len() == 2));
+    }
+
+    #[test]
+    fn translators_and_xlate() {
+        let p = parse_program("translator struct s < struct task_struct *T > { a = T->pid; b = 1 + 2; };\nBEGIN { trace(xlate <struct s *> (curthread)->a); }").unwrap();
+        match &p.decls[0] {
+            Decl::Translator { param, members, library: false, .. } => {
+                assert_eq!(param.name, "T");
+                assert_eq!(members.iter().map(|(m, e)| format!("{}={}", m.name, show(e))).collect::<Vec<_>>(), ["a=(T->pid)", "b=(1 + 2)"]);
+            }
+            d => panic!("{d:?}"),
+        }
+        assert_eq!(show(&expr_of("xlate <psinfo_t *> (curthread)->pr_pid")), "(xlate<psinfo_t*>(curthread)->pr_pid)");
+        // Reserved, as in DTrace.
+        assert!(parse_program("BEGIN { translator = 1; }").is_err());
     }
 
     #[test]

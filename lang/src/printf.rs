@@ -6,7 +6,7 @@
 //! ```text
 //! %[flags][width][.precision][length]conv      flags: any of - + space # 0
 //!                                              length: hh h l ll z j t (accepted, ignored)
-//!                                              conv:   d i u x X o c p a s k Y
+//!                                              conv:   d i u x X o c p a A s k Y
 //! %%                                           a literal '%'
 //! ```
 //!
@@ -25,7 +25,7 @@
 use std::fmt;
 
 /// The conversions [`parse`] accepts, as shown in hints.
-pub const SUPPORTED: &str = "%d %i %u %x %X %o %c %p %a %s %k %Y %S (and %% for a literal '%')";
+pub const SUPPORTED: &str = "%d %i %u %x %X %o %c %p %a %A %s %k %Y %S (and %% for a literal '%')";
 
 /// Largest width or precision accepted; a larger one is almost certainly a typo and would
 /// make every firing print megabytes of padding.
@@ -269,15 +269,7 @@ pub fn parse(fmt: &str) -> Result<Vec<Piece>, FormatError> {
         };
         let end = i + c.len_utf8();
         match c {
-            'd' | 'i' | 'u' | 'x' | 'X' | 'o' | 'c' | 's' | 'S' | 'Y' | 'p' | 'a' | 'k' => {}
-            'A' => {
-                return Err(err(
-                    start,
-                    end,
-                    "%A (a user-space address as a symbol) is not supported yet",
-                    Some("print the address in hex with %p, or a kernel address as a symbol with %a".into()),
-                ))
-            }
+            'd' | 'i' | 'u' | 'x' | 'X' | 'o' | 'c' | 's' | 'S' | 'Y' | 'p' | 'a' | 'A' | 'k' => {}
             '%' => {
                 return Err(err(
                     start,
@@ -483,7 +475,7 @@ mod tests {
             .hint
             .as_deref()
             .unwrap()
-            .contains("%d %i %u %x %X %o %c %p %a %s %k"));
+            .contains("%d %i %u %x %X %o %c %p %a %A %s %k"));
 
         let e = parse("%5.2f").unwrap_err();
         assert_eq!((e.start, e.end), (0, 5));
@@ -498,9 +490,8 @@ mod tests {
         let kinds: Vec<ArgKind> = conversions(&p).map(Conv::arg_kind).collect();
         assert_eq!(kinds, [ArgKind::Int, ArgKind::Stack, ArgKind::Int]);
         assert_eq!(conversions(&p).next().map(|c| (c.width, c.has_flag('-'))), Some((Some(40), true)));
-        let e = parse("x %A").unwrap_err();
-        assert_eq!((e.start, e.end), (2, 4));
-        assert!(e.message.contains("%A") && e.message.contains("not supported"), "{}", e.message);
+        let p = parse("x %-20A").unwrap();
+        assert_eq!(conversions(&p).map(|c| (c.conv, c.arg_kind())).collect::<Vec<_>>(), [('A', ArgKind::Int)]);
 
         let e = parse("%Ld").unwrap_err();
         assert_eq!(e.message, "unknown format conversion %L");

@@ -157,13 +157,13 @@ pub mod helper {
         BPF_FUNC_ktime_get_ns as KTIME_GET_NS, BPF_FUNC_map_delete_elem as MAP_DELETE_ELEM,
         BPF_FUNC_map_lookup_elem as MAP_LOOKUP_ELEM, BPF_FUNC_map_update_elem as MAP_UPDATE_ELEM,
         BPF_FUNC_probe_read_kernel as PROBE_READ_KERNEL, BPF_FUNC_probe_read_kernel_str as PROBE_READ_KERNEL_STR,
-        BPF_FUNC_probe_read_user_str as PROBE_READ_USER_STR,
+        BPF_FUNC_probe_read_user as PROBE_READ_USER, BPF_FUNC_probe_read_user_str as PROBE_READ_USER_STR,
         BPF_FUNC_ringbuf_output as RINGBUF_OUTPUT, BPF_FUNC_ringbuf_reserve as RINGBUF_RESERVE,
-        BPF_FUNC_ringbuf_submit as RINGBUF_SUBMIT,
+        BPF_FUNC_ringbuf_submit as RINGBUF_SUBMIT, BPF_FUNC_ringbuf_discard as RINGBUF_DISCARD, BPF_FUNC_send_signal as SEND_SIGNAL,
     };
 
     /// The helpers the disassembler names (the enum cannot be built from a call's id).
-    pub(super) const NAMED: [bpf_func_id; 17] = [
+    pub(super) const NAMED: [bpf_func_id; 20] = [
         MAP_LOOKUP_ELEM,
         MAP_UPDATE_ELEM,
         MAP_DELETE_ELEM,
@@ -175,11 +175,14 @@ pub mod helper {
         GET_STACKID,
         GET_CURRENT_TASK,
         PROBE_READ_KERNEL,
+        PROBE_READ_USER,
         PROBE_READ_USER_STR,
         PROBE_READ_KERNEL_STR,
         RINGBUF_OUTPUT,
         RINGBUF_RESERVE,
         RINGBUF_SUBMIT,
+        RINGBUF_DISCARD,
+        SEND_SIGNAL,
         GET_PRANDOM_U32,
     ];
 }

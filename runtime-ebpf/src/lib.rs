@@ -6,6 +6,7 @@ pub mod emit;
 pub mod insn;
 
 use crumbs_lang::ir::Program;
+use crumbs_lang::providers::AttachPoint;
 use abi::*;
 use elf::*;
 use emit::*;
@@ -15,6 +16,8 @@ use emit::*;
 pub const DYNVAR_OVERHEAD: u64 = 40;
 /// Distinct kernel stacks kept at once.
 pub const STACK_ENTRIES: u32 = 16384;
+/// Distinct user stacks kept at once (each holds 100 frames: 6.5 MB in all).
+pub const USTACK_ENTRIES: u32 = 8192;
 
 /// Dynamic variables (thread-locals, array elements) of `key` and `value` bytes a map holds
 /// at once: dynvarsize / (key + value + the overhead); 16384 integer thread-locals (a 16-byte
@@ -57,6 +60,9 @@ pub fn map_defs(p: &Program, target: &Target) -> Vec<MapDef> {
     if p.uses_stack {
         maps.push(MapDef { name: STACKS_MAP.into(), map_type: MAP_TYPE_STACK_TRACE, key_size: 4, value_size: 8 * STACK_DEPTH as u32, max_entries: STACK_ENTRIES, flags: 0 });
     }
+    if p.uses_ustack {
+        maps.push(MapDef { name: USTACKS_MAP.into(), map_type: MAP_TYPE_STACK_TRACE, key_size: 4, value_size: 8 * USTACK_DEPTH as u32, max_entries: USTACK_ENTRIES, flags: 0 });
+    }
     if p.thread_locals.iter().any(|v| !v.is_str()) {
         maps.push(MapDef { name: TLS_MAP.into(), map_type: MAP_TYPE_HASH, key_size: 16, value_size: 8, max_entries: dynvar_entries(p, 16, 8), flags: 0 });
     }
@@ -75,7 +81,8 @@ pub fn map_defs(p: &Program, target: &Target) -> Vec<MapDef> {
 
 /// Compiles every attach point's clauses to BPF and wraps them in an ELF.
 pub fn compile(p: &Program, target: &Target) -> Result<Compiled, EmitError> {
-    let programs = p.groups.iter().map(|g| emit_program(p, g, target)).collect::<Result<Vec<_>, _>>()?;
+    // ERROR's clauses have no program: they run inside the others' (emit/faults.rs).
+    let programs = p.groups.iter().filter(|g| g.attach != AttachPoint::Error).map(|g| emit_program(p, g, target)).collect::<Result<Vec<_>, _>>()?;
     let mut maps = map_defs(p, target);
     if programs.iter().any(|c| c.map_refs.iter().any(|r| r.map == SCRATCH_MAP)) {
         let scratch = programs.iter().map(|c| c.scratch).max().unwrap_or(0).max(8);
@@ -86,7 +93,7 @@ pub fn compile(p: &Program, target: &Target) -> Result<Compiled, EmitError> {
         maps.push(MapDef { name: SYSCALL_NAMES_MAP.into(), map_type: MAP_TYPE_ARRAY, key_size: 4, value_size: SYSCALL_NAME_SIZE, max_entries: entries, flags: 0 });
     }
     let flag = emit::exit_flag_offset(p).map_or(0, |_| 8);
-    let elf = write_elf(&programs, &maps, p.globals_size() + flag);
+    let elf = write_elf(&programs, &maps, p.globals_size() + flag + emit::speculations_size(p));
     Ok(Compiled { elf, programs, maps })
 }
 

@@ -67,7 +67,7 @@ fn read_raw(t: &Table, def: &Aggregation, dec: &Decoder) -> Vec<(Vec<usize>, Agg
     }
     // Stacks and symbols can print alike from different bytes (stack(n) of two deeper
     // stacks, func() of two offsets): their rows merge. Other keys decode one to one.
-    let merges = def.keys.iter().any(|r| matches!(r, Repr::Stack(_) | Repr::Sym(_)));
+    let merges = def.keys.iter().any(|r| r.printed_only());
     let mut by_value: HashMap<Vec<Value>, Copies> = HashMap::new();
     let mut rows: Vec<(Vec<Value>, Copies)> = Vec::new();
     for (key, c) in by_key {
@@ -108,6 +108,7 @@ pub fn decode_keys(key: &[u8], reprs: &[Repr], dec: &Decoder) -> Vec<Value> {
         };
         // The symbol's text is the same at its start: only the address moves.
         out.push(match (kind, decode_value(*r, bytes, dec)) {
+            _ if matches!(r, Repr::UStack(_) | Repr::USym(_)) => decode_user(*r, bytes, dec, true),
             (Some(k), Value::Sym(pc, text)) => Value::Sym(dec.stacks.symbols().start(pc, k), text),
             (_, v) => v,
         });
@@ -123,10 +124,21 @@ pub fn decode_value(r: Repr, bytes: &[u8], dec: &Decoder) -> Value {
         Repr::StrId => Value::Str(dec.strings.resolve(word(bytes, 0) as u64)),
         Repr::Stack(u) => dec.stacks.read(word(bytes, 0), u),
         Repr::Sym(k) => dec.stacks.address(word(bytes, 0) as u64, Some(k)),
+        Repr::UStack(_) | Repr::USym(_) => decode_user(r, bytes, dec, false),
         Repr::Str(_) => {
             let end = bytes.iter().position(|b| *b == 0).unwrap_or(bytes.len());
             Value::Str(String::from_utf8_lossy(&bytes[..end]).into_owned())
         }
+    }
+}
+
+/// A user stack or symbol, symbolized in the process recorded with it (as a key: a symbol
+/// stands for its first address).
+fn decode_user(r: Repr, bytes: &[u8], dec: &Decoder, key: bool) -> Value {
+    match r {
+        Repr::UStack(u) => dec.stacks.user.read(word(bytes, 0), u, key),
+        Repr::USym(k) => dec.stacks.user.address(word(bytes, 0) as u64, word(bytes, 1) as u32, k, key),
+        _ => unreachable!("only user stacks and symbols"),
     }
 }
 

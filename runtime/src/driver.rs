@@ -22,9 +22,8 @@ pub struct CompileOptions {
     pub args: Vec<String>,
     /// `-x NAME[=VALUE]` options, applied over the script's pragmas.
     pub options: Vec<String>,
-    /// Destructive actions are allowed (dtrace's `-w`). Recorded for the checker, which is
-    /// to refuse `system()`, `raise()`, `stop()` and `chill()` without it; no action needs
-    /// it yet.
+    /// Destructive actions are allowed (`-w`): without it (or the `destructive` option) the
+    /// checker refuses `system()`, `raise()` and `stop()`.
     pub destructive: bool,
 }
 
@@ -61,12 +60,13 @@ fn clause_span(p: &Program, i: usize) -> Span {
 pub fn compile(text: &str, opts: &CompileOptions, kernel: &dyn Kernel) -> Result<Compiled, CompileError> {
     let options: Vec<(&str, Option<&str>, &String)> = opts.options.iter().map(|o| o.split_once('=').map_or((o.as_str(), None, o), |(n, v)| (n, Some(v), o))).collect();
     let apply = |to: &mut crumbs_lang::ir::Options, (n, v, opt): (&str, Option<&str>, &String)| apply_option(to, n, v).map_err(|(msg, hint)| CompileError::Message(format!("-x {opt}: {msg} ({hint})")));
-    // A string's size is part of the program: -x strsize reaches the checker.
+    // A string's size is part of the program, and destructive actions are allowed or not
+    // when checking: -x strsize and -x destructive reach the checker.
     let mut early = crumbs_lang::ir::Options::default();
-    for o in options.iter().filter(|o| o.0 == "strsize" && o.1.is_some()) {
+    for o in options.iter().filter(|o| (o.0 == "strsize" && o.1.is_some()) || o.0 == "destructive") {
         apply(&mut early, *o)?;
     }
-    let check = CheckOptions { facts: Some(kernel.facts()), target: opts.target, args: opts.args.clone(), ids: crate::process::own_ids(), strsize: early.strsize };
+    let check = CheckOptions { facts: Some(kernel.facts()), target: opts.target, args: opts.args.clone(), ids: crate::process::own_ids(), strsize: early.strsize, destructive: opts.destructive || early.destructive };
     let mut program = crumbs_lang::compile(text, &check).map_err(CompileError::Source)?;
     for o in options {
         apply(&mut program.options, o)?;

@@ -5,7 +5,7 @@ use crate::sys;
 use crumbs_ebpf::abi::drops::{DropKind, DROPS_SIZE};
 use crumbs_ebpf::abi::table::DEFAULT_AGGSIZE;
 use crumbs_ebpf::abi::{DEFAULT_BUFSIZE, DEFAULT_DYNVARSIZE};
-use crumbs_lang::ir::Options;
+use crumbs_lang::ir::{Options, MAX_NSPEC};
 use std::io;
 use std::os::fd::RawFd;
 
@@ -13,6 +13,8 @@ use std::os::fd::RawFd;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Drops {
     pub per_cpu: Vec<[u64; DropKind::ALL.len()]>,
+    /// Speculative records user space dropped (their speculation held specsize bytes).
+    pub speculative: u64,
 }
 
 impl Drops {
@@ -26,7 +28,7 @@ impl Drops {
             .chunks(DROPS_SIZE)
             .map(|c| DropKind::ALL.map(|k| u64::from_le_bytes(c[k.offset()..k.offset() + 8].try_into().unwrap())))
             .collect();
-        Ok(Drops { per_cpu })
+        Ok(Drops { per_cpu, speculative: 0 })
     }
 
     pub fn total(&self, kind: DropKind) -> u64 {
@@ -51,6 +53,16 @@ impl Drops {
             out.push(format!("{n} dynamic variable drop{} ({why})", plural(n)));
         }
         per_cpu(DropKind::Stack, "stack drop", "the stack map was full or another stack held the slot", &mut out);
+        let n = self.total(DropKind::Speculation);
+        if n > 0 {
+            let now = o.nspec();
+            let why = if now >= MAX_NSPEC { format!("at the largest -x nspec={MAX_NSPEC}") } else { format!("; raise it with -x nspec={}", (now * 4).min(MAX_NSPEC)) };
+            out.push(format!("{n} failed speculation{} (no speculative buffer available{}{why})", plural(n), if now >= MAX_NSPEC { " " } else { "" }));
+        }
+        if self.speculative > 0 {
+            let n = self.speculative;
+            out.push(format!("{n} speculative drop{} ({})", plural(n), raise("speculation full", "specsize", o.specsize())));
+        }
         out
     }
 }
@@ -84,7 +96,7 @@ mod tests {
 
     #[test]
     fn dtrace_wording_with_the_option_to_raise() {
-        let d = Drops { per_cpu: vec![[0, 34464, 3, 0], [1, 1, 2, 7]] };
+        let d = Drops { per_cpu: vec![[0, 34464, 3, 0, 2], [1, 1, 2, 7, 1]], speculative: 9 };
         let o = Options { aggsize: Some(16 << 10), ..Options::default() };
         assert_eq!(
             d.messages(&o),
@@ -94,9 +106,14 @@ mod tests {
                 "1 aggregation drop on CPU 1 (aggregation full; raise it with -x aggsize=64k)",
                 "5 dynamic variable drops (dynamic variables full; raise it with -x dynvarsize=4m)",
                 "7 stack drops on CPU 1 (the stack map was full or another stack held the slot)",
+                "3 failed speculations (no speculative buffer available; raise it with -x nspec=4)",
+                "9 speculative drops (speculation full; raise it with -x specsize=16m)",
             ]
         );
         assert!(Drops::default().messages(&o).is_empty());
+        let d = Drops { per_cpu: vec![[0, 0, 0, 0, 1]], speculative: 0 };
+        let o = Options { nspec: Some(16), ..Options::default() };
+        assert_eq!(d.messages(&o), ["1 failed speculation (no speculative buffer available at the largest -x nspec=16)"]);
     }
 
     #[test]

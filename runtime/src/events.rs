@@ -4,10 +4,11 @@
 
 use crate::actions::Aggregations;
 use crate::aggregate;
-use crate::output::{AggRow, Firing, Output, Value};
+use crate::output::{AggRow, FaultReport, Firing, Output, Value};
 use crumbs_ebpf::abi::record as wire;
 use crumbs_lang::ir::{Item, Program};
 use crumbs_lang::printf;
+use std::collections::HashMap;
 use std::io;
 
 pub struct Events<'p> {
@@ -18,18 +19,39 @@ pub struct Events<'p> {
     /// Aggregations `printa()` has printed rows of, by id: DTrace does not print them again
     /// at the end (dt_consume.c's DTRACE_AGD_PRINTED).
     printed: Vec<bool>,
+    /// What each speculation in use holds, until it is committed or discarded.
+    speculations: HashMap<u64, Held<'p>>,
+    /// Speculative records dropped because their speculation held `specsize` bytes.
+    pub speculative_drops: u64,
 }
 
-/// A decoded record: the firing, and the status if it called `exit()`.
+/// A speculation's records, in order, and their bytes.
+#[derive(Default)]
+struct Held<'p> {
+    firings: Vec<Firing<'p>>,
+    bytes: usize,
+}
+
+/// A decoded record: the firing, the status if it called `exit()`, and the firings of the
+/// speculations it committed (printed after it, in the order they fired).
 pub struct Decoded<'p> {
     pub firing: Firing<'p>,
     pub exit: Option<i32>,
+    pub committed: Vec<Firing<'p>>,
+}
+
+/// What one record of the event buffer is.
+pub enum Event<'p> {
+    Firing(Decoded<'p>),
+    Fault(FaultReport<'p>),
+    /// A speculative record, held until its speculation is committed or discarded.
+    Held,
 }
 
 impl<'p> Events<'p> {
     pub fn new(program: &'p Program, aggregations: Aggregations<'p>) -> Self {
         let layouts = program.records.iter().map(wire::layout).collect();
-        Events { program, aggregations, layouts, printed: vec![false; program.aggregations.len()] }
+        Events { program, aggregations, layouts, printed: vec![false; program.aggregations.len()], speculations: HashMap::new(), speculative_drops: 0 }
     }
 
     /// The rows the end of tracing prints, by aggregation id: every aggregation's, except
@@ -44,15 +66,39 @@ impl<'p> Events<'p> {
         Ok(all)
     }
 
-    /// Decodes one record and carries out its actions; `None` for bytes that are no record
-    /// of this program.
+    /// Decodes one record (a firing, whose actions it carries out, or a fault report);
+    /// `None` for bytes that are neither.
+    pub fn event(&mut self, bytes: &[u8]) -> io::Result<Option<Event<'p>>> {
+        if let Some(report) = wire::fault_report(bytes) {
+            return Ok(Some(Event::Fault(FaultReport { program: self.program, report })));
+        }
+        let speculation = match bytes.get(12..16) {
+            Some(w) => u32::from_le_bytes(w.try_into().unwrap()),
+            None => return Ok(None),
+        };
+        let Some(d) = self.record(bytes)? else { return Ok(None) };
+        if speculation == 0 {
+            return Ok(Some(Event::Firing(d)));
+        }
+        let held = self.speculations.entry(speculation as u64).or_default();
+        if (held.bytes + bytes.len()) as u64 > self.program.options.specsize() {
+            self.speculative_drops += 1;
+        } else {
+            held.bytes += bytes.len();
+            held.firings.push(d.firing);
+        }
+        Ok(Some(Event::Held))
+    }
+
+    /// Decodes one firing's record and carries out its actions; `None` for bytes that are
+    /// no record of this program.
     pub fn record(&mut self, bytes: &[u8]) -> io::Result<Option<Decoded<'p>>> {
         if bytes.len() < wire::HEADER {
             return Ok(None);
         }
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
         let (rid, probe, cpu) = (u32_at(0) as usize, u32_at(4), u32_at(8));
-        let Events { program, aggregations, layouts, printed } = self;
+        let Events { program, aggregations, layouts, printed, speculations, .. } = self;
         let program: &'p Program = program;
         let (Some(rec), Some(layout)) = (program.records.get(rid), layouts.get(rid)) else { return Ok(None) };
         if bytes.len() < layout.size {
@@ -60,6 +106,7 @@ impl<'p> Events<'p> {
         }
         let mut firing = Firing { program, cpu, probe, record: rid as u32, outputs: Vec::with_capacity(rec.items.len()) };
         let mut exit = None;
+        let mut committed = Vec::new();
         for (i, (item, offs)) in rec.items.iter().zip(&layout.offsets).enumerate() {
             // An item inside an `if` the firing did not take.
             if layout.present.is_some_and(|p| bytes[p + i] == 0) {
@@ -75,6 +122,11 @@ impl<'p> Events<'p> {
                 Item::Printf { pieces, .. } => {
                     let values = aggregations.stacks.symbolize(printf::conversions(pieces), values);
                     firing.outputs.push(Output::Printf { pieces, values })
+                }
+                Item::SetOpt { name, value } => firing.outputs.push(Output::SetOpt { name, value: value.as_deref() }),
+                Item::System { pieces, .. } => {
+                    let values = aggregations.stacks.symbolize(printf::conversions(pieces), values);
+                    firing.outputs.push(Output::System { pieces, values })
                 }
                 Item::Print(_, layout) => firing.outputs.push(Output::Print { layout, value: values.into_iter().next().unwrap_or(Value::long(0)) }),
                 Item::Trace(_) => firing.outputs.push(Output::Trace(values.into_iter().next().unwrap_or(Value::long(0)))),
@@ -119,9 +171,17 @@ impl<'p> Events<'p> {
                         exit = Some(*v as i32);
                     }
                 }
+                Item::Commit | Item::Discard => {
+                    if let Some(Value::Int(id, _)) = values.first() {
+                        let held = speculations.remove(&(*id as u64)).unwrap_or_default();
+                        if matches!(item, Item::Commit) {
+                            committed.extend(held.firings);
+                        }
+                    }
+                }
             }
         }
-        Ok(Some(Decoded { firing, exit }))
+        Ok(Some(Decoded { firing, exit, committed }))
     }
 }
 

@@ -17,4 +17,5 @@ pub mod stacks;
 pub mod stop;
 pub mod sys;
 pub mod table;
+pub mod ustacks;
 pub mod verify;

@@ -126,6 +126,66 @@ impl Child {
     }
 }
 
+impl Child {
+    /// [`Child::release`] for [`Child::wait_seeing_exit`]: the child is let go with a
+    /// SIGSTOP, so that it is still there, stopped, when the waiting thread starts tracing it
+    /// (a command that runs for microseconds would otherwise be gone by then).
+    pub fn release_stopped(&mut self) {
+        if std::mem::take(&mut self.held) {
+            // SAFETY: detaching from our own stopped tracee, which stops on the signal.
+            unsafe {
+                libc::ptrace(libc::PTRACE_DETACH, self.pid, 0, libc::SIGSTOP as libc::c_long);
+            }
+        }
+    }
+
+    /// [`Child::wait`] of a child released by [`Child::release_stopped`], but `at_exit(pid)`
+    /// runs while the child is stopped at its exit (PTRACE_EVENT_EXIT), its memory still
+    /// mapped. The waiting thread traces the child for that (PTRACE_SEIZE) and lets it go on
+    /// (SIGCONT): signals it receives are passed on and group stops left as they are, so
+    /// nothing else changes for it but one SIGCONT. If it cannot be traced, this is
+    /// [`Child::wait`].
+    pub fn wait_seeing_exit(pid: i32, mut at_exit: impl FnMut(i32)) -> i32 {
+        // SAFETY: tracing, signalling and waiting for our own child, from this one thread.
+        unsafe {
+            let traced = libc::ptrace(libc::PTRACE_SEIZE, pid, 0, libc::PTRACE_O_TRACEEXIT as libc::c_long) == 0;
+            libc::kill(pid, libc::SIGCONT);
+            if !traced {
+                return Child::wait(pid);
+            }
+            let mut status = 0;
+            loop {
+                if libc::waitpid(pid, &mut status, libc::__WALL) < 0 {
+                    if io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                        continue;
+                    }
+                    return status;
+                }
+                if !libc::WIFSTOPPED(status) {
+                    return status;
+                }
+                let sig = libc::WSTOPSIG(status);
+                match status >> 16 {
+                    libc::PTRACE_EVENT_EXIT => {
+                        at_exit(pid);
+                        libc::ptrace(libc::PTRACE_DETACH, pid, 0, 0);
+                    }
+                    // A group stop stays one (until a SIGCONT); the end of one goes on.
+                    libc::PTRACE_EVENT_STOP if matches!(sig, libc::SIGSTOP | libc::SIGTSTP | libc::SIGTTIN | libc::SIGTTOU) => {
+                        libc::ptrace(libc::PTRACE_LISTEN, pid, 0, 0);
+                    }
+                    libc::PTRACE_EVENT_STOP => {
+                        libc::ptrace(libc::PTRACE_CONT, pid, 0, 0);
+                    }
+                    _ => {
+                        libc::ptrace(libc::PTRACE_CONT, pid, 0, sig as libc::c_long);
+                    }
+                }
+            }
+        }
+    }
+}
+
 impl Drop for Child {
     fn drop(&mut self) {
         self.abandon();

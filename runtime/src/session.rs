@@ -3,7 +3,7 @@
 
 use crate::attach::{self, Link};
 use crate::actions::Aggregations;
-use crate::events::Events;
+use crate::events::{Event, Events};
 use crate::output::{Sink, Stopped};
 use crate::process::{self, Child};
 use crate::progress::Progress;
@@ -12,7 +12,7 @@ use crate::sys;
 use aya::maps::{Map, MapData, RingBuf};
 use aya::programs::{ProgramError, RawTracePoint};
 use aya::{Ebpf, EbpfLoader};
-use crumbs_ebpf::abi::{agg_map_name, EVENTS_MAP, STACKS_MAP};
+use crumbs_ebpf::abi::{agg_map_name, EVENTS_MAP, STACKS_MAP, USTACKS_MAP};
 use crumbs_ebpf::abi::drops::DROPS_MAP;
 use crumbs_ebpf::abi::Compiled;
 use crumbs_lang::ir::Program;
@@ -211,11 +211,18 @@ fn drain_some(rb: &mut RingBuf<MapData>, events: &mut Events, sink: &mut dyn Sin
     let end = Instant::now() + TURN;
     let mut drained = Drained::Empty;
     while let Some(item) = rb.next() {
-        if let Some(d) = events.record(&item)? {
-            sink.firing(&d.firing)?;
-            if let Some(status) = d.exit {
-                return Ok(Drained::Exit(status));
+        match events.event(&item)? {
+            Some(Event::Firing(d)) => {
+                sink.firing(&d.firing)?;
+                for f in &d.committed {
+                    sink.firing(f)?;
+                }
+                if let Some(status) = d.exit {
+                    return Ok(Drained::Exit(status));
+                }
             }
+            Some(Event::Fault(f)) => sink.fault(&f)?,
+            Some(Event::Held) | None => {}
         }
         if Instant::now() >= end {
             drained = Drained::More;
@@ -270,7 +277,9 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
         .collect::<Result<_, _>>()?;
     let events = ebpf.take_map(EVENTS_MAP).ok_or_else(|| RunError::Other("event map missing".into()))?;
     let ring = RingBuf::try_from(events).map_err(|e| RunError::Other(e.to_string()))?;
-    let stacks = crate::stacks::Stacks::new(ebpf.map(STACKS_MAP).and_then(map_fd)).with_default_frames(program.options.stackframes);
+    let exited = crate::ustacks::ExitMaps::default();
+    let user = crate::ustacks::UserStacks::new(ebpf.map(USTACKS_MAP).and_then(map_fd), program.options.ustackframes, exited.clone());
+    let stacks = crate::stacks::Stacks::new(ebpf.map(STACKS_MAP).and_then(map_fd)).with_default_frames(program.options.stackframes).with_user(user);
     let mut events = Events::new(program, Aggregations::new(program, agg_fds, stacks));
 
     let asked = match &opts.stop {
@@ -303,10 +312,18 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
 
     let (child_tx, mut child_rx) = tokio::sync::oneshot::channel::<i32>();
     if let (Some(child), None) = (opts.child.as_mut(), &stop) {
-        child.release();
+        // User symbols printed after the command has gone need its memory map: it is read
+        // as the command exits.
+        let user_symbols = program.user_symbols;
+        if user_symbols {
+            child.release_stopped();
+        } else {
+            child.release();
+        }
         let pid = child.pid;
         std::thread::spawn(move || {
-            let _ = child_tx.send(Child::wait(pid));
+            let status = if user_symbols { Child::wait_seeing_exit(pid, |p| exited.capture(p)) } else { Child::wait(pid) };
+            let _ = child_tx.send(status);
         });
     } else {
         drop(child_tx);
@@ -318,7 +335,12 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
         Some(s) => s,
         None => {
             let afd = &mut ring;
+            // With switchrate, the buffer is read once per interval, as DTrace's consumer
+            // reads its buffers; without it, as soon as records arrive.
+            let switch = program.options.switchrate.map(Duration::from_nanos);
+            let mut next_read = tokio::time::Instant::now();
             loop {
+                let waiting = switch.is_some() && tokio::time::Instant::now() < next_read;
                 // Stop conditions first: while records stream in the buffer stays readable,
                 // and an unbiased choice could pick it again and again.
                 tokio::select! {
@@ -326,11 +348,17 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
                     _ = async { asked.as_ref().unwrap().readable().await }, if asked.is_some() => break Stopped::Interrupted,
                     _ = &mut child_rx, if has_child => break Stopped::ProcessExited(exited_pid),
                     _ = async { watched.as_ref().unwrap().readable().await }, if watched.is_some() => break Stopped::ProcessExited(exited_pid),
-                    guard = afd.readable_mut() => {
+                    _ = tokio::time::sleep_until(next_read), if waiting => {}
+                    guard = afd.readable_mut(), if !waiting => {
                         let mut guard = guard?;
                         match drain_some(guard.get_inner_mut(), &mut events, sink)? {
                             Drained::Exit(s) => break Stopped::Exit(s),
-                            Drained::Empty => guard.clear_ready(),
+                            Drained::Empty => {
+                                guard.clear_ready();
+                                if let Some(every) = switch {
+                                    next_read = tokio::time::Instant::now() + every;
+                                }
+                            }
                             // Still readable: come back after the runtime has polled its
                             // drivers, which is how signals and the pidfd reach the branches
                             // above.
@@ -355,7 +383,9 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
     sink.stopped(&stop)?;
     run_once(&mut ebpf, compiled, AttachPoint::End)?;
     let end_exit = drain(ring.get_mut(), &mut events, sink)?;
-    sink.finish(&events.rows_at_exit()?, &dropped(&ebpf))?;
+    let mut drops = dropped(&ebpf);
+    drops.speculative = events.speculative_drops;
+    sink.finish(&events.rows_at_exit()?, &drops)?;
     Ok(match (stop, end_exit) {
         (_, Some(s)) => s,
         (Stopped::Exit(s), None) => s,

@@ -3,6 +3,7 @@
 
 use crate::output::Value;
 use crate::sys;
+use crate::ustacks::{ExitMaps, UserStacks};
 use crumbs_ebpf::abi::STACK_DEPTH;
 use crumbs_lang::ir::{IntRepr, StackUse, SymKind, STACK_FRAMES_DEFAULT};
 use crumbs_lang::printf::Conv;
@@ -10,12 +11,13 @@ use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::os::fd::RawFd;
 
-/// The stack map, and the kernel's symbols once needed.
+/// The stack map, and the kernel's symbols once needed; the user stacks.
 pub struct Stacks {
     fd: Option<RawFd>,
     symbols: OnceCell<Kallsyms>,
     /// Frames `stack()` without a count keeps (the `stackframes` option).
     default_frames: usize,
+    pub user: UserStacks,
 }
 
 /// A recorded stack as user space reads it: the probed code's frames, innermost first, or
@@ -27,7 +29,13 @@ enum Recorded {
 
 impl Stacks {
     pub fn new(fd: Option<RawFd>) -> Self {
-        Stacks { fd, symbols: OnceCell::new(), default_frames: STACK_FRAMES_DEFAULT as usize }
+        Stacks { fd, symbols: OnceCell::new(), default_frames: STACK_FRAMES_DEFAULT as usize, user: UserStacks::new(None, None, ExitMaps::default()) }
+    }
+
+    /// With the user stacks (see [`UserStacks`]).
+    pub fn with_user(mut self, user: UserStacks) -> Self {
+        self.user = user;
+        self
     }
 
     /// `stack()` without a count keeps `n` frames (the `stackframes` option).
@@ -79,11 +87,8 @@ impl Stacks {
     }
 
     fn recorded(&self, id: i64) -> Recorded {
-        if id == -(libc::EFAULT as i64) {
-            return Recorded::Missing(String::new());
-        }
-        if id == -(libc::EEXIST as i64) {
-            return Recorded::Missing("<stack lost: another stack holds its slot in the stack map>".into());
+        if let Err(why) = missing(id) {
+            return Recorded::Missing(why);
         }
         let Some(fd) = self.fd.filter(|_| id >= 0) else {
             return Recorded::Missing(format!("<stack not recorded: {}>", std::io::Error::from_raw_os_error(-id as i32)));
@@ -114,12 +119,27 @@ impl Stacks {
                 let pc = match (convs.next().map(|c| c.conv), &v) {
                     (Some('a'), Value::Int(n, _)) => *n as u64,
                     (Some('a'), Value::Sym(pc, _)) => *pc,
+                    // %A's argument arrives symbolized in its process; an integer key of
+                    // printa() has no process and prints in hex.
+                    (Some('A'), Value::Int(n, _)) => return Value::Sym(*n as u64, format!("0x{:x}", *n as u64)),
                     _ => return v,
                 };
                 Value::Sym(pc, self.symbols().frame(pc))
             })
             .collect()
     }
+}
+
+/// Why stack `id` has no frames, if the id says: no stack where the probe fired (empty), or
+/// a hash collision in the stack map.
+pub fn missing(id: i64) -> Result<(), String> {
+    if id == -(libc::EFAULT as i64) {
+        return Err(String::new());
+    }
+    if id == -(libc::EEXIST as i64) {
+        return Err("<stack lost: another stack holds its slot in the stack map>".into());
+    }
+    Ok(())
 }
 
 /// Frames of crumbs' own program and of the hooks that called it, at the top of a stack

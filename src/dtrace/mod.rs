@@ -153,7 +153,7 @@ fn compile_and_act(mut r: Request, mut program: Program, child: Option<Child>, p
         let _ = out.flush();
         return ExitCode::SUCCESS;
     }
-    if r.settings.destructive && !quiet {
+    if compiled.program.options.destructive && !quiet {
         eprintln!("dtrace: allowing destructive actions");
     }
     let name = program.pieces.first().map_or("<command line>", |p| p.arg.as_str());

@@ -87,7 +87,7 @@ const OPTIONS: &[(&str, Use)] = &[
     ("modpath", Use::Ignored),
     ("nolibs", Use::Ignored),
     ("noresolve", Use::Ignored),
-    ("nspec", Use::Ignored),
+    ("nspec", Use::Compiler),
     ("pcapsize", Use::Ignored),
     ("pgmax", Use::Ignored),
     ("preallocate", Use::Ignored),
@@ -99,7 +99,7 @@ const OPTIONS: &[(&str, Use)] = &[
     ("rawbytes", Use::Ignored),
     ("scratchsize", Use::Ignored),
     ("setenv", Use::Ignored),
-    ("specsize", Use::Ignored),
+    ("specsize", Use::Compiler),
     ("stackframes", Use::Compiler),
     ("stackindent", Use::Ignored),
     ("statusrate", Use::Ignored),
@@ -117,7 +117,7 @@ const OPTIONS: &[(&str, Use)] = &[
     ("unodefs", Use::Ignored),
     ("unsetenv", Use::Ignored),
     ("useruid", Use::Ignored),
-    ("ustackframes", Use::Ignored),
+    ("ustackframes", Use::Compiler),
     ("verbose", Use::Flag),
     ("version", Use::Ignored),
     ("zdefs", Use::Flag),
@@ -209,9 +209,10 @@ mod tests {
         for pair in OPTIONS.windows(2) {
             assert!(pair[0].0 < pair[1].0, "{} before {}", pair[0].0, pair[1].0);
         }
-        // Every option the compiler knows is passed to it.
+        // Every option the compiler knows is passed to it (destructive, -w's, through
+        // CompileOptions).
         for (name, how) in OPTIONS {
-            assert_eq!(compiler_knows(name, Some("1")), *how == Use::Compiler, "{name}");
+            assert_eq!(compiler_knows(name, Some("1")), *how == Use::Compiler || *name == "destructive", "{name}");
         }
     }
 

@@ -11,6 +11,7 @@ impl Checker<'_> {
                 .hint(format!("aggregating functions: {}", builtins::FUNCTIONS.iter().filter(|f| f.kind == FnKind::Aggregating).map(|f| f.name).collect::<Vec<_>>().join(", "))));
         }
         check_arity(f, args, span)?;
+        self.note_action(f.hook, f.name, span);
         let value = match args.first() {
             Some(a) => self.int_expr(a, &format!("the argument of {}()", f.name))?,
             None => Expr::Int(1),
@@ -61,6 +62,36 @@ impl Checker<'_> {
 
     pub(super) fn action(&mut self, name: &ast::Ident, args: &[ast::Expr], span: &Span, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
         let f = builtins::function(&name.name).ok_or_else(|| unknown_function(name))?;
+        if f.hook == FnHook::Speculate {
+            check_arity(f, args, span)?;
+            return self.speculate(&args[0], span, body);
+        }
+        if matches!(f.hook, FnHook::CopyInto | FnHook::Bcopy) {
+            return self.copy_into(f, args, span, body);
+        }
+        if matches!(f.hook, FnHook::Raise | FnHook::Stop | FnHook::System) && !self.destructive {
+            return Err(Diagnostic::new(span.clone(), format!("{}() is a destructive action", f.name))
+                .label("not allowed")
+                .hint("allow destructive actions with -w (or #pragma D option destructive)"));
+        }
+        if matches!(f.hook, FnHook::Raise | FnHook::Stop) {
+            check_arity(f, args, span)?;
+            let signal = match args.first() {
+                Some(a) => {
+                    let sig = self.int_expr(a, "raise()'s signal")?;
+                    if let Expr::Int(n) = sig {
+                        if !(1..=64).contains(&n) {
+                            return Err(Diagnostic::new(a.span.clone(), format!("{n} is not a signal")).label("no such signal").hint("signals are 1 to 64, e.g. raise(SIGUSR1) as raise(10)"));
+                        }
+                    }
+                    sig
+                }
+                None => Expr::Int(SIGSTOP),
+            };
+            body.push(Stmt::Signal(signal));
+            return Ok(());
+        }
+        self.note_action(f.hook, f.name, span);
         if f.kind == FnKind::Subroutine {
             // `stack();` as a statement traces its value, as in DTrace.
             let (item, v) = self.printed(&ast::Expr { kind: ExprKind::Call(name.clone(), args.to_vec()), span: span.clone() }, false)?;
@@ -89,7 +120,7 @@ impl Checker<'_> {
         }
         check_arity(f, args, span)?;
         let (item, lowered) = match f.hook {
-            FnHook::Printf => {
+            FnHook::Printf | FnHook::System => {
                 let fmt = &args[0];
                 let pieces = self.format(fmt, "printf()")?;
                 if let Some(c) = printf::conversions(&pieces).find(|c| c.is_agg_value()) {
@@ -107,7 +138,12 @@ impl Checker<'_> {
                 let mut lowered = Vec::new();
                 let mut reprs = Vec::new();
                 for (c, a) in convs.iter().zip(rest) {
-                    let t = self.value(a)?;
+                    let mut t = self.value(a)?;
+                    if c.conv == 'A' && !t.expr.repr().is_frames() {
+                        // The address is recorded with the process it belongs to, and
+                        // printed as uaddr() prints it.
+                        t = self.user_symbol(USymKind::Addr, t.expr, a, "%A's argument")?;
+                    }
                     let v = &t.expr;
                     if let Some(d) = symbols::stack_conversion(c, v.repr(), &a.span) {
                         return Err(d);
@@ -129,18 +165,24 @@ impl Checker<'_> {
                     reprs.push(self.repr_of(&t));
                     lowered.push(self.own(&t));
                 }
-                (Item::Printf { pieces, args: reprs }, lowered)
+                match f.hook {
+                    FnHook::System => (Item::System { pieces, args: reprs }, lowered),
+                    _ => (Item::Printf { pieces, args: reprs }, lowered),
+                }
             }
             FnHook::Trace | FnHook::Print => {
                 let (item, v) = self.printed(&args[0], f.hook == FnHook::Print)?;
                 (item, vec![v])
             }
             FnHook::Exit => (Item::Exit, vec![self.int_expr(&args[0], "exit()'s status")?]),
+            FnHook::Commit => (Item::Commit, vec![self.int_expr(&args[0], "commit()'s speculation id")?]),
+            FnHook::Discard => (Item::Discard, vec![self.int_expr(&args[0], "discard()'s speculation id")?]),
             FnHook::Clear => (Item::Clear(self.whole_aggregation(name, &args[0])?), vec![]),
             FnHook::Normalize => {
                 let agg = self.whole_aggregation(name, &args[0])?;
                 (Item::Normalize { agg, by_arg: true }, vec![self.int_expr(&args[1], "normalize()'s divisor")?])
             }
+            FnHook::SetOpt => (self.setopt(args)?, vec![]),
             FnHook::Denormalize => (Item::Normalize { agg: self.whole_aggregation(name, &args[0])?, by_arg: false }, vec![]),
             FnHook::Trunc => (Item::Trunc { agg: self.whole_aggregation(name, &args[0])?, keep: None }, vec![]),
             FnHook::Tracemem => self.tracemem(args)?,
@@ -258,12 +300,12 @@ impl Checker<'_> {
                             .label("no key left for this")
                             .hint("print the value with %@d; other conversions take the keys in order"));
                     };
-                    if matches!(c.arg_kind(), printf::ArgKind::Stack) != matches!(key, Repr::Stack(StackUse::Frames(_))) && (c.conv == 'k' || !want_str) {
+                    if matches!(c.arg_kind(), printf::ArgKind::Stack) != key.is_frames() && (c.conv == 'k' || !want_str) {
                         return Err(Diagnostic::new(at, format!("key {} of `@{a}` is {}, but %{} expects {}", next + 1, key.describe(), c.conv, if c.conv == 'k' { "a stack" } else { "an integer" }))
                             .label("wrong type")
                             .hint(if c.conv == 'k' { "use %k for stack keys, %d or %a for integers" } else { "print a stack key with %k" }));
                     }
-                    if !matches!(key, Repr::Stack(StackUse::Frames(_))) && want_str == symbols::int_like(*key) {
+                    if !key.is_frames() && want_str == symbols::int_like(*key) {
                         return Err(Diagnostic::new(at, format!("key {} of `@{a}` is {}, but this conversion expects {}", next + 1, if want_str { "an integer" } else { "a string" }, if want_str { "a string" } else { "an integer" }))
                             .label("wrong type")
                             .hint(if want_str { "use %d for integer keys" } else { "use %s for string keys" }));
@@ -307,5 +349,32 @@ fn joinable(a: Repr, b: Repr) -> bool {
         (Repr::Int(_), Repr::Int(_)) => true,
         (Repr::StrId | Repr::Str(_), Repr::StrId | Repr::Str(_)) => true,
         (a, b) => a == b,
+    }
+}
+
+/// SIGSTOP on Linux (`stop()`'s signal).
+const SIGSTOP: i64 = 19;
+
+/// The options `setopt()` can change while tracing: those that only change how output is
+/// printed (the others size what is loaded).
+pub const RUNTIME_OPTIONS: &[&str] = &["quiet", "aggsortkey", "aggsortrev", "aggsortpos", "aggsortkeypos", "aggpack"];
+
+impl Checker<'_> {
+    /// `setopt(name [, value])`: both string literals; an option that can change while
+    /// tracing, with a value it takes.
+    fn setopt(&mut self, args: &[ast::Expr]) -> Result<Item, Diagnostic> {
+        let literal = |e: &ast::Expr| match &e.kind {
+            ExprKind::Str(s) => Ok(s.value.clone()),
+            _ => Err(Diagnostic::new(e.span.clone(), "setopt() takes string literals").label("not a string literal").hint("write the option and its value as strings: setopt(\"aggsortkey\"), setopt(\"aggsortpos\", \"1\")")),
+        };
+        let name = literal(&args[0])?;
+        let value = args.get(1).map(literal).transpose()?;
+        if !RUNTIME_OPTIONS.contains(&name.as_str()) {
+            let known = apply_option(&mut Options::default(), &name, value.as_deref()).map_or_else(|(m, _)| !m.starts_with("unknown option"), |_| true);
+            let msg = if known { format!("option `{name}` cannot change while tracing") } else { format!("unknown option `{name}`") };
+            return Err(Diagnostic::new(args[0].span.clone(), msg).label("not a run-time option").hint(format!("setopt() changes {}; set the others with #pragma D option or -x", RUNTIME_OPTIONS.join(", "))));
+        }
+        apply_option(&mut Options::default(), &name, value.as_deref()).map_err(|(msg, hint)| Diagnostic::new(args.get(1).unwrap_or(&args[0]).span.clone(), msg).label("here").hint(hint))?;
+        Ok(Item::SetOpt { name, value })
     }
 }

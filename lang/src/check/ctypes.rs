@@ -95,6 +95,21 @@ impl Checker<'_> {
     pub(super) fn typed(&mut self, e: &ast::Expr) -> Result<Typed, Diagnostic> {
         let span = &e.span;
         let types_err = |e: String| no_types(span, e);
+        // Inside a translator's member: its input's name, and translated members.
+        if let ExprKind::Ident(n) = &e.kind {
+            if let Some(input) = self.binding(n) {
+                return self.bound(&input, |cx, input| cx.typed(input));
+            }
+        }
+        if let ExprKind::Member { base, member, arrow } = &e.kind {
+            if let Some((t, input, pointer)) = self.translated(base)? {
+                if pointer != *arrow {
+                    let (op, other) = if *arrow { ("->", ".") } else { (".", "->") };
+                    return Err(Diagnostic::new(span.clone(), format!("`{op}` on a translated {}", if pointer { "pointer" } else { "struct" })).label("wrong operator").hint(format!("use `{other}{}`", member.name)));
+                }
+                return self.translated_member(t, &input, member);
+            }
+        }
         Ok(match &e.kind {
             ExprKind::Ident(n) if builtins::variable(n).is_some_and(|v| matches!(v.ty, VarType::Kernel(_))) => {
                 let v = builtins::variable(n).expect("checked");
@@ -181,14 +196,27 @@ impl Checker<'_> {
             ExprKind::Index(base, index) => {
                 let b = self.typed(base)?;
                 let i = self.int_expr(&index[0], "an index")?;
-                let (addr, elem) = match self.types.real(b.ty).map_err(types_err)? {
-                    Type::Array { elem, .. } => match b.val {
-                        Val::Place(a) => (a, elem),
-                        Val::Value(a) => (a, elem),
-                    },
+                let (addr, elem, i) = match self.types.real(b.ty).map_err(types_err)? {
+                    // Arrays of 0 or 1 elements are left unchecked: they are usually a
+                    // struct's variable-length tail, as DTrace leaves them.
+                    Type::Array { elem, len } => {
+                        let i = match i {
+                            Expr::Int(k) if len > 1 && (k as u64) >= len as u64 => {
+                                return Err(Diagnostic::new(index[0].span.clone(), format!("index outside array bounds: {}, max is {len}", k as u64))
+                                    .label("past the end")
+                                    .hint(format!("the array has {len} elements, indexed 0 to {}", len - 1)));
+                            }
+                            i @ Expr::Int(_) => i,
+                            i if len > 1 => Expr::Bounded { index: Box::new(i), len: len as u64 },
+                            i => i,
+                        };
+                        match b.val {
+                            Val::Place(a) | Val::Value(a) => (a, elem, i),
+                        }
+                    }
                     Type::Ptr { to, space } => {
                         self.kernel_space(space, &base.span, "[]")?;
-                        (self.value_of(b, &base.span)?, to)
+                        (self.value_of(b, &base.span)?, to, i)
                     }
                     _ => {
                         let name = self.types.name(b.ty);
@@ -296,7 +324,7 @@ impl Checker<'_> {
     /// User memory is read only through copyin/copyinstr.
     fn kernel_space(&mut self, space: AddrSpace, span: &Span, op: &str) -> Result<(), Diagnostic> {
         if space == AddrSpace::User {
-            return Err(Diagnostic::new(span.clone(), format!("`{op}` on a user-space pointer")).label("points into the traced process").hint("read a user string with copyinstr(); other user memory needs copyin(), which crumbs does not have yet (spec §12)"));
+            return Err(Diagnostic::new(span.clone(), format!("`{op}` on a user-space pointer")).label("points into the traced process").hint("read a user string with copyinstr(), other user memory with copyin(): e.g. ((struct stat *)copyin(arg1, sizeof(struct stat)))->st_size"));
         }
         Ok(())
     }

@@ -46,8 +46,8 @@ impl Checker<'_> {
                     }
                     self.types.declare(TypeSpace::Ordinary, &name.name, Type::Typedef { name: name.name.clone(), to });
                 }
-                // Variables and inlines: var_decls.rs.
-                Decl::Var { .. } | Decl::Inline { .. } => {}
+                // Variables and inlines: var_decls.rs; translators: translators.rs.
+                Decl::Var { .. } | Decl::Inline { .. } | Decl::Translator { .. } => {}
             }
         }
         Ok(())

@@ -22,7 +22,7 @@ impl Checker<'_> {
     pub(super) fn int_expr_check(&self, v: &Expr, e: &ast::Expr, what: &str) -> Result<(), Diagnostic> {
         if !v.is_int() {
             let hint = match v.repr() {
-                Repr::Stack(_) | Repr::Sym(_) => symbols::printed_only_hint(v.repr()),
+                r if r.printed_only() => symbols::printed_only_hint(r),
                 _ => "compare strings with == or !=, e.g. execname == \"cat\"",
             };
             return Err(Diagnostic::new(e.span.clone(), format!("{what} must be an integer, but this is {}", v.repr().describe()))
@@ -45,12 +45,14 @@ impl Checker<'_> {
         let string = self.c_string();
         Ok(match &e.kind {
             ExprKind::Cast(..) | ExprKind::Member { .. } | ExprKind::Index(..) | ExprKind::Deref(_) | ExprKind::AddrOf(_) | ExprKind::SizeofType(_) | ExprKind::SizeofExpr(_) | ExprKind::Offsetof(..) => unreachable!("typed forms are checked by typed()"),
+            ExprKind::Xlate(..) => return Err(translators::whole_translation(&e.span)),
             ExprKind::Int(v, t) => TExpr::new(Expr::Int(*v), self.types.int_of(t.clone())),
             ExprKind::Str(s) => TExpr::new(Expr::Str(StrExpr::Const(self.strings.intern(&s.value))), string),
             ExprKind::Ident(name) => {
                 if let Some(v) = builtins::variable(name) {
                     match (v.ty, v.hook) {
                         (VarType::Int(_), VarHook::Stack(u)) => self.stack(u),
+                        (VarType::Int(_), VarHook::UStack(u)) => self.ustack(u),
                         (VarType::Int(c), h) => TExpr::new(Expr::Var(h), self.c_int(c)),
                         (VarType::Str, VarHook::Comm) => TExpr::new(Expr::Str(StrExpr::Comm), string),
                         (VarType::Str, h) => TExpr::new(Expr::Str(StrExpr::Probe(h)), string),
@@ -60,6 +62,8 @@ impl Checker<'_> {
                     v?
                 } else if let Some((v, ty)) = self.types.enum_constant(name) {
                     TExpr::new(Expr::Int(v), ty)
+                } else if let Some(k) = builtins::constant(name) {
+                    TExpr::new(Expr::Int(k.value), self.c_int(k.c_type))
                 } else if let Some(g) = self.globals.iter().position(|g| g == name) {
                     self.var_expr(VarRef::Global(g), Vec::new())
                 } else if let Some((v, ty)) = self.types.kernel_enum_constant(name) {
@@ -147,6 +151,13 @@ impl Checker<'_> {
                 let addr = self.int_expr(&args[0], &format!("the address given to {}()", f.name))?;
                 TExpr::new(Expr::Str(StrExpr::UserStr(Box::new(addr), self.strsize)), string)
             }
+            ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| matches!(f.hook, FnHook::Alloca | FnHook::CopyIn)) => {
+                self.alloc(builtins::function(&name.name).expect("checked"), args, &e.span)?
+            }
+            ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| f.hook == FnHook::Speculation) => {
+                check_arity(builtins::function(&name.name).expect("checked"), args, &e.span)?;
+                TExpr::new(Expr::Speculation, self.int())
+            }
             ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| f.kind == FnKind::Subroutine) => {
                 let f = builtins::function(&name.name).expect("checked");
                 self.stack_or_symbol(f, args, &e.span)?
@@ -218,7 +229,7 @@ impl Checker<'_> {
     fn binary(&mut self, op: BinOp, l: &ast::Expr, r: &ast::Expr) -> Result<TExpr, Diagnostic> {
         let (lv, rv) = (self.value(l)?, self.value(r)?);
         for (v, e) in [(&lv, l), (&rv, r)] {
-            if matches!(v.expr.repr(), Repr::Stack(_) | Repr::Sym(_)) {
+            if v.expr.repr().printed_only() {
                 self.int_expr_check(&v.expr, e, &format!("an operand of `{}`", op.symbol()))?;
             }
         }
@@ -274,6 +285,9 @@ impl Checker<'_> {
         }
         match (lv.expr, rv.expr) {
             (Expr::Str(a), Expr::Str(b)) if op.is_comparison() => Ok(TExpr::new(Expr::StrCmp(op, a, b), int)),
+            (_, Expr::Int(0)) if matches!(op, BinOp::Div | BinOp::Rem) => Err(Diagnostic::new(rspan.clone(), "expression contains division by zero")
+                .label("always zero")
+                .hint(format!("`{}` by a variable that is zero when the probe fires is a run-time error instead (the ERROR probe fires)", op.symbol()))),
             (le, re) if le.is_int() && re.is_int() => {
                 let (lt, rt) = (lv.ty, rv.ty);
                 let (ty, unsigned) = match op {

@@ -44,6 +44,13 @@ impl Checker<'_> {
                         .hint("stack keys at one position keep the same number of frames everywhere"));
                 }
             }
+            if let (Repr::UStack(x), Repr::UStack(y)) = (a, b) {
+                if x != y {
+                    return Err(Diagnostic::new(keys[i].span.clone(), format!("key {} of `{name}` is {} elsewhere", i + 1, describe_ustack(*x)))
+                        .label(describe_ustack(*y))
+                        .hint("user stack keys at one position keep the same number of frames everywhere"));
+                }
+            }
             if a != b {
                 let hint = if (*a, b.is_str()) == (Repr::StrId, true) {
                     "this key's first use is a string literal or probe name, kept as an id: make the first use a process name, a copied string or a string variable"
@@ -62,6 +69,16 @@ fn describe_stack(u: StackUse) -> String {
     match u {
         StackUse::Frames(0) => "stack() (the stackframes option's frames)".into(),
         StackUse::Frames(n) => format!("stack({n})"),
+        u => u.describe().into(),
+    }
+}
+
+/// A user stack key as messages name it.
+fn describe_ustack(u: crate::ir::UStackUse) -> String {
+    use crate::ir::UStackUse;
+    match u {
+        UStackUse::Frames(0) => "ustack() (the ustackframes option's frames)".into(),
+        UStackUse::Frames(n) => format!("ustack({n})"),
         u => u.describe().into(),
     }
 }

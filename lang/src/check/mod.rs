@@ -18,10 +18,13 @@ mod ctypes;
 mod decls;
 mod expr;
 mod keys;
+mod memory;
+mod speculation;
 mod print;
 mod strings;
 mod symbols;
 mod tracepoint;
+mod translators;
 mod values;
 mod var_decls;
 mod vars;
@@ -43,6 +46,8 @@ pub struct CheckOptions {
     /// `-x strsize=N` from the command line: overrides the script's pragma (a string's size
     /// is part of the program, so it is known before checking).
     pub strsize: Option<u64>,
+    /// Destructive actions are allowed (`-w`, `-x destructive`).
+    pub destructive: bool,
 }
 
 /// The ids of the process compiling the program, D's macro variables `$pid`, `$ppid`,
@@ -99,6 +104,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     if let Some(n) = opts.strsize {
         options.strsize = Some(n);
     }
+    options.destructive |= opts.destructive;
     let mut cx = Checker {
         opts,
         strsize: str_buffer(options.strsize()),
@@ -109,12 +115,20 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         inlines: Vec::new(),
         expanding: Vec::new(),
         clause_locals: Vec::new(),
+        spec: Default::default(),
+        if_depth: 0,
+        alloc_sites: 0,
+        destructive: options.destructive,
+        translators: Vec::new(),
+        bindings: Vec::new(),
         aggs: Vec::new(),
         agg_spans: Vec::new(),
         records: Vec::new(),
         strings: Strings::default(),
         printa_uses: Vec::new(),
         uses_stack: false,
+        uses_ustack: false,
+        user_symbols: false,
         tracepoints: Vec::new(),
         clause_tracepoints: Vec::new(),
         clause_probes: Vec::new(),
@@ -210,8 +224,9 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
                 filter,
                 predicate: lowered.0.clone(),
                 body: lowered.1.clone(),
-                locals: lowered.3.clone(),
-                record: lowered.2,
+                actions: lowered.2.clone(),
+                locals: lowered.4.clone(),
+                record: lowered.3,
             });
         }
     }
@@ -245,6 +260,8 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         matched_probes: matched,
         profile_probes,
         uses_stack: cx.uses_stack,
+        uses_ustack: cx.uses_ustack,
+        user_symbols: cx.user_symbols,
         tracepoints: cx.tracepoints,
     };
     if again {
@@ -254,7 +271,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     Ok((program, None))
 }
 
-const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "aggsortpos", "aggsortkeypos", "aggpack", "stackframes", "switchrate", "aggrate", "strsize"];
+const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "aggsortpos", "aggsortkeypos", "aggpack", "stackframes", "ustackframes", "switchrate", "aggrate", "strsize", "nspec", "specsize", "destructive"];
 
 fn options(pragmas: &[ast::Pragma]) -> Result<Options, Diagnostic> {
     let mut o = Options::default();
@@ -272,13 +289,19 @@ pub fn apply_option(o: &mut Options, name: &str, value: Option<&str>) -> Result<
         "aggsortkey" => o.aggsortkey = value.is_none_or(|v| v != "0" && v != "false"),
         "aggsortrev" => o.aggsortrev = value.is_none_or(|v| v != "0" && v != "false"),
         "aggpack" => o.aggpack = value.is_none_or(|v| v != "0" && v != "false"),
+        "destructive" => o.destructive = value.is_none_or(|v| v != "0" && v != "false"),
+        "switchrate" => o.switchrate = Some(rate_option(name, value)?),
+        "aggrate" => o.aggrate = Some(rate_option(name, value)?),
         "aggsortpos" => o.aggsortpos = position_option(name, value)?,
         "aggsortkeypos" => o.aggsortkeypos = position_option(name, value)?,
         "bufsize" => o.bufsize = Some(size_option(name, value, 4096, "4k", "the event buffer")?),
         "aggsize" => o.aggsize = Some(size_option(name, value, 64, "64", "the aggregation space")?),
         "dynvarsize" => o.dynvarsize = Some(size_option(name, value, 64, "64", "the thread-local variable space")?),
         "stackframes" => o.stackframes = Some(symbols::stackframes_option(value)?),
+        "ustackframes" => o.ustackframes = Some(symbols::ustackframes_option(value)?),
         "strsize" => o.strsize = Some(strsize_option(value)?),
+        "specsize" => o.specsize = Some(size_option(name, value, 64, "64", "a speculation")?),
+        "nspec" => o.nspec = Some(speculation::nspec_option(value)?),
         n if KNOWN_OPTIONS.contains(&n) => {}
         n => {
             let hint = match closest(n, KNOWN_OPTIONS.iter().copied()) {
@@ -306,6 +329,28 @@ fn position_option(name: &str, value: Option<&str>) -> Result<u64, (String, Stri
         }
     }
     crate::parse::c_unsigned(v).map_err(|_| (format!("option `{name}` needs a position, got `{v}`"), format!("write a number from 0, e.g. `{name}=1`")))
+}
+
+/// A rate option's value as DTrace's `dt_opt_rate()` reads it: a number (decimal, `0x` hex
+/// or `0` octal) of nanoseconds, or with a unit (`ns`, `us`, `ms`, `s`, `m`, `h`, `d` and
+/// their long forms, or `hz`: so many times a second); the interval in nanoseconds, at
+/// least 1.
+fn rate_option(name: &str, value: Option<&str>) -> Result<u64, (String, String)> {
+    const UNITS: [(&str, u64); 15] = [("ns", 1), ("nsec", 1), ("us", 1_000), ("usec", 1_000), ("ms", 1_000_000), ("msec", 1_000_000), ("s", 1_000_000_000), ("sec", 1_000_000_000), ("m", 60_000_000_000), ("min", 60_000_000_000), ("h", 3_600_000_000_000), ("hour", 3_600_000_000_000), ("d", 86_400_000_000_000), ("day", 86_400_000_000_000), ("hz", 0)];
+    let v = value.unwrap_or("");
+    let bad = || (format!("option `{name}` needs a rate, got `{v}`"), format!("write a rate such as `{name}=10hz` or an interval such as `{name}=100ms`"));
+    // The number ends where strtoull() stops: after hex digits for `0x`, decimal ones else.
+    let hex = v.len() > 2 && v[..2].eq_ignore_ascii_case("0x");
+    let end = if hex { 2 + v[2..].find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(v.len() - 2) } else { v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len()) };
+    let (num, unit) = v.split_at(end);
+    let n = crate::parse::c_unsigned(num).map_err(|_| bad())?;
+    let per = if unit.is_empty() { 1 } else { UNITS.iter().find(|(u, _)| u.eq_ignore_ascii_case(unit)).ok_or_else(bad)?.1 };
+    let ns = match per {
+        0 if n == 0 => return Err(bad()),
+        0 => 1_000_000_000 / n,
+        per => n.saturating_mul(per),
+    };
+    Ok(ns.max(1))
 }
 
 /// `strsize`: 2 bytes (one character and its NUL) to 4k, so that a few strings fit a
@@ -357,12 +402,25 @@ struct Checker<'a> {
     expanding: Vec<String>,
     /// `this->` names assigned so far in the clause being checked.
     clause_locals: Vec<String>,
+    /// What the clause being checked does that the speculation rules are about.
+    spec: speculation::Uses,
+    /// How many `if`s the statement being checked is inside.
+    if_depth: usize,
+    /// Scratch allocations (alloca(), copyin()) of the clause being checked so far.
+    alloc_sites: u32,
+    /// Destructive actions are allowed (-w, or the option).
+    destructive: bool,
+    translators: Vec<translators::Translator>,
+    /// Inside a translator's member expression: its input's name and the input.
+    bindings: Vec<(String, ast::Expr)>,
     aggs: Vec<Aggregation>,
     agg_spans: Vec<(Span, String)>,
     records: Vec<Record>,
     strings: Strings,
     printa_uses: Vec<(String, Span)>,
     uses_stack: bool,
+    uses_ustack: bool,
+    user_symbols: bool,
     tracepoints: Vec<Tracepoint>,
     /// The tracepoints the clause being checked fires on.
     clause_tracepoints: Vec<usize>,
@@ -380,7 +438,7 @@ struct Checker<'a> {
     c_ints: std::collections::HashMap<&'static str, crate::types::TypeId>,
 }
 
-type Lowered = (Option<Expr>, Vec<Stmt>, Option<usize>, Vec<Repr>);
+type Lowered = (Option<Expr>, Vec<Stmt>, Vec<u32>, Option<usize>, Vec<Repr>);
 /// Builds the statement that stores a value into a variable.
 type Store = Box<dyn Fn(Expr) -> Stmt>;
 
@@ -414,6 +472,9 @@ impl Checker<'_> {
 
     fn clause(&mut self, c: &ast::Clause) -> Result<Lowered, Diagnostic> {
         self.clause_locals.clear();
+        self.spec = Default::default();
+        self.if_depth = 0;
+        self.alloc_sites = 0;
         self.var_types.retain(|v, _| !matches!(v, VarRef::Clause(_)));
         let predicate = match &c.predicate {
             Some(p) => Some(self.int_expr(p, "a predicate")?),
@@ -421,15 +482,12 @@ impl Checker<'_> {
         };
         let mut items = Vec::new();
         let mut body = Vec::new();
-        match &c.body {
-            None => {}
-            Some(stmts) if stmts.is_empty() => {}
-            Some(stmts) => {
-                for s in stmts {
-                    self.stmt(s, &mut body, &mut items)?;
-                }
-            }
+        let mut actions = Vec::new();
+        for (n, s) in c.body.iter().flatten().enumerate() {
+            self.stmt(s, &mut body, &mut items)?;
+            actions.resize(body.len(), n as u32 + 1);
         }
+        self.check_speculation()?;
         let default_action = c.body.as_ref().is_none_or(|b| b.is_empty());
         let record = if default_action || !items.is_empty() {
             let guarded = body.iter().any(emits_in_branch);
@@ -439,7 +497,7 @@ impl Checker<'_> {
             None
         };
         let locals = (0..self.clause_locals.len()).map(|l| self.var_repr(VarRef::Clause(l))).collect();
-        Ok((predicate, body, record, locals))
+        Ok((predicate, body, actions, record, locals))
     }
 
     fn stmt(&mut self, s: &ast::Stmt, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
@@ -455,17 +513,24 @@ impl Checker<'_> {
             ast::Stmt::If { cond, then, els, .. } => {
                 let cond = self.int_expr(cond, "the condition of `if`")?;
                 let (mut t, mut e) = (Vec::new(), Vec::new());
-                for s in then {
-                    self.stmt(s, &mut t, items)?;
-                }
-                for s in els.iter().flatten() {
-                    self.stmt(s, &mut e, items)?;
-                }
+                self.if_depth += 1;
+                let r = (|| {
+                    for s in then {
+                        self.stmt(s, &mut t, items)?;
+                    }
+                    for s in els.iter().flatten() {
+                        self.stmt(s, &mut e, items)?;
+                    }
+                    Ok(())
+                })();
+                self.if_depth -= 1;
+                r?;
                 body.push(Stmt::If { cond, then: t, els: e });
             }
             ast::Stmt::Expr(e) => match &e.kind {
                 ExprKind::Call(name, args) => self.action(name, args, &e.span, body, items)?,
                 _ => {
+                    self.note_action(FnHook::Trace, "trace", &e.span);
                     let (item, v) = self.printed(e, false)?;
                     items.push(item);
                     body.push(Stmt::Emit { item: items.len() - 1, args: vec![v] });

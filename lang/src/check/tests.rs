@@ -385,3 +385,14 @@ fn stacks_and_symbols_lower_to_their_uses() {
     let d = err("#pragma D option stackframes=65\nBEGIN { }");
     assert_eq!((d.message.as_str(), d.hint.as_deref()), ("stackframes=65 is out of range", Some("a kernel stack keeps 1 to 64 frames, e.g. `stackframes=5`")));
 }
+
+/// Rates as DTrace's dt_opt_rate() reads them: nanoseconds without a unit, `hz` a frequency.
+#[test]
+fn rate_options_are_intervals_in_nanoseconds() {
+    for (text, ns) in [("10hz", 100_000_000), ("1s", 1_000_000_000), ("100ms", 100_000_000), ("250", 250), ("0x10", 16), ("2MIN", 120_000_000_000), ("3usec", 3_000)] {
+        assert_eq!(super::rate_option("switchrate", Some(text)), Ok(ns), "{text}");
+    }
+    for bad in ["", "abc", "10 hz", "0hz", "-1", "5parsecs"] {
+        assert!(super::rate_option("aggrate", Some(bad)).is_err(), "{bad}");
+    }
+}

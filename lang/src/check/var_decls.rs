@@ -21,6 +21,7 @@ impl Checker<'_> {
                     }
                     self.inlines.push((name.name.clone(), ty.clone(), value.clone()));
                 }
+                Decl::Translator { to, from, param, members, library, .. } => self.declare_translator(to, from, param, members, *library)?,
                 _ => {}
             }
         }

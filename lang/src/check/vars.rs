@@ -170,9 +170,9 @@ impl Checker<'_> {
             let string = self.c_string();
             return Ok(TExpr::new(v, string));
         }
-        if let ctypes::Val::Value(x @ (Expr::Stack(_) | Expr::Sym(..))) = &t.val {
+        if let ctypes::Val::Value(x @ (Expr::Stack(_) | Expr::Sym(..) | Expr::UStack(_) | Expr::USym(..))) = &t.val {
             let what = x.repr().describe();
-            let hint = if matches!(x, Expr::Stack(StackUse::Frames(_))) { "use a stack as an aggregation key (@[stack()] = count()) or trace it (stack();)" } else { symbols::printed_only_hint(x.repr()) };
+            let hint = if matches!(x, Expr::Stack(StackUse::Frames(_))) { "use a stack as an aggregation key (@[stack()] = count()) or trace it (stack();)" } else if matches!(x, Expr::UStack(crate::ir::UStackUse::Frames(_))) { "use a user stack as an aggregation key (@[ustack()] = count()) or trace it (ustack();)" } else { symbols::printed_only_hint(x.repr()) };
             return Err(Diagnostic::new(e.span.clone(), format!("a variable cannot hold {what}")).label(what).hint(hint));
         }
         // An array stored is its address, a pointer to its first element (as in C).
@@ -197,7 +197,7 @@ impl Checker<'_> {
         if to.is_scalar() && from.is_scalar() {
             return Ok(());
         }
-        if matches!(to, Type::String { .. }) && !matches!(v.expr.repr(), Repr::Stack(_) | Repr::Sym(_)) && !v.expr.is_int() {
+        if matches!(to, Type::String { .. }) && !v.expr.repr().printed_only() && !v.expr.is_int() {
             return Ok(());
         }
         let (want, got) = (self.types.name(ty), self.types.name(v.ty));
@@ -285,7 +285,7 @@ impl Checker<'_> {
         let first = self.arrays[a].keys.clone();
         let name = if self.arrays[a].thread { format!("self->{}", self.arrays[a].name) } else { self.arrays[a].name.clone() };
         let (keys_out, reprs) = self.keys(keys, first.as_deref(), keys::KeyOwner { kind: "associative array", name: &name }, span)?;
-        if let Some((i, r)) = reprs.iter().enumerate().find(|(_, r)| matches!(r, Repr::Stack(_) | Repr::Sym(_) | Repr::Object(_))) {
+        if let Some((i, r)) = reprs.iter().enumerate().find(|(_, r)| r.printed_only() || matches!(r, Repr::Object(_))) {
             return Err(Diagnostic::new(keys[i].span.clone(), format!("an associative array's key cannot be {}", r.describe()))
                 .label("not a key")
                 .hint("keys are integers and strings"));
@@ -355,9 +355,9 @@ fn str_var(v: VarRef, keys: Vec<Expr>) -> StrVar {
     }
 }
 
-/// A builtin variable's name, `args` included (it is only ever indexed or followed by `->`).
+/// A builtin variable's or library constant's name, `args` included (it is only ever indexed or followed by `->`).
 pub(super) fn is_builtin(name: &str) -> bool {
-    name == "args" || builtins::variable(name).is_some()
+    name == "args" || builtins::variable(name).is_some() || builtins::constant(name).is_some()
 }
 
 fn builtin_assigned(name: &str, span: &Span) -> Diagnostic {

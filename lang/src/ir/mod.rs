@@ -9,8 +9,10 @@ use crate::providers::AttachPoint;
 use crate::syscalls::SyscallTable;
 
 pub mod agg;
+mod fault;
 pub mod layout;
 pub use agg::AggKind;
+pub use fault::Fault;
 pub use layout::Layout;
 
 /// Interned string ids at or above this are system call names: `SYSCALL_STR_BASE + nr`.
@@ -63,6 +65,14 @@ pub enum Repr {
     Stack(StackUse),
     /// A kernel address that prints as its symbol (`func()`, `sym()`, `mod()`): 8 bytes.
     Sym(SymKind),
+    /// A user stack: 8 bytes, the stack id in the user stack map in the low 32 bits (negative
+    /// if the kernel could not record it) and the process's id (tgid) in the high 32, which
+    /// user space symbolizes the frames with; read as the [`UStackUse`] says.
+    UStack(UStackUse),
+    /// A user-space address that prints as its symbol (`usym()`, `ufunc()`, `uaddr()`,
+    /// `umod()`): 16 bytes, the address and then the process's id (tgid), as DTrace records
+    /// them (the other way round).
+    USym(USymKind),
     /// A string in a buffer of this many bytes (a multiple of 8), NUL-terminated and
     /// NUL-padded: 16 for a process name, the `strsize` option's bytes for the others.
     Str(u32),
@@ -84,6 +94,42 @@ pub enum StackUse {
     /// `stackdepth`: the number of frames of the whole stack.
     Depth,
 }
+
+/// What user space reads from a recorded user stack (`ustack()`, `ucaller`, `ustackdepth`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UStackUse {
+    /// `ustack(n)`: the innermost n frames; 0 is the `ustackframes` option's number.
+    Frames(u8),
+    /// `ucaller`: the second frame, the address the current user function returns to (0 if
+    /// there is none); `usym(ucaller)` and the others print it as a symbol.
+    Caller(Option<USymKind>),
+    /// `ustackdepth`: the number of frames of the whole user stack.
+    Depth,
+}
+
+impl UStackUse {
+    pub fn describe(self) -> &'static str {
+        match self {
+            UStackUse::Frames(_) => "a user stack",
+            UStackUse::Caller(None) => "`ucaller` (read from the user stack when printed)",
+            UStackUse::Caller(Some(_)) => "a user symbol",
+            UStackUse::Depth => "`ustackdepth` (read from the user stack when printed)",
+        }
+    }
+}
+
+/// How a user-space address prints, as DTrace's: `usym()`/`ufunc()` (`module`symbol`),
+/// `uaddr()` (`module`symbol+0xoffset`, also printf's `%A`) or `umod()` (`module`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum USymKind {
+    Func,
+    Addr,
+    Mod,
+}
+
+/// Most frames a user stack keeps (the user stack map's depth), and what `ustack()` keeps
+/// when the `ustackframes` option is not set: DTrace's default, 100.
+pub const USTACK_FRAMES_MAX: u8 = 100;
 
 /// Most frames a kernel stack keeps (the stack map's depth).
 pub const STACK_FRAMES_MAX: u8 = 64;
@@ -142,15 +188,29 @@ impl Repr {
             Repr::StrId | Repr::Str(_) => "a string",
             Repr::Stack(u) => u.describe(),
             Repr::Sym(_) => "a kernel symbol",
+            Repr::UStack(u) => u.describe(),
+            Repr::USym(_) => "a user symbol",
             Repr::Object(_) => "a struct or array",
         }
     }
 
     pub fn size(self) -> usize {
         match self {
-            Repr::Int(_) | Repr::StrId | Repr::Stack(_) | Repr::Sym(_) => 8,
+            Repr::Int(_) | Repr::StrId | Repr::Stack(_) | Repr::Sym(_) | Repr::UStack(_) => 8,
+            Repr::USym(_) => 16,
             Repr::Str(n) | Repr::Object(n) => n as usize,
         }
+    }
+
+    /// Whether user space turns it into text when printing (a stack, a symbol, or what is
+    /// read from a recorded stack): it cannot be computed with or stored in a variable.
+    pub fn printed_only(self) -> bool {
+        matches!(self, Repr::Stack(_) | Repr::Sym(_) | Repr::UStack(_) | Repr::USym(_))
+    }
+
+    /// Whether it is a stack's frames (kernel or user), printed by `%k`.
+    pub fn is_frames(self) -> bool {
+        matches!(self, Repr::Stack(StackUse::Frames(_)) | Repr::UStack(UStackUse::Frames(_)))
     }
 }
 
@@ -178,6 +238,12 @@ pub enum Expr {
     Stack(StackUse),
     /// `func(pc)`, `sym(pc)`, `mod(pc)`: the address, printed as its symbol or module.
     Sym(SymKind, Box<Expr>),
+    /// The user stack, recorded in the user stack map with the process's id: `ustack()`,
+    /// and `ucaller` and `ustackdepth`, which user space reads from it.
+    UStack(UStackUse),
+    /// `usym(pc)`, `ufunc(pc)`, `uaddr(pc)`, `umod(pc)` (and printf's `%A`): the address
+    /// and the process's id, printed as the symbol or module in that process.
+    USym(USymKind, Box<Expr>),
     /// `args->name`, an integer field of the firing tracepoint's record.
     TpField(String),
     /// The address of the firing tracepoint's record.
@@ -197,6 +263,16 @@ pub enum Expr {
     Seq(Vec<Stmt>, Box<Expr>),
     /// strlen(s).
     Strlen(StrExpr),
+    /// `speculation()`: claims a free speculation, its id (0 if none is free).
+    Speculation,
+    /// `alloca(size)`, `copyin(from, size)`: `size` bytes of scratch memory that last until
+    /// the clause ends (room for `max`: a larger size faults, out of scratch space), zeroed
+    /// or filled from the user address `from`; the value is their address. `site` numbers
+    /// the clause's allocations from 0.
+    Alloc { site: u32, size: Box<Expr>, max: u32, from: Option<Box<Expr>> },
+    /// An array index checked when the probe fires: `index` if it is below `len` (as an
+    /// unsigned number), else the clause faults ([`Fault::BadIndex`]).
+    Bounded { index: Box<Expr>, len: u64 },
     /// A subroutine that gives an integer (index(), htons(), rand(), ...).
     IntCall { f: IntFn, args: Vec<StrArg> },
 }
@@ -359,11 +435,13 @@ impl Expr {
                 Expr::Binary(_, a, b) | Expr::Unsigned(_, a, b) => a.any(f) || b.any(f),
                 Expr::StrCmp(_, a, b) => a.any(f) || b.any(f),
                 Expr::Ternary(a, b, c) => a.any(f) || b.any(f) || c.any(f),
-                Expr::Load { addr: a, .. } | Expr::Bits { inner: a, .. } | Expr::Object { addr: a, .. } | Expr::Sym(_, a) => a.any(f),
+                Expr::Load { addr: a, .. } | Expr::Bits { inner: a, .. } | Expr::Object { addr: a, .. } | Expr::Sym(_, a) | Expr::USym(_, a) => a.any(f),
                 Expr::Element { keys, .. } => keys.iter().any(|k| k.any(f)),
                 Expr::Seq(stmts, v) => stmts.iter().any(|s| s.any(f)) || v.any(f),
                 Expr::Strlen(s) => s.any(f),
                 Expr::IntCall { args, .. } => args.iter().any(|a| a.any(f)),
+                Expr::Bounded { index, .. } => index.any(f),
+                Expr::Alloc { size, from, .. } => size.any(f) || from.as_ref().is_some_and(|e| e.any(f)),
                 _ => false,
             }
     }
@@ -380,6 +458,8 @@ impl Expr {
             Expr::Str(s) => s.repr(),
             Expr::Stack(u) => Repr::Stack(*u),
             Expr::Sym(k, _) => Repr::Sym(*k),
+            Expr::UStack(u) => Repr::UStack(*u),
+            Expr::USym(k, _) => Repr::USym(*k),
             Expr::Object { size, .. } => Repr::Object(*size),
             _ => Repr::Int(IntRepr::I64),
         }
@@ -408,6 +488,14 @@ pub enum Stmt {
     /// deletes the element, as in DTrace.
     SetElement { array: usize, keys: Vec<Expr>, value: Expr },
     If { cond: Expr, then: Vec<Stmt>, els: Vec<Stmt> },
+    /// `copyinto(src, size, dest)` (`user`: from user memory) and `bcopy(src, dest, size)`
+    /// (from kernel memory): copies `size` bytes into the clause's scratch memory at `dest`.
+    Copy { user: bool, src: Expr, dest: Expr, size: Expr },
+    /// `raise(signal)` (`stop()`: SIGSTOP) to the process that fired the probe.
+    Signal(Expr),
+    /// `speculate(id)`: the clause's record goes to speculation `id` (if it is in use; else
+    /// the record is dropped).
+    Speculate(Expr),
 }
 
 impl Stmt {
@@ -420,6 +508,8 @@ impl Stmt {
             Stmt::Emit { args, .. } => args.iter().any(|a| a.any(f)),
             Stmt::If { cond, then, els } => cond.any(f) || then.iter().chain(els).any(|s| s.any(f)),
             Stmt::SetStr(v, s) => s.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
+            Stmt::Speculate(e) | Stmt::Signal(e) => e.any(f),
+            Stmt::Copy { src, dest, size, .. } => src.any(f) || dest.any(f) || size.any(f),
         }
     }
 }
@@ -462,6 +552,8 @@ impl Array {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Item {
     Printf { pieces: Vec<Piece>, args: Vec<Repr> },
+    /// `system(format, ...)`: the command is the formatted text.
+    System { pieces: Vec<Piece>, args: Vec<Repr> },
     Trace(Repr),
     /// `print(x)` (or `trace()` of a struct or array): the value, stored as `Repr`, printed
     /// by its C type as DTrace's `print()` does.
@@ -481,17 +573,23 @@ pub enum Item {
     /// tracemem(): `size` bytes of kernel memory, printed as a hex dump; `dynamic`: only as
     /// many as the second argument says (if it is less and not negative).
     Tracemem { size: u32, dynamic: bool },
+    /// `setopt(name, value)`: an option changed for what is printed from then on.
+    SetOpt { name: String, value: Option<String> },
+    /// `commit(id)` (the argument) of a speculation: print what it holds.
+    Commit,
+    /// `discard(id)`: drop what it holds.
+    Discard,
 }
 
 impl Item {
     pub fn arg_reprs(&self) -> Vec<Repr> {
         match self {
-            Item::Printf { args, .. } => args.clone(),
+            Item::Printf { args, .. } | Item::System { args, .. } => args.clone(),
             Item::Trace(r) | Item::Print(r, _) => vec![*r],
-            Item::Exit => vec![Repr::Int(IntRepr::I64)],
+            Item::Exit | Item::Commit | Item::Discard => vec![Repr::Int(IntRepr::I64)],
             Item::Normalize { by_arg: true, .. } => vec![Repr::Int(IntRepr::I64)],
             Item::Tracemem { size, dynamic } => [Repr::Object(*size)].into_iter().chain(dynamic.then_some(Repr::Int(IntRepr::I64))).collect(),
-            Item::Printa { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } => vec![],
+            Item::Printa { .. } | Item::SetOpt { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } => vec![],
         }
     }
 }
@@ -521,6 +619,9 @@ pub struct Clause {
     pub filter: Filter,
     pub predicate: Option<Expr>,
     pub body: Vec<Stmt>,
+    /// DTrace's action number of each statement of `body` (1 for the first statement of the
+    /// source's action block): where a run-time fault is reported to be.
+    pub actions: Vec<u32>,
     /// How each `this->` variable the clause uses is stored.
     pub locals: Vec<Repr>,
     /// The output record, if the clause prints anything (or has no action block).
@@ -615,13 +716,42 @@ pub struct Options {
     pub dynvarsize: Option<u64>,
     /// Frames `stack()` keeps, if set (DTrace's default is [`STACK_FRAMES_DEFAULT`]).
     pub stackframes: Option<u8>,
+    /// Frames `ustack()` keeps, if set (DTrace's default is [`USTACK_FRAMES_MAX`]).
+    pub ustackframes: Option<u8>,
     /// Bytes a string holds, its NUL included, if set (else [`DEFAULT_STRSIZE`]).
     pub strsize: Option<u64>,
+    /// How often crumbs reads the event buffer, in ns between reads, if set (else as soon
+    /// as records arrive).
+    pub switchrate: Option<u64>,
+    /// DTrace's aggregation snapshot interval in ns, if set (crumbs reads the tables
+    /// whenever it prints them).
+    pub aggrate: Option<u64>,
+    /// Destructive actions allowed (`#pragma D option destructive`, `-x destructive`).
+    pub destructive: bool,
+    /// Speculations that can be in use at once, if set (else 1).
+    pub nspec: Option<u32>,
+    /// Bytes one speculation holds before it drops records, if set (else [`DEFAULT_SPECSIZE`]).
+    pub specsize: Option<u64>,
 }
+
+/// Speculations in use at once unless the `nspec` option says (DTrace's default).
+pub const DEFAULT_NSPEC: u32 = 1;
+/// The most speculations the `nspec` option allows (as DTrace on Linux).
+pub const MAX_NSPEC: u32 = 16;
+/// Bytes a speculation holds unless the `specsize` option says (DTrace on Linux's default).
+pub const DEFAULT_SPECSIZE: u64 = 4 << 20;
 
 impl Options {
     pub fn strsize(&self) -> u32 {
         self.strsize.map_or(DEFAULT_STRSIZE, |s| s as u32)
+    }
+
+    pub fn nspec(&self) -> u32 {
+        self.nspec.unwrap_or(DEFAULT_NSPEC)
+    }
+
+    pub fn specsize(&self) -> u64 {
+        self.specsize.unwrap_or(DEFAULT_SPECSIZE)
     }
 }
 
@@ -641,6 +771,11 @@ pub struct Program {
     pub profile_probes: Vec<ProfileProbe>,
     /// Whether any clause records a stack (the stack map is needed).
     pub uses_stack: bool,
+    /// Whether any clause records a user stack (the user stack map is needed).
+    pub uses_ustack: bool,
+    /// Whether any clause records a user stack or symbol (printing it needs the process's
+    /// memory map).
+    pub user_symbols: bool,
     /// The tracepoints this program attaches to; `AttachPoint::Tracepoint(i)` is the i-th.
     pub tracepoints: Vec<crate::tracepoints::Tracepoint>,
 }
@@ -669,6 +804,17 @@ impl Program {
 
     pub fn profile_probe(&self, attach: AttachPoint) -> Option<&ProfileProbe> {
         self.profile_probes.iter().find(|p| p.attach == attach)
+    }
+
+    /// `provider:module:function:name` of a probe id, for messages.
+    pub fn probe_description(&self, id: u32) -> String {
+        if let Some(p) = self.profile_probes.iter().find(|p| p.id == id) {
+            return format!("profile:::{}", p.name);
+        }
+        if let Some(t) = id.checked_sub(crate::providers::TRACEPOINT_ID_BASE).and_then(|i| self.tracepoints.get(i as usize)) {
+            return format!("tracepoint:{}::{}", t.category, t.event);
+        }
+        crate::providers::probe_by_id(id).map_or_else(|| format!("probe {id}"), |p| format!("{}:{}:{}:{}", p.provider, p.module, p.function, p.name))
     }
 
     /// (function, name) of a probe id, for the per-firing prefix.

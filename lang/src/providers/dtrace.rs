@@ -1,10 +1,11 @@
 //! `dtrace:::BEGIN` and `dtrace:::END`: run once, before any other probe is enabled and after
-//! every other probe is disabled.
+//! every other probe is disabled; `dtrace:::ERROR`: fires where a clause faults.
 
 use super::{AttachPoint, Probe, Provider};
 
 pub const BEGIN_ID: u32 = 1;
 pub const END_ID: u32 = 2;
+pub const ERROR_ID: u32 = 3;
 
 pub struct Dtrace;
 
@@ -14,21 +15,22 @@ impl Provider for Dtrace {
     }
 
     fn doc(&self) -> &'static str {
-        "BEGIN and END: run once at the start and at the end of tracing"
+        "BEGIN and END: run once at the start and at the end of tracing; ERROR: where a clause faults at run time"
     }
 
     fn summary(&self) -> &'static str {
-        "dtrace (BEGIN, END)"
+        "dtrace (BEGIN, END, ERROR)"
     }
 
     fn examples(&self) -> &'static [&'static str] {
-        &["BEGIN", "END"]
+        &["BEGIN", "END", "ERROR"]
     }
 
     fn probes(&self) -> Vec<Probe> {
         vec![
             Probe { id: BEGIN_ID, provider: "dtrace", module: "", function: "", name: "BEGIN", attach: AttachPoint::Begin, nr: None },
             Probe { id: END_ID, provider: "dtrace", module: "", function: "", name: "END", attach: AttachPoint::End, nr: None },
+            Probe { id: ERROR_ID, provider: "dtrace", module: "", function: "", name: "ERROR", attach: AttachPoint::Error, nr: None },
         ]
     }
 

@@ -7,7 +7,7 @@ mod profile;
 mod syscall;
 mod tracepoint;
 
-pub use dtrace::{BEGIN_ID, END_ID};
+pub use dtrace::{BEGIN_ID, END_ID, ERROR_ID};
 pub use profile::{profile_probe, PROFILE_ID_BASE};
 pub use syscall::SYSCALL_ID_BASE;
 pub use tracepoint::TRACEPOINT_ID_BASE;
@@ -26,6 +26,9 @@ pub enum AttachPoint {
     Begin,
     /// Runs once, after every other probe is disabled.
     End,
+    /// `dtrace:::ERROR`: attached nowhere; its clauses run inside the program of a clause
+    /// that faults, right after the fault.
+    Error,
     /// `raw_syscalls:sys_enter`, filtered by system call number in the kernel.
     SyscallEntry,
     /// `raw_syscalls:sys_exit`.

@@ -7,7 +7,7 @@ use crate::diag::Diagnostic;
 use crate::facts::KernelFacts;
 
 /// Probe ids of profile probes: this base plus a small number given per program.
-pub const PROFILE_ID_BASE: u32 = 3;
+pub const PROFILE_ID_BASE: u32 = 4;
 /// DTrace's listed profile probes; any other rate can be named too.
 const PROFILE_DEFAULTS: &[&str] = &["profile-97", "profile-199", "profile-499", "profile-997", "profile-1999", "profile-4001", "profile-4999", "tick-1", "tick-10", "tick-100", "tick-500", "tick-1000", "tick-5000"];
 

@@ -14,10 +14,12 @@ pub enum DropKind {
     DynamicVariable,
     /// A stack the stack map could not record (slot taken by another stack, or full).
     Stack,
+    /// A `speculation()` that found every speculation in use.
+    Speculation,
 }
 
 impl DropKind {
-    pub const ALL: [DropKind; 4] = [DropKind::Record, DropKind::Aggregation, DropKind::DynamicVariable, DropKind::Stack];
+    pub const ALL: [DropKind; 5] = [DropKind::Record, DropKind::Aggregation, DropKind::DynamicVariable, DropKind::Stack, DropKind::Speculation];
 
     /// Byte offset of this kind's counter in the map's value.
     pub fn offset(self) -> usize {

@@ -59,6 +59,12 @@ pub const EVENTS_MAP: &str = "events";
 pub const STACKS_MAP: &str = "stacks";
 /// Frames kept per stack (kernel stacks deeper than this are cut).
 pub const STACK_DEPTH: usize = crumbs_lang::ir::STACK_FRAMES_MAX as usize;
+/// User stacks recorded by ustack(): key u32 stack id, value [u64; USTACK_DEPTH].
+pub const USTACKS_MAP: &str = "ustacks";
+/// Frames kept per user stack (DTrace's default `ustackframes`; deeper stacks are cut).
+pub const USTACK_DEPTH: usize = crumbs_lang::ir::USTACK_FRAMES_MAX as usize;
+/// bpf_get_stackid()'s flag for the user stack (BPF_F_USER_STACK).
+pub const F_USER_STACK: i32 = 1 << 8;
 
 /// The array holding aggregation `id`'s per-CPU tables ([`table`]).
 pub fn agg_map_name(id: usize) -> String {

@@ -1,6 +1,7 @@
 //! Expressions into r0: integers, builtins, variables, strings and their comparisons.
 
 use super::*;
+use crate::abi::{F_USER_STACK, USTACKS_MAP};
 
 /// bpf_get_stackid's error for a probe that fired with no kernel stack (in user mode).
 const EFAULT: i32 = 14;
@@ -64,8 +65,7 @@ impl Emitter<'_> {
                 self.scoped(|e| {
                     let tmp = e.slot(8)?;
                     e.expr(base)?;
-                    // The helper fills the slot, with zeros if the address cannot be read.
-                    e.read_kernel(tmp, R0, off, size as i32);
+                    e.read_kernel_or_fault(tmp, R0, off, size as i32)?;
                     e.push(Insn::ldx(width(size), R0, R10, tmp));
                     Ok(())
                 })?;
@@ -86,25 +86,24 @@ impl Emitter<'_> {
             // The address itself: user space symbolizes it.
             Expr::Sym(_, pc) => self.expr(pc)?,
             // caller and stackdepth are read from the stack in user space.
-            Expr::Stack(_) => {
-                self.push(Insn::mov(R1, R6));
-                self.ld_map(R2, STACKS_MAP, 0);
-                self.push(Insn::mov_imm(R3, 0)); // kernel stack
-                self.push(Insn::call(helper::GET_STACKID));
-                // A negative id is kept (it prints as the reason); all but "no kernel stack
-                // here" (a user-mode sample) are counted as stack drops.
-                let kept = self.label();
-                self.jump(Insn::jmp_imm(Cond::Sge, R0, 0, 0), kept);
-                self.jump(Insn::jmp_imm(Cond::Eq, R0, -EFAULT, 0), kept);
+            Expr::Stack(_) => self.stack_id(STACKS_MAP, 0)?,
+            // ucaller and ustackdepth too; the process's id goes with the stack id, for the
+            // symbols.
+            Expr::UStack(_) => {
+                self.stack_id(USTACKS_MAP, F_USER_STACK)?;
                 self.scoped(|e| {
                     let id = e.slot(8)?;
                     e.push(Insn::stx(DW, R10, id, R0));
-                    e.count_drop(DropKind::Stack)?;
-                    e.push(Insn::ldx(DW, R0, R10, id));
+                    e.push(Insn::call(helper::GET_CURRENT_PID_TGID));
+                    e.push(Insn::alu_imm(Alu::Rsh, R0, 32));
+                    e.push(Insn::alu_imm(Alu::Lsh, R0, 32));
+                    e.push(Insn::ldx(DW, R1, R10, id));
+                    e.push(Insn::mov32(R1, R1));
+                    e.push(Insn::alu_reg(Alu::Or, R0, R1));
                     Ok(())
                 })?;
-                self.bind(kept);
             }
+            Expr::USym(..) => return Err(self.err("internal: a user symbol is stored, not computed")),
             Expr::ClauseLocal(l) => {
                 let Buf::Stack(at) = self.local(*l)? else { return Err(self.err("internal: an integer local in the scratch space")) };
                 self.push(Insn::ldx(DW, R0, R10, at));
@@ -146,6 +145,21 @@ impl Emitter<'_> {
             Expr::Strlen(s) => self.strlen(s)?,
             Expr::IntCall { f, args } => self.int_call(*f, args)?,
             Expr::Ternary(c, a, b) => self.choose(c, |e| e.expr(a), |e| e.expr(b))?,
+            Expr::Speculation => self.claim_speculation()?,
+            Expr::Alloc { site, size, max, from } => self.alloc(*site, size, *max, from.as_deref())?,
+            Expr::Bounded { index, len } => {
+                self.expr(index)?;
+                match i32::try_from(*len) {
+                    Ok(len) => self.fault_unless(Cond::Lt, R0, len, Fault::BadIndex, Some(R0))?,
+                    Err(_) => {
+                        self.ld64(R1, *len as i64);
+                        let ok = self.label();
+                        self.jump(Insn::jmp_reg(Cond::Lt, R0, R1, 0), ok);
+                        self.fault(Fault::BadIndex, Some(R0))?;
+                        self.bind(ok);
+                    }
+                }
+            }
         }
         Ok(())
     }
@@ -222,8 +236,14 @@ impl Emitter<'_> {
             BinOp::BitXor => alu(self, Alu::Xor),
             BinOp::Shl => alu(self, Alu::Lsh),
             BinOp::Shr => alu(self, if unsigned { Alu::Rsh } else { Alu::Arsh }),
-            BinOp::Div | BinOp::Rem if unsigned => alu(self, if op == BinOp::Rem { Alu::Mod } else { Alu::Div }),
-            BinOp::Div | BinOp::Rem => self.signed_divide(op == BinOp::Rem),
+            BinOp::Div | BinOp::Rem if unsigned => {
+                self.no_zero_divisor(r)?;
+                alu(self, if op == BinOp::Rem { Alu::Mod } else { Alu::Div })
+            }
+            BinOp::Div | BinOp::Rem => {
+                self.no_zero_divisor(r)?;
+                self.signed_divide(op == BinOp::Rem)
+            }
             BinOp::LogXor => {
                 self.bool_of(Cond::Ne, None, 0);
                 self.push(Insn::mov(R2, R0));
@@ -240,6 +260,14 @@ impl Emitter<'_> {
             BinOp::LogAnd | BinOp::LogOr => unreachable!(),
         }
         Ok(())
+    }
+
+    /// Faults if the divisor in r1 is 0 (a constant one that is not needs no check).
+    fn no_zero_divisor(&mut self, r: &Expr) -> Result<(), EmitError> {
+        if matches!(r, Expr::Int(k) if *k != 0) {
+            return Ok(());
+        }
+        self.fault_unless(Cond::Ne, R1, 0, Fault::DivZero, None)
     }
 
     /// r0 = r0 / r1 (or %) with C's signed semantics, from unsigned BPF division.
@@ -294,7 +322,11 @@ impl Emitter<'_> {
             VarHook::Arg(n) => attach::context(self.attach).arg(self, n)?,
             VarHook::Errno => attach::context(self.attach).errno(self),
             VarHook::ProbeId => attach::context(self.attach).probe_id(self)?,
-            VarHook::Stack(_) => return Err(self.err(format!("internal: {h:?} is read from the stack"))),
+            VarHook::Epid => {
+                let c = self.clause.ok_or_else(|| self.err("internal: epid outside a clause"))?;
+                self.push(Insn::mov_imm(R0, c as i32 + 1));
+            }
+            VarHook::Stack(_) | VarHook::UStack(_) => return Err(self.err(format!("internal: {h:?} is read from the stack"))),
             VarHook::Comm | VarHook::ProbeProv | VarHook::ProbeMod | VarHook::ProbeFunc | VarHook::ProbeName => {
                 return Err(self.err(format!("internal: string builtin {h:?} used as an integer")));
             }
@@ -305,6 +337,28 @@ impl Emitter<'_> {
     /// bpf_probe_read_kernel(r10 + slot, size, ptr + off).
     pub(super) fn read_kernel(&mut self, slot: i16, ptr: Reg, off: i32, size: i32) {
         self.read_kernel_to(R10, slot as i32, ptr, off, size);
+    }
+
+    /// bpf_probe_read_kernel(r10 + slot, size, ptr + off), faulting with the address if it
+    /// cannot read (clobbers r0-r5).
+    pub(super) fn read_kernel_or_fault(&mut self, slot: i16, ptr: Reg, off: i32, size: i32) -> Result<(), EmitError> {
+        self.read_kernel_to_or_fault(R10, slot as i32, ptr, off, size)
+    }
+
+    /// bpf_probe_read_kernel(dst + dst_off, size, ptr + off), faulting with the address if
+    /// it cannot read (`dst` must survive the call: r10, r6-r9).
+    pub(super) fn read_kernel_to_or_fault(&mut self, dst: Reg, dst_off: i32, ptr: Reg, off: i32, size: i32) -> Result<(), EmitError> {
+        self.push(Insn::mov(R3, ptr));
+        if off != 0 {
+            self.push(Insn::alu_imm(Alu::Add, R3, off));
+        }
+        // The helper keeps no argument register: the address goes where the fault reads it.
+        self.keep_fault_value(R3)?;
+        self.push(Insn::mov(R1, dst));
+        self.push(Insn::alu_imm(Alu::Add, R1, dst_off));
+        self.push(Insn::mov_imm(R2, size));
+        self.push(Insn::call(helper::PROBE_READ_KERNEL));
+        self.fault_unless_kept(Cond::Eq, R0, 0, Fault::BadAddr)
     }
 
     /// bpf_probe_read_kernel(dst + dst_off, size, ptr + off): zeros there if it cannot read.
@@ -331,6 +385,29 @@ pub(super) fn mirror(op: BinOp) -> BinOp {
 }
 
 impl Emitter<'_> {
+    /// The id of the stack where the probe fired in stack map `map` (the kernel stack, or
+    /// with [`F_USER_STACK`] the user stack), into r0. A negative id is kept (it prints as
+    /// the reason); all but "no stack here" (a kernel stack at a user-mode sample, a user
+    /// stack in a kernel thread) are counted as stack drops.
+    fn stack_id(&mut self, map: &str, flags: i32) -> Result<(), EmitError> {
+        self.push(Insn::mov(R1, R6));
+        self.ld_map(R2, map, 0);
+        self.push(Insn::mov_imm(R3, flags));
+        self.push(Insn::call(helper::GET_STACKID));
+        let kept = self.label();
+        self.jump(Insn::jmp_imm(Cond::Sge, R0, 0, 0), kept);
+        self.jump(Insn::jmp_imm(Cond::Eq, R0, -EFAULT, 0), kept);
+        self.scoped(|e| {
+            let id = e.slot(8)?;
+            e.push(Insn::stx(DW, R10, id, R0));
+            e.count_drop(DropKind::Stack)?;
+            e.push(Insn::ldx(DW, R0, R10, id));
+            Ok(())
+        })?;
+        self.bind(kept);
+        Ok(())
+    }
+
     /// r0's low `size` bytes, sign-extended to 64 bits.
     fn sign_extend(&mut self, size: u8) {
         if size < 8 {

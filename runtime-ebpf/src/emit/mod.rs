@@ -15,15 +15,20 @@ use crumbs_lang::providers::AttachPoint;
 mod aggregate;
 pub(crate) mod attach;
 mod expr;
+mod faults;
 mod frame;
 mod inet;
 mod loops;
 mod numbers;
 mod search;
+mod memory;
+mod speculation;
 mod strings;
 mod strtok;
 mod subroutines;
 
+use faults::{ErrorArgs, FaultTarget};
+pub use speculation::{speculations_offset, speculations_size};
 use frame::Frame;
 use strings::Buf;
 
@@ -58,14 +63,16 @@ pub const MAX_INSNS: usize = 1_000_000;
 
 pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<ProgramCode, EmitError> {
     let exit_flag = exit_flag_offset(p);
-    let scratch = group.clauses.iter().any(needs_scratch);
-    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(scratch), clause: None, locals: Vec::new(), exit_flag, strtok: None };
+    // ERROR's clauses run inside the programs of clauses that fault.
+    let errors = p.group(AttachPoint::Error).map_or(&[][..], |g| &g.clauses[..]);
+    let scratch = group.clauses.iter().any(needs_scratch) || (errors.iter().any(needs_scratch) && group.clauses.iter().any(|c| faults::may_fault(p, c)));
+    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(scratch), clause: None, locals: Vec::new(), exit_flag, fault: None, error_args: None, pieces: Default::default(), strtok: None };
     e.push(Insn::mov(R6, R1));
     attach::context(group.attach).prologue(&mut e, group);
     if scratch {
         e.scratch_prologue()?;
     }
-    if group.clauses.iter().any(uses_strtok) {
+    if group.clauses.iter().any(uses_strtok) || (errors.iter().any(uses_strtok) && group.clauses.iter().any(|c| faults::may_fault(p, c))) {
         e.strtok_prologue()?;
     }
     for c in &group.clauses {
@@ -89,7 +96,7 @@ fn needs_scratch(c: &Clause) -> bool {
             Node::Str(s) => matches!(s.repr(), Repr::Str(n) if n > 16) || matches!(s, StrExpr::Var(..) | StrExpr::Call { .. }),
             // Two names ordered: both are written out in strsize buffers.
             Node::Expr(Expr::StrCmp(op, a, b)) => !matches!(op, BinOp::Eq | BinOp::Ne) && a.repr() == Repr::StrId && b.repr() == Repr::StrId,
-            Node::Stmt(Stmt::SetStr(..)) => true,
+            Node::Stmt(Stmt::SetStr(..) | Stmt::Copy { .. }) | Node::Expr(Expr::Alloc { .. }) => true,
             // The searches work in scratch buffers.
             Node::Expr(Expr::IntCall { f: IntFn::Index | IntFn::Rindex, .. }) => true,
             _ => false,
@@ -120,6 +127,13 @@ pub(crate) struct Emitter<'a> {
     locals: Vec<(Buf, Repr)>,
     /// [`exit_flag_offset`] of the program, found once.
     exit_flag: Option<i32>,
+    /// Where a fault in the code being emitted goes (None outside clauses).
+    fault: Option<FaultTarget>,
+    /// While ERROR's clauses are emitted (inside a faulting clause's fault block): where
+    /// their arguments are.
+    error_args: Option<ErrorArgs>,
+    /// The clause's scratch memory for alloca() and copyin().
+    pieces: memory::Pieces,
     /// Where strtok()'s state is in the scratch space, if the program calls strtok().
     strtok: Option<i16>,
 }
@@ -204,6 +218,9 @@ impl Emitter<'_> {
             self.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), end);
         }
         self.locals.clear();
+        let fault_slot = if faults::may_fault(self.p, c) { Some(self.slot(16)?) } else { None };
+        self.pieces = self.take_pieces(c)?;
+        let (fault_body, fault_before) = (self.label(), self.label());
         let ints = c.locals.iter().filter(|r| !matches!(r, Repr::Str(_))).count();
         let base = if ints > 0 { self.slot(8 * ints)? } else { 0 };
         let mut next_int = 0;
@@ -239,6 +256,7 @@ impl Emitter<'_> {
             self.bind(body);
         }
         if let Some(pred) = &c.predicate {
+            self.fault = fault_slot.map(|slot| FaultTarget { label: fault_before, action: 0, slot });
             self.expr(pred)?;
             self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), end);
         }
@@ -269,16 +287,49 @@ impl Emitter<'_> {
                 }
             }
         }
-        for s in &c.body {
+        let after_record = if c.record.is_some() { fault_body } else { fault_before };
+        for (s, action) in c.body.iter().zip(&c.actions) {
+            self.fault = fault_slot.map(|slot| FaultTarget { label: after_record, action: *action, slot });
             self.stmt(s, c.record)?;
         }
-        if c.record.is_some() {
+        self.fault = None;
+        if let Some(rid) = c.record {
+            if c.body.iter().any(|s| matches!(s, Stmt::Speculate(_))) {
+                self.drop_if_not_speculated(end);
+            }
+            self.exit_when_sent(rid);
             self.push(Insn::mov(R1, R8));
             self.push(Insn::mov_imm(R2, 0));
             self.push(Insn::call(helper::RINGBUF_SUBMIT));
         }
+        let used = |e: &Self, l: Label| e.fixups.iter().any(|f| f.1 == l);
+        if let (Some(slot), true) = (fault_slot, used(self, fault_body) || used(self, fault_before)) {
+            self.goto(end);
+            let body = used(self, fault_body).then_some(fault_body);
+            self.fault_block(c, slot, body, fault_before)?;
+        }
         self.bind(end);
         Ok(())
+    }
+
+    /// Sets the exit flag if the record about to be sent holds an `exit()` (only once it is
+    /// sure to be sent: a fault after exit() in the clause discards the record, exit() too).
+    fn exit_when_sent(&mut self, rid: usize) {
+        let Some(flag) = self.exit_flag else { return };
+        let present = record::layout(&self.p.records[rid]).present;
+        for (i, item) in self.p.records[rid].items.iter().enumerate() {
+            if !matches!(item, Item::Exit) {
+                continue;
+            }
+            let skip = self.label();
+            if let Some(at) = present {
+                self.push(Insn::ldx(B, R0, R8, (at + i) as i16));
+                self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), skip);
+            }
+            self.ld_map(R1, GLOBALS_SYMBOL, flag);
+            self.push(Insn::st_imm(DW, R1, 0, 1));
+            self.bind(skip);
+        }
     }
 
     /// Adds one to this CPU's counter of `kind` (clobbers r0-r5).
@@ -343,12 +394,18 @@ impl Emitter<'_> {
                 if let Some(at) = layout.present {
                     self.push(Insn::st_imm(B, R8, (at + item) as i16, 1));
                 }
-                if let (Item::Exit, Some(flag)) = (&self.p.records[rid].items[*item], self.exit_flag) {
-                    self.ld_map(R1, GLOBALS_SYMBOL, flag);
-                    self.push(Insn::st_imm(DW, R1, 0, 1));
+                if matches!(self.p.records[rid].items[*item], Item::Commit | Item::Discard) {
+                    self.free_speculation(layout.offsets[*item][0] as i16)?;
                 }
             }
             Stmt::Aggregate { agg, keys, value } => self.aggregate(*agg, keys, value)?,
+            Stmt::Speculate(id) => self.speculate(id, record)?,
+            Stmt::Copy { user, src, dest, size } => self.copy_into(*user, src, dest, size)?,
+            Stmt::Signal(sig) => {
+                self.expr(sig)?;
+                self.push(Insn::mov(R1, R0));
+                self.push(Insn::call(helper::SEND_SIGNAL));
+            }
         }
         Ok(())
     }
@@ -412,10 +469,18 @@ impl Emitter<'_> {
                 self.str_id(s)?;
                 self.push(Insn::stx(DW, base, off, R0));
             }
+            // The address, then the process it belongs to.
+            (Expr::USym(_, pc), _) => {
+                self.expr(pc)?;
+                self.push(Insn::stx(DW, base, off, R0));
+                self.push(Insn::call(helper::GET_CURRENT_PID_TGID));
+                self.push(Insn::alu_imm(Alu::Rsh, R0, 32));
+                self.push(Insn::stx(DW, base, off + 8, R0));
+            }
             // Copied whole into the record.
             (Expr::Object { addr, size }, _) => {
                 self.expr(addr)?;
-                self.read_kernel_to(base, off as i32, R0, 0, *size as i32);
+                self.read_kernel_to_or_fault(base, off as i32, R0, 0, *size as i32)?;
             }
             _ => {
                 self.expr(v)?;
@@ -581,15 +646,17 @@ mod tests {
 
     #[test]
     fn every_drop_is_an_atomic_add_to_this_cpus_counter() {
-        let (_, code) = compile("syscall:::entry { self->t = timestamp; @[stack()] = count(); printf(\"%d\\n\", 1); }");
+        let (_, code) = compile("syscall:::entry { self->t = timestamp; self->s = speculation(); @[stack()] = count(); printf(\"%d\\n\", 1); }");
         let text = disassemble(&code[0].insns);
         let drops = code[0].map_refs.iter().filter(|m| m.map == DROPS_MAP).count();
-        // a record, the thread-local store, the stack and the aggregation
-        assert_eq!(drops, 4, "{text}");
+        // a record, the two thread-local stores, the failed speculation, the stack and the
+        // aggregation
+        assert_eq!(drops, 6, "{text}");
         for kind in DropKind::ALL {
             assert!(text.contains(&format!("lock *(u64 *)(r0 +{}) += r1", kind.offset())), "{kind:?}\n{text}");
         }
-        assert!(!code[0].map_refs.iter().any(|m| m.map == GLOBALS_SYMBOL), "{text}");
+        // the one speculation's word, and no exit flag
+        assert_eq!(code[0].map_refs.iter().filter(|m| m.map == GLOBALS_SYMBOL).count(), 1, "{text}");
     }
 
     #[test]

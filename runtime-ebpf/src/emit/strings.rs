@@ -133,10 +133,16 @@ impl Emitter<'_> {
                     e.push(Insn::stx(DW, R10, tmp, R0));
                     e.zero_buf(dst, size);
                     e.push(Insn::ldx(DW, R3, R10, tmp));
+                    e.keep_fault_value(R3)?;
                     e.buf_addr(R1, dst);
                     e.push(Insn::mov_imm(R2, e.str_limit(size) as i32));
                     e.push(Insn::call(read));
-                    Ok(())
+                    // The length with its NUL, or a negative error: the address cannot be read.
+                    if matches!(s, StrExpr::UserStr(..)) {
+                        e.user_string_fault()
+                    } else {
+                        e.fault_unless_kept(Cond::Sgt, R0, 0, Fault::BadAddr)
+                    }
                 })?;
             }
             StrExpr::Var(v, vsize) => self.var_into(v, *vsize, dst, size)?,

@@ -41,6 +41,10 @@ impl Firing<'_> {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Output<'p> {
     Printf { pieces: &'p [Piece], values: Vec<Value> },
+    /// setopt(): an option changed for what is printed from here on.
+    SetOpt { name: &'p str, value: Option<&'p str> },
+    /// system(): the command is what printf would print.
+    System { pieces: &'p [Piece], values: Vec<Value> },
     Trace(Value),
     /// print(), or trace() of a struct or array: the value and how its type prints.
     Print { layout: &'p crumbs_lang::ir::Layout, value: Value },
@@ -63,9 +67,29 @@ pub enum Stopped {
     ProcessExited(i32),
 }
 
+/// A clause that faulted when its probe fired (it sent no record): DTrace's error report.
+#[derive(Clone, Copy, Debug)]
+pub struct FaultReport<'p> {
+    pub program: &'p Program,
+    pub report: crumbs_ebpf::abi::record::FaultReport,
+}
+
+impl FaultReport<'_> {
+    /// DTrace's message (dt_handle_err()): `error on enabled probe ID 2 (ID 1:
+    /// dtrace:::BEGIN): divide-by-zero in action #1 at BPF pc 12`.
+    pub fn message(&self) -> String {
+        let r = &self.report;
+        let what = crumbs_lang::ir::Fault::from_code(r.fault).map_or_else(|| "unknown fault".to_string(), |f| f.describe(r.value));
+        let at = if r.action == 0 { "predicate".to_string() } else { format!("action #{}", r.action) };
+        format!("error on enabled probe ID {} (ID {}: {}): {what} in {at} at BPF pc {}", r.epid, r.probe, self.program.probe_description(r.probe), r.pc)
+    }
+}
+
 /// Where a session's output goes, in order: firings as they arrive, then the end.
 pub trait Sink {
     fn firing(&mut self, firing: &Firing) -> io::Result<()>;
+    /// A clause faulted (its ERROR clauses, if any, send firings of their own).
+    fn fault(&mut self, fault: &FaultReport) -> io::Result<()>;
     /// Everything so far should reach its reader (the event buffer was drained).
     fn flush(&mut self) -> io::Result<()>;
     /// Why tracing stopped; the probes are detached and what they sent is delivered, END

@@ -80,7 +80,7 @@ pub fn format_conv(out: &mut String, c: &Conv, v: &Value) {
         ('k', Value::Stack(frames)) => format_stack(out, c, frames),
         // %a's argument arrives symbolized; `func()` and `mod()` values print as text too
         // with %s.
-        ('a' | 's', Value::Sym(_, text)) => format_str(out, c, text),
+        ('a' | 'A' | 's', Value::Sym(_, text)) => format_str(out, c, text),
         (_, Value::Sym(pc, _)) => format_int(out, c, *pc as i64, IntRepr::U64),
         // The checker keeps stacks out of other conversions (printa's %s of a stack key
         // prints it as traced).

@@ -96,7 +96,9 @@ impl<'w> DtraceText<'w> {
 impl Sink for DtraceText<'_> {
     fn firing(&mut self, f: &Firing) -> io::Result<()> {
         let mut text = String::new();
-        if self.flow.is_none() && !self.quiet {
+        // A setopt("quiet") in this firing applies from the next one.
+        let quiet = self.quiet;
+        if self.flow.is_none() && !quiet {
             if !self.header_done {
                 text.push_str(&record::header());
                 self.header_done = true;
@@ -107,19 +109,39 @@ impl Sink for DtraceText<'_> {
         for o in &f.outputs {
             match o {
                 Output::Printf { pieces, values } => text.push_str(&printf::format(pieces, values)),
-                Output::Trace(v) => text.push_str(&record::trace(v, self.quiet)),
+                Output::SetOpt { name, value } => {
+                    // The checker took only options and values that apply.
+                    let _ = crumbs_lang::check::apply_option(&mut self.options, name, *value);
+                    if *name == "quiet" {
+                        self.quiet = self.options.quiet;
+                    }
+                }
+                Output::System { pieces, values } => {
+                    // The command's output follows what came before it, as DTrace's does.
+                    self.out.write_all(std::mem::take(&mut text).as_bytes())?;
+                    self.out.flush()?;
+                    run_command(&printf::format(pieces, values), self.voice);
+                }
+                Output::Trace(v) => text.push_str(&record::trace(v, quiet)),
                 Output::Print { layout, value } => text.push_str(&super::print::print(layout, value)),
                 Output::Printa { aggs, rows, format } => self.printa(&mut text, f.program, aggs, rows, *format),
                 Output::Tracemem(bytes) => text.push_str(&record::raw_bytes(bytes)),
             }
         }
-        text.push_str(record::end_of_firing(self.quiet));
+        text.push_str(record::end_of_firing(quiet));
         if let Some(flow) = &mut self.flow {
             let (function, name) = f.probe_name();
             let syscall = crumbs_lang::providers::probe_by_id(f.probe).is_some_and(|p| p.provider == "syscall");
             text = flow.step(Step { cpu: f.cpu, probe: f.probe, record: f.record, syscall, function, name, body: text });
         }
         self.out.write_all(text.as_bytes())
+    }
+
+    /// On standard error, after what came before it on standard output.
+    fn fault(&mut self, fault: &super::FaultReport) -> io::Result<()> {
+        self.out.flush()?;
+        eprintln!("{}: {}", self.voice, fault.message());
+        Ok(())
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -153,5 +175,13 @@ impl Sink for DtraceText<'_> {
             eprintln!("{}: {line}", self.voice);
         }
         Ok(())
+    }
+}
+
+/// system(): runs `command` with /bin/sh, its output on crumbs' own standard output and
+/// error, and waits for it; a command that cannot start is reported on standard error.
+fn run_command(command: &str, voice: &str) {
+    if let Err(e) = std::process::Command::new("/bin/sh").arg("-c").arg(command).status() {
+        eprintln!("{voice}: system(\"{command}\") failed: {e}");
     }
 }

@@ -1,26 +1,36 @@
 //! BEGIN and END: raw tracepoint programs that are never attached, only run once
-//! (BPF_PROG_TEST_RUN) by the runtime.
+//! (BPF_PROG_TEST_RUN) by the runtime. ERROR: no program of its own; its clauses run inside
+//! the program of a clause that faults (emit/faults.rs), with the fault as arguments.
 
 use super::*;
-use crumbs_lang::providers::{BEGIN_ID, END_ID};
+use crumbs_lang::providers::{BEGIN_ID, END_ID, ERROR_ID};
 
 pub(super) struct Dtrace;
 
 impl ProbeContext for Dtrace {
     fn program_name(&self, _: &Program, attach: AttachPoint) -> String {
-        if attach == AttachPoint::Begin { "crumbs_begin" } else { "crumbs_end" }.into()
+        match attach {
+            AttachPoint::Begin => "crumbs_begin",
+            AttachPoint::End => "crumbs_end",
+            _ => "crumbs_error",
+        }
+        .into()
     }
 
     fn describe(&self, attach: AttachPoint) -> &'static str {
-        if attach == AttachPoint::Begin {
-            "BEGIN (run once)"
-        } else {
-            "END (run once)"
+        match attach {
+            AttachPoint::Begin => "BEGIN (run once)",
+            AttachPoint::End => "END (run once)",
+            _ => "ERROR (inside the programs of clauses that fault)",
         }
     }
 
     fn probe_id(&self, e: &mut Emitter) -> Result<(), EmitError> {
-        let id = if e.attach == AttachPoint::Begin { BEGIN_ID } else { END_ID };
+        let id = match e.attach {
+            AttachPoint::Begin => BEGIN_ID,
+            AttachPoint::End => END_ID,
+            _ => ERROR_ID,
+        };
         e.push(Insn::mov_imm(R0, id as i32));
         Ok(())
     }
@@ -29,9 +39,20 @@ impl ProbeContext for Dtrace {
         Some(match h {
             VarHook::ProbeProv => "dtrace",
             VarHook::ProbeMod | VarHook::ProbeFunc => "",
-            VarHook::ProbeName if e.attach == AttachPoint::Begin => "BEGIN",
-            VarHook::ProbeName => "END",
+            VarHook::ProbeName => match e.attach {
+                AttachPoint::Begin => "BEGIN",
+                AttachPoint::End => "END",
+                _ => "ERROR",
+            },
             _ => return None,
         })
+    }
+
+    fn arg(&self, e: &mut Emitter, n: u8) -> Result<(), EmitError> {
+        if e.attach == AttachPoint::Error {
+            return e.error_arg(n);
+        }
+        e.push(Insn::mov_imm(R0, 0));
+        Ok(())
     }
 }

@@ -54,7 +54,7 @@ pub(crate) trait ProbeContext {
 /// The context of an attach point: the one place that maps attach points to their files.
 pub(crate) fn context(attach: AttachPoint) -> &'static dyn ProbeContext {
     match attach {
-        AttachPoint::Begin | AttachPoint::End => &dtrace::Dtrace,
+        AttachPoint::Begin | AttachPoint::End | AttachPoint::Error => &dtrace::Dtrace,
         AttachPoint::SyscallEntry | AttachPoint::SyscallReturn => &syscall::Syscall,
         AttachPoint::Profile { .. } => &profile::Profile,
         AttachPoint::Tracepoint(_) => &tracepoint::Tracepoint,

@@ -14,11 +14,13 @@ const ORIG_AX: i32 = 120;
 pub(super) struct Syscall;
 
 /// Whether a sys_exit program needs the system call number (a helper call on every return):
-/// for a clause's filter, for the probe id (of its output record, or `id`), or for probefunc.
-fn needs_syscall_number(group: &Group) -> bool {
+/// for a clause's filter, for the probe id (of its output record or fault report, or `id`),
+/// or for probefunc.
+fn needs_syscall_number(p: &Program, group: &Group) -> bool {
     group.clauses.iter().any(|c| {
         c.filter != Filter::All
             || c.record.is_some()
+            || crate::emit::faults::may_fault(p, c)
             || c.any(&mut |n| matches!(n, Node::Str(StrExpr::Probe(VarHook::ProbeFunc))) || matches!(n, Node::Expr(Expr::Var(VarHook::ProbeId))))
     })
 }
@@ -39,7 +41,7 @@ impl ProbeContext for Syscall {
     fn prologue(&self, e: &mut Emitter, group: &Group) {
         if e.attach == AttachPoint::SyscallEntry {
             e.push(Insn::ldx(DW, R7, R6, 8));
-        } else if needs_syscall_number(group) {
+        } else if needs_syscall_number(e.p, group) {
             // The syscall number is not an argument of sys_exit: read regs->orig_ax.
             e.push(Insn::mov(R1, R10));
             e.push(Insn::alu_imm(Alu::Add, R1, -8));

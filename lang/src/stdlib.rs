@@ -1,0 +1,47 @@
+//! crumbs' D library (`stdlib/*.d`): types, inlines and translators written in D, added to a
+//! program that names what they define (so programs that do not pay for parsing them).
+
+use crate::ast::{Decl, Program};
+use crate::diag::Diagnostic;
+use crate::facts::KernelFacts;
+use std::rc::Rc;
+
+/// One library file: its path (for messages), its text, and the words in a program that
+/// make it read.
+pub struct Library {
+    pub path: &'static str,
+    pub text: &'static str,
+    pub triggers: &'static [&'static str],
+}
+
+pub const LIBRARIES: &[Library] = &[Library { path: "stdlib/procfs.d", text: include_str!("../../stdlib/procfs.d"), triggers: &["psinfo"] }];
+
+/// Puts the declarations of every library `source` names before the program's own.
+pub fn add_used(program: &mut Program, source: &str, facts: Option<Rc<dyn KernelFacts>>) -> Result<(), Diagnostic> {
+    for lib in LIBRARIES.iter().rev() {
+        if !lib.triggers.iter().any(|t| source.contains(t)) {
+            continue;
+        }
+        let parsed = crate::parse::parse_library(lib.text, facts.clone())
+            .map_err(|d| Diagnostic::new(0..0, format!("internal: {} does not parse: {}", lib.path, d.message)))?;
+        let mut decls: Vec<Decl> = parsed.decls;
+        for d in &mut decls {
+            if let Decl::Translator { library, .. } = d {
+                *library = true;
+            }
+        }
+        decls.append(&mut program.decls);
+        program.decls = decls;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_library_parses() {
+        for lib in super::LIBRARIES {
+            crate::parse::parse_library(lib.text, None).unwrap_or_else(|d| panic!("{}: {}", lib.path, d.message));
+        }
+    }
+}

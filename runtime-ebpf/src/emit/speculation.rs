@@ -1,0 +1,120 @@
+//! Speculations in the kernel: which are in use, one word each after the globals (0: free),
+//! claimed by `speculation()` with a compare-and-exchange and freed by `commit()` and
+//! `discard()`. The records themselves go through the event buffer like any other, marked
+//! with their speculation; user space holds them until the commit or discard arrives
+//! (records arrive in the order they were reserved, so a speculation's records precede
+//! its commit).
+
+use super::*;
+use crate::abi::record::SPEC_DROPPED;
+
+/// Whether the program uses speculations at all.
+pub fn uses_speculation(p: &Program) -> bool {
+    p.groups.iter().flat_map(|g| &g.clauses).any(|c| c.any(&mut |n| matches!(n, Node::Expr(Expr::Speculation) | Node::Stmt(Stmt::Speculate(_)))))
+        || p.records.iter().any(|r| r.items.iter().any(|i| matches!(i, Item::Commit | Item::Discard)))
+}
+
+/// Where the speculations' words are in the globals area, if the program has them: after
+/// the program's globals and the exit flag.
+pub fn speculations_offset(p: &Program) -> Option<i32> {
+    uses_speculation(p).then(|| p.globals_size() as i32 + if exit_flag_offset(p).is_some() { 8 } else { 0 })
+}
+
+/// Bytes the speculations take in the globals area.
+pub fn speculations_size(p: &Program) -> usize {
+    if uses_speculation(p) { 8 * p.options.nspec() as usize } else { 0 }
+}
+
+impl Emitter<'_> {
+    fn speculations(&self) -> Result<i32, EmitError> {
+        speculations_offset(self.p).ok_or_else(|| self.err("internal: a speculation in a program without speculations"))
+    }
+
+    /// `speculation()` into r0: the first free speculation, claimed (its id, from 1), or 0
+    /// and a failed speculation counted.
+    pub(super) fn claim_speculation(&mut self) -> Result<(), EmitError> {
+        let base = self.speculations()?;
+        let out = self.label();
+        for i in 0..self.p.options.nspec() as i32 {
+            let taken = self.label();
+            self.ld_map(R3, GLOBALS_SYMBOL, base + 8 * i);
+            self.push(Insn::mov_imm(R0, 0));
+            self.push(Insn::mov_imm(R1, 1));
+            self.push(Insn::cmpxchg(R3, 0, R1));
+            self.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), taken);
+            self.push(Insn::mov_imm(R0, i + 1));
+            self.goto(out);
+            self.bind(taken);
+        }
+        self.count_drop(DropKind::Speculation)?;
+        self.push(Insn::mov_imm(R0, 0));
+        self.bind(out);
+        Ok(())
+    }
+
+    /// r1 = the byte offset of speculation r0's word, or a jump to `invalid` if r0 is no
+    /// speculation id (0 or past nspec).
+    fn speculation_word(&mut self, invalid: Label) {
+        self.push(Insn::mov(R1, R0));
+        self.push(Insn::alu_imm(Alu::Sub, R1, 1));
+        // 0 wraps around to the largest number: one unsigned comparison checks both ends.
+        self.jump(Insn::jmp_imm(Cond::Ge, R1, self.p.options.nspec() as i32, 0), invalid);
+        self.push(Insn::alu_imm(Alu::Lsh, R1, 3));
+    }
+
+    /// `speculate(id)`: marks the clause's record with the speculation, or as dropped if
+    /// the speculation is not in use (DTrace drops it silently).
+    pub(super) fn speculate(&mut self, id: &Expr, record: Option<usize>) -> Result<(), EmitError> {
+        self.expr(id)?;
+        if record.is_none() {
+            return Ok(());
+        }
+        let base = self.speculations()?;
+        let (drop, out) = (self.label(), self.label());
+        self.speculation_word(drop);
+        self.ld_map(R2, GLOBALS_SYMBOL, base);
+        self.push(Insn::alu_reg(Alu::Add, R2, R1));
+        self.push(Insn::ldx(DW, R2, R2, 0));
+        self.jump(Insn::jmp_imm(Cond::Eq, R2, 0, 0), drop);
+        self.push(Insn::stx(W, R8, SPEC_WORD, R0));
+        self.goto(out);
+        self.bind(drop);
+        self.push(Insn::st_imm(W, R8, SPEC_WORD, SPEC_DROPPED as i32));
+        self.bind(out);
+        Ok(())
+    }
+
+    /// After `commit(id)` or `discard(id)` stored its id at `r8 + at`: frees the
+    /// speculation (an id past nspec is an illegal operation; 0 does nothing).
+    pub(super) fn free_speculation(&mut self, at: i16) -> Result<(), EmitError> {
+        let base = self.speculations()?;
+        let (zero, bad, out) = (self.label(), self.label(), self.label());
+        self.push(Insn::ldx(DW, R0, R8, at));
+        self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), zero);
+        self.speculation_word(bad);
+        self.ld_map(R2, GLOBALS_SYMBOL, base);
+        self.push(Insn::alu_reg(Alu::Add, R2, R1));
+        self.push(Insn::st_imm(DW, R2, 0, 0));
+        self.goto(out);
+        self.bind(bad);
+        self.fault(Fault::IllOp, None)?;
+        self.bind(zero);
+        self.bind(out);
+        Ok(())
+    }
+
+    /// Before a speculating clause's record is sent: a dropped one is discarded instead.
+    pub(super) fn drop_if_not_speculated(&mut self, end: Label) {
+        let send = self.label();
+        self.push(Insn::ldx(W, R1, R8, SPEC_WORD));
+        self.jump(Insn::jmp_imm(Cond::Ne, R1, SPEC_DROPPED as i32, 0), send);
+        self.push(Insn::mov(R1, R8));
+        self.push(Insn::mov_imm(R2, 0));
+        self.push(Insn::call(helper::RINGBUF_DISCARD));
+        self.goto(end);
+        self.bind(send);
+    }
+}
+
+/// Where a record's header holds its speculation (0: none).
+const SPEC_WORD: i16 = 12;

@@ -1,0 +1,76 @@
+/*
+ * crumbs' standard D library: the process model of DTrace's proc(4) view (the Dynamic
+ * Tracing Guide's psinfo_t and lwpsinfo_t), translated from the running kernel's
+ * task_struct. Read by programs that name psinfo or lwpsinfo (spec §5.9).
+ */
+
+struct psinfo {
+	int	pr_nlwp;	/* threads in the process (1: crumbs counts none) */
+	pid_t	pr_pid;
+	pid_t	pr_ppid;
+	pid_t	pr_pgid;
+	pid_t	pr_sid;
+	uid_t	pr_uid;
+	uid_t	pr_euid;
+	gid_t	pr_gid;
+	gid_t	pr_egid;
+	uintptr_t pr_addr;	/* the task_struct */
+	char	pr_fname[16];	/* the process name (comm) */
+	int	pr_dmodel;	/* PR_MODEL_LP64 */
+};
+typedef struct psinfo psinfo_t;
+
+struct lwpsinfo {
+	int	pr_flag;	/* PR_STOPPED if stopped */
+	int	pr_lwpid;	/* the thread id */
+	uintptr_t pr_addr;	/* the task_struct */
+	char	pr_state;	/* SSLEEP, SRUN, SSTOP, SZOMB, SWAIT */
+	char	pr_sname;	/* 'S', 'R', 'T', 'Z', 'W' */
+	int	pr_pri;		/* the kernel's priority (prio) */
+	char	pr_name[16];	/* the thread name (comm) */
+	int	pr_onpro;	/* the CPU it last ran on */
+};
+typedef struct lwpsinfo lwpsinfo_t;
+
+inline int PR_MODEL_ILP32 = 1;
+inline int PR_MODEL_LP64 = 2;
+inline int PR_STOPPED = 0x00000001;
+inline char SSLEEP = 1;
+inline char SRUN = 2;
+inline char SZOMB = 3;
+inline char SSTOP = 4;
+inline char SIDL = 5;
+inline char SONPROC = 6;
+inline char SWAIT = 7;
+
+translator psinfo_t < struct task_struct *T > {
+	pr_nlwp = 1;
+	pr_pid = T->tgid;
+	pr_ppid = T->real_parent->tgid;
+	pr_pgid = T->signal->pids[2]->numbers[0].nr;	/* PIDTYPE_PGID */
+	pr_sid = T->signal->pids[3]->numbers[0].nr;	/* PIDTYPE_SID */
+	pr_uid = T->cred->uid.val;
+	pr_euid = T->cred->euid.val;
+	pr_gid = T->cred->gid.val;
+	pr_egid = T->cred->egid.val;
+	pr_addr = (uintptr_t)T;
+	pr_fname = T->comm;
+	pr_dmodel = PR_MODEL_LP64;
+};
+
+/* __state bits: TASK_INTERRUPTIBLE 1, TASK_UNINTERRUPTIBLE 2, __TASK_STOPPED 4,
+   __TASK_TRACED 8, EXIT_DEAD 0x10, EXIT_ZOMBIE 0x20, TASK_DEAD 0x80, TASK_WAKEKILL 0x100,
+   TASK_WAKING 0x200; 0 is running. */
+translator lwpsinfo_t < struct task_struct *T > {
+	pr_flag = (T->__state & 0x4) ? PR_STOPPED : 0;
+	pr_lwpid = T->pid;
+	pr_addr = (uintptr_t)T;
+	pr_state = (T->__state & 0x3) ? SSLEEP : (T->__state & 0xc) ? SSTOP : (T->__state & 0xb0) ? SZOMB : (T->__state & 0x300) ? SWAIT : SRUN;
+	pr_sname = (T->__state & 0x3) ? 'S' : (T->__state & 0xc) ? 'T' : (T->__state & 0xb0) ? 'Z' : (T->__state & 0x300) ? 'W' : 'R';
+	pr_pri = T->prio;
+	pr_name = T->comm;
+	pr_onpro = T->thread_info.cpu;
+};
+
+inline psinfo_t *curpsinfo = xlate <psinfo_t *> (curthread);
+inline lwpsinfo_t *curlwpsinfo = xlate <lwpsinfo_t *> (curthread);

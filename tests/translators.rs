@@ -1,0 +1,64 @@
+//! Translators and the D library (spec §5.9): `translator`, `xlate`, and stdlib's
+//! `curpsinfo`/`curlwpsinfo` translated from the kernel's task_struct. Live: each program
+//! runs in the kernel.
+
+mod common;
+
+use common::{agg_rows, assert_compile_error as assert_error, printed, run};
+
+#[test]
+fn curpsinfo_and_curlwpsinfo_agree_with_the_builtins() {
+    let p = r#"BEGIN {
+        printf("%d %d %d %d %d %d %s %d|", curpsinfo->pr_pid == pid, curpsinfo->pr_ppid == ppid, curpsinfo->pr_uid == uid,
+            curpsinfo->pr_gid == gid, curpsinfo->pr_sid > 0, curpsinfo->pr_pgid > 0, curpsinfo->pr_fname, curpsinfo->pr_dmodel == PR_MODEL_LP64);
+        printf("%d %c %s %d %d %d\n", curlwpsinfo->pr_lwpid == tid, curlwpsinfo->pr_sname, curlwpsinfo->pr_name, curlwpsinfo->pr_onpro == cpu,
+            curlwpsinfo->pr_state == SRUN, curpsinfo->pr_addr == (uintptr_t)curthread);
+        exit(0);
+    }"#;
+    assert_eq!(printed(p), "1 1 1 1 1 1 crumbs 1|1 R crumbs 1 1 1\n");
+}
+
+/// In a predicate and as keys, in the traced process: `cat` reads its file (and the
+/// libraries it loads) as `cat`.
+#[test]
+fn translated_members_work_in_predicates_and_keys() {
+    let out = run(&["-q", "-e", "syscall::read:entry /curpsinfo->pr_pid == $target/ { @[curpsinfo->pr_fname, curlwpsinfo->pr_lwpid == $target] = count(); }", "-c", "cat /etc/hostname"]);
+    out.assert_ok();
+    let rows = agg_rows(&out.stdout);
+    assert_eq!(rows.len(), 1, "{}", out.dump());
+    assert_eq!(rows[0].0, ["cat", "1"], "{}", out.dump());
+}
+
+#[test]
+fn a_programs_own_translator() {
+    let p = r#"struct ids { int me; int parent; long twice; char name[16]; };
+        translator struct ids < struct task_struct *T > { me = T->tgid; parent = T->real_parent->tgid; twice = 2 * T->tgid; name = T->comm; };
+        inline struct ids *mine = xlate <struct ids *> (curthread);
+        BEGIN { printf("%d %d %d %s %d\n", mine->me == pid, mine->parent == ppid, mine->twice == 2 * pid, mine->name, xlate <struct ids *> (curthread)->me == pid); exit(0); }"#;
+    assert_eq!(printed(p), "1 1 1 crumbs 1\n");
+}
+
+/// A member converts to the member's type: an `int` member of a 64-bit expression keeps its
+/// low 32 bits, signed.
+#[test]
+fn members_convert_to_their_types() {
+    let p = r#"struct s { int low; unsigned char byte; };
+        translator struct s < struct task_struct *T > { low = 0x1ffffffff; byte = 0x1ff; };
+        BEGIN { printf("%d %d\n", xlate <struct s *> (curthread)->low, xlate <struct s *> (curthread)->byte); exit(0); }"#;
+    assert_eq!(printed(p), "-1 255\n");
+}
+
+#[test]
+fn translation_errors() {
+    assert_error("BEGIN { trace(curpsinfo); }", "a translated value is read a member at a time", "curpsinfo->pr_pid");
+    assert_error("BEGIN { trace(curpsinfo->pr_nosuch); }", "`psinfo_t` has no translated member `pr_nosuch`", "");
+    assert_error("BEGIN { trace(curpsinfo.pr_pid); }", "`.` on a translated pointer", "use `->pr_pid`");
+    assert_error("struct s { int a; }; BEGIN { trace(xlate <struct s *> (curthread)->a); }", "no translator to `struct s`", "translator OUT < IN T >");
+    assert_error("struct s { int a; }; translator struct s < struct task_struct *T > { b = 1; }; BEGIN { }", "`struct s` has no member `b`", "members of the type it translates to");
+    assert_error("translator int < struct task_struct *T > { }; BEGIN { }", "a translator makes a struct or union, not `int`", "");
+    assert_error(
+        "struct s { int a; }; translator struct s < struct task_struct *T > { a = 1; }; BEGIN { trace(xlate <struct s *> (arg0)->a); }",
+        "no translator to `struct s` from `int64_t`",
+        "the translator takes `struct task_struct *`",
+    );
+}

@@ -1,0 +1,270 @@
+//! Live tests of user stacks and symbols (spec §7.16): ustack(n) and the ustackframes option,
+//! usym()/ufunc()/uaddr()/umod(), ucaller, ustackdepth, printf's %A and %k, on C programs
+//! built with frame pointers (dynamic and static) and on io-benchmark; the checker's errors.
+
+mod common;
+
+use common::{agg_rows, assert_compile_error, io_benchmark, run, str_col, TempPath};
+use std::process::Command;
+
+/// main -> a -> b -> c, three times; c makes the write system call itself (inline
+/// `syscall`), so its own frame is the first of the stack (a call to libc's write() would
+/// put libc's frame-pointer-less wrapper first and hide c). Then one write() through libc.
+const PROGRAM: &str = r#"
+#include <unistd.h>
+#include <sys/syscall.h>
+__attribute__((noinline)) void c(void) {
+    long ret;
+    static const char msg[] = "hi\n";
+    __asm__ volatile ("syscall" : "=a"(ret) : "0"((long)SYS_write), "D"((long)1), "S"(msg), "d"((long)(sizeof msg - 1)) : "rcx", "r11", "memory");
+}
+__attribute__((noinline)) void b(void) { c(); }
+__attribute__((noinline)) void a(void) { b(); }
+int main(void) { for (int i = 0; i < 3; i++) a(); write(1, "bye\n", 4); return 0; }
+"#;
+
+/// The program built with frame pointers, dynamic or static, in a temp directory (kept
+/// alive by the returned guard) as `prog`.
+fn build(static_: bool) -> (TempPath, String) {
+    let dir = TempPath::dir("ustack");
+    let src = dir.path().join("prog.c");
+    std::fs::write(&src, PROGRAM).unwrap();
+    let exe = dir.path().join("prog");
+    let mut gcc = Command::new("gcc");
+    gcc.args(["-O0", "-fno-omit-frame-pointer", "-o"]).arg(&exe).arg(&src);
+    if static_ {
+        gcc.arg("-static");
+    }
+    let out = gcc.output().expect("gcc runs");
+    assert!(out.status.success(), "gcc: {}", String::from_utf8_lossy(&out.stderr));
+    let exe = exe.to_str().unwrap().to_string();
+    (dir, exe)
+}
+
+/// `module`name+0xoff` as (module, name).
+fn frame(f: &str) -> (&str, &str) {
+    let (module, rest) = f.trim().split_once('`').unwrap_or_else(|| panic!("not a symbol: {f:?}"));
+    (module, rest.split_once("+0x").map_or(rest, |(n, _)| n))
+}
+
+/// The stacks printed in `text` by ustack(): blocks of lines indented by 14 spaces.
+fn stacks(text: &str) -> Vec<Vec<String>> {
+    let mut out: Vec<Vec<String>> = Vec::new();
+    let mut open = false;
+    for line in text.lines() {
+        match line.strip_prefix(&" ".repeat(14)) {
+            // An aggregation's value (" %16lld") of three or more digits lines up too.
+            Some(f) if !f.starts_with(' ') && f.parse::<i64>().is_err() => {
+                if !open {
+                    out.push(Vec::new());
+                }
+                out.last_mut().unwrap().push(f.to_string());
+                open = true;
+            }
+            _ => open = false,
+        }
+    }
+    out
+}
+
+/// c, b, a, main in order at the top of the stack, each `prog`name+0xoff`.
+fn assert_chain(frames: &[String], dump: &str) {
+    let names: Vec<(&str, &str)> = frames.iter().take(4).map(|f| frame(f)).collect();
+    assert_eq!(names, [("prog", "c"), ("prog", "b"), ("prog", "a"), ("prog", "main")], "{dump}");
+    assert!(frames.iter().take(4).all(|f| f.contains("+0x")), "{dump}");
+}
+
+/// ustack() traced shows the call chain, innermost first, symbolized from the executable;
+/// as an aggregation key, printed after the program has exited, it still does, with the
+/// exact count; ustack(2) keeps two frames; ustackdepth counts them all.
+fn chain(static_: bool) {
+    let (_dir, exe) = build(static_);
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"syscall::write:entry /pid == $target && arg2 == 3/ { ustack(); printf("depth %d\n", ustackdepth); @[ustack()] = count(); @two[ustack(2)] = count(); }"#,
+        "-c",
+        &exe,
+    ]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    let dump = out.dump();
+    let all = stacks(&out.stdout);
+    // Three traced, one key of @, one of @two.
+    assert_eq!(all.len(), 5, "{dump}");
+    for s in &all[..4] {
+        assert_chain(s, &dump);
+    }
+    let depths: Vec<&str> = out.stdout.lines().filter(|l| l.starts_with("depth ")).collect();
+    assert_eq!(depths.len(), 3, "{dump}");
+    assert!(depths.iter().all(|d| d[6..].parse::<usize>().unwrap() >= all[0].len().min(4)), "{dump}");
+    assert_eq!(all[4].len(), 2, "{dump}");
+    assert_eq!(frame(&all[4][0]), ("prog", "c"), "{dump}");
+    assert_eq!(frame(&all[4][1]), ("prog", "b"), "{dump}");
+    // Each aggregation row's value follows its stack.
+    let counts: Vec<&str> = out.stdout.lines().filter(|l| l.trim() == "3").collect();
+    assert_eq!(counts.len(), 2, "{dump}");
+}
+
+#[test]
+fn ustack_of_a_dynamic_program() {
+    chain(false);
+}
+
+#[test]
+fn ustack_of_a_static_program() {
+    chain(true);
+}
+
+/// usym()/ufunc() print `module`symbol`, uaddr() and %A `module`symbol+0xoff`, umod() the
+/// module; as keys, addresses in one function (module) are one row; ucaller is the second
+/// frame (b, which c returns to).
+#[test]
+fn user_symbols_and_ucaller() {
+    let (_dir, exe) = build(false);
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"syscall::write:entry /pid == $target && arg2 == 3/ {
+               printf("%A|%-20A|%p|\n", ucaller, ucaller, ucaller);
+               trace(usym(ucaller)); trace(uaddr(ucaller)); trace(umod(ucaller)); trace(ufunc(ucaller)); printf("\n");
+               @f[usym(ucaller)] = count(); @u[ufunc(ucaller)] = count(); @m[umod(ucaller)] = count(); @d[uaddr(ucaller)] = count(); @c[ucaller] = count(); }"#,
+        "-c",
+        &exe,
+    ]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    let dump = out.dump();
+    let lines: Vec<&str> = out.stdout.lines().filter(|l| l.contains('|')).collect();
+    assert_eq!(lines.len(), 3, "{dump}");
+    let parts: Vec<&str> = lines[0].split('|').collect();
+    assert_eq!(frame(parts[0]), ("prog", "b"), "{dump}");
+    assert!(parts[0].contains("+0x"), "{dump}");
+    assert_eq!(parts[1], format!("{:<20}", parts[0]), "{dump}");
+    let pc = u64::from_str_radix(parts[2], 16).unwrap();
+    assert!(pc > 0, "{dump}");
+    let traced = format!("{}{}{}{}", str_col("prog`b"), str_col(parts[0]), str_col("prog"), str_col("prog`b"));
+    assert_eq!(out.stdout.lines().filter(|l| *l == traced).count(), 3, "{dump}");
+    let rows = agg_rows(&out.stdout);
+    for key in ["prog`b", "prog", parts[0]] {
+        let n: Vec<i64> = rows.iter().filter(|(k, _)| k.len() == 1 && k[0] == key).map(|(_, v)| *v).collect();
+        // usym and ufunc: two aggregations with the same row.
+        let want = if key == "prog`b" { vec![3, 3] } else { vec![3] };
+        assert_eq!(n, want, "{key}\n{dump}");
+    }
+    assert!(rows.iter().any(|(k, v)| k == &[pc.to_string()] && *v == 3), "{dump}");
+}
+
+/// A user symbol of another address than a stack's: `%A` and uaddr() of the string c()
+/// writes, a data symbol of the executable.
+#[test]
+fn any_user_address() {
+    let (_dir, exe) = build(false);
+    let out = run(&["-q", "-e", r#"syscall::write:entry /pid == $target && arg2 == 3/ { printf("%A\n", arg1); @[umod(arg1)] = count(); }"#, "-c", &exe]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    let dump = out.dump();
+    assert_eq!(out.stdout.lines().filter(|l| *l == "prog`msg.0").count(), 3, "{dump}");
+    assert_eq!(agg_rows(&out.stdout), [(vec!["prog".to_string()], 3)], "{dump}");
+}
+
+/// The ustackframes option sets what ustack() without a count keeps; ustack(n, strsize)
+/// takes DTrace's second argument and ignores it.
+#[test]
+fn ustackframes_and_strsize() {
+    let (_dir, exe) = build(false);
+    let out = run(&["-q", "-x", "ustackframes=3", "-e", r#"syscall::write:entry /pid == $target && arg2 == 3/ { ustack(); printf("%k", ustack(1, 500)); }"#, "-c", &exe]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    let dump = out.dump();
+    let all = stacks(&out.stdout);
+    assert_eq!(all.len(), 3, "{dump}");
+    assert!(all.iter().all(|s| s.len() == 3), "{dump}");
+    // %k without the - flag: frames not indented.
+    assert_eq!(out.stdout.lines().filter(|l| l.starts_with("prog`c+0x")).count(), 3, "{dump}");
+}
+
+/// io-benchmark (Rust, static, built without frame pointers): its read() system calls come
+/// from glibc's read wrapper in the executable, the first frame of every user stack; the
+/// frames under it are whatever the frame pointer register held (no frame pointers), so
+/// only the first is asserted. 64K read in 4K chunks: 16 reads.
+#[test]
+fn ustack_on_io_benchmark() {
+    let file = TempPath::new("ustack-io");
+    let bench = io_benchmark();
+    let bench = bench.to_str().unwrap();
+    let created = Command::new(bench).args(["-c", "-s", "64K", file.str()]).status().unwrap();
+    assert!(created.success());
+    let out = run(&["-q", "-e", "syscall::read:entry /pid == $target/ { @[ustack(1)] = count(); @m[umod(arg1)] = count(); }", "-c", &format!("{bench} -r -b 4K {}", file.str())]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    let dump = out.dump();
+    let all = stacks(&out.stdout);
+    assert_eq!(all.len(), 1, "{dump}");
+    let (module, name) = frame(&all[0][0]);
+    assert_eq!(module, "io-benchmark", "{dump}");
+    assert!(name.contains("read"), "{dump}");
+    assert!(out.stdout.lines().any(|l| l == format!(" {:>16}", 16)), "{dump}");
+    // The buffer is on the heap: no module.
+    assert_eq!(agg_rows(&out.stdout).iter().filter(|(k, _)| k.len() == 1 && k[0].starts_with("0x")).map(|(_, v)| *v).sum::<i64>(), 16, "{dump}");
+}
+
+#[test]
+fn misuse_is_a_compile_error() {
+    assert_compile_error("BEGIN { x = usym(arg0) + 1; }", "an operand of `+` must be an integer, but this is a user symbol", "@[usym(pc)] = count()");
+    assert_compile_error("BEGIN { x = ustack(); }", "a variable cannot hold a user stack", "@[ustack()] = count()");
+    assert_compile_error("BEGIN { ustack(0); }", "ustack() cannot keep 0 frames", "a user stack keeps 1 to 100 frames");
+    assert_compile_error("BEGIN { ustack(101); }", "ustack() cannot keep 101 frames", "a user stack keeps 1 to 100 frames");
+    assert_compile_error("BEGIN { ustack(arg0); }", "ustack()'s frame count must be an integer constant", "e.g. ustack(5)");
+    assert_compile_error("BEGIN { ustack(5, -1); }", "ustack()'s string size must be a non-negative integer constant", "ignores");
+    assert_compile_error("BEGIN { ustack(1, 2, 3); }", "ustack() takes at most 2 arguments, but 3 given", "usage: ustack([nframes [, strsize]])");
+    assert_compile_error(r#"BEGIN { printf("%d", ustack()); }"#, "%d cannot print a stack", "%k");
+    assert_compile_error(r#"BEGIN { printf("%A", "x"); }"#, "%A's argument must be an integer, but this is a string", "");
+    assert_compile_error("BEGIN { trace(ucaller + 1); }", "but this is `ucaller` (read from the user stack when printed)", "%A for ucaller");
+    assert_compile_error("BEGIN /ustackdepth/ { }", "a predicate must be an integer, but this is `ustackdepth`", "");
+    assert_compile_error("#pragma D option ustackframes=101\nBEGIN { }", "ustackframes=101 is out of range", "a user stack keeps 1 to 100 frames");
+    assert_compile_error("BEGIN { @[ustack(2)] = count(); @[ustack(3)] = count(); }", "key 1 of `@` is ustack(2) elsewhere", "user stack keys");
+    assert_compile_error("BEGIN { print(usym(arg0)); }", "print() cannot print a user symbol", "trace()");
+    assert_compile_error("BEGIN { @[ustack()] = sum(ucaller); }", "the argument of sum() must be an integer", "");
+}
+
+/// The program has exited when END runs: its stacks, kept as keys, still symbolize (its
+/// memory map was read as it exited). printa()'s %k prints a user stack key.
+#[test]
+fn stacks_of_a_process_gone_before_end() {
+    let (_dir, exe) = build(false);
+    let out = run(&["-q", "-e", r#"syscall::write:entry /pid == $target && arg2 == 3/ { @[ustack(4)] = count(); } END { printa("%k|%@d\n", @); }"#, "-c", &exe]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    let dump = out.dump();
+    let frames: Vec<(&str, &str)> = out.stdout.lines().filter(|l| l.starts_with("prog`")).map(frame).collect();
+    // Printed by printa() in END (and, as crumbs does today, at exit).
+    assert!(frames.len() >= 4, "{dump}");
+    assert_eq!(frames[..4], [("prog", "c"), ("prog", "b"), ("prog", "a"), ("prog", "main")], "{dump}");
+    assert!(out.stdout.lines().any(|l| l == "|3"), "{dump}");
+}
+
+/// At a profile probe, arg1 is the interrupted user address and ustack() starts there:
+/// a process that spins in spin() (called by outer(), called by main()) is mostly there.
+#[test]
+fn profile_samples_in_user_code() {
+    let dir = TempPath::dir("ustack-spin");
+    let src = dir.path().join("spin.c");
+    std::fs::write(
+        &src,
+        "__attribute__((noinline)) long spin(long n) { long s = 0; for (long i = 0; i < n; i++) s += i * i; return s; }\n\
+         __attribute__((noinline)) long outer(long n) { return spin(n) + 1; }\n\
+         int main(void) { volatile long r = 0; for (int i = 0; i < 8; i++) r += outer(20000000); return (int)(r & 1) * 0; }\n",
+    )
+    .unwrap();
+    let exe = dir.path().join("spin");
+    let built = Command::new("gcc").args(["-O0", "-fno-omit-frame-pointer", "-o"]).arg(&exe).arg(&src).status().unwrap();
+    assert!(built.success());
+    let out = run(&["-q", "-e", "profile-997 /pid == $target && arg1/ { @[ufunc(arg1)] = count(); @s[ustack(3)] = count(); }", "-c", exe.to_str().unwrap()]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    let dump = out.dump();
+    let rows = agg_rows(&out.stdout);
+    let top = rows.iter().filter(|(k, _)| k.len() == 1).max_by_key(|(_, v)| *v).unwrap_or_else(|| panic!("{dump}"));
+    assert_eq!(top.0[0], "spin`spin", "{dump}");
+    let chains = stacks(&out.stdout);
+    assert!(!chains.is_empty(), "{dump}");
+    let spinning: Vec<&Vec<String>> = chains.iter().filter(|s| frame(&s[0]) == ("spin", "spin")).collect();
+    assert!(!spinning.is_empty(), "{dump}");
+    for s in spinning {
+        assert_eq!(s.iter().map(|f| frame(f)).collect::<Vec<_>>(), [("spin", "spin"), ("spin", "outer"), ("spin", "main")], "{dump}");
+    }
+}
