@@ -74,11 +74,10 @@ fn strstr_strchr_strrchr_follow_dtrace() {
 }
 
 /// strtok(NULL, ...) goes on with the string the last strtok() was given, in later
-/// clauses of the same firing too; "" (DTrace's NULL) once no token is left, and before
-/// any strtok() in the firing.
+/// clauses of the same firing too; "" (DTrace's NULL) once no token is left.
 #[test]
 fn strtok_keeps_its_place_through_the_firing() {
-    let p = r#"BEGIN { printf("[%s]", strtok(NULL, ",")); this->str = ",,,Carrots,,Barley,Oatmeal,,,Beans,"; printf("[%s]", strtok(this->str, ",")); }
+    let p = r#"BEGIN { this->str = ",,,Carrots,,Barley,Oatmeal,,,Beans,"; printf("[%s]", strtok(this->str, ",")); }
         BEGIN { printf("[%s]", strtok(NULL, ",")); printf("[%s]", strtok(NULL, ",")); }
         BEGIN { printf("[%s][%s][%s]\n", strtok(NULL, ","), strtok(NULL, ","), strtok(NULL, ",")); }
         BEGIN {
@@ -91,7 +90,7 @@ fn strtok_keeps_its_place_through_the_firing() {
         }"#;
     assert_eq!(
         printed(p),
-        "[][Carrots][Barley][Oatmeal][Beans][][]\n\
+        "[Carrots][Barley][Oatmeal][Beans][][]\n\
          defghijklmnopqrstuvwxyz|ABCDEFGHIJKL|PQRSTUVWXYZabcdefghijklmnopqrstuvwxyzABCDEFGHIJKL|MNOPQRSTUVWXYZ|[]|[][foo][][a]\n"
     );
 }
@@ -109,12 +108,26 @@ fn strings_compare_with_null() {
     assert_eq!(printed(p), "Carrots Barley 1 0\n");
 }
 
+/// strtok(NULL, ...) before any string in the firing is DTrace's invalid address: the
+/// ERROR probe fires with DTRACEFLT_BADADDR (1) and 0.
+#[test]
+fn strtok_of_null_first_is_an_error() {
+    let p = r#"BEGIN { trace(strtok(NULL, ",")); } BEGIN { exit(0); } ERROR { printf("error %d %d %d\n", arg2, arg4, arg5); }"#;
+    let out = run(&["-q", "-e", p]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "error 1 1 0\n\n", "{}", out.dump());
+}
+
 /// Each firing starts with no string: the END probe's strtok(NULL, ...) sees nothing
-/// BEGIN left.
+/// BEGIN left, and faults as dtrace's does (invalid address 0); the clause's output goes
+/// with it, the next clause runs.
 #[test]
 fn strtok_state_does_not_outlive_the_firing() {
-    let p = r#"BEGIN { x = strtok("a b c", " "); exit(0); } END { printf("[%s][%s]\n", x, strtok(NULL, " ")); }"#;
-    assert_eq!(printed(p), "[a][]\n");
+    let p = r#"BEGIN { x = strtok("a b c", " "); exit(0); } END { printf("[%s]", x); printf("[%s]\n", strtok(NULL, " ")); } END { printf("<%s>\n", x); }"#;
+    let out = run(&["-q", "-e", p]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "<a>\n\n", "{}", out.dump());
+    assert!(out.stderr.contains("dtrace:::END): invalid address (0x0) in action #2"), "{}", out.dump());
 }
 
 #[test]
@@ -218,8 +231,9 @@ for i, v in enumerate(["fe8000000000000002144ffffe0b76c8", "10800000000000000000
 
 /// DTrace's address forms (its inet_ntop and inet_ntoa6 tests' addresses and more): zeros
 /// shortened to the first longest run of two or more; IPv4-mapped and -compatible
-/// addresses dotted, with their prefix only in inet_ntop()'s (strict) form; inet_ntop() of
-/// another family and an address that cannot be read give "".
+/// addresses dotted, with their prefix only in inet_ntop()'s (strict) form. inet_ntop() of
+/// another family is an illegal operation, an address that cannot be read an invalid
+/// address: the ERROR probe fires with the fault (arg4) and the address (arg5).
 #[test]
 fn inet_addresses_in_dtraces_forms() {
     let script = TempPath::with_contents("addresses.py", ADDRESSES);
@@ -227,28 +241,32 @@ fn inet_addresses_in_dtraces_forms() {
         "-q",
         "-e",
         r#"tracepoint:raw_syscalls:sys_enter /pid == $target && args->id == 39 && args->args[0] == 0x1234/ {
-            printf("%d %s %s %s %s|%s|\n", args->args[1], inet_ntoa6(&args->args[2]), inet_ntop(10, &args->args[2]), inet_ntoa6(&args->args[2], 1), inet_ntoa(&args->args[2]), inet_ntop(7, &args->args[2]));
+            printf("%d %s %s %s %s\n", args->args[1], inet_ntoa6(&args->args[2]), inet_ntop(10, &args->args[2]), inet_ntoa6(&args->args[2], 1), inet_ntoa(&args->args[2]));
         }
-        END { printf("[%s][%s][%s]\n", inet_ntoa(0), inet_ntoa6(8), inet_ntop(2, 0)); }"#,
+        tracepoint:raw_syscalls:sys_enter /pid == $target && args->id == 39 && args->args[0] == 0x1234 && args->args[1] == 0/ { printf("%s", inet_ntop(7, &args->args[2])); }
+        END { printf("%s", inet_ntoa(0)); }
+        END { printf("%s", inet_ntoa6(8)); }
+        END { printf("%s", inet_ntop(2, 0)); }
+        ERROR { printf("<%d %d %d>", arg2, arg4, arg5); }"#,
         "-c",
         &format!("python3 {}", script.str()),
     ]);
     out.assert_ok();
-    let expected = "0 fe80::214:4fff:fe0b:76c8 fe80::214:4fff:fe0b:76c8 fe80::214:4fff:fe0b:76c8 254.128.0.0||
-1 1080::808:c:417a 1080::808:c:417a 1080::808:c:417a 16.128.0.0||
-2 ::1 ::1 ::1 0.0.0.0||
-3 :: :: :: 0.0.0.0||
-4 127.0.0.1 ::127.0.0.1 ::127.0.0.1 0.0.0.0||
-5 127.0.0.1 ::ffff:127.0.0.1 ::ffff:127.0.0.1 0.0.0.0||
-6 ::fffe:7f00:1 ::fffe:7f00:1 ::fffe:7f00:1 0.0.0.0||
-7 ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff 255.255.255.255||
-8 fe12:3456:789a:bcde:214:: fe12:3456:789a:bcde:214:: fe12:3456:789a:bcde:214:: 254.18.52.86||
-9 fe12:3456:789a:bcde:214:4fff:fe0b:0 fe12:3456:789a:bcde:214:4fff:fe0b:0 fe12:3456:789a:bcde:214:4fff:fe0b:0 254.18.52.86||
-10 1::2:0:0:3:4 1::2:0:0:3:4 1::2:0:0:3:4 0.1.0.0||
-11 1:0:2:3:4:5:6:7 1:0:2:3:4:5:6:7 1:0:2:3:4:5:6:7 0.1.0.0||
-12 c0a8:117:: c0a8:117:: c0a8:117:: 192.168.1.23||
-13 7f00:1:: 7f00:1:: 7f00:1:: 127.0.0.1||
-[][][]
+    let expected = "0 fe80::214:4fff:fe0b:76c8 fe80::214:4fff:fe0b:76c8 fe80::214:4fff:fe0b:76c8 254.128.0.0
+<1 3 0>1 1080::808:c:417a 1080::808:c:417a 1080::808:c:417a 16.128.0.0
+2 ::1 ::1 ::1 0.0.0.0
+3 :: :: :: 0.0.0.0
+4 127.0.0.1 ::127.0.0.1 ::127.0.0.1 0.0.0.0
+5 127.0.0.1 ::ffff:127.0.0.1 ::ffff:127.0.0.1 0.0.0.0
+6 ::fffe:7f00:1 ::fffe:7f00:1 ::fffe:7f00:1 0.0.0.0
+7 ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff 255.255.255.255
+8 fe12:3456:789a:bcde:214:: fe12:3456:789a:bcde:214:: fe12:3456:789a:bcde:214:: 254.18.52.86
+9 fe12:3456:789a:bcde:214:4fff:fe0b:0 fe12:3456:789a:bcde:214:4fff:fe0b:0 fe12:3456:789a:bcde:214:4fff:fe0b:0 254.18.52.86
+10 1::2:0:0:3:4 1::2:0:0:3:4 1::2:0:0:3:4 0.1.0.0
+11 1:0:2:3:4:5:6:7 1:0:2:3:4:5:6:7 1:0:2:3:4:5:6:7 0.1.0.0
+12 c0a8:117:: c0a8:117:: c0a8:117:: 192.168.1.23
+13 7f00:1:: 7f00:1:: 7f00:1:: 127.0.0.1
+<1 1 0><1 1 8><1 1 0>
 ";
     assert_eq!(out.stdout.trim_end_matches('\n'), expected.trim_end_matches('\n'), "{}", out.dump());
 }

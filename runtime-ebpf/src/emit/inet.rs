@@ -3,7 +3,8 @@
 //! run of two or more zero words (the first of equally long ones) written `::`, and an
 //! IPv4-mapped (::ffff:a.b.c.d) or -compatible (::a.b.c.d, but not :: or ::1) address as
 //! dotted IPv4, with its prefix only when strict (inet_ntop()'s form). An address that
-//! cannot be read gives "".
+//! cannot be read faults (invalid address), as does inet_ntop() of another family (illegal
+//! operation), as in DTrace.
 
 use super::strings::Buf;
 use super::*;
@@ -48,35 +49,36 @@ impl Emitter<'_> {
             e.zero_buf(t.text, TEXT);
             e.zero_buf(t.bytes, 16);
             e.push(Insn::st_imm(DW, R10, t.pos, 0));
-            let done = e.label();
-            let read = |e: &mut Self, n: i32| {
+            // An address that cannot be read is a fault, as in DTrace.
+            let read = |e: &mut Self, n: i32| -> Result<(), EmitError> {
                 e.buf_addr(R1, t.bytes);
                 e.push(Insn::mov_imm(R2, n));
                 e.push(Insn::ldx(DW, R3, R10, addr));
                 e.push(Insn::call(helper::PROBE_READ_KERNEL));
-                e.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), done);
+                e.fault_unless_slot(Cond::Eq, R0, 0, Fault::BadAddr, addr)
             };
             match f {
                 StrFn::InetNtoa => {
-                    read(e, 4);
+                    read(e, 4)?;
                     e.put_ipv4(t, 0);
                 }
                 StrFn::InetNtoa6 => {
                     let strict = matches!(args.get(1), Some(StrArg::Int(Expr::Int(s))) if *s != 0);
-                    read(e, 16);
+                    read(e, 16)?;
                     e.put_ipv6(t, strict)?;
                 }
                 _ => {
                     let v6 = e.label();
                     e.push(Insn::ldx(DW, R1, R10, af));
                     e.jump(Insn::jmp_imm(Cond::Eq, R1, AF_INET6, 0), v6);
-                    e.jump(Insn::jmp_imm(Cond::Ne, R1, AF_INET, 0), done);
-                    read(e, 4);
+                    // Another family is an illegal operation, as in DTrace.
+                    e.fault_unless(Cond::Eq, R1, AF_INET, Fault::IllOp, None)?;
+                    read(e, 4)?;
                     e.put_ipv4(t, 0);
                     let copy = e.label();
                     e.goto(copy);
                     e.bind(v6);
-                    read(e, 16);
+                    read(e, 16)?;
                     e.put_ipv6(t, true)?;
                     e.bind(copy);
                 }
@@ -85,7 +87,6 @@ impl Emitter<'_> {
             e.push(Insn::mov_imm(R2, e.str_limit(own).min(TEXT) as i32));
             e.buf_addr(R3, t.text);
             e.push(Insn::call(helper::PROBE_READ_KERNEL_STR));
-            e.bind(done);
             Ok(())
         })
     }

@@ -1,7 +1,8 @@
 //! strtok(), with DTrace's state: strtok(s, delims) keeps s and where it stopped, and
 //! strtok(NULL, delims) goes on from there. The state is this CPU's, in the scratch space,
 //! emptied when the program starts: it lasts for one firing of the probe, through all its
-//! clauses, as DTrace's does.
+//! clauses, as DTrace's does; strtok(NULL, ...) before any string in the firing faults
+//! (invalid address), as dtrace's does.
 
 use super::search::str_arg;
 use super::strings::Buf;
@@ -14,8 +15,9 @@ impl Emitter<'_> {
         let n = str_buffer(self.p.options.strsize());
         let at = self.scratch(8 + n as usize)?;
         self.strtok = Some(at);
+        // -1: no string yet.
         self.buf_addr(R1, Buf::Scratch(at));
-        self.push(Insn::st_imm(DW, R1, 0, 0));
+        self.push(Insn::st_imm(DW, R1, 0, -1));
         self.push(Insn::st_imm(DW, R1, 8, 0));
         Ok(())
     }
@@ -40,6 +42,10 @@ impl Emitter<'_> {
             self.push(Insn::st_imm(DW, R1, 0, 0));
             str_arg(self, args, 1)?
         } else {
+            // No string given yet in this firing: DTrace's invalid address (0).
+            self.buf_addr(R1, pos);
+            self.push(Insn::ldx(DW, R1, R1, 0));
+            self.fault_unless(Cond::Sge, R1, 0, Fault::BadAddr, None)?;
             str_arg(self, args, 0)?
         };
         let dsize = self.arg_size(delims);
