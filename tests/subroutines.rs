@@ -271,6 +271,21 @@ fn inet_addresses_in_dtraces_forms() {
     assert_eq!(out.stdout.trim_end_matches('\n'), expected.trim_end_matches('\n'), "{}", out.dump());
 }
 
+/// An address copied in from the traced process (DTrace's inet_ntoa_copyin test): copyin()
+/// gives scratch memory the address functions read like kernel memory.
+#[test]
+fn inet_of_copied_in_addresses() {
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"syscall::write:entry /pid == $target && arg2 == 16/ { printf("%s %s %s\n", inet_ntoa(copyin(arg1, 4)), inet_ntoa6(copyin(arg1, 16)), inet_ntop(10, copyin(arg1, 16))); }"#,
+        "-c",
+        r#"python3 -c 'import os; f = os.open("/dev/null", os.O_WRONLY); os.write(f, bytes.fromhex("c0a80117000000000000ffff7f000001")); os.write(f, bytes.fromhex("00000000000000000000ffff7f000001"))'"#,
+    ]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "192.168.1.23 c0a8:117::ffff:7f00:1 c0a8:117::ffff:7f00:1\n0.0.0.0 127.0.0.1 ::ffff:127.0.0.1\n\n", "{}", out.dump());
+}
+
 /// The addresses of a TCP socket changing state, from the tracepoint's record: a connect
 /// to 127.0.0.1 (refused: nothing listens on port 1).
 #[test]
