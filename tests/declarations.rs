@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_compile_error as assert_error, printed};
+use common::{assert_compile_error as assert_error, printed, run};
 
 
 #[test]
@@ -40,4 +40,28 @@ fn declaration_errors() {
     // Found by the fuzzer: these panicked (the variables they assign were never declared).
     assert_error("inline int A = a[i++] = 1; BEGIN { trace(A); }", "a declaration cannot assign a variable", "assign variables in clauses");
     assert_error("enum e { A = (x = 1) }; BEGIN { trace(A); }", "a declaration cannot assign a variable", "");
+}
+
+/// Scalar arrays (spec §5.7): `int a[4];` holds four integers from the start, indexed from
+/// 0; assigning 0 keeps the element; an index past the end faults when the probe fires or
+/// is a compile error when it is a constant.
+#[test]
+fn scalar_arrays_hold_n_integers() {
+    let out = run(&["-q", "-e", r#"int a[4]; long big[1000];
+        BEGIN { a[1] = 2; a[3] = a[1] + 5; a[2]++; a[0] = 0; printf("%d %d %d %d|", a[0], a[1], a[2], a[3]); i = 3; a[i] += 10; big[999] = -1; printf("%d %d %d\n", a[i], big[999], big[0]); }
+        BEGIN { a[i + 1] = 1; } BEGIN { trace(a[i - 4]); }
+        ERROR { printf("%d %d %d\n", arg1, arg4 == DTRACEFLT_BADINDEX, arg5); }
+        BEGIN { exit(0); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "0 2 1 7|17 -1 0\n2 1 4\n3 1 -1\n\n", "{}", out.dump());
+}
+
+#[test]
+fn scalar_array_errors() {
+    assert_error("int a[4]; BEGIN { a[4] = 1; }", "index outside array bounds: 4, max is 4", "indexed 0 to 3");
+    assert_error("int a[4]; BEGIN { a[1, 2] = 1; }", "`a` is a scalar array: it takes one index", "a[i]");
+    assert_error("self int a[4]; BEGIN { }", "a scalar array is global", "without `self`");
+    assert_error("string s[4]; BEGIN { }", "a scalar array holds integers or pointers", "string s[int]");
+    assert_error("int a[4]; int a; BEGIN { }", "`a` is declared twice", "declare each variable once");
+    assert_error("int a[0]; BEGIN { }", "bad array length 0", "positive");
 }

@@ -62,3 +62,28 @@ fn translation_errors() {
         "the translator takes `struct task_struct *`",
     );
 }
+
+/// vtimestamp (stdlib/sched.d): a thread's time on a CPU. A sleep takes wall time but
+/// almost none on the CPU; reading /dev/zero is on the CPU all along.
+#[test]
+fn vtimestamp_counts_time_on_a_cpu() {
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"syscall::clock_nanosleep:entry,syscall::read:entry /ppid == $target && (execname == "sleep" || execname == "dd")/ { self->v = vtimestamp; self->t = timestamp; }
+        syscall::clock_nanosleep:return,syscall::read:return /self->t/ { @v[probefunc] = sum(vtimestamp - self->v); @t[probefunc] = sum(timestamp - self->t); self->v = 0; self->t = 0; }
+        END { printa("%s %@d %@d\n", @v, @t); }"#,
+        "-c",
+        "sh -c 'sleep 0.2; dd if=/dev/zero of=/dev/null bs=1M count=100 2>/dev/null'",
+    ]);
+    out.assert_ok();
+    let line = |name: &str| -> (i64, i64) {
+        let l = out.stdout.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("no {name}\n{}", out.dump()));
+        let v: Vec<i64> = l.split_whitespace().skip(1).map(|x| x.parse().unwrap()).collect();
+        (v[0], v[1])
+    };
+    let (on_cpu, wall) = line("clock_nanosleep");
+    assert!(wall >= 150_000_000 && on_cpu * 10 < wall, "{on_cpu} of {wall}\n{}", out.dump());
+    let (on_cpu, wall) = line("read");
+    assert!(on_cpu > 0 && on_cpu * 10 >= wall * 8, "{on_cpu} of {wall}\n{}", out.dump());
+}

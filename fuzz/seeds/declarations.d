@@ -7,3 +7,5 @@ typedef struct point point_t;
 BEGIN { printf("%d %d %d\n", sizeof(point_t), offsetof(struct point, z), BLUE); trace(((struct flags *)curthread)->b); exit(0); }
 struct nest { int a; struct { char d; long e; } in; union { int i; char c[8]; }; struct inner { int x, *y, z[3]; } p; struct tagonly { short t; }; };
 BEGIN { trace(sizeof(struct nest)); trace(offsetof(struct nest, in.e)); trace(offsetof(struct nest, c)); trace(sizeof(struct tagonly)); print(*(struct nest *)curthread); }
+int sa[4]; long sbig[1000];
+BEGIN { sa[1] = 2; sa[3] = sa[1] + 5; sa[2]++; sbig[999] = sa[i % 4]; trace(sa[i + 4]); }

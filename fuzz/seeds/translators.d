@@ -5,3 +5,4 @@ inline struct ids *mine = xlate <struct ids *> (curthread);
 syscall::read:entry /curpsinfo->pr_pid == pid && mine->me == pid/ { @[curpsinfo->pr_fname, curlwpsinfo->pr_sname] = count(); }
 BEGIN { printf("%d %d %s %d %c\n", curpsinfo->pr_ppid, curpsinfo->pr_uid, mine->name, curlwpsinfo->pr_pri, curlwpsinfo->pr_sname); }
 tick-10ms { exit(0); }
+syscall::read:entry { self->v = vtimestamp; } syscall::read:return /self->v/ { @v = quantize(vtimestamp - self->v); self->v = 0; }

@@ -20,8 +20,8 @@ pub enum Decl {
     Enum { name: Option<Ident>, values: Vec<(Ident, Option<Expr>)>, span: Span },
     Typedef { ty: TypeName, name: Ident, len: Option<u32>, span: Span },
     /// `[self|this] TYPE NAME[KEYS];`: a variable declared with its type (an associative
-    /// array when `keys` is given).
-    Var { scope: Scope, ty: TypeName, name: Ident, keys: Option<Vec<TypeName>>, span: Span },
+    /// array when `keys` is given, a scalar array of `len` elements for `TYPE NAME[len];`).
+    Var { scope: Scope, ty: TypeName, name: Ident, keys: Option<Vec<TypeName>>, len: Option<u32>, span: Span },
     /// `inline TYPE NAME = EXPR;`.
     Inline { ty: TypeName, name: Ident, value: Expr, span: Span },
     /// `translator TO < FROM PARAM > { MEMBER = EXPR; ... }` (`library`: one of crumbs'

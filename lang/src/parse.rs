@@ -218,16 +218,17 @@ fn declaration(p: Pair<Rule>) -> Result<Decl, Diagnostic> {
     match inner.as_rule() {
         Rule::var_decl => {
             let mut scope = Scope::Global;
-            let (mut ty, mut name, mut keys) = (None, None, None);
+            let (mut ty, mut name, mut keys, mut len) = (None, None, None, None);
             for x in inner.into_inner() {
                 match x.as_rule() {
                     Rule::var_scope => scope = if x.as_str() == "self" { Scope::Thread } else { Scope::Clause },
                     Rule::type_name => ty = Some(type_name(x)?),
                     Rule::ident => name = Some(ident(x)),
+                    Rule::array_len => len = Some(small_number(x, "array length")?),
                     _ => keys = Some(x.into_inner().map(type_name).collect::<Result<Vec<_>, _>>()?),
                 }
             }
-            Ok(Decl::Var { scope, ty: ty.expect("grammar"), name: name.expect("grammar"), keys, span: sp })
+            Ok(Decl::Var { scope, ty: ty.expect("grammar"), name: name.expect("grammar"), keys, len, span: sp })
         }
         Rule::inline_decl => {
             let mut it = inner.into_inner().filter(|x| x.as_rule() != Rule::inline_kw);

@@ -14,7 +14,10 @@ pub struct Library {
     pub triggers: &'static [&'static str],
 }
 
-pub const LIBRARIES: &[Library] = &[Library { path: "stdlib/procfs.d", text: include_str!("../../stdlib/procfs.d"), triggers: &["psinfo"] }];
+pub const LIBRARIES: &[Library] = &[
+    Library { path: "stdlib/procfs.d", text: include_str!("../../stdlib/procfs.d"), triggers: &["psinfo"] },
+    Library { path: "stdlib/sched.d", text: include_str!("../../stdlib/sched.d"), triggers: &["vtimestamp"] },
+];
 
 /// Puts the declarations of every library `source` names before the program's own.
 pub fn add_used(program: &mut Program, source: &str, facts: Option<Rc<dyn KernelFacts>>) -> Result<(), Diagnostic> {

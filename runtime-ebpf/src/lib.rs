@@ -71,7 +71,12 @@ pub fn map_defs(p: &Program, target: &Target) -> Vec<MapDef> {
         maps.push(MapDef { name: TLS_STR_MAP.into(), map_type: MAP_TYPE_HASH, key_size: 16, value_size: size as u32, max_entries: dynvar_entries(p, 16, size), flags: 0 });
     }
     for (i, a) in p.arrays.iter().enumerate() {
-        maps.push(MapDef { name: array_map_name(i), map_type: MAP_TYPE_HASH, key_size: a.key_size() as u32, value_size: a.value.size() as u32, max_entries: dynvar_entries(p, a.key_size(), a.value.size()), flags: 0 });
+        let def = match a.len {
+            // A scalar array: every element there from the start, its index the key.
+            Some(len) => MapDef { name: array_map_name(i), map_type: MAP_TYPE_ARRAY, key_size: 4, value_size: a.value.size() as u32, max_entries: len, flags: 0 },
+            None => MapDef { name: array_map_name(i), map_type: MAP_TYPE_HASH, key_size: a.key_size() as u32, value_size: a.value.size() as u32, max_entries: dynvar_entries(p, a.key_size(), a.value.size()), flags: 0 },
+        };
+        maps.push(def);
     }
     if zero > 0 {
         maps.push(MapDef { name: ZERO_MAP.into(), map_type: MAP_TYPE_ARRAY, key_size: 4, value_size: zero as u32, max_entries: 1, flags: 0 });

@@ -173,14 +173,34 @@ test_crumbs_module_btf() {
 }
 
 # A module type's members of vmlinux types (u32, u64, struct minmax, u16 [2]) and bitfields,
-# through a pointer kept in a this-> variable: print() walks them all (unreadable memory reads
-# as 0).
+# through a pointer kept in a this-> variable: print() walks them all (the object is zeroed
+# scratch memory of the type's size: unreadable memory would be a run-time error).
 test_crumbs_module_btf_print() {
     load_tcp_bbr
-    out=$(crumbs -q -e 'BEGIN { this->b = (struct bbr *)0; printf("v %d\n", this->b->bw.s[1].v); print(*this->b); exit(0); }' 2>&1) \
+    out=$(crumbs -q -e 'BEGIN { this->b = (struct bbr *)alloca(sizeof(struct bbr)); printf("v %d\n", this->b->bw.s[1].v); print(*this->b); exit(0); }' 2>&1) \
         || die "crumbs failed: $out"
     for line in 'v 0' 'struct bbr {' '    u32 min_rtt_us = 0' '    struct minmax bw = {' '                u32 v = 0' \
         '    u32 mode :3 = 0' '    u64 ack_epoch_mstamp = 0' '    u16 \[2\] extra_acked = \[ 0, 0 \]'; do
         echo "$out" | grep -qx "$line" || die "no line '$line' in: $out"
     done
+}
+
+# Issue 9's run-time machinery on this kernel: a fault fires ERROR and is reported, a
+# speculation is committed, a scalar array, stdlib's translators (task_struct's fields on
+# 6.1) and vtimestamp, copyin() of the workload's buffer.
+test_crumbs_language_runtime() {
+    out=$(crumbs -q -e 'int a[4];
+        BEGIN { x = 1 / arg0; }
+        ERROR { printf("error %d %d\n", arg1, arg4); }
+        BEGIN { s = speculation(); } BEGIN { speculate(s); printf("spec\n"); } BEGIN { commit(s); }
+        BEGIN { a[3] = 7; printf("a %d\n", a[3]); }
+        BEGIN { printf("ps %d %s %d %c\n", curpsinfo->pr_pid == pid, curpsinfo->pr_fname, curlwpsinfo->pr_onpro == cpu, curlwpsinfo->pr_sname); }
+        BEGIN { printf("vts %d\n", vtimestamp > 0); exit(0); }' 2>&1) || die "crumbs failed: $out"
+    for line in 'error 1 4' 'spec' 'a 7' 'ps 1 crumbs 1 R' 'vts 1'; do
+        echo "$out" | grep -qx "$line" || die "no line '$line' in: $out"
+    done
+    echo "$out" | grep -q 'crumbs: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): divide-by-zero in action #1' || die "no error message in: $out"
+    out=$(crumbs -q -e 'syscall::write:entry /pid == $target/ { printf("[%s]\n", stringof(copyin(arg1, 5))); }' -c 'echo hello' 2>&1) \
+        || die "crumbs failed: $out"
+    echo "$out" | grep -qx '\[hello\]' || die "no line '[hello]' in: $out"
 }

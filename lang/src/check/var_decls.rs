@@ -14,7 +14,8 @@ impl Checker<'_> {
     pub(super) fn declare_variables(&mut self, decls: &[Decl]) -> Result<(), Diagnostic> {
         for d in decls {
             match d {
-                Decl::Var { scope, ty, name, keys, span } => self.declare_variable(*scope, ty, name, keys.as_deref(), span)?,
+                Decl::Var { scope, ty, name, keys, len: None, span } => self.declare_variable(*scope, ty, name, keys.as_deref(), span)?,
+                Decl::Var { scope, ty, name, len: Some(n), span, .. } => self.declare_scalar_array(*scope, ty, name, *n, span)?,
                 Decl::Inline { ty, name, value, .. } => {
                     if vars::is_builtin(&name.name) || self.inlines.iter().any(|i| i.0 == name.name) {
                         return Err(Diagnostic::new(name.span.clone(), format!("`{}` is already defined", name.name)).label("defined again").hint("an inline needs a name of its own"));
@@ -25,6 +26,26 @@ impl Checker<'_> {
                 _ => {}
             }
         }
+        Ok(())
+    }
+
+    /// `TYPE NAME[N];`: a global array of N integers or pointers, indexed from 0.
+    fn declare_scalar_array(&mut self, scope: Scope, ty: &TypeName, name: &ast::Ident, len: u32, span: &Span) -> Result<(), Diagnostic> {
+        if scope != Scope::Global {
+            return Err(Diagnostic::new(span.clone(), "a scalar array is global").label(if scope == Scope::Thread { "`self`" } else { "`this`" }).hint(format!("declare it without `self` or `this`: `int {}[{len}];`", name.name)));
+        }
+        if is_string(ty) {
+            return Err(Diagnostic::new(ty.span.clone(), "a scalar array holds integers or pointers").label("strings").hint(format!("for strings indexed by number use an associative array: `string {}[int];`", name.name)));
+        }
+        let t = self.scalar_type(ty)?;
+        if vars::is_builtin(&name.name) {
+            return Err(Diagnostic::new(name.span.clone(), format!("cannot declare builtin variable `{}`", name.name)).label("a builtin").hint("choose another name for your variable"));
+        }
+        if self.array(&name.name, false).is_some() || self.globals.contains(&name.name) {
+            return Err(declared_twice(name));
+        }
+        self.arrays.push(ArrayVar { name: name.name.clone(), thread: false, span: name.span.clone(), keys: Some(vec![Repr::Int(crate::ir::IntRepr::I64)]), len: Some(len) });
+        self.var_types.insert(VarRef::Array(self.arrays.len() - 1), t);
         Ok(())
     }
 
@@ -61,11 +82,11 @@ impl Checker<'_> {
                 if self.array(&name.name, thread).is_some() {
                     return Err(declared_twice(name));
                 }
-                self.arrays.push(ArrayVar { name: name.name.clone(), thread, span: name.span.clone(), keys: Some(reprs) });
+                self.arrays.push(ArrayVar { name: name.name.clone(), thread, span: name.span.clone(), keys: Some(reprs), len: None });
                 VarRef::Array(self.arrays.len() - 1)
             }
             (Scope::Global, None) => {
-                if self.globals.contains(&name.name) {
+                if self.globals.contains(&name.name) || self.array(&name.name, false).is_some() {
                     return Err(declared_twice(name));
                 }
                 self.globals.push(name.name.clone());

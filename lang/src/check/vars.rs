@@ -24,6 +24,8 @@ pub(super) struct ArrayVar {
     pub span: Span,
     /// How its keys are stored, once a use of it was checked.
     pub keys: Option<Vec<Repr>>,
+    /// A scalar array's number of elements (its one key is an index below it).
+    pub len: Option<u32>,
 }
 
 /// What storing into a target takes: statements to run first (keys evaluated once), how to
@@ -270,7 +272,7 @@ impl Checker<'_> {
             return Err(builtin_assigned(&name.name, &name.span));
         }
         if self.array(&name.name, thread).is_none() {
-            self.arrays.push(ArrayVar { name: name.name.clone(), thread, span: name.span.clone(), keys: None });
+            self.arrays.push(ArrayVar { name: name.name.clone(), thread, span: name.span.clone(), keys: None, len: None });
         }
         Ok(())
     }
@@ -282,6 +284,9 @@ impl Checker<'_> {
 
     /// The keys of a use of array `a`, checked against its first use.
     fn array_keys(&mut self, a: usize, keys: &[ast::Expr], span: &Span) -> Result<Vec<Expr>, Diagnostic> {
+        if let Some(len) = self.arrays[a].len {
+            return self.scalar_index(a, len, keys, span);
+        }
         let first = self.arrays[a].keys.clone();
         let name = if self.arrays[a].thread { format!("self->{}", self.arrays[a].name) } else { self.arrays[a].name.clone() };
         let (keys_out, reprs) = self.keys(keys, first.as_deref(), keys::KeyOwner { kind: "associative array", name: &name }, span)?;
@@ -297,6 +302,23 @@ impl Checker<'_> {
             self.arrays[a].keys = Some(reprs);
         }
         Ok(keys_out)
+    }
+
+    /// A scalar array's index: one integer below `len` (checked when compiling if it is a
+    /// constant, else when the probe fires).
+    fn scalar_index(&mut self, a: usize, len: u32, keys: &[ast::Expr], span: &Span) -> Result<Vec<Expr>, Diagnostic> {
+        let name = self.arrays[a].name.clone();
+        if keys.len() != 1 {
+            return Err(Diagnostic::new(span.clone(), format!("`{name}` is a scalar array: it takes one index")).label(format!("{} given", keys.len())).hint(format!("write `{name}[i]` with i from 0 to {}", len - 1)));
+        }
+        let i = self.int_expr(&keys[0], "a scalar array's index")?;
+        Ok(vec![match i {
+            Expr::Int(k) if (k as u64) >= len as u64 => {
+                return Err(Diagnostic::new(keys[0].span.clone(), format!("index outside array bounds: {}, max is {len}", k as u64)).label("past the end").hint(format!("`{name}` has {len} elements, indexed 0 to {}", len - 1)));
+            }
+            i @ Expr::Int(_) => i,
+            i => Expr::Bounded { index: Box::new(i), len: len as u64 },
+        }])
     }
 
     /// The associative array `base` names when it is indexed: `a` or `self->a`.

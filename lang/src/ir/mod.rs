@@ -525,6 +525,9 @@ pub struct Array {
     pub keys: Vec<Repr>,
     /// How the values are stored: an integer (8 bytes) or a string buffer.
     pub value: Repr,
+    /// A scalar array (`int a[4];`): its number of elements, each there from the start (0
+    /// until assigned; assigning 0 keeps it), indexed by its one integer key.
+    pub len: Option<u32>,
 }
 
 /// A global or thread-local variable: its name and how its value is stored (an integer, 8

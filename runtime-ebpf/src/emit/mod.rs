@@ -373,6 +373,15 @@ impl Emitter<'_> {
                     e.expr(value)?;
                     e.push(Insn::stx(DW, R10, val, R0));
                     let key = e.element_key(*array, keys)?;
+                    if e.p.arrays[*array].len.is_some() {
+                        // A scalar array's element is always there (its index was checked):
+                        // stored in place, 0 included.
+                        e.lookup(&array_map_name(*array), key);
+                        e.push(Insn::jmp_imm(Cond::Eq, R0, 0, 2));
+                        e.push(Insn::ldx(DW, R1, R10, val));
+                        e.push(Insn::stx(DW, R0, 0, R1));
+                        return Ok(());
+                    }
                     e.store_dynamic(&array_map_name(*array), key, val)
                 })?;
             }
