@@ -52,7 +52,7 @@ impl Kernel for FixedKernel {
     }
 
     fn codegen_target(&self, _: &Program) -> Target {
-        Target { wall_offset: 1_700_000_000_000_000_000, task_offsets: Some((2456, 2384)), cpus: 4 }
+        Target { wall_offset: 1_700_000_000_000_000_000, task_offsets: Some((2456, 2384)), cpus: 4, iter_num: Some([1001, 1002, 1003]) }
     }
 }
 

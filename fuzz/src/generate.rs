@@ -26,7 +26,7 @@ const NUMBERS: &[&str] = &[
 const BINARY: &[&str] = &["+", "-", "*", "/", "%", "<<", ">>", "<", "<=", ">", ">=", "==", "!=", "&", "^", "|", "&&", "^^", "||"];
 const UNARY: &[&str] = &["!", "~", "-", "+"];
 const ASSIGN: &[&str] = &["=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="];
-const CONVERSIONS: &[&str] = &["d", "i", "u", "x", "X", "o", "c", "s", "Y", "%"];
+const CONVERSIONS: &[&str] = &["d", "i", "u", "x", "X", "o", "c", "s", "S", "Y", "%"];
 const AGGREGATIONS: &[&str] = &["@", "@a", "@b", "@count", "@x1"];
 /// String variables of every kind, declared by the program's first line when used.
 const STRING_VARIABLES: &[&str] = &["sv", "self->sv", "sa[1]", "sa[pid]"];
@@ -156,6 +156,10 @@ impl<'r> Generator<'r> {
             3 => format!("{}{}", self.lvalue(), self.rng.pick(&["++", "--"])),
             4 | 5 => self.printf(),
             6 if self.rng.one_in(4) => self.user_value(),
+            6 if self.rng.one_in(8) => match self.rng.below(2) {
+                0 => format!("tracemem({}, {})", self.expr(1), self.rng.pick(&["1", "16", "40", "0", "100000"])),
+                _ => format!("tracemem({}, {}, {})", self.expr(1), self.rng.pick(&["8", "33"]), self.expr(1)),
+            },
             6 => format!("trace({})", self.any_value()),
             7 => self.aggregation_action(),
             8 => format!("exit({})", self.expr(1)),
@@ -343,8 +347,8 @@ impl<'r> Generator<'r> {
             match conv {
                 // Flags and width are an error on %%.
                 "%" => fmt.push_str("%%"),
-                "s" => {
-                    fmt.push_str(&format!("%{flags}{width}{precision}{length}s"));
+                "s" | "S" => {
+                    fmt.push_str(&format!("%{flags}{width}{precision}{length}{conv}"));
                     args.push(self.string_value());
                 }
                 _ => {
@@ -368,8 +372,20 @@ impl<'r> Generator<'r> {
 
     /// A string: an atom, or a subroutine, `?:` or string variable around atoms.
     fn string_value(&mut self) -> String {
-        match self.rng.below(12) {
+        match self.rng.below(14) {
             0 => format!("strjoin({}, {})", self.string_atom(), self.string_atom()),
+            5 => match self.rng.below(4) {
+                0 => format!("strstr({}, {})", self.string_atom(), self.string_atom()),
+                1 => format!("{}({}, {})", self.rng.pick(&["strchr", "strrchr"]), self.string_atom(), self.expr(1)),
+                2 => format!("strtok({}, {})", if self.rng.one_in(2) { "NULL".to_string() } else { self.string_atom() }, self.string_atom()),
+                _ => format!("lltostr({})", self.expr(1)),
+            },
+            6 => match self.rng.below(4) {
+                0 => format!("inet_ntoa({})", self.expr(1)),
+                1 => format!("inet_ntoa6({})", self.expr(1)),
+                2 => format!("inet_ntoa6({}, {})", self.expr(1), self.rng.below(2)),
+                _ => format!("inet_ntop({}, {})", self.rng.pick(&["2", "10", "arg0"]), self.expr(1)),
+            },
             1 => match self.rng.below(2) {
                 0 => format!("substr({}, {})", self.string_atom(), self.expr(1)),
                 _ => format!("substr({}, {}, {})", self.string_atom(), self.expr(1), self.expr(1)),
@@ -444,8 +460,17 @@ impl<'r> Generator<'r> {
             }
             4 if !self.clause.locals.is_empty() && !self.clause.in_predicate => self.rng.pick(&self.clause.locals).clone(),
             5 if !self.clause.int_fields.is_empty() => format!("args->{}", self.rng.pick(&self.clause.int_fields)),
-            5 | 7 if self.rng.one_in(3) => match self.rng.below(2) {
+            5 | 7 if self.rng.one_in(3) => match self.rng.below(4) {
                 0 => format!("strlen({})", self.string_atom()),
+                1 => match self.rng.below(3) {
+                    0 => format!("{}({}, {})", self.rng.pick(&["index", "rindex"]), self.string_atom(), self.string_atom()),
+                    _ => format!("{}({}, {}, {})", self.rng.pick(&["index", "rindex"]), self.string_atom(), self.string_atom(), self.rng.pick(NUMBERS)),
+                },
+                2 => match self.rng.below(3) {
+                    0 => "rand()".to_string(),
+                    1 => format!("progenyof({})", self.rng.pick(&["pid", "ppid", "1", "$target"])),
+                    _ => format!("{}({})", self.rng.pick(&["htons", "htonl", "htonll", "ntohs", "ntohl", "ntohll"]), self.rng.pick(NUMBERS)),
+                },
                 _ => format!("({} {} {})", self.string_atom(), self.rng.pick(&["==", "!=", "<", ">="]), self.string_atom()),
             },
             6 if self.rng.one_in(2) => {

@@ -29,9 +29,12 @@ pub fn options() -> CheckOptions {
 }
 
 /// Offsets of task_struct.real_parent and .tgid on the 6.18 kernel the catalog comes from,
-/// so that clauses using `ppid` compile (crumbs reads them from BTF).
+/// so that clauses using `ppid` compile (crumbs reads them from BTF); the numeric
+/// iterator's kfuncs are this kernel's (the live lane loads what index() compiles to),
+/// or stand-ins where it has no BTF.
 pub fn target() -> Target {
-    Target { wall_offset: 1_700_000_000_000_000_000, task_offsets: Some((2552, 2536)), cpus: 2 }
+    let iter_num = crumbs_runtime::kernel::iter_num().or(Some([1, 2, 3]));
+    Target { wall_offset: 1_700_000_000_000_000_000, task_offsets: Some((2552, 2536)), cpus: 2, iter_num }
 }
 
 /// Runs the pipeline; `stage` is told before each step begins.

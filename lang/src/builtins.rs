@@ -189,6 +189,10 @@ pub enum FnHook {
     Str(crate::ir::StrFn),
     /// strlen(s).
     Strlen,
+    /// A subroutine that gives an integer (index(), htons(), rand(), ...).
+    Int(crate::ir::IntFn),
+    /// tracemem(addr, size[, dsize]).
+    Tracemem,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -215,6 +219,8 @@ pub enum ArgSpec {
     Any,
     /// A string.
     Str,
+    /// A string, or `NULL` (0): strtok()'s "go on with the last string".
+    StrOrNull,
     /// An integer that may be left out (only last).
     OptInt,
     /// Any number of further integer-or-string arguments.
@@ -233,7 +239,7 @@ pub struct BuiltinFn {
 }
 
 pub const FUNCTIONS: &[BuiltinFn] = &[
-    BuiltinFn { name: "printf", kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::Printf, signature: "printf(format, ...)", doc: "formatted output; conversions %d %i %u %x %X %o %c %p %s %Y %% with flags, width, precision, %a (a kernel address as symbol+offset), %A (a user address as symbol+offset) and %k (a stack)" },
+    BuiltinFn { name: "printf", kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::Printf, signature: "printf(format, ...)", doc: "formatted output; conversions %d %i %u %x %X %o %c %p %s %S %Y %% with flags, width, precision, %a (a kernel address as symbol+offset), %A (a user address as symbol+offset) and %k (a stack)" },
     BuiltinFn { name: "trace", kind: FnKind::Action, args: &[ArgSpec::Any], hook: FnHook::Trace, signature: "trace(expr)", doc: "print the value of an expression" },
     BuiltinFn { name: "print", kind: FnKind::Action, args: &[ArgSpec::Any], hook: FnHook::Print, signature: "print(expr)", doc: "print a value by its C type, a struct or array member by member, as DTrace's print()" },
     BuiltinFn { name: "exit", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Exit, signature: "exit(status)", doc: "stop tracing: run END, print aggregations, exit with status" },
@@ -248,6 +254,7 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "printa", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Printa, signature: "printa([format,] @agg, ...)", doc: "print aggregations now, several joined by key: in the default layout, or each row as printf(format, keys...) with %@ conversions for the values" },
     BuiltinFn { name: "clear", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Clear, signature: "clear(@agg)", doc: "set every value of an aggregation to zero, keeping its keys" },
     BuiltinFn { name: "trunc", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Trunc, signature: "trunc(@agg [, n])", doc: "remove every key of an aggregation, or all but the n largest (n < 0: the -n smallest)" },
+    BuiltinFn { name: "tracemem", kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::ConstInt, ArgSpec::OptInt], hook: FnHook::Tracemem, signature: "tracemem(addr, size [, dsize])", doc: "print size bytes (a constant) of kernel memory at addr as DTrace's hex dump; only the first dsize of them if dsize is given and less" },
     BuiltinFn { name: "copyinstr", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::CopyInStr, signature: "copyinstr(addr)", doc: "the NUL-terminated string at a user-space address, up to strsize - 1 bytes (bpftrace: str)" },
     BuiltinFn { name: "stringof", kind: FnKind::Subroutine, args: &[ArgSpec::Any], hook: FnHook::StringOf, signature: "stringof(x)", doc: "x as a string: the NUL-terminated string at a kernel pointer or in a kernel char array, up to strsize - 1 bytes; a string stays itself" },
     BuiltinFn { name: "__psargs", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Psargs, signature: "__psargs(task)", doc: "stdlib's pr_psargs: the current process's arguments joined by spaces, up to 79 bytes (\"\" if task is not the current thread or is a kernel thread)" },
@@ -263,6 +270,24 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "tolower", kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Lower), signature: "tolower(s)", doc: "s with its ASCII upper-case letters in lower case" },
     BuiltinFn { name: "basename", kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Basename), signature: "basename(path)", doc: "the last component of a path, trailing slashes ignored (\".\" for \"\", \"/\" for \"/\")" },
     BuiltinFn { name: "dirname", kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Dirname), signature: "dirname(path)", doc: "a path without its last component (\".\" where there is no slash, \"/\" at the root)" },
+    BuiltinFn { name: "index", kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str, ArgSpec::OptInt], hook: FnHook::Int(crate::ir::IntFn::Index), signature: "index(s, t [, start])", doc: "where t first occurs in s, looking from start (0 if left out or negative); -1 if it does not" },
+    BuiltinFn { name: "rindex", kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str, ArgSpec::OptInt], hook: FnHook::Int(crate::ir::IntFn::Rindex), signature: "rindex(s, t [, start])", doc: "where t last occurs in s, at start or before (anywhere if left out); -1 if it does not or start is negative" },
+    BuiltinFn { name: "strstr", kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Strstr), signature: "strstr(s, t)", doc: "s from the first occurrence of t in it; \"\" if there is none" },
+    BuiltinFn { name: "strchr", kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::Strchr), signature: "strchr(s, c)", doc: "s from its first character c; \"\" if there is none" },
+    BuiltinFn { name: "strrchr", kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::Strrchr), signature: "strrchr(s, c)", doc: "s from its last character c; \"\" if there is none" },
+    BuiltinFn { name: "strtok", kind: FnKind::Subroutine, args: &[ArgSpec::StrOrNull, ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Strtok), signature: "strtok(s, delims)", doc: "the first token of s (bytes not in delims); strtok(NULL, delims) the next token of the last string given, in the same firing; \"\" when there are no more" },
+    BuiltinFn { name: "lltostr", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::Lltostr), signature: "lltostr(n)", doc: "a 64-bit signed integer as a decimal string" },
+    BuiltinFn { name: "htons", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Swap(2)), signature: "htons(n)", doc: "a 16-bit integer from host to network (big-endian) byte order" },
+    BuiltinFn { name: "htonl", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Swap(4)), signature: "htonl(n)", doc: "a 32-bit integer from host to network (big-endian) byte order" },
+    BuiltinFn { name: "htonll", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Swap(8)), signature: "htonll(n)", doc: "a 64-bit integer from host to network (big-endian) byte order" },
+    BuiltinFn { name: "ntohs", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Swap(2)), signature: "ntohs(n)", doc: "a 16-bit integer from network (big-endian) to host byte order" },
+    BuiltinFn { name: "ntohl", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Swap(4)), signature: "ntohl(n)", doc: "a 32-bit integer from network (big-endian) to host byte order" },
+    BuiltinFn { name: "ntohll", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Swap(8)), signature: "ntohll(n)", doc: "a 64-bit integer from network (big-endian) to host byte order" },
+    BuiltinFn { name: "rand", kind: FnKind::Subroutine, args: &[], hook: FnHook::Int(crate::ir::IntFn::Rand), signature: "rand()", doc: "a pseudo-random int (bpf_get_prandom_u32), not for cryptography" },
+    BuiltinFn { name: "progenyof", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Progenyof), signature: "progenyof(pid)", doc: "1 if the current process is pid or one of its descendants, else 0" },
+    BuiltinFn { name: "inet_ntoa", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::InetNtoa), signature: "inet_ntoa(addr)", doc: "the IPv4 address (4 bytes, network order) at kernel address addr, dotted: 192.168.1.23" },
+    BuiltinFn { name: "inet_ntoa6", kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::OptConstInt], hook: FnHook::Str(crate::ir::StrFn::InetNtoa6), signature: "inet_ntoa6(addr [, strict])", doc: "the IPv6 address (16 bytes) at kernel address addr, zeros shortened with ::; an IPv4-mapped or -compatible one as dotted IPv4 (with its ::ffff: or :: prefix if strict is not 0)" },
+    BuiltinFn { name: "inet_ntop", kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::InetNtop), signature: "inet_ntop(af, addr)", doc: "the address at kernel address addr of family af: AF_INET (2) as inet_ntoa(), AF_INET6 (10) as inet_ntoa6(addr, 1); \"\" for another family" },
     BuiltinFn { name: "stack", kind: FnKind::Subroutine, args: &[ArgSpec::OptConstInt], hook: FnHook::Stack, signature: "stack([nframes])", doc: "the kernel stack where the probe fired, its innermost nframes frames (1 to 64; default: option stackframes, 20): an aggregation key, traced, or printf's %k" },
     BuiltinFn { name: "func", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Func), signature: "func(pc)", doc: "the kernel function holding address pc, printed as module`function (keys at different offsets in one function aggregate together)" },
     BuiltinFn { name: "sym", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Func), signature: "sym(pc)", doc: "the kernel symbol holding address pc, printed as module`symbol; the same as func(pc)" },

@@ -25,7 +25,7 @@
 use std::fmt;
 
 /// The conversions [`parse`] accepts, as shown in hints.
-pub const SUPPORTED: &str = "%d %i %u %x %X %o %c %p %a %A %s %k %Y (and %% for a literal '%')";
+pub const SUPPORTED: &str = "%d %i %u %x %X %o %c %p %a %A %s %k %Y %S (and %% for a literal '%')";
 
 /// Largest width or precision accepted; a larger one is almost certainly a typo and would
 /// make every firing print megabytes of padding.
@@ -68,7 +68,7 @@ pub struct Conv {
 pub enum ArgKind {
     /// An integer (`d i u x X o p`, and `c`, which prints the low byte as a character).
     Int,
-    /// A string (`s`).
+    /// A string (`s`, and `S`, which escapes what is not printable).
     Str,
     /// A kernel stack (`k`).
     Stack,
@@ -78,7 +78,7 @@ impl Conv {
     /// The kind of argument this conversion consumes.
     pub fn arg_kind(&self) -> ArgKind {
         match self.conv {
-            's' => ArgKind::Str,
+            's' | 'S' => ArgKind::Str,
             'k' => ArgKind::Stack,
             _ => ArgKind::Int,
         }
@@ -269,7 +269,7 @@ pub fn parse(fmt: &str) -> Result<Vec<Piece>, FormatError> {
         };
         let end = i + c.len_utf8();
         match c {
-            'd' | 'i' | 'u' | 'x' | 'X' | 'o' | 'c' | 's' | 'Y' | 'p' | 'a' | 'A' | 'k' => {}
+            'd' | 'i' | 'u' | 'x' | 'X' | 'o' | 'c' | 's' | 'S' | 'Y' | 'p' | 'a' | 'A' | 'k' => {}
             '%' => {
                 return Err(err(
                     start,

@@ -153,7 +153,7 @@ pub mod helper {
     pub use bpf_func_id::{
         BPF_FUNC_get_current_comm as GET_CURRENT_COMM, BPF_FUNC_get_current_pid_tgid as GET_CURRENT_PID_TGID,
         BPF_FUNC_get_current_task as GET_CURRENT_TASK, BPF_FUNC_get_current_uid_gid as GET_CURRENT_UID_GID,
-        BPF_FUNC_get_smp_processor_id as GET_SMP_PROCESSOR_ID, BPF_FUNC_get_stackid as GET_STACKID,
+        BPF_FUNC_get_prandom_u32 as GET_PRANDOM_U32, BPF_FUNC_get_smp_processor_id as GET_SMP_PROCESSOR_ID, BPF_FUNC_get_stackid as GET_STACKID,
         BPF_FUNC_ktime_get_ns as KTIME_GET_NS, BPF_FUNC_map_delete_elem as MAP_DELETE_ELEM,
         BPF_FUNC_map_lookup_elem as MAP_LOOKUP_ELEM, BPF_FUNC_map_update_elem as MAP_UPDATE_ELEM,
         BPF_FUNC_probe_read_kernel as PROBE_READ_KERNEL, BPF_FUNC_probe_read_kernel_str as PROBE_READ_KERNEL_STR,
@@ -163,7 +163,7 @@ pub mod helper {
     };
 
     /// The helpers the disassembler names (the enum cannot be built from a call's id).
-    pub(super) const NAMED: [bpf_func_id; 19] = [
+    pub(super) const NAMED: [bpf_func_id; 20] = [
         MAP_LOOKUP_ELEM,
         MAP_UPDATE_ELEM,
         MAP_DELETE_ELEM,
@@ -183,6 +183,7 @@ pub mod helper {
         RINGBUF_SUBMIT,
         RINGBUF_DISCARD,
         SEND_SIGNAL,
+        GET_PRANDOM_U32,
     ];
 }
 
@@ -214,6 +215,11 @@ impl Insn {
     pub fn to_be64(dst: Reg) -> Insn {
         Insn::new(ALU | END | TO_BE, dst, 0, 0, 64)
     }
+    /// Byte swap of the low `bits` (16, 32 or 64) to big endian, the rest zeroed: htons() and
+    /// the others on a little-endian machine.
+    pub fn to_be(dst: Reg, bits: i32) -> Insn {
+        Insn::new(ALU | END | TO_BE, dst, 0, 0, bits)
+    }
     pub fn ldx(size: u8, dst: Reg, src: Reg, off: i16) -> Insn {
         Insn::new(LDX | MEM | size, dst, src, off, 0)
     }
@@ -241,6 +247,10 @@ impl Insn {
     pub fn call(helper: bpf_func_id) -> Insn {
         Insn::new(JMP | CALL, 0, 0, 0, helper as i32)
     }
+    /// A call of the kernel function (kfunc) with BTF id `id` in vmlinux.
+    pub fn call_kfunc(id: u32) -> Insn {
+        Insn::new(JMP | CALL, 0, uapi::BPF_PSEUDO_KFUNC_CALL as u8, 0, id as i32)
+    }
     pub fn exit() -> Insn {
         Insn::new(JMP | EXIT, 0, 0, 0, 0)
     }
@@ -256,6 +266,25 @@ impl Insn {
         b[2..4].copy_from_slice(&self.off.to_le_bytes());
         b[4..8].copy_from_slice(&self.imm.to_le_bytes());
         b
+    }
+
+    /// A conditional jump on the opposite condition (same operands and offset).
+    pub fn inverted(&self) -> Insn {
+        let c = Cond::ALL.into_iter().find(|c| *c as u8 == self.code & OP_MASK).expect("a jump");
+        let opposite = match c {
+            Cond::Eq => Cond::Ne,
+            Cond::Ne => Cond::Eq,
+            Cond::Gt => Cond::Le,
+            Cond::Le => Cond::Gt,
+            Cond::Ge => Cond::Lt,
+            Cond::Lt => Cond::Ge,
+            Cond::Sgt => Cond::Sle,
+            Cond::Sle => Cond::Sgt,
+            Cond::Sge => Cond::Slt,
+            Cond::Slt => Cond::Sge,
+            Cond::Ja | Cond::Set => panic!("{c:?} has no opposite condition"),
+        };
+        Insn { code: (self.code & !OP_MASK) | opposite as u8, ..*self }
     }
 
     pub fn is_jump(&self) -> bool {
@@ -320,6 +349,7 @@ fn describe(n: &Insn, next: Option<&Insn>) -> String {
             }
         }
         JMP => match op {
+            CALL if n.src == uapi::BPF_PSEUDO_KFUNC_CALL as u8 => format!("call kfunc#{}", n.imm),
             CALL => format!("call {}", helper_name(n.imm)),
             EXIT => "exit".to_string(),
             c if c == Cond::Ja as u8 => format!("goto {:+}", n.off),
@@ -375,5 +405,25 @@ mod tests {
         assert_eq!(text, "   0: lock *(u64 *)(r0 +8) += r1\n   1: r0 = cmpxchg((u64 *)(r3 +0), r0, r1)\n");
         let text = disassemble(&[Insn::call(helper::PROBE_READ_USER_STR), Insn::new(JMP | CALL, 0, 0, 0, 9999)]);
         assert_eq!(text, "   0: call bpf_probe_read_user_str\n   1: call helper#9999\n");
+        let text = disassemble(&[Insn::call_kfunc(1234), Insn::to_be(R0, 16), Insn::call(helper::GET_PRANDOM_U32)]);
+        assert_eq!(text, "   0: call kfunc#1234\n   1: r0 = be16 r0\n   2: call bpf_get_prandom_u32\n");
+    }
+
+    /// A kfunc call names the function by BTF id with source register 2; byte swaps are
+    /// BPF_END to big endian.
+    #[test]
+    fn kfunc_calls_and_swaps_encode_like_the_kernel() {
+        assert_eq!(Insn::call_kfunc(0x1234).encode(), [0x85, 0x20, 0, 0, 0x34, 0x12, 0, 0]);
+        assert_eq!(Insn::to_be(R3, 32).encode(), [0xdc, 0x03, 0, 0, 32, 0, 0, 0]);
+    }
+
+    /// The opposite condition keeps the operands and offset.
+    #[test]
+    fn inverted_jumps() {
+        let pairs = [(Cond::Eq, Cond::Ne), (Cond::Gt, Cond::Le), (Cond::Ge, Cond::Lt), (Cond::Sgt, Cond::Sle), (Cond::Sge, Cond::Slt)];
+        for (a, b) in pairs {
+            assert_eq!(Insn::jmp_imm(a, R2, 7, 5).inverted(), Insn::jmp_imm(b, R2, 7, 5));
+            assert_eq!(Insn::jmp_reg(b, R1, R3, -4).inverted(), Insn::jmp_reg(a, R1, R3, -4));
+        }
     }
 }

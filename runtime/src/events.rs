@@ -153,6 +153,19 @@ impl<'p> Events<'p> {
                 }
                 Item::Clear(agg) => aggregations.clear(*agg)?,
                 Item::Trunc { agg, keep } => aggregations.trunc(*agg, *keep)?,
+                Item::Tracemem { .. } => {
+                    let mut bytes = match values.first() {
+                        Some(Value::Bytes(b)) => b.clone(),
+                        _ => Vec::new(),
+                    };
+                    // Only dsize bytes, if it is given, less and not negative.
+                    if let Some(Value::Int(n, _)) = values.get(1) {
+                        if *n >= 0 {
+                            bytes.truncate(*n as usize);
+                        }
+                    }
+                    firing.outputs.push(Output::Tracemem(bytes));
+                }
                 Item::Exit => {
                     if let Some(Value::Int(v, _)) = values.first() {
                         exit = Some(*v as i32);

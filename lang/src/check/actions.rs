@@ -185,11 +185,37 @@ impl Checker<'_> {
             FnHook::SetOpt => (self.setopt(args)?, vec![]),
             FnHook::Denormalize => (Item::Normalize { agg: self.whole_aggregation(name, &args[0])?, by_arg: false }, vec![]),
             FnHook::Trunc => (Item::Trunc { agg: self.whole_aggregation(name, &args[0])?, keep: None }, vec![]),
+            FnHook::Tracemem => self.tracemem(args)?,
             _ => unreachable!("action hook"),
         };
         items.push(item);
         body.push(Stmt::Emit { item: items.len() - 1, args: lowered });
         Ok(())
+    }
+
+    /// tracemem(addr, size[, dsize]): `size` bytes at kernel address `addr`, recorded whole.
+    fn tracemem(&mut self, args: &[ast::Expr]) -> Result<(Item, Vec<Expr>), Diagnostic> {
+        /// A record holds at most 32 KiB; DTrace's own limit is its record size too.
+        const MAX: i64 = 16384;
+        let size = match const_int(&args[1]) {
+            Some(n) if (1..=MAX).contains(&n) => n as u32,
+            Some(n) => {
+                return Err(Diagnostic::new(args[1].span.clone(), format!("tracemem() size {n} is out of range"))
+                    .label("not 1 to 16384")
+                    .hint("give the number of bytes to record, 1 to 16384"))
+            }
+            None => {
+                return Err(Diagnostic::new(args[1].span.clone(), "tracemem() needs a constant size")
+                    .label("not a constant")
+                    .hint("write an integer constant: tracemem(addr, 64), and the bytes to show as the third argument: tracemem(addr, 64, n)"))
+            }
+        };
+        let addr = self.int_expr(&args[0], "the address given to tracemem()")?;
+        let mut lowered = vec![Expr::Object { addr: Box::new(addr), size }];
+        if let Some(d) = args.get(2) {
+            lowered.push(self.int_expr(d, "tracemem()'s bytes to show")?);
+        }
+        Ok((Item::Tracemem { size, dynamic: args.len() == 3 }, lowered))
     }
 
     /// The argument of printa/clear/trunc: a whole aggregation assigned earlier.

@@ -68,6 +68,9 @@ impl Checker<'_> {
                     self.var_expr(VarRef::Global(g), Vec::new())
                 } else if let Some((v, ty)) = self.types.kernel_enum_constant(name) {
                     TExpr::new(Expr::Int(v), ty)
+                } else if name == "NULL" {
+                    // D's null pointer (a string compared with it: see null_compare()).
+                    TExpr::new(Expr::Int(0), self.int())
                 } else if self.array(name, false).is_some() {
                     return Err(unindexed_array(name, &e.span));
                 } else {
@@ -137,7 +140,7 @@ impl Checker<'_> {
                 check_arity(f, args, &e.span)?;
                 TExpr::new(self.string_of(&args[0])?, string)
             }
-            ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| matches!(f.hook, FnHook::Str(_) | FnHook::Strlen)) => {
+            ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| matches!(f.hook, FnHook::Str(_) | FnHook::Strlen | FnHook::Int(_))) => {
                 let f = builtins::function(&name.name).expect("checked");
                 check_arity(f, args, &e.span)?;
                 self.string_call(f, args)?
@@ -236,7 +239,31 @@ impl Checker<'_> {
                 self.int_expr_check(&v.expr, e, &format!("an operand of `{}`", op.symbol()))?;
             }
         }
+        if let Some(v) = self.null_compare(op, &lv, &rv, l, r) {
+            return Ok(v);
+        }
         self.combine(op, lv, rv, &l.span, &r.span)
+    }
+
+    /// `s == NULL` and `s != NULL` of a D string (not a kernel `char *`, which is a
+    /// pointer): a subroutine that finds nothing gives "" where DTrace gives NULL
+    /// (strtok(), strstr(), strchr(), ...), so they compare the string with "".
+    fn null_compare(&mut self, op: BinOp, lv: &TExpr, rv: &TExpr, l: &ast::Expr, r: &ast::Expr) -> Option<TExpr> {
+        if !matches!(op, BinOp::Eq | BinOp::Ne) {
+            return None;
+        }
+        let null = |e: &ast::Expr| matches!(&e.kind, ExprKind::Ident(n) if n == "NULL");
+        let s = match (&lv.expr, &rv.expr) {
+            (Expr::Str(s), _) if null(r) => s,
+            (_, Expr::Str(s)) if null(l) => s,
+            _ => return None,
+        };
+        if matches!(s, StrExpr::KernelStr(..)) {
+            return None;
+        }
+        let empty = StrExpr::Const(self.strings.intern(""));
+        let int = self.int();
+        Some(TExpr::new(Expr::StrCmp(op, s.clone(), empty), int))
     }
 
     /// `lv op rv`, typed by C's rules: the usual arithmetic conversions, pointer arithmetic

@@ -1,19 +1,37 @@
-//! The string subroutines: strlen() and those that make a string (strjoin(), substr(),
-//! basename(), ...), checked against the builtins table and lowered to IR.
+//! The string subroutines: strlen(), those that make a string (strjoin(), substr(),
+//! basename(), strtok(), ...) and those that give an integer (index(), htons(), rand(),
+//! ...), checked against the builtins table and lowered to IR.
 
 use super::*;
+use crate::ir::IntFn;
 
 impl Checker<'_> {
     /// A call of a string subroutine `f` (its arity already checked).
     pub(super) fn string_call(&mut self, f: &builtins::BuiltinFn, args: &[ast::Expr]) -> Result<TExpr, Diagnostic> {
         let mut lowered = Vec::new();
+        let mut hook = f.hook;
         for (a, spec) in args.iter().zip(f.args) {
+            let what = format!("argument {} of {}()", lowered.len() + 1, f.name);
             lowered.push(match spec {
                 ArgSpec::Str => StrArg::Str(self.string_arg(a, f.name)?),
-                _ => StrArg::Int(self.int_expr(a, &format!("argument {} of {}()", lowered.len() + 1, f.name))?),
+                // strtok(NULL, delims) goes on with the last string: no argument.
+                ArgSpec::StrOrNull if is_null(a) => {
+                    hook = FnHook::Str(StrFn::StrtokNext);
+                    continue;
+                }
+                ArgSpec::StrOrNull => StrArg::Str(self.string_arg(a, f.name)?),
+                ArgSpec::OptConstInt | ArgSpec::ConstInt => match self.int_arg(a, f)? {
+                    x @ Expr::Int(_) => StrArg::Int(x),
+                    _ => {
+                        return Err(Diagnostic::new(a.span.clone(), format!("{what} must be a constant"))
+                            .label("known only when the probe fires")
+                            .hint(format!("give an integer literal, e.g. {}", f.signature)))
+                    }
+                },
+                _ => StrArg::Int(self.int_arg(a, f)?),
             });
         }
-        Ok(match f.hook {
+        Ok(match hook {
             FnHook::Strlen => {
                 let Some(StrArg::Str(s)) = lowered.pop() else { unreachable!("strlen takes a string") };
                 let size_t = self.c_int("size_t");
@@ -23,8 +41,29 @@ impl Checker<'_> {
                 let string = self.c_string();
                 TExpr::new(Expr::Str(StrExpr::Call { f: sf, args: lowered, size: self.strsize }), string)
             }
+            FnHook::Int(g) => {
+                let ty = match g {
+                    IntFn::Swap(2) => self.c_int("uint16_t"),
+                    IntFn::Swap(4) => self.c_int("uint32_t"),
+                    IntFn::Swap(_) => self.c_int("uint64_t"),
+                    IntFn::Index | IntFn::Rindex | IntFn::Rand | IntFn::Progenyof => self.int(),
+                };
+                TExpr::new(Expr::IntCall { f: g, args: lowered }, ty)
+            }
             _ => unreachable!("not a string subroutine"),
         })
+    }
+
+    /// An argument that must be an integer.
+    fn int_arg(&mut self, a: &ast::Expr, f: &builtins::BuiltinFn) -> Result<Expr, Diagnostic> {
+        let v = self.value(a)?.expr;
+        if let Expr::Str(_) = v {
+            return Err(Diagnostic::new(a.span.clone(), format!("{}() needs an integer here, but this is a string", f.name))
+                .label("not an integer")
+                .hint(format!("usage: {}", f.signature)));
+        }
+        self.int_expr_check(&v, a, &format!("argument of {}()", f.name))?;
+        Ok(v)
     }
 
     /// An argument that must be a string.
@@ -35,5 +74,14 @@ impl Checker<'_> {
                 .label("not a string")
                 .hint("give a string: a literal, a string variable, execname, copyinstr(addr), stringof(ptr)")),
         }
+    }
+}
+
+/// `NULL` or the constant 0, as D's strtok() takes it.
+fn is_null(a: &ast::Expr) -> bool {
+    match &a.kind {
+        ExprKind::Ident(n) => n == "NULL",
+        ExprKind::Int(0, _) => true,
+        _ => false,
     }
 }

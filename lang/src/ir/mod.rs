@@ -275,6 +275,24 @@ pub enum Expr {
     /// An array index checked when the probe fires: `index` if it is below `len` (as an
     /// unsigned number), else the clause faults ([`Fault::BadIndex`]).
     Bounded { index: Box<Expr>, len: u64 },
+    /// A subroutine that gives an integer (index(), htons(), rand(), ...).
+    IntCall { f: IntFn, args: Vec<StrArg> },
+}
+
+/// The subroutines that give an integer (strlen() aside).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IntFn {
+    /// index(s, t[, start]): where t first occurs in s, from start; -1 if nowhere.
+    Index,
+    /// rindex(s, t[, start]): where t last occurs in s, at start or before; -1 if nowhere.
+    Rindex,
+    /// htons()/ntohs(), htonl()/ntohl(), htonll()/ntohll(): the low 2, 4 or 8 bytes in the
+    /// other byte order.
+    Swap(u8),
+    /// rand(): a pseudo-random int.
+    Rand,
+    /// progenyof(pid): 1 if the current process is pid or descends from it.
+    Progenyof,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -336,6 +354,25 @@ pub enum StrFn {
     Upper,
     /// tolower(s)
     Lower,
+    /// strstr(s, t): s from the first t in it, "" if none.
+    Strstr,
+    /// strchr(s, c): s from its first byte c, "" if none.
+    Strchr,
+    /// strrchr(s, c): s from its last byte c, "" if none.
+    Strrchr,
+    /// strtok(s, delims): the first token of s; the rest of s is kept for StrtokNext.
+    Strtok,
+    /// strtok(NULL, delims): the next token of the string the last strtok() was given.
+    StrtokNext,
+    /// lltostr(n): n in decimal.
+    Lltostr,
+    /// inet_ntoa(addr): the IPv4 address at a kernel address, dotted.
+    InetNtoa,
+    /// inet_ntoa6(addr[, strict]): the IPv6 address at a kernel address; IPv4-mapped and
+    /// -compatible ones as dotted IPv4 unless strict.
+    InetNtoa6,
+    /// inet_ntop(af, addr): inet_ntoa() for AF_INET, strict inet_ntoa6() for AF_INET6.
+    InetNtop,
 }
 
 /// An argument of a string subroutine.
@@ -343,6 +380,16 @@ pub enum StrFn {
 pub enum StrArg {
     Str(StrExpr),
     Int(Expr),
+}
+
+impl StrArg {
+    /// Whether `f` holds for this argument or anything inside it.
+    pub fn any(&self, f: &mut dyn FnMut(Node) -> bool) -> bool {
+        match self {
+            StrArg::Str(s) => s.any(f),
+            StrArg::Int(e) => e.any(f),
+        }
+    }
 }
 
 impl StrExpr {
@@ -378,10 +425,7 @@ impl StrExpr {
                 StrExpr::UserStr(addr, _) | StrExpr::KernelStr(addr, _) | StrExpr::Psargs { task: addr, .. } => addr.any(f),
                 StrExpr::Var(StrVar::Element { keys, .. }, _) => keys.iter().any(|k| k.any(f)),
                 StrExpr::Ternary(c, a, b) => c.any(f) || a.any(f) || b.any(f),
-                StrExpr::Call { args, .. } => args.iter().any(|a| match a {
-                    StrArg::Str(s) => s.any(f),
-                    StrArg::Int(e) => e.any(f),
-                }),
+                StrExpr::Call { args, .. } => args.iter().any(|a| a.any(f)),
                 StrExpr::Seq(stmts, s) => stmts.iter().any(|x| x.any(f)) || s.any(f),
                 _ => false,
             }
@@ -402,6 +446,7 @@ impl Expr {
                 Expr::Element { keys, .. } => keys.iter().any(|k| k.any(f)),
                 Expr::Seq(stmts, v) => stmts.iter().any(|s| s.any(f)) || v.any(f),
                 Expr::Strlen(s) => s.any(f),
+                Expr::IntCall { args, .. } => args.iter().any(|a| a.any(f)),
                 Expr::Bounded { index, .. } => index.any(f),
                 Expr::Alloc { size, from, .. } => size.any(f) || from.as_ref().is_some_and(|e| e.any(f)),
                 _ => false,
@@ -535,6 +580,9 @@ pub enum Item {
     /// (`None`: by 1 again, denormalize()).
     Normalize { agg: usize, by_arg: bool },
     Exit,
+    /// tracemem(): `size` bytes of kernel memory, printed as a hex dump; `dynamic`: only as
+    /// many as the second argument says (if it is less and not negative).
+    Tracemem { size: u32, dynamic: bool },
     /// `setopt(name, value)`: an option changed for what is printed from then on.
     SetOpt { name: String, value: Option<String> },
     /// `commit(id)` (the argument) of a speculation: print what it holds.
@@ -550,6 +598,7 @@ impl Item {
             Item::Trace(r) | Item::Print(r, _) => vec![*r],
             Item::Exit | Item::Commit | Item::Discard => vec![Repr::Int(IntRepr::I64)],
             Item::Normalize { by_arg: true, .. } => vec![Repr::Int(IntRepr::I64)],
+            Item::Tracemem { size, dynamic } => [Repr::Object(*size)].into_iter().chain(dynamic.then_some(Repr::Int(IntRepr::I64))).collect(),
             Item::Printa { .. } | Item::SetOpt { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } => vec![],
         }
     }

@@ -48,6 +48,9 @@ pub struct Target {
     pub task_offsets: Option<(i32, i32)>,
     /// Possible CPUs (every CPU has its own aggregation tables); 0 counts as 1.
     pub cpus: u32,
+    /// The kernel's BTF ids of the kfuncs bpf_iter_num_new, _next and _destroy, for loops
+    /// the verifier checks once (index(), rindex(), strstr()).
+    pub iter_num: Option<[u32; 3]>,
 }
 
 /// The ring buffer the programs send their records through ([`record`]).

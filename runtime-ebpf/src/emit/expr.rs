@@ -143,6 +143,7 @@ impl Emitter<'_> {
             Expr::Unsigned(op, l, r) => self.binary(*op, l, r, true)?,
             Expr::StrCmp(op, a, b) => self.str_cmp(*op, a, b)?,
             Expr::Strlen(s) => self.strlen(s)?,
+            Expr::IntCall { f, args } => self.int_call(*f, args)?,
             Expr::Ternary(c, a, b) => self.choose(c, |e| e.expr(a), |e| e.expr(b))?,
             Expr::Speculation => self.claim_speculation()?,
             Expr::Alloc { site, size, max, from } => self.alloc(*site, size, *max, from.as_deref())?,

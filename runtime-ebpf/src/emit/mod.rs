@@ -17,10 +17,15 @@ pub(crate) mod attach;
 mod expr;
 mod faults;
 mod frame;
+mod inet;
+mod loops;
+mod numbers;
+mod search;
 mod memory;
 mod psargs;
 mod speculation;
 mod strings;
+mod strtok;
 mod subroutines;
 
 use faults::{ErrorArgs, FaultTarget};
@@ -62,11 +67,14 @@ pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<Progr
     // ERROR's clauses run inside the programs of clauses that fault.
     let errors = p.group(AttachPoint::Error).map_or(&[][..], |g| &g.clauses[..]);
     let scratch = group.clauses.iter().any(needs_scratch) || (errors.iter().any(needs_scratch) && group.clauses.iter().any(|c| faults::may_fault(p, c)));
-    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(scratch), clause: None, locals: Vec::new(), exit_flag, fault: None, error_args: None, pieces: Default::default() };
+    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(scratch), clause: None, locals: Vec::new(), exit_flag, fault: None, error_args: None, pieces: Default::default(), strtok: None };
     e.push(Insn::mov(R6, R1));
     attach::context(group.attach).prologue(&mut e, group);
     if scratch {
         e.scratch_prologue()?;
+    }
+    if group.clauses.iter().any(uses_strtok) || (errors.iter().any(uses_strtok) && group.clauses.iter().any(|c| faults::may_fault(p, c))) {
+        e.strtok_prologue()?;
     }
     for c in &group.clauses {
         e.clause = Some(c.index);
@@ -90,8 +98,15 @@ fn needs_scratch(c: &Clause) -> bool {
             // Two names ordered: both are written out in strsize buffers.
             Node::Expr(Expr::StrCmp(op, a, b)) => !matches!(op, BinOp::Eq | BinOp::Ne) && a.repr() == Repr::StrId && b.repr() == Repr::StrId,
             Node::Stmt(Stmt::SetStr(..) | Stmt::Copy { .. }) | Node::Expr(Expr::Alloc { .. }) => true,
+            // The searches work in scratch buffers.
+            Node::Expr(Expr::IntCall { f: IntFn::Index | IntFn::Rindex, .. }) => true,
             _ => false,
         })
+}
+
+/// Whether a clause calls strtok(): its program keeps strtok()'s state.
+fn uses_strtok(c: &Clause) -> bool {
+    c.any(&mut |n| matches!(n, Node::Str(StrExpr::Call { f: StrFn::Strtok | StrFn::StrtokNext, .. })))
 }
 
 type Label = usize;
@@ -120,6 +135,8 @@ pub(crate) struct Emitter<'a> {
     error_args: Option<ErrorArgs>,
     /// The clause's scratch memory for alloca() and copyin().
     pieces: memory::Pieces,
+    /// Where strtok()'s state is in the scratch space, if the program calls strtok().
+    strtok: Option<i16>,
 }
 
 impl Emitter<'_> {

@@ -24,7 +24,7 @@ impl Emitter<'_> {
     }
 
     /// The buffer size a string argument is written into: its own, or strsize's for an id.
-    fn arg_size(&self, s: &StrExpr) -> u32 {
+    pub(super) fn arg_size(&self, s: &StrExpr) -> u32 {
         match s.repr() {
             Repr::Str(n) => n,
             _ => str_buffer(self.p.options.strsize()),
@@ -79,6 +79,14 @@ impl Emitter<'_> {
                 self.map_case(out, own, f == StrFn::Upper);
             }
             StrFn::Basename | StrFn::Dirname => self.path_part(str_arg(0)?, out, own, f == StrFn::Basename)?,
+            StrFn::Strstr => self.strstr(args, out, own)?,
+            StrFn::Strchr | StrFn::Strrchr => self.strchr(args, out, own, f == StrFn::Strrchr)?,
+            StrFn::Strtok | StrFn::StrtokNext => self.strtok(f, args, out, own)?,
+            StrFn::Lltostr => match args.first() {
+                Some(StrArg::Int(n)) => self.lltostr(n, out, own)?,
+                _ => return Err(self.err("internal: lltostr() without an integer")),
+            },
+            StrFn::InetNtoa | StrFn::InetNtoa6 | StrFn::InetNtop => self.inet(f, args, out, own)?,
         }
         if !direct {
             self.buf_copy(out, own, dst, size);

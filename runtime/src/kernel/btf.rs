@@ -158,6 +158,12 @@ pub fn member_offset(strukt: &str, member: &str) -> Option<u32> {
     members.iter().find(|m| m.name == member).map(|m| m.bit_offset / 8)
 }
 
+/// The BTF id of the kernel function (a kfunc) named `name`, in vmlinux.
+pub fn func_id(name: &str) -> Option<u32> {
+    let btf = vmlinux().ok()?;
+    btf.resolve_ids_by_name(name).ok()?.into_iter().find(|id| matches!(btf.resolve_type_by_id(*id), Ok(Type::Func(_))))
+}
+
 fn btf_error(e: btf_rs::Error) -> String {
     format!("cannot read the kernel's types: {e}")
 }

@@ -2,7 +2,7 @@
 
 use crumbs_ebpf::abi::Target;
 use crumbs_lang::builtins::VarHook;
-use crumbs_lang::ir::{Expr, Node, Program};
+use crumbs_lang::ir::{Expr, IntFn, Node, Program, StrExpr, StrFn};
 
 fn clock(id: libc::clockid_t) -> i64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
@@ -16,8 +16,9 @@ fn wall_offset() -> i64 {
     clock(libc::CLOCK_REALTIME) - clock(libc::CLOCK_MONOTONIC)
 }
 
+/// Whether the program walks task_structs: ppid, progenyof().
 fn uses_ppid(p: &Program) -> bool {
-    p.groups.iter().flat_map(|g| &g.clauses).any(|c| c.any(&mut |n| matches!(n, Node::Expr(Expr::Var(VarHook::Ppid)))))
+    p.groups.iter().flat_map(|g| &g.clauses).any(|c| c.any(&mut |n| matches!(n, Node::Expr(Expr::Var(VarHook::Ppid) | Expr::IntCall { f: IntFn::Progenyof, .. }))))
 }
 
 /// Offsets of task_struct.real_parent and task_struct.tgid, from kernel BTF.
@@ -27,12 +28,30 @@ fn task_offsets() -> Option<(i32, i32)> {
     Some((parent as i32, tgid as i32))
 }
 
+/// Whether the program loops over strings (index(), rindex(), strstr(), strchr(),
+/// strrchr(), strtok()): those loops run on the kernel's numeric iterator where it has one.
+fn loops_over_strings(p: &Program) -> bool {
+    p.groups.iter().flat_map(|g| &g.clauses).any(|c| {
+        c.any(&mut |n| {
+            matches!(n, Node::Expr(Expr::IntCall { f: IntFn::Index | IntFn::Rindex, .. }))
+                || matches!(n, Node::Str(StrExpr::Call { f: StrFn::Strstr | StrFn::Strchr | StrFn::Strrchr | StrFn::Strtok | StrFn::StrtokNext, .. }))
+        })
+    })
+}
+
+/// The BTF ids of bpf_iter_num_new, _next and _destroy in this kernel.
+pub fn iter_num() -> Option<[u32; 3]> {
+    let id = |f: &str| super::btf::func_id(&format!("bpf_iter_num_{f}"));
+    Some([id("new")?, id("next")?, id("destroy")?])
+}
+
 /// What the code generator needs to know of this machine for `program`; BTF is read only
-/// when the program uses ppid.
+/// when the program uses ppid or progenyof().
 pub fn codegen_target(program: &Program) -> Target {
     Target {
         wall_offset: wall_offset(),
         task_offsets: if uses_ppid(program) { task_offsets() } else { None },
         cpus: super::cpus::possible() as u32,
+        iter_num: if loops_over_strings(program) { iter_num() } else { None },
     }
 }

@@ -9,6 +9,7 @@ pub mod cpus;
 mod tracefs;
 
 use codegen::codegen_target;
+pub use codegen::iter_num;
 pub use tracefs::TRACEFS;
 
 use crumbs_ebpf::abi::Target;

@@ -52,6 +52,8 @@ pub enum Output<'p> {
     /// order, printed in the default layout or each row through a format (several joined by
     /// key).
     Printa { aggs: &'p [usize], rows: Vec<Vec<AggRow>>, format: Option<&'p [Piece]> },
+    /// tracemem(): the bytes to show.
+    Tracemem(Vec<u8>),
 }
 
 /// Why a session stopped tracing.

@@ -64,6 +64,7 @@ pub fn wall_date(ns: i64) -> String {
 pub fn format_conv(out: &mut String, c: &Conv, v: &Value) {
     match (c.conv, v) {
         ('s', Value::Str(s)) => format_str(out, c, s),
+        ('S', Value::Str(s)) => format_str(out, c, &escaped(s)),
         ('s', Value::Int(n, r)) => format_str(out, c, &r.decimal(*n)),
         ('c', Value::Int(n, _)) => format_char(out, c, *n),
         ('Y', Value::Int(n, _)) => {
@@ -114,6 +115,29 @@ pub(crate) fn pad(out: &mut String, body: &str, len: usize, width: usize, left: 
 
 pub(crate) fn push_n(out: &mut String, ch: char, n: usize) {
     out.extend(std::iter::repeat_n(ch, n));
+}
+
+/// DTrace's `%S` (its strchr2esc()): C's escapes for `\a \b \f \n \r \t \v`, `\"` and
+/// `\\`, a space as it is, every other byte outside `!`..`~` as `\` and three octal
+/// digits (a character beyond ASCII as its UTF-8 bytes).
+fn escaped(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for &b in s.as_bytes() {
+        match b {
+            0x07 => out.push_str("\\a"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x0b => out.push_str("\\v"),
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b' '..=b'~' => out.push(b as char),
+            _ => out.push_str(&format!("\\{:03o}", b)),
+        }
+    }
+    out
 }
 
 fn format_str(out: &mut String, c: &Conv, s: &str) {
@@ -213,6 +237,15 @@ mod tests {
 
     fn f(fmt: &str, args: &[Value]) -> String {
         format(&parse(fmt).expect("valid format"), args)
+    }
+
+    /// DTrace's %S: C escapes, octal for the rest, width and precision on the escaped text.
+    #[test]
+    fn escaped_strings() {
+        let s = Value::Str("a b\t\n\"q\"\\\u{7}\u{1b}\u{7f}é".into());
+        assert_eq!(f("%S", &[s]), "a b\\t\\n\\\"q\\\"\\\\\\a\\033\\177\\303\\251");
+        assert_eq!(f("[%6.4S]", &[Value::Str("\tab".into())]), "[  \\tab]");
+        assert_eq!(f("[%-5S]", &[Value::Str("x".into())]), "[x    ]");
     }
 
     #[test]

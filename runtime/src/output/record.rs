@@ -77,6 +77,33 @@ pub fn trace(v: &Value, quiet: bool) -> String {
     out
 }
 
+/// tracemem()'s hex dump, DTrace's dt_print_rawbytes(): a newline and a header of the 16
+/// columns, then 16 bytes a line: the offset in hex, the bytes in hex, and the bytes as
+/// characters (`.` for those outside ` `..`~`). Nothing for no bytes.
+pub fn raw_bytes(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    if bytes.is_empty() {
+        return out;
+    }
+    out.push_str(&format!("\n{:5}      ", ""));
+    for d in "0123456789abcdef".chars() {
+        let _ = write!(out, "  {d}");
+    }
+    out.push_str("  0123456789abcdef\n");
+    for (i, row) in bytes.chunks(16).enumerate() {
+        let _ = write!(out, "{:5}{:5x}:", "", i * 16);
+        for b in row {
+            let _ = write!(out, " {b:02x}");
+        }
+        push_n(&mut out, ' ', 3 * (16 - row.len()));
+        out.push_str("  ");
+        out.extend(row.iter().map(|&b| if (b' '..=b'~').contains(&b) { b as char } else { '.' }));
+        out.push('\n');
+    }
+    out
+}
+
 /// What ends one firing's output: `"\n"` when not quiet (DTrace's `chewrec()` with a
 /// NULL record), nothing when quiet.
 pub fn end_of_firing(quiet: bool) -> &'static str {

@@ -125,6 +125,7 @@ impl Sink for DtraceText<'_> {
                 Output::Trace(v) => text.push_str(&record::trace(v, quiet)),
                 Output::Print { layout, value } => text.push_str(&super::print::print(layout, value)),
                 Output::Printa { aggs, rows, format } => self.printa(&mut text, f.program, aggs, rows, *format),
+                Output::Tracemem(bytes) => text.push_str(&record::raw_bytes(bytes)),
             }
         }
         text.push_str(record::end_of_firing(quiet));
