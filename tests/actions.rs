@@ -707,3 +707,13 @@ fn switchrate_reads_the_buffer_once_per_interval() {
     assert_eq!(bad.code(), 2, "{}", bad.dump());
     assert!(bad.stderr.contains("option `switchrate` needs a rate, got `abc`"), "{}", bad.dump());
 }
+
+/// rawbytes: trace() of a string prints the bytes recorded as tracemem() does; integers and
+/// printf are as they were.
+#[test]
+fn rawbytes_traces_strings_as_hex_dumps() {
+    let out = run(&["-q", "-x", "rawbytes", "-e", r#"BEGIN { trace(execname); trace(1); printf("\n%s\n", execname); exit(0); }"#]);
+    out.assert_ok();
+    let dump = "\n             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789abcdef\n         0: 63 72 75 6d 62 73 00 00 00 00 00 00 00 00 00 00  crumbs..........\n";
+    assert_eq!(out.stdout, format!("{dump}1\ncrumbs\n\n"), "{}", out.dump());
+}

@@ -6,7 +6,7 @@ use crate::actions::Aggregations;
 use crate::aggregate;
 use crate::output::{AggRow, FaultReport, Firing, Output, Value};
 use crumbs_ebpf::abi::record as wire;
-use crumbs_lang::ir::{Item, Program};
+use crumbs_lang::ir::{Item, Program, Repr};
 use crumbs_lang::printf;
 use std::collections::HashMap;
 use std::io;
@@ -129,6 +129,11 @@ impl<'p> Events<'p> {
                     firing.outputs.push(Output::System { pieces, values })
                 }
                 Item::Print(_, layout) => firing.outputs.push(Output::Print { layout, value: values.into_iter().next().unwrap_or(Value::long(0)) }),
+                // rawbytes: what is not an integer prints as the bytes recorded, as tracemem().
+                Item::Trace(r @ (Repr::Str(_) | Repr::Object(_))) if program.options.rawbytes => {
+                    let at = offs[0];
+                    firing.outputs.push(Output::Tracemem(bytes[at..at + r.size()].to_vec()));
+                }
                 Item::Trace(_) => firing.outputs.push(Output::Trace(values.into_iter().next().unwrap_or(Value::long(0)))),
                 Item::Printa { aggs, format } => {
                     let mut rows = aggs.iter().map(|a| aggregations.rows(*a)).collect::<io::Result<Vec<_>>>()?;

@@ -96,7 +96,7 @@ const OPTIONS: &[(&str, Use)] = &[
     ("pspec", Use::Ignored),
     ("quiet", Use::Compiler),
     ("quietresize", Use::Ignored),
-    ("rawbytes", Use::Ignored),
+    ("rawbytes", Use::Compiler),
     ("scratchsize", Use::Ignored),
     ("setenv", Use::Ignored),
     ("specsize", Use::Compiler),

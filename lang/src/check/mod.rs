@@ -282,7 +282,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     Ok((program, None))
 }
 
-const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "aggsortpos", "aggsortkeypos", "aggpack", "stackframes", "ustackframes", "switchrate", "aggrate", "strsize", "nspec", "specsize", "destructive"];
+const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "aggsortpos", "aggsortkeypos", "aggpack", "stackframes", "ustackframes", "switchrate", "aggrate", "strsize", "nspec", "specsize", "destructive", "rawbytes"];
 
 fn options(pragmas: &[ast::Pragma]) -> Result<Options, Diagnostic> {
     let mut o = Options::default();
@@ -301,6 +301,7 @@ pub fn apply_option(o: &mut Options, name: &str, value: Option<&str>) -> Result<
         "aggsortrev" => o.aggsortrev = value.is_none_or(|v| v != "0" && v != "false"),
         "aggpack" => o.aggpack = value.is_none_or(|v| v != "0" && v != "false"),
         "destructive" => o.destructive = value.is_none_or(|v| v != "0" && v != "false"),
+        "rawbytes" => o.rawbytes = value.is_none_or(|v| v != "0" && v != "false"),
         "switchrate" => o.switchrate = Some(rate_option(name, value)?),
         "aggrate" => o.aggrate = Some(rate_option(name, value)?),
         "aggsortpos" => o.aggsortpos = position_option(name, value)?,

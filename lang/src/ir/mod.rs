@@ -736,6 +736,8 @@ pub struct Options {
     /// DTrace's aggregation snapshot interval in ns, if set (crumbs reads the tables
     /// whenever it prints them).
     pub aggrate: Option<u64>,
+    /// trace() prints strings and objects as hex dumps of their bytes (`rawbytes`).
+    pub rawbytes: bool,
     /// Destructive actions allowed (`#pragma D option destructive`, `-x destructive`).
     pub destructive: bool,
     /// Speculations that can be in use at once, if set (else 1).
