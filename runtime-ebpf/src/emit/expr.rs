@@ -150,12 +150,12 @@ impl Emitter<'_> {
             Expr::Bounded { index, len } => {
                 self.expr(index)?;
                 match i32::try_from(*len) {
-                    Ok(len) => self.fault_unless(Cond::Lt, R0, len, Fault::BadIndex, Some(R0))?,
+                    Ok(len) => self.fault_unless(Cond::Lt, R0, len, Fault::BadIndex, FaultValue::Reg(R0))?,
                     Err(_) => {
                         self.ld64(R1, *len as i64);
                         let ok = self.label();
                         self.jump(Insn::jmp_reg(Cond::Lt, R0, R1, 0), ok);
-                        self.fault(Fault::BadIndex, Some(R0))?;
+                        self.fault(Fault::BadIndex, FaultValue::Reg(R0))?;
                         self.bind(ok);
                     }
                 }
@@ -267,7 +267,7 @@ impl Emitter<'_> {
         if matches!(r, Expr::Int(k) if *k != 0) {
             return Ok(());
         }
-        self.fault_unless(Cond::Ne, R1, 0, Fault::DivZero, None)
+        self.fault_unless(Cond::Ne, R1, 0, Fault::DivZero, FaultValue::Zero)
     }
 
     /// r0 = r0 / r1 (or %) with C's signed semantics, from unsigned BPF division.
@@ -358,7 +358,7 @@ impl Emitter<'_> {
         self.push(Insn::alu_imm(Alu::Add, R1, dst_off));
         self.push(Insn::mov_imm(R2, size));
         self.push(Insn::call(helper::PROBE_READ_KERNEL));
-        self.fault_unless_kept(Cond::Eq, R0, 0, Fault::BadAddr)
+        self.fault_unless(Cond::Eq, R0, 0, Fault::BadAddr, FaultValue::Kept)
     }
 
     /// bpf_probe_read_kernel(dst + dst_off, size, ptr + off): zeros there if it cannot read.

@@ -24,6 +24,17 @@ pub(super) struct FaultTarget {
     pub(super) slot: i16,
 }
 
+/// Where the value a fault reports (arg5) is.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum FaultValue {
+    Zero,
+    Reg(Reg),
+    /// In this stack slot.
+    Slot(i16),
+    /// Already written by [`Emitter::keep_fault_value`].
+    Kept,
+}
+
 /// What the `ERROR` clauses being emitted read their arguments from.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct ErrorArgs {
@@ -53,17 +64,30 @@ pub(super) fn epid(c: &Clause) -> u32 {
 }
 
 impl Emitter<'_> {
-    /// Aborts the clause with `fault`; `value` (arg5: an address or an index) is in a
-    /// register, or 0.
-    pub(super) fn fault(&mut self, fault: Fault, value: Option<Reg>) -> Result<(), EmitError> {
+    /// Aborts the clause with `fault`, reporting `value` (arg5: an address or an index).
+    pub(super) fn fault(&mut self, fault: Fault, value: FaultValue) -> Result<(), EmitError> {
         let Some(t) = self.fault else {
             return Err(self.err("internal: a fault outside a clause"));
         };
         match value {
-            Some(r) => self.push(Insn::stx(DW, R10, t.slot, r)),
-            None => self.push(Insn::st_imm(DW, R10, t.slot, 0)),
+            FaultValue::Zero => self.push(Insn::st_imm(DW, R10, t.slot, 0)),
+            FaultValue::Reg(r) => self.push(Insn::stx(DW, R10, t.slot, r)),
+            FaultValue::Slot(at) => {
+                self.push(Insn::ldx(DW, R4, R10, at));
+                self.push(Insn::stx(DW, R10, t.slot, R4));
+            }
+            FaultValue::Kept => {}
         }
         self.fault_code(fault)
+    }
+
+    /// Faults unless `reg cond imm` holds.
+    pub(super) fn fault_unless(&mut self, cond: Cond, reg: Reg, imm: i32, fault: Fault, value: FaultValue) -> Result<(), EmitError> {
+        let ok = self.label();
+        self.jump(Insn::jmp_imm(cond, reg, imm, 0), ok);
+        self.fault(fault, value)?;
+        self.bind(ok);
+        Ok(())
     }
 
     /// The rest of a fault, its value written.
@@ -79,21 +103,12 @@ impl Emitter<'_> {
     }
 
     /// Writes the value a fault would report (from a register that a helper call is about
-    /// to clobber), for [`Emitter::fault_unless_kept`].
+    /// to clobber), for a fault with [`FaultValue::Kept`].
     pub(super) fn keep_fault_value(&mut self, r: Reg) -> Result<(), EmitError> {
         let Some(t) = self.fault else {
             return Err(self.err("internal: a fault outside a clause"));
         };
         self.push(Insn::stx(DW, R10, t.slot, r));
-        Ok(())
-    }
-
-    /// Faults unless `reg cond imm` holds, with the value [`Emitter::keep_fault_value`] kept.
-    pub(super) fn fault_unless_kept(&mut self, cond: Cond, reg: Reg, imm: i32, fault: Fault) -> Result<(), EmitError> {
-        let ok = self.label();
-        self.jump(Insn::jmp_imm(cond, reg, imm, 0), ok);
-        self.fault_code(fault)?;
-        self.bind(ok);
         Ok(())
     }
 
@@ -118,25 +133,6 @@ impl Emitter<'_> {
         self.jump(Insn::jmp_imm(Cond::Ge, R1, USER_MIN_ADDR, 0), ok);
         self.bind(bad);
         self.fault_code(Fault::BadAddr)?;
-        self.bind(ok);
-        Ok(())
-    }
-
-    /// Faults unless `reg cond imm` holds, with the value in stack slot `value`.
-    pub(super) fn fault_unless_slot(&mut self, cond: Cond, reg: Reg, imm: i32, fault: Fault, value: i16) -> Result<(), EmitError> {
-        let ok = self.label();
-        self.jump(Insn::jmp_imm(cond, reg, imm, 0), ok);
-        self.push(Insn::ldx(DW, R4, R10, value));
-        self.fault(fault, Some(R4))?;
-        self.bind(ok);
-        Ok(())
-    }
-
-    /// Faults unless `reg cond imm` holds.
-    pub(super) fn fault_unless(&mut self, cond: Cond, reg: Reg, imm: i32, fault: Fault, value: Option<Reg>) -> Result<(), EmitError> {
-        let ok = self.label();
-        self.jump(Insn::jmp_imm(cond, reg, imm, 0), ok);
-        self.fault(fault, value)?;
         self.bind(ok);
         Ok(())
     }

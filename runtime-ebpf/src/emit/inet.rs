@@ -55,7 +55,7 @@ impl Emitter<'_> {
                 e.push(Insn::mov_imm(R2, n));
                 e.push(Insn::ldx(DW, R3, R10, addr));
                 e.push(Insn::call(helper::PROBE_READ_KERNEL));
-                e.fault_unless_slot(Cond::Eq, R0, 0, Fault::BadAddr, addr)
+                e.fault_unless(Cond::Eq, R0, 0, Fault::BadAddr, FaultValue::Slot(addr))
             };
             match f {
                 StrFn::InetNtoa => {
@@ -72,7 +72,7 @@ impl Emitter<'_> {
                     e.push(Insn::ldx(DW, R1, R10, af));
                     e.jump(Insn::jmp_imm(Cond::Eq, R1, AF_INET6, 0), v6);
                     // Another family is an illegal operation, as in DTrace.
-                    e.fault_unless(Cond::Eq, R1, AF_INET, Fault::IllOp, None)?;
+                    e.fault_unless(Cond::Eq, R1, AF_INET, Fault::IllOp, FaultValue::Zero)?;
                     read(e, 4)?;
                     e.put_ipv4(t, 0);
                     let copy = e.label();

@@ -76,7 +76,7 @@ impl Emitter<'_> {
             }
             e.expr(size)?;
             e.push(Insn::stx(DW, R10, len, R0));
-            e.fault_unless(Cond::Le, R0, max as i32, Fault::NoScratch, Some(R0))?;
+            e.fault_unless(Cond::Le, R0, max as i32, Fault::NoScratch, FaultValue::Reg(R0))?;
             // The size from the checked register: the verifier knows its bound there.
             e.push(Insn::mov(R2, R0));
             e.buf_addr(R1, Buf::Scratch(at));
@@ -107,7 +107,7 @@ impl Emitter<'_> {
         if start == end {
             // No piece to copy into: every destination is invalid.
             self.expr(dest)?;
-            return self.fault(Fault::BadAddr, Some(R0));
+            return self.fault(Fault::BadAddr, FaultValue::Reg(R0));
         }
         self.scoped(|e| {
             let (s, d, n) = (e.slot(8)?, e.slot(8)?, e.slot(8)?);
@@ -122,12 +122,12 @@ impl Emitter<'_> {
             let room = (end - start) as i32;
             e.push(Insn::ldx(DW, R1, R10, d));
             e.push(Insn::alu_reg(Alu::Sub, R1, R0));
-            e.fault_unless_slot(Cond::Lt, R1, room, Fault::BadAddr, d)?;
+            e.fault_unless(Cond::Lt, R1, room, Fault::BadAddr, FaultValue::Slot(d))?;
             e.push(Insn::ldx(DW, R2, R10, n));
-            e.fault_unless_slot(Cond::Le, R2, room, Fault::NoScratch, n)?;
+            e.fault_unless(Cond::Le, R2, room, Fault::NoScratch, FaultValue::Slot(n))?;
             e.push(Insn::mov(R3, R1));
             e.push(Insn::alu_reg(Alu::Add, R3, R2));
-            e.fault_unless_slot(Cond::Le, R3, room, Fault::NoScratch, n)?;
+            e.fault_unless(Cond::Le, R3, room, Fault::NoScratch, FaultValue::Slot(n))?;
             e.buf_addr(R3, Buf::Scratch(start));
             e.push(Insn::alu_reg(Alu::Add, R1, R3));
             e.push(Insn::ldx(DW, R3, R10, s));
@@ -136,7 +136,7 @@ impl Emitter<'_> {
             if user {
                 e.user_read_fault(Cond::Eq)
             } else {
-                e.fault_unless_kept(Cond::Eq, R0, 0, Fault::BadAddr)
+                e.fault_unless(Cond::Eq, R0, 0, Fault::BadAddr, FaultValue::Kept)
             }
         })
     }

@@ -28,7 +28,7 @@ mod strings;
 mod strtok;
 mod subroutines;
 
-use faults::{ErrorArgs, FaultTarget};
+use faults::{ErrorArgs, FaultTarget, FaultValue};
 pub use speculation::{speculations_offset, speculations_size};
 use frame::Frame;
 use strings::Buf;

@@ -97,7 +97,7 @@ impl Emitter<'_> {
         self.push(Insn::st_imm(DW, R2, 0, 0));
         self.goto(out);
         self.bind(bad);
-        self.fault(Fault::IllOp, None)?;
+        self.fault(Fault::IllOp, FaultValue::Zero)?;
         self.bind(zero);
         self.bind(out);
         Ok(())

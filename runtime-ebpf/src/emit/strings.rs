@@ -142,7 +142,7 @@ impl Emitter<'_> {
                     if matches!(s, StrExpr::UserStr(..)) {
                         e.user_string_fault()
                     } else {
-                        e.fault_unless_kept(Cond::Sgt, R0, 0, Fault::BadAddr)
+                        e.fault_unless(Cond::Sgt, R0, 0, Fault::BadAddr, FaultValue::Kept)
                     }
                 })?;
             }

@@ -45,7 +45,7 @@ impl Emitter<'_> {
             // No string given yet in this firing: DTrace's invalid address (0).
             self.buf_addr(R1, pos);
             self.push(Insn::ldx(DW, R1, R1, 0));
-            self.fault_unless(Cond::Sge, R1, 0, Fault::BadAddr, None)?;
+            self.fault_unless(Cond::Sge, R1, 0, Fault::BadAddr, FaultValue::Zero)?;
             str_arg(self, args, 0)?
         };
         let dsize = self.arg_size(delims);
