@@ -91,3 +91,13 @@ fn scratch_memory_errors() {
     assert_error("BEGIN { copyin(\"a\", 1); }", "the address given to copyin() must be an integer", "");
     assert_error("BEGIN { bcopy(0, 1); }", "bcopy() takes 3 arguments", "");
 }
+
+/// Found by review: copies need a piece to copy into, a 0-byte piece is one, and pieces
+/// fill the scratch space exactly.
+#[test]
+fn pieces_edge_cases() {
+    assert_error("BEGIN { bcopy(curthread, 0, 8); }", "bcopy() and copyinto() copy into scratch memory from alloca() or copyin() in the same clause, and this clause has none", "");
+    let out = traced(&["-q", "-e", "BEGIN { p = alloca(0); bcopy(curthread, p, 0); printf(\"ok\\n\"); } BEGIN { a = alloca(16384); b = alloca(16384); printf(\"%d\\n\", (long)b - (long)a); exit(0); }"]);
+    assert_eq!(out.stdout, "ok\n16384\n\n", "{}", out.dump());
+    assert_error("BEGIN { a = alloca(16384); b = alloca(16384); c = alloca(8); }", "need more scratch memory than there is", "take less");
+}

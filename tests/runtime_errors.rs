@@ -180,3 +180,11 @@ fn faults_at_syscall_returns_name_the_call() {
     assert_eq!(e.len() as i64, reads, "{}", out.dump());
     assert!(e.iter().all(|l| l == "crumbs: error on enabled probe ID 2 (ID 17: syscall:vmlinux:read:return): divide-by-zero in action #1"), "{}", out.dump());
 }
+
+/// A fault in END after exit() still fires ERROR (END runs after exit(), and so do the
+/// ERROR clauses of its faults).
+#[test]
+fn errors_in_end_fire_error_after_exit() {
+    let out = traced("BEGIN { exit(0); } END { x = 1 / arg0; } ERROR { printf(\"E %d\\n\", arg4); }");
+    assert_eq!(out.stdout, "E 4\n\n", "{}", out.dump());
+}

@@ -118,3 +118,23 @@ fn dtraces_rules_on_speculating_and_committing_clauses() {
     assert_error("#pragma D option nspec=17\nBEGIN { }", "nspec=17 is out of range", "from 1 to 16");
     assert_error("BEGIN { speculate(\"a\"); }", "speculate()'s speculation id", "");
 }
+
+/// Found by review: every recording action of a speculating clause is checked (exit() after
+/// a printf() used to compile and then hang), destructive actions cannot be speculative, a
+/// committing clause cannot aggregate.
+#[test]
+fn every_action_of_a_speculating_clause_is_checked() {
+    assert_error("BEGIN { s = speculation(); } BEGIN { speculate(s); printf(\"x\\n\"); exit(3); }", "exit() cannot be speculative", "");
+    assert_error("BEGIN { s = speculation(); @a = count(); } BEGIN { speculate(s); printf(\"x\\n\"); printa(@a); }", "printa() cannot be speculative", "");
+    assert_error("#pragma D option destructive\nBEGIN { s = speculation(); } BEGIN { speculate(s); raise(10); }", "raise() cannot be speculative", "");
+    assert_error("BEGIN { s = speculation(); } BEGIN { commit(s); @a = count(); }", "a clause that commits cannot aggregate", "aggregate in another clause");
+}
+
+/// A commit whose record a fault discards frees nothing: the speculation stays in use, as
+/// user space, which never saw the commit, still holds its records.
+#[test]
+fn a_commit_that_faults_frees_nothing() {
+    let out = quiet(&[], r#"BEGIN { s = speculation(); } BEGIN { speculate(s); printf("spec1\n"); } BEGIN { commit(s); x = 1 / arg0; }
+        BEGIN { printf("%d\n", speculation()); exit(0); }"#);
+    assert_eq!(out.stdout, "0\n\n", "{}", out.dump());
+}

@@ -208,7 +208,7 @@ fn small_number(p: Pair<Rule>, what: &str) -> Result<u32, Diagnostic> {
     let n = p.into_inner().find(|x| x.as_rule() == Rule::number).expect("grammar");
     let sp = span(&n);
     let v = parse_int(n.as_str(), sp.clone())?;
-    u32::try_from(v).ok().filter(|v| *v > 0 && *v <= 1 << 24).ok_or_else(|| Diagnostic::new(sp, format!("bad {what} {v}")).label("out of range").hint(format!("a {what} is a positive number")))
+    u32::try_from(v).ok().filter(|v| *v > 0 && *v <= 1 << 24).ok_or_else(|| Diagnostic::new(sp, format!("bad {what} {v}")).label("out of range").hint(format!("the {what} is a positive number, at most {}", 1 << 24)))
 }
 
 /// A struct, union, enum or typedef declaration.

@@ -74,6 +74,7 @@ impl Checker<'_> {
                 .label("not allowed")
                 .hint("allow destructive actions with -w (or #pragma D option destructive)"));
         }
+        self.note_action(f.hook, f.name, span);
         if matches!(f.hook, FnHook::Raise | FnHook::Stop) {
             check_arity(f, args, span)?;
             let signal = match args.first() {
@@ -91,7 +92,6 @@ impl Checker<'_> {
             body.push(Stmt::Signal(signal));
             return Ok(());
         }
-        self.note_action(f.hook, f.name, span);
         if f.kind == FnKind::Subroutine {
             // `stack();` as a statement traces its value, as in DTrace.
             let (item, v) = self.printed(&ast::Expr { kind: ExprKind::Call(name.clone(), args.to_vec()), span: span.clone() }, false)?;

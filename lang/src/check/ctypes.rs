@@ -100,6 +100,11 @@ impl Checker<'_> {
             if let Some(input) = self.binding(n) {
                 return self.bound(&input, |cx, input| cx.typed(input));
             }
+            // An inline that is a translation (curpsinfo), used whole: said where it is used
+            // (its own text may be stdlib's).
+            if self.translated(e)?.is_some() {
+                return Err(translators::whole_translation(span));
+            }
         }
         if let ExprKind::Member { base, member, arrow } = &e.kind {
             if let Some((t, input, pointer)) = self.translated(base)? {
@@ -202,7 +207,7 @@ impl Checker<'_> {
                     Type::Array { elem, len } => {
                         let i = match i {
                             Expr::Int(k) if len > 1 && (k as u64) >= len as u64 => {
-                                return Err(Diagnostic::new(index[0].span.clone(), format!("index outside array bounds: {}, max is {len}", k as u64))
+                                return Err(Diagnostic::new(index[0].span.clone(), format!("index outside array bounds: {k}, max is {len}"))
                                     .label("past the end")
                                     .hint(format!("the array has {len} elements, indexed 0 to {}", len - 1)));
                             }

@@ -479,7 +479,7 @@ impl Checker<'_> {
                 let name = if a.thread { format!("self->{}", a.name) } else { a.name.clone() };
                 return Err(Diagnostic::new(a.span.clone(), format!("`{name}` is assigned both as a variable and as an associative array"))
                     .label("used as an array here")
-                    .hint("a name is either a variable or an associative array: use another name for one of them"));
+                    .hint("a name is either a variable or an associative array: use another name for one of them (storing through a pointer, `p[i] = v`, is not D's: copy into scratch memory with bcopy() or copyinto())"));
             }
         }
         Ok(())

@@ -4,16 +4,21 @@
 use super::*;
 use crate::ir::MAX_NSPEC;
 
-/// What the clause being checked does that speculation rules are about: the first of each.
+/// What the clause being checked does that speculation rules are about.
 #[derive(Default)]
 pub(super) struct Uses {
     speculate: Option<Span>,
     commit: Option<Span>,
     discard: Option<Span>,
-    /// An action that records data (printf, trace, exit, printa, ...), and its name.
-    recorded: Option<(Span, &'static str)>,
+    /// Every action that records data (printf, trace, exit, printa, ...), and its name.
+    recorded: Vec<(Span, &'static str)>,
     aggregated: Option<Span>,
+    /// The first destructive action (raise, stop, system).
+    destructive: Option<(Span, &'static str)>,
 }
+
+/// Recording actions that cannot be speculative (their effect is not a record to hold).
+const NOT_SPECULATIVE: &[&str] = &["exit", "printa", "clear", "trunc", "normalize", "denormalize", "setopt"];
 
 impl Checker<'_> {
     /// `speculate(id)` as a statement of the action block.
@@ -44,13 +49,13 @@ impl Checker<'_> {
             FnHook::Discard => {
                 self.spec.discard.get_or_insert(span.clone());
             }
-            FnHook::Speculate => {}
             FnHook::Aggregate(_) => {
                 self.spec.aggregated.get_or_insert(span.clone());
             }
-            _ => {
-                self.spec.recorded.get_or_insert((span.clone(), name));
+            FnHook::Raise | FnHook::Stop | FnHook::System => {
+                self.spec.destructive.get_or_insert((span.clone(), name));
             }
+            _ => self.spec.recorded.push((span.clone(), name)),
         }
     }
 
@@ -60,13 +65,13 @@ impl Checker<'_> {
     pub(super) fn check_speculation(&mut self) -> Result<(), Diagnostic> {
         let u = std::mem::take(&mut self.spec);
         if let Some(spec) = &u.speculate {
-            if let Some((at, name)) = u.recorded.as_ref().filter(|(at, _)| at.start < spec.start) {
+            if let Some((at, name)) = u.recorded.iter().find(|(at, _)| at.start < spec.start) {
                 return Err(Diagnostic::new(spec.clone(), "speculate() must come before the clause's data-recording actions")
                     .label("after data is recorded")
                     .related(at.clone(), format!("{name}() records data here"))
                     .hint("call speculate() first in the action block"));
             }
-            if let Some((at, name)) = u.recorded.as_ref().filter(|(_, name)| matches!(*name, "exit" | "printa" | "clear" | "trunc" | "normalize" | "denormalize")) {
+            if let Some((at, name)) = u.recorded.iter().find(|(_, name)| NOT_SPECULATIVE.contains(name)).or(u.destructive.as_ref()) {
                 return Err(Diagnostic::new(at.clone(), format!("{name}() cannot be speculative"))
                     .label("in a clause that speculates")
                     .related(spec.clone(), "speculate() here")
@@ -85,7 +90,13 @@ impl Checker<'_> {
                     .hint(format!("{name}() in a clause of its own")));
             }
         }
-        if let (Some(at), Some((rec, name))) = (&u.commit, &u.recorded) {
+        if let (Some(at), Some(agg)) = (&u.commit, &u.aggregated) {
+            return Err(Diagnostic::new(agg.clone(), "a clause that commits cannot aggregate")
+                .label("aggregates")
+                .related(at.clone(), "commit() here")
+                .hint("aggregate in another clause for the same probe"));
+        }
+        if let (Some(at), Some((rec, name))) = (&u.commit, u.recorded.first()) {
             return Err(Diagnostic::new(rec.clone(), "a clause that commits cannot record data")
                 .label(format!("{name}() records data"))
                 .related(at.clone(), "commit() here")

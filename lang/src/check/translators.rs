@@ -49,14 +49,19 @@ impl Checker<'_> {
     /// What `e` translates, if it is a translation: `xlate<T>(input)`, in parentheses or
     /// through inlines; the translator, the input, and whether the type was a pointer.
     pub(super) fn translated(&mut self, e: &ast::Expr) -> Result<Option<(usize, ast::Expr, bool)>, Diagnostic> {
-        let (ty, input) = match &e.kind {
-            ExprKind::Xlate(ty, input) => (ty, input),
-            ExprKind::Ident(n) if self.binding(n).is_none() => {
-                let Some((_, _, value)) = self.inlines.iter().find(|i| i.0 == *n).cloned() else { return Ok(None) };
-                return self.translated(&value);
+        // Through inlines (each once: an inline defined by itself is reported where it is
+        // expanded).
+        let mut e = e.clone();
+        let mut seen: Vec<String> = Vec::new();
+        while let ExprKind::Ident(n) = &e.kind {
+            if self.binding(n).is_some() || seen.contains(n) {
+                return Ok(None);
             }
-            _ => return Ok(None),
-        };
+            let Some((_, _, value)) = self.inlines.iter().find(|i| i.0 == *n).cloned() else { return Ok(None) };
+            seen.push(n.clone());
+            e = value;
+        }
+        let ExprKind::Xlate(ty, input) = &e.kind else { return Ok(None) };
         let t = self.type_of_name(ty)?;
         let (out, pointer) = match self.types.real(t).map_err(|x| ctypes::no_types(&ty.span, x))? {
             Type::Ptr { to, .. } => (to, true),

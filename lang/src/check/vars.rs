@@ -314,7 +314,7 @@ impl Checker<'_> {
         let i = self.int_expr(&keys[0], "a scalar array's index")?;
         Ok(vec![match i {
             Expr::Int(k) if (k as u64) >= len as u64 => {
-                return Err(Diagnostic::new(keys[0].span.clone(), format!("index outside array bounds: {}, max is {len}", k as u64)).label("past the end").hint(format!("`{name}` has {len} elements, indexed 0 to {}", len - 1)));
+                return Err(Diagnostic::new(keys[0].span.clone(), format!("index outside array bounds: {k}, max is {len}")).label("past the end").hint(format!("`{name}` has {len} elements, indexed 0 to {}", len - 1)));
             }
             i @ Expr::Int(_) => i,
             i => Expr::Bounded { index: Box::new(i), len: len as u64 },

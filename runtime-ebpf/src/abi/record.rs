@@ -19,7 +19,8 @@ pub struct Layout {
     pub present: Option<usize>,
 }
 
-/// A speculating clause's record whose speculation is not in use: never sent.
+/// A speculating clause's record whose speculation is not in use: never sent. (The same
+/// number as [`FAULT_RECORD`], in another word of the header: the speculation's.)
 pub const SPEC_DROPPED: u32 = u32::MAX;
 
 /// The record id of a fault report: a clause that faults sends this instead of its record.

@@ -12,9 +12,9 @@ use super::*;
 #[derive(Clone, Debug, Default)]
 pub(super) struct Pieces {
     sites: Vec<(u32, i16, u32)>,
-    /// Where the pieces start and end in the scratch space.
-    start: i16,
-    end: i16,
+    /// Where the pieces start and end in the scratch space (none: both 0).
+    start: i32,
+    end: i32,
 }
 
 impl Emitter<'_> {
@@ -31,17 +31,23 @@ impl Emitter<'_> {
         });
         sites.sort();
         sites.dedup();
+        let too_much = |e: &Self| e.err("this clause's alloca() and copyin() need more scratch memory than there is (32768 bytes per clause, with its strings); take less");
         let mut p = Pieces::default();
         for (i, (site, max)) in sites.into_iter().enumerate() {
-            let at = self.scratch(max.max(8) as usize)?;
+            // At least a word: a 0-byte piece is still a place to copy nothing into.
+            let size = max.max(8);
+            let at = self.scratch(size as usize).map_err(|_| too_much(self))?;
             if i == 0 {
-                p.start = at;
+                p.start = at as i32;
             }
-            p.end = at + max as i16;
+            p.end = at as i32 + size as i32;
             p.sites.push((site, at, max));
         }
         if c.any(&mut |n| matches!(n, Node::Stmt(Stmt::Copy { .. }))) {
-            self.scratch((p.end - p.start).max(8) as usize)?;
+            if p.sites.is_empty() {
+                return Err(self.err("bcopy() and copyinto() copy into scratch memory from alloca() or copyin() in the same clause, and this clause has none"));
+            }
+            self.scratch((p.end - p.start) as usize).map_err(|_| too_much(self))?;
         }
         Ok(p)
     }
@@ -103,12 +109,7 @@ impl Emitter<'_> {
     /// `copyinto()` / `bcopy()`: `size` bytes from `src` (user or kernel memory) to `dest`,
     /// which must be inside the clause's pieces (else an invalid address).
     pub(super) fn copy_into(&mut self, user: bool, src: &Expr, dest: &Expr, size: &Expr) -> Result<(), EmitError> {
-        let (start, end) = (self.pieces.start, self.pieces.end);
-        if start == end {
-            // No piece to copy into: every destination is invalid.
-            self.expr(dest)?;
-            return self.fault(Fault::BadAddr, FaultValue::Reg(R0));
-        }
+        let (start, room) = (self.pieces.start as i16, self.pieces.end - self.pieces.start);
         self.scoped(|e| {
             let (s, d, n) = (e.slot(8)?, e.slot(8)?, e.slot(8)?);
             e.expr(src)?;
@@ -119,7 +120,6 @@ impl Emitter<'_> {
             e.push(Insn::stx(DW, R10, n, R0));
             // The destination's offset from the first piece, and the room after it.
             e.scratch_address(start)?;
-            let room = (end - start) as i32;
             e.push(Insn::ldx(DW, R1, R10, d));
             e.push(Insn::alu_reg(Alu::Sub, R1, R0));
             e.fault_unless(Cond::Lt, R1, room, Fault::BadAddr, FaultValue::Slot(d))?;

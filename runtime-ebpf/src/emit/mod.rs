@@ -213,7 +213,8 @@ impl Emitter<'_> {
 
     fn clause(&mut self, c: &Clause) -> Result<(), EmitError> {
         let end = self.label();
-        if let (Some(flag), false) = (self.exit_flag, self.attach == AttachPoint::End) {
+        // END runs after exit(); ERROR's clauses run for a clause that already passed this.
+        if let (Some(flag), false) = (self.exit_flag, matches!(self.attach, AttachPoint::End | AttachPoint::Error)) {
             self.ld_map(R1, GLOBALS_SYMBOL, flag);
             self.push(Insn::ldx(DW, R0, R1, 0));
             self.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), end);
@@ -299,6 +300,7 @@ impl Emitter<'_> {
                 self.drop_if_not_speculated(end);
             }
             self.exit_when_sent(rid);
+            self.free_when_sent(rid)?;
             self.push(Insn::mov(R1, R8));
             self.push(Insn::mov_imm(R2, 0));
             self.push(Insn::call(helper::RINGBUF_SUBMIT));
@@ -405,7 +407,7 @@ impl Emitter<'_> {
                     self.push(Insn::st_imm(B, R8, (at + item) as i16, 1));
                 }
                 if matches!(self.p.records[rid].items[*item], Item::Commit | Item::Discard) {
-                    self.free_speculation(layout.offsets[*item][0] as i16)?;
+                    self.check_speculation_id(layout.offsets[*item][0] as i16)?;
                 }
             }
             Stmt::Aggregate { agg, keys, value } => self.aggregate(*agg, keys, value)?,

@@ -84,22 +84,43 @@ impl Emitter<'_> {
         Ok(())
     }
 
-    /// After `commit(id)` or `discard(id)` stored its id at `r8 + at`: frees the
-    /// speculation (an id past nspec is an illegal operation; 0 does nothing).
-    pub(super) fn free_speculation(&mut self, at: i16) -> Result<(), EmitError> {
-        let base = self.speculations()?;
-        let (zero, bad, out) = (self.label(), self.label(), self.label());
+    /// After `commit(id)` or `discard(id)` stored its id at `r8 + at`: an id past nspec is
+    /// an illegal operation (0 does nothing). The speculation is freed when the record is
+    /// sent ([`Emitter::free_when_sent`]).
+    pub(super) fn check_speculation_id(&mut self, at: i16) -> Result<(), EmitError> {
+        let (ok, bad) = (self.label(), self.label());
         self.push(Insn::ldx(DW, R0, R8, at));
-        self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), zero);
+        self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), ok);
         self.speculation_word(bad);
-        self.ld_map(R2, GLOBALS_SYMBOL, base);
-        self.push(Insn::alu_reg(Alu::Add, R2, R1));
-        self.push(Insn::st_imm(DW, R2, 0, 0));
-        self.goto(out);
+        self.goto(ok);
         self.bind(bad);
         self.fault(Fault::IllOp, FaultValue::Zero)?;
-        self.bind(zero);
-        self.bind(out);
+        self.bind(ok);
+        Ok(())
+    }
+
+    /// Frees the speculations the record about to be sent commits or discards: only once
+    /// it is sure to be sent, so user space, which drops or prints what they hold when the
+    /// record arrives, never sees a speculation reused before that.
+    pub(super) fn free_when_sent(&mut self, rid: usize) -> Result<(), EmitError> {
+        let layout = record::layout(&self.p.records[rid]);
+        for (i, item) in self.p.records[rid].items.iter().enumerate() {
+            if !matches!(item, Item::Commit | Item::Discard) {
+                continue;
+            }
+            let base = self.speculations()?;
+            let skip = self.label();
+            if let Some(at) = layout.present {
+                self.push(Insn::ldx(B, R0, R8, (at + i) as i16));
+                self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), skip);
+            }
+            self.push(Insn::ldx(DW, R0, R8, layout.offsets[i][0] as i16));
+            self.speculation_word(skip);
+            self.ld_map(R2, GLOBALS_SYMBOL, base);
+            self.push(Insn::alu_reg(Alu::Add, R2, R1));
+            self.push(Insn::st_imm(DW, R2, 0, 0));
+            self.bind(skip);
+        }
         Ok(())
     }
 
