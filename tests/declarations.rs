@@ -65,3 +65,19 @@ fn scalar_array_errors() {
     assert_error("int a[4]; int a; BEGIN { }", "`a` is declared twice", "declare each variable once");
     assert_error("int a[0]; BEGIN { }", "bad array length 0", "positive");
 }
+
+/// The Dynamic Tracing Guide's clause.d (spec §5.4): a declared `this->foo` keeps its value
+/// across the three clauses of one firing of the same probe; each firing starts afresh.
+#[test]
+fn clause_locals_are_shared_by_the_clauses_of_a_firing() {
+    let clause = |n: u32, base: u32| format!(
+        "tick-100ms {{ this->foo = (me % 3 == 0) ? {base} : this->foo; printf(\"Clause {n} is number %d; foo is %d\\n\", me++ % 3, this->foo++); }}\n"
+    );
+    let program = format!("int me; this int foo;\n{}{}{}tick-100ms /me == 6/ {{ exit(0); }}", clause(1, 10), clause(2, 20), clause(3, 30));
+    let out = run(&["-q", "-e", &program]);
+    out.assert_ok();
+    let once = "Clause 1 is number 0; foo is 10\nClause 2 is number 1; foo is 11\nClause 3 is number 2; foo is 12\n";
+    assert_eq!(out.stdout, format!("{once}{once}\n"), "{}", out.dump());
+    // Another probe's clause (BEGIN's) starts at 0; a this-> string is shared too.
+    assert_eq!(printed(r#"this int n; this string s; BEGIN { this->n = 5; this->s = "kept"; } BEGIN { printf("%d %s\n", this->n, this->s); } END { printf("%d [%s]\n", this->n, this->s); } BEGIN { exit(0); }"#), "5 kept\n0 []\n");
+}

@@ -453,7 +453,7 @@ struct Checker<'a> {
     c_ints: std::collections::HashMap<&'static str, crate::types::TypeId>,
 }
 
-type Lowered = (Option<Expr>, Vec<Stmt>, Vec<u32>, Option<usize>, Vec<Repr>);
+type Lowered = (Option<Expr>, Vec<Stmt>, Vec<u32>, Option<usize>, Vec<Variable>);
 /// Builds the statement that stores a value into a variable.
 type Store = Box<dyn Fn(Expr) -> Stmt>;
 
@@ -511,7 +511,7 @@ impl Checker<'_> {
         } else {
             None
         };
-        let locals = (0..self.clause_locals.len()).map(|l| self.var_repr(VarRef::Clause(l))).collect();
+        let locals = (0..self.clause_locals.len()).map(|l| Variable { name: self.clause_locals[l].clone(), repr: self.var_repr(VarRef::Clause(l)) }).collect();
         Ok((predicate, body, actions, record, locals))
     }
 

@@ -632,8 +632,9 @@ pub struct Clause {
     /// DTrace's action number of each statement of `body` (1 for the first statement of the
     /// source's action block): where a run-time fault is reported to be.
     pub actions: Vec<u32>,
-    /// How each `this->` variable the clause uses is stored.
-    pub locals: Vec<Repr>,
+    /// Each `this->` variable the clause uses: its name (the clauses of one probe firing
+    /// share a name's value, as in DTrace) and how it is stored.
+    pub locals: Vec<Variable>,
     /// The output record, if the clause prints anything (or has no action block).
     pub record: Option<usize>,
 }

@@ -67,7 +67,7 @@ pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<Progr
     // ERROR's clauses run inside the programs of clauses that fault.
     let errors = p.group(AttachPoint::Error).map_or(&[][..], |g| &g.clauses[..]);
     let scratch = group.clauses.iter().any(needs_scratch) || (errors.iter().any(needs_scratch) && group.clauses.iter().any(|c| faults::may_fault(p, c)));
-    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(scratch), clause: None, locals: Vec::new(), exit_flag, fault: None, error_args: None, pieces: Default::default(), strtok: None };
+    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(scratch), clause: None, locals: Vec::new(), exit_flag, fault: None, error_args: None, pieces: Default::default(), strtok: None, shared_locals: Vec::new() };
     e.push(Insn::mov(R6, R1));
     attach::context(group.attach).prologue(&mut e, group);
     if scratch {
@@ -76,6 +76,8 @@ pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<Progr
     if group.clauses.iter().any(uses_strtok) || (errors.iter().any(uses_strtok) && group.clauses.iter().any(|c| faults::may_fault(p, c))) {
         e.strtok_prologue()?;
     }
+    let all: Vec<Variable> = group.clauses.iter().flat_map(|c| c.locals.iter().cloned()).collect();
+    e.shared_locals = e.take_locals(&all)?;
     for c in &group.clauses {
         e.clause = Some(c.index);
         e.scoped(|e| e.clause(c))?;
@@ -92,7 +94,7 @@ pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<Progr
 /// Whether a clause works with strings in buffers larger than the stack holds comfortably,
 /// or with string variables: its program then needs the scratch space.
 fn needs_scratch(c: &Clause) -> bool {
-    c.locals.iter().any(|r| matches!(r, Repr::Str(_)))
+    c.locals.iter().any(|v| v.is_str())
         || c.any(&mut |n| match n {
             Node::Str(s) => matches!(s.repr(), Repr::Str(n) if n > 16) || matches!(s, StrExpr::Var(..) | StrExpr::Call { .. }),
             // Two names ordered: both are written out in strsize buffers.
@@ -135,6 +137,8 @@ pub(crate) struct Emitter<'a> {
     error_args: Option<ErrorArgs>,
     /// The clause's scratch memory for alloca() and copyin().
     pieces: memory::Pieces,
+    /// The program's `this->` variables, shared by its clauses (name, representation, place).
+    shared_locals: Vec<(String, Repr, Buf)>,
     /// Where strtok()'s state is in the scratch space, if the program calls strtok().
     strtok: Option<i16>,
 }
@@ -219,29 +223,18 @@ impl Emitter<'_> {
             self.push(Insn::ldx(DW, R0, R1, 0));
             self.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), end);
         }
-        self.locals.clear();
         let fault_slot = if faults::may_fault(self.p, c) { Some(self.slot(16)?) } else { None };
         self.pieces = self.take_pieces(c)?;
         let (fault_body, fault_before) = (self.label(), self.label());
-        let ints = c.locals.iter().filter(|r| !matches!(r, Repr::Str(_))).count();
-        let base = if ints > 0 { self.slot(8 * ints)? } else { 0 };
-        let mut next_int = 0;
-        for r in &c.locals {
-            let at = match r {
-                Repr::Str(n) => {
-                    let at = Buf::Scratch(self.scratch(*n as usize)?);
-                    self.zero_buf(at, *n);
-                    at
-                }
-                _ => {
-                    next_int += 1;
-                    let at = base + 8 * (next_int - 1);
-                    self.push(Insn::st_imm(DW, R10, at, 0));
-                    Buf::Stack(at)
-                }
-            };
-            self.locals.push((at, *r));
-        }
+        // The probe's clauses share their `this->` variables (the program's, taken once);
+        // ERROR's clauses, another probe's, have their own.
+        self.locals = match self.error_args {
+            None => c.locals.iter().map(|v| self.shared_local(v)).collect::<Result<_, _>>()?,
+            Some(_) => {
+                let own = self.take_locals(&c.locals)?;
+                c.locals.iter().map(|v| Ok((own.iter().find(|(n, r, _)| *n == v.name && *r == v.repr).expect("taken").2, v.repr))).collect::<Result<_, EmitError>>()?
+            }
+        };
         if let Filter::Syscalls(nrs) = &c.filter {
             let body = self.label();
             for (lo, hi) in ranges(nrs) {
@@ -500,6 +493,36 @@ impl Emitter<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Takes and zeroes a place for each distinct `this->` variable of `vars` (by name and
+    /// representation): integers on the stack, strings in the scratch space.
+    fn take_locals(&mut self, vars: &[Variable]) -> Result<Vec<(String, Repr, Buf)>, EmitError> {
+        let mut out: Vec<(String, Repr, Buf)> = Vec::new();
+        for v in vars {
+            if out.iter().any(|(n, r, _)| *n == v.name && *r == v.repr) {
+                continue;
+            }
+            let at = match v.repr {
+                Repr::Str(n) => {
+                    let at = Buf::Scratch(self.scratch(n as usize)?);
+                    self.zero_buf(at, n);
+                    at
+                }
+                _ => {
+                    let at = self.slot(8)?;
+                    self.push(Insn::st_imm(DW, R10, at, 0));
+                    Buf::Stack(at)
+                }
+            };
+            out.push((v.name.clone(), v.repr, at));
+        }
+        Ok(out)
+    }
+
+    /// Where the program keeps `this->` variable `v` for every clause.
+    fn shared_local(&self, v: &Variable) -> Result<(Buf, Repr), EmitError> {
+        self.shared_locals.iter().find(|(n, r, _)| *n == v.name && *r == v.repr).map(|(_, r, b)| (*b, *r)).ok_or_else(|| self.err(format!("internal: no place for this->{}", v.name)))
     }
 
     /// Where clause-local `l` is.
