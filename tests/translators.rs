@@ -84,8 +84,10 @@ fn vtimestamp_counts_time_on_a_cpu() {
     };
     let (on_cpu, wall) = line("clock_nanosleep");
     assert!(wall >= 150_000_000 && on_cpu * 10 < wall, "{on_cpu} of {wall}\n{}", out.dump());
+    // Reads of /dev/zero run on a CPU, unless the machine is busy and takes it away: all
+    // that is sure is that they took some of it, and no more than the wall time.
     let (on_cpu, wall) = line("read");
-    assert!(on_cpu > 0 && on_cpu * 10 >= wall * 8, "{on_cpu} of {wall}\n{}", out.dump());
+    assert!(on_cpu > 0 && on_cpu <= wall + wall / 100, "{on_cpu} of {wall}\n{}", out.dump());
 }
 
 /// pr_psargs: the process's arguments with spaces between them, the first 79 bytes; "" for
@@ -104,4 +106,11 @@ fn pr_psargs_is_the_command_line() {
     let ls = format!("ls -d /tmp {long}");
     assert_eq!(out.stdout, format!("[cat] [cat /etc/hostname]\n[ls] [{}]\n\n", &ls[..79]), "{}", out.dump());
     assert_eq!(printed("profile-997 /pid == 0/ { printf(\"[%s]\\n\", curpsinfo->pr_psargs); exit(0); }"), "[]\n");
+}
+
+/// Found by the fuzzer: a translator member that assigns a variable (a global assigned
+/// nowhere else made the checker panic).
+#[test]
+fn translator_members_cannot_assign() {
+    assert_error("struct s { long a; }; translator struct s < struct task_struct *T > { a = e = 1; }; BEGIN { trace(xlate <struct s *> (curthread)->a); }", "a declaration cannot assign a variable", "translator member");
 }

@@ -167,6 +167,7 @@ pub(super) fn no_assignments(decls: &[Decl]) -> Result<(), Diagnostic> {
         let exprs: Vec<&ast::Expr> = match d {
             Decl::Enum { values, .. } => values.iter().filter_map(|(_, v)| v.as_ref()).collect(),
             Decl::Inline { value, .. } => vec![value],
+            Decl::Translator { members, .. } => members.iter().map(|(_, e)| e).collect(),
             _ => continue,
         };
         for e in exprs {
@@ -176,7 +177,7 @@ pub(super) fn no_assignments(decls: &[Decl]) -> Result<(), Diagnostic> {
         }
     }
     match found {
-        Some(span) => Err(Diagnostic::new(span, "a declaration cannot assign a variable").label("assigned here").hint("assign variables in clauses; an inline or enum value is an expression without assignments")),
+        Some(span) => Err(Diagnostic::new(span, "a declaration cannot assign a variable").label("assigned here").hint("assign variables in clauses; an inline, enum value or translator member is an expression without assignments")),
         None => Ok(()),
     }
 }
