@@ -122,3 +122,12 @@ fn literal_first_then_buffer_strings_share_a_key_position() {
     out.assert_ok();
     assert_eq!(out.stdout, format!("1 3\n\n{}{}\n{}{}\n{}{}\n", str_col("ALL"), int_col(1), str_col("BEGIN"), int_col(1), str_col("crumbs"), int_col(1)), "{}", out.dump());
 }
+
+/// A literal longer than the first use's buffer (a process name's 16 bytes) widens the key
+/// position: kept whole, not cut to 15 bytes (spec §5.6).
+#[test]
+fn a_long_literal_widens_a_process_name_key() {
+    let out = run(&["-q", "-e", r#"BEGIN { @[execname] = count(); @["a literal longer than sixteen bytes"] = count(); a[execname] = 1; printf("%d %d\n", a["crumbs"], a["a-much-longer-key-than-comm"]); exit(0); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, format!("1 0\n\n{}{}\n{}{}\n", str_col("a literal longer than sixteen bytes"), int_col(1), str_col("crumbs"), int_col(1)), "{}", out.dump());
+}

@@ -27,11 +27,14 @@ impl Checker<'_> {
         let mut reprs: Vec<Repr> = typed.iter().map(|k| self.repr_of(k)).collect();
         let mut out: Vec<Expr> = typed.iter().map(|k| self.own(k)).collect();
         let Some(first) = first else {
-            // A first use kept as an id where a later use needs a buffer: a buffer too.
+            // A first use kept as an id, or in a smaller buffer, where a later use needs a
+            // (larger) buffer: that buffer.
             for (i, k) in typed.iter().enumerate() {
-                if let (Repr::StrId, Expr::Str(s), Some(&size)) = (reprs[i], &k.expr, self.key_buffers.get(&(owner.id(), i))) {
-                    out[i] = Expr::Str(self.in_buffer(s.clone(), size));
-                    reprs[i] = Repr::Str(size);
+                if let (Expr::Str(s), Some(&size)) = (&k.expr, self.key_buffers.get(&(owner.id(), i))) {
+                    if reprs[i] == Repr::StrId || matches!(reprs[i], Repr::Str(n) if n < size) {
+                        out[i] = Expr::Str(self.in_buffer(s.clone(), size));
+                        reprs[i] = Repr::Str(size);
+                    }
                 }
             }
             return Ok((out, reprs));
@@ -48,8 +51,18 @@ impl Checker<'_> {
                 out[i] = self.fit(&typed[i], *first);
                 continue;
             }
-            // Any string where the first use had a string in a buffer is laid out as that was.
+            // Any string where the first use had a string in a buffer is laid out as that was;
+            // a literal too long for it (a process name's 16 bytes) asks for a buffer its
+            // size, up to strsize, which the second pass gives every use.
             if let (Repr::Str(size), Expr::Str(s)) = (a, &typed[i].expr) {
+                if let StrExpr::Const(id) = s {
+                    let need = (self.strings.resolve(*id).len() as u32 + 1).next_multiple_of(8).min(self.strsize);
+                    if need > *size {
+                        let at = self.key_buffers.entry((owner.id(), i)).or_insert(need);
+                        *at = (*at).max(need);
+                        self.second_pass_needed = true;
+                    }
+                }
                 out[i] = Expr::Str(self.in_buffer(s.clone(), *size));
                 continue;
             }
