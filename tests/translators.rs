@@ -114,3 +114,35 @@ fn pr_psargs_is_the_command_line() {
 fn translator_members_cannot_assign() {
     assert_error("struct s { long a; }; translator struct s < struct task_struct *T > { a = e = 1; }; BEGIN { trace(xlate <struct s *> (curthread)->a); }", "a declaration cannot assign a variable", "translator member");
 }
+
+/// `cwd` (spec §5.1): the process's working directory, built from its dentries and mounts:
+/// crumbs' own in BEGIN (where it was started: loading the program must not move it), the
+/// traced command's in a tmpfs mounted inside devtmpfs, and a directory too deep to show
+/// whole as its innermost components after `...`.
+#[test]
+fn cwd_is_the_working_directory() {
+    use common::{crumbs_cmd, run_command, TempPath, TIMEOUT};
+    let in_dir = |dir: &std::path::Path, args: &[&str]| {
+        let mut c = crumbs_cmd(args);
+        c.current_dir(dir);
+        let out = run_command(c, None, TIMEOUT);
+        out.assert_ok();
+        out
+    };
+    let tmp = TempPath::dir("cwd");
+    let dir = std::fs::canonicalize(tmp.path()).unwrap();
+    let out = in_dir(&dir, &["-q", "-w", "-e", r#"BEGIN { printf("[%s] ", cwd); system("pwd"); exit(0); }"#]);
+    assert_eq!(out.stdout, format!("[{0}] {0}\n\n", dir.display()), "{}", out.dump());
+    let out = in_dir(std::path::Path::new("/dev/shm"), &["-q", "-e", r#"syscall::openat:entry /pid == $target/ { @[cwd] = count(); }"#, "-c", "cat /etc/hostname"]);
+    assert!(out.stdout.contains("  /dev/shm "), "{}", out.dump());
+    let mut deep = dir.clone();
+    for i in 1..=30 {
+        deep.push(format!("d{i}"));
+    }
+    std::fs::create_dir_all(&deep).unwrap();
+    let out = in_dir(&deep, &["-q", "-e", r#"BEGIN { printf("[%s]\n", cwd); exit(0); }"#]);
+    let tail: String = (7..=30).map(|i| format!("/d{i}")).collect();
+    assert_eq!(out.stdout, format!("[...{tail}]\n\n"), "{}", out.dump());
+    let out = in_dir(std::path::Path::new("/"), &["-q", "-e", r#"BEGIN { printf("[%s]\n", cwd); exit(0); }"#]);
+    assert_eq!(out.stdout, "[/]\n\n", "{}", out.dump());
+}

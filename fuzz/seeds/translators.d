@@ -7,3 +7,4 @@ BEGIN { printf("%d %d %s %d %c\n", curpsinfo->pr_ppid, curpsinfo->pr_uid, mine->
 tick-10ms { exit(0); }
 syscall::read:entry { self->v = vtimestamp; } syscall::read:return /self->v/ { @v = quantize(vtimestamp - self->v); self->v = 0; }
 BEGIN { printf("%s %s\n", curpsinfo->pr_psargs, __psargs(curthread)); }
+syscall::openat:entry { @[cwd] = count(); }

@@ -42,6 +42,8 @@ pub enum VarHook {
     ProbeId,
     /// The enabled probe id of the clause (its position in the program, from 1).
     Epid,
+    /// The current process's working directory.
+    Cwd,
     /// Read in user space from the kernel stack recorded when the probe fired.
     Stack(StackUse),
     /// Read in user space from the user stack recorded when the probe fired.
@@ -92,6 +94,7 @@ pub const VARIABLES: &[BuiltinVar] = &[
     BuiltinVar { name: "arg8", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(8), doc: "ninth probe argument (0 where the probe has fewer)" },
     BuiltinVar { name: "arg9", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(9), doc: "tenth probe argument (0 where the probe has fewer)" },
     BuiltinVar { name: "id", aliases: &[], ty: VarType::Int("uint_t"), hook: VarHook::ProbeId, doc: "id of the probe that fired, as `-l` lists it" },
+    BuiltinVar { name: "cwd", aliases: &[], ty: VarType::Str, hook: VarHook::Cwd, doc: "the current process's working directory, as a path from its root (read from the kernel's dentries, at most 24 components)" },
     BuiltinVar { name: "epid", aliases: &[], ty: VarType::Int("uint_t"), hook: VarHook::Epid, doc: "enabled probe id of the clause: its position in the program, from 1 (the ERROR probe's arg1 names a clause by it)" },
     BuiltinVar { name: "caller", aliases: &[], ty: VarType::Int("uintptr_t"), hook: VarHook::Stack(StackUse::Caller(None)), doc: "kernel address the probed function returns to (its caller's next instruction): printf(\"%a\", caller), @[func(caller)]; read from the recorded stack, so it can be printed, traced or a key, not computed with" },
     BuiltinVar { name: "stackdepth", aliases: &[], ty: VarType::Int("uint32_t"), hook: VarHook::Stack(StackUse::Depth), doc: "number of kernel stack frames where the probe fired (as stack() shows them, up to 64); read from the recorded stack, so it can be printed, traced or a key, not computed with" },

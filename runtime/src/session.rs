@@ -160,11 +160,13 @@ fn fill_syscall_names(ebpf: &mut Ebpf) -> Result<(), RunError> {
 
 /// aya's `EbpfLoader::new()` reads and parses all of /sys/kernel/btf/vmlinux (5 MB: about
 /// 15 ms and 8 MiB here) although crumbs' programs need no BTF, and offers no way to skip it.
-/// Create the loader in a private mount namespace where that file is empty, then come back.
+/// Create the loader in a private mount namespace where that file is empty, then come back
+/// (and back to the working directory, which entering a mount namespace resets to its root).
 /// Falls back to the plain loader wherever that is not possible.
 fn loader_without_vmlinux_btf() -> EbpfLoader<'static> {
     use std::ffi::CString;
     let Ok(orig) = std::fs::File::open("/proc/self/ns/mnt") else { return EbpfLoader::new() };
+    let Ok(cwd) = std::fs::File::open(".") else { return EbpfLoader::new() };
     let c = |s: &str| CString::new(s).unwrap();
     // SAFETY: plain syscalls on a single-threaded process (no threads exist yet).
     unsafe {
@@ -177,6 +179,7 @@ fn loader_without_vmlinux_btf() -> EbpfLoader<'static> {
         }
         let loader = EbpfLoader::new();
         libc::setns(orig.as_raw_fd(), libc::CLONE_NEWNS);
+        libc::fchdir(cwd.as_raw_fd());
         loader
     }
 }

@@ -195,8 +195,8 @@ test_crumbs_language_runtime() {
         BEGIN { s = speculation(); } BEGIN { speculate(s); printf("spec\n"); } BEGIN { commit(s); }
         BEGIN { a[3] = 7; printf("a %d\n", a[3]); }
         BEGIN { printf("ps %d %s %d %c\n", curpsinfo->pr_pid == pid, curpsinfo->pr_fname, curlwpsinfo->pr_onpro == cpu, curlwpsinfo->pr_sname); }
-        BEGIN { printf("vts %d\n", vtimestamp > 0); exit(0); }' 2>&1) || die "crumbs failed: $out"
-    for line in 'error 1 4' 'spec' 'a 7' 'ps 1 crumbs 1 R' 'vts 1'; do
+        BEGIN { printf("vts %d\n", vtimestamp > 0); printf("cwd %s\n", cwd); exit(0); }' 2>&1) || die "crumbs failed: $out"
+    for line in 'error 1 4' 'spec' 'a 7' 'ps 1 crumbs 1 R' 'vts 1' 'cwd /'; do
         echo "$out" | grep -qx "$line" || die "no line '$line' in: $out"
     done
     echo "$out" | grep -q 'crumbs: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): divide-by-zero in action #1' || die "no error message in: $out"

@@ -55,6 +55,7 @@ impl Checker<'_> {
                         (VarType::Int(_), VarHook::UStack(u)) => self.ustack(u),
                         (VarType::Int(c), h) => TExpr::new(Expr::Var(h), self.c_int(c)),
                         (VarType::Str, VarHook::Comm) => TExpr::new(Expr::Str(StrExpr::Comm), string),
+                        (VarType::Str, VarHook::Cwd) => TExpr::new(Expr::Str(StrExpr::Cwd { offsets: self.cwd_offsets(&e.span)?, size: self.strsize }), string),
                         (VarType::Str, h) => TExpr::new(Expr::Str(StrExpr::Probe(h)), string),
                         (VarType::Kernel(_), _) => unreachable!("typed builtins are checked by typed()"),
                     }

@@ -18,6 +18,7 @@ mod ctypes;
 mod decls;
 mod expr;
 mod keys;
+mod kernel_fields;
 mod memory;
 mod speculation;
 mod print;

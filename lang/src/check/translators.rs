@@ -150,19 +150,3 @@ impl Checker<'_> {
 pub(super) fn whole_translation(span: &Span) -> Diagnostic {
     Diagnostic::new(span.clone(), "a translated value is read a member at a time").label("used whole").hint("read one of its members, e.g. curpsinfo->pr_pid")
 }
-
-impl Checker<'_> {
-    /// The byte offsets `__psargs()` reads: task_struct's `mm`, mm_struct's `arg_start` and
-    /// `arg_end`, from the kernel's types.
-    pub(super) fn psargs_offsets(&mut self, span: &Span) -> Result<[i32; 3], Diagnostic> {
-        let offset = |cx: &mut Self, strukt: &str, member: &str| -> Result<i32, Diagnostic> {
-            let err = |e: String| ctypes::no_types(span, e);
-            let t = cx.types.lookup(crate::facts::TypeSpace::Struct, strukt).map_err(err)?;
-            let found = t.and_then(|t| cx.types.member(t, member).ok().flatten());
-            found.map(|f| (f.bit_offset / 8) as i32).ok_or_else(|| {
-                Diagnostic::new(span.clone(), format!("the kernel's `struct {strukt}` has no `{member}`")).label("needs it").hint("pr_psargs reads the process's arguments through task_struct's mm")
-            })
-        };
-        Ok([offset(self, "task_struct", "mm")?, offset(self, "mm_struct", "arg_start")?, offset(self, "mm_struct", "arg_end")?])
-    }
-}

@@ -4,11 +4,18 @@
 use super::{KernelMember, KernelType, KernelTypeId, TypeSpace};
 
 /// The id of a sample type: `struct task_struct` (a few of its members), `struct list_head`,
-/// `pid_t`.
+/// `pid_t`, and what `cwd` walks (fs_struct, path, dentry, qstr, vfsmount, mount: the
+/// members it reads).
 pub fn type_id(space: TypeSpace, name: &str) -> Option<KernelTypeId> {
     match (space, name) {
         (TypeSpace::Struct, "task_struct") => Some(1),
         (TypeSpace::Struct, "list_head") => Some(10),
+        (TypeSpace::Struct, "fs_struct") => Some(20),
+        (TypeSpace::Struct, "path") => Some(22),
+        (TypeSpace::Struct, "dentry") => Some(23),
+        (TypeSpace::Struct, "qstr") => Some(25),
+        (TypeSpace::Struct, "vfsmount") => Some(27),
+        (TypeSpace::Struct, "mount") => Some(29),
         (TypeSpace::Ordinary, "pid_t") => Some(5),
         _ => None,
     }
@@ -21,7 +28,7 @@ pub fn kernel_type(id: KernelTypeId) -> Result<KernelType, String> {
         1 => KernelType::Struct {
             name: "task_struct".into(),
             size: 9792,
-            members: vec![m("flags", 7, 256, 0), m("tasks", 10, 8000, 0), m("in_execve", 7, 16000, 1), m("pid", 5, 19008, 0), m("tgid", 5, 19040, 0), m("real_parent", 2, 19136, 0), m("comm", 3, 24000, 0)],
+            members: vec![m("flags", 7, 256, 0), m("tasks", 10, 8000, 0), m("in_execve", 7, 16000, 1), m("pid", 5, 19008, 0), m("tgid", 5, 19040, 0), m("real_parent", 2, 19136, 0), m("comm", 3, 24000, 0), m("fs", 21, 14528, 0)],
         },
         2 => KernelType::Ptr(1),
         3 => KernelType::Array { elem: 4, len: 16 },
@@ -31,6 +38,17 @@ pub fn kernel_type(id: KernelTypeId) -> Result<KernelType, String> {
         7 => int("unsigned int", 4, false),
         10 => KernelType::Struct { name: "list_head".into(), size: 16, members: vec![m("next", 11, 0, 0), m("prev", 11, 64, 0)] },
         11 => KernelType::Ptr(10),
+        20 => KernelType::Struct { name: "fs_struct".into(), size: 56, members: vec![m("root", 22, 192, 0), m("pwd", 22, 320, 0)] },
+        21 => KernelType::Ptr(20),
+        22 => KernelType::Struct { name: "path".into(), size: 16, members: vec![m("mnt", 28, 0, 0), m("dentry", 24, 64, 0)] },
+        23 => KernelType::Struct { name: "dentry".into(), size: 192, members: vec![m("d_parent", 24, 192, 0), m("d_name", 25, 256, 0)] },
+        24 => KernelType::Ptr(23),
+        25 => KernelType::Struct { name: "qstr".into(), size: 16, members: vec![m("len", 7, 32, 0), m("name", 26, 64, 0)] },
+        26 => KernelType::Ptr(4),
+        27 => KernelType::Struct { name: "vfsmount".into(), size: 32, members: vec![m("mnt_root", 24, 0, 0)] },
+        28 => KernelType::Ptr(27),
+        29 => KernelType::Struct { name: "mount".into(), size: 352, members: vec![m("mnt_parent", 30, 128, 0), m("mnt_mountpoint", 24, 192, 0), m("mnt", 27, 256, 0)] },
+        30 => KernelType::Ptr(29),
         _ => return Err(format!("no kernel type {id}")),
     })
 }

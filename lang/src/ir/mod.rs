@@ -169,6 +169,26 @@ pub const DEFAULT_STRSIZE: u32 = 256;
 
 /// The bytes of a process name (the kernel's TASK_COMM_LEN), its NUL included.
 pub const COMM_SIZE: u32 = 16;
+/// Byte offsets of the kernel's fields `cwd` walks (from its BTF): the task's `fs`, the
+/// working directory and root (`struct path`: `mnt`, `dentry`), a dentry's parent and name
+/// (`d_name.name`, `d_name.len`), a vfsmount's root, and in `struct mount` the embedded
+/// vfsmount, the parent mount and the mount point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CwdOffsets {
+    pub task_fs: i32,
+    pub fs_pwd: i32,
+    pub fs_root: i32,
+    pub path_mnt: i32,
+    pub path_dentry: i32,
+    pub dentry_parent: i32,
+    pub dentry_name: i32,
+    pub dentry_len: i32,
+    pub vfsmount_root: i32,
+    pub mount_mnt: i32,
+    pub mount_parent: i32,
+    pub mount_mountpoint: i32,
+}
+
 /// Bytes of `pr_psargs` (Solaris' PRARGSZ), its NUL included.
 pub const PSARGS_SIZE: u32 = 80;
 
@@ -305,6 +325,8 @@ pub enum StrExpr {
     Probe(VarHook),
     /// `args->name`, a `char[N]` (N <= 16) field of the tracepoint's record, as a name.
     TpField(String),
+    /// `cwd`: the current process's working directory, in a buffer of `size` bytes.
+    Cwd { offsets: CwdOffsets, size: u32 },
     /// `__psargs(task)`: the arguments of the current process, spaces between them, the
     /// first [`PSARGS_SIZE`] - 1 bytes ("" for another task or a kernel thread). `offsets`:
     /// of task_struct's `mm`, and of mm_struct's `arg_start` and `arg_end`.
@@ -397,6 +419,7 @@ impl StrExpr {
         match self {
             StrExpr::Comm | StrExpr::TpField(_) => Repr::Str(COMM_SIZE),
             StrExpr::Psargs { .. } => Repr::Str(PSARGS_SIZE),
+            StrExpr::Cwd { size, .. } => Repr::Str(*size),
             StrExpr::UserStr(_, size) | StrExpr::KernelStr(_, size) | StrExpr::Padded { size, .. } | StrExpr::Var(_, size) | StrExpr::Call { size, .. } => Repr::Str(*size),
             StrExpr::Ternary(_, a, b) => match (a.repr(), b.repr()) {
                 (Repr::StrId, Repr::StrId) => Repr::StrId,

@@ -327,7 +327,7 @@ impl Emitter<'_> {
                 self.push(Insn::mov_imm(R0, c as i32 + 1));
             }
             VarHook::Stack(_) | VarHook::UStack(_) => return Err(self.err(format!("internal: {h:?} is read from the stack"))),
-            VarHook::Comm | VarHook::ProbeProv | VarHook::ProbeMod | VarHook::ProbeFunc | VarHook::ProbeName => {
+            VarHook::Comm | VarHook::Cwd | VarHook::ProbeProv | VarHook::ProbeMod | VarHook::ProbeFunc | VarHook::ProbeName => {
                 return Err(self.err(format!("internal: string builtin {h:?} used as an integer")));
             }
         }
