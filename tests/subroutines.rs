@@ -353,3 +353,16 @@ fn subroutine_errors() {
     assert_error_at(r#"BEGIN { tracemem(curthread, 0); }"#, 29, "tracemem() size 0 is out of range", "1 to 16384");
     assert_error_at(r#"BEGIN { tracemem(curthread); }"#, 9, "tracemem() takes 2 or 3 arguments, but 1 given", "tracemem(addr, size [, dsize])");
 }
+
+/// Found by review: strtok() evaluates both arguments before it replaces its state (a
+/// delimiter string made by another strtok() of another string), and tracemem() takes a
+/// kernel char pointer as its address.
+#[test]
+fn strtok_arguments_first_and_tracemem_of_a_char_pointer() {
+    let out = run(&["-q", "-e", r#"BEGIN { printf("[%s][%s][%s]\n", strtok("a,b", strtok("x,y", "y")), strtok(NULL, ","), strtok(NULL, ",")); exit(0); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "[a][b][]\n\n", "{}", out.dump());
+    let out = run(&["-q", "-e", r#"BEGIN { tracemem((char *)&curthread->comm, 16); exit(0); }"#]);
+    out.assert_ok();
+    assert!(out.stdout.contains("63 72 75 6d 62 73 00") && out.stdout.contains("crumbs"), "{}", out.dump());
+}

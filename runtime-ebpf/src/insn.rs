@@ -210,11 +210,6 @@ impl Insn {
     pub fn neg(dst: Reg) -> Insn {
         Insn::new(ALU64 | Alu::Neg as u8, dst, 0, 0, 0)
     }
-    /// Byte swap to big endian (64-bit): turns a little-endian string word into one that
-    /// compares like the bytes it holds.
-    pub fn to_be64(dst: Reg) -> Insn {
-        Insn::new(ALU | END | TO_BE, dst, 0, 0, 64)
-    }
     /// Byte swap of the low `bits` (16, 32 or 64) to big endian, the rest zeroed: htons() and
     /// the others on a little-endian machine.
     pub fn to_be(dst: Reg, bits: i32) -> Insn {

@@ -210,7 +210,7 @@ impl Checker<'_> {
                     .hint("write an integer constant: tracemem(addr, 64), and the bytes to show as the third argument: tracemem(addr, 64, n)"))
             }
         };
-        let addr = self.int_expr(&args[0], "the address given to tracemem()")?;
+        let addr = self.address(&args[0], "the address given to tracemem()")?;
         let mut lowered = vec![Expr::Object { addr: Box::new(addr), size }];
         if let Some(d) = args.get(2) {
             lowered.push(self.int_expr(d, "tracemem()'s bytes to show")?);

@@ -37,7 +37,7 @@ impl Checker<'_> {
     }
 
     /// An address: an integer or a pointer, a kernel `char *` too (elsewhere a string).
-    fn address(&mut self, e: &ast::Expr, what: &str) -> Result<Expr, Diagnostic> {
+    pub(super) fn address(&mut self, e: &ast::Expr, what: &str) -> Result<Expr, Diagnostic> {
         let v = self.value(e)?;
         if let Expr::Str(StrExpr::KernelStr(addr, _)) = v.expr {
             return Ok(*addr);

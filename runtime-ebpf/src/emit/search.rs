@@ -1,7 +1,8 @@
 //! Searching strings: index(), rindex(), strstr(), strchr(), strrchr(), as DTrace has them.
 //! A search for a string tries each place in a loop on the numeric iterator (see
 //! [`super::loops`]) and compares the string there with the wanted one word by word, both
-//! NUL-padded, so no byte loop nests in another; a search for a byte is a counted loop.
+//! NUL-padded, so no byte loop nests in another; a search for a byte is a loop on the
+//! iterator too, one byte a step.
 
 use super::strings::Buf;
 use super::*;
@@ -179,7 +180,7 @@ impl Emitter<'_> {
     /// end back, so that both stop at the first byte found.
     pub(super) fn strchr(&mut self, args: &[StrArg], out: Buf, own: u32, last: bool) -> Result<(), EmitError> {
         const CH: i16 = 0;
-        const FOUND: i16 = 8;
+        const CH_FOUND: i16 = 8;
         const LEN: i16 = 16;
         let s = str_arg(self, args, 0)?;
         let Some(StrArg::Int(c)) = args.get(1) else { return Err(self.err("internal: strchr() without a char")) };
@@ -191,7 +192,7 @@ impl Emitter<'_> {
             e.push(Insn::alu_imm(Alu::And, R0, 0xff));
             e.buf_addr(R1, state);
             e.push(Insn::stx(DW, R1, CH, R0));
-            e.push(Insn::st_imm(DW, R1, FOUND, -1));
+            e.push(Insn::st_imm(DW, R1, CH_FOUND, -1));
             e.str_into(s, ts, n)?;
             if last {
                 e.buf_len(ts, n);
@@ -217,13 +218,13 @@ impl Emitter<'_> {
                 e.exit_if(Insn::jmp_imm(Cond::Eq, R4, 0, 0), out);
                 e.push(Insn::ldx(DW, R0, R5, CH));
                 e.jump(Insn::jmp_reg(Cond::Ne, R4, R0, 0), next);
-                e.push(Insn::stx(DW, R5, FOUND, R2));
+                e.push(Insn::stx(DW, R5, CH_FOUND, R2));
                 e.goto(out);
                 e.bind(next);
                 Ok(())
             })?;
             e.buf_addr(R1, state);
-            e.push(Insn::ldx(DW, R0, R1, FOUND));
+            e.push(Insn::ldx(DW, R0, R1, CH_FOUND));
             e.tail_from(ts, n, out, own)
         })
     }

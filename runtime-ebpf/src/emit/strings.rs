@@ -486,8 +486,9 @@ impl Emitter<'_> {
             for w in 0..words {
                 let next = self.label();
                 load(self, w);
-                self.push(Insn::to_be64(R1));
-                self.push(Insn::to_be64(R2));
+                // Big endian: a string word then compares like the bytes it holds.
+                self.push(Insn::to_be(R1, 64));
+                self.push(Insn::to_be(R2, 64));
                 self.jump(Insn::jmp_reg(Cond::Eq, R1, R2, 0), next);
                 self.jump(Insn::jmp_reg(Cond::Lt, R1, R2, 0), if lt { t } else { f });
                 self.goto(if lt { f } else { t });

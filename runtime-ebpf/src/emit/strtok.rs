@@ -29,24 +29,9 @@ impl Emitter<'_> {
         let state = self.strtok.ok_or_else(|| self.err("internal: strtok() without its state"))?;
         let n = str_buffer(self.p.options.strsize());
         let (pos, text) = (Buf::Scratch(state), Buf::Scratch(state + 8));
-        let delims = if f == StrFn::Strtok {
-            let s = str_arg(self, args, 0)?;
-            // Built aside: s may be another strtok() of the state's own string.
-            self.scoped(|e| {
-                let tmp = Buf::Scratch(e.scratch(n as usize)?);
-                e.str_into(s, tmp, n)?;
-                e.buf_copy(tmp, n, text, n);
-                Ok(())
-            })?;
-            self.buf_addr(R1, pos);
-            self.push(Insn::st_imm(DW, R1, 0, 0));
-            str_arg(self, args, 1)?
-        } else {
-            // No string given yet in this firing: DTrace's invalid address (0).
-            self.buf_addr(R1, pos);
-            self.push(Insn::ldx(DW, R1, R1, 0));
-            self.fault_unless(Cond::Sge, R1, 0, Fault::BadAddr, FaultValue::Zero)?;
-            str_arg(self, args, 0)?
+        let (s, delims) = match f {
+            StrFn::Strtok => (Some(str_arg(self, args, 0)?), str_arg(self, args, 1)?),
+            _ => (None, str_arg(self, args, 0)?),
         };
         let dsize = self.arg_size(delims);
         self.scoped(|e| {
@@ -57,7 +42,25 @@ impl Emitter<'_> {
             let td = Buf::Scratch(e.scratch(dsize as usize)?);
             // One byte per character: 1 for a delimiter.
             let table = Buf::Scratch(e.scratch(256)?);
-            e.str_into(delims, td, dsize)?;
+            // Both arguments first, as DTrace evaluates them, then the state: either may be
+            // another strtok() of the state's own string.
+            match s {
+                Some(s) => {
+                    let tmp = Buf::Scratch(e.scratch(n as usize)?);
+                    e.str_into(s, tmp, n)?;
+                    e.str_into(delims, td, dsize)?;
+                    e.buf_copy(tmp, n, text, n);
+                    e.buf_addr(R1, pos);
+                    e.push(Insn::st_imm(DW, R1, 0, 0));
+                }
+                None => {
+                    e.str_into(delims, td, dsize)?;
+                    // No string given yet in this firing: DTrace's invalid address (0).
+                    e.buf_addr(R1, pos);
+                    e.push(Insn::ldx(DW, R1, R1, 0));
+                    e.fault_unless(Cond::Sge, R1, 0, Fault::BadAddr, FaultValue::Zero)?;
+                }
+            }
             e.zero_buf(table, 256);
             e.for_each(dsize as i32 - 1, |e, out| {
                 e.buf_addr(R3, td);
