@@ -69,3 +69,12 @@ fn raise_needs_a_signal() {
     assert!(out.stderr.contains("0 is not a signal"), "{}", out.dump());
     assert_error("#pragma D option destructive\nBEGIN { stop(1); }", "stop() takes 0 arguments", "");
 }
+
+/// A system() command from BEGIN runs once every probe is attached, as in DTrace, so its
+/// work is traced (crumbs used to print BEGIN's records before attaching the others).
+#[test]
+fn begins_system_command_is_traced() {
+    let out = run(&["-w", "-q", "-e", r#"BEGIN { system("echo hi > /dev/null"); } syscall::write:entry /ppid == $pid/ { printf("seen %s\n", execname); exit(0); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "seen sh\n\n", "{}", out.dump());
+}

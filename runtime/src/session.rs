@@ -236,8 +236,44 @@ fn drain_some(rb: &mut RingBuf<MapData>, events: &mut Events, sink: &mut dyn Sin
     Ok(drained)
 }
 
-/// Prints every record in the buffer; only for when nothing adds to it any more (before
-/// attaching or after detaching), so that it ends.
+/// BEGIN's records, decoded but not yet printed, and its exit() status if it called it: in
+/// DTrace every probe is enabled when BEGIN fires and its records are consumed after, so what
+/// they do (a `system()` command) is traced; and nothing is attached after an exit().
+fn take_begin<'p>(rb: &mut RingBuf<MapData>, events: &mut Events<'p>) -> io::Result<(Vec<Event<'p>>, Option<i32>)> {
+    let mut out = Vec::new();
+    while let Some(item) = rb.next() {
+        let Some(e) = events.event(&item)? else { continue };
+        let exit = match &e {
+            Event::Firing(d) => d.exit,
+            _ => None,
+        };
+        out.push(e);
+        if exit.is_some() {
+            return Ok((out, exit));
+        }
+    }
+    Ok((out, None))
+}
+
+/// Gives decoded records to the sink, in order.
+fn deliver(events: Vec<Event>, sink: &mut dyn Sink) -> io::Result<()> {
+    for e in events {
+        match e {
+            Event::Firing(d) => {
+                sink.firing(&d.firing)?;
+                for f in &d.committed {
+                    sink.firing(f)?;
+                }
+            }
+            Event::Fault(f) => sink.fault(&f)?,
+            Event::Held => {}
+        }
+    }
+    sink.flush()
+}
+
+/// Prints every record in the buffer; only for when nothing adds to it any more (after
+/// detaching), so that it ends.
 fn drain(rb: &mut RingBuf<MapData>, events: &mut Events, sink: &mut dyn Sink) -> io::Result<Option<i32>> {
     loop {
         match drain_some(rb, events, sink)? {
@@ -302,7 +338,8 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
     // SAFETY: the ring buffer's fd stays open while the AsyncFd owns it.
     let mut ring = unsafe { AsyncFd::register(ring) }.map_err(|e| RunError::Other(format!("cannot poll the event buffer: {e}")))?;
     run_once(&mut ebpf, compiled, AttachPoint::Begin)?;
-    let mut stop = drain(ring.get_mut(), &mut events, sink)?.map(Stopped::Exit);
+    let (begun, begin_exit) = take_begin(ring.get_mut(), &mut events)?;
+    let mut stop = begin_exit.map(Stopped::Exit);
 
     let mut links = Vec::new();
     if stop.is_none() {
@@ -312,6 +349,8 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
             links.extend(attach::attach(&mut ebpf, program, code)?);
         }
     }
+    // What BEGIN printed, once every probe is attached (a system() command's work traced).
+    deliver(begun, sink)?;
 
     let (child_tx, mut child_rx) = tokio::sync::oneshot::channel::<i32>();
     if let (Some(child), None) = (opts.child.as_mut(), &stop) {
