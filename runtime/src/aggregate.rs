@@ -107,10 +107,13 @@ pub fn decode_keys(key: &[u8], reprs: &[Repr], dec: &Decoder) -> Vec<Value> {
             _ => None,
         };
         // The symbol's text is the same at its start: only the address moves.
-        out.push(match (kind, decode_value(*r, bytes, dec)) {
-            _ if matches!(r, Repr::UStack(_) | Repr::USym(_)) => decode_user(*r, bytes, dec, true),
-            (Some(k), Value::Sym(pc, text)) => Value::Sym(dec.stacks.symbols().start(pc, k), text),
-            (_, v) => v,
+        out.push(if matches!(r, Repr::UStack(_) | Repr::USym(_)) {
+            decode_user(*r, bytes, dec, true)
+        } else {
+            match (kind, decode_value(*r, bytes, dec)) {
+                (Some(k), Value::Sym(pc, text)) => Value::Sym(dec.stacks.symbols().start(pc, k), text),
+                (_, v) => v,
+            }
         });
         off += r.size();
     }

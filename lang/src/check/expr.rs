@@ -69,9 +69,6 @@ impl Checker<'_> {
                     self.var_expr(VarRef::Global(g), Vec::new())
                 } else if let Some((v, ty)) = self.types.kernel_enum_constant(name) {
                     TExpr::new(Expr::Int(v), ty)
-                } else if name == "NULL" {
-                    // D's null pointer (a string compared with it: see null_compare()).
-                    TExpr::new(Expr::Int(0), self.int())
                 } else if self.array(name, false).is_some() {
                     return Err(unindexed_array(name, &e.span));
                 } else {

@@ -51,17 +51,23 @@ impl Checker<'_> {
     pub(super) fn translated(&mut self, e: &ast::Expr) -> Result<Option<(usize, ast::Expr, bool)>, Diagnostic> {
         // Through inlines (each once: an inline defined by itself is reported where it is
         // expanded).
-        let mut e = e.clone();
+        let mut owned: Option<ast::Expr> = None;
         let mut seen: Vec<String> = Vec::new();
-        while let ExprKind::Ident(n) = &e.kind {
-            if self.binding(n).is_some() || seen.contains(n) {
+        loop {
+            let n = match &owned.as_ref().unwrap_or(e).kind {
+                ExprKind::Ident(n) => n.clone(),
+                _ => break,
+            };
+            if self.bindings.iter().any(|b| b.0 == n) || seen.contains(&n) {
                 return Ok(None);
             }
-            let Some((_, _, value)) = self.inlines.iter().find(|i| i.0 == *n).cloned() else { return Ok(None) };
-            seen.push(n.clone());
-            e = value;
+            let Some(i) = self.inlines.iter().position(|i| i.0 == n) else { return Ok(None) };
+            owned = Some(self.inlines[i].2.clone());
+            seen.push(n);
         }
-        let ExprKind::Xlate(ty, input) = &e.kind else { return Ok(None) };
+        let ExprKind::Xlate(ty, input) = &owned.as_ref().unwrap_or(e).kind else { return Ok(None) };
+        let (ty, input) = (ty.clone(), input.clone());
+        let (ty, input) = (&ty, &input);
         let t = self.type_of_name(ty)?;
         let (out, pointer) = match self.types.real(t).map_err(|x| ctypes::no_types(&ty.span, x))? {
             Type::Ptr { to, .. } => (to, true),

@@ -34,17 +34,6 @@ impl Fault {
         Fault::ALL.into_iter().find(|f| f.code() == code)
     }
 
-    /// DTrace's name of the constant that holds the code, as D programs write it.
-    pub fn constant(self) -> &'static str {
-        match self {
-            Fault::BadAddr => "DTRACEFLT_BADADDR",
-            Fault::IllOp => "DTRACEFLT_ILLOP",
-            Fault::DivZero => "DTRACEFLT_DIVZERO",
-            Fault::NoScratch => "DTRACEFLT_NOSCRATCH",
-            Fault::BadIndex => "DTRACEFLT_BADINDEX",
-        }
-    }
-
     /// The words of DTrace's message (dtrace_faultstr()), then what it shows of `arg5`.
     pub fn describe(self, value: u64) -> String {
         match self {

@@ -68,7 +68,7 @@ pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<Progr
     // ERROR's clauses run inside the programs of clauses that fault.
     let errors = p.group(AttachPoint::Error).map_or(&[][..], |g| &g.clauses[..]);
     let scratch = group.clauses.iter().any(needs_scratch) || (errors.iter().any(needs_scratch) && group.clauses.iter().any(|c| faults::may_fault(p, c)));
-    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(scratch), clause: None, locals: Vec::new(), exit_flag, fault: None, error_args: None, pieces: Default::default(), strtok: None, shared_locals: Vec::new() };
+    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(scratch), clause: None, locals: Vec::new(), exit_flag, fault: None, error_args: None, pieces: Default::default(), strtok: None, shared_locals: Vec::new(), nr_in_r7: false };
     e.push(Insn::mov(R6, R1));
     attach::context(group.attach).prologue(&mut e, group);
     if scratch {
@@ -77,8 +77,13 @@ pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<Progr
     if group.clauses.iter().any(uses_strtok) || (errors.iter().any(uses_strtok) && group.clauses.iter().any(|c| faults::may_fault(p, c))) {
         e.strtok_prologue()?;
     }
+    // A variable only one clause uses is zeroed where that clause starts (after the checks
+    // that can skip it); one several clauses share, once for the firing, here.
     let all: Vec<Variable> = group.clauses.iter().flat_map(|c| c.locals.iter().cloned()).collect();
-    e.shared_locals = e.take_locals(&all)?;
+    let (shared, own): (Vec<Variable>, Vec<Variable>) = all.iter().cloned().partition(|v| all.iter().filter(|w| *w == v).count() > 1);
+    e.shared_locals = e.take_locals(&shared, true)?.into_iter().map(|(n, r, b)| (n, r, b, false)).collect();
+    let own = e.take_locals(&own, false)?;
+    e.shared_locals.extend(own.into_iter().map(|(n, r, b)| (n, r, b, true)));
     for c in &group.clauses {
         e.clause = Some(c.index);
         e.scoped(|e| e.clause(c))?;
@@ -138,8 +143,11 @@ pub(crate) struct Emitter<'a> {
     error_args: Option<ErrorArgs>,
     /// The clause's scratch memory for alloca() and copyin().
     pieces: memory::Pieces,
-    /// The program's `this->` variables, shared by its clauses (name, representation, place).
-    shared_locals: Vec<(String, Repr, Buf)>,
+    /// The program's `this->` variables, shared by its clauses (name, representation, place,
+    /// and whether one clause alone uses it).
+    shared_locals: Vec<(String, Repr, Buf, bool)>,
+    /// The prologue left the system call number in r7 (syscall programs).
+    nr_in_r7: bool,
     /// Where strtok()'s state is in the scratch space, if the program calls strtok().
     strtok: Option<i16>,
 }
@@ -229,10 +237,22 @@ impl Emitter<'_> {
         let (fault_body, fault_before) = (self.label(), self.label());
         // The probe's clauses share their `this->` variables (the program's, taken once);
         // ERROR's clauses, another probe's, have their own.
+        // This clause's own `this->` variables, zeroed once its filter lets the firing in.
+        let mut own_locals = Vec::new();
         self.locals = match self.error_args {
-            None => c.locals.iter().map(|v| self.shared_local(v)).collect::<Result<_, _>>()?,
+            None => {
+                let mut places = Vec::new();
+                for v in &c.locals {
+                    let (at, r, own) = self.shared_local(v)?;
+                    if own {
+                        own_locals.push((at, r));
+                    }
+                    places.push((at, r));
+                }
+                places
+            }
             Some(_) => {
-                let own = self.take_locals(&c.locals)?;
+                let own = self.take_locals(&c.locals, true)?;
                 c.locals.iter().map(|v| Ok((own.iter().find(|(n, r, _)| *n == v.name && *r == v.repr).expect("taken").2, v.repr))).collect::<Result<_, EmitError>>()?
             }
         };
@@ -250,6 +270,9 @@ impl Emitter<'_> {
             }
             self.goto(end);
             self.bind(body);
+        }
+        for (at, r) in own_locals {
+            self.zero_local(at, r);
         }
         if let Some(pred) = &c.predicate {
             self.fault = fault_slot.map(|slot| FaultTarget { label: fault_before, action: 0, slot });
@@ -496,34 +519,39 @@ impl Emitter<'_> {
         Ok(())
     }
 
-    /// Takes and zeroes a place for each distinct `this->` variable of `vars` (by name and
-    /// representation): integers on the stack, strings in the scratch space.
-    fn take_locals(&mut self, vars: &[Variable]) -> Result<Vec<(String, Repr, Buf)>, EmitError> {
+    /// Takes a place for each distinct `this->` variable of `vars` (by name and
+    /// representation), zeroed if `zero`: integers on the stack, strings in the scratch space.
+    fn take_locals(&mut self, vars: &[Variable], zero: bool) -> Result<Vec<(String, Repr, Buf)>, EmitError> {
         let mut out: Vec<(String, Repr, Buf)> = Vec::new();
         for v in vars {
             if out.iter().any(|(n, r, _)| *n == v.name && *r == v.repr) {
                 continue;
             }
             let at = match v.repr {
-                Repr::Str(n) => {
-                    let at = Buf::Scratch(self.scratch(n as usize)?);
-                    self.zero_buf(at, n);
-                    at
-                }
-                _ => {
-                    let at = self.slot(8)?;
-                    self.push(Insn::st_imm(DW, R10, at, 0));
-                    Buf::Stack(at)
-                }
+                Repr::Str(n) => Buf::Scratch(self.scratch(n as usize)?),
+                _ => Buf::Stack(self.slot(8)?),
             };
+            if zero {
+                self.zero_local(at, v.repr);
+            }
             out.push((v.name.clone(), v.repr, at));
         }
         Ok(out)
     }
 
+    /// Zeroes the place of a `this->` variable stored as `repr`.
+    fn zero_local(&mut self, at: Buf, repr: Repr) {
+        match (at, repr) {
+            (at, Repr::Str(n)) => self.zero_buf(at, n),
+            (Buf::Stack(off), _) => self.push(Insn::st_imm(DW, R10, off, 0)),
+            _ => {}
+        }
+    }
+
     /// Where the program keeps `this->` variable `v` for every clause.
-    fn shared_local(&self, v: &Variable) -> Result<(Buf, Repr), EmitError> {
-        self.shared_locals.iter().find(|(n, r, _)| *n == v.name && *r == v.repr).map(|(_, r, b)| (*b, *r)).ok_or_else(|| self.err(format!("internal: no place for this->{}", v.name)))
+    /// `own`: only this clause uses it, and zeroes it when it starts.
+    fn shared_local(&self, v: &Variable) -> Result<(Buf, Repr, bool), EmitError> {
+        self.shared_locals.iter().find(|(n, r, _, _)| *n == v.name && *r == v.repr).map(|(_, r, b, own)| (*b, *r, *own)).ok_or_else(|| self.err(format!("internal: no place for this->{}", v.name)))
     }
 
     /// Where clause-local `l` is.

@@ -169,8 +169,16 @@ impl Emitter<'_> {
         bytes.resize(size as usize, 0);
         let (base, off) = self.buf_base(R1, dst);
         for (i, w) in bytes.chunks(8).enumerate() {
-            self.ld64(R0, i64::from_le_bytes(w.try_into().expect("8-byte words")));
-            self.push(Insn::stx(DW, base, off + 8 * i as i16, R0));
+            let w = i64::from_le_bytes(w.try_into().expect("8-byte words"));
+            let at = off + 8 * i as i16;
+            // A word that fits 32 bits (the padding's zeros) is one store, sign-extended.
+            match i32::try_from(w) {
+                Ok(small) => self.push(Insn::st_imm(DW, base, at, small)),
+                Err(_) => {
+                    self.ld64(R0, w);
+                    self.push(Insn::stx(DW, base, at, R0));
+                }
+            }
         }
     }
 

@@ -14,13 +14,12 @@ const ORIG_AX: i32 = 120;
 pub(super) struct Syscall;
 
 /// Whether a sys_exit program needs the system call number (a helper call on every return):
-/// for a clause's filter, for the probe id (of its output record or fault report, or `id`),
-/// or for probefunc.
-fn needs_syscall_number(p: &Program, group: &Group) -> bool {
+/// for a clause's filter, for the probe id (of its output record, or `id`), or for
+/// probefunc. (A fault report reads it when a fault happens: [`Syscall::probe_id`].)
+fn needs_syscall_number(group: &Group) -> bool {
     group.clauses.iter().any(|c| {
         c.filter != Filter::All
             || c.record.is_some()
-            || crate::emit::faults::may_fault(p, c)
             || c.any(&mut |n| matches!(n, Node::Str(StrExpr::Probe(VarHook::ProbeFunc))) || matches!(n, Node::Expr(Expr::Var(VarHook::ProbeId))))
     })
 }
@@ -41,20 +40,26 @@ impl ProbeContext for Syscall {
     fn prologue(&self, e: &mut Emitter, group: &Group) {
         if e.attach == AttachPoint::SyscallEntry {
             e.push(Insn::ldx(DW, R7, R6, 8));
-        } else if needs_syscall_number(e.p, group) {
-            // The syscall number is not an argument of sys_exit: read regs->orig_ax.
-            e.push(Insn::mov(R1, R10));
-            e.push(Insn::alu_imm(Alu::Add, R1, -8));
-            e.push(Insn::mov_imm(R2, 8));
-            e.push(Insn::ldx(DW, R3, R6, 0));
-            e.push(Insn::alu_imm(Alu::Add, R3, ORIG_AX));
-            e.push(Insn::call(helper::PROBE_READ_KERNEL));
+            e.nr_in_r7 = true;
+        } else if needs_syscall_number(group) {
+            read_orig_ax(e, -8);
             e.push(Insn::ldx(DW, R7, R10, -8));
+            e.nr_in_r7 = true;
         }
     }
 
     fn probe_id(&self, e: &mut Emitter) -> Result<(), EmitError> {
-        e.push(Insn::mov(R0, R7));
+        if e.nr_in_r7 {
+            e.push(Insn::mov(R0, R7));
+        } else {
+            // Only a fault report asks without the prologue having read it.
+            e.scoped(|e| {
+                let at = e.slot(8)?;
+                read_orig_ax(e, at);
+                e.push(Insn::ldx(DW, R0, R10, at));
+                Ok(())
+            })?;
+        }
         e.push(Insn::alu_imm(Alu::Lsh, R0, 1));
         let ret = (e.attach == AttachPoint::SyscallReturn) as i32;
         e.push(Insn::alu_imm(Alu::Add, R0, SYSCALL_ID_BASE as i32 + ret));
@@ -109,4 +114,15 @@ impl ProbeContext for Syscall {
         e.push(Insn::jmp_imm(Cond::Ja, 0, 0, 1));
         e.push(Insn::mov_imm(R0, 0));
     }
+}
+
+/// The system call number at a sys_exit, which is not among its arguments: regs->orig_ax,
+/// read into the stack at r10 + `at` (clobbers r0-r5).
+fn read_orig_ax(e: &mut Emitter, at: i16) {
+    e.push(Insn::mov(R1, R10));
+    e.push(Insn::alu_imm(Alu::Add, R1, at as i32));
+    e.push(Insn::mov_imm(R2, 8));
+    e.push(Insn::ldx(DW, R3, R6, 0));
+    e.push(Insn::alu_imm(Alu::Add, R3, ORIG_AX));
+    e.push(Insn::call(helper::PROBE_READ_KERNEL));
 }
