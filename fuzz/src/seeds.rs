@@ -1,5 +1,5 @@
 //! The seed corpus and the mutators' dictionary, gathered from the repository: the scripts,
-//! the curated `fuzz/seeds/`, the examples in spec.md and README.md (code blocks, inline
+//! the curated `fuzz/seeds/`, the snapshot tests' programs (`tests/snapshots/`), the examples in spec.md and README.md (code blocks, inline
 //! code and `crumbs -e '...'` lines) and the program strings of the tests. A new construct
 //! is covered by adding a seed to `fuzz/seeds/` (or a test or spec example that uses it).
 
@@ -23,7 +23,7 @@ pub struct Corpus {
 pub fn load(root: &Path) -> Result<Corpus, String> {
     let mut seeds = Vec::new();
     let mut fragments = Vec::new();
-    for dir in ["scripts", "fuzz/seeds"] {
+    for dir in ["scripts", "fuzz/seeds", "tests/snapshots"] {
         for path in sorted_files(&root.join(dir), "d")? {
             let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
             seeds.push(Seed { origin: format!("{dir}/{}", path.file_name().unwrap().to_string_lossy()), text });

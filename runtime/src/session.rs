@@ -214,18 +214,10 @@ fn drain_some(rb: &mut RingBuf<MapData>, events: &mut Events, sink: &mut dyn Sin
     let end = Instant::now() + TURN;
     let mut drained = Drained::Empty;
     while let Some(item) = rb.next() {
-        match events.event(&item)? {
-            Some(Event::Firing(d)) => {
-                sink.firing(&d.firing)?;
-                for f in &d.committed {
-                    sink.firing(f)?;
-                }
-                if let Some(status) = d.exit {
-                    return Ok(Drained::Exit(status));
-                }
+        if let Some(e) = events.event(&item)? {
+            if let Some(status) = deliver_event(e, sink)? {
+                return Ok(Drained::Exit(status));
             }
-            Some(Event::Fault(f)) => sink.fault(&f)?,
-            Some(Event::Held) | None => {}
         }
         if Instant::now() >= end {
             drained = Drained::More;
@@ -258,18 +250,25 @@ fn take_begin<'p>(rb: &mut RingBuf<MapData>, events: &mut Events<'p>) -> io::Res
 /// Gives decoded records to the sink, in order.
 fn deliver(events: Vec<Event>, sink: &mut dyn Sink) -> io::Result<()> {
     for e in events {
-        match e {
-            Event::Firing(d) => {
-                sink.firing(&d.firing)?;
-                for f in &d.committed {
-                    sink.firing(f)?;
-                }
-            }
-            Event::Fault(f) => sink.fault(&f)?,
-            Event::Held => {}
-        }
+        deliver_event(e, sink)?;
     }
     sink.flush()
+}
+
+/// Gives one decoded record to the sink (a firing, then what it committed; or a fault);
+/// the status if it called exit().
+fn deliver_event(e: Event, sink: &mut dyn Sink) -> io::Result<Option<i32>> {
+    match e {
+        Event::Firing(d) => {
+            sink.firing(&d.firing)?;
+            for f in &d.committed {
+                sink.firing(f)?;
+            }
+            Ok(d.exit)
+        }
+        Event::Fault(f) => sink.fault(&f).map(|_| None),
+        Event::Held => Ok(None),
+    }
 }
 
 /// Prints every record in the buffer; only for when nothing adds to it any more (after

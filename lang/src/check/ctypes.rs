@@ -32,6 +32,18 @@ fn add_offset(addr: Expr, off: i64) -> Expr {
     }
 }
 
+/// Index `i` of an array of `len` elements (`what` in the hint): a constant past the end is
+/// an error; a computed one is checked when the probe fires.
+pub(super) fn bounded(i: Expr, len: u32, at: &Span, what: &str) -> Result<Expr, Diagnostic> {
+    match i {
+        Expr::Int(k) if (k as u64) >= len as u64 => Err(Diagnostic::new(at.clone(), format!("index outside array bounds: {k}, max is {len}"))
+            .label("past the end")
+            .hint(format!("{what} has {len} elements, indexed 0 to {}", len - 1))),
+        i @ Expr::Int(_) => Ok(i),
+        i => Ok(Expr::Bounded { index: Box::new(i), len: len as u64 }),
+    }
+}
+
 /// `n` elements of `size` bytes, in bytes (what pointer arithmetic and indexing add).
 pub(super) fn scaled(n: Expr, size: i64) -> Expr {
     match n {
@@ -205,16 +217,7 @@ impl Checker<'_> {
                     // Arrays of 0 or 1 elements are left unchecked: they are usually a
                     // struct's variable-length tail, as DTrace leaves them.
                     Type::Array { elem, len } => {
-                        let i = match i {
-                            Expr::Int(k) if len > 1 && (k as u64) >= len as u64 => {
-                                return Err(Diagnostic::new(index[0].span.clone(), format!("index outside array bounds: {k}, max is {len}"))
-                                    .label("past the end")
-                                    .hint(format!("the array has {len} elements, indexed 0 to {}", len - 1)));
-                            }
-                            i @ Expr::Int(_) => i,
-                            i if len > 1 => Expr::Bounded { index: Box::new(i), len: len as u64 },
-                            i => i,
-                        };
+                        let i = if len > 1 { bounded(i, len, &index[0].span, "the array")? } else { i };
                         match b.val {
                             Val::Place(a) | Val::Value(a) => (a, elem, i),
                         }

@@ -53,11 +53,8 @@ impl Checker<'_> {
         // expanded).
         let mut owned: Option<ast::Expr> = None;
         let mut seen: Vec<String> = Vec::new();
-        loop {
-            let n = match &owned.as_ref().unwrap_or(e).kind {
-                ExprKind::Ident(n) => n.clone(),
-                _ => break,
-            };
+        while let ExprKind::Ident(n) = &owned.as_ref().unwrap_or(e).kind {
+            let n = n.clone();
             if self.bindings.iter().any(|b| b.0 == n) || seen.contains(&n) {
                 return Ok(None);
             }

@@ -312,13 +312,7 @@ impl Checker<'_> {
             return Err(Diagnostic::new(span.clone(), format!("`{name}` is a scalar array: it takes one index")).label(format!("{} given", keys.len())).hint(format!("write `{name}[i]` with i from 0 to {}", len - 1)));
         }
         let i = self.int_expr(&keys[0], "a scalar array's index")?;
-        Ok(vec![match i {
-            Expr::Int(k) if (k as u64) >= len as u64 => {
-                return Err(Diagnostic::new(keys[0].span.clone(), format!("index outside array bounds: {k}, max is {len}")).label("past the end").hint(format!("`{name}` has {len} elements, indexed 0 to {}", len - 1)));
-            }
-            i @ Expr::Int(_) => i,
-            i => Expr::Bounded { index: Box::new(i), len: len as u64 },
-        }])
+        Ok(vec![ctypes::bounded(i, len, &keys[0].span, &format!("`{name}`"))?])
     }
 
     /// The associative array `base` names when it is indexed: `a` or `self->a`.
