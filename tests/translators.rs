@@ -10,7 +10,7 @@ use common::{agg_rows, assert_compile_error as assert_error, printed, run};
 fn curpsinfo_and_curlwpsinfo_agree_with_the_builtins() {
     let p = r#"BEGIN {
         printf("%d %d %d %d %d %d %s %d|", curpsinfo->pr_pid == pid, curpsinfo->pr_ppid == ppid, curpsinfo->pr_uid == uid,
-            curpsinfo->pr_gid == gid, curpsinfo->pr_sid > 0, curpsinfo->pr_pgid > 0, curpsinfo->pr_fname, curpsinfo->pr_dmodel == PR_MODEL_LP64);
+            curpsinfo->pr_gid == gid, curpsinfo->pr_sid == $sid, curpsinfo->pr_pgid == $pgid, curpsinfo->pr_fname, curpsinfo->pr_dmodel == PR_MODEL_LP64);
         printf("%d %c %s %d %d %d\n", curlwpsinfo->pr_lwpid == tid, curlwpsinfo->pr_sname, curlwpsinfo->pr_name, curlwpsinfo->pr_onpro == cpu,
             curlwpsinfo->pr_state == SRUN, curpsinfo->pr_addr == (uintptr_t)curthread);
         exit(0);
