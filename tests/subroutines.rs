@@ -143,6 +143,35 @@ fn lltostr_writes_signed_decimals() {
     assert_eq!(printed_at(7, p), "123456 123456 -12345 -10000 999999\n");
 }
 
+/// The base argument, as illumos' DTrace: digits 0-9a-z; only decimal has a sign (another
+/// base writes the 64 bits unsigned); 16 after "0x" ("0x0" for 0), 8 after "0" (but 0 is
+/// "0"). A base known only when the probe fires is checked then: outside 2..36 the clause
+/// faults (illegal operation) and ERROR sees DTRACEFLT_ILLOP.
+#[test]
+fn lltostr_in_another_base() {
+    let p = r#"BEGIN {
+        printf("%s %s %s %s %s %s|", lltostr(255, 16), lltostr(0, 16), lltostr(-1, 16), lltostr(8, 8), lltostr(0, 8), lltostr(-1, 8));
+        printf("%s %s %s %s %s %s|", lltostr(5, 2), lltostr(0, 2), lltostr(-1, 2), lltostr(35, 36), lltostr(-35, 10), lltostr(0x8000000000000000, 10));
+        printf("%s %s\n", lltostr(123456789, 36), lltostr(0x7fffffffffffffff, 3));
+        exit(0);
+    }"#;
+    let ones = "1".repeat(64);
+    assert_eq!(printed(p), format!("0xff 0x0 0xffffffffffffffff 010 0 01777777777777777777777|101 0 {ones} z -35 -9223372036854775808|21i3v9 2021110011022210012102010021220101220221\n"));
+    // The same with the base known only when the probe fires, and cut to strsize - 1.
+    let p = r#"BEGIN { b = 16; o = 8; t = 2; d = 10; z = 36;
+        printf("%s %s %s %s %s %s %s %s %s\n", lltostr(255, b), lltostr(0, b), lltostr(-1, b), lltostr(8, o), lltostr(0, o), lltostr(-1, t), lltostr(-35, d), lltostr(35, z), lltostr(0x8000000000000000, d));
+        exit(0);
+    }"#;
+    assert_eq!(printed(p), format!("0xff 0x0 0xffffffffffffffff 010 0 {ones} -35 z -9223372036854775808\n"));
+    let p = r#"BEGIN { b = 2; printf("%s %s\n", lltostr(-1, b), lltostr(-1, 16)); exit(0); }"#;
+    assert_eq!(printed_at(7, p), "111111 0xffff\n");
+    let p = r#"BEGIN { b = 1; trace(lltostr(10, b)); } BEGIN { b = 37; trace(lltostr(10, b)); } ERROR { printf("fault %d %d\n", arg4 == DTRACEFLT_ILLOP, arg5); } BEGIN { printf("on\n"); exit(0); }"#;
+    let out = run(&["-q", "-e", p]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "fault 1 0\nfault 1 0\non\n\n", "{}", out.dump());
+    assert_eq!(out.stderr.matches("illegal operation in action #2").count(), 2, "{}", out.dump());
+}
+
 /// On x86-64 (little-endian) each swaps the bytes of its width; the result has the
 /// unsigned type of that width.
 #[test]
@@ -345,7 +374,11 @@ fn subroutine_errors() {
     assert_error_at(r#"BEGIN { trace(strstr("abc", 1)); }"#, 29, "strstr() needs a string here, but this is an integer", "copyinstr");
     assert_error_at(r#"BEGIN { trace(strtok(1, ",")); }"#, 22, "strtok() needs a string here, but this is an integer", "copyinstr");
     assert_error_at(r#"BEGIN { trace(strchr("abc", "b")); }"#, 29, "strchr() needs an integer here, but this is a string", "strchr(s, c)");
-    assert_error_at(r#"BEGIN { trace(lltostr("1")); }"#, 23, "lltostr() needs an integer here, but this is a string", "lltostr(n)");
+    assert_error_at(r#"BEGIN { trace(lltostr("1")); }"#, 23, "lltostr() needs an integer here, but this is a string", "lltostr(n [, base])");
+    assert_error_at(r#"BEGIN { trace(lltostr(1, 37)); }"#, 26, "lltostr() base 37 is out of range", "from 2 to 36");
+    assert_error_at(r#"BEGIN { trace(lltostr(1, -1)); }"#, 26, "lltostr() base -1 is out of range", "from 2 to 36");
+    assert_error_at(r#"BEGIN { trace(lltostr(1, "16")); }"#, 26, "lltostr() needs an integer here, but this is a string", "lltostr(n [, base])");
+    assert_error_at(r#"BEGIN { trace(lltostr(1, 2, 3)); }"#, 15, "lltostr() takes 1 or 2 arguments, but 3 given", "lltostr(n [, base])");
     assert_error_at(r#"BEGIN { trace(progenyof(execname)); }"#, 25, "progenyof() needs an integer here, but this is a string", "progenyof(pid)");
     assert_error_at(r#"BEGIN { x = 1; trace(inet_ntoa6(0, x)); }"#, 36, "argument 2 of inet_ntoa6() must be a constant", "inet_ntoa6(addr [, strict])");
     assert_error_at(r#"BEGIN { trace(stroke("a", ",")); }"#, 15, "unknown function `stroke`", "strtok");

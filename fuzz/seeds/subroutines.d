@@ -5,3 +5,4 @@ syscall::openat:entry { printf("[%s]", strtok(self->path, "/")); printf("[%s][%s
 syscall::openat:return /progenyof($target) && rand() != 0/ { trace(lltostr(arg1)); trace(ntohl(htonl(arg1)) + ntohs(1) + htonll(2) + ntohll(3)); self->path = ""; }
 tracepoint:raw_syscalls:sys_enter /args->id == 39/ { printf("%s %s %s %s\n", inet_ntoa(&args->args[2]), inet_ntoa6(&args->args[2]), inet_ntoa6(&args->args[2], 1), inet_ntop(arg0 == 0 ? 2 : 10, &args->args[2])); }
 syscall::openat:return { tracemem(curthread, 40); tracemem(curthread, 16, arg1); }
+syscall::read:return /arg1 > 0/ { printf("%s %s %s\n", lltostr(arg1, 16), lltostr(arg0, 2), lltostr(arg1, arg0 % 40)); @[lltostr(arg2, 36), lltostr(arg0, 8)] = count(); }

@@ -31,6 +31,13 @@ impl Checker<'_> {
                 _ => StrArg::Int(self.int_arg(a, f)?),
             });
         }
+        if let (FnHook::Str(StrFn::Lltostr), Some(StrArg::Int(Expr::Int(base))), Some(a)) = (hook, lowered.get(1), args.get(1)) {
+            if !(2..=36).contains(base) {
+                return Err(Diagnostic::new(a.span.clone(), format!("lltostr() base {base} is out of range"))
+                    .label("not a base from 2 to 36")
+                    .hint("digits are 0-9 and a-z: give a base from 2 to 36, e.g. lltostr(n, 16)"));
+            }
+        }
         Ok(match hook {
             FnHook::Strlen => {
                 let Some(StrArg::Str(s)) = lowered.pop() else { unreachable!("strlen takes a string") };

@@ -386,7 +386,7 @@ pub enum StrFn {
     Strtok,
     /// strtok(NULL, delims): the next token of the string the last strtok() was given.
     StrtokNext,
-    /// lltostr(n): n in decimal.
+    /// lltostr(n[, base]): n in decimal, or unsigned in base 2..36.
     Lltostr,
     /// inet_ntoa(addr): the IPv4 address at a kernel address, dotted.
     InetNtoa,

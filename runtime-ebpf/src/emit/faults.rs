@@ -53,6 +53,8 @@ pub(super) fn may_fault(p: &Program, c: &Clause) -> bool {
         Node::Str(StrExpr::UserStr(..) | StrExpr::KernelStr(..)) => true,
         // An address that cannot be read, another family; strtok(NULL, ...) with no string.
         Node::Str(StrExpr::Call { f: StrFn::InetNtoa | StrFn::InetNtoa6 | StrFn::InetNtop | StrFn::StrtokNext, .. }) => true,
+        // A base known only when the probe fires, outside 2..36.
+        Node::Str(StrExpr::Call { f: StrFn::Lltostr, args, .. }) => matches!(args.get(1), Some(StrArg::Int(b)) if !matches!(b, Expr::Int(_))),
         _ => false,
     })
 }

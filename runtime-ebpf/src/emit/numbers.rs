@@ -79,45 +79,141 @@ impl Emitter<'_> {
         })
     }
 
-    /// lltostr(n) at `out`: n, signed, in decimal (cut to the string's limit).
-    pub(super) fn lltostr(&mut self, n: &Expr, out: Buf, own: u32) -> Result<(), EmitError> {
-        // "-9223372036854775808" and its NUL fit 24 bytes; digits are written from the end.
-        const DIGITS: u32 = 24;
+    /// lltostr(n [, base]) at `out`, as DTrace's: n signed in decimal; in another base
+    /// (2 to 36, digits 0-9a-z) the 64 bits unsigned, base 16 after "0x", base 8 after "0"
+    /// (but 0 alone); cut to the string's limit. A base known only when the probe fires and
+    /// outside 2..36 faults (illegal operation); a constant one the checker has vetted.
+    pub(super) fn lltostr(&mut self, n: &Expr, base: Option<&Expr>, out: Buf, own: u32) -> Result<(), EmitError> {
+        let base = match base {
+            None => Radix::Const(10),
+            Some(Expr::Int(k)) => Radix::Const(*k),
+            Some(e) => Radix::Run(e),
+        };
+        // Decimal's "-9223372036854775808" and its NUL fit 24 bytes; binary's 64 digits
+        // need more, and room for the prefixes the loop leaves (it stops `reserve` short of
+        // the buffer's start so that the verifier sees each prefix byte in bounds).
+        let (size, reserve) = match base {
+            Radix::Const(10) => (24, 0),
+            Radix::Const(_) => (72, 2),
+            // Two prefixes the verifier cannot tell apart from one another and the sign.
+            Radix::Run(_) => (72, 3),
+        };
         self.scoped(|e| {
             let (val, neg) = (e.slot(8)?, e.slot(8)?);
-            let digits = Buf::Scratch(e.scratch(DIGITS as usize)?);
+            let radix = match base {
+                Radix::Run(_) => Some(e.slot(8)?),
+                Radix::Const(_) => None,
+            };
+            let digits = Buf::Scratch(e.scratch(size as usize)?);
             e.expr(n)?;
             e.push(Insn::stx(DW, R10, val, R0));
-            e.push(Insn::mov(R1, R0));
-            e.push(Insn::alu_imm(Alu::Rsh, R1, 63));
-            e.push(Insn::stx(DW, R10, neg, R1));
-            e.zero_buf(digits, DIGITS);
+            // Only decimal has a sign.
+            match (base, radix) {
+                (Radix::Const(10), _) => {
+                    e.push(Insn::mov(R1, R0));
+                    e.push(Insn::alu_imm(Alu::Rsh, R1, 63));
+                    e.push(Insn::stx(DW, R10, neg, R1));
+                }
+                (Radix::Run(b), Some(radix)) => {
+                    e.expr(b)?;
+                    e.fault_unless(Cond::Sge, R0, 2, Fault::IllOp, FaultValue::Zero)?;
+                    e.fault_unless(Cond::Sle, R0, 36, Fault::IllOp, FaultValue::Zero)?;
+                    e.push(Insn::stx(DW, R10, radix, R0));
+                    e.push(Insn::mov_imm(R1, 0));
+                    e.push(Insn::jmp_imm(Cond::Ne, R0, 10, 2));
+                    e.push(Insn::ldx(DW, R1, R10, val));
+                    e.push(Insn::alu_imm(Alu::Rsh, R1, 63));
+                    e.push(Insn::stx(DW, R10, neg, R1));
+                }
+                _ => {}
+            }
+            e.zero_buf(digits, size);
             e.push(Insn::ldx(DW, R1, R10, val));
-            // |n| as unsigned (the most negative n is its own negation, right as unsigned).
-            e.push(Insn::jmp_imm(Cond::Sge, R1, 0, 1));
-            e.push(Insn::neg(R1));
+            match base {
+                // |n| as unsigned (the most negative n is its own negation, right as unsigned).
+                Radix::Const(10) => {
+                    e.push(Insn::jmp_imm(Cond::Sge, R1, 0, 1));
+                    e.push(Insn::neg(R1));
+                }
+                Radix::Run(_) => {
+                    e.push(Insn::ldx(DW, R2, R10, neg));
+                    e.push(Insn::jmp_imm(Cond::Eq, R2, 0, 1));
+                    e.push(Insn::neg(R1));
+                }
+                Radix::Const(_) => {}
+            }
+            if let Some(radix) = radix {
+                e.push(Insn::ldx(DW, R5, R10, radix));
+            }
             let (head, written) = (e.label(), e.label());
-            e.push(Insn::mov_imm(R2, DIGITS as i32 - 2));
+            e.push(Insn::mov_imm(R2, size as i32 - 2));
             e.bind(head);
             e.push(Insn::mov(R4, R1));
-            e.push(Insn::alu_imm(Alu::Mod, R4, 10));
-            e.push(Insn::alu_imm(Alu::Add, R4, b'0' as i32));
+            match base {
+                Radix::Const(k) => e.push(Insn::alu_imm(Alu::Mod, R4, k as i32)),
+                Radix::Run(_) => e.push(Insn::alu_reg(Alu::Mod, R4, R5)),
+            }
+            if matches!(base, Radix::Const(k) if k <= 10) {
+                e.push(Insn::alu_imm(Alu::Add, R4, b'0' as i32));
+            } else {
+                // 10 and up are the letters.
+                e.push(Insn::jmp_imm(Cond::Lt, R4, 10, 1));
+                e.push(Insn::alu_imm(Alu::Add, R4, (b'a' - b'0' - 10) as i32));
+                e.push(Insn::alu_imm(Alu::Add, R4, b'0' as i32));
+            }
             e.buf_addr(R3, digits);
             e.push(Insn::alu_reg(Alu::Add, R3, R2));
             e.push(Insn::stx(B, R3, 0, R4));
-            e.push(Insn::alu_imm(Alu::Div, R1, 10));
+            match base {
+                Radix::Const(k) => e.push(Insn::alu_imm(Alu::Div, R1, k as i32)),
+                Radix::Run(_) => e.push(Insn::alu_reg(Alu::Div, R1, R5)),
+            }
             e.push(Insn::alu_imm(Alu::Sub, R2, 1));
             e.exit_if(Insn::jmp_imm(Cond::Eq, R1, 0, 0), written);
-            e.jump(Insn::jmp_imm(Cond::Sgt, R2, 0, 0), head);
+            e.jump(Insn::jmp_imm(Cond::Sgt, R2, reserve, 0), head);
             e.bind(written);
-            let positive = e.label();
-            e.push(Insn::ldx(DW, R1, R10, neg));
-            e.jump(Insn::jmp_imm(Cond::Eq, R1, 0, 0), positive);
-            e.buf_addr(R3, digits);
-            e.push(Insn::alu_reg(Alu::Add, R3, R2));
-            e.push(Insn::st_imm(B, R3, 0, b'-' as i32));
-            e.push(Insn::alu_imm(Alu::Sub, R2, 1));
-            e.bind(positive);
+            // The prefixes, each written at r2 and stepped past.
+            let put = |e: &mut Self, c: u8| {
+                e.buf_addr(R3, digits);
+                e.push(Insn::alu_reg(Alu::Add, R3, R2));
+                e.push(Insn::st_imm(B, R3, 0, c as i32));
+                e.push(Insn::alu_imm(Alu::Sub, R2, 1));
+            };
+            match (base, radix) {
+                (Radix::Const(16), _) => {
+                    put(e, b'x');
+                    put(e, b'0');
+                }
+                (Radix::Const(8), _) => {
+                    let zero = e.label();
+                    e.push(Insn::ldx(DW, R1, R10, val));
+                    e.jump(Insn::jmp_imm(Cond::Eq, R1, 0, 0), zero);
+                    put(e, b'0');
+                    e.bind(zero);
+                }
+                (Radix::Run(_), Some(radix)) => {
+                    let (not16, not8) = (e.label(), e.label());
+                    e.push(Insn::ldx(DW, R1, R10, radix));
+                    e.jump(Insn::jmp_imm(Cond::Ne, R1, 16, 0), not16);
+                    put(e, b'x');
+                    put(e, b'0');
+                    e.bind(not16);
+                    e.push(Insn::ldx(DW, R1, R10, radix));
+                    e.jump(Insn::jmp_imm(Cond::Ne, R1, 8, 0), not8);
+                    e.push(Insn::ldx(DW, R1, R10, val));
+                    e.jump(Insn::jmp_imm(Cond::Eq, R1, 0, 0), not8);
+                    put(e, b'0');
+                    e.bind(not8);
+                }
+                _ => {}
+            }
+            if matches!(base, Radix::Const(10) | Radix::Run(_)) {
+                let positive = e.label();
+                e.push(Insn::ldx(DW, R1, R10, neg));
+                e.jump(Insn::jmp_imm(Cond::Eq, R1, 0, 0), positive);
+                put(e, b'-');
+                e.bind(positive);
+            }
             let at = e.slot(8)?;
             e.push(Insn::stx(DW, R10, at, R2));
             e.zero_buf(out, own);
@@ -131,4 +227,11 @@ impl Emitter<'_> {
             Ok(())
         })
     }
+}
+
+/// lltostr()'s base: known when the script is compiled, or only when the probe fires.
+#[derive(Clone, Copy, PartialEq)]
+enum Radix<'a> {
+    Const(i64),
+    Run(&'a Expr),
 }

@@ -83,7 +83,13 @@ impl Emitter<'_> {
             StrFn::Strchr | StrFn::Strrchr => self.strchr(args, out, own, f == StrFn::Strrchr)?,
             StrFn::Strtok | StrFn::StrtokNext => self.strtok(f, args, out, own)?,
             StrFn::Lltostr => match args.first() {
-                Some(StrArg::Int(n)) => self.lltostr(n, out, own)?,
+                Some(StrArg::Int(n)) => {
+                    let base = match args.get(1) {
+                        Some(StrArg::Int(b)) => Some(b),
+                        _ => None,
+                    };
+                    self.lltostr(n, base, out, own)?
+                }
                 _ => return Err(self.err("internal: lltostr() without an integer")),
             },
             StrFn::InetNtoa | StrFn::InetNtoa6 | StrFn::InetNtop => self.inet(f, args, out, own)?,
