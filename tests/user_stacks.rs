@@ -23,12 +23,31 @@ __attribute__((noinline)) void a(void) { b(); }
 int main(void) { for (int i = 0; i < 3; i++) a(); write(1, "bye\n", 4); return 0; }
 "#;
 
+/// main -> r(60) -> r(59) -> ... -> r(0), which makes the write system call itself: a user
+/// stack of more than 60 frames.
+const DEEP: &str = r#"
+#include <unistd.h>
+#include <sys/syscall.h>
+__attribute__((noinline)) void r(int n) {
+    if (n > 0) { r(n - 1); return; }
+    long ret;
+    static const char msg[] = "deep\n";
+    __asm__ volatile ("syscall" : "=a"(ret) : "0"((long)SYS_write), "D"((long)1), "S"(msg), "d"((long)(sizeof msg - 1)) : "rcx", "r11", "memory");
+}
+int main(void) { r(60); return 0; }
+"#;
+
 /// The program built with frame pointers, dynamic or static, in a temp directory (kept
 /// alive by the returned guard) as `prog`.
 fn build(static_: bool) -> (TempPath, String) {
+    build_source(PROGRAM, static_)
+}
+
+/// C `source` built as [`build`] builds the program.
+fn build_source(source: &str, static_: bool) -> (TempPath, String) {
     let dir = TempPath::dir("ustack");
     let src = dir.path().join("prog.c");
-    std::fs::write(&src, PROGRAM).unwrap();
+    std::fs::write(&src, source).unwrap();
     let exe = dir.path().join("prog");
     let mut gcc = Command::new("gcc");
     gcc.args(["-O0", "-fno-omit-frame-pointer", "-o"]).arg(&exe).arg(&src);
@@ -180,6 +199,42 @@ fn ustackframes_and_strsize() {
     assert_eq!(out.stdout.lines().filter(|l| l.starts_with("prog`c+0x")).count(), 3, "{dump}");
 }
 
+/// jstack() is ustack() on Linux (no Java helper): the same frames, but without a count it
+/// keeps the jstackframes option's number, 50 unless set; jstack(n, strsize) takes DTrace's
+/// second argument and ignores it; jstackstrsize is accepted.
+#[test]
+fn jstack_is_a_user_stack_of_jstackframes() {
+    let (_dir, exe) = build(false);
+    let out = run(&["-q", "-e", r#"syscall::write:entry /pid == $target && arg2 == 3/ { jstack(); @[jstack(2, 500)] = count(); }"#, "-c", &exe]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    let dump = out.dump();
+    let all = stacks(&out.stdout);
+    assert_eq!(all.len(), 4, "{dump}");
+    for s in &all[..3] {
+        assert_chain(s, &dump);
+    }
+    assert_eq!(all[3].iter().map(|f| frame(f)).collect::<Vec<_>>(), [("prog", "c"), ("prog", "b")], "{dump}");
+    let out = run(&["-q", "-x", "jstackframes=3", "-x", "jstackstrsize=1k", "-e", r#"syscall::write:entry /pid == $target && arg2 == 3/ { jstack(); }"#, "-c", &exe]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    let all = stacks(&out.stdout);
+    assert_eq!(all.len(), 3, "{}", out.dump());
+    assert!(all.iter().all(|s| s.len() == 3), "{}", out.dump());
+    // A stack deeper than 50: jstack() keeps 50 frames, ustack() 100 (of more than 60).
+    let (_deep, exe) = build_source(DEEP, false);
+    let out = run(&["-q", "-e", r#"syscall::write:entry /pid == $target && arg2 == 5/ { jstack(); ustack(); printf("depth %d\n", ustackdepth); }"#, "-c", &exe]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    let dump = out.dump();
+    let all = stacks(&out.stdout);
+    assert_eq!(all.len(), 2, "{dump}");
+    assert_eq!(all[0].len(), 50, "{dump}");
+    assert!(all[1].len() > 60, "{dump}");
+    assert_eq!(all[0][..], all[1][..50], "{dump}");
+    assert!(all[0].iter().all(|f| frame(f) == ("prog", "r")), "{dump}");
+    let out = run(&["-q", "-e", "#pragma D option jstackframes=7\nsyscall::write:entry /pid == $target && arg2 == 5/ { jstack(); }", "-c", &exe]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    assert_eq!(stacks(&out.stdout).iter().map(Vec::len).collect::<Vec<_>>(), [7], "{}", out.dump());
+}
+
 /// io-benchmark (Rust, static, built without frame pointers): its read() system calls come
 /// from glibc's read wrapper in the executable, the first frame of every user stack; the
 /// frames under it are whatever the frame pointer register held (no frame pointers), so
@@ -221,6 +276,13 @@ fn misuse_is_a_compile_error() {
     assert_compile_error("BEGIN { @[ustack(2)] = count(); @[ustack(3)] = count(); }", "key 1 of `@` is ustack(2) elsewhere", "user stack keys");
     assert_compile_error("BEGIN { print(usym(arg0)); }", "print() cannot print a user symbol", "trace()");
     assert_compile_error("BEGIN { @[ustack()] = sum(ucaller); }", "the argument of sum() must be an integer", "");
+    assert_compile_error("BEGIN { jstack(101); }", "jstack() cannot keep 101 frames", "a user stack keeps 1 to 100 frames");
+    assert_compile_error("BEGIN { jstack(arg0); }", "jstack()'s frame count must be an integer constant", "e.g. jstack(5)");
+    assert_compile_error("BEGIN { jstack(5, arg0); }", "jstack()'s string size must be a non-negative integer constant", "jstack(n, 0)");
+    assert_compile_error("BEGIN { jstack(1, 2, 3); }", "jstack() takes at most 2 arguments, but 3 given", "usage: jstack([nframes [, strsize]])");
+    assert_compile_error("BEGIN { x = jstack(); }", "a variable cannot hold a user stack", "@[ustack()] = count()");
+    assert_compile_error("#pragma D option jstackframes=0\nBEGIN { }", "jstackframes=0 is out of range", "a user stack keeps 1 to 100 frames");
+    assert_compile_error("#pragma D option jstackstrsize=big\nBEGIN { }", "option `jstackstrsize` needs a size, got `big`", "jstackstrsize=4m");
 }
 
 /// The program has exited when END runs: its stacks, kept as keys, still symbolize (its

@@ -168,7 +168,9 @@ pub enum FnHook {
     Stack,
     /// `func()`/`sym()` and `mod()`: an address printed as a symbol or module.
     Sym(SymKind),
-    UStack,
+    /// `ustack()`, and `jstack()` (`java`), whose frame count defaults to the
+    /// `jstackframes` option instead of `ustackframes`.
+    UStack { java: bool },
     /// `usym()`/`ufunc()`, `uaddr()` and `umod()`: a user address printed as a symbol or
     /// module of the process where the probe fired.
     USym(USymKind),
@@ -295,7 +297,8 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "func", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Func), signature: "func(pc)", doc: "the kernel function holding address pc, printed as module`function (keys at different offsets in one function aggregate together)" },
     BuiltinFn { name: "sym", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Func), signature: "sym(pc)", doc: "the kernel symbol holding address pc, printed as module`symbol; the same as func(pc)" },
     BuiltinFn { name: "mod", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Mod), signature: "mod(pc)", doc: "the kernel module holding address pc (vmlinux for the kernel itself), printed as its name" },
-    BuiltinFn { name: "ustack", kind: FnKind::Subroutine, args: &[ArgSpec::OptConstInt, ArgSpec::OptConstInt], hook: FnHook::UStack, signature: "ustack([nframes [, strsize]])", doc: "the user stack of the process where the probe fired, its innermost nframes frames (1 to 100; default: option ustackframes, 100), symbolized in that process (strsize, DTrace's room for JIT frame names, is accepted and ignored): an aggregation key, traced, or printf's %k" },
+    BuiltinFn { name: "ustack", kind: FnKind::Subroutine, args: &[ArgSpec::OptConstInt, ArgSpec::OptConstInt], hook: FnHook::UStack { java: false }, signature: "ustack([nframes [, strsize]])", doc: "the user stack of the process where the probe fired, its innermost nframes frames (1 to 100; default: option ustackframes, 100), symbolized in that process (strsize, DTrace's room for JIT frame names, is accepted and ignored): an aggregation key, traced, or printf's %k" },
+    BuiltinFn { name: "jstack", kind: FnKind::Subroutine, args: &[ArgSpec::OptConstInt, ArgSpec::OptConstInt], hook: FnHook::UStack { java: true }, signature: "jstack([nframes [, strsize]])", doc: "DTrace's Java stack; Linux has no Java helper, so the user stack as ustack() records it, its innermost nframes frames (1 to 100; default: option jstackframes, 50)" },
     BuiltinFn { name: "usym", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::USym(USymKind::Func), signature: "usym(pc)", doc: "the symbol holding user address pc in the process where the probe fired, printed as module`symbol (keys at different offsets in one symbol aggregate together)" },
     BuiltinFn { name: "ufunc", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::USym(USymKind::Func), signature: "ufunc(pc)", doc: "the user function holding address pc, printed as module`function; the same as usym(pc)" },
     BuiltinFn { name: "uaddr", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::USym(USymKind::Addr), signature: "uaddr(pc)", doc: "user address pc in the process where the probe fired, printed as module`symbol+0xoffset" },

@@ -49,6 +49,9 @@ pub struct CheckOptions {
     pub strsize: Option<u64>,
     /// Destructive actions are allowed (`-w`, `-x destructive`).
     pub destructive: bool,
+    /// `-x jstackframes=N` from the command line: `jstack()`'s frame count is part of the
+    /// program (user space knows no jstack), so it is known before checking.
+    pub jstackframes: Option<u8>,
 }
 
 /// The ids of the process compiling the program, D's macro variables `$pid`, `$ppid`,
@@ -116,8 +119,15 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         options.strsize = Some(n);
     }
     options.destructive |= opts.destructive;
+    let pragma_jstack = program.pragmas.iter().rev().find(|p| p.name == "jstackframes");
+    let jstackframes = match (opts.jstackframes, pragma_jstack) {
+        (Some(n), _) => n,
+        (None, Some(p)) => jstackframes_option(p.value.as_deref()).unwrap_or(JSTACK_FRAMES_DEFAULT),
+        (None, None) => JSTACK_FRAMES_DEFAULT,
+    };
     let mut cx = Checker {
         opts,
+        jstackframes,
         strsize: str_buffer(options.strsize()),
         globals: Vec::new(),
         thread_locals: Vec::new(),
@@ -283,7 +293,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     Ok((program, None))
 }
 
-const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "aggsortpos", "aggsortkeypos", "aggpack", "stackframes", "ustackframes", "switchrate", "aggrate", "strsize", "nspec", "specsize", "destructive", "rawbytes"];
+const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "aggsortpos", "aggsortkeypos", "aggpack", "stackframes", "ustackframes", "jstackframes", "jstackstrsize", "switchrate", "aggrate", "strsize", "nspec", "specsize", "destructive", "rawbytes"];
 
 fn options(pragmas: &[ast::Pragma]) -> Result<Options, Diagnostic> {
     let mut o = Options::default();
@@ -292,6 +302,12 @@ fn options(pragmas: &[ast::Pragma]) -> Result<Options, Diagnostic> {
             .map_err(|(msg, hint)| Diagnostic::new(p.span.clone(), msg).label("here").hint(hint))?;
     }
     Ok(o)
+}
+
+/// The `jstackframes` option's value (`-x jstackframes=N` reaches the checker through
+/// [`CheckOptions::jstackframes`]).
+pub fn jstackframes_option(value: Option<&str>) -> Result<u8, (String, String)> {
+    symbols::ustackframes_option("jstackframes", value)
 }
 
 /// Applies one DTrace option (`#pragma D option` or `-x name=value`).
@@ -311,7 +327,11 @@ pub fn apply_option(o: &mut Options, name: &str, value: Option<&str>) -> Result<
         "aggsize" => o.aggsize = Some(size_option(name, value, 64, "64", "the aggregation space")?),
         "dynvarsize" => o.dynvarsize = Some(size_option(name, value, 64, "64", "the thread-local variable space")?),
         "stackframes" => o.stackframes = Some(symbols::stackframes_option(value)?),
-        "ustackframes" => o.ustackframes = Some(symbols::ustackframes_option(value)?),
+        "ustackframes" => o.ustackframes = Some(symbols::ustackframes_option(name, value)?),
+        // Read by the checker alone (jstack()'s count is part of the program).
+        "jstackframes" => _ = jstackframes_option(value)?,
+        // DTrace's room for Java frame names: crumbs has none to keep.
+        "jstackstrsize" => _ = size_option(name, value, 1, "1", "jstack()'s string room")?,
         "strsize" => o.strsize = Some(strsize_option(value)?),
         "specsize" => o.specsize = Some(size_option(name, value, 64, "64", "a speculation")?),
         "nspec" => o.nspec = Some(speculation::nspec_option(value)?),
@@ -401,6 +421,8 @@ fn parse_size(s: &str) -> Option<u64> {
 
 struct Checker<'a> {
     opts: &'a CheckOptions,
+    /// Frames `jstack()` without a count keeps.
+    jstackframes: u8,
     /// The buffer every string variable and copied string is kept in (strsize rounded up to whole 8-byte words).
     strsize: u32,
     globals: Vec<String>,

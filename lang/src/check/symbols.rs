@@ -24,15 +24,17 @@ impl Checker<'_> {
                 let pc = self.value(&args[0])?.expr;
                 Ok(self.user_symbol(kind, pc, &args[0], &format!("the address given to {}()", f.name))?)
             }
-            FnHook::UStack => {
+            FnHook::UStack { java } => {
                 // DTrace's second argument is room for the names of JIT-compiled frames
                 // (Java's); crumbs has none, so it is checked and ignored.
                 let frames = match args.first() {
+                    // 0: the ustackframes option's, which user space knows.
+                    None if java => self.jstackframes,
                     None => 0,
                     Some(a) => frame_count(f, a, USTACK_FRAMES_MAX, "a user stack")?,
                 };
                 if let Some(a) = args.get(1) {
-                    string_room(a)?;
+                    string_room(f, a)?;
                 }
                 Ok(self.ustack(UStackUse::Frames(frames)))
             }
@@ -103,24 +105,26 @@ fn frame_count(f: &builtins::BuiltinFn, a: &ast::Expr, max: u8, what: &str) -> R
     Ok(n as u8)
 }
 
-/// `ustack(n, strsize)`'s strsize: a non-negative integer constant, as DTrace wants it.
-fn string_room(a: &ast::Expr) -> Result<(), Diagnostic> {
+/// `ustack(n, strsize)`'s and `jstack(n, strsize)`'s strsize: a non-negative integer
+/// constant, as DTrace wants it.
+fn string_room(f: &builtins::BuiltinFn, a: &ast::Expr) -> Result<(), Diagnostic> {
     match const_int(a) {
         Some(n) if n >= 0 => Ok(()),
-        _ => Err(Diagnostic::new(a.span.clone(), "ustack()'s string size must be a non-negative integer constant")
+        _ => Err(Diagnostic::new(a.span.clone(), format!("{}()'s string size must be a non-negative integer constant", f.name))
             .label("not a size")
-            .hint("DTrace's second argument is room for JIT frame names, which crumbs ignores: write ustack(n) or e.g. ustack(n, 0)")),
+            .hint(format!("DTrace's second argument is room for JIT frame names, which crumbs ignores: write {0}(n) or e.g. {0}(n, 0)", f.name))),
     }
 }
 
-/// The `ustackframes` option's value: 1 to [`USTACK_FRAMES_MAX`] frames.
-pub(super) fn ustackframes_option(value: Option<&str>) -> Result<u8, (String, String)> {
-    let hint = || format!("a user stack keeps 1 to {USTACK_FRAMES_MAX} frames, e.g. `ustackframes=5`");
+/// The `ustackframes` or `jstackframes` option's value (`name`): 1 to
+/// [`USTACK_FRAMES_MAX`] frames.
+pub(super) fn ustackframes_option(name: &str, value: Option<&str>) -> Result<u8, (String, String)> {
+    let hint = || format!("a user stack keeps 1 to {USTACK_FRAMES_MAX} frames, e.g. `{name}=5`");
     let v = value.unwrap_or("");
     match v.trim().parse::<u64>() {
         Ok(n) if (1..=USTACK_FRAMES_MAX as u64).contains(&n) => Ok(n as u8),
-        Ok(_) => Err((format!("ustackframes={v} is out of range"), hint())),
-        Err(_) => Err((format!("option `ustackframes` needs a number of frames, got `{v}`"), hint())),
+        Ok(_) => Err((format!("{name}={v} is out of range"), hint())),
+        Err(_) => Err((format!("option `{name}` needs a number of frames, got `{v}`"), hint())),
     }
 }
 

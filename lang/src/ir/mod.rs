@@ -131,6 +131,9 @@ pub enum USymKind {
 /// when the `ustackframes` option is not set: DTrace's default, 100.
 pub const USTACK_FRAMES_MAX: u8 = 100;
 
+/// Frames `jstack()` records when the `jstackframes` option is not set (DTrace's default).
+pub const JSTACK_FRAMES_DEFAULT: u8 = 50;
+
 /// Most frames a kernel stack keeps (the stack map's depth).
 pub const STACK_FRAMES_MAX: u8 = 64;
 
