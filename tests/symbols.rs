@@ -94,6 +94,69 @@ fn caller_and_depth_at_a_syscall() {
     assert_eq!(f[6], format!("{}{}", str_col(&format!("{module}`{name}")), str_col(&module)), "{}", out.dump());
 }
 
+/// Each `caller|caller in decimal|stackdepth` line printed before a stack(64) in `stdout`,
+/// checked against that stack: caller is its second frame (0 if none), stackdepth the
+/// number of its frames. Returns how many were checked.
+fn assert_caller_and_depth_match_stacks(stdout: &str, dump: &str) -> usize {
+    let lines: Vec<&str> = stdout.split('\n').collect();
+    let mut checked = 0;
+    for (i, line) in lines.iter().enumerate() {
+        let Some(rest) = line.strip_prefix("cd|") else { continue };
+        let f: Vec<&str> = rest.split('|').collect();
+        // Then "" and the stack's frames, each indented by 14 spaces.
+        let frames: Vec<&str> = lines[i + 2..].iter().take_while(|l| l.starts_with(&" ".repeat(14))).map(|l| l.trim()).collect();
+        assert_eq!(f[2], frames.len().to_string(), "stackdepth of {line}\n{dump}");
+        match frames.get(1) {
+            Some(second) => {
+                assert_eq!(f[0], *second, "caller of {line}\n{dump}");
+                let (module, name, off) = parse_frame(second);
+                assert_eq!(kallsyms()[&(module, name)] + off, f[1].parse::<u64>().unwrap(), "{dump}");
+            }
+            None => assert_eq!(f[1], "0", "{dump}"),
+        }
+        checked += 1;
+    }
+    checked
+}
+
+/// caller and stackdepth are integers computed in the kernel: they work in predicates,
+/// arithmetic, comparisons, variables, keys and aggregating functions, and still equal the
+/// second frame and the frame count of the stack() taken with them: at a syscall probe, at
+/// a tracepoint sharing raw_syscalls:sys_enter with it (each then runs through the
+/// tracepoint's iterator, one more machinery frame), at BEGIN and in profile samples.
+#[test]
+fn caller_and_stackdepth_are_integers() {
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"syscall::read:entry /pid == $target && stackdepth > 0 && caller != 0 && stackdepth + 1 == stackdepth + 1/ {
+               this->d = stackdepth; self->c = caller; self->d = stackdepth; x = stackdepth * 2;
+               printf("cd|%a|%d|%d\n", caller, caller, stackdepth); stack(64);
+               printf("vars %d %d %d %d\n", this->d == stackdepth, self->c == caller, x == 2 * stackdepth, caller - self->c);
+               @k[caller, stackdepth] = count(); @a = avg(stackdepth); @c = max(caller); }
+           syscall::read:entry /pid == $target && self->c == caller/ { printf("again %d\n", stackdepth == self->d); }
+           tracepoint:raw_syscalls:sys_enter /pid == $target && args->id == 0/ { printf("cd|%a|%d|%d\n", caller, caller, stackdepth); stack(64); }
+           END { printa("key %d %d %@d\n", @k); printa("avg %@d\n", @a); printa("max %@u\n", @c); }"#,
+        "-c",
+        ONE_READ,
+    ]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    let dump = out.dump();
+    assert!(assert_caller_and_depth_match_stacks(&out.stdout, &dump) >= 2, "{dump}");
+    assert!(out.stdout.lines().any(|l| l == "vars 1 1 1 0"), "{dump}");
+    assert!(out.stdout.lines().any(|l| l == "again 1"), "{dump}");
+    // The keys, the average and the maximum are the values printed.
+    let first: Vec<&str> = out.stdout.lines().find(|l| l.starts_with("cd|")).unwrap().split('|').collect();
+    assert!(out.stdout.lines().any(|l| l.starts_with(&format!("key {} {} ", first[2], first[3]))), "{dump}");
+    assert!(out.stdout.lines().any(|l| l == format!("max {}", first[2])), "{dump}");
+    let out = run(&["-q", "-e", r#"BEGIN { printf("cd|%a|%d|%d\n", caller, caller, stackdepth); stack(64); exit(0); }"#]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    assert_eq!(assert_caller_and_depth_match_stacks(&out.stdout, &out.dump()), 1, "{}", out.dump());
+    let out = run(&["-q", "-e", r#"profile-97 /stackdepth > 1/ { printf("cd|%a|%d|%d\n", caller, caller, stackdepth); stack(64); } tick-300ms { exit(0); }"#]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    assert!(assert_caller_and_depth_match_stacks(&out.stdout, &out.dump()) >= 1, "{}", out.dump());
+}
+
 /// stack(n) keeps the innermost n frames; %k prints a stack with no indent (or indented by
 /// its width with `-`), each frame on its own line; -x stackframes sets stack()'s frames.
 #[test]
@@ -160,8 +223,7 @@ fn symbol_misuse() {
     assert_compile_error(r#"BEGIN { printf("%d", stack()); }"#, "%d cannot print a stack", "%k");
     assert_compile_error(r#"BEGIN { printf("%A", stack()); }"#, "%A cannot print a stack", "%k");
     assert_compile_error("BEGIN { trace(func(arg0) + 1); }", "must be an integer, but this is a kernel symbol", "@[func(pc)]");
-    assert_compile_error("BEGIN /stackdepth > 2/ { }", "`stackdepth` (read from the stack when printed)", "trace it");
-    assert_compile_error("BEGIN { x = caller; }", "a variable cannot hold `caller`", "aggregation key");
+    assert_compile_error("BEGIN { x = func(caller); }", "a variable cannot hold a kernel symbol", "aggregation key");
     assert_compile_error("BEGIN { @[stack(65)] = count(); }", "stack() cannot keep 65 frames", "1 to 64");
     assert_compile_error("BEGIN { trace(mod()); }", "mod() takes 1 argument, but 0 given", "mod(pc)");
     assert_compile_error("BEGIN { @[stack(1, 2)] = count(); }", "stack() takes at most 1 argument, but 2 given", "stack([nframes])");

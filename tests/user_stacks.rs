@@ -172,6 +172,40 @@ fn user_symbols_and_ucaller() {
     assert!(rows.iter().any(|(k, v)| k == &[pc.to_string()] && *v == 3), "{dump}");
 }
 
+/// ucaller and ustackdepth are integers computed in the kernel: usable in predicates,
+/// arithmetic, variables and aggregating functions, and equal to the second frame and the
+/// frame count of the ustack() taken with them (b, which c returns to; main -> a -> b -> c
+/// and what called main).
+#[test]
+fn ucaller_and_ustackdepth_are_integers() {
+    let (_dir, exe) = build(false);
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"syscall::write:entry /pid == $target && arg2 == 3 && ustackdepth >= 4 && ucaller != 0/ {
+               self->u = ucaller; this->n = ustackdepth + 1;
+               printf("u|%A|%d|%d|%d|%d\n", ucaller, ucaller, ustackdepth, this->n - 1 == ustackdepth, self->u == ucaller); ustack();
+               @s = sum(ustackdepth); @m = min(ucaller - self->u); }"#,
+        "-c",
+        &exe,
+    ]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    let dump = out.dump();
+    let lines: Vec<&str> = out.stdout.lines().filter(|l| l.starts_with("u|")).collect();
+    assert_eq!(lines.len(), 3, "{dump}");
+    let all = stacks(&out.stdout);
+    assert_eq!(all.len(), 3, "{dump}");
+    for (line, frames) in lines.iter().zip(&all) {
+        let f: Vec<&str> = line.split('|').collect();
+        assert_eq!(f[1], frames[1], "{dump}");
+        assert_eq!(frame(f[1]), ("prog", "b"), "{dump}");
+        assert_eq!(f[3], frames.len().to_string(), "{dump}");
+        assert_eq!((f[4], f[5]), ("1", "1"), "{dump}");
+    }
+    let depth: i64 = lines[0].split('|').nth(3).unwrap().parse().unwrap();
+    assert!(out.stdout.lines().any(|l| l.trim() == (3 * depth).to_string()), "{dump}");
+}
+
 /// A user symbol of another address than a stack's: `%A` and uaddr() of the string c()
 /// writes, a data symbol of the executable.
 #[test]
@@ -270,12 +304,10 @@ fn misuse_is_a_compile_error() {
     assert_compile_error("BEGIN { ustack(1, 2, 3); }", "ustack() takes at most 2 arguments, but 3 given", "usage: ustack([nframes [, strsize]])");
     assert_compile_error(r#"BEGIN { printf("%d", ustack()); }"#, "%d cannot print a stack", "%k");
     assert_compile_error(r#"BEGIN { printf("%A", "x"); }"#, "%A's argument must be an integer, but this is a string", "");
-    assert_compile_error("BEGIN { trace(ucaller + 1); }", "but this is `ucaller` (read from the user stack when printed)", "%A for ucaller");
-    assert_compile_error("BEGIN /ustackdepth/ { }", "a predicate must be an integer, but this is `ustackdepth`", "");
     assert_compile_error("#pragma D option ustackframes=101\nBEGIN { }", "ustackframes=101 is out of range", "a user stack keeps 1 to 100 frames");
     assert_compile_error("BEGIN { @[ustack(2)] = count(); @[ustack(3)] = count(); }", "key 1 of `@` is ustack(2) elsewhere", "user stack keys");
     assert_compile_error("BEGIN { print(usym(arg0)); }", "print() cannot print a user symbol", "trace()");
-    assert_compile_error("BEGIN { @[ustack()] = sum(ucaller); }", "the argument of sum() must be an integer", "");
+    assert_compile_error("BEGIN { @[ustack()] = sum(usym(ucaller)); }", "the argument of sum() must be an integer", "");
     assert_compile_error("BEGIN { jstack(101); }", "jstack() cannot keep 101 frames", "a user stack keeps 1 to 100 frames");
     assert_compile_error("BEGIN { jstack(arg0); }", "jstack()'s frame count must be an integer constant", "e.g. jstack(5)");
     assert_compile_error("BEGIN { jstack(5, arg0); }", "jstack()'s string size must be a non-negative integer constant", "jstack(n, 0)");

@@ -443,9 +443,7 @@ impl<'r> Generator<'r> {
     }
 
     fn atom(&mut self) -> String {
-        // caller, stackdepth and their user twins are read from a stack in user space: not
-        // operands.
-        let ints: Vec<&str> = VARIABLES.iter().filter(|v| matches!(v.ty, VarType::Int(_)) && !matches!(v.hook, VarHook::Stack(_) | VarHook::UStack(_))).map(|v| v.name).collect();
+        let ints: Vec<&str> = VARIABLES.iter().filter(|v| matches!(v.ty, VarType::Int(_))).map(|v| v.name).collect();
         match self.rng.below(9) {
             0 | 1 => self.rng.pick(NUMBERS).to_string(),
             2 => {

@@ -44,10 +44,11 @@ pub enum VarHook {
     Epid,
     /// The current process's working directory.
     Cwd,
-    /// Read in user space from the kernel stack recorded when the probe fired.
-    Stack(StackUse),
-    /// Read in user space from the user stack recorded when the probe fired.
-    UStack(UStackUse),
+    /// `caller` (`ucaller` if `user`): the address the probed (current user) function
+    /// returns to, the second frame of the stack taken in the kernel when the probe fires.
+    Caller { user: bool },
+    /// `stackdepth` (`ustackdepth` if `user`): the frames of that stack.
+    StackDepth { user: bool },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,10 +97,10 @@ pub const VARIABLES: &[BuiltinVar] = &[
     BuiltinVar { name: "id", aliases: &[], ty: VarType::Int("uint_t"), hook: VarHook::ProbeId, doc: "id of the probe that fired, as `-l` lists it" },
     BuiltinVar { name: "cwd", aliases: &[], ty: VarType::Str, hook: VarHook::Cwd, doc: "the current process's working directory, as a path from its root (read from the kernel's dentries, at most 24 components)" },
     BuiltinVar { name: "epid", aliases: &[], ty: VarType::Int("uint_t"), hook: VarHook::Epid, doc: "enabled probe id of the clause: its position in the program, from 1 (the ERROR probe's arg1 names a clause by it)" },
-    BuiltinVar { name: "caller", aliases: &[], ty: VarType::Int("uintptr_t"), hook: VarHook::Stack(StackUse::Caller(None)), doc: "kernel address the probed function returns to (its caller's next instruction): printf(\"%a\", caller), @[func(caller)]; read from the recorded stack, so it can be printed, traced or a key, not computed with" },
-    BuiltinVar { name: "stackdepth", aliases: &[], ty: VarType::Int("uint32_t"), hook: VarHook::Stack(StackUse::Depth), doc: "number of kernel stack frames where the probe fired (as stack() shows them, up to 64); read from the recorded stack, so it can be printed, traced or a key, not computed with" },
-    BuiltinVar { name: "ucaller", aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::UStack(UStackUse::Caller(None)), doc: "user address the current user function returns to (the second frame of ustack()): printf(\"%A\", ucaller), @[usym(ucaller)]; read from the recorded user stack, so it can be printed, traced or a key, not computed with" },
-    BuiltinVar { name: "ustackdepth", aliases: &[], ty: VarType::Int("uint32_t"), hook: VarHook::UStack(UStackUse::Depth), doc: "number of user stack frames where the probe fired (as ustack() shows them, up to 100); read from the recorded user stack, so it can be printed, traced or a key, not computed with" },
+    BuiltinVar { name: "caller", aliases: &[], ty: VarType::Int("uintptr_t"), hook: VarHook::Caller { user: false }, doc: "kernel address the probed function returns to (the second frame of stack()): printf(\"%a\", caller), @[func(caller)]" },
+    BuiltinVar { name: "stackdepth", aliases: &[], ty: VarType::Int("uint32_t"), hook: VarHook::StackDepth { user: false }, doc: "number of kernel stack frames where the probe fired (as stack() shows them, up to 64)" },
+    BuiltinVar { name: "ucaller", aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::Caller { user: true }, doc: "user address the current user function returns to (the second frame of ustack()): printf(\"%A\", ucaller), @[usym(ucaller)]" },
+    BuiltinVar { name: "ustackdepth", aliases: &[], ty: VarType::Int("uint32_t"), hook: VarHook::StackDepth { user: true }, doc: "number of user stack frames where the probe fired (as ustack() shows them, up to 100)" },
     BuiltinVar { name: "errno", aliases: &[], ty: VarType::Int("int"), hook: VarHook::Errno, doc: "error number of a failed system call (syscall return probes; 0 otherwise)" },
 ];
 
@@ -142,7 +143,7 @@ pub fn variable_names() -> impl Iterator<Item = &'static str> {
 }
 
 use crate::ir::agg::{self, Aggregator};
-use crate::ir::{StackUse, SymKind, UStackUse, USymKind};
+use crate::ir::{SymKind, USymKind};
 
 /// What a function does; the checker validates arguments, the backend implements the hook.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -103,7 +103,6 @@ pub fn decode_keys(key: &[u8], reprs: &[Repr], dec: &Decoder) -> Vec<Value> {
         let bytes = &key[off..off + r.size()];
         let kind = match r {
             Repr::Sym(k) => Some(*k),
-            Repr::Stack(u) => u.sym(),
             _ => None,
         };
         // The symbol's text is the same at its start: only the address moves.
@@ -139,7 +138,7 @@ pub fn decode_value(r: Repr, bytes: &[u8], dec: &Decoder) -> Value {
 /// stands for its first address).
 fn decode_user(r: Repr, bytes: &[u8], dec: &Decoder, key: bool) -> Value {
     match r {
-        Repr::UStack(u) => dec.stacks.user.read(word(bytes, 0), u, key),
+        Repr::UStack(u) => dec.stacks.user.read(word(bytes, 0), u),
         Repr::USym(k) => dec.stacks.user.address(word(bytes, 0) as u64, word(bytes, 1) as u32, k, key),
         _ => unreachable!("only user stacks and symbols"),
     }

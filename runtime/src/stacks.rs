@@ -59,14 +59,8 @@ impl Stacks {
 
     /// What user space reads from stack `id` as `use` says, as a value.
     pub fn read(&self, id: i64, u: StackUse) -> Value {
-        match (u, self.recorded(id)) {
-            (StackUse::Frames(n), r) => Value::Stack(self.frames_of(r, if n == 0 { self.default_frames } else { n as usize })),
-            // The probed function is the first frame; the one it returns to is the next.
-            (StackUse::Caller(k), Recorded::Pcs(pcs)) => self.address(pcs.get(1).copied().unwrap_or(0), k),
-            (StackUse::Depth, Recorded::Pcs(pcs)) => Value::Int(pcs.len() as i64, IntRepr { size: 4, signed: false }),
-            (StackUse::Caller(k), Recorded::Missing(_)) => self.address(0, k),
-            (StackUse::Depth, Recorded::Missing(_)) => Value::Int(0, IntRepr { size: 4, signed: false }),
-        }
+        let StackUse::Frames(n) = u;
+        Value::Stack(self.frames_of(self.recorded(id), if n == 0 { self.default_frames } else { n as usize }))
     }
 
     /// Address `pc` as an integer, or as a symbol of `kind`.
@@ -184,6 +178,23 @@ impl Kallsyms {
         Kallsyms { syms, modules }
     }
 
+    /// The addresses of the symbols `keep` picks, each from its start to the next symbol's,
+    /// as [start, end) ranges (adjacent ones merged).
+    pub fn extents(&self, keep: impl Fn(&str) -> bool) -> Vec<(u64, u64)> {
+        let mut out: Vec<(u64, u64)> = Vec::new();
+        for (i, (addr, name, _)) in self.syms.iter().enumerate() {
+            if !keep(name) {
+                continue;
+            }
+            let end = self.syms[i..].iter().map(|s| s.0).find(|a| a > addr).unwrap_or(addr + 1);
+            match out.last_mut() {
+                Some(last) if last.1 >= *addr => last.1 = last.1.max(end),
+                _ => out.push((*addr, end)),
+            }
+        }
+        out
+    }
+
     /// The symbol holding `pc`: its address, name and module.
     fn lookup(&self, pc: u64) -> Option<&(u64, String, String)> {
         self.syms.partition_point(|s| s.0 <= pc).checked_sub(1).map(|i| &self.syms[i])
@@ -226,6 +237,12 @@ mod tests {
     use super::*;
 
     #[test]
+    fn extents_run_to_the_next_symbol_and_merge() {
+        let k = Kallsyms::parse("ffffffff81000000 T a\nffffffff81000100 T run1\nffffffff81000100 T run1_alias\nffffffff81000180 T run2\nffffffff81000200 t b\nffffffff81000300 t run3\n");
+        assert_eq!(k.extents(|n| n.starts_with("run")), [(0xffffffff81000100, 0xffffffff81000200), (0xffffffff81000300, 0xffffffff81000301)]);
+    }
+
+    #[test]
     fn symbolizes_like_dtrace() {
         let k = Kallsyms::parse("ffffffff81000000 T _stext\nffffffff81000100 t helper\nffffffff81000200 D data\nffffffffc0000000 t mod_fn\t[ext4]\n0000000000000000 T hidden\n");
         assert_eq!(k.frame(0xffffffff81000100), "vmlinux`helper");
@@ -253,8 +270,6 @@ mod tests {
     #[test]
     fn unrecorded_stacks_read_as_zero() {
         let s = Stacks::new(None).with_default_frames(Some(2));
-        assert_eq!(s.read(-17, StackUse::Caller(None)), Value::Int(0, IntRepr::U64));
-        assert_eq!(s.read(-(libc::EFAULT as i64), StackUse::Depth), Value::Int(0, IntRepr { size: 4, signed: false }));
         assert_eq!(s.read(-(libc::EFAULT as i64), StackUse::Frames(0)), Value::Stack(vec![]));
         let pieces = crumbs_lang::printf::parse("%a %d").unwrap();
         let v = s.symbolize(crumbs_lang::printf::conversions(&pieces), vec![Value::long(0), Value::long(0)]);

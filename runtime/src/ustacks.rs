@@ -14,7 +14,7 @@ use crate::sys;
 use blazesym::symbolize::source::{Elf, Source};
 use blazesym::symbolize::{Input, Symbolized, Symbolizer};
 use crumbs_ebpf::abi::USTACK_DEPTH;
-use crumbs_lang::ir::{IntRepr, UStackUse, USymKind, USTACK_FRAMES_MAX};
+use crumbs_lang::ir::{UStackUse, USymKind, USTACK_FRAMES_MAX};
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::os::fd::RawFd;
@@ -83,31 +83,16 @@ impl UserStacks {
         }
     }
 
-    /// What user space reads from a recorded user stack word (stack id and tgid) as `u`
-    /// says, as a value; `key` gives symbols their first address, so that keys in one
-    /// function (or module) aggregate together, as DTrace's `dt_aggregate_usym()` does.
-    pub fn read(&self, word: i64, u: UStackUse, key: bool) -> Value {
+    /// The frames `u` keeps of a recorded user stack word (stack id and tgid), symbolized.
+    pub fn read(&self, word: i64, u: UStackUse) -> Value {
         let (id, pid) = (word as i32 as i64, (word as u64 >> 32) as u32);
-        let pcs = self.recorded(id);
-        match (u, pcs) {
-            (UStackUse::Frames(n), pcs) => {
-                let n = if n == 0 { self.default_frames } else { n as usize };
-                Value::Stack(match pcs {
-                    Ok(pcs) => pcs.iter().take(n).map(|pc| self.text(pid, *pc, USymKind::Addr)).collect(),
-                    Err(why) if why.is_empty() => Vec::new(),
-                    Err(why) => vec![why],
-                })
-            }
-            // The current function is the first frame; the one it returns to is the next.
-            (UStackUse::Caller(k), pcs) => {
-                let pc = pcs.ok().and_then(|p| p.get(1).copied()).unwrap_or(0);
-                match k {
-                    Some(k) => self.address(pc, pid, k, key),
-                    None => Value::Int(pc as i64, IntRepr::U64),
-                }
-            }
-            (UStackUse::Depth, pcs) => Value::Int(pcs.map_or(0, |p| p.len()) as i64, IntRepr { size: 4, signed: false }),
-        }
+        let UStackUse::Frames(n) = u;
+        let n = if n == 0 { self.default_frames } else { n as usize };
+        Value::Stack(match self.recorded(id) {
+            Ok(pcs) => pcs.iter().take(n).map(|pc| self.text(pid, *pc, USymKind::Addr)).collect(),
+            Err(why) if why.is_empty() => Vec::new(),
+            Err(why) => vec![why],
+        })
     }
 
     /// User address `pc` of process `pid`, printed as `kind` says (as a key: standing for
@@ -295,8 +280,7 @@ mod tests {
     fn a_gone_process_prints_addresses() {
         let u = UserStacks::new(None, None, ExitMaps::default());
         assert_eq!(u.address(0x1234, u32::MAX, USymKind::Addr, false), Value::Sym(0x1234, "0x1234".into()));
-        assert_eq!(u.read(-(libc::EFAULT as i64) & 0xffff_ffff, UStackUse::Frames(0), false), Value::Stack(vec![]));
-        assert_eq!(u.read(-(libc::EFAULT as i64) & 0xffff_ffff, UStackUse::Depth, false), Value::Int(0, IntRepr { size: 4, signed: false }));
+        assert_eq!(u.read(-(libc::EFAULT as i64) & 0xffff_ffff, UStackUse::Frames(0)), Value::Stack(vec![]));
     }
 
     /// This very process, symbolized through its own maps: its `main` is in its executable.

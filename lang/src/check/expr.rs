@@ -51,8 +51,6 @@ impl Checker<'_> {
             ExprKind::Ident(name) => {
                 if let Some(v) = builtins::variable(name) {
                     match (v.ty, v.hook) {
-                        (VarType::Int(_), VarHook::Stack(u)) => self.stack(u),
-                        (VarType::Int(_), VarHook::UStack(u)) => self.ustack(u),
                         (VarType::Int(c), h) => TExpr::new(Expr::Var(h), self.c_int(c)),
                         (VarType::Str, VarHook::Comm) => TExpr::new(Expr::Str(StrExpr::Comm), string),
                         (VarType::Str, VarHook::Cwd) => TExpr::new(Expr::Str(StrExpr::Cwd { offsets: self.cwd_offsets(&e.span)?, size: self.strsize }), string),

@@ -101,7 +101,6 @@ fn describe_stack(u: StackUse) -> String {
     match u {
         StackUse::Frames(0) => "stack() (the stackframes option's frames)".into(),
         StackUse::Frames(n) => format!("stack({n})"),
-        u => u.describe().into(),
     }
 }
 
@@ -111,6 +110,5 @@ fn describe_ustack(u: crate::ir::UStackUse) -> String {
     match u {
         UStackUse::Frames(0) => "ustack() (the ustackframes option's frames)".into(),
         UStackUse::Frames(n) => format!("ustack({n})"),
-        u => u.describe().into(),
     }
 }

@@ -12,11 +12,7 @@ impl Checker<'_> {
         match f.hook {
             FnHook::Sym(kind) => {
                 let ty = self.c_int("uintptr_t");
-                // `caller` is read from the stack in user space, and symbolized there.
                 let pc = self.value(&args[0])?.expr;
-                if let Expr::Stack(StackUse::Caller(None)) = pc {
-                    return Ok(TExpr::new(Expr::Stack(StackUse::Caller(Some(kind))), ty));
-                }
                 self.int_expr_check(&pc, &args[0], &format!("the address given to {}()", f.name))?;
                 Ok(TExpr::new(Expr::Sym(kind, Box::new(pc)), ty))
             }
@@ -48,14 +44,12 @@ impl Checker<'_> {
         }
     }
 
-    /// User address `pc` printed as `kind` says, in the process where the probe fired:
-    /// `ucaller` stays a value read from the user stack; any other integer is recorded with
-    /// the process's id.
+    /// User address `pc` printed as `kind` says, in the process where the probe fired: an
+    /// integer is recorded with the process's id.
     pub(super) fn user_symbol(&mut self, kind: USymKind, pc: Expr, at: &ast::Expr, what: &str) -> Result<TExpr, Diagnostic> {
         let ty = self.c_int("uint64_t");
         self.user_symbols = true;
         match pc {
-            Expr::UStack(UStackUse::Caller(_)) => return Ok(TExpr::new(Expr::UStack(UStackUse::Caller(Some(kind))), ty)),
             Expr::USym(_, inner) => return Ok(TExpr::new(Expr::USym(kind, inner), ty)),
             _ => {}
         }
@@ -63,29 +57,17 @@ impl Checker<'_> {
         Ok(TExpr::new(Expr::USym(kind, Box::new(pc)), ty))
     }
 
-    /// A value read from the recorded user stack: D's `stack` for frames, an address for
-    /// `ucaller`, a count for `ustackdepth`.
+    /// A user stack recorded (D's `stack` type), its frames read and symbolized in user space.
     pub(super) fn ustack(&mut self, u: UStackUse) -> TExpr {
         self.uses_ustack = true;
         self.user_symbols = true;
-        let ty = match u {
-            UStackUse::Frames(_) => self.types.stack(),
-            UStackUse::Caller(_) => self.c_int("uint64_t"),
-            UStackUse::Depth => self.c_int("uint32_t"),
-        };
-        TExpr::new(Expr::UStack(u), ty)
+        TExpr::new(Expr::UStack(u), self.types.stack())
     }
 
-    /// A value read from the recorded kernel stack: D's `stack` for frames, an address for
-    /// `caller`, a count for `stackdepth`.
+    /// A kernel stack recorded (D's `stack` type), its frames read and symbolized in user space.
     pub(super) fn stack(&mut self, u: StackUse) -> TExpr {
         self.uses_stack = true;
-        let ty = match u {
-            StackUse::Frames(_) => self.types.stack(),
-            StackUse::Caller(_) => self.c_int("uintptr_t"),
-            StackUse::Depth => self.c_int("uint32_t"),
-        };
-        TExpr::new(Expr::Stack(u), ty)
+        TExpr::new(Expr::Stack(u), self.types.stack())
     }
 }
 
@@ -142,19 +124,17 @@ pub(super) fn stackframes_option(value: Option<&str>) -> Result<u8, (String, Str
 /// Where a value that user space turns into text can go, for messages.
 pub(super) fn printed_only_hint(r: Repr) -> &'static str {
     match r {
-        Repr::Stack(StackUse::Frames(_)) => "a stack can be an aggregation key (@[stack()] = count()), traced (stack();) or printed with printf's %k",
-        Repr::UStack(UStackUse::Frames(_)) => "a user stack can be an aggregation key (@[ustack()] = count()), traced (ustack();) or printed with printf's %k",
-        Repr::Sym(_) | Repr::Stack(StackUse::Caller(Some(_))) => "a symbol can be an aggregation key (@[func(pc)] = count()), traced, or printed with printf (%a, %p, %x, %d)",
-        Repr::USym(_) | Repr::UStack(UStackUse::Caller(Some(_))) => "a user symbol can be an aggregation key (@[usym(pc)] = count()), traced, or printed with printf (%A, %p, %x, %d)",
-        Repr::UStack(_) => "user space reads it from the recorded user stack when printing: trace it, print it with printf (%d; %A for ucaller) or make it an aggregation key",
-        _ => "user space reads it from the recorded stack when printing: trace it, print it with printf (%d; %a for caller) or make it an aggregation key",
+        Repr::Stack(_) => "a stack can be an aggregation key (@[stack()] = count()), traced (stack();) or printed with printf's %k",
+        Repr::UStack(_) => "a user stack can be an aggregation key (@[ustack()] = count()), traced (ustack();) or printed with printf's %k",
+        Repr::Sym(_) => "a symbol can be an aggregation key (@[func(pc)] = count()), traced, or printed with printf (%a, %p, %x, %d)",
+        _ => "a user symbol can be an aggregation key (@[usym(pc)] = count()), traced, or printed with printf (%A, %p, %x, %d)",
     }
 }
 
 /// Whether a value prints as an integer does with printf's integer conversions: integers,
-/// and addresses and counts user space reads or symbolizes.
+/// and addresses user space symbolizes.
 pub(super) fn int_like(r: Repr) -> bool {
-    matches!(r, Repr::Int(_) | Repr::Sym(_) | Repr::Stack(StackUse::Caller(_) | StackUse::Depth) | Repr::USym(_) | Repr::UStack(UStackUse::Caller(_) | UStackUse::Depth))
+    matches!(r, Repr::Int(_) | Repr::Sym(_) | Repr::USym(_))
 }
 
 /// The error for a printf() argument `r` of conversion `c` if one is a stack and the other

@@ -366,18 +366,21 @@ fn data_loc_arrays_point_into_the_record() {
     assert!(d.message.contains("an array of `u64`, a type crumbs does not know"), "{}", d.message);
 }
 
-/// stack(n), func()/sym()/mod() and caller/stackdepth lower to what user space reads.
+/// stack(n) and func()/sym()/mod() lower to what user space reads; caller and stackdepth
+/// (and their user twins) are integers the kernel computes, usable anywhere.
 #[test]
 fn stacks_and_symbols_lower_to_their_uses() {
     let p = ok("profile-997 { @a[stack(3), func(arg0), mod(caller)] = count(); @b[stack(), sym(caller), stackdepth] = count(); printf(\"%a %k\", caller, stack(2)); }");
-    assert_eq!(p.aggregations[0].keys, [Repr::Stack(StackUse::Frames(3)), Repr::Sym(SymKind::Func), Repr::Stack(StackUse::Caller(Some(SymKind::Mod)))]);
-    assert_eq!(p.aggregations[1].keys, [Repr::Stack(StackUse::Frames(0)), Repr::Stack(StackUse::Caller(Some(SymKind::Func))), Repr::Stack(StackUse::Depth)]);
-    assert_eq!(p.records[0].items[0].arg_reprs(), [Repr::Stack(StackUse::Caller(None)), Repr::Stack(StackUse::Frames(2))]);
+    assert_eq!(p.aggregations[0].keys, [Repr::Stack(StackUse::Frames(3)), Repr::Sym(SymKind::Func), Repr::Sym(SymKind::Mod)]);
+    assert_eq!(p.aggregations[1].keys, [Repr::Stack(StackUse::Frames(0)), Repr::Sym(SymKind::Func), Repr::Int(IntRepr { size: 4, signed: false })]);
+    assert_eq!(p.records[0].items[0].arg_reprs(), [Repr::Int(IntRepr::U64), Repr::Stack(StackUse::Frames(2))]);
     assert!(p.uses_stack);
     let Stmt::Aggregate { keys, .. } = &p.groups[0].clauses[0].body[0] else { panic!() };
     assert_eq!(keys[1], Expr::Sym(SymKind::Func, Box::new(Expr::Var(VarHook::Arg(0)))));
+    assert_eq!(keys[2], Expr::Sym(SymKind::Mod, Box::new(Expr::Var(VarHook::Caller { user: false }))));
+    let p = ok("syscall::read:entry /stackdepth > 2 && caller != 0 && ustackdepth < 100/ { x = stackdepth + 1; @[caller + 0, ucaller] = sum(stackdepth * 2); self->d = ustackdepth; }");
+    assert!(matches!(p.groups[0].clauses[0].predicate, Some(Expr::Binary(BinOp::LogAnd, ..))));
     let err = |src: &str| compile(src, &CheckOptions::default()).map(|_| ()).unwrap_err();
-    assert!(err("BEGIN { trace(stackdepth * 2); }").message.contains("an operand of `*` must be an integer, but this is `stackdepth`"));
     assert!(err("BEGIN { @[stack(1)] = count(); @[stack(2)] = count(); }").message.contains("is stack(1) elsewhere"));
     assert!(err("BEGIN { printf(\"%s\", func(arg0)); }").message.contains("%s expects a string"));
     assert!(err("BEGIN { @a[1] = count(); printa(\"%k %@d\", @a); }").message.contains("key 1 of `@a` is an integer, but %k expects a stack"));

@@ -88,11 +88,6 @@ pub enum Repr {
 pub enum StackUse {
     /// `stack(n)`: the innermost n frames; 0 is the `stackframes` option's number.
     Frames(u8),
-    /// `caller`: the address the probed function returns to (0 if the stack has no such
-    /// frame); `func(caller)` and `mod(caller)` print it as a symbol.
-    Caller(Option<SymKind>),
-    /// `stackdepth`: the number of frames of the whole stack.
-    Depth,
 }
 
 /// What user space reads from a recorded user stack (`ustack()`, `ucaller`, `ustackdepth`).
@@ -100,20 +95,12 @@ pub enum StackUse {
 pub enum UStackUse {
     /// `ustack(n)`: the innermost n frames; 0 is the `ustackframes` option's number.
     Frames(u8),
-    /// `ucaller`: the second frame, the address the current user function returns to (0 if
-    /// there is none); `usym(ucaller)` and the others print it as a symbol.
-    Caller(Option<USymKind>),
-    /// `ustackdepth`: the number of frames of the whole user stack.
-    Depth,
 }
 
 impl UStackUse {
     pub fn describe(self) -> &'static str {
         match self {
             UStackUse::Frames(_) => "a user stack",
-            UStackUse::Caller(None) => "`ucaller` (read from the user stack when printed)",
-            UStackUse::Caller(Some(_)) => "a user symbol",
-            UStackUse::Depth => "`ustackdepth` (read from the user stack when printed)",
         }
     }
 }
@@ -141,20 +128,9 @@ pub const STACK_FRAMES_MAX: u8 = 64;
 pub const STACK_FRAMES_DEFAULT: u8 = 20;
 
 impl StackUse {
-    /// How the value prints if it is a symbol.
-    pub fn sym(self) -> Option<SymKind> {
-        match self {
-            StackUse::Caller(k) => k,
-            _ => None,
-        }
-    }
-
     pub fn describe(self) -> &'static str {
         match self {
             StackUse::Frames(_) => "a stack",
-            StackUse::Caller(None) => "`caller` (read from the stack when printed)",
-            StackUse::Caller(Some(_)) => "a kernel symbol",
-            StackUse::Depth => "`stackdepth` (read from the stack when printed)",
         }
     }
 }

@@ -51,6 +51,10 @@ pub struct Target {
     /// The kernel's BTF ids of the kfuncs bpf_iter_num_new, _next and _destroy, for loops
     /// the verifier checks once (index(), rindex(), strstr()).
     pub iter_num: Option<[u32; 3]>,
+    /// Address ranges [start, end) of the tracepoint hooks that run the programs
+    /// (`bpf_trace_run*`, `__bpf_trace_X`, `__traceiter_X`), for `caller` and `stackdepth`
+    /// (emit/stack_values.rs); empty where the program uses neither.
+    pub tracing_frames: Vec<(u64, u64)>,
 }
 
 /// The ring buffer the programs send their records through ([`record`]).

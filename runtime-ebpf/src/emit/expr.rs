@@ -85,10 +85,9 @@ impl Emitter<'_> {
             }
             // The address itself: user space symbolizes it.
             Expr::Sym(_, pc) => self.expr(pc)?,
-            // caller and stackdepth are read from the stack in user space.
+            // A stack's id: user space reads its frames.
             Expr::Stack(_) => self.stack_id(STACKS_MAP, 0)?,
-            // ucaller and ustackdepth too; the process's id goes with the stack id, for the
-            // symbols.
+            // A user stack's too, with the process's id, for the symbols.
             Expr::UStack(_) => {
                 self.stack_id(USTACKS_MAP, F_USER_STACK)?;
                 self.scoped(|e| {
@@ -326,7 +325,8 @@ impl Emitter<'_> {
                 let c = self.clause.ok_or_else(|| self.err("internal: epid outside a clause"))?;
                 self.push(Insn::mov_imm(R0, c as i32 + 1));
             }
-            VarHook::Stack(_) | VarHook::UStack(_) => return Err(self.err(format!("internal: {h:?} is read from the stack"))),
+            VarHook::Caller { user } => self.stack_value(user, false)?,
+            VarHook::StackDepth { user } => self.stack_value(user, true)?,
             VarHook::Comm | VarHook::Cwd | VarHook::ProbeProv | VarHook::ProbeMod | VarHook::ProbeFunc | VarHook::ProbeName => {
                 return Err(self.err(format!("internal: string builtin {h:?} used as an integer")));
             }

@@ -25,6 +25,7 @@ mod search;
 mod memory;
 mod psargs;
 mod speculation;
+mod stack_values;
 mod strings;
 mod strtok;
 mod subroutines;
@@ -106,8 +107,8 @@ fn needs_scratch(c: &Clause) -> bool {
             // Two names ordered: both are written out in strsize buffers.
             Node::Expr(Expr::StrCmp(op, a, b)) => !matches!(op, BinOp::Eq | BinOp::Ne) && a.repr() == Repr::StrId && b.repr() == Repr::StrId,
             Node::Stmt(Stmt::SetStr(..) | Stmt::Copy { .. }) | Node::Expr(Expr::Alloc { .. }) => true,
-            // The searches work in scratch buffers.
-            Node::Expr(Expr::IntCall { f: IntFn::Index | IntFn::Rindex, .. }) => true,
+            // The searches work in scratch buffers, and so do caller and stackdepth.
+            Node::Expr(Expr::IntCall { f: IntFn::Index | IntFn::Rindex, .. } | Expr::Var(VarHook::Caller { .. } | VarHook::StackDepth { .. })) => true,
             _ => false,
         })
 }

@@ -45,13 +45,33 @@ pub fn iter_num() -> Option<[u32; 3]> {
     Some([id("new")?, id("next")?, id("destroy")?])
 }
 
+/// Whether the program computes `caller` or `stackdepth` of the kernel stack.
+fn uses_kernel_stack_values(p: &Program) -> bool {
+    p.groups.iter().flat_map(|g| &g.clauses).any(|c| c.any(&mut |n| matches!(n, Node::Expr(Expr::Var(VarHook::Caller { user: false } | VarHook::StackDepth { user: false })))))
+}
+
+/// Where the hooks that run the program's tracepoint programs are in the kernel (see
+/// `Target::tracing_frames`), from /proc/kallsyms.
+fn tracing_frames(p: &Program) -> Vec<(u64, u64)> {
+    let mut events: Vec<&str> = Vec::new();
+    if p.groups.iter().any(|g| g.attach.is_syscall()) || p.tracepoints.iter().any(|t| t.category == "syscalls") {
+        // The syscalls category's events hang off raw_syscalls' tracepoints.
+        events.extend(["sys_enter", "sys_exit"]);
+    }
+    events.extend(p.tracepoints.iter().map(|t| t.event.as_str()));
+    let hooks: Vec<String> = events.iter().flat_map(|e| [format!("__bpf_trace_{e}"), format!("__traceiter_{e}")]).collect();
+    crate::stacks::Kallsyms::load().extents(|name| name.starts_with("bpf_trace_run") || hooks.iter().any(|h| h == name))
+}
+
 /// What the code generator needs to know of this machine for `program`; BTF is read only
-/// when the program uses ppid or progenyof().
+/// when the program uses ppid or progenyof(), /proc/kallsyms when it uses caller or
+/// stackdepth.
 pub fn codegen_target(program: &Program) -> Target {
     Target {
         wall_offset: wall_offset(),
         task_offsets: if uses_ppid(program) { task_offsets() } else { None },
         cpus: super::cpus::possible() as u32,
         iter_num: if loops_over_strings(program) { iter_num() } else { None },
+        tracing_frames: if uses_kernel_stack_values(program) { tracing_frames(program) } else { Vec::new() },
     }
 }

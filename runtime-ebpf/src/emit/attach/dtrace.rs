@@ -25,6 +25,11 @@ impl ProbeContext for Dtrace {
         }
     }
 
+    /// Run by a test run: no hooks.
+    fn stack_top(&self) -> (u32, bool) {
+        (1, false)
+    }
+
     fn probe_id(&self, e: &mut Emitter) -> Result<(), EmitError> {
         let id = match e.attach {
             AttachPoint::Begin => BEGIN_ID,

@@ -45,6 +45,14 @@ pub(crate) trait ProbeContext {
         Ok(())
     }
 
+    /// How a kernel stack taken in the program begins: with how many frames of the program
+    /// itself, and whether the frames of the tracepoint hooks that ran it follow (a raw
+    /// tracepoint program's stack is taken inside it; a perf event's starts where the event
+    /// fired).
+    fn stack_top(&self) -> (u32, bool) {
+        (1, true)
+    }
+
     /// `errno` into r0 (0 except where a failed system call returns).
     fn errno(&self, e: &mut Emitter) {
         e.push(Insn::mov_imm(R0, 0));

@@ -18,6 +18,11 @@ impl ProbeContext for Profile {
         "perf_event"
     }
 
+    /// The interrupted code's stack.
+    fn stack_top(&self) -> (u32, bool) {
+        (0, false)
+    }
+
     fn describe(&self, attach: AttachPoint) -> &'static str {
         match attach {
             AttachPoint::Profile { all_cpus: true, .. } => "perf_event cpu-clock, every CPU",

@@ -22,6 +22,11 @@ impl ProbeContext for Tracepoint {
         "tracepoint"
     }
 
+    /// From where perf's handler was called: `__traceiter_X` or the tracepoint's caller.
+    fn stack_top(&self) -> (u32, bool) {
+        (0, true)
+    }
+
     fn describe(&self, _: AttachPoint) -> &'static str {
         "tracepoint"
     }
