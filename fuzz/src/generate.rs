@@ -7,7 +7,7 @@
 
 use crate::catalog;
 use crate::rng::Rng;
-use crumbs_lang::builtins::{FnKind, VarHook, VarType, FUNCTIONS, VARIABLES};
+use crumbs_lang::builtins::{FnKind, VarType, FUNCTIONS, VARIABLES};
 use crumbs_lang::tracepoints::FieldKind;
 use std::collections::BTreeSet;
 

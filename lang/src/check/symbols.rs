@@ -45,13 +45,12 @@ impl Checker<'_> {
     }
 
     /// User address `pc` printed as `kind` says, in the process where the probe fired: an
-    /// integer is recorded with the process's id.
+    /// integer is recorded with the process's id (a user symbol's address is re-printed).
     pub(super) fn user_symbol(&mut self, kind: USymKind, pc: Expr, at: &ast::Expr, what: &str) -> Result<TExpr, Diagnostic> {
         let ty = self.c_int("uint64_t");
         self.user_symbols = true;
-        match pc {
-            Expr::USym(_, inner) => return Ok(TExpr::new(Expr::USym(kind, inner), ty)),
-            _ => {}
+        if let Expr::USym(_, inner) = pc {
+            return Ok(TExpr::new(Expr::USym(kind, inner), ty));
         }
         self.int_expr_check(&pc, at, what)?;
         Ok(TExpr::new(Expr::USym(kind, Box::new(pc)), ty))
