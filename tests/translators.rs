@@ -108,6 +108,85 @@ fn pr_psargs_is_the_command_line() {
     assert_eq!(printed("profile-997 /pid == 0/ { printf(\"[%s]\\n\", curpsinfo->pr_psargs); exit(0); }"), "[]\n");
 }
 
+/// A child with two more threads: it reads its own /proc/self/status and /proc/self/stat
+/// and writes them to standard output in one write(), where crumbs reads its psinfo and
+/// lwpsinfo; nothing changes its memory map or threads between the reads and the write.
+const PROCINFO: &str = r#"
+#include <fcntl.h>
+#include <pthread.h>
+#include <unistd.h>
+static char buf[16384];
+static int p[2];
+static void *idle(void *x) { char c; read(p[0], &c, 1); return x; }
+int main(void) {
+    pthread_t t[2];
+    if (pipe(p)) return 1;
+    for (int i = 0; i < 2; i++) pthread_create(&t[i], 0, idle, 0);
+    int fd = open("/proc/self/status", O_RDONLY), n = read(fd, buf, 8000);
+    close(fd);
+    fd = open("/proc/self/stat", O_RDONLY);
+    n += read(fd, buf + n, 8000);
+    close(fd);
+    if (write(1, buf, n) != n || write(p[1], "xx", 2) != 2) return 1;
+    for (int i = 0; i < 2; i++) pthread_join(t[i], 0);
+    return 0;
+}
+"#;
+
+/// PROCINFO built in a temp directory (kept alive by the returned guard).
+fn build_procinfo() -> (common::TempPath, String) {
+    let dir = common::TempPath::dir("procinfo");
+    let src = dir.path().join("procinfo.c");
+    std::fs::write(&src, PROCINFO).unwrap();
+    let exe = dir.path().join("procinfo");
+    let out = std::process::Command::new("gcc").args(["-O1", "-pthread", "-o"]).arg(&exe).arg(&src).output().expect("gcc runs");
+    assert!(out.status.success(), "gcc: {}", String::from_utf8_lossy(&out.stderr));
+    let exe = exe.to_str().unwrap().to_string();
+    (dir, exe)
+}
+
+/// The members procfs.d reads from the kernel that /proc shows too, compared with what the
+/// child read from its own /proc/self/status and /proc/self/stat just before the write
+/// crumbs traces: pr_nlwp (Threads), pr_size (VmSize), pr_ttydev ((struct tty_struct *)-1
+/// where stat's tty_nr is 0; the tty's name, pts and its minor number, where it is a
+/// pseudo-terminal), pr_clname (stat's policy as ps names it, under each of chrt's
+/// policies); and the Solaris members dtrace-utils gives as 0.
+#[test]
+fn psinfo_and_lwpsinfo_agree_with_proc() {
+    let (_dir, exe) = build_procinfo();
+    let program = r#"syscall::write:entry /execname == "procinfo" && arg0 == 1/ {
+        printf("crumbs|%d|%d|%d|%s|%s|%d\n", curpsinfo->pr_nlwp, curpsinfo->pr_size, curpsinfo->pr_ttydev == (struct tty_struct *)-1,
+            curpsinfo->pr_ttydev == (struct tty_struct *)-1 ? "" : stringof(curpsinfo->pr_ttydev->name), curlwpsinfo->pr_clname,
+            curpsinfo->pr_wstat + curpsinfo->pr_taskid + curpsinfo->pr_projid + curpsinfo->pr_nzomb + curpsinfo->pr_poolid + curpsinfo->pr_zoneid
+                + curpsinfo->pr_contract + curlwpsinfo->pr_wchan + curlwpsinfo->pr_stype);
+    }"#;
+    let classes = ["TS", "FF", "RR", "B", "ISO", "IDL", "DLN"];
+    let mut ttys = 0;
+    for (how, class) in [("", "TS"), ("chrt -f 1 ", "FF"), ("chrt -r 2 ", "RR"), ("chrt -b 0 ", "B"), ("chrt -i 0 ", "IDL"), ("setsid -w ", "TS"), ("script -qec ", "TS")] {
+        let cmd = if how.starts_with("script") { format!("{how}{exe} /dev/null") } else { format!("{how}{exe}") };
+        let out = run(&["-q", "-e", program, "-c", &cmd]);
+        out.assert_ok();
+        let dump = out.dump();
+        let text = out.stdout.replace('\r', "");
+        let line = |prefix: &str| text.lines().find_map(|l| l.strip_prefix(prefix)).unwrap_or_else(|| panic!("no {prefix}\n{dump}")).trim().to_string();
+        let f: Vec<String> = line("crumbs|").split('|').map(str::to_string).collect();
+        assert_eq!(f[0], line("Threads:"), "{cmd}\n{dump}");
+        assert_eq!(format!("{} kB", f[1]), line("VmSize:"), "{cmd}\n{dump}");
+        let stat = text.lines().find(|l| l.contains(" (procinfo) ")).unwrap_or_else(|| panic!("no stat\n{dump}"));
+        let fields: Vec<&str> = stat.rsplit_once(") ").unwrap().1.split(' ').collect();
+        let (tty_nr, policy): (u64, usize) = (fields[4].parse().unwrap(), fields[38].parse().unwrap());
+        assert_eq!(f[2], if tty_nr == 0 { "1" } else { "0" }, "{cmd}\n{dump}");
+        if tty_nr != 0 && (tty_nr >> 8) & 0xfff == 136 {
+            let minor = (tty_nr & 0xff) | ((tty_nr >> 12) & 0xfff00);
+            assert_eq!(f[3], format!("pts{minor}"), "{cmd}\n{dump}");
+            ttys += 1;
+        }
+        assert_eq!((f[4].as_str(), f[4].as_str()), (classes[policy], class), "{cmd}\n{dump}");
+        assert_eq!(f[5], "0", "{cmd}\n{dump}");
+    }
+    assert!(ttys >= 1, "script gave the child no pseudo-terminal");
+}
+
 /// Found by the fuzzer: a translator member that assigns a variable (a global assigned
 /// nowhere else made the checker panic).
 #[test]

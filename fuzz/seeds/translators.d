@@ -8,3 +8,4 @@ tick-10ms { exit(0); }
 syscall::read:entry { self->v = vtimestamp; } syscall::read:return /self->v/ { @v = quantize(vtimestamp - self->v); self->v = 0; }
 BEGIN { printf("%s %s\n", curpsinfo->pr_psargs, __psargs(curthread)); }
 syscall::openat:entry { @[cwd] = count(); }
+syscall::write:entry /curpsinfo->pr_nlwp > 1 || curpsinfo->pr_size > 1024/ { @t[curlwpsinfo->pr_clname, curpsinfo->pr_ttydev == (struct tty_struct *)-1] = sum(curpsinfo->pr_size + curpsinfo->pr_wstat + curpsinfo->pr_zoneid + curlwpsinfo->pr_stype); printf("%s\n", curpsinfo->pr_ttydev != (struct tty_struct *)-1 ? stringof(curpsinfo->pr_ttydev->name) : "-"); }
