@@ -150,19 +150,19 @@ fn build_procinfo() -> (common::TempPath, String) {
 /// crumbs traces: pr_nlwp (Threads), pr_size (VmSize), pr_ttydev ((struct tty_struct *)-1
 /// where stat's tty_nr is 0; the tty's name, pts and its minor number, where it is a
 /// pseudo-terminal), pr_clname (stat's policy as ps names it, under each of chrt's
-/// policies); and the Solaris members dtrace-utils gives as 0.
+/// policies), pr_nice (stat's nice + 20, under nice); and the Solaris members dtrace-utils gives as 0.
 #[test]
 fn psinfo_and_lwpsinfo_agree_with_proc() {
     let (_dir, exe) = build_procinfo();
     let program = r#"syscall::write:entry /execname == "procinfo" && arg0 == 1/ {
-        printf("crumbs|%d|%d|%d|%s|%s|%d\n", curpsinfo->pr_nlwp, curpsinfo->pr_size, curpsinfo->pr_ttydev == (struct tty_struct *)-1,
-            curpsinfo->pr_ttydev == (struct tty_struct *)-1 ? "" : stringof(curpsinfo->pr_ttydev->name), curlwpsinfo->pr_clname,
+        printf("crumbs|%d|%d|%d|%s|%s|%d|%d\n", curpsinfo->pr_nlwp, curpsinfo->pr_size, curpsinfo->pr_ttydev == (struct tty_struct *)-1,
+            curpsinfo->pr_ttydev == (struct tty_struct *)-1 ? "" : stringof(curpsinfo->pr_ttydev->name), curlwpsinfo->pr_clname, curlwpsinfo->pr_nice,
             curpsinfo->pr_wstat + curpsinfo->pr_taskid + curpsinfo->pr_projid + curpsinfo->pr_nzomb + curpsinfo->pr_poolid + curpsinfo->pr_zoneid
                 + curpsinfo->pr_contract + curlwpsinfo->pr_wchan + curlwpsinfo->pr_stype);
     }"#;
     let classes = ["TS", "FF", "RR", "B", "ISO", "IDL", "DLN"];
     let mut ttys = 0;
-    for (how, class) in [("", "TS"), ("chrt -f 1 ", "FF"), ("chrt -r 2 ", "RR"), ("chrt -b 0 ", "B"), ("chrt -i 0 ", "IDL"), ("setsid -w ", "TS"), ("script -qec ", "TS")] {
+    for (how, class) in [("", "TS"), ("chrt -f 1 ", "FF"), ("chrt -r 2 ", "RR"), ("chrt -b 0 ", "B"), ("chrt -i 0 ", "IDL"), ("setsid -w ", "TS"), ("script -qec ", "TS"), ("nice -n 7 ", "TS")] {
         let cmd = if how.starts_with("script") { format!("{how}{exe} /dev/null") } else { format!("{how}{exe}") };
         let out = run(&["-q", "-e", program, "-c", &cmd]);
         out.assert_ok();
@@ -174,7 +174,7 @@ fn psinfo_and_lwpsinfo_agree_with_proc() {
         assert_eq!(format!("{} kB", f[1]), line("VmSize:"), "{cmd}\n{dump}");
         let stat = text.lines().find(|l| l.contains(" (procinfo) ")).unwrap_or_else(|| panic!("no stat\n{dump}"));
         let fields: Vec<&str> = stat.rsplit_once(") ").unwrap().1.split(' ').collect();
-        let (tty_nr, policy): (u64, usize) = (fields[4].parse().unwrap(), fields[38].parse().unwrap());
+        let (tty_nr, nice, policy): (u64, i64, usize) = (fields[4].parse().unwrap(), fields[16].parse().unwrap(), fields[38].parse().unwrap());
         assert_eq!(f[2], if tty_nr == 0 { "1" } else { "0" }, "{cmd}\n{dump}");
         if tty_nr != 0 && (tty_nr >> 8) & 0xfff == 136 {
             let minor = (tty_nr & 0xff) | ((tty_nr >> 12) & 0xfff00);
@@ -182,7 +182,8 @@ fn psinfo_and_lwpsinfo_agree_with_proc() {
             ttys += 1;
         }
         assert_eq!((f[4].as_str(), f[4].as_str()), (classes[policy], class), "{cmd}\n{dump}");
-        assert_eq!(f[5], "0", "{cmd}\n{dump}");
+        assert_eq!(f[5], (nice + 20).to_string(), "{cmd}\n{dump}");
+        assert_eq!(f[6], "0", "{cmd}\n{dump}");
     }
     assert!(ttys >= 1, "script gave the child no pseudo-terminal");
 }
