@@ -178,18 +178,30 @@ impl Kallsyms {
         Kallsyms { syms, modules }
     }
 
-    /// The addresses of the symbols `keep` picks, each from its start to the next symbol's,
-    /// as [start, end) ranges (adjacent ones merged).
-    pub fn extents(&self, keep: impl Fn(&str) -> bool) -> Vec<(u64, u64)> {
-        let mut out: Vec<(u64, u64)> = Vec::new();
-        for (i, (addr, name, _)) in self.syms.iter().enumerate() {
-            if !keep(name) {
-                continue;
+    /// The addresses of the text symbols of `/proc/kallsyms` text that `keep` picks, each
+    /// from its start to the next symbol's, as [start, end) ranges (adjacent ones merged).
+    /// Reads the text without keeping every symbol, as [`Kallsyms::parse`] does: a
+    /// program compiled with `caller` pays for this.
+    pub fn extents(text: &str, keep: impl Fn(&str) -> bool) -> Vec<(u64, u64)> {
+        let mut addrs = Vec::new();
+        let mut starts = Vec::new();
+        for line in text.lines() {
+            let mut w = line.split_whitespace();
+            let (Some(addr), Some(kind), Some(name)) = (w.next(), w.next(), w.next()) else { continue };
+            let Some(addr) = u64::from_str_radix(addr, 16).ok().filter(|a| *a != 0 && matches!(kind, "t" | "T" | "w" | "W")) else { continue };
+            addrs.push(addr);
+            if keep(name) {
+                starts.push(addr);
             }
-            let end = self.syms[i..].iter().map(|s| s.0).find(|a| a > addr).unwrap_or(addr + 1);
+        }
+        addrs.sort_unstable();
+        starts.sort_unstable();
+        let mut out: Vec<(u64, u64)> = Vec::new();
+        for start in starts {
+            let end = addrs.get(addrs.partition_point(|a| *a <= start)).copied().unwrap_or(start + 1);
             match out.last_mut() {
-                Some(last) if last.1 >= *addr => last.1 = last.1.max(end),
-                _ => out.push((*addr, end)),
+                Some(last) if last.1 >= start => last.1 = last.1.max(end),
+                _ => out.push((start, end)),
             }
         }
         out
@@ -238,8 +250,8 @@ mod tests {
 
     #[test]
     fn extents_run_to_the_next_symbol_and_merge() {
-        let k = Kallsyms::parse("ffffffff81000000 T a\nffffffff81000100 T run1\nffffffff81000100 T run1_alias\nffffffff81000180 T run2\nffffffff81000200 t b\nffffffff81000300 t run3\n");
-        assert_eq!(k.extents(|n| n.starts_with("run")), [(0xffffffff81000100, 0xffffffff81000200), (0xffffffff81000300, 0xffffffff81000301)]);
+        let text = "ffffffff81000000 T a\nffffffff81000100 T run1\nffffffff81000100 T run1_alias\nffffffff81000180 T run2\nffffffff81000200 t b\nffffffff81000250 D run_data\nffffffff81000300 t run3\n";
+        assert_eq!(Kallsyms::extents(text, |n| n.starts_with("run")), [(0xffffffff81000100, 0xffffffff81000200), (0xffffffff81000300, 0xffffffff81000301)]);
     }
 
     #[test]
