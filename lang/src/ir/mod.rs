@@ -81,9 +81,9 @@ pub enum Repr {
 }
 
 /// What user space reads from a recorded kernel stack. The kernel records the whole stack
-/// (up to [`STACK_FRAMES_MAX`] frames) in every case: the tracing machinery's own frames at its
-/// top vary with how many programs share a tracepoint, so only user space can tell where the
-/// probed code starts.
+/// (up to [`STACK_FRAMES_MAX`] frames) in every case, and user space leaves out the tracing
+/// machinery's own frames at its top when it prints them (how many there are varies with how
+/// many programs share a tracepoint).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StackUse {
     /// `stack(n)`: the innermost n frames; 0 is the `stackframes` option's number.
