@@ -152,6 +152,10 @@ fn caller_and_stackdepth_are_integers() {
     let out = run(&["-q", "-e", r#"BEGIN { printf("cd|%a|%d|%d\n", caller, caller, stackdepth); stack(64); exit(0); }"#]);
     assert_eq!(out.code(), 0, "{}", out.dump());
     assert_eq!(assert_caller_and_depth_match_stacks(&out.stdout, &out.dump()), 1, "{}", out.dump());
+    // An ERROR clause sees the stack of the clause that faulted.
+    let out = run(&["-q", "-e", r#"syscall::read:entry /pid == $target/ { x = 1 / (arg0 - arg0); } ERROR { printf("cd|%a|%d|%d\n", caller, caller, stackdepth); stack(64); }"#, "-c", ONE_READ]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    assert!(assert_caller_and_depth_match_stacks(&out.stdout, &out.dump()) >= 1, "{}", out.dump());
     let out = run(&["-q", "-e", r#"profile-97 /stackdepth > 1/ { printf("cd|%a|%d|%d\n", caller, caller, stackdepth); stack(64); } tick-300ms { exit(0); }"#]);
     assert_eq!(out.code(), 0, "{}", out.dump());
     assert!(assert_caller_and_depth_match_stacks(&out.stdout, &out.dump()) >= 1, "{}", out.dump());

@@ -40,6 +40,8 @@ pub(super) enum FaultValue {
 pub(super) struct ErrorArgs {
     pub(super) slot: i16,
     pub(super) epid: u32,
+    /// The attach point of the program they run in (its stack is the ERROR probe's).
+    pub(super) program: AttachPoint,
 }
 
 /// Whether the clause holds anything that can fault: it then keeps a fault slot and a
@@ -157,7 +159,7 @@ impl Emitter<'_> {
         let Some(group) = self.p.group(AttachPoint::Error) else { return Ok(()) };
         let saved = (self.attach, self.clause, std::mem::take(&mut self.locals));
         self.attach = AttachPoint::Error;
-        self.error_args = Some(ErrorArgs { slot, epid: epid(c) });
+        self.error_args = Some(ErrorArgs { slot, epid: epid(c), program: saved.0 });
         let r = group.clauses.iter().try_for_each(|ec| {
             self.clause = Some(ec.index);
             self.scoped(|e| e.clause(ec))

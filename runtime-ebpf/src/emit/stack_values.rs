@@ -21,7 +21,9 @@ impl Emitter<'_> {
     pub(super) fn stack_value(&mut self, user: bool, depth: bool) -> Result<(), EmitError> {
         let frames = if user { USTACK_DEPTH } else { STACK_DEPTH };
         let size = 8 * frames as i32;
-        let (own, hooks) = if user { (0, false) } else { attach::context(self.attach).stack_top() };
+        // An ERROR clause runs in the program of the clause that faulted, on its stack.
+        let program = self.error_args.map_or(self.attach, |a| a.program);
+        let (own, hooks) = if user { (0, false) } else { attach::context(program).stack_top() };
         self.scoped(|e| {
             let buf = Buf::Scratch(e.scratch(size as usize)?);
             e.push(Insn::mov(R1, R6));
