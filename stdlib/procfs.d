@@ -44,6 +44,7 @@ struct lwpsinfo {
 	char	pr_state;	/* SSLEEP, SRUN, SSTOP, SZOMB, SWAIT */
 	char	pr_sname;	/* 'S', 'R', 'T', 'Z', 'W' */
 	char	pr_nice;	/* the nice value plus 20 (Solaris' NZERO): 0 to 39 */
+	short	pr_syscall;	/* the system call the thread is in, -1 if none (the current thread's only) */
 	int	pr_pri;		/* the kernel's priority (prio) */
 	char	pr_clname[8];	/* the scheduling policy as ps -o cls names it: TS, FF, RR, B, ISO, IDL, DLN */
 	char	pr_name[16];	/* the thread name (comm) */
@@ -98,7 +99,8 @@ translator lwpsinfo_t < struct task_struct *T > {
 	pr_stype = 0;
 	pr_state = (T->__state & 0x3) ? SSLEEP : (T->__state & 0xc) ? SSTOP : (T->__state & 0xb0) ? SZOMB : (T->__state & 0x300) ? SWAIT : SRUN;
 	pr_sname = (T->__state & 0x3) ? 'S' : (T->__state & 0xc) ? 'T' : (T->__state & 0xb0) ? 'Z' : (T->__state & 0x300) ? 'W' : 'R';
-	pr_nice = T->static_prio - 100;	/* static_prio is the nice value + 120 */
+	pr_nice = T->static_prio - 100;
+	pr_syscall = __syscall(T);	/* static_prio is the nice value + 120 */
 	pr_pri = T->prio;
 	/* SCHED_OTHER 0, FIFO 1, RR 2, BATCH 3, ISO 4 (reserved), IDLE 5, DEADLINE 6 */
 	pr_clname = T->policy == 0 ? "TS" : T->policy == 1 ? "FF" : T->policy == 2 ? "RR" : T->policy == 3 ? "B" :

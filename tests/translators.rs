@@ -188,6 +188,30 @@ fn psinfo_and_lwpsinfo_agree_with_proc() {
     assert!(ttys >= 1, "script gave the child no pseudo-terminal");
 }
 
+/// lwpsinfo_t's pr_syscall: the system call the current thread is in (x86-64's numbers:
+/// getppid 110, exit_group 231, at a tracepoint inside it too), -1 in user mode (a profile
+/// sample of a shell's busy loop).
+#[test]
+fn pr_syscall_is_the_system_call_in_progress() {
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"syscall::getppid:entry /pid == $target/ { printf("getppid %d\n", curlwpsinfo->pr_syscall); }
+           tracepoint:sched:sched_process_exit /pid == $target/ { printf("exit %d\n", curlwpsinfo->pr_syscall); }
+           profile-997 /pid == $target && arg1 != 0/ { @user[curlwpsinfo->pr_syscall] = count(); }
+           END { printa("user %d %@d\n", @user); }"#,
+        "-c",
+        "sh -c 'echo $PPID >/dev/null; i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done'",
+    ]);
+    out.assert_ok();
+    let dump = out.dump();
+    assert!(out.stdout.lines().any(|l| l == "getppid 110"), "{dump}");
+    assert!(out.stdout.lines().any(|l| l == "exit 231"), "{dump}");
+    let user: Vec<&str> = out.stdout.lines().filter(|l| l.starts_with("user ")).collect();
+    assert!(!user.is_empty() && user.iter().all(|l| l.starts_with("user -1 ")), "{dump}");
+    assert_error("BEGIN { trace(__syscall(\"x\")); }", "__syscall() needs an integer here, but this is a string", "__syscall(task)");
+}
+
 /// Found by the fuzzer: a translator member that assigns a variable (a global assigned
 /// nowhere else made the checker panic).
 #[test]

@@ -152,7 +152,7 @@ pub mod helper {
     pub use aya_obj::generated::bpf_func_id;
     pub use bpf_func_id::{
         BPF_FUNC_get_current_comm as GET_CURRENT_COMM, BPF_FUNC_get_current_pid_tgid as GET_CURRENT_PID_TGID,
-        BPF_FUNC_get_current_task as GET_CURRENT_TASK, BPF_FUNC_get_current_uid_gid as GET_CURRENT_UID_GID,
+        BPF_FUNC_get_current_task as GET_CURRENT_TASK, BPF_FUNC_get_current_task_btf as GET_CURRENT_TASK_BTF, BPF_FUNC_task_pt_regs as TASK_PT_REGS, BPF_FUNC_get_current_uid_gid as GET_CURRENT_UID_GID,
         BPF_FUNC_get_prandom_u32 as GET_PRANDOM_U32, BPF_FUNC_get_smp_processor_id as GET_SMP_PROCESSOR_ID, BPF_FUNC_get_stack as GET_STACK, BPF_FUNC_get_stackid as GET_STACKID,
         BPF_FUNC_ktime_get_ns as KTIME_GET_NS, BPF_FUNC_map_delete_elem as MAP_DELETE_ELEM,
         BPF_FUNC_map_lookup_elem as MAP_LOOKUP_ELEM, BPF_FUNC_map_update_elem as MAP_UPDATE_ELEM,
@@ -163,7 +163,7 @@ pub mod helper {
     };
 
     /// The helpers the disassembler names (the enum cannot be built from a call's id).
-    pub(super) const NAMED: [bpf_func_id; 21] = [
+    pub(super) const NAMED: [bpf_func_id; 23] = [
         MAP_LOOKUP_ELEM,
         MAP_UPDATE_ELEM,
         MAP_DELETE_ELEM,
@@ -175,6 +175,8 @@ pub mod helper {
         GET_STACKID,
         GET_STACK,
         GET_CURRENT_TASK,
+        GET_CURRENT_TASK_BTF,
+        TASK_PT_REGS,
         PROBE_READ_KERNEL,
         PROBE_READ_USER,
         PROBE_READ_USER_STR,

@@ -53,7 +53,7 @@ impl Checker<'_> {
                     IntFn::Swap(2) => self.c_int("uint16_t"),
                     IntFn::Swap(4) => self.c_int("uint32_t"),
                     IntFn::Swap(_) => self.c_int("uint64_t"),
-                    IntFn::Index | IntFn::Rindex | IntFn::Rand | IntFn::Progenyof => self.int(),
+                    IntFn::Index | IntFn::Rindex | IntFn::Rand | IntFn::Progenyof | IntFn::Syscall => self.int(),
                 };
                 TExpr::new(Expr::IntCall { f: g, args: lowered }, ty)
             }

@@ -292,6 +292,8 @@ pub enum IntFn {
     Rand,
     /// progenyof(pid): 1 if the current process is pid or descends from it.
     Progenyof,
+    /// __syscall(task): the system call the current thread is in (-1 if none).
+    Syscall,
 }
 
 #[derive(Clone, Debug, PartialEq)]

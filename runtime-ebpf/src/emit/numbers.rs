@@ -1,5 +1,5 @@
 //! The subroutines that give an integer (index(), rindex(), htons() and the other byte
-//! swaps, rand(), progenyof()) and lltostr(), which writes one.
+//! swaps, rand(), progenyof(), __syscall()) and lltostr(), which writes one.
 
 use super::strings::Buf;
 use super::*;
@@ -30,6 +30,10 @@ impl Emitter<'_> {
             IntFn::Progenyof => {
                 let pid = int_arg(self, 0)?;
                 self.progenyof(pid)?;
+            }
+            IntFn::Syscall => {
+                let task = int_arg(self, 0)?;
+                self.current_syscall(task)?;
             }
         }
         Ok(())
@@ -74,6 +78,45 @@ impl Emitter<'_> {
             e.goto(done);
             e.bind(no);
             e.push(Insn::mov_imm(R0, 0));
+            e.bind(done);
+            Ok(())
+        })
+    }
+
+    /// r0 = the system call the current thread is in: its user registers' orig_ax, saved at
+    /// the top of its kernel stack when it entered the kernel, if `task` is the current
+    /// thread and those registers are a user mode's (cs's privilege level 3: a kernel
+    /// thread has none) and orig_ax is not negative (an interrupt or exception); else -1.
+    fn current_syscall(&mut self, task: &Expr) -> Result<(), EmitError> {
+        /// x86-64 pt_regs: orig_ax, ip, cs.
+        const ORIG_AX: i32 = 120;
+        const CS: i16 = 16;
+        self.scoped(|e| {
+            let (want, regs) = (e.slot(8)?, e.slot(24)?);
+            e.expr(task)?;
+            e.push(Insn::stx(DW, R10, want, R0));
+            let (none, done) = (e.label(), e.label());
+            e.push(Insn::call(helper::GET_CURRENT_TASK));
+            e.push(Insn::ldx(DW, R1, R10, want));
+            e.jump(Insn::jmp_reg(Cond::Ne, R0, R1, 0), none);
+            e.push(Insn::call(helper::GET_CURRENT_TASK_BTF));
+            e.push(Insn::mov(R1, R0));
+            e.push(Insn::call(helper::TASK_PT_REGS));
+            e.push(Insn::mov(R3, R0));
+            e.push(Insn::alu_imm(Alu::Add, R3, ORIG_AX));
+            e.push(Insn::mov(R1, R10));
+            e.push(Insn::alu_imm(Alu::Add, R1, regs as i32));
+            e.push(Insn::mov_imm(R2, 24));
+            e.push(Insn::call(helper::PROBE_READ_KERNEL));
+            e.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), none);
+            e.push(Insn::ldx(DW, R1, R10, regs + CS));
+            e.push(Insn::alu_imm(Alu::And, R1, 3));
+            e.jump(Insn::jmp_imm(Cond::Ne, R1, 3, 0), none);
+            e.push(Insn::ldx(DW, R0, R10, regs));
+            e.jump(Insn::jmp_imm(Cond::Slt, R0, 0, 0), none);
+            e.goto(done);
+            e.bind(none);
+            e.push(Insn::mov_imm(R0, -1));
             e.bind(done);
             Ok(())
         })
