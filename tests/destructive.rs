@@ -1,4 +1,4 @@
-//! Destructive actions (spec §7.15): `system()`, `raise()` and `stop()`, allowed only with
+//! Destructive actions (spec §7.15): `system()`, `raise()`, `stop()` and `chill()`, allowed only with
 //! `-w` or the `destructive` option. Live: each program runs in the kernel.
 
 mod common;
@@ -7,7 +7,7 @@ use common::{assert_compile_error as assert_error, run};
 
 #[test]
 fn destructive_actions_need_w() {
-    for (program, name) in [("BEGIN { raise(10); }", "raise"), ("BEGIN { stop(); }", "stop"), ("BEGIN { system(\"true\"); }", "system")] {
+    for (program, name) in [("BEGIN { raise(10); }", "raise"), ("BEGIN { stop(); }", "stop"), ("BEGIN { system(\"true\"); }", "system"), ("BEGIN { chill(1); }", "chill")] {
         assert_error(program, &format!("{name}() is a destructive action"), "allow destructive actions with -w (or #pragma D option destructive)");
     }
     let out = run(&["-w", "-e", "BEGIN { exit(0); }"]);
@@ -77,4 +77,41 @@ fn begins_system_command_is_traced() {
     let out = run(&["-w", "-q", "-e", r#"BEGIN { system("echo hi > /dev/null"); } syscall::write:entry /ppid == $pid/ { printf("seen %s\n", execname); exit(0); }"#]);
     out.assert_ok();
     assert_eq!(out.stdout, "seen sh\n\n", "{}", out.dump());
+}
+
+/// chill() spins until its time has passed: the clock moves on by at least that much
+/// within the clause, and the clause goes on after it.
+#[test]
+fn chill_spins_for_its_time() {
+    let out = run(&["-w", "-q", "-e", "BEGIN { t = timestamp; chill(20000000); d = timestamp - t; chill(0); printf(\"%d %d\\n\", d >= 20000000, timestamp - t >= d); exit(0); }"]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "1 1\n\n", "{}", out.dump());
+}
+
+/// A CPU spins at most 500 ms in each second: a chill() past that is an illegal operation
+/// (arg5 the time asked for), its record discarded; the next clause runs. A time that is
+/// not a number of ns (negative) is past it too.
+#[test]
+fn chill_past_the_cpus_budget_is_an_illegal_operation() {
+    let out = run(&["-w", "-q", "-e", r#"BEGIN { chill(300000000); printf("first\n"); }
+        BEGIN { n = 300000000; chill(n); printf("not printed\n"); }
+        BEGIN { m = -1; chill(m); printf("not printed either\n"); }
+        BEGIN { printf("last\n"); exit(0); }
+        ERROR { printf("error %d %d %d\n", arg4 == DTRACEFLT_ILLOP, arg5, arg2); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "first\nerror 1 300000000 2\nerror 1 -1 2\nlast\n\n", "{}", out.dump());
+    assert_eq!(out.stderr.matches("illegal operation in action").count(), 2, "{}", out.dump());
+}
+
+#[test]
+fn chill_errors() {
+    for (program, message, hint) in [
+        ("BEGIN { chill(600000000); }", "chill() cannot spin for 600000000 ns", "a CPU spins at most 500000000 ns (500 ms) in each second"),
+        ("BEGIN { chill(-5); }", "chill() cannot spin for -5 ns", "a CPU spins at most"),
+        ("BEGIN { chill(); }", "chill() takes 1 argument, but 0 given", "usage: chill(nanoseconds)"),
+        ("BEGIN { chill(\"x\"); }", "chill()'s time must be an integer", ""),
+        ("BEGIN { speculate(speculation()); chill(1); }", "chill() cannot be speculative", ""),
+    ] {
+        assert_error(&format!("#pragma D option destructive\n{program}"), message, hint);
+    }
 }

@@ -175,10 +175,12 @@ pub enum FnHook {
     CopyInStr,
     /// `setopt(name [, value])`: an option changed while tracing.
     SetOpt,
-    /// Destructive actions: `raise(signal)`, `stop()`, `system(format, ...)`.
+    /// Destructive actions: `raise(signal)`, `stop()`, `system(format, ...)`,
+    /// `chill(nanoseconds)`.
     Raise,
     Stop,
     System,
+    Chill,
     /// `__psargs(task)`: stdlib's `pr_psargs`.
     Psargs,
     /// `alloca(size)`, `copyin(addr, size)`: scratch memory for the clause.
@@ -249,6 +251,7 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "setopt", kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::OptInt], hook: FnHook::SetOpt, signature: "setopt(name [, value])", doc: "change an option while tracing (quiet, aggsortkey, aggsortrev, aggsortpos, aggsortkeypos, aggpack), from the next record on; both are string literals" },
     BuiltinFn { name: "raise", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Raise, signature: "raise(signal)", doc: "destructive (-w): send signal to the process that fired the probe" },
     BuiltinFn { name: "stop", kind: FnKind::Action, args: &[], hook: FnHook::Stop, signature: "stop()", doc: "destructive (-w): stop the process that fired the probe (SIGSTOP; SIGCONT resumes it)" },
+    BuiltinFn { name: "chill", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Chill, signature: "chill(nanoseconds)", doc: "destructive (-w): spin on the CPU for nanoseconds (at most 500 ms of each second per CPU)" },
     BuiltinFn { name: "system", kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::System, signature: "system(format, ...)", doc: "destructive (-w): run the command printf would print with /bin/sh when crumbs reads the record" },
     BuiltinFn { name: "speculation", kind: FnKind::Subroutine, args: &[], hook: FnHook::Speculation, signature: "speculation()", doc: "a new speculation's id (1 to nspec), or 0 if every speculation is in use" },
     BuiltinFn { name: "speculate", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Speculate, signature: "speculate(id)", doc: "what the rest of the clause records goes to speculation id, printed only if it is committed" },

@@ -215,3 +215,14 @@ test_crumbs_subroutines() {
         echo "$out" | grep -qxF "$line" || die "no line '$line' in: $out"
     done
 }
+
+# chill() runs its spin as a bpf_loop callback: the program carries BTF func_info.
+test_crumbs_chill() {
+    out=$(crumbs -qw -e 'BEGIN { t = timestamp; chill(20000000); printf("%d\n", timestamp - t >= 20000000); }
+        BEGIN { chill(490000000); }
+        BEGIN { exit(0); }
+        ERROR { printf("error %d %d\n", arg4, arg5); }' 2>&1) || die "crumbs failed: $out"
+    for line in '1' 'error 3 490000000'; do
+        echo "$out" | grep -qxF "$line" || die "no line '$line' in: $out"
+    done
+}

@@ -69,12 +69,25 @@ impl Checker<'_> {
         if matches!(f.hook, FnHook::CopyInto | FnHook::Bcopy) {
             return self.copy_into(f, args, span, body);
         }
-        if matches!(f.hook, FnHook::Raise | FnHook::Stop | FnHook::System) && !self.destructive {
+        if matches!(f.hook, FnHook::Raise | FnHook::Stop | FnHook::System | FnHook::Chill) && !self.destructive {
             return Err(Diagnostic::new(span.clone(), format!("{}() is a destructive action", f.name))
                 .label("not allowed")
                 .hint("allow destructive actions with -w (or #pragma D option destructive)"));
         }
         self.note_action(f.hook, f.name, span);
+        if f.hook == FnHook::Chill {
+            check_arity(f, args, span)?;
+            let ns = self.int_expr(&args[0], "chill()'s time")?;
+            if let Expr::Int(n) = ns {
+                if !(0..=CHILL_MAX as i64).contains(&n) {
+                    return Err(Diagnostic::new(args[0].span.clone(), format!("chill() cannot spin for {n} ns"))
+                        .label("out of range")
+                        .hint(format!("a CPU spins at most {CHILL_MAX} ns (500 ms) in each second")));
+                }
+            }
+            body.push(Stmt::Chill(ns));
+            return Ok(());
+        }
         if matches!(f.hook, FnHook::Raise | FnHook::Stop) {
             check_arity(f, args, span)?;
             let signal = match args.first() {

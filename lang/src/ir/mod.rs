@@ -134,6 +134,12 @@ pub const USTACK_FRAMES_MAX: u8 = 100;
 /// Most frames a kernel stack keeps (the stack map's depth).
 pub const STACK_FRAMES_MAX: u8 = 64;
 
+/// The most a CPU spins in `chill()` in each [`CHILL_INTERVAL`], in ns: DTrace's
+/// `dtrace_chill_max`, so a script cannot stall a CPU.
+pub const CHILL_MAX: u64 = 500_000_000;
+/// The interval [`CHILL_MAX`] is counted over, in ns (DTrace's `dtrace_chill_interval`).
+pub const CHILL_INTERVAL: u64 = 1_000_000_000;
+
 /// Frames `stack()` records when the `stackframes` option is not set (DTrace's default).
 pub const STACK_FRAMES_DEFAULT: u8 = 20;
 
@@ -523,6 +529,9 @@ pub enum Stmt {
     Copy { user: bool, src: Expr, dest: Expr, size: Expr },
     /// `raise(signal)` (`stop()`: SIGSTOP) to the process that fired the probe.
     Signal(Expr),
+    /// `chill(ns)`: spin on the CPU for `ns` nanoseconds, within [`CHILL_MAX`] of each
+    /// [`CHILL_INTERVAL`] per CPU (else an illegal-operation fault).
+    Chill(Expr),
     /// `speculate(id)`: the clause's record goes to speculation `id` (if it is in use; else
     /// the record is dropped).
     Speculate(Expr),
@@ -538,7 +547,7 @@ impl Stmt {
             Stmt::Emit { args, .. } => args.iter().any(|a| a.any(f)),
             Stmt::If { cond, then, els } => cond.any(f) || then.iter().chain(els).any(|s| s.any(f)),
             Stmt::SetStr(v, s) => s.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
-            Stmt::Speculate(e) | Stmt::Signal(e) => e.any(f),
+            Stmt::Speculate(e) | Stmt::Signal(e) | Stmt::Chill(e) => e.any(f),
             Stmt::Copy { src, dest, size, .. } => src.any(f) || dest.any(f) || size.any(f),
         }
     }

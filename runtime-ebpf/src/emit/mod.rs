@@ -5,7 +5,7 @@
 //! (syscall programs), r8 the reserved output record while a clause fills it.
 
 use crate::abi::drops::{DropKind, DROPS_MAP};
-use crate::abi::{agg_map_name, array_map_name, record, Target, MapRef, ProgramCode, EVENTS_MAP, SCRATCH_MAP, STACKS_MAP, SYSCALL_NAMES_MAP, SYSCALL_NAME_SIZE, TLS_STR_MAP};
+use crate::abi::{agg_map_name, array_map_name, record, Target, Callback, FuncRef, MapRef, ProgramCode, EVENTS_MAP, SCRATCH_MAP, STACKS_MAP, SYSCALL_NAMES_MAP, SYSCALL_NAME_SIZE, TLS_STR_MAP};
 use crate::insn::*;
 use crumbs_lang::ast::{BinOp, UnOp};
 use crumbs_lang::builtins::{KernelValue, Part, VarHook};
@@ -14,6 +14,7 @@ use crumbs_lang::providers::AttachPoint;
 
 mod aggregate;
 pub(crate) mod attach;
+mod chill;
 mod cwd;
 mod expr;
 mod faults;
@@ -68,7 +69,7 @@ pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<Progr
     // ERROR's clauses run inside the programs of clauses that fault.
     let errors = p.group(AttachPoint::Error).map_or(&[][..], |g| &g.clauses[..]);
     let scratch = group.clauses.iter().any(needs_scratch) || (errors.iter().any(needs_scratch) && group.clauses.iter().any(|c| faults::may_fault(p, c)));
-    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(scratch), clause: None, locals: Vec::new(), exit_flag, fault: None, error_args: None, pieces: Default::default(), strtok: None, shared_locals: Vec::new(), nr_in_r7: false };
+    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), func_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(scratch), clause: None, locals: Vec::new(), exit_flag, fault: None, error_args: None, pieces: Default::default(), strtok: None, shared_locals: Vec::new(), nr_in_r7: false };
     e.push(Insn::mov(R6, R1));
     attach::context(group.attach).prologue(&mut e, group);
     if scratch {
@@ -94,7 +95,7 @@ pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<Progr
     e.push(Insn::mov_imm(R0, 0));
     e.push(Insn::exit());
     e.resolve()?;
-    Ok(ProgramCode { name: attach::context(group.attach).program_name(p, group.attach), attach: group.attach, insns: e.insns, map_refs: e.map_refs, scratch: e.frame.scratch_max })
+    Ok(ProgramCode { name: attach::context(group.attach).program_name(p, group.attach), attach: group.attach, insns: e.insns, map_refs: e.map_refs, func_refs: e.func_refs, scratch: e.frame.scratch_max })
 }
 
 /// Whether a clause works with strings in buffers larger than the stack holds comfortably,
@@ -125,6 +126,7 @@ pub(crate) struct Emitter<'a> {
     attach: AttachPoint,
     insns: Vec<Insn>,
     map_refs: Vec<MapRef>,
+    func_refs: Vec<FuncRef>,
     labels: Vec<Option<usize>>,
     /// Jumps to patch: (instruction, target, the clause it is in).
     fixups: Vec<(usize, Label, Option<usize>)>,
@@ -171,6 +173,14 @@ impl Emitter<'_> {
         self.map_refs.push(MapRef { insn: self.insns.len(), map: map.to_string() });
         let [mut a, b] = Insn::ld_imm64(r, 0);
         a.imm = value_offset;
+        self.push(a);
+        self.push(b);
+    }
+
+    /// Loads the address of `func` for a helper that calls it back.
+    fn ld_func(&mut self, r: Reg, func: Callback) {
+        self.func_refs.push(FuncRef { insn: self.insns.len(), func });
+        let [a, b] = Insn::ld_imm64(r, 0);
         self.push(a);
         self.push(b);
     }
@@ -430,6 +440,7 @@ impl Emitter<'_> {
             Stmt::Aggregate { agg, keys, value } => self.aggregate(*agg, keys, value)?,
             Stmt::Speculate(id) => self.speculate(id, record)?,
             Stmt::Copy { user, src, dest, size } => self.copy_into(*user, src, dest, size)?,
+            Stmt::Chill(ns) => self.chill(ns)?,
             Stmt::Signal(sig) => {
                 self.expr(sig)?;
                 self.push(Insn::mov(R1, R0));
