@@ -120,6 +120,10 @@ fn uses_strtok(c: &Clause) -> bool {
 
 type Label = usize;
 
+/// The largest key built on the stack (half of it); a larger one is built in the scratch
+/// space.
+const KEY_STACK_MAX: usize = 256;
+
 pub(crate) struct Emitter<'a> {
     p: &'a Program,
     target: &'a Target,
@@ -367,7 +371,7 @@ impl Emitter<'_> {
         self.scoped(|e| {
             let key = e.slot(8)?;
             e.push(Insn::st_imm(DW, R10, key, 0));
-            e.lookup(DROPS_MAP, key);
+            e.lookup(DROPS_MAP, Buf::Stack(key));
             e.push(Insn::jmp_imm(Cond::Eq, R0, 0, 2));
             e.push(Insn::mov_imm(R1, 1));
             e.push(Insn::atomic_add(R0, kind.offset() as i16, R1));
@@ -428,7 +432,7 @@ impl Emitter<'_> {
                 let layout = record::layout(&self.p.records[rid]);
                 let reprs = self.p.records[rid].items[*item].arg_reprs();
                 for ((a, off), r) in args.iter().zip(&layout.offsets[*item]).zip(reprs) {
-                    self.store_value(a, r, R8, *off as i16)?;
+                    self.store_value(a, r, Buf::Record(*off as i16))?;
                 }
                 if let Some(at) = layout.present {
                     self.push(Insn::st_imm(B, R8, (at + item) as i16, 1));
@@ -452,25 +456,40 @@ impl Emitter<'_> {
 
     /// Stores the integer at stack `val` under the key at stack `key` in hash map `map`, or
     /// deletes the key when it is 0 (see [`Emitter::store_dynamic_at`]).
-    fn store_dynamic(&mut self, map: &str, key: i16, val: i16) -> Result<(), EmitError> {
+    fn store_dynamic(&mut self, map: &str, key: Buf, val: i16) -> Result<(), EmitError> {
         self.store_dynamic_at(map, key, Buf::Stack(val), DW)
     }
 
-    /// Builds the key of an element of array `a` in a fresh stack slot: the thread id for
-    /// a thread-local array, then each key 8-byte aligned.
-    fn element_key(&mut self, a: usize, keys: &[Expr]) -> Result<i16, EmitError> {
+    /// Builds the key of an element of array `a` in a fresh buffer ([`Emitter::key_buf`]):
+    /// the thread id for a thread-local array, then each key 8-byte aligned.
+    fn element_key(&mut self, a: usize, keys: &[Expr]) -> Result<Buf, EmitError> {
         let def = &self.p.arrays[a];
-        let key = self.slot(def.key_size())?;
-        let mut off = key;
+        let key = self.key_buf(def.key_size())?;
+        let mut off = 0;
         if def.thread {
-            self.store_tid(key);
+            self.push(Insn::call(helper::GET_CURRENT_PID_TGID));
+            self.push(Insn::mov32(R0, R0));
+            let (base, at) = self.buf_base(R1, key);
+            self.push(Insn::stx(DW, base, at, R0));
             off += 8;
         }
         for (k, r) in keys.iter().zip(&def.keys) {
-            self.store_value(k, *r, R10, off)?;
+            let at = key.plus(off).ok_or_else(|| self.err("internal: a key at a kept address"))?;
+            self.store_value(k, *r, at)?;
             off += r.size().next_multiple_of(8) as i16;
         }
         Ok(key)
+    }
+
+    /// A fresh buffer for a key of `size` bytes: on the stack, or in the scratch space when
+    /// the key is larger than [`KEY_STACK_MAX`] (two strsize strings would fill the whole
+    /// stack) and the program has one.
+    fn key_buf(&mut self, size: usize) -> Result<Buf, EmitError> {
+        if size > KEY_STACK_MAX && self.frame.has_scratch {
+            Ok(Buf::Scratch(self.scratch(size)?))
+        } else {
+            Ok(Buf::Stack(self.slot(size)?))
+        }
     }
 
     /// The field `name` of the firing tracepoint's record.
@@ -499,31 +518,35 @@ impl Emitter<'_> {
     }
 
     /// Stores a value at `base + off` (base is r8 or r10) as `repr` says.
-    fn store_value(&mut self, v: &Expr, repr: Repr, base: Reg, off: i16) -> Result<(), EmitError> {
+    /// Stores `v`, as `repr`, at `dst` (the record, a key); a value computed into r0 is
+    /// stored through r1 when `dst` needs its address loaded.
+    fn store_value(&mut self, v: &Expr, repr: Repr, dst: Buf) -> Result<(), EmitError> {
         match (v, repr) {
-            (Expr::Str(s), Repr::Str(size)) => {
-                let dst = if base == R10 { Buf::Stack(off) } else { Buf::Record(off) };
-                self.str_into(s, dst, size)?;
-            }
+            (Expr::Str(s), Repr::Str(size)) => self.str_into(s, dst, size)?,
             (Expr::Str(s), _) => {
                 self.str_id(s)?;
+                let (base, off) = self.buf_base(R1, dst);
                 self.push(Insn::stx(DW, base, off, R0));
             }
             // The address, then the process it belongs to.
             (Expr::USym(_, pc), _) => {
                 self.expr(pc)?;
+                let (base, off) = self.buf_base(R1, dst);
                 self.push(Insn::stx(DW, base, off, R0));
                 self.push(Insn::call(helper::GET_CURRENT_PID_TGID));
                 self.push(Insn::alu_imm(Alu::Rsh, R0, 32));
+                let (base, off) = self.buf_base(R1, dst);
                 self.push(Insn::stx(DW, base, off + 8, R0));
             }
             // Copied whole into the record.
             (Expr::Object { addr, size }, _) => {
                 self.expr(addr)?;
+                let (base, off) = self.buf_base(R1, dst);
                 self.read_kernel_to_or_fault(base, off as i32, R0, 0, *size as i32)?;
             }
             _ => {
                 self.expr(v)?;
+                let (base, off) = self.buf_base(R1, dst);
                 self.push(Insn::stx(DW, base, off, R0));
             }
         }
