@@ -115,3 +115,71 @@ fn chill_errors() {
         assert_error(&format!("#pragma D option destructive\n{program}"), message, hint);
     }
 }
+
+/// A program whose buffers crumbs rewrites: each write(-N, buf, 1) fails (EBADF) and
+/// marks where a probe writes; the program then prints its buffers.
+const BUFFERS: &str = r#"#include <stdio.h>
+#include <unistd.h>
+int main(void) {
+    char a[16] = "abcdefghijkl", b[16] = "xxxxxxxxxxxx", c[16] = "xxxxxxxxxxxx";
+    write(-1, a, 1);
+    write(-2, b, 1);
+    write(-3, c, 1);
+    write(-4, a, 1);
+    printf("%s %s %s\n", a, b, c);
+    return 0;
+}
+"#;
+
+/// copyout() writes kernel memory (here from copyin()) into the process; copyoutstr()
+/// writes the string and its NUL, or only maxlen bytes. A write of nothing writes nothing;
+/// an address that cannot be written is an invalid address error.
+#[test]
+fn copyout_and_copyoutstr_write_the_process_memory() {
+    let dir = common::TempPath::dir("copyout");
+    let src = dir.path().join("buffers.c");
+    std::fs::write(&src, BUFFERS).unwrap();
+    let exe = dir.path().join("buffers");
+    let built = std::process::Command::new("gcc").arg("-o").arg(&exe).arg(&src).status().unwrap();
+    assert!(built.success());
+    let p = r#"syscall::write:entry /pid == $target && (int)arg0 == -1/ { copyout(copyin(arg1 + 8, 4), arg1, 4); }
+        syscall::write:entry /pid == $target && (int)arg0 == -2/ { copyoutstr("hi", arg1, 16); }
+        syscall::write:entry /pid == $target && (int)arg0 == -3/ { copyoutstr("hello", arg1, 3); copyout(arg1, arg1, 0); }
+        syscall::write:entry /pid == $target && (int)arg0 == -4/ { copyoutstr("no", 8, 3); }
+        ERROR { printf("error %d %d\n", arg4, arg5); }"#;
+    let out = run(&["-w", "-q", "-e", p, "-c", exe.to_str().unwrap()]);
+    // A kernel in lockdown (this host's) refuses the helper: a clear error, nothing
+    // attached. The guest lane runs the writes (tests/guest/tests.sh, crumbs_copyout).
+    if lockdown() {
+        assert_eq!(out.code(), 2, "{}", out.dump());
+        assert!(out.stderr.contains("this kernel does not let BPF programs write user memory (kernel lockdown"), "{}", out.dump());
+        return;
+    }
+    out.assert_ok();
+    assert_eq!(out.stdout, "ijklefghijkl hi helxxxxxxxxx\nerror 1 8\n\n", "{}", out.dump());
+    assert!(out.stderr.contains("invalid address (0x8) in action #1"), "{}", out.dump());
+}
+
+/// Whether the kernel is locked down (integrity or confidentiality), which takes
+/// bpf_probe_write_user away.
+fn lockdown() -> bool {
+    let path = std::path::Path::new("/sys/kernel/security/lockdown");
+    if !path.exists() {
+        // securityfs may not be mounted yet.
+        let _ = std::process::Command::new("mount").args(["-t", "securityfs", "none", "/sys/kernel/security"]).status();
+    }
+    std::fs::read_to_string(path).is_ok_and(|s| !s.contains("[none]"))
+}
+
+#[test]
+fn copyout_errors() {
+    for (program, message, hint) in [
+        ("BEGIN { copyout(0, 0, 5000); }", "copyout() of 5000 bytes", "copyout() writes 0 to 4096 bytes per call"),
+        ("BEGIN { copyoutstr(1, 0, 4); }", "copyoutstr() needs a string here, but this is", "give a string"),
+        ("BEGIN { copyout(\"x\", 0, 4); }", "the buffer given to copyout() must be", ""),
+        ("BEGIN { copyoutstr(\"x\", 0); }", "copyoutstr() takes 3 arguments, but 2 given", "usage: copyoutstr(str, addr, maxlen)"),
+    ] {
+        assert_error(&format!("#pragma D option destructive\n{program}"), message, hint);
+    }
+    assert_error("BEGIN { copyout(0, 0, 1); }", "copyout() is a destructive action", "allow destructive actions with -w");
+}

@@ -69,12 +69,15 @@ impl Checker<'_> {
         if matches!(f.hook, FnHook::CopyInto | FnHook::Bcopy) {
             return self.copy_into(f, args, span, body);
         }
-        if matches!(f.hook, FnHook::Raise | FnHook::Stop | FnHook::System | FnHook::Chill) && !self.destructive {
+        if f.hook.is_destructive() && !self.destructive {
             return Err(Diagnostic::new(span.clone(), format!("{}() is a destructive action", f.name))
                 .label("not allowed")
                 .hint("allow destructive actions with -w (or #pragma D option destructive)"));
         }
         self.note_action(f.hook, f.name, span);
+        if matches!(f.hook, FnHook::CopyOut | FnHook::CopyOutStr) {
+            return self.copy_out(f, args, span, body);
+        }
         if f.hook == FnHook::Chill {
             check_arity(f, args, span)?;
             let ns = self.int_expr(&args[0], "chill()'s time")?;

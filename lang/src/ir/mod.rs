@@ -137,6 +137,9 @@ pub const STACK_FRAMES_MAX: u8 = 64;
 /// The most a CPU spins in `chill()` in each [`CHILL_INTERVAL`], in ns: DTrace's
 /// `dtrace_chill_max`, so a script cannot stall a CPU.
 pub const CHILL_MAX: u64 = 500_000_000;
+/// The most copyout() and copyoutstr() write per call (the data is staged in the scratch
+/// space); a larger size when the probe fires is a run-time error, out of scratch space.
+pub const COPYOUT_LIMIT: u32 = 4096;
 /// The interval [`CHILL_MAX`] is counted over, in ns (DTrace's `dtrace_chill_interval`).
 pub const CHILL_INTERVAL: u64 = 1_000_000_000;
 
@@ -532,9 +535,21 @@ pub enum Stmt {
     /// `chill(ns)`: spin on the CPU for `ns` nanoseconds, within [`CHILL_MAX`] of each
     /// [`CHILL_INTERVAL`] per CPU (else an illegal-operation fault).
     Chill(Expr),
+    /// `copyout(buf, addr, nbytes)`: `size` bytes of kernel memory at `src` written to user
+    /// address `addr`; `copyoutstr(str, addr, maxlen)`: the string and its NUL, at most
+    /// `size` bytes.
+    CopyOut { src: CopyOutSrc, addr: Expr, size: Expr },
     /// `speculate(id)`: the clause's record goes to speculation `id` (if it is in use; else
     /// the record is dropped).
     Speculate(Expr),
+}
+
+/// What copyout() or copyoutstr() writes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CopyOutSrc {
+    /// Kernel memory at this address.
+    Memory(Expr),
+    Str(StrExpr),
 }
 
 impl Stmt {
@@ -548,6 +563,13 @@ impl Stmt {
             Stmt::If { cond, then, els } => cond.any(f) || then.iter().chain(els).any(|s| s.any(f)),
             Stmt::SetStr(v, s) => s.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
             Stmt::Speculate(e) | Stmt::Signal(e) | Stmt::Chill(e) => e.any(f),
+            Stmt::CopyOut { src, addr, size } => {
+                (match src {
+                    CopyOutSrc::Memory(e) => e.any(f),
+                    CopyOutSrc::Str(s) => s.any(f),
+                }) || addr.any(f)
+                    || size.any(f)
+            }
             Stmt::Copy { src, dest, size, .. } => src.any(f) || dest.any(f) || size.any(f),
         }
     }

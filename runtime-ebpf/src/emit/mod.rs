@@ -15,6 +15,7 @@ use crumbs_lang::providers::AttachPoint;
 mod aggregate;
 pub(crate) mod attach;
 mod chill;
+mod copyout;
 mod cwd;
 mod expr;
 mod faults;
@@ -106,7 +107,7 @@ fn needs_scratch(c: &Clause) -> bool {
             Node::Str(s) => matches!(s.repr(), Repr::Str(n) if n > 16) || matches!(s, StrExpr::Var(..) | StrExpr::Call { .. }),
             // Two names ordered: both are written out in strsize buffers.
             Node::Expr(Expr::StrCmp(op, a, b)) => !matches!(op, BinOp::Eq | BinOp::Ne) && a.repr() == Repr::StrId && b.repr() == Repr::StrId,
-            Node::Stmt(Stmt::SetStr(..) | Stmt::Copy { .. }) | Node::Expr(Expr::Alloc { .. }) => true,
+            Node::Stmt(Stmt::SetStr(..) | Stmt::Copy { .. } | Stmt::CopyOut { .. }) | Node::Expr(Expr::Alloc { .. }) => true,
             // The searches work in scratch buffers.
             Node::Expr(Expr::IntCall { f: IntFn::Index | IntFn::Rindex, .. }) => true,
             _ => false,
@@ -445,6 +446,7 @@ impl Emitter<'_> {
             Stmt::Speculate(id) => self.speculate(id, record)?,
             Stmt::Copy { user, src, dest, size } => self.copy_into(*user, src, dest, size)?,
             Stmt::Chill(ns) => self.chill(ns)?,
+            Stmt::CopyOut { src, addr, size } => self.copy_out(src, addr, size)?,
             Stmt::Signal(sig) => {
                 self.expr(sig)?;
                 self.push(Insn::mov(R1, R0));
