@@ -183,3 +183,30 @@ fn copyout_errors() {
     }
     assert_error("BEGIN { copyout(0, 0, 1); }", "copyout() is a destructive action", "allow destructive actions with -w");
 }
+
+/// freopen() sends output to the file it names (appended to) until freopen("") sends it
+/// back; a file that cannot be opened is an error and output stays where it was.
+/// ftruncate() empties the output file, not a pipe.
+#[test]
+fn freopen_and_ftruncate_move_and_empty_the_output() {
+    let dir = common::TempPath::dir("freopen");
+    let (main, side) = (dir.path().join("main.out"), dir.path().join("side.1"));
+    std::fs::write(&side, "old\n").unwrap();
+    let p = format!(
+        r#"BEGIN {{ printf("one\n"); freopen("{}/side.%d", 1); printf("two\n"); freopen("{}"); printf("three\n"); freopen(""); printf("four\n"); }}
+        BEGIN {{ ftruncate(); printf("five\n"); exit(0); }}"#,
+        dir.path().display(),
+        dir.path().display()
+    );
+    let out = run(&["-w", "-q", "-o", main.to_str().unwrap(), "-e", &p]);
+    out.assert_ok();
+    assert_eq!(std::fs::read_to_string(&main).unwrap(), "five\n\n");
+    assert_eq!(std::fs::read_to_string(&side).unwrap(), "old\ntwo\nthree\n");
+    assert_eq!(out.stderr, format!("crumbs: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): couldn't freopen() \"{}\": Is a directory\n", dir.path().display()), "{}", out.dump());
+    // Standard output is a pipe here: ftruncate() leaves it as it is.
+    let out = run(&["-q", "-e", r#"BEGIN { printf("a\n"); ftruncate(); printf("b\n"); exit(0); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "a\nb\n\n", "{}", out.dump());
+    assert_error("BEGIN { freopen(\"x\"); }", "freopen() is a destructive action", "allow destructive actions with -w");
+    assert_error("#pragma D option destructive\nBEGIN { freopen(\"%d\"); }", "printf() format has 1 conversion(s) but 0 argument(s) follow", "");
+}

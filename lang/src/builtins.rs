@@ -147,7 +147,7 @@ use crate::ir::{StackUse, SymKind, UStackUse, USymKind};
 impl FnHook {
     /// Whether it changes the system: allowed only with -w (spec §7.15).
     pub fn is_destructive(self) -> bool {
-        matches!(self, FnHook::Raise | FnHook::Stop | FnHook::System | FnHook::Chill | FnHook::CopyOut | FnHook::CopyOutStr)
+        matches!(self, FnHook::Raise | FnHook::Stop | FnHook::System | FnHook::Chill | FnHook::CopyOut | FnHook::CopyOutStr | FnHook::Freopen)
     }
 }
 
@@ -190,6 +190,10 @@ pub enum FnHook {
     Chill,
     CopyOut,
     CopyOutStr,
+    /// `freopen(format, ...)`: trace output to the file named (destructive); `ftruncate()`:
+    /// empty the output file.
+    Freopen,
+    Ftruncate,
     /// `__psargs(task)`: stdlib's `pr_psargs`.
     Psargs,
     /// `alloca(size)`, `copyin(addr, size)`: scratch memory for the clause.
@@ -263,6 +267,8 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "chill", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Chill, signature: "chill(nanoseconds)", doc: "destructive (-w): spin on the CPU for nanoseconds (at most 500 ms of each second per CPU)" },
     BuiltinFn { name: "copyout", kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::Int, ArgSpec::Int], hook: FnHook::CopyOut, signature: "copyout(buf, addr, nbytes)", doc: "destructive (-w): write nbytes from kernel memory at buf to the user-space address addr of the process that fired the probe" },
     BuiltinFn { name: "copyoutstr", kind: FnKind::Action, args: &[ArgSpec::Str, ArgSpec::Int, ArgSpec::Int], hook: FnHook::CopyOutStr, signature: "copyoutstr(str, addr, maxlen)", doc: "destructive (-w): write the string and its NUL, at most maxlen bytes, to the user-space address addr of the process that fired the probe" },
+    BuiltinFn { name: "freopen", kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::Freopen, signature: "freopen(format, ...)", doc: "destructive (-w): send trace output from here on to the file printf would name (appended to); \"\" sends it back where it went first" },
+    BuiltinFn { name: "ftruncate", kind: FnKind::Action, args: &[], hook: FnHook::Ftruncate, signature: "ftruncate()", doc: "empty the file trace output goes to (nothing for a terminal or pipe)" },
     BuiltinFn { name: "system", kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::System, signature: "system(format, ...)", doc: "destructive (-w): run the command printf would print with /bin/sh when crumbs reads the record" },
     BuiltinFn { name: "speculation", kind: FnKind::Subroutine, args: &[], hook: FnHook::Speculation, signature: "speculation()", doc: "a new speculation's id (1 to nspec), or 0 if every speculation is in use" },
     BuiltinFn { name: "speculate", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Speculate, signature: "speculate(id)", doc: "what the rest of the clause records goes to speculation id, printed only if it is committed" },

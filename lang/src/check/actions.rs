@@ -136,7 +136,7 @@ impl Checker<'_> {
         }
         check_arity(f, args, span)?;
         let (item, lowered) = match f.hook {
-            FnHook::Printf | FnHook::System => {
+            FnHook::Printf | FnHook::System | FnHook::Freopen => {
                 let fmt = &args[0];
                 let pieces = self.format(fmt, "printf()")?;
                 if let Some(c) = printf::conversions(&pieces).find(|c| c.is_agg_value()) {
@@ -183,6 +183,7 @@ impl Checker<'_> {
                 }
                 match f.hook {
                     FnHook::System => (Item::System { pieces, args: reprs }, lowered),
+                    FnHook::Freopen => (Item::Freopen { pieces, args: reprs }, lowered),
                     _ => (Item::Printf { pieces, args: reprs }, lowered),
                 }
             }
@@ -202,6 +203,7 @@ impl Checker<'_> {
             FnHook::Denormalize => (Item::Normalize { agg: self.whole_aggregation(name, &args[0])?, by_arg: false }, vec![]),
             FnHook::Trunc => (Item::Trunc { agg: self.whole_aggregation(name, &args[0])?, keep: None }, vec![]),
             FnHook::Tracemem => self.tracemem(args)?,
+            FnHook::Ftruncate => (Item::Ftruncate, vec![]),
             _ => unreachable!("action hook"),
         };
         items.push(item);

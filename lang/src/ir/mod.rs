@@ -618,6 +618,11 @@ pub enum Item {
     Printf { pieces: Vec<Piece>, args: Vec<Repr> },
     /// `system(format, ...)`: the command is the formatted text.
     System { pieces: Vec<Piece>, args: Vec<Repr> },
+    /// `freopen(format, ...)`: trace output goes to the file the formatted text names from
+    /// here on ("": where it went first).
+    Freopen { pieces: Vec<Piece>, args: Vec<Repr> },
+    /// `ftruncate()`: the output file is emptied.
+    Ftruncate,
     Trace(Repr),
     /// `print(x)` (or `trace()` of a struct or array): the value, stored as `Repr`, printed
     /// by its C type as DTrace's `print()` does.
@@ -648,12 +653,12 @@ pub enum Item {
 impl Item {
     pub fn arg_reprs(&self) -> Vec<Repr> {
         match self {
-            Item::Printf { args, .. } | Item::System { args, .. } => args.clone(),
+            Item::Printf { args, .. } | Item::System { args, .. } | Item::Freopen { args, .. } => args.clone(),
             Item::Trace(r) | Item::Print(r, _) => vec![*r],
             Item::Exit | Item::Commit | Item::Discard => vec![Repr::Int(IntRepr::I64)],
             Item::Normalize { by_arg: true, .. } => vec![Repr::Int(IntRepr::I64)],
             Item::Tracemem { size, dynamic } => [Repr::Object(*size)].into_iter().chain(dynamic.then_some(Repr::Int(IntRepr::I64))).collect(),
-            Item::Printa { .. } | Item::SetOpt { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } => vec![],
+            Item::Printa { .. } | Item::SetOpt { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } | Item::Ftruncate => vec![],
         }
     }
 }
