@@ -227,6 +227,10 @@ impl Insn {
     pub fn atomic_add(dst: Reg, off: i16, src: Reg) -> Insn {
         Insn::new(STX | ATOMIC | DW, dst, src, off, ATOMIC_ADD)
     }
+    /// `src` = the old `*(u64 *)(dst + off)`, which gains `src`.
+    pub fn atomic_fetch_add(dst: Reg, off: i16, src: Reg) -> Insn {
+        Insn::new(STX | ATOMIC | DW, dst, src, off, ATOMIC_ADD | uapi::BPF_FETCH as i32)
+    }
     /// Compare-and-exchange: if `*(u64 *)(dst + off)` equals r0 it becomes `src`; either way r0
     /// receives the old value.
     pub fn cmpxchg(dst: Reg, off: i16, src: Reg) -> Insn {
@@ -332,6 +336,7 @@ fn describe(n: &Insn, next: Option<&Insn>) -> String {
         STX if n.code & MODE_MASK == ATOMIC => match n.imm {
             ATOMIC_ADD => format!("lock *({} *)(r{} {:+}) += r{}", size(n.code), n.dst, n.off, n.src),
             ATOMIC_CMPXCHG => format!("r0 = cmpxchg(({} *)(r{} {:+}), r0, r{})", size(n.code), n.dst, n.off, n.src),
+            op if op == ATOMIC_ADD | uapi::BPF_FETCH as i32 => format!("r{} = atomic_fetch_add(({} *)(r{} {:+}), r{})", n.src, size(n.code), n.dst, n.off, n.src),
             op => format!("atomic op {op:#x} on ({} *)(r{} {:+}) with r{}", size(n.code), n.dst, n.off, n.src),
         },
         STX => format!("*({} *)(r{} {:+}) = r{}", size(n.code), n.dst, n.off, n.src),

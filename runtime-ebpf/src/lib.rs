@@ -92,7 +92,8 @@ pub fn compile(p: &Program, target: &Target) -> Result<Compiled, EmitError> {
     let mut maps = map_defs(p, target);
     if programs.iter().any(|c| c.map_refs.iter().any(|r| r.map == SCRATCH_MAP)) {
         let scratch = programs.iter().map(|c| c.scratch).max().unwrap_or(0).max(8);
-        maps.push(MapDef { name: SCRATCH_MAP.into(), map_type: MAP_TYPE_PERCPU_ARRAY, key_size: 4, value_size: scratch, max_entries: 1, flags: 0 });
+        maps.push(MapDef { name: SCRATCH_MAP.into(), map_type: MAP_TYPE_PERCPU_ARRAY, key_size: 4, value_size: scratch, max_entries: SCRATCH_LEVELS, flags: 0 });
+        maps.push(MapDef { name: SCRATCH_DEPTH_MAP.into(), map_type: MAP_TYPE_PERCPU_ARRAY, key_size: 4, value_size: 8, max_entries: 1, flags: 0 });
     }
     if programs.iter().any(|c| c.map_refs.iter().any(|r| r.map == SYSCALL_NAMES_MAP)) {
         let entries = crumbs_lang::syscalls::SyscallTable::get().iter().map(|(nr, _)| nr + 1).max().unwrap_or(1);

@@ -5,7 +5,7 @@
 //! (syscall programs), r8 the reserved output record while a clause fills it.
 
 use crate::abi::drops::{DropKind, DROPS_MAP};
-use crate::abi::{agg_map_name, array_map_name, record, Target, Callback, FuncRef, MapRef, ProgramCode, EVENTS_MAP, SCRATCH_MAP, STACKS_MAP, SYSCALL_NAMES_MAP, SYSCALL_NAME_SIZE, TLS_STR_MAP};
+use crate::abi::{agg_map_name, array_map_name, record, Target, Callback, FuncRef, MapRef, ProgramCode, EVENTS_MAP, SCRATCH_DEPTH_MAP, SCRATCH_LEVELS, SCRATCH_MAP, STACKS_MAP, SYSCALL_NAMES_MAP, SYSCALL_NAME_SIZE, TLS_STR_MAP};
 use crate::insn::*;
 use crumbs_lang::ast::{BinOp, UnOp};
 use crumbs_lang::builtins::{KernelValue, Part, VarHook};
@@ -92,6 +92,9 @@ pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<Progr
         if e.insns.len() + 2 > MAX_INSNS {
             return Err(e.err(format!("this clause brings its BPF program to {} instructions, over the kernel's limit of {MAX_INSNS}; split the work over fewer clauses per probe or smaller clauses", e.insns.len() + 2)));
         }
+    }
+    if scratch {
+        e.leave_scratch_level();
     }
     e.push(Insn::mov_imm(R0, 0));
     e.push(Insn::exit());
@@ -596,20 +599,48 @@ impl Emitter<'_> {
     }
 
     /// Looks up this CPU's scratch space once, for the whole program, and keeps the pointer
-    /// at [`frame::SCRATCH_POINTER`] (the verifier follows it there).
+    /// at [`frame::SCRATCH_POINTER`] (the verifier follows it there). A program that
+    /// interrupts another on this CPU (in an interrupt or NMI) takes the next element, so
+    /// neither sees the other's bytes: the CPU's depth count, kept until
+    /// [`Emitter::leave_scratch_level`], says which.
     fn scratch_prologue(&mut self) -> Result<(), EmitError> {
-        let ok = self.label();
+        let (counted, found) = (self.label(), self.label());
         self.push(Insn::st_imm(W, R10, frame::SCRATCH_POINTER, 0));
+        self.ld_map(R1, SCRATCH_DEPTH_MAP, 0);
+        self.push(Insn::mov(R2, R10));
+        self.push(Insn::alu_imm(Alu::Add, R2, frame::SCRATCH_POINTER as i32));
+        self.push(Insn::call(helper::MAP_LOOKUP_ELEM));
+        self.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), counted);
+        self.push(Insn::mov_imm(R0, 0));
+        self.push(Insn::exit());
+        self.bind(counted);
+        self.push(Insn::stx(DW, R10, frame::SCRATCH_DEPTH_POINTER, R0));
+        self.push(Insn::mov_imm(R1, 1));
+        self.push(Insn::atomic_fetch_add(R0, 0, R1));
+        // Nested deeper than the levels (or the lookup failing, which it cannot): the
+        // program gives its level back and does nothing.
+        self.jump(Insn::jmp_imm(Cond::Ge, R1, SCRATCH_LEVELS as i32, 0), found);
+        self.push(Insn::stx(W, R10, frame::SCRATCH_POINTER, R1));
         self.ld_map(R1, SCRATCH_MAP, 0);
         self.push(Insn::mov(R2, R10));
         self.push(Insn::alu_imm(Alu::Add, R2, frame::SCRATCH_POINTER as i32));
         self.push(Insn::call(helper::MAP_LOOKUP_ELEM));
+        let ok = self.label();
         self.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), ok);
+        self.bind(found);
+        self.leave_scratch_level();
         self.push(Insn::mov_imm(R0, 0));
         self.push(Insn::exit());
         self.bind(ok);
         self.push(Insn::stx(DW, R10, frame::SCRATCH_POINTER, R0));
         Ok(())
+    }
+
+    /// The program's end: gives its scratch level back.
+    fn leave_scratch_level(&mut self) {
+        self.push(Insn::ldx(DW, R1, R10, frame::SCRATCH_DEPTH_POINTER));
+        self.push(Insn::mov_imm(R2, -1));
+        self.push(Insn::atomic_add(R1, 0, R2));
     }
 }
 
