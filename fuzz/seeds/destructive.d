@@ -6,3 +6,4 @@ BEGIN { system("echo %s-%d", execname, pid); exit(0); }
 BEGIN { chill(1000); n = 20000; chill(n * 2); }
 syscall::write:entry /(int)arg0 == -1/ { copyout(copyin(arg1 + 8, 4), arg1, 4); copyoutstr("hi", arg1, 3); }
 END { freopen("/tmp/crumbs-%d.out", pid); printf("moved\n"); freopen(""); ftruncate(); }
+tracepoint:net:net_dev_queue { pcap(args->skbaddr, PCAP_ETHER); } BEGIN { freopen("/tmp/x.pcap"); pcap(NULL, PCAP_IP); }

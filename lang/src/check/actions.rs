@@ -204,6 +204,7 @@ impl Checker<'_> {
             FnHook::Trunc => (Item::Trunc { agg: self.whole_aggregation(name, &args[0])?, keep: None }, vec![]),
             FnHook::Tracemem => self.tracemem(args)?,
             FnHook::Ftruncate => (Item::Ftruncate, vec![]),
+            FnHook::Pcap => self.pcap(args, span)?,
             _ => unreachable!("action hook"),
         };
         items.push(item);

@@ -285,6 +285,10 @@ pub enum Expr {
     /// The `size` bytes of an object in kernel memory at `addr` (a struct, union or array
     /// recorded whole for printing; zeros if it cannot be read).
     Object { addr: Box<Expr>, size: u32 },
+    /// The first `len` bytes (at most `size`) of kernel memory at `addr`, in a `size`-byte
+    /// place (the rest left as it is): pcap()'s packet. An address that cannot be read is a
+    /// fault; a `len` of 0 reads nothing.
+    ObjectPrefix { addr: Box<Expr>, size: u32, len: Box<Expr> },
     /// Bits `shift .. shift + width` of a value, sign- or zero-extended to 64 bits: a cast to
     /// a narrower integer type (shift 0), or a bitfield.
     Bits { inner: Box<Expr>, shift: u8, width: u8, signed: bool },
@@ -475,6 +479,7 @@ impl Expr {
                 Expr::StrCmp(_, a, b) => a.any(f) || b.any(f),
                 Expr::Ternary(a, b, c) => a.any(f) || b.any(f) || c.any(f),
                 Expr::Load { addr: a, .. } | Expr::Bits { inner: a, .. } | Expr::Object { addr: a, .. } | Expr::Sym(_, a) | Expr::USym(_, a) => a.any(f),
+                Expr::ObjectPrefix { addr, len, .. } => addr.any(f) || len.any(f),
                 Expr::Element { keys, .. } => keys.iter().any(|k| k.any(f)),
                 Expr::Seq(stmts, v) => stmts.iter().any(|s| s.any(f)) || v.any(f),
                 Expr::Strlen(s) => s.any(f),
@@ -499,7 +504,7 @@ impl Expr {
             Expr::Sym(k, _) => Repr::Sym(*k),
             Expr::UStack(u) => Repr::UStack(*u),
             Expr::USym(k, _) => Repr::USym(*k),
-            Expr::Object { size, .. } => Repr::Object(*size),
+            Expr::Object { size, .. } | Expr::ObjectPrefix { size, .. } => Repr::Object(*size),
             _ => Repr::Int(IntRepr::I64),
         }
     }
@@ -623,6 +628,9 @@ pub enum Item {
     Freopen { pieces: Vec<Piece>, args: Vec<Repr> },
     /// `ftruncate()`: the output file is emptied.
     Ftruncate,
+    /// `pcap()`: the time, the bytes captured, the link type, and `size` bytes of which
+    /// those are the packet's.
+    Pcap { size: u32 },
     Trace(Repr),
     /// `print(x)` (or `trace()` of a struct or array): the value, stored as `Repr`, printed
     /// by its C type as DTrace's `print()` does.
@@ -658,6 +666,7 @@ impl Item {
             Item::Exit | Item::Commit | Item::Discard => vec![Repr::Int(IntRepr::I64)],
             Item::Normalize { by_arg: true, .. } => vec![Repr::Int(IntRepr::I64)],
             Item::Tracemem { size, dynamic } => [Repr::Object(*size)].into_iter().chain(dynamic.then_some(Repr::Int(IntRepr::I64))).collect(),
+            Item::Pcap { size } => vec![Repr::Int(IntRepr::U64), Repr::Int(IntRepr::U64), Repr::Int(IntRepr::I64), Repr::Object(*size)],
             Item::Printa { .. } | Item::SetOpt { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } | Item::Ftruncate => vec![],
         }
     }

@@ -543,6 +543,7 @@ impl Emitter<'_> {
                 let (base, off) = self.buf_base(R1, dst);
                 self.push(Insn::stx(DW, base, off + 8, R0));
             }
+            (Expr::ObjectPrefix { addr, size, len }, _) => self.object_prefix(addr, *size, len, dst)?,
             // Copied whole into the record.
             (Expr::Object { addr, size }, _) => {
                 self.expr(addr)?;

@@ -11,25 +11,26 @@ pub struct Destination<'w> {
     first: Box<dyn Write + 'w>,
     /// The file descriptor under `first`, for ftruncate().
     first_fd: Option<RawFd>,
-    /// The file freopen() named, while output goes there.
+    /// The file freopen() named, and its name, while output goes there.
     reopened: Option<BufWriter<File>>,
+    reopened_path: Option<String>,
 }
 
 impl<'w> Destination<'w> {
     /// Standard output.
     pub fn stdout() -> Destination<'static> {
-        Destination { first: Box::new(BufWriter::new(io::stdout())), first_fd: Some(io::stdout().as_raw_fd()), reopened: None }
+        Destination { first: Box::new(BufWriter::new(io::stdout())), first_fd: Some(io::stdout().as_raw_fd()), reopened: None, reopened_path: None }
     }
 
     /// A file (`-o`).
     pub fn file(file: File) -> Destination<'static> {
         let fd = file.as_raw_fd();
-        Destination { first: Box::new(BufWriter::new(file)), first_fd: Some(fd), reopened: None }
+        Destination { first: Box::new(BufWriter::new(file)), first_fd: Some(fd), reopened: None, reopened_path: None }
     }
 
     /// Any writer (tests): ftruncate() leaves it as it is.
     pub fn writer(out: Box<dyn Write + 'w>) -> Destination<'w> {
-        Destination { first: out, first_fd: None, reopened: None }
+        Destination { first: out, first_fd: None, reopened: None, reopened_path: None }
     }
 
     fn current(&mut self) -> &mut dyn Write {
@@ -45,12 +46,18 @@ impl<'w> Destination<'w> {
     pub fn reopen(&mut self, path: &str) -> io::Result<()> {
         self.current().flush()?;
         if path.is_empty() {
-            self.reopened = None;
+            (self.reopened, self.reopened_path) = (None, None);
             return Ok(());
         }
         let file = std::fs::OpenOptions::new().append(true).create(true).open(path)?;
-        self.reopened = Some(BufWriter::new(file));
+        (self.reopened, self.reopened_path) = (Some(BufWriter::new(file)), Some(path.to_string()));
         Ok(())
+    }
+
+    /// The name freopen() gave, while output goes there (pcap() writes its capture file
+    /// under that name).
+    pub fn reopened_path(&self) -> Option<&str> {
+        self.reopened_path.as_deref()
     }
 
     /// ftruncate(): empties the file output goes to and writes from its start.

@@ -14,6 +14,7 @@ pub mod destination;
 pub mod flow;
 pub mod joined;
 pub mod packed;
+pub mod pcap;
 pub mod print;
 pub mod printf;
 pub mod record;
@@ -58,6 +59,9 @@ pub enum Output<'p> {
     Freopen { pieces: &'p [Piece], values: Vec<Value> },
     /// ftruncate(): the output file is emptied.
     Ftruncate,
+    /// pcap(): a packet's bytes (those captured) and link type, captured at `time`
+    /// (CLOCK_MONOTONIC ns); `snaplen` bytes are the most captured.
+    Pcap { time: u64, linktype: i64, bytes: Vec<u8>, snaplen: u32 },
     Trace(Value),
     /// print(), or trace() of a struct or array: the value and how its type prints.
     Print { layout: &'p crumbs_lang::ir::Layout, value: Value },

@@ -3,6 +3,7 @@
 
 use super::flow::{Flow, Step};
 use super::destination::Destination;
+use super::pcap::PcapFiles;
 use super::{aggregation, joined, packed, printf, record, strerror, AggRow, Firing, Output, Sink, Stopped};
 use crate::drops::Drops;
 use crumbs_lang::ir::{Options, Program};
@@ -21,12 +22,14 @@ pub struct DtraceText<'w> {
     voice: &'static str,
     /// Flow indentation (dtrace's `-F`) instead of the CPU, ID, FUNCTION:NAME columns.
     flow: Option<Flow>,
+    /// pcap()'s capture files.
+    pcaps: PcapFiles,
 }
 
 impl<'w> DtraceText<'w> {
     pub fn new(out: Destination<'w>, quiet: bool, options: &Options) -> Self {
         let unicode = packed::unicode_terminal(std::env::var("TERM").ok().as_deref());
-        DtraceText { out, quiet, options: options.clone(), header_done: false, unicode, voice: "crumbs", flow: None }
+        DtraceText { out, quiet, options: options.clone(), header_done: false, unicode, voice: "crumbs", flow: None, pcaps: PcapFiles::default() }
     }
 
     /// Messages on standard error start with `name:` instead of `crumbs:`.
@@ -131,6 +134,15 @@ impl Sink for DtraceText<'_> {
                         eprintln!("{}: {}", self.voice, f.error(&format!("couldn't freopen() \"{path}\": {}", strerror(&e))));
                     }
                 }
+                // Into the capture file freopen() named; else shown as tracemem() shows bytes.
+                Output::Pcap { time, linktype, bytes, snaplen } => match self.out.reopened_path() {
+                    Some(path) => {
+                        if let Err(e) = self.pcaps.write(path, *linktype, *time, bytes, *snaplen) {
+                            eprintln!("{}: {}", self.voice, f.error(&format!("pcap() cannot write \"{path}\": {}", strerror(&e))));
+                        }
+                    }
+                    None => text.push_str(&record::raw_bytes(bytes)),
+                },
                 Output::Ftruncate => {
                     self.out.write_all(std::mem::take(&mut text).as_bytes())?;
                     self.out.truncate()?;
@@ -159,6 +171,7 @@ impl Sink for DtraceText<'_> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.write_drained()?;
+        self.pcaps.flush()?;
         self.out.flush()
     }
 
@@ -184,6 +197,7 @@ impl Sink for DtraceText<'_> {
         }
         self.out.write_all(text.as_bytes())?;
         self.out.flush()?;
+        self.pcaps.flush()?;
         for line in drops.messages(&self.options) {
             eprintln!("{}: {line}", self.voice);
         }
