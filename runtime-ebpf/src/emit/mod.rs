@@ -787,8 +787,8 @@ mod tests {
         for kind in DropKind::ALL {
             assert!(text.contains(&format!("lock *(u64 *)(r0 +{}) += r1", kind.offset())), "{kind:?}\n{text}");
         }
-        // the one speculation's word, and no exit flag
-        assert_eq!(code[0].map_refs.iter().filter(|m| m.map == GLOBALS_SYMBOL).count(), 1, "{text}");
+        // the generation counter and the one speculation's word, and no exit flag
+        assert_eq!(code[0].map_refs.iter().filter(|m| m.map == GLOBALS_SYMBOL).count(), 2, "{text}");
     }
 
     #[test]
