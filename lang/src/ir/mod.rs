@@ -135,6 +135,15 @@ pub const USTACK_FRAMES_MAX: u8 = 100;
 /// Most frames a kernel stack keeps (the stack map's depth).
 pub const STACK_FRAMES_MAX: u8 = 64;
 
+/// The most a CPU spins in `chill()` in each [`CHILL_INTERVAL`], in ns: DTrace's
+/// `dtrace_chill_max`, so a script cannot stall a CPU.
+pub const CHILL_MAX: u64 = 500_000_000;
+/// The most copyout() and copyoutstr() write per call (the data is staged in the scratch
+/// space); a larger size when the probe fires is a run-time error, out of scratch space.
+pub const COPYOUT_LIMIT: u32 = 4096;
+/// The interval [`CHILL_MAX`] is counted over, in ns (DTrace's `dtrace_chill_interval`).
+pub const CHILL_INTERVAL: u64 = 1_000_000_000;
+
 /// Frames `stack()` records when the `stackframes` option is not set (DTrace's default).
 pub const STACK_FRAMES_DEFAULT: u8 = 20;
 
@@ -533,9 +542,24 @@ pub enum Stmt {
     Copy { user: bool, src: Expr, dest: Expr, size: Expr },
     /// `raise(signal)` (`stop()`: SIGSTOP) to the process that fired the probe.
     Signal(Expr),
+    /// `chill(ns)`: spin on the CPU for `ns` nanoseconds, within [`CHILL_MAX`] of each
+    /// [`CHILL_INTERVAL`] per CPU (else an illegal-operation fault).
+    Chill(Expr),
+    /// `copyout(buf, addr, nbytes)`: `size` bytes of kernel memory at `src` written to user
+    /// address `addr`; `copyoutstr(str, addr, maxlen)`: the string and its NUL, at most
+    /// `size` bytes.
+    CopyOut { src: CopyOutSrc, addr: Expr, size: Expr },
     /// `speculate(id)`: the clause's record goes to speculation `id` (if it is in use; else
     /// the record is dropped).
     Speculate(Expr),
+}
+
+/// What copyout() or copyoutstr() writes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CopyOutSrc {
+    /// Kernel memory at this address.
+    Memory(Expr),
+    Str(StrExpr),
 }
 
 impl Stmt {
@@ -549,7 +573,14 @@ impl Stmt {
             Stmt::If { cond, then, els } => cond.any(f) || then.iter().chain(els).any(|s| s.any(f)),
             Stmt::SetStr(v, s) => s.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
             Stmt::SetObject(v, o) => o.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
-            Stmt::Speculate(e) | Stmt::Signal(e) => e.any(f),
+            Stmt::Speculate(e) | Stmt::Signal(e) | Stmt::Chill(e) => e.any(f),
+            Stmt::CopyOut { src, addr, size } => {
+                (match src {
+                    CopyOutSrc::Memory(e) => e.any(f),
+                    CopyOutSrc::Str(s) => s.any(f),
+                }) || addr.any(f)
+                    || size.any(f)
+            }
             Stmt::Copy { src, dest, size, .. } => src.any(f) || dest.any(f) || size.any(f),
         }
     }
@@ -603,6 +634,11 @@ pub enum Item {
     Printf { pieces: Vec<Piece>, args: Vec<Repr> },
     /// `system(format, ...)`: the command is the formatted text.
     System { pieces: Vec<Piece>, args: Vec<Repr> },
+    /// `freopen(format, ...)`: trace output goes to the file the formatted text names from
+    /// here on ("": where it went first).
+    Freopen { pieces: Vec<Piece>, args: Vec<Repr> },
+    /// `ftruncate()`: the output file is emptied.
+    Ftruncate,
     Trace(Repr),
     /// `print(x)` (or `trace()` of a struct or array): the value, stored as `Repr`, printed
     /// by its C type as DTrace's `print()` does.
@@ -633,12 +669,12 @@ pub enum Item {
 impl Item {
     pub fn arg_reprs(&self) -> Vec<Repr> {
         match self {
-            Item::Printf { args, .. } | Item::System { args, .. } => args.clone(),
+            Item::Printf { args, .. } | Item::System { args, .. } | Item::Freopen { args, .. } => args.clone(),
             Item::Trace(r) | Item::Print(r, _) => vec![*r],
             Item::Exit | Item::Commit | Item::Discard => vec![Repr::Int(IntRepr::I64)],
             Item::Normalize { by_arg: true, .. } => vec![Repr::Int(IntRepr::I64)],
             Item::Tracemem { size, dynamic } => [Repr::Object(*size)].into_iter().chain(dynamic.then_some(Repr::Int(IntRepr::I64))).collect(),
-            Item::Printa { .. } | Item::SetOpt { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } => vec![],
+            Item::Printa { .. } | Item::SetOpt { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } | Item::Ftruncate => vec![],
         }
     }
 }

@@ -110,20 +110,18 @@ impl Emitter<'_> {
                 _ => return Err(e.err("internal: only a dynamic struct variable is deleted")),
             };
             e.ld_map(R1, &map, 0);
-            e.push(Insn::mov(R2, R10));
-            e.push(Insn::alu_imm(Alu::Add, R2, key as i32));
+            e.buf_addr(R2, key);
             e.push(Insn::call(helper::MAP_DELETE_ELEM));
             Ok(())
         })
     }
 
-    /// Stores the value at `val` under the key at stack `key` in hash map `map`; a store the
-    /// full map refuses is lost and counted as a dynamic variable drop.
-    fn store_at(&mut self, map: &str, key: i16, val: Buf) -> Result<(), EmitError> {
+    /// Stores the value at `val` under the key at `key` in hash map `map`; a store the full
+    /// map refuses is lost and counted as a dynamic variable drop.
+    fn store_at(&mut self, map: &str, key: Buf, val: Buf) -> Result<(), EmitError> {
         let done = self.label();
         self.ld_map(R1, map, 0);
-        self.push(Insn::mov(R2, R10));
-        self.push(Insn::alu_imm(Alu::Add, R2, key as i32));
+        self.buf_addr(R2, key);
         self.buf_addr(R3, val);
         self.push(Insn::mov_imm(R4, 0)); // BPF_ANY
         self.push(Insn::call(helper::MAP_UPDATE_ELEM));

@@ -2,14 +2,15 @@
 //! each action's text, the aggregations at the end, losses on standard error.
 
 use super::flow::{Flow, Step};
-use super::{aggregation, joined, packed, printf, record, AggRow, Firing, Output, Sink, Stopped};
+use super::destination::Destination;
+use super::{aggregation, joined, packed, printf, record, strerror, AggRow, Firing, Output, Sink, Stopped};
 use crate::drops::Drops;
 use crumbs_lang::ir::{Options, Program};
 use crumbs_lang::printf::Piece;
 use std::io::{self, Write};
 
 pub struct DtraceText<'w> {
-    out: Box<dyn Write + 'w>,
+    out: Destination<'w>,
     quiet: bool,
     options: Options,
     header_done: bool,
@@ -23,7 +24,7 @@ pub struct DtraceText<'w> {
 }
 
 impl<'w> DtraceText<'w> {
-    pub fn new(out: Box<dyn Write + 'w>, quiet: bool, options: &Options) -> Self {
+    pub fn new(out: Destination<'w>, quiet: bool, options: &Options) -> Self {
         let unicode = packed::unicode_terminal(std::env::var("TERM").ok().as_deref());
         DtraceText { out, quiet, options: options.clone(), header_done: false, unicode, voice: "crumbs", flow: None }
     }
@@ -121,6 +122,18 @@ impl Sink for DtraceText<'_> {
                     self.out.write_all(std::mem::take(&mut text).as_bytes())?;
                     self.out.flush()?;
                     run_command(&printf::format(pieces, values), self.voice);
+                }
+                Output::Freopen { pieces, values } => {
+                    self.out.write_all(std::mem::take(&mut text).as_bytes())?;
+                    let path = printf::format(pieces, values);
+                    if let Err(e) = self.out.reopen(&path) {
+                        self.out.flush()?;
+                        eprintln!("{}: {}", self.voice, f.error(&format!("couldn't freopen() \"{path}\": {}", strerror(&e))));
+                    }
+                }
+                Output::Ftruncate => {
+                    self.out.write_all(std::mem::take(&mut text).as_bytes())?;
+                    self.out.truncate()?;
                 }
                 Output::Trace(v) => text.push_str(&record::trace(v, quiet)),
                 Output::Print { layout, value } => text.push_str(&super::print::print(layout, value)),
