@@ -64,12 +64,15 @@ pub fn map_defs(p: &Program, target: &Target) -> Vec<MapDef> {
     if p.uses_ustack {
         maps.push(MapDef { name: USTACKS_MAP.into(), map_type: MAP_TYPE_STACK_TRACE, key_size: 4, value_size: 8 * USTACK_DEPTH as u32, max_entries: USTACK_ENTRIES, flags: 0 });
     }
-    if p.thread_locals.iter().any(|v| !v.is_str()) {
+    if p.thread_locals.iter().any(|v| !v.is_str() && !v.is_object()) {
         maps.push(MapDef { name: TLS_MAP.into(), map_type: MAP_TYPE_HASH, key_size: 16, value_size: 8, max_entries: dynvar_entries(p, 16, 8), flags: 0 });
     }
     if let Some(v) = p.thread_locals.iter().find(|v| v.is_str()) {
         let size = v.repr.size();
         maps.push(MapDef { name: TLS_STR_MAP.into(), map_type: MAP_TYPE_HASH, key_size: 16, value_size: size as u32, max_entries: dynvar_entries(p, 16, size), flags: 0 });
+    }
+    if let Some(size) = p.thread_locals.iter().filter(|v| v.is_object()).map(|v| v.repr.size()).max() {
+        maps.push(MapDef { name: TLS_OBJ_MAP.into(), map_type: MAP_TYPE_HASH, key_size: 16, value_size: size as u32, max_entries: dynvar_entries(p, 16, size), flags: 0 });
     }
     for (i, a) in p.arrays.iter().enumerate() {
         let def = match a.len {

@@ -76,7 +76,8 @@ pub enum Repr {
     /// A string in a buffer of this many bytes (a multiple of 8), NUL-terminated and
     /// NUL-padded: 16 for a process name, the `strsize` option's bytes for the others.
     Str(u32),
-    /// A struct, union or array copied from kernel memory: its bytes.
+    /// A struct, union or array copied from kernel memory: its bytes (a variable's or an
+    /// element's buffer: rounded up to whole words).
     Object(u32),
 }
 
@@ -283,12 +284,17 @@ pub enum Expr {
     /// the address cannot be read), sign- or zero-extended.
     Load { addr: Box<Expr>, size: u8, signed: bool },
     /// The `size` bytes of an object in kernel memory at `addr` (a struct, union or array
-    /// recorded whole for printing; zeros if it cannot be read).
+    /// recorded whole for printing, or stored in a variable; an address that cannot be read
+    /// faults).
     Object { addr: Box<Expr>, size: u32 },
     /// The first `len` bytes (at most `size`) of kernel memory at `addr`, in a `size`-byte
     /// place (the rest left as it is): pcap()'s packet. An address that cannot be read is a
     /// fault; a `len` of 0 reads nothing.
     ObjectPrefix { addr: Box<Expr>, size: u32, len: Box<Expr> },
+    /// The address of a struct or union variable's buffer, as a number (0 where a
+    /// thread-local one or an element does not exist): its members are read from there as
+    /// from kernel memory.
+    VarAddr(StrVar),
     /// Bits `shift .. shift + width` of a value, sign- or zero-extended to 64 bits: a cast to
     /// a narrower integer type (shift 0), or a bitfield.
     Bits { inner: Box<Expr>, shift: u8, width: u8, signed: bool },
@@ -362,7 +368,7 @@ pub enum StrExpr {
     Seq(Vec<Stmt>, Box<StrExpr>),
 }
 
-/// Where a string variable is stored.
+/// Where a variable kept in a buffer (a string, a struct or a union) is stored.
 #[derive(Clone, Debug, PartialEq)]
 pub enum StrVar {
     Global(usize),
@@ -480,7 +486,7 @@ impl Expr {
                 Expr::Ternary(a, b, c) => a.any(f) || b.any(f) || c.any(f),
                 Expr::Load { addr: a, .. } | Expr::Bits { inner: a, .. } | Expr::Object { addr: a, .. } | Expr::Sym(_, a) | Expr::USym(_, a) => a.any(f),
                 Expr::ObjectPrefix { addr, len, .. } => addr.any(f) || len.any(f),
-                Expr::Element { keys, .. } => keys.iter().any(|k| k.any(f)),
+                Expr::Element { keys, .. } | Expr::VarAddr(StrVar::Element { keys, .. }) => keys.iter().any(|k| k.any(f)),
                 Expr::Seq(stmts, v) => stmts.iter().any(|s| s.any(f)) || v.any(f),
                 Expr::Strlen(s) => s.any(f),
                 Expr::IntCall { args, .. } => args.iter().any(|a| a.any(f)),
@@ -524,6 +530,10 @@ pub enum Stmt {
     /// Stores a string in a string variable; an empty string frees a thread-local one or an
     /// array's element, as DTrace frees a dynamic variable assigned its zero value.
     SetStr(StrVar, StrExpr),
+    /// Stores a struct or union (an [`Expr::Object`]: `size` bytes at an address) in a
+    /// struct variable: copied whole, an address that cannot be read faulting. An object of
+    /// no bytes is D's literal 0, which deletes a thread-local variable or an element.
+    SetObject(StrVar, Expr),
     /// Update aggregation `agg` at `keys` with `value` (ignored by count()).
     Aggregate { agg: usize, keys: Vec<Expr>, value: Expr },
     /// Store the arguments of item `item` of the clause's output record.
@@ -567,6 +577,7 @@ impl Stmt {
             Stmt::Emit { args, .. } => args.iter().any(|a| a.any(f)),
             Stmt::If { cond, then, els } => cond.any(f) || then.iter().chain(els).any(|s| s.any(f)),
             Stmt::SetStr(v, s) => s.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
+            Stmt::SetObject(v, o) => o.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
             Stmt::Speculate(e) | Stmt::Signal(e) | Stmt::Chill(e) => e.any(f),
             Stmt::CopyOut { src, addr, size } => {
                 (match src {
@@ -597,7 +608,7 @@ pub struct Array {
 }
 
 /// A global or thread-local variable: its name and how its value is stored (an integer, 8
-/// bytes, or a string buffer).
+/// bytes, a string buffer, or a struct's or union's).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Variable {
     pub name: String,
@@ -607,6 +618,11 @@ pub struct Variable {
 impl Variable {
     pub fn is_str(&self) -> bool {
         matches!(self.repr, Repr::Str(_))
+    }
+
+    /// Whether it holds a struct or union.
+    pub fn is_object(&self) -> bool {
+        matches!(self.repr, Repr::Object(_))
     }
 }
 

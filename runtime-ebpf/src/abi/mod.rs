@@ -99,6 +99,9 @@ pub fn array_map_name(id: usize) -> String {
 /// The hash map holding string thread-local variables: key (thread id, variable), value a
 /// string buffer.
 pub const TLS_STR_MAP: &str = "tls_str";
+/// Struct and union thread-local variables: key (tid, variable id), value the largest one's
+/// bytes.
+pub const TLS_OBJ_MAP: &str = "tls_obj";
 
 /// Per-CPU scratch space for strings: one element of the largest size a program uses per
 /// nesting level ([`SCRATCH_LEVELS`]).

@@ -51,7 +51,8 @@ impl Emitter<'_> {
                 }
             }
             Expr::TpRecord => self.push(Insn::mov(R0, R6)),
-            Expr::Object { .. } | Expr::ObjectPrefix { .. } => return Err(self.err("internal: an object is only recorded, never computed")),
+            Expr::Object { .. } | Expr::ObjectPrefix { .. } => return Err(self.err("internal: an object is only recorded or stored, never computed")),
+            Expr::VarAddr(v) => self.var_addr(v)?,
             Expr::Load { addr, size, signed } => {
                 let (size, signed) = (*size, *signed);
                 // A constant offset (a member's) goes into the helper's address argument.

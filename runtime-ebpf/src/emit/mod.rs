@@ -23,6 +23,7 @@ mod frame;
 mod inet;
 mod loops;
 mod numbers;
+mod objects;
 mod search;
 mod memory;
 mod psargs;
@@ -105,12 +106,12 @@ pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<Progr
 /// Whether a clause works with strings in buffers larger than the stack holds comfortably,
 /// or with string variables: its program then needs the scratch space.
 fn needs_scratch(c: &Clause) -> bool {
-    c.locals.iter().any(|v| v.is_str())
+    c.locals.iter().any(|v| v.is_str() || v.is_object())
         || c.any(&mut |n| match n {
             Node::Str(s) => matches!(s.repr(), Repr::Str(n) if n > 16) || matches!(s, StrExpr::Var(..) | StrExpr::Call { .. }),
             // Two names ordered: both are written out in strsize buffers.
             Node::Expr(Expr::StrCmp(op, a, b)) => !matches!(op, BinOp::Eq | BinOp::Ne) && a.repr() == Repr::StrId && b.repr() == Repr::StrId,
-            Node::Stmt(Stmt::SetStr(..) | Stmt::Copy { .. } | Stmt::CopyOut { .. }) | Node::Expr(Expr::Alloc { .. }) => true,
+            Node::Stmt(Stmt::SetStr(..) | Stmt::SetObject(..) | Stmt::Copy { .. } | Stmt::CopyOut { .. }) | Node::Expr(Expr::Alloc { .. }) => true,
             // The searches work in scratch buffers.
             Node::Expr(Expr::IntCall { f: IntFn::Index | IntFn::Rindex, .. }) => true,
             _ => false,
@@ -396,6 +397,7 @@ impl Emitter<'_> {
                 self.push(Insn::stx(DW, R10, at, R0));
             }
             Stmt::SetStr(v, s) => self.set_str(v, s)?,
+            Stmt::SetObject(v, o) => self.set_object(v, o)?,
             Stmt::SetThreadLocal(t, v) => {
                 self.scoped(|e| {
                     let val = e.slot(8)?;
@@ -568,7 +570,7 @@ impl Emitter<'_> {
                 continue;
             }
             let at = match v.repr {
-                Repr::Str(n) => Buf::Scratch(self.scratch(n as usize)?),
+                Repr::Str(n) | Repr::Object(n) => Buf::Scratch(self.scratch(n as usize)?),
                 _ => Buf::Stack(self.slot(8)?),
             };
             if zero {
@@ -582,7 +584,7 @@ impl Emitter<'_> {
     /// Zeroes the place of a `this->` variable stored as `repr`.
     fn zero_local(&mut self, at: Buf, repr: Repr) {
         match (at, repr) {
-            (at, Repr::Str(n)) => self.zero_buf(at, n),
+            (at, Repr::Str(n) | Repr::Object(n)) => self.zero_buf(at, n),
             (Buf::Stack(off), _) => self.push(Insn::st_imm(DW, R10, off, 0)),
             _ => {}
         }
