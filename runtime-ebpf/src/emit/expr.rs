@@ -50,7 +50,12 @@ impl Emitter<'_> {
                     self.sign_extend(f.size as u8);
                 }
             }
-            Expr::TpRecord => self.push(Insn::mov(R0, R6)),
+            // As a number: the verifier allows a context pointer little arithmetic (none with
+            // an unbounded value, no multiplying), and D does any with an address.
+            Expr::TpRecord => {
+                self.push(Insn::mov(R0, R6));
+                self.launder()?;
+            }
             Expr::Object { .. } | Expr::ObjectPrefix { .. } => return Err(self.err("internal: an object is only recorded or stored, never computed")),
             Expr::VarAddr(v) => self.var_addr(v)?,
             Expr::Load { addr, size, signed } => {
