@@ -1,8 +1,11 @@
 //! The in-memory ELF that aya loads: one `raw_tp/...` or `perf_event/...` section per program, a legacy `maps`
 //! section with one symbol per map, `.bss` for D globals, relocations for map references,
-//! and a GPL license.
+//! and a GPL license. When a program passes a callback to a helper: the callbacks in
+//! `.text`, relocations to them, and the BTF saying where each function starts
+//! ([`crate::btf`]).
 
-use crate::abi::ProgramCode;
+use crate::abi::{Callback, ProgramCode};
+use crate::btf::{self, FuncAt};
 use crate::emit::GLOBALS_SYMBOL;
 use object::write::{Object, Relocation, StandardSegment, Symbol, SymbolId, SymbolSection};
 use object::{Architecture, BinaryFormat, Endianness, RelocationFlags, SectionKind, SymbolFlags, SymbolKind, SymbolScope};
@@ -71,9 +74,33 @@ pub fn write_elf(programs: &[ProgramCode], maps: &[MapDef], globals_size: usize)
     let license = obj.add_section(Vec::new(), b"license".to_vec(), SectionKind::Data);
     obj.append_section_data(license, b"GPL\0", 1);
 
+    let callbacks = callbacks(programs);
+    let mut funcs: Vec<(String, u32, &str, bool)> = Vec::new();
+    if !callbacks.is_empty() {
+        let text = obj.add_section(Vec::new(), b".text".to_vec(), SectionKind::Text);
+        for f in &callbacks {
+            let code: Vec<u8> = f.code().iter().flat_map(|i| i.encode()).collect();
+            let offset = obj.append_section_data(text, &code, 8);
+            let id = obj.add_symbol(Symbol {
+                name: f.name().as_bytes().to_vec(),
+                value: offset,
+                size: code.len() as u64,
+                kind: SymbolKind::Text,
+                scope: SymbolScope::Compilation,
+                weak: false,
+                section: SymbolSection::Section(text),
+                flags: SymbolFlags::None,
+            });
+            symbols.insert(f.name().to_string(), id);
+            funcs.push((".text".into(), offset as u32, f.name(), false));
+        }
+    }
+
     for p in programs {
         let kind = crate::emit::attach::context(p.attach).section_kind();
-        let section = obj.add_section(Vec::new(), format!("{kind}/{}", p.name).into_bytes(), SectionKind::Text);
+        let section_name = format!("{kind}/{}", p.name);
+        funcs.push((section_name.clone(), 0, &p.name, true));
+        let section = obj.add_section(Vec::new(), section_name.into_bytes(), SectionKind::Text);
         let code: Vec<u8> = p.insns.iter().flat_map(|i| i.encode()).collect();
         obj.append_section_data(section, &code, 8);
         obj.add_symbol(Symbol {
@@ -95,6 +122,31 @@ pub fn write_elf(programs: &[ProgramCode], maps: &[MapDef], globals_size: usize)
             })
             .expect("relocation");
         }
+        for r in &p.func_refs {
+            obj.add_relocation(section, Relocation {
+                offset: (r.insn * 8) as u64,
+                symbol: symbols[r.func.name()],
+                addend: 0,
+                flags: RelocationFlags::Elf { r_type: R_BPF_64_64 },
+            })
+            .expect("relocation");
+        }
+    }
+    if !callbacks.is_empty() {
+        let at: Vec<FuncAt> = funcs.iter().map(|(section, offset, name, program)| FuncAt { section, offset: *offset, name, program: *program }).collect();
+        let (types, ext) = btf::describe(&at);
+        let s = obj.add_section(Vec::new(), b".BTF".to_vec(), SectionKind::Other);
+        obj.append_section_data(s, &types, 4);
+        let s = obj.add_section(Vec::new(), b".BTF.ext".to_vec(), SectionKind::Other);
+        obj.append_section_data(s, &ext, 4);
     }
     obj.write().expect("ELF writer")
+}
+
+/// The callbacks the programs pass to helpers, each once.
+pub fn callbacks(programs: &[ProgramCode]) -> Vec<Callback> {
+    let mut all: Vec<Callback> = programs.iter().flat_map(|p| p.func_refs.iter().map(|r| r.func)).collect();
+    all.sort();
+    all.dedup();
+    all
 }

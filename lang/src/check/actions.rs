@@ -69,12 +69,28 @@ impl Checker<'_> {
         if matches!(f.hook, FnHook::CopyInto | FnHook::Bcopy) {
             return self.copy_into(f, args, span, body);
         }
-        if matches!(f.hook, FnHook::Raise | FnHook::Stop | FnHook::System) && !self.destructive {
+        if f.hook.is_destructive() && !self.destructive {
             return Err(Diagnostic::new(span.clone(), format!("{}() is a destructive action", f.name))
                 .label("not allowed")
                 .hint("allow destructive actions with -w (or #pragma D option destructive)"));
         }
         self.note_action(f.hook, f.name, span);
+        if matches!(f.hook, FnHook::CopyOut | FnHook::CopyOutStr) {
+            return self.copy_out(f, args, span, body);
+        }
+        if f.hook == FnHook::Chill {
+            check_arity(f, args, span)?;
+            let ns = self.int_expr(&args[0], "chill()'s time")?;
+            if let Expr::Int(n) = ns {
+                if !(0..=CHILL_MAX as i64).contains(&n) {
+                    return Err(Diagnostic::new(args[0].span.clone(), format!("chill() cannot spin for {n} ns"))
+                        .label("out of range")
+                        .hint(format!("a CPU spins at most {CHILL_MAX} ns (500 ms) in each second")));
+                }
+            }
+            body.push(Stmt::Chill(ns));
+            return Ok(());
+        }
         if matches!(f.hook, FnHook::Raise | FnHook::Stop) {
             check_arity(f, args, span)?;
             let signal = match args.first() {
@@ -120,7 +136,7 @@ impl Checker<'_> {
         }
         check_arity(f, args, span)?;
         let (item, lowered) = match f.hook {
-            FnHook::Printf | FnHook::System => {
+            FnHook::Printf | FnHook::System | FnHook::Freopen => {
                 let fmt = &args[0];
                 let pieces = self.format(fmt, "printf()")?;
                 if let Some(c) = printf::conversions(&pieces).find(|c| c.is_agg_value()) {
@@ -167,6 +183,7 @@ impl Checker<'_> {
                 }
                 match f.hook {
                     FnHook::System => (Item::System { pieces, args: reprs }, lowered),
+                    FnHook::Freopen => (Item::Freopen { pieces, args: reprs }, lowered),
                     _ => (Item::Printf { pieces, args: reprs }, lowered),
                 }
             }
@@ -186,6 +203,8 @@ impl Checker<'_> {
             FnHook::Denormalize => (Item::Normalize { agg: self.whole_aggregation(name, &args[0])?, by_arg: false }, vec![]),
             FnHook::Trunc => (Item::Trunc { agg: self.whole_aggregation(name, &args[0])?, keep: None }, vec![]),
             FnHook::Tracemem => self.tracemem(args)?,
+            FnHook::Ftruncate => (Item::Ftruncate, vec![]),
+            FnHook::Pcap => self.pcap(args, span)?,
             _ => unreachable!("action hook"),
         };
         items.push(item);

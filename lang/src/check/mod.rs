@@ -20,6 +20,7 @@ mod expr;
 mod keys;
 mod kernel_fields;
 mod memory;
+mod pcap;
 mod speculation;
 mod print;
 mod strings;

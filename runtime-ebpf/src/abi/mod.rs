@@ -27,6 +27,8 @@ pub struct ProgramCode {
     pub attach: AttachPoint,
     pub insns: Vec<Insn>,
     pub map_refs: Vec<MapRef>,
+    /// The callbacks it passes to helpers, linked into it by the loader.
+    pub func_refs: Vec<FuncRef>,
     /// Bytes of the scratch space ([`SCRATCH_MAP`]) it uses.
     pub scratch: u32,
 }
@@ -36,6 +38,21 @@ pub struct ProgramCode {
 pub struct MapRef {
     pub insn: usize,
     pub map: String,
+}
+
+/// A BPF function a program passes to a helper (bpf_loop's callback). The ELF holds one
+/// copy in `.text`; the loader links it into each program that refers to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Callback {
+    /// chill()'s spin: stops bpf_loop once the time in its context has come.
+    ChillSpin,
+}
+
+/// A reference from an instruction (the first half of an ld_imm64) to a callback.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FuncRef {
+    pub insn: usize,
+    pub func: Callback,
 }
 
 /// What the code generator needs to know of the machine the program will run on: the
@@ -86,9 +103,25 @@ pub fn array_map_name(id: usize) -> String {
 /// The hash map holding string thread-local variables: key (thread id, variable), value a
 /// string buffer.
 pub const TLS_STR_MAP: &str = "tls_str";
+/// Struct and union thread-local variables: key (tid, variable id), value the largest one's
+/// bytes.
+pub const TLS_OBJ_MAP: &str = "tls_obj";
 
-/// Per-CPU scratch space for strings (one element of the largest size a program uses).
+/// Per-CPU scratch space for strings: one element of the largest size a program uses per
+/// nesting level ([`SCRATCH_LEVELS`]).
 pub const SCRATCH_MAP: &str = "scratch";
+/// How deep programs that use the scratch space nest on one CPU (a probe in task context,
+/// softirq, hardirq, NMI), each with its own element of [`SCRATCH_MAP`]; a program deeper
+/// still does not run.
+pub const SCRATCH_LEVELS: u32 = 4;
+/// Per CPU: how many programs that use the scratch space are running (nested) there.
+pub const SCRATCH_DEPTH_MAP: &str = "scratch_depth";
+
+/// chill()'s budget on each CPU (a per-CPU array of one element): the start of the
+/// current interval and the ns spun in it.
+pub const CHILL_MAP: &str = "chill";
+/// Bytes of [`CHILL_MAP`]'s element.
+pub const CHILL_STATE_SIZE: u32 = 16;
 
 /// System call names by number, for a probefunc that must be a string in the kernel: an
 /// array the runtime fills before attaching (value: the NUL-padded name).
