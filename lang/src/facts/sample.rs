@@ -4,8 +4,9 @@
 use super::{KernelMember, KernelType, KernelTypeId, TypeSpace};
 
 /// The id of a sample type: `struct task_struct` (a few of its members), `struct list_head`,
-/// `pid_t`, and what `cwd` walks (fs_struct, path, dentry, qstr, vfsmount, mount: the
-/// members it reads).
+/// `pid_t`, what `cwd` walks (fs_struct, path, dentry, qstr, vfsmount, mount: the members
+/// it reads), and the locks (`struct mutex`, `rwlock_t`) of mutex_owner() and
+/// rw_read_held().
 pub fn type_id(space: TypeSpace, name: &str) -> Option<KernelTypeId> {
     match (space, name) {
         (TypeSpace::Struct, "task_struct") => Some(1),
@@ -16,6 +17,9 @@ pub fn type_id(space: TypeSpace, name: &str) -> Option<KernelTypeId> {
         (TypeSpace::Struct, "qstr") => Some(25),
         (TypeSpace::Struct, "vfsmount") => Some(27),
         (TypeSpace::Struct, "mount") => Some(29),
+        (TypeSpace::Struct, "mutex") => Some(40),
+        (TypeSpace::Struct, "qrwlock") => Some(43),
+        (TypeSpace::Ordinary, "rwlock_t") => Some(41),
         (TypeSpace::Ordinary, "pid_t") => Some(5),
         _ => None,
     }
@@ -49,6 +53,16 @@ pub fn kernel_type(id: KernelTypeId) -> Result<KernelType, String> {
         28 => KernelType::Ptr(27),
         29 => KernelType::Struct { name: "mount".into(), size: 352, members: vec![m("mnt_parent", 30, 128, 0), m("mnt_mountpoint", 24, 192, 0), m("mnt", 27, 256, 0)] },
         30 => KernelType::Ptr(29),
+        // struct mutex { atomic_long_t owner; ... }, with atomic_long_t as the long it holds.
+        40 => KernelType::Struct { name: "mutex".into(), size: 32, members: vec![m("owner", 46, 0, 0)] },
+        // typedef struct { arch_rwlock_t raw_lock; } rwlock_t, the lock a struct qrwlock
+        // whose cnts shares an anonymous union with its bytes.
+        41 => KernelType::Typedef { name: "rwlock_t".into(), to: 42 },
+        42 => KernelType::Struct { name: String::new(), size: 8, members: vec![m("raw_lock", 43, 0, 0)] },
+        43 => KernelType::Struct { name: "qrwlock".into(), size: 8, members: vec![m("", 44, 0, 0), m("wait_lock", 7, 32, 0)] },
+        44 => KernelType::Union { name: String::new(), size: 4, members: vec![m("cnts", 45, 0, 0)] },
+        45 => KernelType::Struct { name: "atomic_t".into(), size: 4, members: vec![m("counter", 6, 0, 0)] },
+        46 => int("long", 8, true),
         _ => return Err(format!("no kernel type {id}")),
     })
 }

@@ -1,0 +1,72 @@
+//! DTrace's subroutines on the kernel's own objects (spec §7.11): getmajor()/getminor() of
+//! a dev_t, the mutex and rwlock subroutines. Live:
+//! each value is compared with what the system says of the same object (stat(1), the
+//! file's path), or with bytes a child process hands the probe.
+
+mod common;
+
+use common::{printed, run};
+
+/// `crumbs -q -e PROGRAM -c COMMAND`: its output, which must succeed.
+fn traced(program: &str, command: &str) -> String {
+    let out = run(&["-q", "-e", program, "-c", command]);
+    out.assert_ok();
+    out.stdout
+}
+
+/// The major and minor numbers stat(1) gives a device file (`%t %T`, hex).
+fn stat_device(path: &str) -> String {
+    let out = std::process::Command::new("stat").args(["-c", "%t %T", path]).output().expect("stat");
+    String::from_utf8(out.stdout).expect("utf-8").trim().to_string()
+}
+
+/// dtrace-utils' values: the kernel's dev_t is the low 32 bits, major above minor's 20.
+#[test]
+fn getmajor_and_getminor_of_a_number() {
+    assert_eq!(printed(r#"BEGIN { printf("%x %x %x %x\n", getmajor(0xabcdef0123456789ll), getminor(0xabcdef0123456789ll), getmajor(arg0 + 0x12345678), getminor(arg0 + 0x12345678)); exit(0); }"#), "234 56789 123 45678\n");
+}
+
+/// The device numbers of the character devices a child reads, from their inodes' i_rdev,
+/// are the ones stat(1) shows.
+#[test]
+fn getmajor_and_getminor_of_a_device_match_stat() {
+    let out = traced(
+        r#"syscall::read:entry /progenyof($target) && curthread->files->fdt->fd[arg0]->f_inode->i_rdev != 0/ { this->dev = curthread->files->fdt->fd[arg0]->f_inode->i_rdev; printf("%x %x\n", getmajor(this->dev), getminor(this->dev)); }"#,
+        "/bin/sh -c '/bin/cat /dev/null; /usr/bin/head -c1 /dev/zero >/dev/null'",
+    );
+    let want = format!("{}\n{}\n\n", stat_device("/dev/null"), stat_device("/dev/zero"));
+    assert_eq!(out, want);
+}
+
+/// A free mutex (crumbs' own cred_guard_mutex while BEGIN runs) has no owner; every Linux
+/// mutex is adaptive.
+#[test]
+fn a_free_mutex_has_no_owner() {
+    let p = r#"BEGIN { this->m = &curthread->signal->cred_guard_mutex; printf("%d %p %d %d\n", mutex_owned(this->m), mutex_owner(this->m), mutex_type_adaptive(this->m), mutex_type_spin(this->m)); exit(0); }"#;
+    assert_eq!(printed(p), "0 0 1 0\n");
+}
+
+/// exec holds the process's cred_guard_mutex while it renames the task: there the current
+/// thread owns it.
+#[test]
+fn exec_owns_its_cred_guard_mutex_while_it_renames_the_task() {
+    let out = traced(
+        r#"tracepoint:task:task_rename /pid == $target/ { this->m = &curthread->signal->cred_guard_mutex; printf("%s %d %d\n", stringof(args->newcomm), mutex_owned(this->m), mutex_owner(this->m) == curthread); }"#,
+        "/bin/sh -c 'exec /bin/true'",
+    );
+    assert!(out.lines().any(|l| l == "true 1 1"), "{out}");
+    assert!(out.lines().all(|l| l.is_empty() || l.ends_with(" 1 1")), "{out}");
+}
+
+/// The lock words a child writes, read back as locks: the low byte is the writer, bit 8 a
+/// waiting writer, the readers are counted from bit 9 (the kernel's queued rwlock). The
+/// mutex owner word loses its three flag bits.
+#[test]
+fn lock_words_read_as_the_kernels_locks() {
+    let out = traced(
+        r#"syscall::write:entry /pid == $target/ { this->l = (rwlock_t *)copyin(arg1, 8); printf("%d%d%d %x\n", rw_read_held(this->l), rw_write_held(this->l), rw_iswriter(this->l), (uint64_t)mutex_owner((struct mutex *)this->l)); }"#,
+        r#"/bin/sh -c "for w in '\\000\\000\\000\\000\\000\\000\\000\\000' '\\000\\002\\000\\000\\000\\000\\000\\000' '\\000\\003\\000\\000\\000\\000\\000\\000' '\\000\\001\\000\\000\\000\\000\\000\\000' '\\377\\000\\000\\000\\000\\000\\000\\000' '\\017\\017\\000\\000\\001\\000\\000\\000' '\\000\\000\\000\\000\\001\\000\\000\\000'; do printf \$w >/dev/null; done""#,
+    );
+    // The last word's upper half is the lock's wait_lock, not its count.
+    assert_eq!(out, "000 0\n100 200\n101 300\n001 100\n011 f8\n111 100000f08\n000 100000000\n\n");
+}
