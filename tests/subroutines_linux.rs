@@ -1,11 +1,11 @@
 //! DTrace's subroutines on the kernel's own objects (spec §7.11): getmajor()/getminor() of
-//! a dev_t, the mutex and rwlock subroutines. Live:
+//! a dev_t, the mutex and rwlock subroutines, d_path(), link_ntop() and cleanpath(). Live:
 //! each value is compared with what the system says of the same object (stat(1), the
 //! file's path), or with bytes a child process hands the probe.
 
 mod common;
 
-use common::{printed, run};
+use common::{printed, run, TempPath};
 
 /// `crumbs -q -e PROGRAM -c COMMAND`: its output, which must succeed.
 fn traced(program: &str, command: &str) -> String {
@@ -69,4 +69,41 @@ fn lock_words_read_as_the_kernels_locks() {
     );
     // The last word's upper half is the lock's wait_lock, not its count.
     assert_eq!(out, "000 0\n100 200\n101 300\n001 100\n011 f8\n111 100000f08\n000 100000000\n\n");
+}
+
+/// d_path() of files a child reads: the path it opened, " (deleted)" after a file that was
+/// removed, `<unknown>` for a pipe (which the kernel names itself); `d_path(&pwd)` is cwd.
+#[test]
+fn d_path_names_the_files_a_child_reads() {
+    let dir = TempPath::dir("d_path");
+    let file = format!("{}/file", dir.str());
+    let gone = format!("{}/gone", dir.str());
+    std::fs::write(&file, "x\n").unwrap();
+    std::fs::write(&gone, "y\n").unwrap();
+    let real = std::fs::canonicalize(dir.path()).unwrap().display().to_string();
+    let out = traced(
+        r#"syscall::read:entry /pid != $target && progenyof($target)/ { printf("%s|%d\n", d_path(&curthread->files->fdt->fd[arg0]->f_path), d_path(&curthread->fs->pwd) == cwd); }"#,
+        &format!("/bin/sh -c 'cd {real}; /bin/cat file >/dev/null; exec 4<gone; rm gone; /bin/cat <&4 >/dev/null; echo | /bin/cat >/dev/null'"),
+    );
+    for want in [format!("{real}/file|1"), format!("{real}/gone (deleted)|1"), "<unknown>|1".to_string()] {
+        assert!(out.lines().any(|l| l == want), "no line {want:?} in\n{out}");
+    }
+}
+
+/// A `struct path *` that cannot be read faults with its address, as dtrace-utils' test of
+/// d_path((struct path *)0x18) has it: arg4 DTRACEFLT_BADADDR, arg5 the address.
+#[test]
+fn d_path_of_a_bad_pointer_is_an_invalid_address() {
+    let out = run(&["-q", "-e", r#"BEGIN { d = d_path((struct path *)0x18); trace(d); exit(1); } ERROR { printf("%d %d %d %d\n", arg2, arg4, arg5, arg4 == DTRACEFLT_BADADDR); exit(0); }"#]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    assert_eq!(out.stdout, "1 1 24 1\n\n");
+    assert!(out.stderr.contains("invalid address (0x18) in action #1"), "{}", out.dump());
+}
+
+/// At a small strsize the walk still has its room (cwd at strsize 12 used to be an internal
+/// error).
+#[test]
+fn d_path_and_cwd_at_a_small_strsize() {
+    let p = "#pragma D option strsize=12\nBEGIN { printf(\"[%s] %d\\n\", d_path(&curthread->fs->root), d_path(&curthread->fs->pwd) == cwd); exit(0); }";
+    assert_eq!(printed(p), "[/] 1\n");
 }

@@ -198,7 +198,7 @@ pub enum FnHook {
     Int(crate::ir::IntFn),
     /// tracemem(addr, size[, dsize]).
     Tracemem,
-    /// A subroutine on one of the kernel's own objects: a `dev_t`, a lock.
+    /// A subroutine on one of the kernel's own objects: a `dev_t`, a lock, a `struct path`.
     Kernel(KernelFn),
 }
 
@@ -214,6 +214,7 @@ pub enum KernelFn {
     RwReadHeld,
     RwWriteHeld,
     RwIswriter,
+    DPath,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -310,6 +311,7 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "inet_ntoa", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::InetNtoa), signature: "inet_ntoa(addr)", doc: "the IPv4 address (4 bytes, network order) at kernel address addr, dotted: 192.168.1.23" },
     BuiltinFn { name: "inet_ntoa6", kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::OptConstInt], hook: FnHook::Str(crate::ir::StrFn::InetNtoa6), signature: "inet_ntoa6(addr [, strict])", doc: "the IPv6 address (16 bytes) at kernel address addr, zeros shortened with ::; an IPv4-mapped or -compatible one as dotted IPv4 (with its ::ffff: or :: prefix if strict is not 0)" },
     BuiltinFn { name: "inet_ntop", kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::InetNtop), signature: "inet_ntop(af, addr)", doc: "the address at kernel address addr of family af: AF_INET (2) as inet_ntoa(), AF_INET6 (10) as inet_ntoa6(addr, 1); another family is a run-time error (illegal operation)" },
+    BuiltinFn { name: "d_path", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::DPath), signature: "d_path(path)", doc: "the name of a `struct path *` as the kernel's d_path() writes it, from the current process's root; an address that cannot be read is a run-time error (invalid address)" },
     BuiltinFn { name: "getmajor", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::Getmajor), signature: "getmajor(dev)", doc: "the major number of a kernel dev_t: dev >> 20 of its low 32 bits" },
     BuiltinFn { name: "getminor", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::Getminor), signature: "getminor(dev)", doc: "the minor number of a kernel dev_t: dev & 0xfffff" },
     BuiltinFn { name: "mutex_owned", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::MutexOwned), signature: "mutex_owned(mutex)", doc: "1 if the current thread owns the `struct mutex *`, else 0" },

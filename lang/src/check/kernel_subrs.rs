@@ -1,9 +1,9 @@
 //! DTrace's subroutines on the kernel's own objects, with the meaning dtrace-utils gives
 //! them on Linux: `getmajor()`/`getminor()` of the kernel's `dev_t`; `mutex_owned()`,
 //! `mutex_owner()`, `mutex_type_adaptive()`, `mutex_type_spin()` of a `struct mutex *`;
-//! `rw_read_held()`, `rw_write_held()`, `rw_iswriter()` of an `rwlock_t *`. They are
-//! arithmetic on a word of the object, lowered here to loads and operators; where the word
-//! is comes from the kernel's BTF.
+//! `rw_read_held()`, `rw_write_held()`, `rw_iswriter()` of an `rwlock_t *`; `d_path()` of a
+//! `struct path *`. All but d_path() are arithmetic on a word of the object, lowered here
+//! to loads and operators; where the word is comes from the kernel's BTF.
 
 use super::ctypes::add_offset;
 use super::*;
@@ -29,6 +29,7 @@ struct Object {
 
 const MUTEX: Object = Object { space: TypeSpace::Struct, name: "mutex", c: "struct mutex *" };
 const RWLOCK: Object = Object { space: TypeSpace::Ordinary, name: "rwlock_t", c: "rwlock_t *" };
+const PATH: Object = Object { space: TypeSpace::Struct, name: "path", c: "struct path *" };
 
 impl Checker<'_> {
     /// A call of one of these subroutines (its arity is checked here).
@@ -79,6 +80,19 @@ impl Checker<'_> {
                 };
                 let bits = Expr::Binary(BinOp::BitAnd, Box::new(cnts), Box::new(Expr::Int(mask)));
                 TExpr::new(Expr::Binary(BinOp::Ne, Box::new(bits), Box::new(Expr::Int(0))), self.int())
+            }
+            KernelFn::DPath => {
+                let path = self.object_arg(a, f, &PATH)?;
+                let offsets = self.cwd_offsets(span)?;
+                let dentry = Object { space: TypeSpace::Struct, name: "dentry", c: "" };
+                let ops = Object { space: TypeSpace::Struct, name: "dentry_operations", c: "" };
+                let more = DPathOffsets {
+                    dentry_hash_pprev: self.object_offset(&dentry, &["d_hash", "pprev"], span, "d_path() tells a deleted file by its dentry's `d_hash`")?,
+                    dentry_op: self.object_offset(&dentry, &["d_op"], span, "d_path() tells the files the kernel names itself by their dentry operations")?,
+                    ops_dname: self.object_offset(&ops, &["d_dname"], span, "d_path() tells the files the kernel names itself by their dentry operations")?,
+                };
+                let string = self.c_string();
+                TExpr::new(Expr::Str(StrExpr::DPath { path: Box::new(path), offsets: Box::new(offsets), more, size: self.strsize }), string)
             }
         })
     }
@@ -229,7 +243,7 @@ mod tests {
     }
 
     #[test]
-    fn lock_arguments_must_be_their_pointers() {
+    fn lock_and_path_arguments_must_be_their_pointers() {
         let (d, text) = error("mutex_owned(arg0)");
         assert_eq!(text, "arg0");
         assert_eq!(d.message, "mutex_owned() needs a `struct mutex *`, but this is `int64_t`");
@@ -237,9 +251,21 @@ mod tests {
         let (d, text) = error("rw_read_held((struct mutex *)arg0)");
         assert_eq!(text, "(struct mutex *)arg0");
         assert_eq!(d.message, "rw_read_held() needs a `rwlock_t *`, but this is `struct mutex *`");
+        let (d, _) = error("d_path(curthread->fs)");
+        assert_eq!(d.message, "d_path() needs a `struct path *`, but this is `struct fs_struct *`");
+        let (d, _) = error("d_path(\"/tmp\")");
+        assert_eq!(d.message, "d_path() needs a `struct path *`, but this is `string`");
         let (d, _) = error("mutex_owner((struct mutex *)arg0, 1)");
         assert_eq!(d.message, "mutex_owner() takes 1 argument, but 2 given");
         // NULL is a pointer to anything (and faults when the probe fires).
         assert!(compiled("BEGIN { x = mutex_owned(NULL); }").is_ok());
+    }
+
+    #[test]
+    fn d_path_walks_from_the_path_given() {
+        let p = compiled("BEGIN { s = d_path(&curthread->fs->pwd); }").unwrap();
+        let Stmt::SetStr(_, StrExpr::DPath { more, offsets, .. }) = &p.groups[0].clauses[0].body[0] else { panic!() };
+        assert_eq!((more.dentry_hash_pprev, more.dentry_op, more.ops_dname), (16, 96, 72));
+        assert_eq!(offsets.fs_pwd, 40);
     }
 }

@@ -4,9 +4,9 @@
 use super::{KernelMember, KernelType, KernelTypeId, TypeSpace};
 
 /// The id of a sample type: `struct task_struct` (a few of its members), `struct list_head`,
-/// `pid_t`, what `cwd` walks (fs_struct, path, dentry, qstr, vfsmount, mount: the members
-/// it reads), and the locks (`struct mutex`, `rwlock_t`) of mutex_owner() and
-/// rw_read_held().
+/// `pid_t`, what `cwd` and `d_path()` walk (fs_struct, path, dentry, qstr, vfsmount, mount,
+/// hlist_bl_node, dentry_operations: the members they read), and the locks (`struct mutex`,
+/// `rwlock_t`) of mutex_owner() and rw_read_held().
 pub fn type_id(space: TypeSpace, name: &str) -> Option<KernelTypeId> {
     match (space, name) {
         (TypeSpace::Struct, "task_struct") => Some(1),
@@ -17,6 +17,8 @@ pub fn type_id(space: TypeSpace, name: &str) -> Option<KernelTypeId> {
         (TypeSpace::Struct, "qstr") => Some(25),
         (TypeSpace::Struct, "vfsmount") => Some(27),
         (TypeSpace::Struct, "mount") => Some(29),
+        (TypeSpace::Struct, "hlist_bl_node") => Some(31),
+        (TypeSpace::Struct, "dentry_operations") => Some(33),
         (TypeSpace::Struct, "mutex") => Some(40),
         (TypeSpace::Struct, "qrwlock") => Some(43),
         (TypeSpace::Ordinary, "rwlock_t") => Some(41),
@@ -45,7 +47,7 @@ pub fn kernel_type(id: KernelTypeId) -> Result<KernelType, String> {
         20 => KernelType::Struct { name: "fs_struct".into(), size: 56, members: vec![m("root", 22, 192, 0), m("pwd", 22, 320, 0)] },
         21 => KernelType::Ptr(20),
         22 => KernelType::Struct { name: "path".into(), size: 16, members: vec![m("mnt", 28, 0, 0), m("dentry", 24, 64, 0)] },
-        23 => KernelType::Struct { name: "dentry".into(), size: 192, members: vec![m("d_parent", 24, 192, 0), m("d_name", 25, 256, 0)] },
+        23 => KernelType::Struct { name: "dentry".into(), size: 192, members: vec![m("d_hash", 31, 64, 0), m("d_parent", 24, 192, 0), m("d_name", 25, 256, 0), m("d_op", 34, 768, 0)] },
         24 => KernelType::Ptr(23),
         25 => KernelType::Struct { name: "qstr".into(), size: 16, members: vec![m("len", 7, 32, 0), m("name", 26, 64, 0)] },
         26 => KernelType::Ptr(4),
@@ -53,6 +55,11 @@ pub fn kernel_type(id: KernelTypeId) -> Result<KernelType, String> {
         28 => KernelType::Ptr(27),
         29 => KernelType::Struct { name: "mount".into(), size: 352, members: vec![m("mnt_parent", 30, 128, 0), m("mnt_mountpoint", 24, 192, 0), m("mnt", 27, 256, 0)] },
         30 => KernelType::Ptr(29),
+        31 => KernelType::Struct { name: "hlist_bl_node".into(), size: 16, members: vec![m("next", 32, 0, 0), m("pprev", 32, 64, 0)] },
+        32 => KernelType::Ptr(31),
+        33 => KernelType::Struct { name: "dentry_operations".into(), size: 128, members: vec![m("d_dname", 35, 576, 0)] },
+        34 => KernelType::Ptr(33),
+        35 => KernelType::Ptr(0),
         // struct mutex { atomic_long_t owner; ... }, with atomic_long_t as the long it holds.
         40 => KernelType::Struct { name: "mutex".into(), size: 32, members: vec![m("owner", 46, 0, 0)] },
         // typedef struct { arch_rwlock_t raw_lock; } rwlock_t, the lock a struct qrwlock

@@ -52,7 +52,7 @@ pub(super) fn may_fault(p: &Program, c: &Clause) -> bool {
         Node::Expr(Expr::Load { .. } | Expr::Object { .. } | Expr::Bounded { .. } | Expr::Alloc { .. }) | Node::Stmt(Stmt::Copy { .. }) => true,
         // chill() past the CPU's budget
         Node::Stmt(Stmt::Chill(..)) => true,
-        Node::Str(StrExpr::UserStr(..) | StrExpr::KernelStr(..)) => true,
+        Node::Str(StrExpr::UserStr(..) | StrExpr::KernelStr(..) | StrExpr::DPath { .. }) => true,
         // An address that cannot be read, another family; strtok(NULL, ...) with no string.
         Node::Str(StrExpr::Call { f: StrFn::InetNtoa | StrFn::InetNtoa6 | StrFn::InetNtop | StrFn::StrtokNext, .. }) => true,
         _ => false,
