@@ -107,3 +107,38 @@ fn d_path_and_cwd_at_a_small_strsize() {
     let p = "#pragma D option strsize=12\nBEGIN { printf(\"[%s] %d\\n\", d_path(&curthread->fs->root), d_path(&curthread->fs->pwd) == cwd); exit(0); }";
     assert_eq!(printed(p), "[/] 1\n");
 }
+
+/// A child's `printf` of `bytes` (to /dev/null), each address a write of its own, as a
+/// command for `-c`.
+fn writes(addresses: &[&[u8]]) -> String {
+    let printfs: Vec<String> = addresses.iter().map(|a| format!("printf '{}' >/dev/null", a.iter().map(|b| format!("\\\\{b:03o}")).collect::<String>())).collect();
+    format!("/bin/sh -c \"{}\"", printfs.join("; "))
+}
+
+/// dtrace-utils' addresses: Ethernet's 6 bytes and InfiniBand's 20, as hex joined by colons.
+#[test]
+fn link_ntop_writes_hex_bytes_joined_by_colons() {
+    let ib1: &[u8] = &[0x10, 0x80, 0x08, 0x08, 0x20, 0x0c, 0x41, 0x7a, 0x01, 0x7f, 0x01, 0xff, 0xff, 0x7f, 0x01, 0xff, 0xfe, 0x7f, 0x01, 0xff];
+    let ib2: &[u8] = &[0x80, 0x00, 0x04, 0x04, 0xfe, 0x8c, 0x41, 0x7a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xc9, 0x02, 0x00, 0x29, 0x31, 0xcd];
+    let command = writes(&[&[0, 1, 2, 3, 4, 5], &[0xff; 6], &[0x01, 0x33, 0x0a, 0, 0, 1], &[0x00, 0x10, 0xe0, 0x8a, 0x71, 0x5e], &[2, 8, 0x20, 0xac, 4, 0x0e], ib1, ib2]);
+    let out = traced(r#"syscall::write:entry /pid == $target/ { printf("%s\n", link_ntop(arg2 == 6 ? ARPHRD_ETHER : ARPHRD_INFINIBAND, copyin(arg1, arg2))); }"#, &command);
+    assert_eq!(
+        out,
+        "00:01:02:03:04:05\nff:ff:ff:ff:ff:ff\n01:33:0a:00:00:01\n00:10:e0:8a:71:5e\n02:08:20:ac:04:0e\n\
+         10:80:08:08:20:0c:41:7a:01:7f:01:ff:ff:7f:01:ff:fe:7f:01:ff\n80:00:04:04:fe:8c:41:7a:00:00:00:00:00:02:c9:02:00:29:31:cd\n\n"
+    );
+}
+
+/// Another hardware type is an illegal operation, an address that cannot be read an
+/// invalid address; both abort the clause and fire ERROR. At a strsize shorter than the
+/// text, the text is cut.
+#[test]
+fn link_ntop_faults_as_dtrace_does() {
+    let p = r#"BEGIN { trace(link_ntop(-1, alloca(8))); } BEGIN { trace(link_ntop(ARPHRD_ETHER, NULL)); } ERROR { printf("%d %d\n", arg4, arg5); } BEGIN { exit(0); }"#;
+    let out = run(&["-q", "-e", p]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    assert_eq!(out.stdout, "3 0\n1 0\n\n");
+    assert!(out.stderr.contains("illegal operation in action #1"), "{}", out.dump());
+    assert!(out.stderr.contains("invalid address (0x0) in action #1"), "{}", out.dump());
+    assert_eq!(printed("#pragma D option strsize=8\nBEGIN { printf(\"%s\\n\", link_ntop(ARPHRD_INFINIBAND, alloca(20))); exit(0); }"), "00:00:0\n");
+}

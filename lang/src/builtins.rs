@@ -126,6 +126,8 @@ pub const CONSTANTS: &[BuiltinConst] = &[
     BuiltinConst { name: "DTRACEFLT_BADSTACK", value: 9, c_type: "int", doc: "ERROR's arg4 for a bad stack (crumbs raises none)" },
     BuiltinConst { name: "DTRACEFLT_BADSIZE", value: 10, c_type: "int", doc: "ERROR's arg4 for a bad size (crumbs raises none)" },
     BuiltinConst { name: "DTRACEFLT_BADINDEX", value: 11, c_type: "int", doc: "ERROR's arg4 for an array index out of bounds (arg5 is the index)" },
+    BuiltinConst { name: "ARPHRD_ETHER", value: 1, c_type: "int", doc: "link_ntop()'s type of an Ethernet address (6 bytes)" },
+    BuiltinConst { name: "ARPHRD_INFINIBAND", value: 32, c_type: "int", doc: "link_ntop()'s type of an InfiniBand address (20 bytes)" },
 ];
 
 pub fn constant(name: &str) -> Option<&'static BuiltinConst> {
@@ -311,6 +313,7 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "inet_ntoa", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::InetNtoa), signature: "inet_ntoa(addr)", doc: "the IPv4 address (4 bytes, network order) at kernel address addr, dotted: 192.168.1.23" },
     BuiltinFn { name: "inet_ntoa6", kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::OptConstInt], hook: FnHook::Str(crate::ir::StrFn::InetNtoa6), signature: "inet_ntoa6(addr [, strict])", doc: "the IPv6 address (16 bytes) at kernel address addr, zeros shortened with ::; an IPv4-mapped or -compatible one as dotted IPv4 (with its ::ffff: or :: prefix if strict is not 0)" },
     BuiltinFn { name: "inet_ntop", kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::InetNtop), signature: "inet_ntop(af, addr)", doc: "the address at kernel address addr of family af: AF_INET (2) as inet_ntoa(), AF_INET6 (10) as inet_ntoa6(addr, 1); another family is a run-time error (illegal operation)" },
+    BuiltinFn { name: "link_ntop", kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::LinkNtop), signature: "link_ntop(type, addr)", doc: "the link-layer address at kernel address addr of hardware type type as hex bytes joined by colons: ARPHRD_ETHER (1) 6 bytes, ARPHRD_INFINIBAND (32) 20; another type is a run-time error (illegal operation)" },
     BuiltinFn { name: "d_path", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::DPath), signature: "d_path(path)", doc: "the name of a `struct path *` as the kernel's d_path() writes it, from the current process's root; an address that cannot be read is a run-time error (invalid address)" },
     BuiltinFn { name: "getmajor", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::Getmajor), signature: "getmajor(dev)", doc: "the major number of a kernel dev_t: dev >> 20 of its low 32 bits" },
     BuiltinFn { name: "getminor", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::Getminor), signature: "getminor(dev)", doc: "the minor number of a kernel dev_t: dev & 0xfffff" },

@@ -268,4 +268,18 @@ mod tests {
         assert_eq!((more.dentry_hash_pprev, more.dentry_op, more.ops_dname), (16, 96, 72));
         assert_eq!(offsets.fs_pwd, 40);
     }
+
+    #[test]
+    fn link_ntop_takes_a_type_and_an_address() {
+        let p = compiled("BEGIN { s = link_ntop(ARPHRD_ETHER, arg0); }").unwrap();
+        assert!(matches!(&p.groups[0].clauses[0].body[0], Stmt::SetStr(_, StrExpr::Call { f: StrFn::LinkNtop, .. })));
+        assert_eq!(stored("ARPHRD_ETHER"), Expr::Int(1));
+        assert_eq!(stored("ARPHRD_INFINIBAND"), Expr::Int(32));
+        let (d, text) = error("link_ntop(\"eth\", arg0)");
+        assert_eq!(text, "\"eth\"");
+        assert_eq!(d.message, "link_ntop() needs an integer here, but this is a string");
+        let (d, _) = error("link_ntop(arg0)");
+        assert_eq!(d.message, "link_ntop() takes 2 arguments, but 1 given");
+        assert_eq!(d.hint.as_deref(), Some("usage: link_ntop(type, addr)"));
+    }
 }

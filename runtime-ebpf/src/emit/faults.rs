@@ -53,8 +53,9 @@ pub(super) fn may_fault(p: &Program, c: &Clause) -> bool {
         // chill() past the CPU's budget
         Node::Stmt(Stmt::Chill(..)) => true,
         Node::Str(StrExpr::UserStr(..) | StrExpr::KernelStr(..) | StrExpr::DPath { .. }) => true,
-        // An address that cannot be read, another family; strtok(NULL, ...) with no string.
-        Node::Str(StrExpr::Call { f: StrFn::InetNtoa | StrFn::InetNtoa6 | StrFn::InetNtop | StrFn::StrtokNext, .. }) => true,
+        // An address that cannot be read, another family or type; strtok(NULL, ...) with no
+        // string.
+        Node::Str(StrExpr::Call { f: StrFn::InetNtoa | StrFn::InetNtoa6 | StrFn::InetNtop | StrFn::LinkNtop | StrFn::StrtokNext, .. }) => true,
         _ => false,
     })
 }

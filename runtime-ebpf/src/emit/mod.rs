@@ -20,6 +20,7 @@ mod expr;
 mod faults;
 mod frame;
 mod inet;
+mod link_ntop;
 mod loops;
 mod numbers;
 mod search;
