@@ -142,3 +142,54 @@ fn link_ntop_faults_as_dtrace_does() {
     assert!(out.stderr.contains("invalid address (0x0) in action #1"), "{}", out.dump());
     assert_eq!(printed("#pragma D option strsize=8\nBEGIN { printf(\"%s\\n\", link_ntop(ARPHRD_INFINIBAND, alloca(20))); exit(0); }"), "00:00:0\n");
 }
+
+/// cleanpath() by the text alone, as dtrace-utils' (and Go's path.Clean, but for ""):
+/// empty and `.` components go, `..` takes out the component before it (nothing at the
+/// root, and stays where a relative path has none before it), no trailing slash, "." or
+/// "/" when nothing is left.
+#[test]
+fn cleanpath_cleans_the_text_of_a_path() {
+    let cases = [
+        ("", ""),
+        ("/", "/"),
+        (".", "."),
+        ("..", ".."),
+        ("x", "x"),
+        ("//", "/"),
+        ("./", "."),
+        ("/.", "/"),
+        ("/././/", "/"),
+        ("/usr//lib/./", "/usr/lib"),
+        ("usr/lib/", "usr/lib"),
+        ("./usr/./lib/.", "usr/lib"),
+        ("/usr/lib/../bin", "/usr/bin"),
+        ("/usr/../../../etc", "/etc"),
+        ("/..", "/"),
+        ("usr/..", "."),
+        ("usr/../..", ".."),
+        ("../../usr/lib/../..", "../.."),
+        ("a/b/../../../c", "../c"),
+        ("x/../../y/./z/..", "../y"),
+        ("/..a/b.../.../.b", "/..a/b.../.../.b"),
+        ("a/.b/..", "a"),
+        ("/a/b/c/../../d/./e//f/..", "/a/d/e"),
+    ];
+    // A few to a program: the verifier walks each call's loops step by step.
+    for chunk in cases.chunks(8) {
+        let calls: String = chunk.iter().map(|(path, _)| format!(" printf(\"[%s]\\n\", cleanpath(\"{path}\"));")).collect();
+        let want: String = chunk.iter().map(|(_, clean)| format!("[{clean}]\n")).collect();
+        assert_eq!(printed(&format!("BEGIN {{{calls} exit(0); }}")), want);
+    }
+}
+
+/// A path computed when the probe fires (here a child's file names), and one cut to
+/// strsize - 1 bytes before it is cleaned.
+#[test]
+fn cleanpath_of_strings_read_when_the_probe_fires() {
+    let out = traced(
+        r#"syscall::openat:entry /pid == $target/ { printf("%s\n", cleanpath(copyinstr(arg1))); }"#,
+        "/bin/cat /etc/../etc/./hostname /dev//null",
+    );
+    assert!(out.contains("/etc/hostname\n/dev/null\n"), "{out}");
+    assert_eq!(printed("#pragma D option strsize=16\nBEGIN { printf(\"%s\\n\", cleanpath(\"/aaaa/bbbb/../ccccc\")); exit(0); }"), "/aaaa/c\n");
+}

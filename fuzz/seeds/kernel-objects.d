@@ -3,3 +3,4 @@ syscall::read:entry /getmajor(0xabcdef0123456789ll) == 0x234 && getminor(arg0) <
 syscall::write:entry /pid == $target/ { this->l = (rwlock_t *)copyin(arg1, 8); printf("%d%d%d %x\n", rw_read_held(this->l), rw_write_held(this->l), rw_iswriter(this->l), (uint64_t)mutex_owner((struct mutex *)this->l)); }
 syscall::write:return { self->owner = mutex_owner((struct mutex *)alloca(32)); trace(mutex_owned((void *)arg1)); trace(d_path((struct path *)arg0)); }
 syscall::write:entry /pid == $target && (arg2 == 6 || arg2 == 20)/ { printf("%s\n", link_ntop(arg2 == 6 ? ARPHRD_ETHER : ARPHRD_INFINIBAND, copyin(arg1, arg2))); @l[link_ntop(arg0, alloca(20))] = count(); }
+syscall::openat:entry /cleanpath(copyinstr(arg1)) != "/" && cleanpath("a/../..") == ".."/ { @c[cleanpath(copyinstr(arg1))] = count(); trace(cleanpath(strjoin(execname, "/../x"))); }

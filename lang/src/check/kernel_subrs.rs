@@ -282,4 +282,15 @@ mod tests {
         assert_eq!(d.message, "link_ntop() takes 2 arguments, but 1 given");
         assert_eq!(d.hint.as_deref(), Some("usage: link_ntop(type, addr)"));
     }
+
+    #[test]
+    fn cleanpath_takes_a_string() {
+        let p = compiled("BEGIN { s = cleanpath(execname); }").unwrap();
+        assert!(matches!(&p.groups[0].clauses[0].body[0], Stmt::SetStr(_, StrExpr::Call { f: StrFn::Cleanpath, .. })));
+        let (d, text) = error("cleanpath(arg0)");
+        assert_eq!(text, "arg0");
+        assert_eq!(d.message, "cleanpath() needs a string here, but this is an integer");
+        let (d, _) = error("cleanpath(\"/a\", \"/b\")");
+        assert_eq!(d.message, "cleanpath() takes 1 argument, but 2 given");
+    }
 }

@@ -414,6 +414,9 @@ pub enum StrFn {
     InetNtoa6,
     /// inet_ntop(af, addr): inet_ntoa() for AF_INET, strict inet_ntoa6() for AF_INET6.
     InetNtop,
+    /// cleanpath(s): s without its empty and `.` components and the components `..` takes
+    /// out, by text alone.
+    Cleanpath,
     /// link_ntop(type, addr): the link-layer address at a kernel address, hex bytes joined
     /// by colons.
     LinkNtop,

@@ -15,6 +15,7 @@ use crumbs_lang::providers::AttachPoint;
 mod aggregate;
 pub(crate) mod attach;
 mod chill;
+mod cleanpath;
 mod cwd;
 mod expr;
 mod faults;
