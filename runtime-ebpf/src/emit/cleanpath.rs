@@ -4,7 +4,8 @@
 //! before it, it stays), no trailing slash; "." if nothing is left of a relative path, "/"
 //! of an absolute one.
 //!
-//! Two loops on the iterator (see [`super::loops`]), one byte a step, their state in the
+//! Loops on the iterator where the kernel has it (see [`super::loops`]; the runtime asks
+//! for its ids when a program calls cleanpath()), one byte a step, their state in the
 //! scratch space. The first copies `/` + s + `/` leaving out each `/` that follows a `/`
 //! and each `.` component, so every component is between two slashes and not empty or
 //! `.`. The second walks that backwards, copying each byte to the front of the result
