@@ -86,10 +86,17 @@ impl Checker<'_> {
                 let offsets = self.cwd_offsets(span)?;
                 let dentry = Object { space: TypeSpace::Struct, name: "dentry", c: "" };
                 let ops = Object { space: TypeSpace::Struct, name: "dentry_operations", c: "" };
+                let sb = Object { space: TypeSpace::Struct, name: "super_block", c: "" };
+                let inode = Object { space: TypeSpace::Struct, name: "inode", c: "" };
+                let why = "d_path() names pipes, sockets and anonymous inodes by their filesystem and inode";
                 let more = DPathOffsets {
                     dentry_hash_pprev: self.object_offset(&dentry, &["d_hash", "pprev"], span, "d_path() tells a deleted file by its dentry's `d_hash`")?,
                     dentry_op: self.object_offset(&dentry, &["d_op"], span, "d_path() tells the files the kernel names itself by their dentry operations")?,
                     ops_dname: self.object_offset(&ops, &["d_dname"], span, "d_path() tells the files the kernel names itself by their dentry operations")?,
+                    dentry_sb: self.object_offset(&dentry, &["d_sb"], span, why)?,
+                    dentry_inode: self.object_offset(&dentry, &["d_inode"], span, why)?,
+                    sb_magic: self.object_offset(&sb, &["s_magic"], span, why)?,
+                    inode_ino: self.object_offset(&inode, &["i_ino"], span, why)?,
                 };
                 let string = self.c_string();
                 TExpr::new(Expr::Str(StrExpr::DPath { path: Box::new(path), offsets: Box::new(offsets), more, size: self.strsize }), string)
@@ -266,6 +273,7 @@ mod tests {
         let p = compiled("BEGIN { s = d_path(&curthread->fs->pwd); }").unwrap();
         let Stmt::SetStr(_, StrExpr::DPath { more, offsets, .. }) = &p.groups[0].clauses[0].body[0] else { panic!() };
         assert_eq!((more.dentry_hash_pprev, more.dentry_op, more.ops_dname), (16, 96, 72));
+        assert_eq!((more.dentry_sb, more.dentry_inode, more.sb_magic, more.inode_ino), (104, 48, 96, 64));
         assert_eq!(offsets.fs_pwd, 40);
     }
 

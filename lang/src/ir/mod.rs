@@ -197,12 +197,17 @@ pub struct CwdOffsets {
 
 /// What d_path() reads besides what `cwd` does: a dentry's `d_hash.pprev` (0 once its file
 /// is deleted) and `d_op`, and dentry_operations' `d_dname` (set for the files the kernel
-/// names itself: pipes, sockets, anonymous inodes).
+/// names itself: pipes, sockets, anonymous inodes); for those, the dentry's `d_sb` and
+/// `d_inode`, the super_block's `s_magic` (which filesystem) and the inode's `i_ino`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DPathOffsets {
     pub dentry_hash_pprev: i32,
     pub dentry_op: i32,
     pub ops_dname: i32,
+    pub dentry_sb: i32,
+    pub dentry_inode: i32,
+    pub sb_magic: i32,
+    pub inode_ino: i32,
 }
 
 /// Bytes of `pr_psargs` (Solaris' PRARGSZ), its NUL included.

@@ -4,6 +4,7 @@
 //! working directory, `d_path(path)` from the `struct path` given. (bpf_d_path() is not
 //! allowed in tracepoint programs, and only on some kernel functions elsewhere.)
 
+use super::dname::Building;
 use super::strings::Buf;
 use super::*;
 
@@ -13,9 +14,6 @@ const DEPTH: usize = 24;
 /// What the kernel's d_path() writes after a file that has been deleted.
 const DELETED: &[u8] = b" (deleted)";
 
-/// What d_path() gives for a file the kernel names itself (a pipe, a socket: its dentry
-/// operations have `d_dname`), which crumbs cannot: dtrace-utils' d_path() text.
-const UNNAMED: &str = "<unknown>";
 
 impl Emitter<'_> {
     /// Writes the working directory to `dst`, `size` bytes.
@@ -52,7 +50,7 @@ impl Emitter<'_> {
                     e.push(Insn::ldx(DW, R1, R10, root_dentry));
                     e.read_kernel_or_fault(slot, R1, off, 8)?;
                 }
-                e.d_path_start(o, more, (tmp, size), [dentry, vfsmnt, pos, word, name], whole, out)?;
+                e.d_path_start(o, more, Building { dentry, tmp, size, pos, word, spare: name }, vfsmnt, (whole, out, done))?;
             }
             e.push(Insn::call(helper::GET_CURRENT_TASK));
             e.read_kernel(word, R0, o.task_fs, 8);
@@ -168,11 +166,12 @@ impl Emitter<'_> {
     }
 
     /// Before d_path()'s walk: a file the kernel names itself (its dentry operations have
-    /// `d_dname`, and it is not the root of its mount) is [`UNNAMED`]; a deleted one (not
-    /// its own parent, and unhashed) gets [`DELETED`] at the end. The slots are the walk's
-    /// `dentry`, `vfsmnt`, `pos`, and two to use; `tmp` is the walk's buffer and the string's
-    /// limit, `dst` the result's buffer and its size.
-    fn d_path_start(&mut self, o: &CwdOffsets, more: &DPathOffsets, (tmp, size): (Buf, i32), [dentry, vfsmnt, pos, word, parent]: [i16; 5], dst: (Buf, u32), out: Label) -> Result<(), EmitError> {
+    /// `d_dname`, and it is not the root of its mount) is named as the kernel does (see
+    /// [`super::dname`]), then on to `done`; a deleted one (not its own parent, and
+    /// unhashed) gets [`DELETED`] at the end. `vfsmnt` is the walk's slot of the mount;
+    /// `dst` is the result's buffer and its size, `out` the end of it all.
+    fn d_path_start(&mut self, o: &CwdOffsets, more: &DPathOffsets, b: Building, vfsmnt: i16, (dst, out, done): ((Buf, u32), Label, Label)) -> Result<(), EmitError> {
+        let (dentry, tmp, size, pos, word, parent) = (b.dentry, b.tmp, b.size, b.pos, b.word, b.spare);
         let (named, root, walk) = (self.label(), self.label(), self.label());
         self.push(Insn::ldx(DW, R1, R10, dentry));
         self.read_kernel(parent, R1, o.dentry_parent, 8);
@@ -194,8 +193,7 @@ impl Emitter<'_> {
         self.push(Insn::ldx(DW, R2, R10, dentry));
         self.jump(Insn::jmp_reg(Cond::Eq, R1, R2, 0), named);
         self.bind(unnamed);
-        self.const_into(UNNAMED, dst.0, dst.1);
-        self.goto(out);
+        self.dname(o, more, b, done, dst, out)?;
         self.bind(named);
         // Deleted: not a root, and out of the dentry hash.
         self.push(Insn::ldx(DW, R1, R10, dentry));

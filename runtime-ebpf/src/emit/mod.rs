@@ -17,6 +17,7 @@ pub(crate) mod attach;
 mod chill;
 mod cleanpath;
 mod cwd;
+mod dname;
 mod expr;
 mod faults;
 mod frame;
