@@ -4,11 +4,11 @@
 
 use crumbs_lang::diag::Diagnostic;
 use crumbs_runtime::driver::{self, Compiled};
+use crumbs_runtime::output::destination::Destination;
 use crumbs_runtime::output::text::DtraceText;
 use crumbs_runtime::process::Child;
 use crumbs_runtime::session::{RunError, RunOptions};
 use crumbs_runtime::stop::StopHandle;
-use std::io::Write;
 use std::process::ExitCode;
 
 /// How a front end speaks: the name its messages start with and the status it fails with.
@@ -36,13 +36,10 @@ impl Voice {
 
 /// Where trace output goes: `path` (created and truncated, or appended to as dtrace does),
 /// or standard output.
-pub(crate) fn output(path: Option<&str>, append: bool) -> std::io::Result<Box<dyn Write>> {
+pub(crate) fn output(path: Option<&str>, append: bool) -> std::io::Result<Destination<'static>> {
     Ok(match path {
-        Some(path) => {
-            let file = std::fs::OpenOptions::new().write(true).create(true).append(append).truncate(!append).open(path)?;
-            Box::new(std::io::BufWriter::new(file))
-        }
-        None => Box::new(std::io::BufWriter::new(std::io::stdout())),
+        Some(path) => Destination::file(std::fs::OpenOptions::new().write(true).create(true).append(append).truncate(!append).open(path)?),
+        None => Destination::stdout(),
     })
 }
 
@@ -59,7 +56,7 @@ pub(crate) struct Session<'a> {
     pub progress: bool,
     pub child: Option<Child>,
     pub pid: Option<i32>,
-    pub out: Box<dyn Write>,
+    pub out: Destination<'static>,
     /// In the REPL a second Ctrl-C does not end crumbs.
     pub in_repl: bool,
 }

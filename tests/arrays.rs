@@ -131,3 +131,35 @@ fn a_long_literal_widens_a_process_name_key() {
     out.assert_ok();
     assert_eq!(out.stdout, format!("1 0\n\n{}{}\n{}{}\n", str_col("a literal longer than sixteen bytes"), int_col(1), str_col("crumbs"), int_col(1)), "{}", out.dump());
 }
+
+/// Keys of two strsize strings (512 bytes, the whole BPF stack) are built in the scratch
+/// space: an aggregation and associative arrays keyed by both paths of each rename. 30
+/// files renamed a→b, back, and a→b again: 60 keys (more than fit one probe of the table,
+/// so some are found past colliding slots), each counted exactly.
+#[test]
+fn keys_of_two_strsize_strings() {
+    let dir = std::env::temp_dir().join(format!("crumbs-two-keys-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = "i=0; while [ $i -lt 30 ]; do : > a$i; mv a$i b$i; mv b$i a$i; mv a$i b$i; i=$((i+1)); done";
+    let p = r#"syscall::renameat2:entry /progenyof($target)/ {
+        @[copyinstr(arg1), copyinstr(arg3)] = count();
+        seen[copyinstr(arg1), copyinstr(arg3)]++;
+        self->last[copyinstr(arg1), copyinstr(arg3)] = seen[copyinstr(arg1), copyinstr(arg3)];
+        this->n = self->last[copyinstr(arg1), copyinstr(arg3)];
+        @check[this->n == seen[copyinstr(arg1), copyinstr(arg3)]] = count();
+    }"#;
+    let cmd = format!("sh -c 'cd {} && {script}'", dir.display());
+    let out = run(&["-q", "-e", p, "-c", &cmd]);
+    std::fs::remove_dir_all(&dir).ok();
+    out.assert_ok();
+    let rows = common::agg_rows(&out.stdout);
+    let check: Vec<_> = rows.iter().filter(|(k, _)| k.len() == 1).collect();
+    assert_eq!(check, [&(vec!["1".to_string()], 90)], "{}", out.dump());
+    let pairs: Vec<_> = rows.iter().filter(|(k, _)| k.len() == 2).collect();
+    assert_eq!(pairs.len(), 60, "{}", out.dump());
+    for i in 0..30 {
+        let (a, b) = (format!("a{i}"), format!("b{i}"));
+        assert!(pairs.contains(&&(vec![a.clone(), b.clone()], 2)), "{a} -> {b}\n{}", out.dump());
+        assert!(pairs.contains(&&(vec![b, a], 1)), "{}", out.dump());
+    }
+}

@@ -115,3 +115,98 @@ fn chill_errors() {
         assert_error(&format!("#pragma D option destructive\n{program}"), message, hint);
     }
 }
+
+/// A program whose buffers crumbs rewrites: each write(-N, buf, 1) fails (EBADF) and
+/// marks where a probe writes; the program then prints its buffers.
+const BUFFERS: &str = r#"#include <stdio.h>
+#include <unistd.h>
+int main(void) {
+    char a[16] = "abcdefghijkl", b[16] = "xxxxxxxxxxxx", c[16] = "xxxxxxxxxxxx";
+    write(-1, a, 1);
+    write(-2, b, 1);
+    write(-3, c, 1);
+    write(-4, a, 1);
+    printf("%s %s %s\n", a, b, c);
+    return 0;
+}
+"#;
+
+/// copyout() writes kernel memory (here from copyin()) into the process; copyoutstr()
+/// writes the string and its NUL, or only maxlen bytes. A write of nothing writes nothing;
+/// an address that cannot be written is an invalid address error.
+#[test]
+fn copyout_and_copyoutstr_write_the_process_memory() {
+    let dir = common::TempPath::dir("copyout");
+    let src = dir.path().join("buffers.c");
+    std::fs::write(&src, BUFFERS).unwrap();
+    let exe = dir.path().join("buffers");
+    let built = std::process::Command::new("gcc").arg("-o").arg(&exe).arg(&src).status().unwrap();
+    assert!(built.success());
+    let p = r#"syscall::write:entry /pid == $target && (int)arg0 == -1/ { copyout(copyin(arg1 + 8, 4), arg1, 4); }
+        syscall::write:entry /pid == $target && (int)arg0 == -2/ { copyoutstr("hi", arg1, 16); }
+        syscall::write:entry /pid == $target && (int)arg0 == -3/ { copyoutstr("hello", arg1, 3); copyout(arg1, arg1, 0); }
+        syscall::write:entry /pid == $target && (int)arg0 == -4/ { copyoutstr("no", 8, 3); }
+        ERROR { printf("error %d %d\n", arg4, arg5); }"#;
+    let out = run(&["-w", "-q", "-e", p, "-c", exe.to_str().unwrap()]);
+    // A kernel in lockdown (this host's) refuses the helper: a clear error, nothing
+    // attached. The guest lane runs the writes (tests/guest/tests.sh, crumbs_copyout).
+    if lockdown() {
+        assert_eq!(out.code(), 2, "{}", out.dump());
+        assert!(out.stderr.contains("this kernel does not let BPF programs write user memory (kernel lockdown"), "{}", out.dump());
+        return;
+    }
+    out.assert_ok();
+    assert_eq!(out.stdout, "ijklefghijkl hi helxxxxxxxxx\nerror 1 8\n\n", "{}", out.dump());
+    assert!(out.stderr.contains("invalid address (0x8) in action #1"), "{}", out.dump());
+}
+
+/// Whether the kernel is locked down (integrity or confidentiality), which takes
+/// bpf_probe_write_user away.
+fn lockdown() -> bool {
+    let path = std::path::Path::new("/sys/kernel/security/lockdown");
+    if !path.exists() {
+        // securityfs may not be mounted yet.
+        let _ = std::process::Command::new("mount").args(["-t", "securityfs", "none", "/sys/kernel/security"]).status();
+    }
+    std::fs::read_to_string(path).is_ok_and(|s| !s.contains("[none]"))
+}
+
+#[test]
+fn copyout_errors() {
+    for (program, message, hint) in [
+        ("BEGIN { copyout(0, 0, 5000); }", "copyout() of 5000 bytes", "copyout() writes 0 to 4096 bytes per call"),
+        ("BEGIN { copyoutstr(1, 0, 4); }", "copyoutstr() needs a string here, but this is", "give a string"),
+        ("BEGIN { copyout(\"x\", 0, 4); }", "the buffer given to copyout() must be", ""),
+        ("BEGIN { copyoutstr(\"x\", 0); }", "copyoutstr() takes 3 arguments, but 2 given", "usage: copyoutstr(str, addr, maxlen)"),
+    ] {
+        assert_error(&format!("#pragma D option destructive\n{program}"), message, hint);
+    }
+    assert_error("BEGIN { copyout(0, 0, 1); }", "copyout() is a destructive action", "allow destructive actions with -w");
+}
+
+/// freopen() sends output to the file it names (appended to) until freopen("") sends it
+/// back; a file that cannot be opened is an error and output stays where it was.
+/// ftruncate() empties the output file, not a pipe.
+#[test]
+fn freopen_and_ftruncate_move_and_empty_the_output() {
+    let dir = common::TempPath::dir("freopen");
+    let (main, side) = (dir.path().join("main.out"), dir.path().join("side.1"));
+    std::fs::write(&side, "old\n").unwrap();
+    let p = format!(
+        r#"BEGIN {{ printf("one\n"); freopen("{}/side.%d", 1); printf("two\n"); freopen("{}"); printf("three\n"); freopen(""); printf("four\n"); }}
+        BEGIN {{ ftruncate(); printf("five\n"); exit(0); }}"#,
+        dir.path().display(),
+        dir.path().display()
+    );
+    let out = run(&["-w", "-q", "-o", main.to_str().unwrap(), "-e", &p]);
+    out.assert_ok();
+    assert_eq!(std::fs::read_to_string(&main).unwrap(), "five\n\n");
+    assert_eq!(std::fs::read_to_string(&side).unwrap(), "old\ntwo\nthree\n");
+    assert_eq!(out.stderr, format!("crumbs: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): couldn't freopen() \"{}\": Is a directory\n", dir.path().display()), "{}", out.dump());
+    // Standard output is a pipe here: ftruncate() leaves it as it is.
+    let out = run(&["-q", "-e", r#"BEGIN { printf("a\n"); ftruncate(); printf("b\n"); exit(0); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "a\nb\n\n", "{}", out.dump());
+    assert_error("BEGIN { freopen(\"x\"); }", "freopen() is a destructive action", "allow destructive actions with -w");
+    assert_error("#pragma D option destructive\nBEGIN { freopen(\"%d\"); }", "printf() format has 1 conversion(s) but 0 argument(s) follow", "");
+}

@@ -1,4 +1,4 @@
-//! DTrace's subroutines on the kernel's own objects (spec §7.11): getmajor()/getminor() of
+//! DTrace's subroutines on the kernel's own objects (spec §7.19): getmajor()/getminor() of
 //! a dev_t, the mutex and rwlock subroutines, d_path(), link_ntop() and cleanpath(). Live:
 //! each value is compared with what the system says of the same object (stat(1), the
 //! file's path), or with bytes a child process hands the probe.

@@ -143,3 +143,19 @@ fn syscall_fields_have_their_c_types() {
     assert_eq!(keys, ["-100"], "{}", out.dump());
     assert!(out.stdout.contains(&common::int32_col(-100)), "an int key\n{}", out.dump());
 }
+
+/// The record's address is a number like any other: arithmetic the verifier forbids on a
+/// context pointer (an unbounded addend, multiplying) works, and so does an ERROR clause
+/// computing with the address a read of the record kept (was: the verifier refused both).
+#[test]
+fn record_addresses_are_numbers() {
+    let out = run(&["-q", "-e", r#"tracepoint:raw_syscalls:sys_enter /pid == $pid/ {
+        this->t = timestamp;
+        printf("%d %d %d\n", (uint64_t)&args->args[1] - (uint64_t)&args->args[0], (uint64_t)&args->args[0] + this->t - this->t == (uint64_t)&args->args[0], (uint64_t)&args->args[0] * 2 != 0);
+        exit(0);
+    }
+    ERROR { trace(arg5 + timestamp); }
+    tracepoint:sched:sched_process_exec { trace(stringof(args->filename) == "x" ? 1 / (timestamp & 0) : 0); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "8 1 1\n\n", "{}", out.dump());
+}

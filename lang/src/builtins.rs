@@ -128,6 +128,12 @@ pub const CONSTANTS: &[BuiltinConst] = &[
     BuiltinConst { name: "DTRACEFLT_BADINDEX", value: 11, c_type: "int", doc: "ERROR's arg4 for an array index out of bounds (arg5 is the index)" },
     BuiltinConst { name: "ARPHRD_ETHER", value: 1, c_type: "int", doc: "link_ntop()'s type of an Ethernet address (6 bytes)" },
     BuiltinConst { name: "ARPHRD_INFINIBAND", value: 32, c_type: "int", doc: "link_ntop()'s type of an InfiniBand address (20 bytes)" },
+    BuiltinConst { name: "PCAP_NULL", value: 0, c_type: "int", doc: "pcap()'s link type for BSD loopback" },
+    BuiltinConst { name: "PCAP_ETHER", value: 1, c_type: "int", doc: "pcap()'s link type for Ethernet" },
+    BuiltinConst { name: "PCAP_PPP", value: 9, c_type: "int", doc: "pcap()'s link type for PPP" },
+    BuiltinConst { name: "PCAP_IP", value: 12, c_type: "int", doc: "pcap()'s link type for raw IPv4 or IPv6" },
+    BuiltinConst { name: "PCAP_WIFI", value: 105, c_type: "int", doc: "pcap()'s link type for IEEE 802.11" },
+    BuiltinConst { name: "PCAP_IPOIB", value: 242, c_type: "int", doc: "pcap()'s link type for IP over InfiniBand" },
 ];
 
 pub fn constant(name: &str) -> Option<&'static BuiltinConst> {
@@ -145,6 +151,13 @@ pub fn variable_names() -> impl Iterator<Item = &'static str> {
 
 use crate::ir::agg::{self, Aggregator};
 use crate::ir::{StackUse, SymKind, UStackUse, USymKind};
+
+impl FnHook {
+    /// Whether it changes the system: allowed only with -w (spec §7.15).
+    pub fn is_destructive(self) -> bool {
+        matches!(self, FnHook::Raise | FnHook::Stop | FnHook::System | FnHook::Chill | FnHook::CopyOut | FnHook::CopyOutStr | FnHook::Freopen)
+    }
+}
 
 /// What a function does; the checker validates arguments, the backend implements the hook.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -178,11 +191,19 @@ pub enum FnHook {
     /// `setopt(name [, value])`: an option changed while tracing.
     SetOpt,
     /// Destructive actions: `raise(signal)`, `stop()`, `system(format, ...)`,
-    /// `chill(nanoseconds)`.
+    /// `chill(nanoseconds)`, `copyout(buf, addr, nbytes)`, `copyoutstr(str, addr, maxlen)`.
     Raise,
     Stop,
     System,
     Chill,
+    CopyOut,
+    CopyOutStr,
+    /// `freopen(format, ...)`: trace output to the file named (destructive); `ftruncate()`:
+    /// empty the output file.
+    Freopen,
+    Ftruncate,
+    /// `pcap(skb, protocol)`: a packet for a capture file.
+    Pcap,
     /// `__psargs(task)`: stdlib's `pr_psargs`.
     Psargs,
     /// `alloca(size)`, `copyin(addr, size)`: scratch memory for the clause.
@@ -271,6 +292,11 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "raise", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Raise, signature: "raise(signal)", doc: "destructive (-w): send signal to the process that fired the probe" },
     BuiltinFn { name: "stop", kind: FnKind::Action, args: &[], hook: FnHook::Stop, signature: "stop()", doc: "destructive (-w): stop the process that fired the probe (SIGSTOP; SIGCONT resumes it)" },
     BuiltinFn { name: "chill", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Chill, signature: "chill(nanoseconds)", doc: "destructive (-w): spin on the CPU for nanoseconds (at most 500 ms of each second per CPU)" },
+    BuiltinFn { name: "copyout", kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::Int, ArgSpec::Int], hook: FnHook::CopyOut, signature: "copyout(buf, addr, nbytes)", doc: "destructive (-w): write nbytes from kernel memory at buf to the user-space address addr of the process that fired the probe" },
+    BuiltinFn { name: "copyoutstr", kind: FnKind::Action, args: &[ArgSpec::Str, ArgSpec::Int, ArgSpec::Int], hook: FnHook::CopyOutStr, signature: "copyoutstr(str, addr, maxlen)", doc: "destructive (-w): write the string and its NUL, at most maxlen bytes, to the user-space address addr of the process that fired the probe" },
+    BuiltinFn { name: "freopen", kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::Freopen, signature: "freopen(format, ...)", doc: "destructive (-w): send trace output from here on to the file printf would name (appended to); \"\" sends it back where it went first" },
+    BuiltinFn { name: "ftruncate", kind: FnKind::Action, args: &[], hook: FnHook::Ftruncate, signature: "ftruncate()", doc: "empty the file trace output goes to (nothing for a terminal or pipe)" },
+    BuiltinFn { name: "pcap", kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::Int], hook: FnHook::Pcap, signature: "pcap(skb, protocol)", doc: "record the packet in struct sk_buff *skb (its linear data, at most 1514 bytes) with link type protocol (PCAP_ETHER, PCAP_IP, ...): written to the capture file freopen() named, else shown as a hex dump" },
     BuiltinFn { name: "system", kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::System, signature: "system(format, ...)", doc: "destructive (-w): run the command printf would print with /bin/sh when crumbs reads the record" },
     BuiltinFn { name: "speculation", kind: FnKind::Subroutine, args: &[], hook: FnHook::Speculation, signature: "speculation()", doc: "a new speculation's id (1 to nspec), or 0 if every speculation is in use" },
     BuiltinFn { name: "speculate", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Speculate, signature: "speculate(id)", doc: "what the rest of the clause records goes to speculation id, printed only if it is committed" },

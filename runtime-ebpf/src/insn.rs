@@ -153,7 +153,7 @@ pub mod helper {
     pub use bpf_func_id::{
         BPF_FUNC_get_current_comm as GET_CURRENT_COMM, BPF_FUNC_get_current_pid_tgid as GET_CURRENT_PID_TGID,
         BPF_FUNC_get_current_task as GET_CURRENT_TASK, BPF_FUNC_get_current_uid_gid as GET_CURRENT_UID_GID,
-        BPF_FUNC_get_prandom_u32 as GET_PRANDOM_U32, BPF_FUNC_loop as LOOP, BPF_FUNC_get_smp_processor_id as GET_SMP_PROCESSOR_ID, BPF_FUNC_get_stackid as GET_STACKID,
+        BPF_FUNC_get_prandom_u32 as GET_PRANDOM_U32, BPF_FUNC_loop as LOOP, BPF_FUNC_probe_write_user as PROBE_WRITE_USER, BPF_FUNC_get_smp_processor_id as GET_SMP_PROCESSOR_ID, BPF_FUNC_get_stackid as GET_STACKID,
         BPF_FUNC_ktime_get_ns as KTIME_GET_NS, BPF_FUNC_map_delete_elem as MAP_DELETE_ELEM,
         BPF_FUNC_map_lookup_elem as MAP_LOOKUP_ELEM, BPF_FUNC_map_update_elem as MAP_UPDATE_ELEM,
         BPF_FUNC_probe_read_kernel as PROBE_READ_KERNEL, BPF_FUNC_probe_read_kernel_str as PROBE_READ_KERNEL_STR,
@@ -163,7 +163,7 @@ pub mod helper {
     };
 
     /// The helpers the disassembler names (the enum cannot be built from a call's id).
-    pub(super) const NAMED: [bpf_func_id; 21] = [
+    pub(super) const NAMED: [bpf_func_id; 22] = [
         MAP_LOOKUP_ELEM,
         MAP_UPDATE_ELEM,
         MAP_DELETE_ELEM,
@@ -185,6 +185,7 @@ pub mod helper {
         SEND_SIGNAL,
         GET_PRANDOM_U32,
         LOOP,
+        PROBE_WRITE_USER,
     ];
 }
 
@@ -225,6 +226,10 @@ impl Insn {
     /// `lock *(u64 *)(dst + off) += src`.
     pub fn atomic_add(dst: Reg, off: i16, src: Reg) -> Insn {
         Insn::new(STX | ATOMIC | DW, dst, src, off, ATOMIC_ADD)
+    }
+    /// `src` = the old `*(u64 *)(dst + off)`, which gains `src`.
+    pub fn atomic_fetch_add(dst: Reg, off: i16, src: Reg) -> Insn {
+        Insn::new(STX | ATOMIC | DW, dst, src, off, ATOMIC_ADD | uapi::BPF_FETCH as i32)
     }
     /// Compare-and-exchange: if `*(u64 *)(dst + off)` equals r0 it becomes `src`; either way r0
     /// receives the old value.
@@ -331,6 +336,7 @@ fn describe(n: &Insn, next: Option<&Insn>) -> String {
         STX if n.code & MODE_MASK == ATOMIC => match n.imm {
             ATOMIC_ADD => format!("lock *({} *)(r{} {:+}) += r{}", size(n.code), n.dst, n.off, n.src),
             ATOMIC_CMPXCHG => format!("r0 = cmpxchg(({} *)(r{} {:+}), r0, r{})", size(n.code), n.dst, n.off, n.src),
+            op if op == ATOMIC_ADD | uapi::BPF_FETCH as i32 => format!("r{} = atomic_fetch_add(({} *)(r{} {:+}), r{})", n.src, size(n.code), n.dst, n.off, n.src),
             op => format!("atomic op {op:#x} on ({} *)(r{} {:+}) with r{}", size(n.code), n.dst, n.off, n.src),
         },
         STX => format!("*({} *)(r{} {:+}) = r{}", size(n.code), n.dst, n.off, n.src),

@@ -64,12 +64,15 @@ pub fn map_defs(p: &Program, target: &Target) -> Vec<MapDef> {
     if p.uses_ustack {
         maps.push(MapDef { name: USTACKS_MAP.into(), map_type: MAP_TYPE_STACK_TRACE, key_size: 4, value_size: 8 * USTACK_DEPTH as u32, max_entries: USTACK_ENTRIES, flags: 0 });
     }
-    if p.thread_locals.iter().any(|v| !v.is_str()) {
+    if p.thread_locals.iter().any(|v| !v.is_str() && !v.is_object()) {
         maps.push(MapDef { name: TLS_MAP.into(), map_type: MAP_TYPE_HASH, key_size: 16, value_size: 8, max_entries: dynvar_entries(p, 16, 8), flags: 0 });
     }
     if let Some(v) = p.thread_locals.iter().find(|v| v.is_str()) {
         let size = v.repr.size();
         maps.push(MapDef { name: TLS_STR_MAP.into(), map_type: MAP_TYPE_HASH, key_size: 16, value_size: size as u32, max_entries: dynvar_entries(p, 16, size), flags: 0 });
+    }
+    if let Some(size) = p.thread_locals.iter().filter(|v| v.is_object()).map(|v| v.repr.size()).max() {
+        maps.push(MapDef { name: TLS_OBJ_MAP.into(), map_type: MAP_TYPE_HASH, key_size: 16, value_size: size as u32, max_entries: dynvar_entries(p, 16, size), flags: 0 });
     }
     for (i, a) in p.arrays.iter().enumerate() {
         let def = match a.len {
@@ -92,7 +95,8 @@ pub fn compile(p: &Program, target: &Target) -> Result<Compiled, EmitError> {
     let mut maps = map_defs(p, target);
     if programs.iter().any(|c| c.map_refs.iter().any(|r| r.map == SCRATCH_MAP)) {
         let scratch = programs.iter().map(|c| c.scratch).max().unwrap_or(0).max(8);
-        maps.push(MapDef { name: SCRATCH_MAP.into(), map_type: MAP_TYPE_PERCPU_ARRAY, key_size: 4, value_size: scratch, max_entries: 1, flags: 0 });
+        maps.push(MapDef { name: SCRATCH_MAP.into(), map_type: MAP_TYPE_PERCPU_ARRAY, key_size: 4, value_size: scratch, max_entries: SCRATCH_LEVELS, flags: 0 });
+        maps.push(MapDef { name: SCRATCH_DEPTH_MAP.into(), map_type: MAP_TYPE_PERCPU_ARRAY, key_size: 4, value_size: 8, max_entries: 1, flags: 0 });
     }
     if programs.iter().any(|c| c.map_refs.iter().any(|r| r.map == SYSCALL_NAMES_MAP)) {
         let entries = crumbs_lang::syscalls::SyscallTable::get().iter().map(|(nr, _)| nr + 1).max().unwrap_or(1);

@@ -128,6 +128,23 @@ impl<'p> Events<'p> {
                     let values = aggregations.stacks.symbolize(printf::conversions(pieces), values);
                     firing.outputs.push(Output::System { pieces, values })
                 }
+                Item::Freopen { pieces, .. } => {
+                    let values = aggregations.stacks.symbolize(printf::conversions(pieces), values);
+                    firing.outputs.push(Output::Freopen { pieces, values })
+                }
+                Item::Ftruncate => firing.outputs.push(Output::Ftruncate),
+                Item::Pcap { size } => {
+                    let int = |i: usize| match values.get(i) {
+                        Some(Value::Int(v, _)) => *v,
+                        _ => 0,
+                    };
+                    let (time, len, linktype) = (int(0) as u64, int(1) as usize, int(2));
+                    // A NULL sk_buff captured nothing: nothing to show.
+                    if let (Some(Value::Bytes(b)), 1..) = (values.get(3), len) {
+                        let bytes = b[..len.min(b.len())].to_vec();
+                        firing.outputs.push(Output::Pcap { time, linktype, bytes, snaplen: *size });
+                    }
+                }
                 Item::Print(_, layout) => firing.outputs.push(Output::Print { layout, value: values.into_iter().next().unwrap_or(Value::long(0)) }),
                 // rawbytes: what is not an integer prints as the bytes recorded, as tracemem().
                 Item::Trace(r @ (Repr::Str(_) | Repr::Object(_))) if program.options.rawbytes => {
@@ -211,7 +228,7 @@ mod tests {
         assert_eq!(d.exit, Some(4));
         assert_eq!(d.firing.probe_name(), (String::new(), "BEGIN".to_string()));
         let mut out = Vec::new();
-        output::text::DtraceText::new(Box::new(&mut out), true, &p.options).firing(&d.firing).unwrap();
+        output::text::DtraceText::new(output::destination::Destination::writer(Box::new(&mut out)), true, &p.options).firing(&d.firing).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), "a-73");
     }
 }

@@ -132,6 +132,10 @@ pub(crate) fn load(program: &Program, compiled: &Compiled, quiet: bool) -> Resul
                         // Not a code generation bug: the verifier gives up after a million steps.
                         return Err(RunError::Other(format!("the kernel's verifier gave up on the program for {:?}: it is too complex to check (over its limit of 1,000,000 steps or 8192 pending branches, or more memory than it may take); use fewer or simpler clauses on that probe", code.attach)));
                     }
+                    // Kernel lockdown (integrity or confidentiality) takes this helper away.
+                    if log.contains("cannot use helper bpf_probe_write_user") {
+                        return Err(RunError::Other("this kernel does not let BPF programs write user memory (kernel lockdown; see /sys/kernel/security/lockdown), so copyout() and copyoutstr() cannot run here".into()));
+                    }
                     let lines: Vec<&str> = log.lines().collect();
                     let tail = lines[lines.len().saturating_sub(12)..].join("\n");
                     let clauses = program.group(code.attach).map(|g| g.clauses.iter().map(|c| c.index).collect()).unwrap_or_default();

@@ -19,6 +19,7 @@ mod source;
 mod stability;
 
 use crate::run::{self, DTRACE};
+use crumbs_runtime::output::destination::Destination;
 use crumbs_runtime::driver::{self, CompileOptions};
 use crumbs_runtime::process::{Child, SpawnError};
 use request::{say_usage, Cmd, Mode, Request};
@@ -30,14 +31,7 @@ use std::process::ExitCode;
 /// nothing and waits, and this sends nothing.
 const NOTHING: &str = "\nEND { this->nothing = 0; }\n";
 
-/// The libc message for an error, without Rust's " (os error N)".
-pub(crate) fn strerror(e: &std::io::Error) -> String {
-    match e.raw_os_error() {
-        // SAFETY: strerror returns a valid C string for any error number.
-        Some(n) => unsafe { std::ffi::CStr::from_ptr(libc::strerror(n)) }.to_string_lossy().into_owned(),
-        None => e.to_string(),
-    }
-}
+pub(crate) use crumbs_runtime::output::strerror;
 
 pub fn main(argv: Vec<String>) -> ExitCode {
     let r = match request::read(&argv) {
@@ -87,7 +81,7 @@ pub fn main(argv: Vec<String>) -> ExitCode {
 }
 
 /// Trace output: `-o FILE`, appended to, or standard output.
-fn output(r: &Request) -> Result<Box<dyn Write>, ExitCode> {
+fn output(r: &Request) -> Result<Destination<'static>, ExitCode> {
     let file = r.output.as_deref();
     run::output(file, true).map_err(|e| DTRACE.fail(format!("failed to open output file '{}': {}", file.unwrap_or_default(), strerror(&e))))
 }

@@ -69,12 +69,15 @@ impl Checker<'_> {
         if matches!(f.hook, FnHook::CopyInto | FnHook::Bcopy) {
             return self.copy_into(f, args, span, body);
         }
-        if matches!(f.hook, FnHook::Raise | FnHook::Stop | FnHook::System | FnHook::Chill) && !self.destructive {
+        if f.hook.is_destructive() && !self.destructive {
             return Err(Diagnostic::new(span.clone(), format!("{}() is a destructive action", f.name))
                 .label("not allowed")
                 .hint("allow destructive actions with -w (or #pragma D option destructive)"));
         }
         self.note_action(f.hook, f.name, span);
+        if matches!(f.hook, FnHook::CopyOut | FnHook::CopyOutStr) {
+            return self.copy_out(f, args, span, body);
+        }
         if f.hook == FnHook::Chill {
             check_arity(f, args, span)?;
             let ns = self.int_expr(&args[0], "chill()'s time")?;
@@ -133,7 +136,7 @@ impl Checker<'_> {
         }
         check_arity(f, args, span)?;
         let (item, lowered) = match f.hook {
-            FnHook::Printf | FnHook::System => {
+            FnHook::Printf | FnHook::System | FnHook::Freopen => {
                 let fmt = &args[0];
                 let pieces = self.format(fmt, "printf()")?;
                 if let Some(c) = printf::conversions(&pieces).find(|c| c.is_agg_value()) {
@@ -180,6 +183,7 @@ impl Checker<'_> {
                 }
                 match f.hook {
                     FnHook::System => (Item::System { pieces, args: reprs }, lowered),
+                    FnHook::Freopen => (Item::Freopen { pieces, args: reprs }, lowered),
                     _ => (Item::Printf { pieces, args: reprs }, lowered),
                 }
             }
@@ -199,6 +203,8 @@ impl Checker<'_> {
             FnHook::Denormalize => (Item::Normalize { agg: self.whole_aggregation(name, &args[0])?, by_arg: false }, vec![]),
             FnHook::Trunc => (Item::Trunc { agg: self.whole_aggregation(name, &args[0])?, keep: None }, vec![]),
             FnHook::Tracemem => self.tracemem(args)?,
+            FnHook::Ftruncate => (Item::Ftruncate, vec![]),
+            FnHook::Pcap => self.pcap(args, span)?,
             _ => unreachable!("action hook"),
         };
         items.push(item);

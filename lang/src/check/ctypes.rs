@@ -21,6 +21,15 @@ pub(super) enum Val {
     Place(Expr),
 }
 
+/// A checked value as a typed one: a struct variable's bytes are an object at its buffer's
+/// address, whose members are read from there.
+fn placed(v: TExpr) -> Typed {
+    match v.expr {
+        Expr::Object { addr, .. } => Typed { val: Val::Place(*addr), ty: v.ty },
+        e => Typed { val: Val::Value(e), ty: v.ty },
+    }
+}
+
 pub(super) fn add_offset(addr: Expr, off: i64) -> Expr {
     match (addr, off) {
         (a, 0) => a,
@@ -203,7 +212,7 @@ impl Checker<'_> {
             ExprKind::Index(base, keys) if self.indexed_array(base).is_some() => {
                 let a = self.indexed_array(base).expect("checked");
                 let v = self.element(a, keys, span)?;
-                Typed { val: Val::Value(v.expr), ty: v.ty }
+                placed(v)
             }
             ExprKind::Index(_, keys) if keys.len() != 1 => {
                 let extra = keys[1].span.start..keys[keys.len() - 1].span.end;
@@ -259,6 +268,10 @@ impl Checker<'_> {
             }
             ExprKind::AddrOf(inner) => {
                 let b = self.typed(inner)?;
+                // As D: a variable's own storage has no address a program may keep.
+                if matches!(b.val, Val::Place(Expr::VarAddr(_))) && (matches!(&inner.kind, ExprKind::Ident(_) | ExprKind::ThreadLocal(_) | ExprKind::ClauseLocal(_)) || self.indexed_element(inner)) {
+                    return Err(Diagnostic::new(inner.span.clone(), "cannot take the address of a variable").label("a D variable").hint("take the address of a member (&x.m), or store a pointer to the kernel's object instead of a copy of it"));
+                }
                 match b.val {
                     Val::Place(a) => Typed { val: Val::Value(a), ty: self.types.pointer(b.ty, AddrSpace::Kernel) },
                     Val::Value(_) => return Err(Diagnostic::new(inner.span.clone(), "`&` needs an object in memory").label("a value, not an object").hint("take the address of a member, an element or a dereference, e.g. &curthread->comm")),
@@ -294,10 +307,7 @@ impl Checker<'_> {
                 }
                 Typed { val: Val::Value(Expr::Int((bits / 8) as i64)), ty: self.c_int("size_t") }
             }
-            _ => {
-                let v = self.plain(e)?;
-                Typed { val: Val::Value(v.expr), ty: v.ty }
-            }
+            _ => placed(self.plain(e)?),
         })
     }
 
@@ -316,6 +326,11 @@ impl Checker<'_> {
             (None, Some(h)) => d.hint(h),
             (None, None) => d.hint(format!("its members: {}", names.iter().take(12).cloned().collect::<Vec<_>>().join(", "))),
         })
+    }
+
+    /// Whether `e` is an element of an associative array (`a[k]`, `self->a[k]`).
+    fn indexed_element(&self, e: &ast::Expr) -> bool {
+        matches!(&e.kind, ExprKind::Index(base, _) if self.indexed_array(base).is_some())
     }
 
     /// The size of a type, or an error at `span` if it has none.
@@ -350,6 +365,12 @@ impl Checker<'_> {
             Type::Ptr { .. } => Expr::Load { addr: Box::new(addr), size: 8, signed: false },
             // An array used as a value is its address, as in C.
             Type::Array { .. } => addr,
+            Type::Struct(_) | Type::Union(_) => {
+                let name = self.types.name(t.ty);
+                return Err(Diagnostic::new(span.clone(), format!("a `{name}` cannot be used as a value here"))
+                    .label("a struct, not a scalar")
+                    .hint("arithmetic, comparisons, conditions, keys and printf() take integers, pointers and strings: use a member (s.m, p->m); trace() and print() show a whole struct"));
+            }
             _ => {
                 let name = self.types.name(t.ty);
                 return Err(Diagnostic::new(span.clone(), format!("a `{name}` cannot be used as a value here")).label("not a scalar").hint("use one of its members, e.g. ->name"));

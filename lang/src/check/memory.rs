@@ -57,4 +57,24 @@ impl Checker<'_> {
         body.push(Stmt::Copy { user, src, dest, size });
         Ok(())
     }
+
+    /// `copyout(buf, addr, nbytes)`, `copyoutstr(str, addr, maxlen)` (destructive).
+    pub(super) fn copy_out(&mut self, f: &builtins::BuiltinFn, args: &[ast::Expr], span: &Span, body: &mut Vec<Stmt>) -> Result<(), Diagnostic> {
+        check_arity(f, args, span)?;
+        let src = match f.hook {
+            FnHook::CopyOutStr => CopyOutSrc::Str(self.string_arg(&args[0], f.name)?),
+            _ => CopyOutSrc::Memory(self.address(&args[0], "the buffer given to copyout()")?),
+        };
+        let addr = self.int_expr(&args[1], &format!("the user address given to {}()", f.name))?;
+        let size = self.int_expr(&args[2], &format!("the size given to {}()", f.name))?;
+        if let Expr::Int(n) = size {
+            if !(0..=COPYOUT_LIMIT as i64).contains(&n) {
+                return Err(Diagnostic::new(args[2].span.clone(), format!("{}() of {n} bytes", f.name))
+                    .label("too large")
+                    .hint(format!("{}() writes 0 to {COPYOUT_LIMIT} bytes per call", f.name)));
+            }
+        }
+        body.push(Stmt::CopyOut { src, addr, size });
+        Ok(())
+    }
 }

@@ -21,6 +21,7 @@ mod keys;
 mod kernel_fields;
 mod kernel_subrs;
 mod memory;
+mod pcap;
 mod speculation;
 mod print;
 mod strings;

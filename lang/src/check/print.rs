@@ -7,7 +7,7 @@ use crate::types::{Type, TypeId};
 use ctypes::{no_types, Val};
 
 /// The most bytes of one object a record carries.
-const MAX_OBJECT: u64 = 16 * 1024;
+pub(super) const MAX_OBJECT: u64 = 16 * 1024;
 
 impl Checker<'_> {
     /// The output item and recorded value of `trace(e)` (`print`: false) or `print(e)`.

@@ -52,7 +52,7 @@ impl Checker<'_> {
             FnHook::Aggregate(_) => {
                 self.spec.aggregated.get_or_insert(span.clone());
             }
-            FnHook::Raise | FnHook::Stop | FnHook::System | FnHook::Chill => {
+            h if h.is_destructive() => {
                 self.spec.destructive.get_or_insert((span.clone(), name));
             }
             _ => self.spec.recorded.push((span.clone(), name)),

@@ -67,7 +67,7 @@ impl Checker<'_> {
     }
 
     /// An argument that must be a string.
-    fn string_arg(&mut self, a: &ast::Expr, name: &str) -> Result<StrExpr, Diagnostic> {
+    pub(super) fn string_arg(&mut self, a: &ast::Expr, name: &str) -> Result<StrExpr, Diagnostic> {
         match self.value(a)?.expr {
             Expr::Str(s) => Ok(s),
             v => Err(Diagnostic::new(a.span.clone(), format!("{name}() needs a string here, but this is {}", v.repr().describe()))

@@ -396,3 +396,46 @@ fn rate_options_are_intervals_in_nanoseconds() {
         assert!(super::rate_option("aggrate", Some(bad)).is_err(), "{bad}");
     }
 }
+
+/// spec §4.11: a struct or union copied into a variable is a buffer of its size; its
+/// members are read from the variable's storage.
+#[test]
+fn structs_by_value_in_variables() {
+    let decl = "struct pair { int a; char b; }; union w { int i; char c[5]; };";
+    let p = ok(&format!("{decl} BEGIN {{ this->p = *(struct pair *)arg0; self->w = *(union w *)arg1; g = this->p; a[1] = self->w; trace(g.b); trace(a[1].c[4]); a[1] = 0; self->w = 0; }}"));
+    assert_eq!(p.globals[0].repr, Repr::Object(8));
+    assert_eq!(p.thread_locals[0].repr, Repr::Object(8));
+    assert_eq!(p.arrays[0].value, Repr::Object(8));
+    let c = &p.groups[0].clauses[0];
+    assert_eq!(c.locals[0].repr, Repr::Object(8));
+    assert!(matches!(&c.body[0], Stmt::SetObject(StrVar::Clause(0), Expr::Object { size: 8, .. })));
+    assert!(matches!(&c.body[2], Stmt::SetObject(StrVar::Global(0), Expr::Object { addr, size: 8 }) if **addr == Expr::VarAddr(StrVar::Clause(0))));
+    // A member is a load from the variable's storage.
+    assert!(c.any(&mut |n| matches!(n, Node::Expr(Expr::Load { addr, size: 1, signed: true }) if **addr == Expr::Binary(BinOp::Add, Box::new(Expr::VarAddr(StrVar::Global(0))), Box::new(Expr::Int(4))))));
+    // 0 deletes the element and the thread-local: an object of no bytes.
+    assert!(matches!(&c.body[6], Stmt::SetObject(StrVar::Element { .. }, Expr::Object { size: 0, .. })));
+    assert!(matches!(&c.body[7], Stmt::SetObject(StrVar::Thread(0), Expr::Object { size: 0, .. })));
+}
+
+#[test]
+fn what_d_rejects_about_struct_values() {
+    let decl = "struct pair { int a; char b; }; struct other { int a; char b; }; struct big { char x[20000]; };";
+    let cases = [
+        ("BEGIN { this->p = *(struct pair *)arg0; trace(this->p + 1); }", "this->p", "cannot be used as a value"),
+        ("BEGIN { this->p = *(struct pair *)arg0; trace(this->p == this->p); }", "this->p", "cannot be used as a value"),
+        ("BEGIN { this->p = *(struct pair *)arg0; this->p = *(struct other *)arg0; }", "*(struct other *)arg0", "is `struct pair`, but this is `struct other`"),
+        ("BEGIN { this->p = *(struct pair *)arg0; this->p = 0; }", "0", "is `struct pair`, but this is `int`"),
+        ("BEGIN { this->p = *(struct pair *)arg0; this->p++; }", "this->p++", "`++`/`--` of `this->p`"),
+        ("BEGIN { this->p = *(struct pair *)arg0; trace(&this->p); }", "this->p", "cannot take the address of a variable"),
+        ("BEGIN { this->p = *(struct big *)arg0; }", "*(struct big *)arg0", "20000 bytes, too large for a variable"),
+        ("BEGIN { x = 1; x = *(struct pair *)arg0; }", "*(struct pair *)arg0", "`x` is `int`, but this is `struct pair`"),
+        ("BEGIN { this->p = *(struct pair *)arg0; @[this->p] = count(); }", "this->p", "cannot be used as a value"),
+    ];
+    for (src, at, message) in cases {
+        let src = format!("{decl} {src}");
+        let (d, text) = err(&src);
+        assert!(d.message.contains(message), "{src}: {}", d.message);
+        assert_eq!(text, at, "{src}");
+        assert!(d.hint.is_some(), "{src}");
+    }
+}

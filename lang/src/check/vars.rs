@@ -91,27 +91,39 @@ impl Checker<'_> {
     /// How variable `v` is stored: a string buffer or an integer of its type.
     pub(super) fn var_repr(&mut self, v: VarRef) -> Repr {
         match self.var_types.get(&v).copied() {
-            Some(t) if self.is_string_type(t) => Repr::Str(self.strsize),
-            Some(t) => Repr::Int(self.int_repr(t)),
+            Some(t) => self.buffer_of(t).map_or_else(|| Repr::Int(self.int_repr(t)), |b| b.stored()),
             None => Repr::Int(IntRepr::I64),
         }
     }
 
-    pub(super) fn is_string_type(&mut self, t: TypeId) -> bool {
-        matches!(self.types.real(t), Ok(Type::String { .. }))
+
+    /// How a variable of type `t` is kept in a buffer: a string's, or a struct's or union's
+    /// bytes; None for an integer or a pointer.
+    fn buffer_of(&mut self, t: TypeId) -> Option<Buffer> {
+        match self.types.real(t) {
+            Ok(Type::String { .. }) => Some(Buffer::Str(self.strsize)),
+            Ok(Type::Struct(r) | Type::Union(r)) => Some(Buffer::Object(r.size)),
+            _ => None,
+        }
     }
 
-    /// Reading variable `v` (`keys`: an array element's): an integer, or a string variable's
-    /// buffer. A read before the variable's type is known asks for a second pass.
+    /// Reading variable `v` (`keys`: an array element's): an integer, a string variable's
+    /// buffer, or a struct variable's bytes. A read before the variable's type is known asks
+    /// for a second pass.
     pub(super) fn var_expr(&mut self, v: VarRef, keys: Vec<Expr>) -> TExpr {
         let ty = self.var_type(v);
-        let string = self.is_string_type(ty);
-        TExpr::new(read_of(v, keys, string.then_some(self.strsize)), ty)
+        let buffer = self.buffer_of(ty);
+        TExpr::new(read_of(v, keys, buffer), ty)
+    }
+
+    /// How variable `v` is already known to be kept in a buffer, if it is.
+    fn buffer_var(&mut self, v: VarRef) -> Option<Buffer> {
+        self.var_types.get(&v).copied().and_then(|t| self.buffer_of(t))
     }
 
     /// Whether variable `v` is already known to hold strings.
     fn holds_strings(&mut self, v: VarRef) -> bool {
-        self.var_types.get(&v).copied().is_some_and(|t| self.is_string_type(t))
+        matches!(self.buffer_var(v), Some(Buffer::Str(_)))
     }
 
     /// A clause-local slot of type `ty` that no script can name, for a value computed once
@@ -131,6 +143,13 @@ impl Checker<'_> {
             return Err(Diagnostic::new(span.clone(), format!("{what} of string variable `{}`", target.text()))
                 .label("a string")
                 .hint("assign a string with `=`; join strings with strjoin()"));
+        }
+        if (op.is_some() || value.is_none()) && matches!(self.buffer_var(var), Some(Buffer::Object(_))) {
+            let what = if value.is_none() { "`++`/`--`" } else { "a compound assignment" };
+            let name = self.types.name(self.var_types[&var]);
+            return Err(Diagnostic::new(span.clone(), format!("{what} of `{}`, a `{name}`", target.text()))
+                .label("arithmetic on a struct")
+                .hint("a struct or union is assigned whole with `=`; compute with its members"));
         }
         let v = match value {
             Some(value) => self.stored_value(value)?,
@@ -156,9 +175,17 @@ impl Checker<'_> {
                 v.ty
             }
         };
-        self.assignable(ty, &v, value.map_or(span, |e| &e.span), target)?;
-        let repr = self.int_repr(ty);
-        let value = self.fit(&v, repr);
+        let zero_deletes = matches!(var, VarRef::Thread(_) | VarRef::Array(_)) && value.is_some_and(|e| matches!(e.kind, ExprKind::Int(0, _)));
+        self.assignable(ty, &v, value.map_or(span, |e| &e.span), target, zero_deletes)?;
+        let value = match v.expr {
+            Expr::Object { .. } => v.expr,
+            // `self->s = 0` deletes a struct thread-local or element: an object of no bytes.
+            Expr::Int(0) if zero_deletes && matches!(self.buffer_var(var), Some(Buffer::Object(_))) => Expr::Object { addr: Box::new(Expr::Int(0)), size: 0 },
+            _ => {
+                let repr = self.int_repr(ty);
+                self.fit(&v, repr)
+            }
+        };
         Ok(Assignment { target: t, value, ty })
     }
 
@@ -181,6 +208,19 @@ impl Checker<'_> {
         let ty = match self.types.real(ty).map_err(|x| ctypes::no_types(&e.span, x))? {
             Type::Array { elem, .. } => self.types.pointer(elem, crate::types::AddrSpace::Kernel),
             t if t.is_scalar() => ty,
+            // A struct or union is copied whole from where it is.
+            Type::Struct(r) | Type::Union(r) => {
+                let name = self.types.name(ty);
+                if r.size as u64 > print::MAX_OBJECT {
+                    return Err(Diagnostic::new(e.span.clone(), format!("`{name}` is {} bytes, too large for a variable", r.size))
+                        .label("too large")
+                        .hint(format!("a struct or union variable holds at most {} bytes: store a pointer to it, or the members you need", print::MAX_OBJECT)));
+                }
+                let ctypes::Val::Place(addr) = t.val else {
+                    return Err(Diagnostic::new(e.span.clone(), format!("a `{name}` that is not in memory cannot be stored")).label("no address").hint("store a struct read through a pointer, e.g. this->t = *curthread"));
+                };
+                return Ok(TExpr::new(Expr::Object { addr: Box::new(addr), size: r.size }, ty));
+            }
             _ => {
                 let name = self.types.name(ty);
                 return Err(Diagnostic::new(e.span.clone(), format!("a variable must be an integer or a pointer, but this is `{name}`"))
@@ -194,9 +234,18 @@ impl Checker<'_> {
 
     /// A value of type `v.ty` can be stored in a variable of type `ty`: integers and
     /// pointers convert to each other (as D allows with a cast); anything else is an error.
-    fn assignable(&mut self, ty: TypeId, v: &TExpr, span: &Span, target: &LValue) -> Result<(), Diagnostic> {
+    /// `zero_deletes`: the target is a thread-local variable or an array's element, which a
+    /// literal 0 deletes whatever its type (D's rule).
+    fn assignable(&mut self, ty: TypeId, v: &TExpr, span: &Span, target: &LValue, zero_deletes: bool) -> Result<(), Diagnostic> {
         let (to, from) = (self.types.real(ty).map_err(|e| ctypes::no_types(span, e))?, self.types.real(v.ty).map_err(|e| ctypes::no_types(span, e))?);
         if to.is_scalar() && from.is_scalar() {
+            return Ok(());
+        }
+        // A struct or union only from one of the same type (as D's ctf_type_compat).
+        if matches!(to, Type::Struct(_) | Type::Union(_)) && matches!(v.expr, Expr::Object { .. }) && self.same_type(ty, v.ty) {
+            return Ok(());
+        }
+        if matches!(to, Type::Struct(_) | Type::Union(_)) && v.expr == Expr::Int(0) && zero_deletes {
             return Ok(());
         }
         if matches!(to, Type::String { .. }) && !v.expr.repr().printed_only() && !v.expr.is_int() {
@@ -207,14 +256,27 @@ impl Checker<'_> {
         Err(Diagnostic::new(span.clone(), format!("`{name}` is `{want}`, but this is `{got}`")).label("type differs").hint("a variable keeps the type of its first assignment; use another variable"))
     }
 
+    /// Whether `a` and `b` are the same struct or union (typedefs looked through): the same
+    /// type, or one of the same name and members.
+    pub(super) fn same_type(&mut self, a: TypeId, b: TypeId) -> bool {
+        let (Ok(x), Ok(y)) = (self.types.resolve(a), self.types.resolve(b)) else { return false };
+        if x == y {
+            return true;
+        }
+        match (self.types.real(x), self.types.real(y)) {
+            (Ok(Type::Struct(r)), Ok(Type::Struct(s))) | (Ok(Type::Union(r)), Ok(Type::Union(s))) => !r.name.is_empty() && r == s,
+            _ => false,
+        }
+    }
+
     /// An assignable variable: which it is, how to read it and how to store into it.
     /// `reads`: the statement reads it first (`x += 1`), which a `this->` variable must allow.
     pub(super) fn var_target(&mut self, target: &LValue, reads: bool) -> Result<Target, Diagnostic> {
         // The read is only used where the statement reads the variable; building it must not
         // count as a read (see [`Checker::var_type`]).
         let simple = |cx: &mut Self, var| {
-            let string = cx.holds_strings(var).then_some(cx.strsize);
-            Target { var, setup: Vec::new(), read: read_of(var, Vec::new(), string), store: Box::new(move |v| store_into(var, Vec::new(), v)) }
+            let buffer = cx.buffer_var(var);
+            Target { var, setup: Vec::new(), read: read_of(var, Vec::new(), buffer), store: Box::new(move |v| store_into(var, Vec::new(), v)) }
         };
         match target {
             LValue::Global(i) => {
@@ -260,7 +322,7 @@ impl Checker<'_> {
                     }
                 }
                 let var = VarRef::Array(a);
-                let read = read_of(var, keys.clone(), self.holds_strings(var).then_some(self.strsize));
+                let read = read_of(var, keys.clone(), self.buffer_var(var));
                 Ok(Target { var, setup, read, store: Box::new(move |v| store_into(var, keys.clone(), v)) })
             }
         }
@@ -336,11 +398,31 @@ fn set_local(l: usize, v: Expr) -> Stmt {
     store_into(VarRef::Clause(l), Vec::new(), v)
 }
 
-/// Reading variable `v` (`keys`: an array element's) as it is stored: a string in a buffer of
-/// `string` bytes, else an integer.
-fn read_of(v: VarRef, keys: Vec<Expr>, string: Option<u32>) -> Expr {
-    match string {
-        Some(size) => Expr::Str(StrExpr::Var(str_var(v, keys), size)),
+/// How a variable is kept in a buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Buffer {
+    /// A string in a buffer of this many bytes.
+    Str(u32),
+    /// A struct or union of this many bytes.
+    Object(u32),
+}
+
+impl Buffer {
+    /// How the variable is stored: a struct's buffer holds whole words.
+    fn stored(self) -> Repr {
+        match self {
+            Buffer::Str(n) => Repr::Str(n),
+            Buffer::Object(n) => Repr::Object(n.next_multiple_of(8)),
+        }
+    }
+}
+
+/// Reading variable `v` (`keys`: an array element's) as it is stored: a string in a buffer,
+/// a struct's bytes where its buffer is, else an integer.
+fn read_of(v: VarRef, keys: Vec<Expr>, buffer: Option<Buffer>) -> Expr {
+    match buffer {
+        Some(Buffer::Str(size)) => Expr::Str(StrExpr::Var(str_var(v, keys), size)),
+        Some(Buffer::Object(size)) => Expr::Object { addr: Box::new(Expr::VarAddr(str_var(v, keys))), size },
         None => match v {
             VarRef::Global(g) => Expr::Global(g),
             VarRef::Thread(t) => Expr::ThreadLocal(t),
@@ -354,6 +436,7 @@ fn read_of(v: VarRef, keys: Vec<Expr>, string: Option<u32>) -> Expr {
 fn store_into(v: VarRef, keys: Vec<Expr>, value: Expr) -> Stmt {
     match (value, v) {
         (Expr::Str(s), v) => Stmt::SetStr(str_var(v, keys), s),
+        (o @ Expr::Object { .. }, v) => Stmt::SetObject(str_var(v, keys), o),
         (value, VarRef::Global(g)) => Stmt::SetGlobal(g, value),
         (value, VarRef::Thread(t)) => Stmt::SetThreadLocal(t, value),
         (value, VarRef::Clause(l)) => Stmt::SetClauseLocal(l, value),

@@ -76,7 +76,8 @@ pub enum Repr {
     /// A string in a buffer of this many bytes (a multiple of 8), NUL-terminated and
     /// NUL-padded: 16 for a process name, the `strsize` option's bytes for the others.
     Str(u32),
-    /// A struct, union or array copied from kernel memory: its bytes.
+    /// A struct, union or array copied from kernel memory: its bytes (a variable's or an
+    /// element's buffer: rounded up to whole words).
     Object(u32),
 }
 
@@ -137,6 +138,9 @@ pub const STACK_FRAMES_MAX: u8 = 64;
 /// The most a CPU spins in `chill()` in each [`CHILL_INTERVAL`], in ns: DTrace's
 /// `dtrace_chill_max`, so a script cannot stall a CPU.
 pub const CHILL_MAX: u64 = 500_000_000;
+/// The most copyout() and copyoutstr() write per call (the data is staged in the scratch
+/// space); a larger size when the probe fires is a run-time error, out of scratch space.
+pub const COPYOUT_LIMIT: u32 = 4096;
 /// The interval [`CHILL_MAX`] is counted over, in ns (DTrace's `dtrace_chill_interval`).
 pub const CHILL_INTERVAL: u64 = 1_000_000_000;
 
@@ -295,8 +299,17 @@ pub enum Expr {
     /// the address cannot be read), sign- or zero-extended.
     Load { addr: Box<Expr>, size: u8, signed: bool },
     /// The `size` bytes of an object in kernel memory at `addr` (a struct, union or array
-    /// recorded whole for printing; zeros if it cannot be read).
+    /// recorded whole for printing, or stored in a variable; an address that cannot be read
+    /// faults).
     Object { addr: Box<Expr>, size: u32 },
+    /// The first `len` bytes (at most `size`) of kernel memory at `addr`, in a `size`-byte
+    /// place (the rest left as it is): pcap()'s packet. An address that cannot be read is a
+    /// fault; a `len` of 0 reads nothing.
+    ObjectPrefix { addr: Box<Expr>, size: u32, len: Box<Expr> },
+    /// The address of a struct or union variable's buffer, as a number (0 where a
+    /// thread-local one or an element does not exist): its members are read from there as
+    /// from kernel memory.
+    VarAddr(StrVar),
     /// Bits `shift .. shift + width` of a value, sign- or zero-extended to 64 bits: a cast to
     /// a narrower integer type (shift 0), or a bitfield.
     Bits { inner: Box<Expr>, shift: u8, width: u8, signed: bool },
@@ -373,7 +386,7 @@ pub enum StrExpr {
     Seq(Vec<Stmt>, Box<StrExpr>),
 }
 
-/// Where a string variable is stored.
+/// Where a variable kept in a buffer (a string, a struct or a union) is stored.
 #[derive(Clone, Debug, PartialEq)]
 pub enum StrVar {
     Global(usize),
@@ -496,7 +509,8 @@ impl Expr {
                 Expr::StrCmp(_, a, b) => a.any(f) || b.any(f),
                 Expr::Ternary(a, b, c) => a.any(f) || b.any(f) || c.any(f),
                 Expr::Load { addr: a, .. } | Expr::Bits { inner: a, .. } | Expr::Object { addr: a, .. } | Expr::Sym(_, a) | Expr::USym(_, a) => a.any(f),
-                Expr::Element { keys, .. } => keys.iter().any(|k| k.any(f)),
+                Expr::ObjectPrefix { addr, len, .. } => addr.any(f) || len.any(f),
+                Expr::Element { keys, .. } | Expr::VarAddr(StrVar::Element { keys, .. }) => keys.iter().any(|k| k.any(f)),
                 Expr::Seq(stmts, v) => stmts.iter().any(|s| s.any(f)) || v.any(f),
                 Expr::Strlen(s) => s.any(f),
                 Expr::IntCall { args, .. } => args.iter().any(|a| a.any(f)),
@@ -520,7 +534,7 @@ impl Expr {
             Expr::Sym(k, _) => Repr::Sym(*k),
             Expr::UStack(u) => Repr::UStack(*u),
             Expr::USym(k, _) => Repr::USym(*k),
-            Expr::Object { size, .. } => Repr::Object(*size),
+            Expr::Object { size, .. } | Expr::ObjectPrefix { size, .. } => Repr::Object(*size),
             _ => Repr::Int(IntRepr::I64),
         }
     }
@@ -540,6 +554,10 @@ pub enum Stmt {
     /// Stores a string in a string variable; an empty string frees a thread-local one or an
     /// array's element, as DTrace frees a dynamic variable assigned its zero value.
     SetStr(StrVar, StrExpr),
+    /// Stores a struct or union (an [`Expr::Object`]: `size` bytes at an address) in a
+    /// struct variable: copied whole, an address that cannot be read faulting. An object of
+    /// no bytes is D's literal 0, which deletes a thread-local variable or an element.
+    SetObject(StrVar, Expr),
     /// Update aggregation `agg` at `keys` with `value` (ignored by count()).
     Aggregate { agg: usize, keys: Vec<Expr>, value: Expr },
     /// Store the arguments of item `item` of the clause's output record.
@@ -556,9 +574,21 @@ pub enum Stmt {
     /// `chill(ns)`: spin on the CPU for `ns` nanoseconds, within [`CHILL_MAX`] of each
     /// [`CHILL_INTERVAL`] per CPU (else an illegal-operation fault).
     Chill(Expr),
+    /// `copyout(buf, addr, nbytes)`: `size` bytes of kernel memory at `src` written to user
+    /// address `addr`; `copyoutstr(str, addr, maxlen)`: the string and its NUL, at most
+    /// `size` bytes.
+    CopyOut { src: CopyOutSrc, addr: Expr, size: Expr },
     /// `speculate(id)`: the clause's record goes to speculation `id` (if it is in use; else
     /// the record is dropped).
     Speculate(Expr),
+}
+
+/// What copyout() or copyoutstr() writes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CopyOutSrc {
+    /// Kernel memory at this address.
+    Memory(Expr),
+    Str(StrExpr),
 }
 
 impl Stmt {
@@ -571,7 +601,15 @@ impl Stmt {
             Stmt::Emit { args, .. } => args.iter().any(|a| a.any(f)),
             Stmt::If { cond, then, els } => cond.any(f) || then.iter().chain(els).any(|s| s.any(f)),
             Stmt::SetStr(v, s) => s.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
+            Stmt::SetObject(v, o) => o.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
             Stmt::Speculate(e) | Stmt::Signal(e) | Stmt::Chill(e) => e.any(f),
+            Stmt::CopyOut { src, addr, size } => {
+                (match src {
+                    CopyOutSrc::Memory(e) => e.any(f),
+                    CopyOutSrc::Str(s) => s.any(f),
+                }) || addr.any(f)
+                    || size.any(f)
+            }
             Stmt::Copy { src, dest, size, .. } => src.any(f) || dest.any(f) || size.any(f),
         }
     }
@@ -594,7 +632,7 @@ pub struct Array {
 }
 
 /// A global or thread-local variable: its name and how its value is stored (an integer, 8
-/// bytes, or a string buffer).
+/// bytes, a string buffer, or a struct's or union's).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Variable {
     pub name: String,
@@ -604,6 +642,11 @@ pub struct Variable {
 impl Variable {
     pub fn is_str(&self) -> bool {
         matches!(self.repr, Repr::Str(_))
+    }
+
+    /// Whether it holds a struct or union.
+    pub fn is_object(&self) -> bool {
+        matches!(self.repr, Repr::Object(_))
     }
 }
 
@@ -620,6 +663,14 @@ pub enum Item {
     Printf { pieces: Vec<Piece>, args: Vec<Repr> },
     /// `system(format, ...)`: the command is the formatted text.
     System { pieces: Vec<Piece>, args: Vec<Repr> },
+    /// `freopen(format, ...)`: trace output goes to the file the formatted text names from
+    /// here on ("": where it went first).
+    Freopen { pieces: Vec<Piece>, args: Vec<Repr> },
+    /// `ftruncate()`: the output file is emptied.
+    Ftruncate,
+    /// `pcap()`: the time, the bytes captured, the link type, and `size` bytes of which
+    /// those are the packet's.
+    Pcap { size: u32 },
     Trace(Repr),
     /// `print(x)` (or `trace()` of a struct or array): the value, stored as `Repr`, printed
     /// by its C type as DTrace's `print()` does.
@@ -650,12 +701,13 @@ pub enum Item {
 impl Item {
     pub fn arg_reprs(&self) -> Vec<Repr> {
         match self {
-            Item::Printf { args, .. } | Item::System { args, .. } => args.clone(),
+            Item::Printf { args, .. } | Item::System { args, .. } | Item::Freopen { args, .. } => args.clone(),
             Item::Trace(r) | Item::Print(r, _) => vec![*r],
             Item::Exit | Item::Commit | Item::Discard => vec![Repr::Int(IntRepr::I64)],
             Item::Normalize { by_arg: true, .. } => vec![Repr::Int(IntRepr::I64)],
             Item::Tracemem { size, dynamic } => [Repr::Object(*size)].into_iter().chain(dynamic.then_some(Repr::Int(IntRepr::I64))).collect(),
-            Item::Printa { .. } | Item::SetOpt { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } => vec![],
+            Item::Pcap { size } => vec![Repr::Int(IntRepr::U64), Repr::Int(IntRepr::U64), Repr::Int(IntRepr::I64), Repr::Object(*size)],
+            Item::Printa { .. } | Item::SetOpt { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } | Item::Ftruncate => vec![],
         }
     }
 }

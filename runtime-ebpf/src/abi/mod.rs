@@ -99,9 +99,19 @@ pub fn array_map_name(id: usize) -> String {
 /// The hash map holding string thread-local variables: key (thread id, variable), value a
 /// string buffer.
 pub const TLS_STR_MAP: &str = "tls_str";
+/// Struct and union thread-local variables: key (tid, variable id), value the largest one's
+/// bytes.
+pub const TLS_OBJ_MAP: &str = "tls_obj";
 
-/// Per-CPU scratch space for strings (one element of the largest size a program uses).
+/// Per-CPU scratch space for strings: one element of the largest size a program uses per
+/// nesting level ([`SCRATCH_LEVELS`]).
 pub const SCRATCH_MAP: &str = "scratch";
+/// How deep programs that use the scratch space nest on one CPU (a probe in task context,
+/// softirq, hardirq, NMI), each with its own element of [`SCRATCH_MAP`]; a program deeper
+/// still does not run.
+pub const SCRATCH_LEVELS: u32 = 4;
+/// Per CPU: how many programs that use the scratch space are running (nested) there.
+pub const SCRATCH_DEPTH_MAP: &str = "scratch_depth";
 
 /// chill()'s budget on each CPU (a per-CPU array of one element): the start of the
 /// current interval and the ns spun in it.

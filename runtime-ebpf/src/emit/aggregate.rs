@@ -16,13 +16,15 @@ impl Emitter<'_> {
         // The key and value slots live until the update is done; the clause's next statement
         // reuses them.
         self.scoped(|e| {
-            let key = e.slot(def.key_size())?;
+            let key = e.key_buf(def.key_size())?;
             if keys.is_empty() {
-                e.push(Insn::st_imm(DW, R10, key, 0));
+                let (base, off) = e.buf_base(R1, key);
+                e.push(Insn::st_imm(DW, base, off, 0));
             }
-            let mut off = key;
+            let mut off = 0;
             for (k, r) in keys.iter().zip(&def.keys) {
-                e.store_value(k, *r, R10, off)?;
+                let at = key.plus(off).ok_or_else(|| e.err("internal: a key at a kept address"))?;
+                e.store_value(k, *r, at)?;
                 off += r.size() as i16;
             }
             let val = e.slot(8)?;
@@ -158,25 +160,29 @@ impl Emitter<'_> {
     /// comparison.
     ///
     /// The probe loop calls no helper, so it keeps everything in registers: r5 the table,
-    /// r3 the slot index, r4 the probes left (r1, r2 and r9 are scratch). The verifier
-    /// walks it once per probe; every way out clears r4 and passes a jump target, so what
-    /// follows is checked once.
-    fn find_slot(&mut self, id: usize, t: &Layout, keyed: bool, key: i16, done: Label) -> Result<(), EmitError> {
+    /// r3 the slot index, r4 the probes left (r1, r2 and r9 are scratch; a key in the
+    /// scratch space is read through r9, and r3 waits in a stack slot while the key is
+    /// compared). The verifier walks it once per probe; every way out clears r4 and passes
+    /// a jump target, so what follows is checked once.
+    fn find_slot(&mut self, id: usize, t: &Layout, keyed: bool, key: Buf, done: Label) -> Result<(), EmitError> {
         let words = (t.key_size / 8) as i16;
+        let spill = if matches!(key, Buf::Stack(_)) { None } else { Some(self.slot(8)?) };
+        let mut kbase = (R10, 0);
         let (to_claim, to_drop, to_found) = self.scoped(|e| {
             let cpu = e.slot(8)?;
             e.push(Insn::call(helper::GET_SMP_PROCESSOR_ID));
             e.push(Insn::stx(DW, R10, cpu, R0));
-            e.lookup(&agg_map_name(id), cpu);
+            e.lookup(&agg_map_name(id), Buf::Stack(cpu));
             let (to_claim, to_drop, to_found) = (e.label(), e.label(), e.label());
             e.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), to_drop);
             e.push(Insn::mov(R5, R0));
+            kbase = e.buf_base(R9, key);
             if t.bits() > 0 {
                 // The hash's top bits pick the first slot. Seeded with the CPU number, which
                 // the verifier does not know: a constant key would otherwise make it check
                 // every probe's exact slot separately.
                 e.push(Insn::ldx(DW, R1, R10, cpu));
-                e.hash_key(key, words);
+                e.hash_key(kbase, words);
                 e.push(Insn::mov(R3, R1));
                 e.push(Insn::alu_imm(Alu::Rsh, R3, 64 - t.bits() as i32));
             } else {
@@ -197,11 +203,22 @@ impl Emitter<'_> {
         // | ..., so that one path, not one per word, goes on to the next probe.
         self.push(Insn::alu_imm(Alu::Xor, R1, table::READY as i32));
         if keyed {
+            let (base, off) = kbase;
+            let temp = match spill {
+                Some(at) => {
+                    self.push(Insn::stx(DW, R10, at, R3));
+                    R3
+                }
+                None => R9,
+            };
             for w in 0..words {
                 self.push(Insn::ldx(DW, R2, R0, t.key_offset() as i16 + 8 * w));
-                self.push(Insn::ldx(DW, R9, R10, key + 8 * w));
-                self.push(Insn::alu_reg(Alu::Xor, R2, R9));
+                self.push(Insn::ldx(DW, temp, base, off + 8 * w));
+                self.push(Insn::alu_reg(Alu::Xor, R2, temp));
                 self.push(Insn::alu_reg(Alu::Or, R1, R2));
+            }
+            if let Some(at) = spill {
+                self.push(Insn::ldx(DW, R3, R10, at));
             }
         }
         self.jump(Insn::jmp_imm(Cond::Eq, R1, 0, 0), to_found);
@@ -225,7 +242,7 @@ impl Emitter<'_> {
         self.push(Insn::cmpxchg(R3, 0, R1));
         self.jump(Insn::jmp_imm(Cond::Ne, R0, table::EMPTY as i32, 0), drop);
         for w in 0..words {
-            self.push(Insn::ldx(DW, R1, R10, key + 8 * w));
+            self.push(Insn::ldx(DW, R1, kbase.0, kbase.1 + 8 * w));
             self.push(Insn::stx(DW, R3, t.key_offset() as i16 + 8 * w, R1));
         }
         // A slot freed by trunc() keeps its old value: start from zero.
@@ -240,7 +257,7 @@ impl Emitter<'_> {
             self.scoped(|e| {
                 let zkey = e.slot(8)?;
                 e.push(Insn::st_imm(DW, R10, zkey, 0));
-                e.lookup(ZERO_MAP, zkey);
+                e.lookup(ZERO_MAP, Buf::Stack(zkey));
                 Ok(())
             })?;
             self.push(Insn::mov(R3, R0));
@@ -273,12 +290,12 @@ impl Emitter<'_> {
         after
     }
 
-    /// A 64-bit hash of the key's `words` at stack `key` and the seed in r1, into r1
+    /// A 64-bit hash of the key's `words` at `base + off` and the seed in r1, into r1
     /// (clobbers r2, r3).
-    fn hash_key(&mut self, key: i16, words: i16) {
+    fn hash_key(&mut self, (base, off): (Reg, i16), words: i16) {
         self.ld64(R2, HASH_MUL);
         for w in 0..words {
-            self.push(Insn::ldx(DW, R3, R10, key + 8 * w));
+            self.push(Insn::ldx(DW, R3, base, off + 8 * w));
             self.push(Insn::alu_reg(Alu::Xor, R1, R3));
             self.push(Insn::alu_reg(Alu::Mul, R1, R2));
             self.push(Insn::mov(R3, R1));
@@ -380,11 +397,11 @@ impl Emitter<'_> {
     }
 
     /// Builds the key (tid, variable) of thread-local `t` in a fresh 16-byte slot.
-    pub(super) fn tls_key(&mut self, t: usize) -> Result<i16, EmitError> {
+    pub(super) fn tls_key(&mut self, t: usize) -> Result<Buf, EmitError> {
         let key = self.slot(16)?;
         self.store_tid(key);
         self.push(Insn::st_imm(DW, R10, key + 8, t as i32));
-        Ok(key)
+        Ok(Buf::Stack(key))
     }
 
     /// The current thread's id as a 64-bit word at stack `at` (the first word of a
@@ -395,10 +412,9 @@ impl Emitter<'_> {
         self.push(Insn::stx(DW, R10, at, R0));
     }
 
-    pub(super) fn lookup(&mut self, map: &str, key: i16) {
+    pub(super) fn lookup(&mut self, map: &str, key: Buf) {
         self.ld_map(R1, map, 0);
-        self.push(Insn::mov(R2, R10));
-        self.push(Insn::alu_imm(Alu::Add, R2, key as i32));
+        self.buf_addr(R2, key);
         self.push(Insn::call(helper::MAP_LOOKUP_ELEM));
     }
 }

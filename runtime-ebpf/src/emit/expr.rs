@@ -50,8 +50,14 @@ impl Emitter<'_> {
                     self.sign_extend(f.size as u8);
                 }
             }
-            Expr::TpRecord => self.push(Insn::mov(R0, R6)),
-            Expr::Object { .. } => return Err(self.err("internal: an object is only recorded, never computed")),
+            // As a number: the verifier allows a context pointer little arithmetic (none with
+            // an unbounded value, no multiplying), and D does any with an address.
+            Expr::TpRecord => {
+                self.push(Insn::mov(R0, R6));
+                self.launder()?;
+            }
+            Expr::Object { .. } | Expr::ObjectPrefix { .. } => return Err(self.err("internal: an object is only recorded or stored, never computed")),
+            Expr::VarAddr(v) => self.var_addr(v)?,
             Expr::Load { addr, size, signed } => {
                 let (size, signed) = (*size, *signed);
                 // A constant offset (a member's) goes into the helper's address argument.
@@ -425,5 +431,32 @@ fn width(size: u8) -> u8 {
         2 => H,
         4 => W,
         _ => DW,
+    }
+}
+
+impl Emitter<'_> {
+    /// The first `len` (at most `size`) bytes at kernel address `addr` into `dst`; nothing
+    /// for 0. A read that fails faults.
+    pub(super) fn object_prefix(&mut self, addr: &Expr, size: u32, len: &Expr, dst: Buf) -> Result<(), EmitError> {
+        self.scoped(|e| {
+            let (a, n) = (e.slot(8)?, e.slot(8)?);
+            e.expr(addr)?;
+            e.push(Insn::stx(DW, R10, a, R0));
+            e.expr(len)?;
+            e.push(Insn::stx(DW, R10, n, R0));
+            let done = e.label();
+            e.push(Insn::ldx(DW, R2, R10, n));
+            e.jump(Insn::jmp_imm(Cond::Eq, R2, 0, 0), done);
+            // Never past the place (the bound is the verifier's too).
+            e.push(Insn::jmp_imm(Cond::Le, R2, size as i32, 1));
+            e.push(Insn::mov_imm(R2, size as i32));
+            e.buf_addr(R1, dst);
+            e.push(Insn::ldx(DW, R3, R10, a));
+            e.keep_fault_value(R3)?;
+            e.push(Insn::call(helper::PROBE_READ_KERNEL));
+            e.fault_unless(Cond::Eq, R0, 0, Fault::BadAddr, FaultValue::Kept)?;
+            e.bind(done);
+            Ok(())
+        })
     }
 }

@@ -49,9 +49,9 @@ pub(super) fn may_fault(p: &Program, c: &Clause) -> bool {
     let frees = c.record.is_some_and(|r| p.records[r].items.iter().any(|i| matches!(i, Item::Commit | Item::Discard)));
     frees || c.any(&mut |n| match n {
         Node::Expr(Expr::Binary(op, _, r) | Expr::Unsigned(op, _, r)) => matches!(op, BinOp::Div | BinOp::Rem) && !matches!(**r, Expr::Int(k) if k != 0),
-        Node::Expr(Expr::Load { .. } | Expr::Object { .. } | Expr::Bounded { .. } | Expr::Alloc { .. }) | Node::Stmt(Stmt::Copy { .. }) => true,
+        Node::Expr(Expr::Load { .. } | Expr::Object { .. } | Expr::ObjectPrefix { .. } | Expr::Bounded { .. } | Expr::Alloc { .. }) | Node::Stmt(Stmt::Copy { .. }) => true,
         // chill() past the CPU's budget
-        Node::Stmt(Stmt::Chill(..)) => true,
+        Node::Stmt(Stmt::Chill(..) | Stmt::CopyOut { .. }) => true,
         Node::Str(StrExpr::UserStr(..) | StrExpr::KernelStr(..) | StrExpr::DPath { .. }) => true,
         // An address that cannot be read, another family or type; strtok(NULL, ...) with no
         // string.

@@ -21,17 +21,21 @@ pub(super) struct Frame {
     pub(super) has_scratch: bool,
 }
 
-/// Where a program that uses the scratch space keeps the pointer to it (this CPU's).
+/// Where a program that uses the scratch space keeps the pointer to it (this CPU's, at its
+/// nesting level).
 pub(super) const SCRATCH_POINTER: i16 = -16;
+/// Where it keeps the pointer to this CPU's count of programs running (nested) that use
+/// the scratch space.
+pub(super) const SCRATCH_DEPTH_POINTER: i16 = -24;
 
 /// The most scratch bytes a program uses: offsets into it must fit an instruction's.
 const SCRATCH_LIMIT: u32 = i16::MAX as u32 + 1;
 
 impl Frame {
     /// The word at r10-8 is the prologue's scratch (sys_exit reads the syscall number
-    /// through it), so slots start below it, and below the scratch pointer if there is one.
+    /// through it), so slots start below it, and below the scratch pointers if there are.
     pub(super) fn new(has_scratch: bool) -> Frame {
-        Frame { depth: if has_scratch { 16 } else { 8 }, scratch: 0, scratch_max: 0, has_scratch }
+        Frame { depth: if has_scratch { 24 } else { 8 }, scratch: 0, scratch_max: 0, has_scratch }
     }
 
     /// A fresh 8-aligned slot of `size` bytes as its offset from r10, or None past the

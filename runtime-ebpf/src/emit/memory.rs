@@ -54,19 +54,8 @@ impl Emitter<'_> {
 
     /// r0 = the address of scratch offset `at` as a number (clobbers r1-r5).
     fn scratch_address(&mut self, at: i16) -> Result<(), EmitError> {
-        self.scoped(|e| {
-            let (ptr, num) = (e.slot(8)?, e.slot(8)?);
-            e.buf_addr(R0, Buf::Scratch(at));
-            e.push(Insn::stx(DW, R10, ptr, R0));
-            e.push(Insn::mov(R1, R10));
-            e.push(Insn::alu_imm(Alu::Add, R1, num as i32));
-            e.push(Insn::mov_imm(R2, 8));
-            e.push(Insn::mov(R3, R10));
-            e.push(Insn::alu_imm(Alu::Add, R3, ptr as i32));
-            e.push(Insn::call(helper::PROBE_READ_KERNEL));
-            e.push(Insn::ldx(DW, R0, R10, num));
-            Ok(())
-        })
+        self.buf_addr(R0, Buf::Scratch(at));
+        self.launder()
     }
 
     /// `alloca(size)` / `copyin(from, size)` into r0.

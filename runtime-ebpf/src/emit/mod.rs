@@ -5,7 +5,7 @@
 //! (syscall programs), r8 the reserved output record while a clause fills it.
 
 use crate::abi::drops::{DropKind, DROPS_MAP};
-use crate::abi::{agg_map_name, array_map_name, record, Target, Callback, FuncRef, MapRef, ProgramCode, EVENTS_MAP, SCRATCH_MAP, STACKS_MAP, SYSCALL_NAMES_MAP, SYSCALL_NAME_SIZE, TLS_STR_MAP};
+use crate::abi::{agg_map_name, array_map_name, record, Target, Callback, FuncRef, MapRef, ProgramCode, EVENTS_MAP, SCRATCH_DEPTH_MAP, SCRATCH_LEVELS, SCRATCH_MAP, STACKS_MAP, SYSCALL_NAMES_MAP, SYSCALL_NAME_SIZE, TLS_STR_MAP};
 use crate::insn::*;
 use crumbs_lang::ast::{BinOp, UnOp};
 use crumbs_lang::builtins::{KernelValue, Part, VarHook};
@@ -16,6 +16,7 @@ mod aggregate;
 pub(crate) mod attach;
 mod chill;
 mod cleanpath;
+mod copyout;
 mod cwd;
 mod dname;
 mod expr;
@@ -25,6 +26,7 @@ mod inet;
 mod link_ntop;
 mod loops;
 mod numbers;
+mod objects;
 mod search;
 mod memory;
 mod psargs;
@@ -95,6 +97,9 @@ pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<Progr
             return Err(e.err(format!("this clause brings its BPF program to {} instructions, over the kernel's limit of {MAX_INSNS}; split the work over fewer clauses per probe or smaller clauses", e.insns.len() + 2)));
         }
     }
+    if scratch {
+        e.leave_scratch_level();
+    }
     e.push(Insn::mov_imm(R0, 0));
     e.push(Insn::exit());
     e.resolve()?;
@@ -104,13 +109,13 @@ pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<Progr
 /// Whether a clause works with strings in buffers larger than the stack holds comfortably,
 /// or with string variables: its program then needs the scratch space.
 fn needs_scratch(c: &Clause) -> bool {
-    c.locals.iter().any(|v| v.is_str())
+    c.locals.iter().any(|v| v.is_str() || v.is_object())
         || c.any(&mut |n| match n {
             // The path walk of cwd and d_path() builds in a buffer twice the string's.
             Node::Str(s) => matches!(s.repr(), Repr::Str(n) if n > 16) || matches!(s, StrExpr::Var(..) | StrExpr::Call { .. } | StrExpr::Cwd { .. } | StrExpr::DPath { .. }),
             // Two names ordered: both are written out in strsize buffers.
             Node::Expr(Expr::StrCmp(op, a, b)) => !matches!(op, BinOp::Eq | BinOp::Ne) && a.repr() == Repr::StrId && b.repr() == Repr::StrId,
-            Node::Stmt(Stmt::SetStr(..) | Stmt::Copy { .. }) | Node::Expr(Expr::Alloc { .. }) => true,
+            Node::Stmt(Stmt::SetStr(..) | Stmt::SetObject(..) | Stmt::Copy { .. } | Stmt::CopyOut { .. }) | Node::Expr(Expr::Alloc { .. }) => true,
             // The searches work in scratch buffers.
             Node::Expr(Expr::IntCall { f: IntFn::Index | IntFn::Rindex, .. }) => true,
             _ => false,
@@ -123,6 +128,10 @@ fn uses_strtok(c: &Clause) -> bool {
 }
 
 type Label = usize;
+
+/// The largest key built on the stack (half of it); a larger one is built in the scratch
+/// space.
+const KEY_STACK_MAX: usize = 256;
 
 pub(crate) struct Emitter<'a> {
     p: &'a Program,
@@ -371,7 +380,7 @@ impl Emitter<'_> {
         self.scoped(|e| {
             let key = e.slot(8)?;
             e.push(Insn::st_imm(DW, R10, key, 0));
-            e.lookup(DROPS_MAP, key);
+            e.lookup(DROPS_MAP, Buf::Stack(key));
             e.push(Insn::jmp_imm(Cond::Eq, R0, 0, 2));
             e.push(Insn::mov_imm(R1, 1));
             e.push(Insn::atomic_add(R0, kind.offset() as i16, R1));
@@ -392,6 +401,7 @@ impl Emitter<'_> {
                 self.push(Insn::stx(DW, R10, at, R0));
             }
             Stmt::SetStr(v, s) => self.set_str(v, s)?,
+            Stmt::SetObject(v, o) => self.set_object(v, o)?,
             Stmt::SetThreadLocal(t, v) => {
                 self.scoped(|e| {
                     let val = e.slot(8)?;
@@ -432,7 +442,7 @@ impl Emitter<'_> {
                 let layout = record::layout(&self.p.records[rid]);
                 let reprs = self.p.records[rid].items[*item].arg_reprs();
                 for ((a, off), r) in args.iter().zip(&layout.offsets[*item]).zip(reprs) {
-                    self.store_value(a, r, R8, *off as i16)?;
+                    self.store_value(a, r, Buf::Record(*off as i16))?;
                 }
                 if let Some(at) = layout.present {
                     self.push(Insn::st_imm(B, R8, (at + item) as i16, 1));
@@ -445,6 +455,7 @@ impl Emitter<'_> {
             Stmt::Speculate(id) => self.speculate(id, record)?,
             Stmt::Copy { user, src, dest, size } => self.copy_into(*user, src, dest, size)?,
             Stmt::Chill(ns) => self.chill(ns)?,
+            Stmt::CopyOut { src, addr, size } => self.copy_out(src, addr, size)?,
             Stmt::Signal(sig) => {
                 self.expr(sig)?;
                 self.push(Insn::mov(R1, R0));
@@ -456,25 +467,40 @@ impl Emitter<'_> {
 
     /// Stores the integer at stack `val` under the key at stack `key` in hash map `map`, or
     /// deletes the key when it is 0 (see [`Emitter::store_dynamic_at`]).
-    fn store_dynamic(&mut self, map: &str, key: i16, val: i16) -> Result<(), EmitError> {
+    fn store_dynamic(&mut self, map: &str, key: Buf, val: i16) -> Result<(), EmitError> {
         self.store_dynamic_at(map, key, Buf::Stack(val), DW)
     }
 
-    /// Builds the key of an element of array `a` in a fresh stack slot: the thread id for
-    /// a thread-local array, then each key 8-byte aligned.
-    fn element_key(&mut self, a: usize, keys: &[Expr]) -> Result<i16, EmitError> {
+    /// Builds the key of an element of array `a` in a fresh buffer ([`Emitter::key_buf`]):
+    /// the thread id for a thread-local array, then each key 8-byte aligned.
+    fn element_key(&mut self, a: usize, keys: &[Expr]) -> Result<Buf, EmitError> {
         let def = &self.p.arrays[a];
-        let key = self.slot(def.key_size())?;
-        let mut off = key;
+        let key = self.key_buf(def.key_size())?;
+        let mut off = 0;
         if def.thread {
-            self.store_tid(key);
+            self.push(Insn::call(helper::GET_CURRENT_PID_TGID));
+            self.push(Insn::mov32(R0, R0));
+            let (base, at) = self.buf_base(R1, key);
+            self.push(Insn::stx(DW, base, at, R0));
             off += 8;
         }
         for (k, r) in keys.iter().zip(&def.keys) {
-            self.store_value(k, *r, R10, off)?;
+            let at = key.plus(off).ok_or_else(|| self.err("internal: a key at a kept address"))?;
+            self.store_value(k, *r, at)?;
             off += r.size().next_multiple_of(8) as i16;
         }
         Ok(key)
+    }
+
+    /// A fresh buffer for a key of `size` bytes: on the stack, or in the scratch space when
+    /// the key is larger than [`KEY_STACK_MAX`] (two strsize strings would fill the whole
+    /// stack) and the program has one.
+    fn key_buf(&mut self, size: usize) -> Result<Buf, EmitError> {
+        if size > KEY_STACK_MAX && self.frame.has_scratch {
+            Ok(Buf::Scratch(self.scratch(size)?))
+        } else {
+            Ok(Buf::Stack(self.slot(size)?))
+        }
     }
 
     /// The field `name` of the firing tracepoint's record.
@@ -503,31 +529,36 @@ impl Emitter<'_> {
     }
 
     /// Stores a value at `base + off` (base is r8 or r10) as `repr` says.
-    fn store_value(&mut self, v: &Expr, repr: Repr, base: Reg, off: i16) -> Result<(), EmitError> {
+    /// Stores `v`, as `repr`, at `dst` (the record, a key); a value computed into r0 is
+    /// stored through r1 when `dst` needs its address loaded.
+    fn store_value(&mut self, v: &Expr, repr: Repr, dst: Buf) -> Result<(), EmitError> {
         match (v, repr) {
-            (Expr::Str(s), Repr::Str(size)) => {
-                let dst = if base == R10 { Buf::Stack(off) } else { Buf::Record(off) };
-                self.str_into(s, dst, size)?;
-            }
+            (Expr::Str(s), Repr::Str(size)) => self.str_into(s, dst, size)?,
             (Expr::Str(s), _) => {
                 self.str_id(s)?;
+                let (base, off) = self.buf_base(R1, dst);
                 self.push(Insn::stx(DW, base, off, R0));
             }
             // The address, then the process it belongs to.
             (Expr::USym(_, pc), _) => {
                 self.expr(pc)?;
+                let (base, off) = self.buf_base(R1, dst);
                 self.push(Insn::stx(DW, base, off, R0));
                 self.push(Insn::call(helper::GET_CURRENT_PID_TGID));
                 self.push(Insn::alu_imm(Alu::Rsh, R0, 32));
+                let (base, off) = self.buf_base(R1, dst);
                 self.push(Insn::stx(DW, base, off + 8, R0));
             }
+            (Expr::ObjectPrefix { addr, size, len }, _) => self.object_prefix(addr, *size, len, dst)?,
             // Copied whole into the record.
             (Expr::Object { addr, size }, _) => {
                 self.expr(addr)?;
+                let (base, off) = self.buf_base(R1, dst);
                 self.read_kernel_to_or_fault(base, off as i32, R0, 0, *size as i32)?;
             }
             _ => {
                 self.expr(v)?;
+                let (base, off) = self.buf_base(R1, dst);
                 self.push(Insn::stx(DW, base, off, R0));
             }
         }
@@ -543,7 +574,7 @@ impl Emitter<'_> {
                 continue;
             }
             let at = match v.repr {
-                Repr::Str(n) => Buf::Scratch(self.scratch(n as usize)?),
+                Repr::Str(n) | Repr::Object(n) => Buf::Scratch(self.scratch(n as usize)?),
                 _ => Buf::Stack(self.slot(8)?),
             };
             if zero {
@@ -557,7 +588,7 @@ impl Emitter<'_> {
     /// Zeroes the place of a `this->` variable stored as `repr`.
     fn zero_local(&mut self, at: Buf, repr: Repr) {
         match (at, repr) {
-            (at, Repr::Str(n)) => self.zero_buf(at, n),
+            (at, Repr::Str(n) | Repr::Object(n)) => self.zero_buf(at, n),
             (Buf::Stack(off), _) => self.push(Insn::st_imm(DW, R10, off, 0)),
             _ => {}
         }
@@ -575,20 +606,48 @@ impl Emitter<'_> {
     }
 
     /// Looks up this CPU's scratch space once, for the whole program, and keeps the pointer
-    /// at [`frame::SCRATCH_POINTER`] (the verifier follows it there).
+    /// at [`frame::SCRATCH_POINTER`] (the verifier follows it there). A program that
+    /// interrupts another on this CPU (in an interrupt or NMI) takes the next element, so
+    /// neither sees the other's bytes: the CPU's depth count, kept until
+    /// [`Emitter::leave_scratch_level`], says which.
     fn scratch_prologue(&mut self) -> Result<(), EmitError> {
-        let ok = self.label();
+        let (counted, found) = (self.label(), self.label());
         self.push(Insn::st_imm(W, R10, frame::SCRATCH_POINTER, 0));
+        self.ld_map(R1, SCRATCH_DEPTH_MAP, 0);
+        self.push(Insn::mov(R2, R10));
+        self.push(Insn::alu_imm(Alu::Add, R2, frame::SCRATCH_POINTER as i32));
+        self.push(Insn::call(helper::MAP_LOOKUP_ELEM));
+        self.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), counted);
+        self.push(Insn::mov_imm(R0, 0));
+        self.push(Insn::exit());
+        self.bind(counted);
+        self.push(Insn::stx(DW, R10, frame::SCRATCH_DEPTH_POINTER, R0));
+        self.push(Insn::mov_imm(R1, 1));
+        self.push(Insn::atomic_fetch_add(R0, 0, R1));
+        // Nested deeper than the levels (or the lookup failing, which it cannot): the
+        // program gives its level back and does nothing.
+        self.jump(Insn::jmp_imm(Cond::Ge, R1, SCRATCH_LEVELS as i32, 0), found);
+        self.push(Insn::stx(W, R10, frame::SCRATCH_POINTER, R1));
         self.ld_map(R1, SCRATCH_MAP, 0);
         self.push(Insn::mov(R2, R10));
         self.push(Insn::alu_imm(Alu::Add, R2, frame::SCRATCH_POINTER as i32));
         self.push(Insn::call(helper::MAP_LOOKUP_ELEM));
+        let ok = self.label();
         self.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), ok);
+        self.bind(found);
+        self.leave_scratch_level();
         self.push(Insn::mov_imm(R0, 0));
         self.push(Insn::exit());
         self.bind(ok);
         self.push(Insn::stx(DW, R10, frame::SCRATCH_POINTER, R0));
         Ok(())
+    }
+
+    /// The program's end: gives its scratch level back.
+    fn leave_scratch_level(&mut self) {
+        self.push(Insn::ldx(DW, R1, R10, frame::SCRATCH_DEPTH_POINTER));
+        self.push(Insn::mov_imm(R2, -1));
+        self.push(Insn::atomic_add(R1, 0, R2));
     }
 }
 
@@ -734,8 +793,8 @@ mod tests {
         for kind in DropKind::ALL {
             assert!(text.contains(&format!("lock *(u64 *)(r0 +{}) += r1", kind.offset())), "{kind:?}\n{text}");
         }
-        // the one speculation's word, and no exit flag
-        assert_eq!(code[0].map_refs.iter().filter(|m| m.map == GLOBALS_SYMBOL).count(), 1, "{text}");
+        // the generation counter and the one speculation's word, and no exit flag
+        assert_eq!(code[0].map_refs.iter().filter(|m| m.map == GLOBALS_SYMBOL).count(), 2, "{text}");
     }
 
     #[test]

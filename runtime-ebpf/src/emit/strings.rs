@@ -23,6 +23,19 @@ pub(super) enum Buf {
     Ptr(i16),
 }
 
+impl Buf {
+    /// The place `by` bytes further on (none for an address kept in a slot).
+    pub(super) fn plus(self, by: i16) -> Option<Buf> {
+        match self {
+            Buf::Stack(o) => Some(Buf::Stack(o + by)),
+            Buf::Record(o) => Some(Buf::Record(o + by)),
+            Buf::Scratch(o) => Some(Buf::Scratch(o + by)),
+            Buf::Global(o) => Some(Buf::Global(o + by as i32)),
+            Buf::Ptr(_) => None,
+        }
+    }
+}
+
 /// Buffers up to this size are zeroed by stores; larger ones by a read that fails.
 const INLINE_ZERO_BYTES: u32 = 64;
 
@@ -196,7 +209,7 @@ impl Emitter<'_> {
             e.push(Insn::alu_reg(Alu::Sub, R0, R1));
             e.push(Insn::stx(W, R10, key, R0));
             e.zero_buf(dst, size);
-            e.lookup(SYSCALL_NAMES_MAP, key);
+            e.lookup(SYSCALL_NAMES_MAP, Buf::Stack(key));
             e.push(Insn::mov(R3, R0));
             e.buf_addr(R1, dst);
             e.push(Insn::mov_imm(R2, e.str_limit(size).min(SYSCALL_NAME_SIZE) as i32));
@@ -293,15 +306,14 @@ impl Emitter<'_> {
     /// the key when the value is zero: its first `width` bytes (a string's first byte, an
     /// integer's word), as DTrace frees a dynamic variable assigned its zero. A store the
     /// full map refuses is lost and counted as a dynamic variable drop.
-    pub(super) fn store_dynamic_at(&mut self, map: &str, key: i16, val: Buf, width: u8) -> Result<(), EmitError> {
+    pub(super) fn store_dynamic_at(&mut self, map: &str, key: Buf, val: Buf, width: u8) -> Result<(), EmitError> {
         let delete = self.label();
         let done = self.label();
         let (base, off) = self.buf_base(R0, val);
         self.push(Insn::ldx(width, R0, base, off));
         self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), delete);
         self.ld_map(R1, map, 0);
-        self.push(Insn::mov(R2, R10));
-        self.push(Insn::alu_imm(Alu::Add, R2, key as i32));
+        self.buf_addr(R2, key);
         self.buf_addr(R3, val);
         self.push(Insn::mov_imm(R4, 0)); // BPF_ANY
         self.push(Insn::call(helper::MAP_UPDATE_ELEM));
@@ -311,8 +323,7 @@ impl Emitter<'_> {
         self.goto(done);
         self.bind(delete);
         self.ld_map(R1, map, 0);
-        self.push(Insn::mov(R2, R10));
-        self.push(Insn::alu_imm(Alu::Add, R2, key as i32));
+        self.buf_addr(R2, key);
         self.push(Insn::call(helper::MAP_DELETE_ELEM));
         self.bind(done);
         Ok(())

@@ -10,9 +10,11 @@ use crumbs_lang::printf::Piece;
 use std::io;
 
 pub mod aggregation;
+pub mod destination;
 pub mod flow;
 pub mod joined;
 pub mod packed;
+pub mod pcap;
 pub mod print;
 pub mod printf;
 pub mod record;
@@ -35,6 +37,14 @@ impl Firing<'_> {
     pub fn probe_name(&self) -> (String, String) {
         self.program.probe_name(self.probe)
     }
+
+    /// DTrace's words for an error an action of this firing met in user space:
+    /// `error on enabled probe ID 2 (ID 1: dtrace:::BEGIN): what`.
+    pub fn error(&self, what: &str) -> String {
+        let clause = self.program.groups.iter().flat_map(|g| &g.clauses).find(|c| c.record == Some(self.record as usize));
+        let epid = clause.map_or(0, |c| c.index + 1);
+        format!("error on enabled probe ID {epid} (ID {}: {}): {what}", self.probe, self.program.probe_description(self.probe))
+    }
 }
 
 /// What one action of a firing output.
@@ -45,6 +55,13 @@ pub enum Output<'p> {
     SetOpt { name: &'p str, value: Option<&'p str> },
     /// system(): the command is what printf would print.
     System { pieces: &'p [Piece], values: Vec<Value> },
+    /// freopen(): output goes to the file printf would name ("": where it went first).
+    Freopen { pieces: &'p [Piece], values: Vec<Value> },
+    /// ftruncate(): the output file is emptied.
+    Ftruncate,
+    /// pcap(): a packet's bytes (those captured) and link type, captured at `time`
+    /// (CLOCK_MONOTONIC ns); `snaplen` bytes are the most captured.
+    Pcap { time: u64, linktype: i64, bytes: Vec<u8>, snaplen: u32 },
     Trace(Value),
     /// print(), or trace() of a struct or array: the value and how its type prints.
     Print { layout: &'p crumbs_lang::ir::Layout, value: Value },
@@ -169,4 +186,13 @@ impl AggData {
 pub struct AggRow {
     pub keys: Vec<Value>,
     pub data: AggData,
+}
+
+/// The libc message for an error, without Rust's " (os error N)", as DTrace words it.
+pub fn strerror(e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        // SAFETY: strerror returns a valid C string for any error number.
+        Some(n) => unsafe { std::ffi::CStr::from_ptr(libc::strerror(n)) }.to_string_lossy().into_owned(),
+        None => e.to_string(),
+    }
 }

@@ -2,14 +2,16 @@
 //! each action's text, the aggregations at the end, losses on standard error.
 
 use super::flow::{Flow, Step};
-use super::{aggregation, joined, packed, printf, record, AggRow, Firing, Output, Sink, Stopped};
+use super::destination::Destination;
+use super::pcap::PcapFiles;
+use super::{aggregation, joined, packed, printf, record, strerror, AggRow, Firing, Output, Sink, Stopped};
 use crate::drops::Drops;
 use crumbs_lang::ir::{Options, Program};
 use crumbs_lang::printf::Piece;
 use std::io::{self, Write};
 
 pub struct DtraceText<'w> {
-    out: Box<dyn Write + 'w>,
+    out: Destination<'w>,
     quiet: bool,
     options: Options,
     header_done: bool,
@@ -20,12 +22,14 @@ pub struct DtraceText<'w> {
     voice: &'static str,
     /// Flow indentation (dtrace's `-F`) instead of the CPU, ID, FUNCTION:NAME columns.
     flow: Option<Flow>,
+    /// pcap()'s capture files.
+    pcaps: PcapFiles,
 }
 
 impl<'w> DtraceText<'w> {
-    pub fn new(out: Box<dyn Write + 'w>, quiet: bool, options: &Options) -> Self {
+    pub fn new(out: Destination<'w>, quiet: bool, options: &Options) -> Self {
         let unicode = packed::unicode_terminal(std::env::var("TERM").ok().as_deref());
-        DtraceText { out, quiet, options: options.clone(), header_done: false, unicode, voice: "crumbs", flow: None }
+        DtraceText { out, quiet, options: options.clone(), header_done: false, unicode, voice: "crumbs", flow: None, pcaps: PcapFiles::default() }
     }
 
     /// Messages on standard error start with `name:` instead of `crumbs:`.
@@ -122,6 +126,27 @@ impl Sink for DtraceText<'_> {
                     self.out.flush()?;
                     run_command(&printf::format(pieces, values), self.voice);
                 }
+                Output::Freopen { pieces, values } => {
+                    self.out.write_all(std::mem::take(&mut text).as_bytes())?;
+                    let path = printf::format(pieces, values);
+                    if let Err(e) = self.out.reopen(&path) {
+                        self.out.flush()?;
+                        eprintln!("{}: {}", self.voice, f.error(&format!("couldn't freopen() \"{path}\": {}", strerror(&e))));
+                    }
+                }
+                // Into the capture file freopen() named; else shown as tracemem() shows bytes.
+                Output::Pcap { time, linktype, bytes, snaplen } => match self.out.reopened_path() {
+                    Some(path) => {
+                        if let Err(e) = self.pcaps.write(path, *linktype, *time, bytes, *snaplen) {
+                            eprintln!("{}: {}", self.voice, f.error(&format!("pcap() cannot write \"{path}\": {}", strerror(&e))));
+                        }
+                    }
+                    None => text.push_str(&record::raw_bytes(bytes)),
+                },
+                Output::Ftruncate => {
+                    self.out.write_all(std::mem::take(&mut text).as_bytes())?;
+                    self.out.truncate()?;
+                }
                 Output::Trace(v) => text.push_str(&record::trace(v, quiet)),
                 Output::Print { layout, value } => text.push_str(&super::print::print(layout, value)),
                 Output::Printa { aggs, rows, format } => self.printa(&mut text, f.program, aggs, rows, *format),
@@ -146,6 +171,7 @@ impl Sink for DtraceText<'_> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.write_drained()?;
+        self.pcaps.flush()?;
         self.out.flush()
     }
 
@@ -171,6 +197,7 @@ impl Sink for DtraceText<'_> {
         }
         self.out.write_all(text.as_bytes())?;
         self.out.flush()?;
+        self.pcaps.flush()?;
         for line in drops.messages(&self.options) {
             eprintln!("{}: {line}", self.voice);
         }

@@ -1,0 +1,133 @@
+//! Struct and union variables. A struct variable is a buffer of its type's size, where a
+//! string variable's would be: the globals area, this CPU's scratch space (`this->`), a
+//! thread-local map's value or an array's element. Its value is copied whole from kernel
+//! memory; its members are read from the buffer with the probe-read helper, as from kernel
+//! memory, through the buffer's address laundered into a plain number (the verifier would
+//! keep it a map pointer, which no arithmetic or record may hold).
+
+use super::strings::Buf;
+use super::*;
+use crate::abi::TLS_OBJ_MAP;
+
+impl Emitter<'_> {
+    /// r0 = the pointer in r0 as a number (clobbers r1-r5).
+    pub(super) fn launder(&mut self) -> Result<(), EmitError> {
+        self.scoped(|e| {
+            let (ptr, num) = (e.slot(8)?, e.slot(8)?);
+            e.push(Insn::stx(DW, R10, ptr, R0));
+            e.push(Insn::mov(R1, R10));
+            e.push(Insn::alu_imm(Alu::Add, R1, num as i32));
+            e.push(Insn::mov_imm(R2, 8));
+            e.push(Insn::mov(R3, R10));
+            e.push(Insn::alu_imm(Alu::Add, R3, ptr as i32));
+            e.push(Insn::call(helper::PROBE_READ_KERNEL));
+            e.push(Insn::ldx(DW, R0, R10, num));
+            Ok(())
+        })
+    }
+
+    /// r0 = the address of struct variable `v`'s buffer as a number; 0 where a thread-local
+    /// one or an element does not exist (reading a member of it then faults, as in DTrace).
+    pub(super) fn var_addr(&mut self, v: &StrVar) -> Result<(), EmitError> {
+        let (map, key) = match v {
+            StrVar::Global(g) => {
+                self.ld_map(R0, GLOBALS_SYMBOL, self.p.global_offset(*g) as i32);
+                return self.launder();
+            }
+            StrVar::Clause(l) => {
+                let at = self.local(*l)?;
+                self.buf_addr(R0, at);
+                return self.launder();
+            }
+            StrVar::Thread(t) => (TLS_OBJ_MAP.to_string(), *t),
+            StrVar::Element { array, .. } => (array_map_name(*array), *array),
+        };
+        self.scoped(|e| {
+            let key = match v {
+                StrVar::Element { keys, .. } => e.element_key(key, keys)?,
+                _ => e.tls_key(key)?,
+            };
+            let missing = e.label();
+            e.lookup(&map, key);
+            e.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), missing);
+            e.launder()?;
+            e.bind(missing);
+            Ok(())
+        })
+    }
+
+    /// Stores `o` (an [`Expr::Object`]) in struct variable `v`: copied from its address, which
+    /// faults if it cannot be read. A global or `this->` one is copied in place (zeroed by a
+    /// copy that faults, as DTrace's); a thread-local one or an element is built aside and
+    /// stored whole (a store the full map refuses is counted as a dynamic variable drop).
+    pub(super) fn set_object(&mut self, v: &StrVar, o: &Expr) -> Result<(), EmitError> {
+        let Expr::Object { addr, size } = o else {
+            return Err(self.err("internal: a struct variable stores an object"));
+        };
+        let size = *size;
+        if size == 0 {
+            return self.delete_object(v);
+        }
+        self.scoped(|e| {
+            let src = e.slot(8)?;
+            e.expr(addr)?;
+            e.push(Insn::stx(DW, R10, src, R0));
+            let dst = match v {
+                StrVar::Global(g) => Buf::Global(e.p.global_offset(*g) as i32),
+                StrVar::Clause(l) => e.local(*l)?,
+                _ => {
+                    let words = size.next_multiple_of(8);
+                    let tmp = Buf::Scratch(e.scratch(words as usize)?);
+                    // The padding after the struct, so that stored elements hold no stale bytes.
+                    if words != size {
+                        let (base, off) = e.buf_base(R1, tmp);
+                        e.push(Insn::st_imm(DW, base, off + words as i16 - 8, 0));
+                    }
+                    tmp
+                }
+            };
+            e.push(Insn::ldx(DW, R3, R10, src));
+            e.keep_fault_value(R3)?;
+            e.buf_addr(R1, dst);
+            e.push(Insn::mov_imm(R2, size as i32));
+            e.push(Insn::call(helper::PROBE_READ_KERNEL));
+            e.fault_unless(Cond::Eq, R0, 0, Fault::BadAddr, FaultValue::Kept)?;
+            let (map, key) = match v {
+                StrVar::Global(_) | StrVar::Clause(_) => return Ok(()),
+                StrVar::Thread(t) => (TLS_OBJ_MAP.to_string(), e.tls_key(*t)?),
+                StrVar::Element { array, keys } => (array_map_name(*array), e.element_key(*array, keys)?),
+            };
+            e.store_at(&map, key, dst)
+        })
+    }
+
+    /// `self->s = 0` or `a[k] = 0` of a struct: deletes the variable or element.
+    fn delete_object(&mut self, v: &StrVar) -> Result<(), EmitError> {
+        self.scoped(|e| {
+            let (map, key) = match v {
+                StrVar::Thread(t) => (TLS_OBJ_MAP.to_string(), e.tls_key(*t)?),
+                StrVar::Element { array, keys } => (array_map_name(*array), e.element_key(*array, keys)?),
+                _ => return Err(e.err("internal: only a dynamic struct variable is deleted")),
+            };
+            e.ld_map(R1, &map, 0);
+            e.buf_addr(R2, key);
+            e.push(Insn::call(helper::MAP_DELETE_ELEM));
+            Ok(())
+        })
+    }
+
+    /// Stores the value at `val` under the key at `key` in hash map `map`; a store the full
+    /// map refuses is lost and counted as a dynamic variable drop.
+    fn store_at(&mut self, map: &str, key: Buf, val: Buf) -> Result<(), EmitError> {
+        let done = self.label();
+        self.ld_map(R1, map, 0);
+        self.buf_addr(R2, key);
+        self.buf_addr(R3, val);
+        self.push(Insn::mov_imm(R4, 0)); // BPF_ANY
+        self.push(Insn::call(helper::MAP_UPDATE_ELEM));
+        self.jump(Insn::jmp_imm(Cond::Sge, R0, 0, 0), done);
+        self.count_drop(DropKind::DynamicVariable)?;
+        self.bind(done);
+        Ok(())
+    }
+}
