@@ -127,6 +127,8 @@ pub const CONSTANTS: &[BuiltinConst] = &[
     BuiltinConst { name: "DTRACEFLT_BADSTACK", value: 9, c_type: "int", doc: "ERROR's arg4 for a bad stack (crumbs raises none)" },
     BuiltinConst { name: "DTRACEFLT_BADSIZE", value: 10, c_type: "int", doc: "ERROR's arg4 for a bad size (crumbs raises none)" },
     BuiltinConst { name: "DTRACEFLT_BADINDEX", value: 11, c_type: "int", doc: "ERROR's arg4 for an array index out of bounds (arg5 is the index)" },
+    BuiltinConst { name: "ARPHRD_ETHER", value: 1, c_type: "int", doc: "link_ntop()'s type of an Ethernet address (6 bytes)" },
+    BuiltinConst { name: "ARPHRD_INFINIBAND", value: 32, c_type: "int", doc: "link_ntop()'s type of an InfiniBand address (20 bytes)" },
     BuiltinConst { name: "PCAP_NULL", value: 0, c_type: "int", doc: "pcap()'s link type for BSD loopback" },
     BuiltinConst { name: "PCAP_ETHER", value: 1, c_type: "int", doc: "pcap()'s link type for Ethernet" },
     BuiltinConst { name: "PCAP_PPP", value: 9, c_type: "int", doc: "pcap()'s link type for PPP" },
@@ -222,6 +224,23 @@ pub enum FnHook {
     Int(crate::ir::IntFn),
     /// tracemem(addr, size[, dsize]).
     Tracemem,
+    /// A subroutine on one of the kernel's own objects: a `dev_t`, a lock, a `struct path`.
+    Kernel(KernelFn),
+}
+
+/// DTrace's subroutines on the kernel's objects (lang/src/check/kernel_subrs.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KernelFn {
+    Getmajor,
+    Getminor,
+    MutexOwned,
+    MutexOwner,
+    MutexTypeAdaptive,
+    MutexTypeSpin,
+    RwReadHeld,
+    RwWriteHeld,
+    RwIswriter,
+    DPath,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -324,6 +343,18 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "inet_ntoa", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::InetNtoa), signature: "inet_ntoa(addr)", doc: "the IPv4 address (4 bytes, network order) at kernel address addr, dotted: 192.168.1.23" },
     BuiltinFn { name: "inet_ntoa6", kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::OptConstInt], hook: FnHook::Str(crate::ir::StrFn::InetNtoa6), signature: "inet_ntoa6(addr [, strict])", doc: "the IPv6 address (16 bytes) at kernel address addr, zeros shortened with ::; an IPv4-mapped or -compatible one as dotted IPv4 (with its ::ffff: or :: prefix if strict is not 0)" },
     BuiltinFn { name: "inet_ntop", kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::InetNtop), signature: "inet_ntop(af, addr)", doc: "the address at kernel address addr of family af: AF_INET (2) as inet_ntoa(), AF_INET6 (10) as inet_ntoa6(addr, 1); another family is a run-time error (illegal operation)" },
+    BuiltinFn { name: "cleanpath", kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Cleanpath), signature: "cleanpath(path)", doc: "path without its empty and `.` components, a component followed by `..` taken out with it, and no trailing slash, by text alone (\"\" stays \"\")" },
+    BuiltinFn { name: "link_ntop", kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::LinkNtop), signature: "link_ntop(type, addr)", doc: "the link-layer address at kernel address addr of hardware type type as hex bytes joined by colons: ARPHRD_ETHER (1) 6 bytes, ARPHRD_INFINIBAND (32) 20; another type is a run-time error (illegal operation)" },
+    BuiltinFn { name: "d_path", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::DPath), signature: "d_path(path)", doc: "the name of a `struct path *` as the kernel's d_path() writes it, from the current process's root; an address that cannot be read is a run-time error (invalid address)" },
+    BuiltinFn { name: "getmajor", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::Getmajor), signature: "getmajor(dev)", doc: "the major number of a kernel dev_t: dev >> 20 of its low 32 bits" },
+    BuiltinFn { name: "getminor", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::Getminor), signature: "getminor(dev)", doc: "the minor number of a kernel dev_t: dev & 0xfffff" },
+    BuiltinFn { name: "mutex_owned", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::MutexOwned), signature: "mutex_owned(mutex)", doc: "1 if the current thread owns the `struct mutex *`, else 0" },
+    BuiltinFn { name: "mutex_owner", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::MutexOwner), signature: "mutex_owner(mutex)", doc: "the `struct task_struct *` that owns the `struct mutex *`, NULL if it is free" },
+    BuiltinFn { name: "mutex_type_adaptive", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::MutexTypeAdaptive), signature: "mutex_type_adaptive(mutex)", doc: "1: every Linux `struct mutex` is adaptive (spins while its owner runs, else sleeps)" },
+    BuiltinFn { name: "mutex_type_spin", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::MutexTypeSpin), signature: "mutex_type_spin(mutex)", doc: "0: no Linux `struct mutex` is a spin mutex" },
+    BuiltinFn { name: "rw_read_held", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::RwReadHeld), signature: "rw_read_held(rwlock)", doc: "1 if the `rwlock_t *` is held by readers, else 0" },
+    BuiltinFn { name: "rw_write_held", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::RwWriteHeld), signature: "rw_write_held(rwlock)", doc: "1 if the `rwlock_t *` is held by a writer, else 0" },
+    BuiltinFn { name: "rw_iswriter", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::RwIswriter), signature: "rw_iswriter(rwlock)", doc: "1 if the `rwlock_t *` is held or wanted by a writer, else 0" },
     BuiltinFn { name: "stack", kind: FnKind::Subroutine, args: &[ArgSpec::OptConstInt], hook: FnHook::Stack, signature: "stack([nframes])", doc: "the kernel stack where the probe fired, its innermost nframes frames (1 to 64; default: option stackframes, 20): an aggregation key, traced, or printf's %k" },
     BuiltinFn { name: "func", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Func), signature: "func(pc)", doc: "the kernel function holding address pc, printed as module`function (keys at different offsets in one function aggregate together)" },
     BuiltinFn { name: "sym", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Func), signature: "sym(pc)", doc: "the kernel symbol holding address pc, printed as module`symbol; the same as func(pc)" },

@@ -216,6 +216,17 @@ test_crumbs_subroutines() {
     done
 }
 
+# The subroutines on the kernel's objects on 6.1: cleanpath()'s loops counted (no
+# iterator), d_path()'s walk, the mutex and rwlock words found in this kernel's BTF.
+test_crumbs_kernel_objects() {
+    out=$(crumbs -q -e 'BEGIN { printf("[%s] [%s] [%s] [%s]\n", cleanpath("/a/./b/../c//"), cleanpath("../x/.."), d_path(&curthread->fs->pwd), d_path(&curthread->fs->pwd) == cwd ? "cwd" : cwd); }
+        BEGIN { this->m = &curthread->signal->cred_guard_mutex; this->l = (rwlock_t *)alloca(8); printf("%d %d %d%d%d %x %x\n", mutex_owned(this->m), mutex_owner(this->m) == NULL, rw_read_held(this->l), rw_write_held(this->l), rw_iswriter(this->l), getmajor(0xabcdef0123456789ll), getminor(0xabcdef0123456789ll)); }
+        BEGIN { printf("%s\n", link_ntop(ARPHRD_ETHER, alloca(6))); exit(0); }' 2>&1) || die "crumbs failed: $out"
+    for line in '[/a/c] [..] [/] [cwd]' '0 1 000 234 56789' '00:00:00:00:00:00'; do
+        echo "$out" | grep -qxF "$line" || die "no line '$line' in: $out"
+    done
+}
+
 # chill() runs its spin as a bpf_loop callback: the program carries BTF func_info.
 test_crumbs_chill() {
     out=$(crumbs -qw -e 'BEGIN { t = timestamp; chill(20000000); printf("%d\n", timestamp - t >= 20000000); }

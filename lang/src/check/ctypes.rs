@@ -30,7 +30,7 @@ fn placed(v: TExpr) -> Typed {
     }
 }
 
-fn add_offset(addr: Expr, off: i64) -> Expr {
+pub(super) fn add_offset(addr: Expr, off: i64) -> Expr {
     match (addr, off) {
         (a, 0) => a,
         (Expr::Binary(BinOp::Add, a, b), off) if matches!(*b, Expr::Int(_)) => {

@@ -141,6 +141,11 @@ impl Checker<'_> {
                 check_arity(f, args, &e.span)?;
                 self.string_call(f, args)?
             }
+            ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| matches!(f.hook, FnHook::Kernel(_))) => {
+                let f = builtins::function(&name.name).expect("checked");
+                let FnHook::Kernel(k) = f.hook else { unreachable!() };
+                self.kernel_call(f, k, args, &e.span)?
+            }
             ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| f.hook == FnHook::CopyInStr) => {
                 let f = builtins::function(&name.name).expect("checked");
                 check_arity(f, args, &e.span)?;

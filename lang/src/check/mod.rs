@@ -19,6 +19,7 @@ mod decls;
 mod expr;
 mod keys;
 mod kernel_fields;
+mod kernel_subrs;
 mod memory;
 mod pcap;
 mod speculation;

@@ -4,8 +4,9 @@
 use super::{KernelMember, KernelType, KernelTypeId, TypeSpace};
 
 /// The id of a sample type: `struct task_struct` (a few of its members), `struct list_head`,
-/// `pid_t`, and what `cwd` walks (fs_struct, path, dentry, qstr, vfsmount, mount: the
-/// members it reads).
+/// `pid_t`, what `cwd` and `d_path()` walk (fs_struct, path, dentry, qstr, vfsmount, mount,
+/// hlist_bl_node, dentry_operations, super_block, inode: the members they read), and the locks (`struct mutex`,
+/// `rwlock_t`) of mutex_owner() and rw_read_held().
 pub fn type_id(space: TypeSpace, name: &str) -> Option<KernelTypeId> {
     match (space, name) {
         (TypeSpace::Struct, "task_struct") => Some(1),
@@ -16,6 +17,13 @@ pub fn type_id(space: TypeSpace, name: &str) -> Option<KernelTypeId> {
         (TypeSpace::Struct, "qstr") => Some(25),
         (TypeSpace::Struct, "vfsmount") => Some(27),
         (TypeSpace::Struct, "mount") => Some(29),
+        (TypeSpace::Struct, "hlist_bl_node") => Some(31),
+        (TypeSpace::Struct, "dentry_operations") => Some(33),
+        (TypeSpace::Struct, "super_block") => Some(36),
+        (TypeSpace::Struct, "inode") => Some(38),
+        (TypeSpace::Struct, "mutex") => Some(40),
+        (TypeSpace::Struct, "qrwlock") => Some(43),
+        (TypeSpace::Ordinary, "rwlock_t") => Some(41),
         (TypeSpace::Ordinary, "pid_t") => Some(5),
         _ => None,
     }
@@ -41,7 +49,7 @@ pub fn kernel_type(id: KernelTypeId) -> Result<KernelType, String> {
         20 => KernelType::Struct { name: "fs_struct".into(), size: 56, members: vec![m("root", 22, 192, 0), m("pwd", 22, 320, 0)] },
         21 => KernelType::Ptr(20),
         22 => KernelType::Struct { name: "path".into(), size: 16, members: vec![m("mnt", 28, 0, 0), m("dentry", 24, 64, 0)] },
-        23 => KernelType::Struct { name: "dentry".into(), size: 192, members: vec![m("d_parent", 24, 192, 0), m("d_name", 25, 256, 0)] },
+        23 => KernelType::Struct { name: "dentry".into(), size: 192, members: vec![m("d_hash", 31, 64, 0), m("d_parent", 24, 192, 0), m("d_name", 25, 256, 0), m("d_inode", 39, 384, 0), m("d_op", 34, 768, 0), m("d_sb", 37, 832, 0)] },
         24 => KernelType::Ptr(23),
         25 => KernelType::Struct { name: "qstr".into(), size: 16, members: vec![m("len", 7, 32, 0), m("name", 26, 64, 0)] },
         26 => KernelType::Ptr(4),
@@ -49,6 +57,26 @@ pub fn kernel_type(id: KernelTypeId) -> Result<KernelType, String> {
         28 => KernelType::Ptr(27),
         29 => KernelType::Struct { name: "mount".into(), size: 352, members: vec![m("mnt_parent", 30, 128, 0), m("mnt_mountpoint", 24, 192, 0), m("mnt", 27, 256, 0)] },
         30 => KernelType::Ptr(29),
+        31 => KernelType::Struct { name: "hlist_bl_node".into(), size: 16, members: vec![m("next", 32, 0, 0), m("pprev", 32, 64, 0)] },
+        32 => KernelType::Ptr(31),
+        33 => KernelType::Struct { name: "dentry_operations".into(), size: 128, members: vec![m("d_dname", 35, 576, 0)] },
+        34 => KernelType::Ptr(33),
+        35 => KernelType::Ptr(0),
+        36 => KernelType::Struct { name: "super_block".into(), size: 1472, members: vec![m("s_magic", 47, 768, 0)] },
+        37 => KernelType::Ptr(36),
+        38 => KernelType::Struct { name: "inode".into(), size: 616, members: vec![m("i_ino", 47, 512, 0)] },
+        39 => KernelType::Ptr(38),
+        // struct mutex { atomic_long_t owner; ... }, with atomic_long_t as the long it holds.
+        40 => KernelType::Struct { name: "mutex".into(), size: 32, members: vec![m("owner", 46, 0, 0)] },
+        // typedef struct { arch_rwlock_t raw_lock; } rwlock_t, the lock a struct qrwlock
+        // whose cnts shares an anonymous union with its bytes.
+        41 => KernelType::Typedef { name: "rwlock_t".into(), to: 42 },
+        42 => KernelType::Struct { name: String::new(), size: 8, members: vec![m("raw_lock", 43, 0, 0)] },
+        43 => KernelType::Struct { name: "qrwlock".into(), size: 8, members: vec![m("", 44, 0, 0), m("wait_lock", 7, 32, 0)] },
+        44 => KernelType::Union { name: String::new(), size: 4, members: vec![m("cnts", 45, 0, 0)] },
+        45 => KernelType::Struct { name: "atomic_t".into(), size: 4, members: vec![m("counter", 6, 0, 0)] },
+        46 => int("long", 8, true),
+        47 => int("unsigned long", 8, false),
         _ => return Err(format!("no kernel type {id}")),
     })
 }

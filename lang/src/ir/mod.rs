@@ -178,6 +178,21 @@ pub struct CwdOffsets {
     pub mount_mountpoint: i32,
 }
 
+/// What d_path() reads besides what `cwd` does: a dentry's `d_hash.pprev` (0 once its file
+/// is deleted) and `d_op`, and dentry_operations' `d_dname` (set for the files the kernel
+/// names itself: pipes, sockets, anonymous inodes); for those, the dentry's `d_sb` and
+/// `d_inode`, the super_block's `s_magic` (which filesystem) and the inode's `i_ino`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DPathOffsets {
+    pub dentry_hash_pprev: i32,
+    pub dentry_op: i32,
+    pub ops_dname: i32,
+    pub dentry_sb: i32,
+    pub dentry_inode: i32,
+    pub sb_magic: i32,
+    pub inode_ino: i32,
+}
+
 /// Bytes of `pr_psargs` (Solaris' PRARGSZ), its NUL included.
 pub const PSARGS_SIZE: u32 = 80;
 
@@ -327,6 +342,9 @@ pub enum StrExpr {
     TpField(String),
     /// `cwd`: the current process's working directory, in a buffer of `size` bytes.
     Cwd { offsets: CwdOffsets, size: u32 },
+    /// `d_path(path)`: the name of the `struct path` at `path` from the current process's
+    /// root, as the kernel's d_path() writes it, in a buffer of `size` bytes.
+    DPath { path: Box<Expr>, offsets: Box<CwdOffsets>, more: DPathOffsets, size: u32 },
     /// `__psargs(task)`: the arguments of the current process, spaces between them, the
     /// first [`PSARGS_SIZE`] - 1 bytes ("" for another task or a kernel thread). `offsets`:
     /// of task_struct's `mm`, and of mm_struct's `arg_start` and `arg_end`.
@@ -395,6 +413,12 @@ pub enum StrFn {
     InetNtoa6,
     /// inet_ntop(af, addr): inet_ntoa() for AF_INET, strict inet_ntoa6() for AF_INET6.
     InetNtop,
+    /// cleanpath(s): s without its empty and `.` components and the components `..` takes
+    /// out, by text alone.
+    Cleanpath,
+    /// link_ntop(type, addr): the link-layer address at a kernel address, hex bytes joined
+    /// by colons.
+    LinkNtop,
 }
 
 /// An argument of a string subroutine.
@@ -419,7 +443,7 @@ impl StrExpr {
         match self {
             StrExpr::Comm | StrExpr::TpField(_) => Repr::Str(COMM_SIZE),
             StrExpr::Psargs { .. } => Repr::Str(PSARGS_SIZE),
-            StrExpr::Cwd { size, .. } => Repr::Str(*size),
+            StrExpr::Cwd { size, .. } | StrExpr::DPath { size, .. } => Repr::Str(*size),
             StrExpr::UserStr(_, size) | StrExpr::KernelStr(_, size) | StrExpr::Padded { size, .. } | StrExpr::Var(_, size) | StrExpr::Call { size, .. } => Repr::Str(*size),
             StrExpr::Ternary(_, a, b) => match (a.repr(), b.repr()) {
                 (Repr::StrId, Repr::StrId) => Repr::StrId,
@@ -445,7 +469,7 @@ impl StrExpr {
     pub fn any(&self, f: &mut dyn FnMut(Node) -> bool) -> bool {
         f(Node::Str(self))
             || match self {
-                StrExpr::UserStr(addr, _) | StrExpr::KernelStr(addr, _) | StrExpr::Psargs { task: addr, .. } => addr.any(f),
+                StrExpr::UserStr(addr, _) | StrExpr::KernelStr(addr, _) | StrExpr::Psargs { task: addr, .. } | StrExpr::DPath { path: addr, .. } => addr.any(f),
                 StrExpr::Var(StrVar::Element { keys, .. }, _) => keys.iter().any(|k| k.any(f)),
                 StrExpr::Ternary(c, a, b) => c.any(f) || a.any(f) || b.any(f),
                 StrExpr::Call { args, .. } => args.iter().any(|a| a.any(f)),

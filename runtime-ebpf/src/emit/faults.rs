@@ -54,9 +54,10 @@ pub(super) fn may_fault(p: &Program, c: &Clause) -> bool {
         Node::Expr(Expr::Load { .. } | Expr::Object { .. } | Expr::ObjectPrefix { .. } | Expr::Bounded { .. } | Expr::Alloc { .. }) | Node::Stmt(Stmt::Copy { .. }) => true,
         // chill() past the CPU's budget
         Node::Stmt(Stmt::Chill(..) | Stmt::CopyOut { .. }) => true,
-        Node::Str(StrExpr::UserStr(..) | StrExpr::KernelStr(..)) => true,
-        // An address that cannot be read, another family; strtok(NULL, ...) with no string.
-        Node::Str(StrExpr::Call { f: StrFn::InetNtoa | StrFn::InetNtoa6 | StrFn::InetNtop | StrFn::StrtokNext, .. }) => true,
+        Node::Str(StrExpr::UserStr(..) | StrExpr::KernelStr(..) | StrExpr::DPath { .. }) => true,
+        // An address that cannot be read, another family or type; strtok(NULL, ...) with no
+        // string.
+        Node::Str(StrExpr::Call { f: StrFn::InetNtoa | StrFn::InetNtoa6 | StrFn::InetNtop | StrFn::LinkNtop | StrFn::StrtokNext, .. }) => true,
         // A base known only when the probe fires, outside 2..36.
         Node::Str(StrExpr::Call { f: StrFn::Lltostr, args, .. }) => matches!(args.get(1), Some(StrArg::Int(b)) if !matches!(b, Expr::Int(_))),
         _ => false,

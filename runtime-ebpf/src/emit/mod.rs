@@ -15,12 +15,15 @@ use crumbs_lang::providers::AttachPoint;
 mod aggregate;
 pub(crate) mod attach;
 mod chill;
+mod cleanpath;
 mod copyout;
 mod cwd;
+mod dname;
 mod expr;
 mod faults;
 mod frame;
 mod inet;
+mod link_ntop;
 mod loops;
 mod numbers;
 mod objects;
@@ -109,7 +112,8 @@ pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<Progr
 fn needs_scratch(c: &Clause) -> bool {
     c.locals.iter().any(|v| v.is_str() || v.is_object())
         || c.any(&mut |n| match n {
-            Node::Str(s) => matches!(s.repr(), Repr::Str(n) if n > 16) || matches!(s, StrExpr::Var(..) | StrExpr::Call { .. }),
+            // The path walk of cwd and d_path() builds in a buffer twice the string's.
+            Node::Str(s) => matches!(s.repr(), Repr::Str(n) if n > 16) || matches!(s, StrExpr::Var(..) | StrExpr::Call { .. } | StrExpr::Cwd { .. } | StrExpr::DPath { .. }),
             // Two names ordered: both are written out in strsize buffers.
             Node::Expr(Expr::StrCmp(op, a, b)) => !matches!(op, BinOp::Eq | BinOp::Ne) && a.repr() == Repr::StrId && b.repr() == Repr::StrId,
             Node::Stmt(Stmt::SetStr(..) | Stmt::SetObject(..) | Stmt::Copy { .. } | Stmt::CopyOut { .. }) | Node::Expr(Expr::Alloc { .. }) => true,

@@ -138,6 +138,7 @@ impl Emitter<'_> {
             }
             StrExpr::Psargs { task, offsets } => self.psargs_into(task, *offsets, dst, size)?,
             StrExpr::Cwd { offsets, .. } => self.cwd_into(offsets, dst, size)?,
+            StrExpr::DPath { path, offsets, more, .. } => self.d_path_into(path, offsets, more, dst, size)?,
             StrExpr::UserStr(addr, _) | StrExpr::KernelStr(addr, _) => {
                 let read = if matches!(s, StrExpr::UserStr(..)) { helper::PROBE_READ_USER_STR } else { helper::PROBE_READ_KERNEL_STR };
                 // The address first (it may use the stack), then clear the whole buffer (the

@@ -93,6 +93,8 @@ impl Emitter<'_> {
                 _ => return Err(self.err("internal: lltostr() without an integer")),
             },
             StrFn::InetNtoa | StrFn::InetNtoa6 | StrFn::InetNtop => self.inet(f, args, out, own)?,
+            StrFn::LinkNtop => self.link_ntop(args, out, own)?,
+            StrFn::Cleanpath => self.cleanpath(str_arg(0)?, out, own)?,
         }
         if !direct {
             self.buf_copy(out, own, dst, size);

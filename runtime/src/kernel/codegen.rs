@@ -34,7 +34,7 @@ fn loops_over_strings(p: &Program) -> bool {
     p.groups.iter().flat_map(|g| &g.clauses).any(|c| {
         c.any(&mut |n| {
             matches!(n, Node::Expr(Expr::IntCall { f: IntFn::Index | IntFn::Rindex, .. }))
-                || matches!(n, Node::Str(StrExpr::Call { f: StrFn::Strstr | StrFn::Strchr | StrFn::Strrchr | StrFn::Strtok | StrFn::StrtokNext, .. }))
+                || matches!(n, Node::Str(StrExpr::Call { f: StrFn::Strstr | StrFn::Strchr | StrFn::Strrchr | StrFn::Strtok | StrFn::StrtokNext | StrFn::Cleanpath, .. }))
         })
     })
 }
