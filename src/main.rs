@@ -42,7 +42,7 @@ pub(crate) struct Cli {
     /// Write trace output to FILE instead of standard output.
     #[arg(short = 'o', value_name = "FILE")]
     output: Option<String>,
-    /// Set a DTrace option (spec §3.2): quiet, bufsize=SIZE, aggsize=SIZE, dynvarsize=SIZE, strsize=SIZE, stackframes=N, ustackframes=N, jstackframes=N, jstackstrsize=SIZE, nspec=N, specsize=SIZE, aggsortkey, aggsortrev, aggsortpos=N, aggsortkeypos=N, aggpack, destructive, rawbytes, switchrate=RATE, aggrate=RATE.
+    /// Set a DTrace option (spec §3.2): quiet, bufsize=SIZE, aggsize=SIZE, dynvarsize=SIZE, strsize=SIZE, stackframes=N, ustackframes=N, jstackframes=N, jstackstrsize=SIZE, pcapsize=SIZE, nspec=N, specsize=SIZE, aggsortkey, aggsortrev, aggsortpos=N, aggsortkeypos=N, aggpack, destructive, rawbytes, switchrate=RATE, aggrate=RATE.
     #[arg(short = 'x', value_name = "OPT[=VAL]")]
     options: Vec<String>,
     /// Allow destructive actions: system(), raise(), stop().

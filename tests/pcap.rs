@@ -67,3 +67,23 @@ fn pcap_errors() {
     assert_error("BEGIN { pcap(0); }", "pcap() takes 2 arguments, but 1 given", "usage: pcap(skb, protocol)");
     assert_error("BEGIN { pcap(0, \"x\"); }", "pcap()'s link type must be", "");
 }
+
+/// `pcapsize` bounds the bytes recorded, rounded up to whole 8 bytes; 0 or a size over
+/// 65535 means the default, 1514 (DTrace on Linux's rules), by -x or pragma.
+#[test]
+fn pcapsize_bounds_the_bytes_recorded() {
+    for (args, lines) in [(vec!["-x", "pcapsize=20"], 2), (vec!["-x", "pcapsize=70000"], 3)] {
+        let p = format!("{UDP_OUT} {{ pcap(args->skbaddr, PCAP_ETHER); }}");
+        let mut all = vec!["-q", "-e", &p, "-c", SEND];
+        all.extend(args);
+        let out = run(&all);
+        out.assert_ok();
+        let dumps: Vec<&str> = out.stdout.split("\n\n").filter(|s| s.contains("0123456789abcdef")).collect();
+        assert_eq!(dumps.len(), 2, "{}", out.dump());
+        // A header line, then one line per 16 bytes: 24 bytes are two, 45 three.
+        assert!(dumps.iter().all(|d| d.trim_matches('\n').lines().count() == 1 + lines), "{}", out.dump());
+    }
+    let out = run(&["-q", "-e", &format!("#pragma D option pcapsize=8\n{UDP_OUT} {{ pcap(args->skbaddr, PCAP_ETHER); }}"), "-c", SEND]);
+    out.assert_ok();
+    assert_eq!(out.stdout.matches("\n         0: 00 00 00 00 00 00 00 00  ").count(), 2, "{}", out.dump());
+}

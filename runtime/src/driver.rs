@@ -9,7 +9,7 @@ use crate::output::Sink;
 use crate::session::{self, RunError, RunOptions};
 use crumbs_ebpf::abi;
 use crumbs_lang::ast::Span;
-use crumbs_lang::check::{apply_option, jstackframes_option, CheckOptions};
+use crumbs_lang::check::{apply_option, jstackframes_option, pcapsize_option, CheckOptions};
 use crumbs_lang::diag::Diagnostic;
 use crumbs_lang::ir::Program;
 
@@ -71,7 +71,12 @@ pub fn compile(text: &str, opts: &CompileOptions, kernel: &dyn Kernel) -> Result
     for &(_, v, opt) in options.iter().filter(|o| o.0 == "jstackframes") {
         jstackframes = Some(jstackframes_option(v).map_err(|(msg, hint)| CompileError::Message(format!("-x {opt}: {msg} ({hint})")))?);
     }
-    let check = CheckOptions { facts: Some(kernel.facts()), target: opts.target, args: opts.args.clone(), ids: crate::process::own_ids(), strsize: early.strsize, destructive: opts.destructive || early.destructive, jstackframes };
+    // And what pcap() records of a packet.
+    let mut pcapsize = None;
+    for &(_, v, opt) in options.iter().filter(|o| o.0 == "pcapsize") {
+        pcapsize = Some(pcapsize_option(v).map_err(|(msg, hint)| CompileError::Message(format!("-x {opt}: {msg} ({hint})")))?);
+    }
+    let check = CheckOptions { facts: Some(kernel.facts()), target: opts.target, args: opts.args.clone(), ids: crate::process::own_ids(), strsize: early.strsize, destructive: opts.destructive || early.destructive, jstackframes, pcapsize };
     let mut program = crumbs_lang::compile(text, &check).map_err(CompileError::Source)?;
     for o in options {
         apply(&mut program.options, o)?;

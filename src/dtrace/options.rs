@@ -88,7 +88,7 @@ const OPTIONS: &[(&str, Use)] = &[
     ("nolibs", Use::Ignored),
     ("noresolve", Use::Ignored),
     ("nspec", Use::Compiler),
-    ("pcapsize", Use::Ignored),
+    ("pcapsize", Use::Compiler),
     ("pgmax", Use::Ignored),
     ("preallocate", Use::Ignored),
     ("printsize", Use::Ignored),

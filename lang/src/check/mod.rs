@@ -54,6 +54,9 @@ pub struct CheckOptions {
     /// `-x jstackframes=N` from the command line: `jstack()`'s frame count is part of the
     /// program (user space knows no jstack), so it is known before checking.
     pub jstackframes: Option<u8>,
+    /// `-x pcapsize=N` from the command line: the bytes `pcap()` records are part of the
+    /// record's layout.
+    pub pcapsize: Option<u32>,
 }
 
 /// The ids of the process compiling the program, D's macro variables `$pid`, `$ppid`,
@@ -127,9 +130,16 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         (None, Some(p)) => jstackframes_option(p.value.as_deref()).unwrap_or(JSTACK_FRAMES_DEFAULT),
         (None, None) => JSTACK_FRAMES_DEFAULT,
     };
+    let pragma_pcap = program.pragmas.iter().rev().find(|p| p.name == "pcapsize");
+    let pcapsize = match (opts.pcapsize, pragma_pcap) {
+        (Some(n), _) => n,
+        (None, Some(p)) => pcapsize_option(p.value.as_deref()).unwrap_or(pcap::PCAP_SIZE),
+        (None, None) => pcap::PCAP_SIZE,
+    };
     let mut cx = Checker {
         opts,
         jstackframes,
+        pcapsize,
         strsize: str_buffer(options.strsize()),
         globals: Vec::new(),
         thread_locals: Vec::new(),
@@ -295,7 +305,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     Ok((program, None))
 }
 
-const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "aggsortpos", "aggsortkeypos", "aggpack", "stackframes", "ustackframes", "jstackframes", "jstackstrsize", "switchrate", "aggrate", "strsize", "nspec", "specsize", "destructive", "rawbytes"];
+const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "aggsortpos", "aggsortkeypos", "aggpack", "stackframes", "ustackframes", "jstackframes", "jstackstrsize", "pcapsize", "switchrate", "aggrate", "strsize", "nspec", "specsize", "destructive", "rawbytes"];
 
 fn options(pragmas: &[ast::Pragma]) -> Result<Options, Diagnostic> {
     let mut o = Options::default();
@@ -310,6 +320,14 @@ fn options(pragmas: &[ast::Pragma]) -> Result<Options, Diagnostic> {
 /// [`CheckOptions::jstackframes`]).
 pub fn jstackframes_option(value: Option<&str>) -> Result<u8, (String, String)> {
     symbols::ustackframes_option("jstackframes", value)
+}
+
+/// The `pcapsize` option's value as DTrace on Linux takes it: a size, 1514 (an Ethernet
+/// frame) if it is 0 or over 65535, rounded up to whole 8 bytes (`-x pcapsize=N` reaches
+/// the checker through [`CheckOptions::pcapsize`]).
+pub fn pcapsize_option(value: Option<&str>) -> Result<u32, (String, String)> {
+    let n = size_option("pcapsize", value, 0, "0", "pcap()'s packet bytes")?;
+    Ok(if n == 0 || n > 65535 { pcap::PCAP_SIZE } else { n as u32 }.next_multiple_of(8))
 }
 
 /// Applies one DTrace option (`#pragma D option` or `-x name=value`).
@@ -332,6 +350,7 @@ pub fn apply_option(o: &mut Options, name: &str, value: Option<&str>) -> Result<
         "ustackframes" => o.ustackframes = Some(symbols::ustackframes_option(name, value)?),
         // Read by the checker alone (jstack()'s count is part of the program).
         "jstackframes" => _ = jstackframes_option(value)?,
+        "pcapsize" => _ = pcapsize_option(value)?,
         // DTrace's room for Java frame names: crumbs has none to keep.
         "jstackstrsize" => _ = size_option(name, value, 1, "1", "jstack()'s string room")?,
         "strsize" => o.strsize = Some(strsize_option(value)?),
@@ -425,6 +444,8 @@ struct Checker<'a> {
     opts: &'a CheckOptions,
     /// Frames `jstack()` without a count keeps.
     jstackframes: u8,
+    /// Bytes `pcap()` records of a packet.
+    pcapsize: u32,
     /// The buffer every string variable and copied string is kept in (strsize rounded up to whole 8-byte words).
     strsize: u32,
     globals: Vec<String>,

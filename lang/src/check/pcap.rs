@@ -1,10 +1,11 @@
 //! `pcap(skb, protocol)`: a network packet recorded for a capture file, as DTrace on Linux
 //! has it: the time, the bytes captured (the sk_buff's linear data, `len - data_len`, at most
-//! `pcapsize`), the link type, and the bytes. A NULL sk_buff captures nothing.
+//! the `pcapsize` option's), the link type, and the bytes. A NULL sk_buff captures nothing.
 
 use super::*;
 
-/// Bytes captured per packet: DTrace's default `pcapsize` (an Ethernet frame).
+/// Bytes captured per packet unless the `pcapsize` option says: DTrace's default (an
+/// Ethernet frame).
 pub const PCAP_SIZE: u32 = 1514;
 
 impl Checker<'_> {
@@ -12,7 +13,7 @@ impl Checker<'_> {
         let skb = self.address(&args[0], "the sk_buff given to pcap()")?;
         let proto = self.int_expr(&args[1], "pcap()'s link type")?;
         let [len, data_len, data] = self.skb_offsets(span)?;
-        let size = PCAP_SIZE;
+        let size = self.pcapsize;
         let at = |off: i32| Box::new(Expr::Binary(BinOp::Add, Box::new(skb.clone()), Box::new(Expr::Int(off as i64))));
         let load = |off: i32, size: u8| Expr::Load { addr: at(off), size, signed: false };
         let unless_null = |e: Expr| Expr::Ternary(Box::new(Expr::Binary(BinOp::Eq, Box::new(skb.clone()), Box::new(Expr::Int(0)))), Box::new(Expr::Int(0)), Box::new(e));
