@@ -131,55 +131,7 @@ impl Checker<'_> {
                     .label("aggregations are write-only in D")
                     .hint("print it with printa() or at exit"))
             }
-            ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| f.hook == FnHook::StringOf) => {
-                let f = builtins::function(&name.name).expect("checked");
-                check_arity(f, args, &e.span)?;
-                TExpr::new(self.string_of(&args[0])?, string)
-            }
-            ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| matches!(f.hook, FnHook::Str(_) | FnHook::Strlen | FnHook::Int(_))) => {
-                let f = builtins::function(&name.name).expect("checked");
-                check_arity(f, args, &e.span)?;
-                self.string_call(f, args)?
-            }
-            ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| matches!(f.hook, FnHook::Kernel(_))) => {
-                let f = builtins::function(&name.name).expect("checked");
-                let FnHook::Kernel(k) = f.hook else { unreachable!() };
-                self.kernel_call(f, k, args, &e.span)?
-            }
-            ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| f.hook == FnHook::CopyInStr) => {
-                let f = builtins::function(&name.name).expect("checked");
-                check_arity(f, args, &e.span)?;
-                let addr = self.int_expr(&args[0], &format!("the address given to {}()", f.name))?;
-                TExpr::new(Expr::Str(StrExpr::UserStr(Box::new(addr), self.strsize)), string)
-            }
-            ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| f.hook == FnHook::Psargs) => {
-                check_arity(builtins::function(&name.name).expect("checked"), args, &e.span)?;
-                let task = self.int_expr(&args[0], "the task given to __psargs()")?;
-                let offsets = self.psargs_offsets(&e.span)?;
-                TExpr::new(Expr::Str(StrExpr::Psargs { task: Box::new(task), offsets }), string)
-            }
-            ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| matches!(f.hook, FnHook::Alloca | FnHook::CopyIn)) => {
-                self.alloc(builtins::function(&name.name).expect("checked"), args, &e.span)?
-            }
-            ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| f.hook == FnHook::Speculation) => {
-                check_arity(builtins::function(&name.name).expect("checked"), args, &e.span)?;
-                TExpr::new(Expr::Speculation, self.int())
-            }
-            ExprKind::Call(name, args) if builtins::function(&name.name).is_some_and(|f| f.kind == FnKind::Subroutine) => {
-                let f = builtins::function(&name.name).expect("checked");
-                self.stack_or_symbol(f, args, &e.span)?
-            }
-            ExprKind::Call(name, _) => {
-                return Err(match builtins::function(&name.name) {
-                    Some(f) => Diagnostic::new(e.span.clone(), format!("`{}()` has no value", f.name))
-                        .label("used as a value")
-                        .hint(match f.kind {
-                            FnKind::Aggregating => format!("assign it to an aggregation: `@name = {}`", f.signature),
-                            FnKind::Action | FnKind::Subroutine => format!("call {}() as a statement of its own", f.name),
-                        }),
-                    None => unknown_function(name),
-                })
-            }
+            ExprKind::Call(name, args) => self.call_value(name, args, &e.span, string)?,
             ExprKind::Unary(op, inner) => {
                 let v = self.int_value(inner, &format!("the operand of `{}`", unop_symbol(*op)))?;
                 // `!` gives an int; `-`, `~` and `+` the operand's type, promoted.
@@ -367,4 +319,48 @@ fn unindexed_array(name: &str, span: &Span) -> Diagnostic {
     Diagnostic::new(span.clone(), format!("`{name}` is an associative array, used here without a key"))
         .label("needs a key")
         .hint(format!("read an element: `{name}[key]`"))
+}
+
+impl Checker<'_> {
+    /// A function call used as a value: its one lookup in the table, then what its hook
+    /// makes of it; an action or aggregating function has no value.
+    fn call_value(&mut self, name: &ast::Ident, args: &[ast::Expr], span: &Span, string: TypeId) -> Result<TExpr, Diagnostic> {
+        let Some(f) = builtins::function(&name.name) else { return Err(unknown_function(name)) };
+        Ok(match f.hook {
+            FnHook::StringOf => {
+                check_arity(f, args, span)?;
+                TExpr::new(self.string_of(&args[0])?, string)
+            }
+            FnHook::Str(_) | FnHook::Strlen | FnHook::Int(_) => {
+                check_arity(f, args, span)?;
+                self.string_call(f, args)?
+            }
+            FnHook::Kernel(k) => self.kernel_call(f, k, args, span)?,
+            FnHook::CopyInStr => {
+                check_arity(f, args, span)?;
+                let addr = self.int_expr(&args[0], &format!("the address given to {}()", f.name))?;
+                TExpr::new(Expr::Str(StrExpr::UserStr(Box::new(addr), self.strsize)), string)
+            }
+            FnHook::Psargs => {
+                check_arity(f, args, span)?;
+                let task = self.int_expr(&args[0], "the task given to __psargs()")?;
+                let offsets = self.psargs_offsets(span)?;
+                TExpr::new(Expr::Str(StrExpr::Psargs { task: Box::new(task), offsets }), string)
+            }
+            FnHook::Alloca | FnHook::CopyIn => self.alloc(f, args, span)?,
+            FnHook::Speculation => {
+                check_arity(f, args, span)?;
+                TExpr::new(Expr::Speculation, self.int())
+            }
+            _ if f.kind == FnKind::Subroutine => self.stack_or_symbol(f, args, span)?,
+            _ => {
+                return Err(Diagnostic::new(span.clone(), format!("`{}()` has no value", f.name))
+                    .label("used as a value")
+                    .hint(match f.kind {
+                        FnKind::Aggregating => format!("assign it to an aggregation: `@name = {}`", f.signature),
+                        FnKind::Action | FnKind::Subroutine => format!("call {}() as a statement of its own", f.name),
+                    }))
+            }
+        })
+    }
 }
