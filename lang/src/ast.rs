@@ -103,6 +103,9 @@ pub enum LValue {
     /// `name[keys]` (global) or `self->name[keys]` (thread-local): an element of an
     /// associative array.
     Element { name: Ident, thread: bool, keys: Vec<Expr>, span: Span },
+    /// A member (or a member's element) of a struct variable: `r.position`,
+    /// `self->s.inner.x`, `a[k].m`, `v.arr[2]`, as written.
+    Member(Box<Expr>),
 }
 
 impl LValue {
@@ -111,6 +114,7 @@ impl LValue {
         match self {
             LValue::Global(i) => i.span.clone(),
             LValue::ThreadLocal(_, s) | LValue::ClauseLocal(_, s) | LValue::Element { span: s, .. } => s.clone(),
+            LValue::Member(e) => e.span.clone(),
         }
     }
 
@@ -122,6 +126,7 @@ impl LValue {
             LValue::ClauseLocal(i, _) => format!("this->{}", i.name),
             LValue::Element { name, thread: true, .. } => format!("self->{}[...]", name.name),
             LValue::Element { name, .. } => format!("{}[...]", name.name),
+            LValue::Member(e) => member_text(e),
         }
     }
 }
@@ -315,6 +320,19 @@ impl Expr {
         for c in self.children() {
             c.each_target(f);
         }
+    }
+}
+
+/// A member expression as D writes it, for messages (keys and indexes elided).
+fn member_text(e: &Expr) -> String {
+    match &e.kind {
+        ExprKind::Ident(n) => n.clone(),
+        ExprKind::ThreadLocal(n) => format!("self->{n}"),
+        ExprKind::ClauseLocal(n) => format!("this->{n}"),
+        ExprKind::Member { base, member, arrow } => format!("{}{}{}", member_text(base), if *arrow { "->" } else { "." }, member.name),
+        ExprKind::Index(base, _) => format!("{}[...]", member_text(base)),
+        ExprKind::Deref(inner) => format!("(*{})", member_text(inner)),
+        _ => "...".into(),
     }
 }
 

@@ -470,6 +470,11 @@ fn branch(p: Pair<Rule>) -> Result<Vec<Stmt>, Diagnostic> {
 /// element, written as an expression.
 fn lvalue_of(e: Expr, what: &str) -> Result<LValue, Diagnostic> {
     let named = |name: String, sp: &Span| Ident { span: sp.end - name.len()..sp.end, name };
+    // A member of a struct variable; the checker finds the variable under it.
+    let member = |e: &Expr| matches!(&e.kind, ExprKind::Member { arrow: false, .. });
+    if member(&e) || matches!(&e.kind, ExprKind::Index(base, _) if member(base)) {
+        return Ok(LValue::Member(Box::new(e)));
+    }
     Ok(match e.kind {
         ExprKind::Ident(name) => LValue::Global(Ident { name, span: e.span }),
         ExprKind::ThreadLocal(name) => LValue::ThreadLocal(named(name, &e.span), e.span),
@@ -487,7 +492,7 @@ fn lvalue_of(e: Expr, what: &str) -> Result<LValue, Diagnostic> {
         _ => {
             return Err(Diagnostic::new(e.span, format!("cannot {what} this expression"))
                 .label("not a variable")
-                .hint("assign to a variable (`x`, `self->x`, `this->x`) or an associative array's element (`a[k]`, `self->a[k]`)"))
+                .hint("assign to a variable (`x`, `self->x`, `this->x`), an associative array's element (`a[k]`, `self->a[k]`) or a struct variable's member (`r.m`)"))
         }
     })
 }

@@ -94,8 +94,8 @@ fn word(b: &[u8], i: usize) -> i64 {
     i64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().unwrap())
 }
 
-/// Decodes a map key laid out as the IR says (each value's [`Repr::size`] bytes). A symbol
-/// key stands for the start of its function or module.
+/// Decodes a map key laid out as the IR says (each value's [`Repr::size`] bytes, from a
+/// multiple of 8). A symbol key stands for the start of its function or module.
 pub fn decode_keys(key: &[u8], reprs: &[Repr], dec: &Decoder) -> Vec<Value> {
     let mut off = 0;
     let mut out = Vec::new();
@@ -114,7 +114,7 @@ pub fn decode_keys(key: &[u8], reprs: &[Repr], dec: &Decoder) -> Vec<Value> {
                 (_, v) => v,
             }
         });
-        off += r.size();
+        off += r.size().next_multiple_of(8);
     }
     out
 }

@@ -11,7 +11,7 @@ pub(super) struct KeyOwner<'a> {
 
 impl KeyOwner<'_> {
     /// The owner as [`KeyBuffers`] names it.
-    fn id(&self) -> String {
+    pub fn id(&self) -> String {
         format!("{} {}", self.kind, self.name)
     }
 }
@@ -22,7 +22,26 @@ impl Checker<'_> {
     pub(super) fn keys(&mut self, keys: &[ast::Expr], first: Option<&[Repr]>, owner: KeyOwner, span: &Span) -> Result<(Vec<Expr>, Vec<Repr>), Diagnostic> {
         let mut typed = Vec::new();
         for k in keys {
-            typed.push(self.value(k)?);
+            typed.push(self.key_value(k)?);
+        }
+        // A struct key has the type of the first use at its position (DTrace's prototype).
+        for (i, k) in typed.iter().enumerate() {
+            if !matches!(k.expr, Expr::Object { .. }) {
+                continue;
+            }
+            match self.key_types.get(&(owner.id(), i)).copied() {
+                None if first.is_none_or(|f| matches!(f.get(i), Some(Repr::Object(_)))) => {
+                    self.key_types.insert((owner.id(), i), k.ty);
+                }
+                Some(want) if !self.same_type(want, k.ty) => {
+                    let (want, got) = (self.types.name(want), self.types.name(k.ty));
+                    let what = if owner.kind == "aggregation" { format!("@{}[ ]", owner.name.trim_start_matches('@')) } else { format!("{}[ ]", owner.name) };
+                    return Err(Diagnostic::new(keys[i].span.clone(), format!("{what} key #{} is incompatible with prototype: {want} vs {got}", i + 1))
+                        .label(format!("a `{got}`"))
+                        .hint(format!("key {} is a `{want}` where it is first used: keys at one position have one type", i + 1)));
+                }
+                _ => {}
+            }
         }
         let mut reprs: Vec<Repr> = typed.iter().map(|k| self.repr_of(k)).collect();
         let mut out: Vec<Expr> = typed.iter().map(|k| self.own(k)).collect();
@@ -89,10 +108,22 @@ impl Checker<'_> {
                 continue;
             }
             if a != b {
-                return Err(Diagnostic::new(keys[i].span.clone(), format!("key {} of `{name}` has another type elsewhere", i + 1)).label("type differs").hint("keys at one position must all be integers or all strings"));
+                return Err(Diagnostic::new(keys[i].span.clone(), format!("key {} of `{name}` has another type elsewhere", i + 1)).label("type differs").hint("keys at one position must all be integers, all strings or all structs of one type"));
             }
         }
         Ok((out, first.to_vec()))
+    }
+}
+
+impl Checker<'_> {
+    /// A key's value: a struct or union copied whole (its bytes are the key), else a scalar
+    /// or a string.
+    fn key_value(&mut self, k: &ast::Expr) -> Result<TExpr, Diagnostic> {
+        let t = self.typed(k)?;
+        match self.object(t, &k.span)? {
+            Ok(o) => Ok(o),
+            Err(t) => self.lower(t, &k.span),
+        }
     }
 }
 

@@ -170,6 +170,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         var_types: known.unwrap_or_default(),
         second_pass_needed: false,
         key_buffers,
+        key_types: std::collections::HashMap::new(),
         c_ints: std::collections::HashMap::new(),
     };
     var_decls::no_assignments(&program.decls)?;
@@ -495,6 +496,9 @@ struct Checker<'a> {
     second_pass_needed: bool,
     /// Key positions whose strings go in buffers (found by the first pass).
     key_buffers: KeyBuffers,
+    /// The struct or union type of struct key positions (by owner and position), from
+    /// their first use or declaration: every other use must have the same type.
+    key_types: std::collections::HashMap<(String, usize), crate::types::TypeId>,
     /// D's integer types by name, as [`Checker::c_int`] found them.
     c_ints: std::collections::HashMap<&'static str, crate::types::TypeId>,
 }

@@ -420,6 +420,52 @@ fn structs_by_value_in_variables() {
     assert!(matches!(&c.body[7], Stmt::SetObject(StrVar::Thread(0), Expr::Object { size: 0, .. })));
 }
 
+/// spec §4.11, §5.7: declared struct variables, member assignment and struct keys.
+#[test]
+fn declared_structs_members_and_struct_keys() {
+    let decl = "struct rec { int pos; char c; unsigned int f : 3; }; struct rec r; self struct rec s; this struct rec t; int a[struct rec];";
+    let p = ok(&format!("{decl} BEGIN {{ r.pos = 1; r.f = 5; this->t.c = 'a'; self->s.pos++; a[r] = 2; @[this->t, 3] = count(); trace(a[this->t]); }}"));
+    // f shares the int unit of c: 8 bytes in all.
+    assert_eq!(p.globals[0].repr, Repr::Object(8));
+    assert_eq!(p.thread_locals[0].repr, Repr::Object(8));
+    assert_eq!(p.arrays[0].keys, vec![Repr::Object(8)]);
+    assert_eq!(p.aggregations[0].keys, vec![Repr::Object(8), Repr::Int(IntRepr::I32)]);
+    assert_eq!(p.aggregations[0].key_size(), 16);
+    let c = &p.groups[0].clauses[0];
+    assert!(matches!(&c.body[0], Stmt::SetMember { var: StrVar::Global(0), offset: 0, field: Field::Int(4), value: Expr::Int(1) }));
+    assert!(matches!(&c.body[1], Stmt::SetMember { var: StrVar::Global(0), offset: 5, field: Field::Bits { size: 1, shift: 0, width: 3 }, .. }));
+    assert!(matches!(&c.body[2], Stmt::SetMember { var: StrVar::Clause(_), offset: 4, field: Field::Int(1), .. }));
+    assert!(matches!(&c.body[3], Stmt::SetMember { var: StrVar::Thread(0), offset: 0, field: Field::Int(4), .. }));
+    assert!(matches!(&c.body[4], Stmt::SetElement { keys, .. } if matches!(&keys[0], Expr::Object { size: 8, .. })));
+}
+
+#[test]
+fn what_d_rejects_about_declared_structs_and_struct_keys() {
+    let decl = "struct rec { int pos; char c; int arr[4]; }; struct pirate { int pos; char c; int arr[4]; }; struct rec r1; struct pirate p1; struct rec *rp;";
+    let cases = [
+        ("BEGIN { a[r1] = 1; a[p1] = 2; }", "p1", "a[ ] key #1 is incompatible with prototype: struct rec vs struct pirate"),
+        ("BEGIN { @x[r1] = count(); @x[p1] = count(); }", "p1", "@x[ ] key #1 is incompatible with prototype: struct rec vs struct pirate"),
+        ("BEGIN { a[r1] = 1; a[3] = 2; }", "3", "key 1 of `a` has another type elsewhere"),
+        ("BEGIN { r1.pos = \"x\"; }", "\"x\"", "`r1.pos` is `int`, but this is a string"),
+        ("BEGIN { r1.arr = 1; }", "r1.arr", "cannot assign `r1.arr`, a `int [4]`"),
+        ("BEGIN { r1.arr[arg0] = 1; }", "r1.arr[arg0]", "cannot assign `r1.arr[...]`"),
+        ("BEGIN { rp = (struct rec *)arg0; rp->pos = 1; }", "rp->pos", "cannot assign to this expression"),
+        ("BEGIN { (*rp).pos = 1; }", "(*rp).pos", "cannot assign `(*rp).pos`"),
+        ("BEGIN { r1 = p1; }", "p1", "`r1` is `struct rec`, but this is `struct pirate`"),
+        ("BEGIN { r1.pos = p1; }", "p1", "cannot be used as a value"),
+    ];
+    for (src, at, message) in cases {
+        let src = format!("{decl} {src}");
+        let (d, text) = err(&src);
+        assert!(d.message.contains(message), "{src}: {}", d.message);
+        assert_eq!(text, at, "{src}");
+        assert!(d.hint.is_some(), "{src}");
+    }
+    let (d, text) = err("struct big { char x[20000]; }; struct big b; BEGIN { b.x[0] = 1; }");
+    assert!(d.message.contains("20000 bytes, too large for a variable or a key"), "{}", d.message);
+    assert_eq!(text, "struct big");
+}
+
 #[test]
 fn what_d_rejects_about_struct_values() {
     let decl = "struct pair { int a; char b; }; struct other { int a; char b; }; struct big { char x[20000]; };";
@@ -432,7 +478,7 @@ fn what_d_rejects_about_struct_values() {
         ("BEGIN { this->p = *(struct pair *)arg0; trace(&this->p); }", "this->p", "cannot take the address of a variable"),
         ("BEGIN { this->p = *(struct big *)arg0; }", "*(struct big *)arg0", "20000 bytes, too large for a variable"),
         ("BEGIN { x = 1; x = *(struct pair *)arg0; }", "*(struct pair *)arg0", "`x` is `int`, but this is `struct pair`"),
-        ("BEGIN { this->p = *(struct pair *)arg0; @[this->p] = count(); }", "this->p", "cannot be used as a value"),
+        ("BEGIN { this->p = *(struct pair *)arg0; trace(this->p ? 1 : 2); }", "this->p", "cannot be used as a value"),
     ];
     for (src, at, message) in cases {
         let src = format!("{decl} {src}");

@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::ast::{Decl, Scope, TypeName};
-use crate::types::TypeId;
+use crate::types::{Type, TypeId};
 use vars::{ArrayVar, VarRef};
 
 impl Checker<'_> {
@@ -50,7 +50,7 @@ impl Checker<'_> {
     }
 
     fn declare_variable(&mut self, scope: Scope, ty: &TypeName, name: &ast::Ident, keys: Option<&[TypeName]>, span: &Span) -> Result<(), Diagnostic> {
-        let t = self.scalar_type(ty)?;
+        let t = self.variable_type(ty)?;
         if vars::is_builtin(&name.name) {
             return Err(Diagnostic::new(name.span.clone(), format!("cannot declare builtin variable `{}`", name.name)).label("a builtin").hint("choose another name for your variable"));
         }
@@ -72,9 +72,16 @@ impl Checker<'_> {
                     let kt = self.type_of_name(k)?;
                     match self.types.real(kt).map_err(|e| ctypes::no_types(&k.span, e))? {
                         t if t.is_scalar() => reprs.push(Repr::Int(self.int_repr(kt))),
+                        Type::Struct(_) | Type::Union(_) => {
+                            let size = self.record_size(kt, &k.span)?;
+                            let owner = if scope == Scope::Thread { format!("self->{}", name.name) } else { name.name.clone() };
+                            let owner = keys::KeyOwner { kind: "associative array", name: &owner }.id();
+                            self.key_types.insert((owner, reprs.len()), kt);
+                            reprs.push(Repr::Object(size));
+                        }
                         _ => {
                             let n = self.types.name(kt);
-                            return Err(Diagnostic::new(k.span.clone(), format!("an associative array's key cannot be declared `{n}`")).label("not an integer type").hint("declare integer or string keys: `int a[string, int];`"));
+                            return Err(Diagnostic::new(k.span.clone(), format!("an associative array's key cannot be declared `{n}`")).label("not an integer type").hint("declare integer, string or struct keys: `int a[string, int];`"));
                         }
                     }
                 }
@@ -102,6 +109,36 @@ impl Checker<'_> {
         };
         self.var_types.insert(var, t);
         Ok(())
+    }
+
+    /// A declared variable's type: an integer, an enum, a pointer, a string, a struct or a
+    /// union (a struct variable starts zeroed, as D's variables do).
+    fn variable_type(&mut self, ty: &TypeName) -> Result<TypeId, Diagnostic> {
+        if is_string(ty) {
+            return Ok(self.c_string());
+        }
+        let t = self.type_of_name(ty)?;
+        if matches!(self.types.real(t).map_err(|e| ctypes::no_types(&ty.span, e))?, Type::Struct(_) | Type::Union(_)) {
+            self.record_size(t, &ty.span)?;
+            return Ok(t);
+        }
+        self.scalar_type(ty)
+    }
+
+    /// The size of struct or union `t` a variable or key holds: complete, and at most
+    /// [`print::MAX_OBJECT`] bytes.
+    fn record_size(&mut self, t: TypeId, span: &Span) -> Result<u32, Diagnostic> {
+        let name = self.types.name(t);
+        let size = match self.types.real(t).map_err(|e| ctypes::no_types(span, e))? {
+            Type::Struct(r) | Type::Union(r) if r.size > 0 => r.size,
+            _ => return Err(Diagnostic::new(span.clone(), format!("`{name}` is incomplete")).label("no members known").hint("define the struct before declaring a variable of it")),
+        };
+        if size as u64 > print::MAX_OBJECT {
+            return Err(Diagnostic::new(span.clone(), format!("`{name}` is {size} bytes, too large for a variable or a key"))
+                .label("too large")
+                .hint(format!("a struct or union variable or key holds at most {} bytes: store a pointer to it, or the members you need", print::MAX_OBJECT)));
+        }
+        Ok(size)
     }
 
     /// A declared variable's type: an integer, an enum, a pointer or a string.

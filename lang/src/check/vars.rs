@@ -136,6 +136,9 @@ impl Checker<'_> {
     }
 
     fn assignment(&mut self, target: &LValue, op: Option<BinOp>, value: Option<&ast::Expr>, delta: i64, span: &Span) -> Result<Assignment, Diagnostic> {
+        if let LValue::Member(e) = target {
+            return self.member_assignment(e, target, op, value, delta, span);
+        }
         let t = self.var_target(target, op.is_some() || value.is_none())?;
         let var = t.var;
         if (op.is_some() || value.is_none()) && self.holds_strings(var) {
@@ -189,6 +192,94 @@ impl Checker<'_> {
         Ok(Assignment { target: t, value, ty })
     }
 
+    /// `v.m = value`, `v.m op= value`, `v.m++`: a member (at a fixed offset) of a struct
+    /// variable, stored at its width, into its bits, or copied whole if it is a struct.
+    fn member_assignment(&mut self, e: &ast::Expr, target: &LValue, op: Option<BinOp>, value: Option<&ast::Expr>, delta: i64, span: &Span) -> Result<Assignment, Diagnostic> {
+        let not_var = || {
+            Diagnostic::new(e.span.clone(), format!("cannot assign `{}`", target.text()))
+                .label("not a member of a D variable")
+                .hint("members of struct variables are assigned at fixed offsets (`r.m = 1`, `r.a[2] = 1`); kernel memory is never written")
+        };
+        let t = self.typed(e)?;
+        let ty = t.ty;
+        let name = self.types.name(ty);
+        let (addr, field) = match &t.val {
+            ctypes::Val::Place(addr) => {
+                let field = match self.types.real(ty).map_err(|x| ctypes::no_types(&e.span, x))? {
+                    Type::Int(i) => Field::Int(i.size),
+                    Type::Enum { size, .. } => Field::Int(size as u8),
+                    Type::Ptr { .. } => Field::Int(8),
+                    Type::Struct(r) | Type::Union(r) => Field::Object(r.size),
+                    _ => {
+                        return Err(Diagnostic::new(e.span.clone(), format!("cannot assign `{}`, a `{name}`", target.text())).label("an array").hint("assign its elements one by one"));
+                    }
+                };
+                (addr.clone(), field)
+            }
+            ctypes::Val::Value(Expr::Bits { inner, shift, width, .. }) => match inner.as_ref() {
+                Expr::Load { addr, size, .. } => ((**addr).clone(), Field::Bits { size: *size, shift: *shift, width: *width }),
+                _ => return Err(not_var()),
+            },
+            _ => return Err(not_var()),
+        };
+        let (var, offset) = match addr {
+            Expr::VarAddr(v) => (v, 0),
+            Expr::Binary(BinOp::Add, a, k) => match (*a, *k) {
+                (Expr::VarAddr(v), Expr::Int(k)) if (0..=u32::MAX as i64).contains(&k) => (v, k as u32),
+                _ => return Err(not_var()),
+            },
+            _ => return Err(not_var()),
+        };
+        if matches!(&var, StrVar::Element { keys, .. } if keys.iter().any(Expr::has_effects)) {
+            return Err(Diagnostic::new(e.span.clone(), "a key that assigns a variable cannot be used in a member's assignment").label("assigns a variable").hint("assign the variable in a statement of its own first"));
+        }
+        let read = match field {
+            Field::Object(size) => Expr::Object { addr: Box::new(add_member(&var, offset)), size },
+            _ => self.value_of(t, &e.span)?,
+        };
+        let v = match (field, op, value) {
+            (Field::Object(_), None, Some(value)) => {
+                let v = self.stored_value(value)?;
+                if !(matches!(v.expr, Expr::Object { .. }) && self.same_type(ty, v.ty)) {
+                    let got = self.types.name(v.ty);
+                    return Err(Diagnostic::new(value.span.clone(), format!("`{}` is `{name}`, but this is `{got}`", target.text())).label("type differs").hint("a struct member is assigned a struct of its own type"));
+                }
+                v.expr
+            }
+            (Field::Object(_), ..) => {
+                let what = if value.is_none() { "`++`/`--`" } else { "a compound assignment" };
+                return Err(Diagnostic::new(span.clone(), format!("{what} of `{}`, a `{name}`", target.text())).label("arithmetic on a struct").hint("a struct or union is assigned whole with `=`; compute with its members"));
+            }
+            _ => {
+                let v = match value {
+                    Some(value) => self.value(value)?,
+                    None => TExpr::new(Expr::Int(delta), self.int()),
+                };
+                if !v.expr.is_int() {
+                    let at = value.map_or(span, |x| &x.span);
+                    return Err(Diagnostic::new(at.clone(), format!("`{}` is `{name}`, but this is {}", target.text(), v.expr.repr().describe())).label("type differs").hint("a member holds its C type: an integer or a pointer here"));
+                }
+                let v = match (op, value) {
+                    (None, Some(_)) => v,
+                    (op, _) => {
+                        let (rspan, lspan) = (value.map_or(span.clone(), |x| x.span.clone()), span.clone());
+                        self.combine(op.unwrap_or(BinOp::Add), TExpr::new(read.clone(), ty), v, &lspan, &rspan)?
+                    }
+                };
+                let repr = self.int_repr(ty);
+                self.fit(&v, repr)
+            }
+        };
+        let var_ref = match &var {
+            StrVar::Global(g) => VarRef::Global(*g),
+            StrVar::Thread(t) => VarRef::Thread(*t),
+            StrVar::Clause(l) => VarRef::Clause(*l),
+            StrVar::Element { array, .. } => VarRef::Array(*array),
+        };
+        let store: Store = Box::new(move |value| Stmt::SetMember { var: var.clone(), offset, field, value });
+        Ok(Assignment { target: Target { var: var_ref, setup: Vec::new(), read, store }, value: v, ty })
+    }
+
     /// The value of an assignment's right side: a scalar (a kernel `char *` stays a
     /// pointer, as in C) or a string.
     fn stored_value(&mut self, e: &ast::Expr) -> Result<TExpr, Diagnostic> {
@@ -209,18 +300,7 @@ impl Checker<'_> {
             Type::Array { elem, .. } => self.types.pointer(elem, crate::types::AddrSpace::Kernel),
             t if t.is_scalar() => ty,
             // A struct or union is copied whole from where it is.
-            Type::Struct(r) | Type::Union(r) => {
-                let name = self.types.name(ty);
-                if r.size as u64 > print::MAX_OBJECT {
-                    return Err(Diagnostic::new(e.span.clone(), format!("`{name}` is {} bytes, too large for a variable", r.size))
-                        .label("too large")
-                        .hint(format!("a struct or union variable holds at most {} bytes: store a pointer to it, or the members you need", print::MAX_OBJECT)));
-                }
-                let ctypes::Val::Place(addr) = t.val else {
-                    return Err(Diagnostic::new(e.span.clone(), format!("a `{name}` that is not in memory cannot be stored")).label("no address").hint("store a struct read through a pointer, e.g. this->t = *curthread"));
-                };
-                return Ok(TExpr::new(Expr::Object { addr: Box::new(addr), size: r.size }, ty));
-            }
+            Type::Struct(_) | Type::Union(_) => return self.object(t, &e.span)?.map_err(|_| unreachable!("a struct")),
             _ => {
                 let name = self.types.name(ty);
                 return Err(Diagnostic::new(e.span.clone(), format!("a variable must be an integer or a pointer, but this is `{name}`"))
@@ -230,6 +310,25 @@ impl Checker<'_> {
         };
         let v = self.value_of(t, &e.span)?;
         Ok(TExpr::new(v, ty))
+    }
+
+    /// A struct or union value, copied whole from where it is (a variable, an element, a
+    /// key); `t` back if it is no struct or union.
+    pub(super) fn object(&mut self, t: ctypes::Typed, span: &Span) -> Result<Result<TExpr, ctypes::Typed>, Diagnostic> {
+        let ty = t.ty;
+        let (Type::Struct(r) | Type::Union(r)) = self.types.real(ty).map_err(|x| ctypes::no_types(span, x))? else {
+            return Ok(Err(t));
+        };
+        let name = self.types.name(ty);
+        if r.size as u64 > print::MAX_OBJECT {
+            return Err(Diagnostic::new(span.clone(), format!("`{name}` is {} bytes, too large for a variable or a key", r.size))
+                .label("too large")
+                .hint(format!("a struct or union variable or key holds at most {} bytes: store a pointer to it, or the members you need", print::MAX_OBJECT)));
+        }
+        let ctypes::Val::Place(addr) = t.val else {
+            return Err(Diagnostic::new(span.clone(), format!("a `{name}` that is not in memory cannot be stored")).label("no address").hint("store a struct read through a pointer, e.g. this->t = *curthread"));
+        };
+        Ok(Ok(TExpr::new(Expr::Object { addr: Box::new(addr), size: r.size }, ty)))
     }
 
     /// A value of type `v.ty` can be stored in a variable of type `ty`: integers and
@@ -301,6 +400,7 @@ impl Checker<'_> {
                 };
                 Ok(simple(self, VarRef::Clause(l)))
             }
+            LValue::Member(_) => unreachable!("a member is assigned by member_assignment()"),
             LValue::Element { name, thread, keys, span } => {
                 let a = self.array(&name.name, *thread).expect("declared");
                 let mut keys = self.array_keys(a, keys, span)?;
@@ -352,10 +452,10 @@ impl Checker<'_> {
         let first = self.arrays[a].keys.clone();
         let name = if self.arrays[a].thread { format!("self->{}", self.arrays[a].name) } else { self.arrays[a].name.clone() };
         let (keys_out, reprs) = self.keys(keys, first.as_deref(), keys::KeyOwner { kind: "associative array", name: &name }, span)?;
-        if let Some((i, r)) = reprs.iter().enumerate().find(|(_, r)| r.printed_only() || matches!(r, Repr::Object(_))) {
+        if let Some((i, r)) = reprs.iter().enumerate().find(|(_, r)| r.printed_only()) {
             return Err(Diagnostic::new(keys[i].span.clone(), format!("an associative array's key cannot be {}", r.describe()))
                 .label("not a key")
-                .hint("keys are integers and strings"));
+                .hint("keys are integers, strings and structs"));
         }
         if keys.is_empty() {
             return Err(Diagnostic::new(span.clone(), format!("`{name}[]` needs a key")).label("no key").hint(format!("write a key: `{name}[key]`")));
@@ -442,6 +542,11 @@ fn store_into(v: VarRef, keys: Vec<Expr>, value: Expr) -> Stmt {
         (value, VarRef::Clause(l)) => Stmt::SetClauseLocal(l, value),
         (value, VarRef::Array(array)) => Stmt::SetElement { array, keys, value },
     }
+}
+
+/// The address of the member `offset` bytes into struct variable `v`.
+fn add_member(v: &StrVar, offset: u32) -> Expr {
+    ctypes::add_offset(Expr::VarAddr(v.clone()), offset as i64)
 }
 
 /// Where string variable `v` is.

@@ -539,6 +539,11 @@ pub enum Stmt {
     /// struct variable: copied whole, an address that cannot be read faulting. An object of
     /// no bytes is D's literal 0, which deletes a thread-local variable or an element.
     SetObject(StrVar, Expr),
+    /// Stores `value` into a member of struct variable `var`, `offset` bytes into its
+    /// buffer (`r.position = 1`, `self->s.inner = *p`). A thread-local or element that does
+    /// not exist is created zeroed first (a store the full map refuses is a dynamic
+    /// variable drop).
+    SetMember { var: StrVar, offset: u32, field: Field, value: Expr },
     /// Update aggregation `agg` at `keys` with `value` (ignored by count()).
     Aggregate { agg: usize, keys: Vec<Expr>, value: Expr },
     /// Store the arguments of item `item` of the clause's output record.
@@ -564,6 +569,17 @@ pub enum Stmt {
     Speculate(Expr),
 }
 
+/// How a member of a struct variable is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    /// An integer or pointer of this many bytes (1, 2, 4 or 8).
+    Int(u8),
+    /// Bits `shift .. shift + width` of the `size`-byte word at the member's offset.
+    Bits { size: u8, shift: u8, width: u8 },
+    /// A struct or union of this many bytes, copied from an [`Expr::Object`]'s address.
+    Object(u32),
+}
+
 /// What copyout() or copyoutstr() writes.
 #[derive(Clone, Debug, PartialEq)]
 pub enum CopyOutSrc {
@@ -582,7 +598,7 @@ impl Stmt {
             Stmt::Emit { args, .. } => args.iter().any(|a| a.any(f)),
             Stmt::If { cond, then, els } => cond.any(f) || then.iter().chain(els).any(|s| s.any(f)),
             Stmt::SetStr(v, s) => s.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
-            Stmt::SetObject(v, o) => o.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
+            Stmt::SetObject(v, o) | Stmt::SetMember { var: v, value: o, .. } => o.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
             Stmt::Speculate(e) | Stmt::Signal(e) | Stmt::Chill(e) => e.any(f),
             Stmt::CopyOut { src, addr, size } => {
                 (match src {
@@ -751,9 +767,10 @@ pub struct Aggregation {
 }
 
 impl Aggregation {
-    /// Key size in bytes (at least 8: a keyless aggregation uses one zero key).
+    /// Key size in bytes (at least 8: a keyless aggregation uses one zero key); each key
+    /// starts at a multiple of 8 (a struct key may have any size).
     pub fn key_size(&self) -> usize {
-        self.keys.iter().map(|r| r.size()).sum::<usize>().max(8)
+        self.keys.iter().map(|r| r.size().next_multiple_of(8)).sum::<usize>().max(8)
     }
 }
 

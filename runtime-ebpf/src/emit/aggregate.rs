@@ -24,8 +24,8 @@ impl Emitter<'_> {
             let mut off = 0;
             for (k, r) in keys.iter().zip(&def.keys) {
                 let at = key.plus(off).ok_or_else(|| e.err("internal: a key at a kept address"))?;
-                e.store_value(k, *r, at)?;
-                off += r.size() as i16;
+                e.store_key(k, *r, at)?;
+                off += r.size().next_multiple_of(8) as i16;
             }
             let val = e.slot(8)?;
             if ops.iter().any(Op::reads_value) {

@@ -116,7 +116,9 @@ fn needs_scratch(c: &Clause) -> bool {
             Node::Str(s) => matches!(s.repr(), Repr::Str(n) if n > 16) || matches!(s, StrExpr::Var(..) | StrExpr::Call { .. } | StrExpr::Cwd { .. } | StrExpr::DPath { .. }),
             // Two names ordered: both are written out in strsize buffers.
             Node::Expr(Expr::StrCmp(op, a, b)) => !matches!(op, BinOp::Eq | BinOp::Ne) && a.repr() == Repr::StrId && b.repr() == Repr::StrId,
-            Node::Stmt(Stmt::SetStr(..) | Stmt::SetObject(..) | Stmt::Copy { .. } | Stmt::CopyOut { .. }) | Node::Expr(Expr::Alloc { .. }) => true,
+            Node::Stmt(Stmt::SetStr(..) | Stmt::SetObject(..) | Stmt::SetMember { .. } | Stmt::Copy { .. } | Stmt::CopyOut { .. }) | Node::Expr(Expr::Alloc { .. }) => true,
+            // A struct key may be larger than the stack holds.
+            Node::Stmt(Stmt::Aggregate { keys, .. } | Stmt::SetElement { keys, .. }) | Node::Expr(Expr::Element { keys, .. } | Expr::VarAddr(StrVar::Element { keys, .. })) => keys.iter().any(|k| matches!(k, Expr::Object { .. })),
             // The searches work in scratch buffers, and so do caller and stackdepth.
             Node::Expr(Expr::IntCall { f: IntFn::Index | IntFn::Rindex, .. } | Expr::Var(VarHook::Caller { .. } | VarHook::StackDepth { .. })) => true,
             _ => false,
@@ -403,6 +405,7 @@ impl Emitter<'_> {
             }
             Stmt::SetStr(v, s) => self.set_str(v, s)?,
             Stmt::SetObject(v, o) => self.set_object(v, o)?,
+            Stmt::SetMember { var, offset, field, value } => self.set_member(var, *offset, *field, value)?,
             Stmt::SetThreadLocal(t, v) => {
                 self.scoped(|e| {
                     let val = e.slot(8)?;
@@ -487,10 +490,22 @@ impl Emitter<'_> {
         }
         for (k, r) in keys.iter().zip(&def.keys) {
             let at = key.plus(off).ok_or_else(|| self.err("internal: a key at a kept address"))?;
-            self.store_value(k, *r, at)?;
+            self.store_key(k, *r, at)?;
             off += r.size().next_multiple_of(8) as i16;
         }
         Ok(key)
+    }
+
+    /// Stores key `k` at `at`: a struct's size need not be whole words, and the bytes after
+    /// it up to the next word are zeroed so that equal structs are equal keys.
+    fn store_key(&mut self, k: &Expr, r: Repr, at: Buf) -> Result<(), EmitError> {
+        if let Repr::Object(n) = r {
+            if n % 8 != 0 {
+                let (base, off) = self.buf_base(R1, at);
+                self.push(Insn::st_imm(DW, base, off + (n & !7) as i16, 0));
+            }
+        }
+        self.store_value(k, r, at)
     }
 
     /// A fresh buffer for a key of `size` bytes: on the stack, or in the scratch space when

@@ -101,6 +101,94 @@ impl Emitter<'_> {
         })
     }
 
+    /// Stores `value` into the member `offset` bytes into struct variable `v`, as `field`
+    /// says: an integer at its width, a bitfield's bits into its word, or a struct copied
+    /// from the address of an [`Expr::Object`] (faulting if it cannot be read).
+    pub(super) fn set_member(&mut self, v: &StrVar, offset: u32, field: Field, value: &Expr) -> Result<(), EmitError> {
+        let value = match (field, value) {
+            (Field::Object(_), Expr::Object { addr, .. }) => addr.as_ref(),
+            (Field::Object(_), _) => return Err(self.err("internal: a struct member stores an object")),
+            (_, v) => v,
+        };
+        let off = offset as i16;
+        self.scoped(|e| {
+            let (val, ptr) = (e.slot(8)?, e.slot(8)?);
+            e.expr(value)?;
+            e.push(Insn::stx(DW, R10, val, R0));
+            let done = e.label();
+            match v {
+                StrVar::Global(g) => e.ld_map(R0, GLOBALS_SYMBOL, e.p.global_offset(*g) as i32),
+                StrVar::Clause(l) => {
+                    let at = e.local(*l)?;
+                    e.buf_addr(R0, at);
+                }
+                _ => e.dynamic_object(v, done)?,
+            }
+            e.push(Insn::stx(DW, R10, ptr, R0));
+            match field {
+                Field::Int(size) => {
+                    e.push(Insn::ldx(DW, R1, R10, val));
+                    e.push(Insn::stx(size_code(size), R0, off, R1));
+                }
+                Field::Bits { size, shift, width } => {
+                    let ones = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
+                    e.push(Insn::ldx(size_code(size), R1, R0, off));
+                    e.ld64(R2, !(ones << shift) as i64);
+                    e.push(Insn::alu_reg(Alu::And, R1, R2));
+                    e.push(Insn::ldx(DW, R3, R10, val));
+                    e.ld64(R2, ones as i64);
+                    e.push(Insn::alu_reg(Alu::And, R3, R2));
+                    if shift > 0 {
+                        e.push(Insn::alu_imm(Alu::Lsh, R3, shift as i32));
+                    }
+                    e.push(Insn::alu_reg(Alu::Or, R1, R3));
+                    e.push(Insn::stx(size_code(size), R0, off, R1));
+                }
+                Field::Object(size) => {
+                    e.push(Insn::ldx(DW, R3, R10, val));
+                    e.keep_fault_value(R3)?;
+                    e.push(Insn::ldx(DW, R1, R10, ptr));
+                    e.push(Insn::alu_imm(Alu::Add, R1, offset as i32));
+                    e.push(Insn::mov_imm(R2, size as i32));
+                    e.push(Insn::call(helper::PROBE_READ_KERNEL));
+                    e.fault_unless(Cond::Eq, R0, 0, Fault::BadAddr, FaultValue::Kept)?;
+                }
+            }
+            e.bind(done);
+            Ok(())
+        })
+    }
+
+    /// r0 = the buffer of thread-local or element struct `v`, created zeroed if it does not
+    /// exist; where the full map refuses it, a dynamic variable drop is counted and the code
+    /// goes on at `skip`.
+    fn dynamic_object(&mut self, v: &StrVar, skip: Label) -> Result<(), EmitError> {
+        let (map, key, size) = match v {
+            StrVar::Thread(t) => {
+                let size = self.p.thread_locals.iter().filter(|v| v.is_object()).map(|v| v.repr.size()).max().unwrap_or(8);
+                (TLS_OBJ_MAP.to_string(), self.tls_key(*t)?, size)
+            }
+            StrVar::Element { array, keys } => (array_map_name(*array), self.element_key(*array, keys)?, self.p.arrays[*array].value.size()),
+            _ => return Err(self.err("internal: only a dynamic struct variable is looked up")),
+        };
+        let found = self.label();
+        self.lookup(&map, key);
+        self.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), found);
+        let zero = Buf::Scratch(self.scratch(size)?);
+        self.zero_buf(zero, size as u32);
+        self.ld_map(R1, &map, 0);
+        self.buf_addr(R2, key);
+        self.buf_addr(R3, zero);
+        self.push(Insn::mov_imm(R4, 1)); // BPF_NOEXIST
+        self.push(Insn::call(helper::MAP_UPDATE_ELEM));
+        self.lookup(&map, key);
+        self.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), found);
+        self.count_drop(DropKind::DynamicVariable)?;
+        self.goto(skip);
+        self.bind(found);
+        Ok(())
+    }
+
     /// `self->s = 0` or `a[k] = 0` of a struct: deletes the variable or element.
     fn delete_object(&mut self, v: &StrVar) -> Result<(), EmitError> {
         self.scoped(|e| {
@@ -129,5 +217,15 @@ impl Emitter<'_> {
         self.count_drop(DropKind::DynamicVariable)?;
         self.bind(done);
         Ok(())
+    }
+}
+
+/// The load/store size code of an integer of `size` bytes.
+fn size_code(size: u8) -> u8 {
+    match size {
+        1 => B,
+        2 => H,
+        4 => W,
+        _ => DW,
     }
 }

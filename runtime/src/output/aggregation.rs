@@ -242,9 +242,36 @@ pub(super) fn print_key(out: &mut String, key: &Value) {
         }
         Value::Stack(frames) => out.push_str(&Value::stack_text(frames)),
         Value::Sym(_, text) => Value::sym_column(out, text),
-        Value::Bytes(b) => {
-            out.push_str("  ");
-            out.push_str(&Value::bytes_text(b));
+        Value::Bytes(b) => bytes_column(out, b),
+    }
+}
+
+/// A struct key as `dt_print_datum()` prints a record of its size: 8, 4, 2 or 1 bytes as an
+/// integer of that size (8 and 4 signed, 2 and 1 unsigned, as DTrace's `%d` of them);
+/// other sizes as `dt_print_bytes()`: text (printable bytes, perhaps NUL-terminated and
+/// NUL-padded) in `"  %-50s"`, else a hex dump.
+fn bytes_column(out: &mut String, b: &[u8]) {
+    let word = |n: usize| b[..n].iter().rev().fold(0u64, |w, x| w << 8 | *x as u64);
+    match b.len() {
+        8 => int_column(out, word(8) as i64, IntRepr::I64),
+        4 => int_column(out, word(4) as u32 as i32 as i64, IntRepr::I32),
+        2 => int_column(out, word(2) as i64, IntRepr { size: 2, signed: false }),
+        1 => int_column(out, word(1) as i64, IntRepr { size: 1, signed: false }),
+        _ => {
+            let printable = |c: u8| (b' '..=b'~').contains(&c) || matches!(c, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | 0x08 | 0x07);
+            let text = match b.iter().position(|c| !printable(*c)) {
+                None => Some(b),
+                Some(i) if i > 0 && b[i..].iter().all(|c| *c == 0) => Some(&b[..i]),
+                Some(_) => None,
+            };
+            match text {
+                Some(t) => {
+                    let t = String::from_utf8_lossy(t);
+                    push_n(out, ' ', 2);
+                    pad(out, &t, t.len(), 50, true);
+                }
+                None => out.push_str(&super::record::raw_bytes(b)),
+            }
         }
     }
 }
