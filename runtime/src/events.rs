@@ -21,6 +21,11 @@ pub struct Events<'p> {
     printed: Vec<bool>,
     /// What each speculation in use holds, until it is committed or discarded.
     speculations: HashMap<u64, Held<'p>>,
+    /// The tag each speculation id was last committed or discarded with: a record tagged
+    /// with it arrives after that end (its speculate() ran before the kernel freed the
+    /// speculation) and is dropped, as DTrace drops what is speculated into a speculation
+    /// being committed.
+    ended: HashMap<u64, u64>,
     /// Speculative records dropped because their speculation held `specsize` bytes.
     pub speculative_drops: u64,
 }
@@ -51,7 +56,7 @@ pub enum Event<'p> {
 impl<'p> Events<'p> {
     pub fn new(program: &'p Program, aggregations: Aggregations<'p>) -> Self {
         let layouts = program.records.iter().map(wire::layout).collect();
-        Events { program, aggregations, layouts, printed: vec![false; program.aggregations.len()], speculations: HashMap::new(), speculative_drops: 0 }
+        Events { program, aggregations, layouts, printed: vec![false; program.aggregations.len()], speculations: HashMap::new(), ended: Default::default(), speculative_drops: 0 }
     }
 
     /// The rows the end of tracing prints, by aggregation id: every aggregation's, except
@@ -80,6 +85,10 @@ impl<'p> Events<'p> {
         if speculation == 0 {
             return Ok(Some(Event::Firing(d)));
         }
+        if self.ended.get(&spec_id(speculation as u64)) == Some(&(speculation as u64)) {
+            self.speculative_drops += 1;
+            return Ok(Some(Event::Held));
+        }
         let held = self.speculations.entry(speculation as u64).or_default();
         if (held.bytes + bytes.len()) as u64 > self.program.options.specsize() {
             self.speculative_drops += 1;
@@ -98,7 +107,7 @@ impl<'p> Events<'p> {
         }
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
         let (rid, probe, cpu) = (u32_at(0) as usize, u32_at(4), u32_at(8));
-        let Events { program, aggregations, layouts, printed, speculations, .. } = self;
+        let Events { program, aggregations, layouts, printed, speculations, ended, .. } = self;
         let program: &'p Program = program;
         let (Some(rec), Some(layout)) = (program.records.get(rid), layouts.get(rid)) else { return Ok(None) };
         if bytes.len() < layout.size {
@@ -196,6 +205,7 @@ impl<'p> Events<'p> {
                 Item::Commit | Item::Discard => {
                     if let Some(Value::Int(id, _)) = values.first() {
                         let held = speculations.remove(&(*id as u64)).unwrap_or_default();
+                        ended.insert(spec_id(*id as u64), *id as u64);
                         if matches!(item, Item::Commit) {
                             committed.extend(held.firings);
                         }
@@ -205,6 +215,11 @@ impl<'p> Events<'p> {
         }
         Ok(Some(Decoded { firing, exit, committed }))
     }
+}
+
+/// The speculation id in a tag (`id | generation << 5`, emit/speculation.rs).
+fn spec_id(tag: u64) -> u64 {
+    tag & 31
 }
 
 #[cfg(test)]
@@ -230,5 +245,34 @@ mod tests {
         let mut out = Vec::new();
         output::text::DtraceText::new(output::destination::Destination::writer(Box::new(&mut out)), true, &p.options).firing(&d.firing).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), "a-73");
+    }
+
+    /// Records arrive tagged `id | generation << 5`: a commit prints the ones of its tag,
+    /// leaves another generation's held, and drops a record of its tag arriving after it.
+    #[test]
+    fn a_commit_takes_its_generation_and_drops_what_comes_after() {
+        let p = crumbs_lang::compile(r#"BEGIN { speculate(1); trace(5); } BEGIN { commit(1); }"#, &Default::default()).unwrap();
+        let mut ev = Events::new(&p, Aggregations::new(&p, Vec::new(), crate::stacks::Stacks::new(None)));
+        let record = |rid: usize, tag: u32, value: i64| {
+            let l = wire::layout(&p.records[rid]);
+            let mut bytes = vec![0u8; l.size];
+            bytes[0..4].copy_from_slice(&(rid as u32).to_le_bytes());
+            bytes[4..8].copy_from_slice(&1u32.to_le_bytes());
+            bytes[12..16].copy_from_slice(&tag.to_le_bytes());
+            bytes[l.offsets[0][0]..l.offsets[0][0] + 8].copy_from_slice(&value.to_le_bytes());
+            bytes
+        };
+        let (g1, g2) = (1 | 7 << 5, 1 | 8 << 5);
+        for (tag, v) in [(g1, 10), (g2, 20)] {
+            assert!(matches!(ev.event(&record(0, tag, v)).unwrap(), Some(Event::Held)));
+        }
+        let Some(Event::Firing(d)) = ev.event(&record(1, 0, g1 as i64)).unwrap() else { panic!("the commit is a firing") };
+        assert_eq!(d.committed.len(), 1);
+        assert_eq!(d.committed[0].outputs, [Output::Trace(Value::Int(10, crumbs_lang::ir::IntRepr::I32))]);
+        // Late for the commit: dropped, counted.
+        assert!(matches!(ev.event(&record(0, g1, 30)).unwrap(), Some(Event::Held)));
+        assert_eq!(ev.speculative_drops, 1);
+        let Some(Event::Firing(d)) = ev.event(&record(1, 0, g2 as i64)).unwrap() else { panic!("the commit is a firing") };
+        assert_eq!(d.committed[0].outputs, [Output::Trace(Value::Int(20, crumbs_lang::ir::IntRepr::I32))]);
     }
 }

@@ -133,7 +133,8 @@ pub(crate) fn load(program: &Program, compiled: &Compiled, quiet: bool) -> Resul
                         return Err(RunError::Other(format!("the kernel's verifier gave up on the program for {:?}: it is too complex to check (over its limit of 1,000,000 steps or 8192 pending branches, or more memory than it may take); use fewer or simpler clauses on that probe", code.attach)));
                     }
                     // Kernel lockdown (integrity or confidentiality) takes this helper away.
-                    if log.contains("cannot use helper bpf_probe_write_user") {
+                    // (Kernels before 6.2 word it "unknown func".)
+                    if log.contains("cannot use helper bpf_probe_write_user") || log.contains("unknown func bpf_probe_write_user") {
                         return Err(RunError::Other("this kernel does not let BPF programs write user memory (kernel lockdown; see /sys/kernel/security/lockdown), so copyout() and copyoutstr() cannot run here".into()));
                     }
                     let lines: Vec<&str> = log.lines().collect();

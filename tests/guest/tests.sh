@@ -243,7 +243,7 @@ test_crumbs_chill() {
 test_crumbs_copyout() {
     echo hello > /tmp/in
     out=$(crumbs -qw -e 'syscall::read:entry /pid == $target/ { self->buf = arg1; }
-        syscall::read:return /pid == $target && self->buf && arg0 == 6/ { copyoutstr("HELLO", self->buf, 5); copyout(copyin(self->buf + 4, 1), self->buf, 1); }
+        syscall::read:return /pid == $target && self->buf && arg0 == 6/ { copyoutstr("HELLO", self->buf, arg0 - 1); copyout(copyin(self->buf + 4, 1), self->buf, arg0 - 5); }
         syscall::read:return /pid == $target && self->buf && arg0 == 6/ { copyoutstr("x", 8, 2); }
         ERROR { printf("error %d %d\n", arg4, arg5); }' -c 'dd if=/tmp/in bs=6 count=1' 2>&1) || die "crumbs failed: $out"
     for line in 'OELLO' 'error 1 8'; do

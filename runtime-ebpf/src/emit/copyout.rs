@@ -46,9 +46,14 @@ impl Emitter<'_> {
             };
             let done = e.label();
             e.push(Insn::ldx(DW, R3, R10, n));
-            // The helper refuses a write of nothing; the bound is for the verifier.
+            // The helper refuses a write of nothing, and a verifier before 6.8 learns no lower
+            // bound from `!= 0`: so the size less one is bounded, then given back its one.
             e.jump(Insn::jmp_imm(Cond::Eq, R3, 0, 0), done);
             e.fault_unless(Cond::Le, R3, room as i32, Fault::NoScratch, FaultValue::Reg(R3))?;
+            e.push(Insn::alu_imm(Alu::Sub, R3, 1));
+            e.push(Insn::jmp_imm(Cond::Le, R3, room as i32 - 1, 1));
+            e.push(Insn::mov_imm(R3, 0));
+            e.push(Insn::alu_imm(Alu::Add, R3, 1));
             e.buf_addr(R2, stage);
             e.push(Insn::ldx(DW, R1, R10, a));
             e.keep_fault_value(R1)?;
