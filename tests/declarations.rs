@@ -30,7 +30,7 @@ fn inlines_are_typed_constants_and_expressions() {
 #[test]
 fn declaration_errors() {
     assert_error("int x; int x; BEGIN { exit(0); }", "`x` is declared twice", "declare each variable once");
-    assert_error("struct task_struct t; BEGIN { exit(0); }", "a variable cannot be `struct task_struct` yet", "pointer");
+    assert_error("struct big { char x[20000]; }; struct big t; BEGIN { exit(0); }", "`struct big` is 20000 bytes, too large for a variable or a key", "store a pointer");
     assert_error("int pid; BEGIN { exit(0); }", "cannot declare builtin variable `pid`", "");
     assert_error("this int a[int]; BEGIN { exit(0); }", "a clause-local variable cannot be an associative array", "");
     assert_error("inline int A = B; inline int B = A; BEGIN { trace(A); }", "inline `A` is defined by itself", "");

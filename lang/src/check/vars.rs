@@ -455,7 +455,7 @@ impl Checker<'_> {
         if let Some((i, r)) = reprs.iter().enumerate().find(|(_, r)| r.printed_only()) {
             return Err(Diagnostic::new(keys[i].span.clone(), format!("an associative array's key cannot be {}", r.describe()))
                 .label("not a key")
-                .hint("keys are integers, strings and structs"));
+                .hint("keys are integers and strings, or structs and unions"));
         }
         if keys.is_empty() {
             return Err(Diagnostic::new(span.clone(), format!("`{name}[]` needs a key")).label("no key").hint(format!("write a key: `{name}[key]`")));
