@@ -127,6 +127,14 @@ fn d_path_of_a_bad_pointer_is_an_invalid_address() {
 fn d_path_and_cwd_at_a_small_strsize() {
     let p = "#pragma D option strsize=12\nBEGIN { printf(\"[%s] %d\\n\", d_path(&curthread->fs->root), d_path(&curthread->fs->pwd) == cwd); exit(0); }";
     assert_eq!(printed(p), "[/] 1\n");
+    // From a directory whose path is cut to fit: both paths are zeroed to their buffers'
+    // ends, so they compare equal (the bytes past strsize were left as they were).
+    let dir = common::TempPath::dir("a-directory-with-a-long-name");
+    let mut cmd = common::crumbs_cmd(&["-q", "-e", p]);
+    cmd.current_dir(dir.path());
+    let out = common::run_command(cmd, None, std::time::Duration::from_secs(60));
+    out.assert_ok();
+    assert_eq!(out.stdout, "[/] 1\n\n", "{}", out.dump());
 }
 
 /// A child's `printf` of `bytes` (to /dev/null), each address a write of its own, as a

@@ -30,8 +30,9 @@ impl Emitter<'_> {
     /// directory.
     fn path_into(&mut self, o: &CwdOffsets, given: Option<(&Expr, &DPathOffsets)>, dst: Buf, size: u32) -> Result<(), EmitError> {
         let whole = (dst, size);
+        // All of it: strings compare and hash word by word, to the buffer's end.
+        self.zero_buf(dst, size);
         let size = size.min(self.str_limit(size)) as i32;
-        self.zero_buf(dst, size as u32);
         self.scoped(|e| {
             // The path is built at the end of the first `size` bytes of `tmp`, its NUL at the
             // last one; `tmp` is twice that, as the verifier bounds a name's offset and length
