@@ -1,6 +1,7 @@
 //! kprobe and kretprobe programs: fbt probes, one program per kernel function. A function
-//! the kernel refuses a kprobe on (notrace, the kprobe blacklist, gone since listing) is
-//! skipped and counted, not an error: `fbt::vfs_*:entry` should trace what it can.
+//! the kernel refuses a kprobe on (notrace, the kprobe blacklist, a static name several
+//! functions share: EADDRNOTAVAIL, gone since listing) is skipped and counted, not an
+//! error: `fbt::vfs_*:entry` should trace what it can.
 
 use super::{Link, Tally};
 use crate::session::RunError;
@@ -35,6 +36,20 @@ fn with_causes(e: &dyn std::error::Error) -> String {
         cause = c.source();
     }
     text
+}
+
+/// Raises the soft limit on open files to the hard one: each probed function holds a
+/// program and a perf event open, and the usual soft limit (1024) would refuse the files
+/// of a few hundred functions, which would then look like functions the kernel refuses.
+pub(super) fn raise_file_limit(functions: usize) {
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit/setrlimit with a valid rlimit struct.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max && (lim.rlim_cur as usize) < 2 * functions + 256 {
+            lim.rlim_cur = lim.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        }
+    }
 }
 
 /// Whether this kernel can attach kprobes at all: through the kprobe PMU (perf_event_open),

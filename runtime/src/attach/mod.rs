@@ -22,10 +22,13 @@ fn missing(code: &ProgramCode) -> RunError {
 }
 
 /// Whether the kernel has what the program's probes attach with, asked before anything is
-/// loaded, so that a kernel without kprobes says so (and nothing runs, BEGIN included).
-pub(crate) fn supported(compiled: &[ProgramCode]) -> Result<(), RunError> {
-    if compiled.iter().any(|c| matches!(c.attach, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_))) {
+/// loaded, so that a kernel without kprobes says so (and nothing runs, BEGIN included);
+/// and room for their files.
+pub(crate) fn prepare(compiled: &[ProgramCode]) -> Result<(), RunError> {
+    let kprobes = compiled.iter().filter(|c| matches!(c.attach, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_))).count();
+    if kprobes > 0 {
         kprobe::available()?;
+        kprobe::raise_file_limit(kprobes);
     }
     Ok(())
 }
@@ -59,7 +62,7 @@ impl Tally {
             let what = if n == 1 { format!("kernel function {first}") } else { format!("any of the {n} kernel function probes (the first, {first})") };
             return Err(RunError::Other(format!("cannot attach a kprobe to {what}: {why}")));
         }
-        Ok(Some(format!("{n} of {} fbt probes skipped: the kernel cannot probe their functions (notrace or on the kprobe blacklist), e.g. {first}: {why}", self.functions)))
+        Ok(Some(format!("{n} of {} fbt probes skipped: the kernel refused a kprobe on their functions (notrace, the kprobe blacklist, a name several functions share), e.g. {first}: {why}", self.functions)))
     }
 }
 
