@@ -1,6 +1,7 @@
 //! `crumbs -l`: probe listings in DTrace's layout, from the provider table.
 
-use crumbs_lang::providers::{all_probes, match_probes_with, provider, AttachPoint, Probe, PROFILE_ID_BASE, TRACEPOINT_ID_BASE};
+use crumbs_lang::providers::{all_probes, match_probes_with, provider, AttachPoint, Probe, FBT_ID_BASE, PROFILE_ID_BASE, TRACEPOINT_ID_BASE};
+use std::collections::{HashMap, HashSet};
 use crumbs_lang::types::AddrSpace;
 use crumbs_lang::ast::ProbeDesc;
 use crumbs_runtime::kernel::LiveKernel;
@@ -35,11 +36,18 @@ pub(crate) fn write_listing(out: &mut dyn Write, probes: &[Probe], detail: &dyn 
     // order would number them.
     let mut next_profile = PROFILE_ID_BASE;
     let mut next_tracepoint = TRACEPOINT_ID_BASE;
+    // fbt probes as a program's functions are numbered: by function, entry then return.
+    let mut functions: HashMap<&str, u32> = HashMap::new();
     for p in probes {
         let id = match p.attach {
             AttachPoint::Tracepoint(_) => {
                 next_tracepoint += 1;
                 next_tracepoint - 1
+            }
+            AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_) => {
+                let n = functions.len() as u32;
+                let i = *functions.entry(p.function).or_insert(n);
+                FBT_ID_BASE + 2 * i + matches!(p.attach, AttachPoint::FbtReturn(_)) as u32
             }
             _ if p.id == 0 => {
                 next_profile += 1;
@@ -63,18 +71,20 @@ fn print(probes: &[Probe], verbose: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Every probe crumbs knows, and why the kernel's tracepoints are missing if they are.
+/// Every probe crumbs knows, and why the kernel's tracepoints or functions are missing if
+/// they are.
 pub(crate) fn every_probe() -> (Vec<Probe>, Option<String>) {
     let mut probes = all_probes();
-    // The kernel's tracepoints, matched the same way a program's description is.
-    let every_tracepoint = ProbeDesc { text: "tracepoint:*:*".into(), fields: vec!["tracepoint".into(), "*".into(), "*".into()], span: 0..0 };
-    match match_probes_with(&every_tracepoint, Some(&LiveKernel)) {
-        Ok(found) => {
-            probes.extend(found);
-            (probes, None)
+    let mut missing: Vec<String> = Vec::new();
+    // The kernel's tracepoints and functions, matched the same way a program's descriptions are.
+    for fields in [&["tracepoint", "*", "*"][..], &["fbt", "", "", ""]] {
+        let every = ProbeDesc { text: fields.join(":"), fields: fields.iter().map(|f| f.to_string()).collect(), span: 0..0 };
+        match match_probes_with(&every, Some(&LiveKernel)) {
+            Ok(found) => probes.extend(found),
+            Err(d) => missing.push(d.message),
         }
-        Err(d) => (probes, Some(d.message)),
     }
+    (probes, (!missing.is_empty()).then(|| missing.join("; ")))
 }
 
 /// Every probe crumbs knows.
@@ -97,11 +107,13 @@ pub fn matching(name: &str, text: &str, verbose: bool) -> ExitCode {
         }
     };
     let mut probes: Vec<Probe> = Vec::new();
+    // A set, not a scan of the list: `fbt:::` alone is some 100k probes.
+    let mut seen: HashSet<(&str, &str, &str, &str)> = HashSet::new();
     for desc in program.clauses.iter().flat_map(|c| &c.probes) {
         match match_probes_with(desc, Some(&LiveKernel)) {
             Ok(found) => {
                 for p in found {
-                    if !probes.iter().any(|q| (q.provider, q.module, q.function, q.name) == (p.provider, p.module, p.function, p.name)) {
+                    if seen.insert((p.provider, p.module, p.function, p.name)) {
                         probes.push(p);
                     }
                 }

@@ -7,7 +7,7 @@
 //! `CRUMBS_BLESS=1 cargo test --test snapshots` and commit them with the change.
 
 use crumbs_ebpf::abi::Target;
-use crumbs_lang::facts::{sample, KernelFacts, KernelType, Listing, TypeSpace};
+use crumbs_lang::facts::{sample, Functions, KernelFacts, KernelType, Listing, TypeSpace};
 use crumbs_lang::ir::Program;
 use crumbs_runtime::driver::{self, CompileError, CompileOptions};
 use crumbs_runtime::kernel::Kernel;
@@ -43,6 +43,14 @@ impl KernelFacts for FixedKernel {
 
     fn kernel_type(&self, id: u32) -> Result<KernelType, String> {
         sample::kernel_type(id)
+    }
+
+    fn kernel_functions(&self) -> Functions {
+        sample::SampleKernel.kernel_functions()
+    }
+
+    fn kernel_function(&self, name: &str) -> Result<Option<u32>, String> {
+        Ok(sample::function(name))
     }
 }
 

@@ -3,7 +3,7 @@
 //! every field kind the checker knows (integers, `char[16]` names, `__data_loc` strings,
 //! a large array).
 
-use crumbs_lang::facts::{sample, KernelFacts, KernelType, Listing, TypeSpace};
+use crumbs_lang::facts::{sample, Functions, KernelFacts, KernelType, Listing, TypeSpace};
 
 const FORMATS: &[(&str, &str, &str)] = &[
     ("irq", "irq_handler_entry", include_str!("../catalog/irq.irq_handler_entry.format")),
@@ -39,6 +39,14 @@ impl KernelFacts for FixedCatalog {
 
     fn kernel_type(&self, id: u32) -> Result<KernelType, String> {
         sample::kernel_type(id)
+    }
+
+    fn kernel_functions(&self) -> Functions {
+        sample::SampleKernel.kernel_functions()
+    }
+
+    fn kernel_function(&self, name: &str) -> Result<Option<u32>, String> {
+        Ok(sample::function(name))
     }
 }
 

@@ -314,6 +314,9 @@ pub async fn trace(program: &Program, compiled: &Compiled, mut opts: RunOptions,
 }
 
 async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions, sink: &mut dyn Sink) -> Result<i32, RunError> {
+    // Before loading, so that nothing runs (BEGIN included) where the probes cannot attach.
+    // Loading alone needs no kprobes: the fuzzer's live lane verifies fbt programs anywhere.
+    attach::prepare(&compiled.programs)?;
     let mut ebpf = load(program, compiled, opts.quiet)?;
     let agg_fds: Vec<RawFd> = (0..program.aggregations.len())
         .map(|i| ebpf.map(&agg_map_name(i)).and_then(map_fd).ok_or_else(|| RunError::Other(format!("map {} missing", agg_map_name(i)))))
@@ -348,9 +351,13 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
     let mut links = Vec::new();
     if stop.is_none() {
         let mut progress = Progress::new("attaching probes", compiled.programs.len(), !opts.quiet);
+        let mut tally = attach::Tally::default();
         for code in &compiled.programs {
             progress.tick();
-            links.extend(attach::attach(&mut ebpf, program, code)?);
+            links.extend(attach::attach(&mut ebpf, program, code, &mut tally)?);
+        }
+        if let Some(line) = tally.outcome()? {
+            sink.notice(&line)?;
         }
     }
     // What BEGIN printed, once every probe is attached (a system() command's work traced).

@@ -250,3 +250,62 @@ test_crumbs_copyout() {
         echo "$out" | grep -qxF "$line" || die "no line '$line' in: $out"
     done
 }
+
+# ---- fbt (kprobes) -------------------------------------------------------------------------
+
+# fbt on vfs_read: exact entry and return counts of io-benchmark's 128 reads of its file,
+# found through the typed struct chain args[0]->f_path.dentry->d_name.name; the return
+# values (arg1 and the typed args[1]) add up to the file's 64K; probefunc/probename.
+test_crumbs_fbt_vfs_read() {
+    out=$(crumbs -q -e 'fbt::vfs_read:entry /pid == $target && stringof(args[0]->f_path.dentry->d_name.name) == "fbtfile"/ {
+            @entry = count(); self->in = 1; @count = sum(args[2]); }
+        fbt::vfs_read:return /self->in/ { @return = count(); @bytes = sum(arg1); @typed = sum(args[1]); self->in = 0; }
+        fbt::vfs_read:return /self->in == 0 && pid == $target && !done/ { printf("names %s:%s:%s:%s\n", probeprov, probemod, probefunc, probename); done = 1; }
+        END { printa("entry %@d\n", @entry); printa("return %@d\n", @return); printa("bytes %@d\n", @bytes); printa("typed %@d\n", @typed); printa("asked %@d\n", @count); }' \
+        -c 'io-benchmark -c -r -b 512 -s 64K /tmp/fbtfile' 2>&1) || die "crumbs failed: $out"
+    for line in 'entry 128' 'return 128' 'bytes 65536' 'typed 65536' 'asked 65536' 'names fbt:vmlinux:vfs_read:return'; do
+        echo "$out" | grep -qxF "$line" || die "no line '$line' in: $out"
+    done
+}
+
+# Entry-to-return latency with a thread-local, in bpftrace's spellings (kprobe:/kretprobe:),
+# and the default output's probe column (FUNCTION:NAME).
+test_crumbs_fbt_latency() {
+    out=$(crumbs -q -e 'kprobe:vfs_read /pid == $target/ { self->ts = timestamp; }
+        kretprobe:vfs_read /self->ts/ { @n = count(); @ns = quantize(timestamp - self->ts); @slow = max(timestamp - self->ts); self->ts = 0; }
+        END { printa("n %@d\n", @n); printa("positive %@d\n", @slow); }' \
+        -c 'io-benchmark -c -r -b 4096 -s 64K /tmp/f' 2>&1) || die "crumbs failed: $out"
+    echo "$out" | grep -q -- '------------- Distribution ------------- count' || die "no quantize table in: $out"
+    n=$(echo "$out" | sed -n 's/^n //p')
+    [ -n "$n" ] && [ "$n" -ge 16 ] || die "expected at least the 16 reads timed in: $out"
+    out=$(crumbs -e 'fbt::vfs_read:entry /pid == $target/ { exit(0); }' -c 'io-benchmark -c -r -b 4096 -s 64K /tmp/f' 2>&1) \
+        || die "crumbs failed: $out"
+    echo "$out" | grep -q ' vfs_read:entry *$' || die "no vfs_read:entry probe column in: $out"
+}
+
+# A glob over the vfs_* functions: many kprobes at once, each counted under its name, with
+# the attach time; a function the kprobe blacklist refuses is skipped with a count on stderr
+# (the program still runs); nothing but refused functions is an error, exit 2.
+test_crumbs_fbt_glob() {
+    t0=$(date +%s)
+    out=$(crumbs -e 'fbt::vfs_*:entry /pid == $target/ { @[probefunc] = count(); }' \
+        -c 'io-benchmark -c -r -b 512 -s 64K /tmp/f' 2>&1) || die "crumbs failed: $out"
+    t1=$(date +%s)
+    n=$(echo "$out" | sed -n "s/^crumbs: description .* matched \([0-9]*\) probes$/\1/p")
+    [ -n "$n" ] && [ "$n" -ge 20 ] || die "expected 20 or more vfs_* probes matched in: $out"
+    echo "fbt glob: $n probes, $((t1 - t0)) s with the workload"
+    expect_row "$out" vfs_read 128
+    echo "$out" | grep -q '^  vfs_write ' || die "no vfs_write row in: $out"
+    # A traceable function on the kprobe blacklist (present in BTF and ftrace's list).
+    bl=/sys/kernel/debug/kprobes/blacklist
+    [ -r "$bl" ] || die "no $bl"
+    f=$(awk '{ print $2 }' "$bl" | sort -u | grep -xFf /sys/kernel/tracing/available_filter_functions | while read -r g; do
+            crumbs -l -e "fbt::$g:entry" >/dev/null 2>&1 && { echo "$g"; break; }; done)
+    [ -n "$f" ] || die "no blacklisted function that BTF and ftrace list"
+    out=$(crumbs -q -e "fbt::vfs_read:entry, fbt::$f:entry /pid == \$target/ { @n = count(); } END { printa(\"n %@d\\n\", @n); }" \
+        -c 'io-benchmark -c -r -b 512 -s 64K /tmp/f' 2>&1) || die "crumbs failed with $f: $out"
+    echo "$out" | grep -q "crumbs: 1 of 2 fbt probes skipped.*$f" || die "no skip notice for $f in: $out"
+    echo "$out" | grep -qx 'n 128' || die "expected n 128 in: $out"
+    out=$(crumbs -e "fbt::$f:entry { @n = count(); }" 2>&1) && die "only a refused function ran: $out"
+    echo "$out" | grep -q "cannot attach a kprobe to kernel function $f" || die "no clear error for $f alone in: $out"
+}

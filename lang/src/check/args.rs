@@ -116,7 +116,10 @@ impl Checker<'_> {
                 };
                 return Err(Diagnostic::new(index.span.clone(), format!("{} has {has}", probe_name(&p))).label("no such argument").hint("count from 0"));
             };
-            let ty = self.c_type_text(&a.c_type, a.size, a.signed, a.space);
+            let ty = match a.kernel {
+                Some(kid) => self.types.kernel(kid),
+                None => self.c_type_text(&a.c_type, a.size, a.signed, a.space),
+            };
             found = Some(self.meet_across(found, ty, probe_name(&p), &format!("args[{n}]"), &PROTOTYPES, span)?);
         }
         Ok(found.expect("the clause has probes").0)

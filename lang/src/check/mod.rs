@@ -17,6 +17,7 @@ mod args;
 mod ctypes;
 mod decls;
 mod expr;
+mod fbt;
 mod keys;
 mod kernel_fields;
 mod kernel_subrs;
@@ -164,6 +165,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         user_symbols: false,
         tracepoints: Vec::new(),
         clause_tracepoints: Vec::new(),
+        functions: Vec::new(),
         clause_probes: Vec::new(),
         clause_arg_types: std::collections::HashMap::new(),
         types,
@@ -207,6 +209,9 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
                     let i = cx.tracepoint(opts, p.module, p.name, desc)?;
                     p.attach = AttachPoint::Tracepoint(i as u16);
                     cx.clause_tracepoints.push(i);
+                }
+                if let AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_) = p.attach {
+                    p.attach = cx.function(p.attach, p.module, p.function, desc)?;
                 }
                 if matches!(p.attach, AttachPoint::Profile { .. }) && !profile_probes.iter().any(|q| q.attach == p.attach) {
                     let id = PROFILE_ID_BASE + profile_probes.len() as u32;
@@ -298,6 +303,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         uses_ustack: cx.uses_ustack,
         user_symbols: cx.user_symbols,
         tracepoints: cx.tracepoints,
+        functions: cx.functions,
     };
     if again {
         let vars = cx.var_types.into_iter().filter(|(v, _)| !matches!(v, VarRef::Clause(_))).collect();
@@ -483,6 +489,8 @@ struct Checker<'a> {
     tracepoints: Vec<Tracepoint>,
     /// The tracepoints the clause being checked fires on.
     clause_tracepoints: Vec<usize>,
+    /// The kernel functions fbt probes are on, numbered in order of first use.
+    functions: Vec<KernelFunction>,
     /// The probes of the clause being checked (their prototypes type `args[N]`).
     clause_probes: Vec<crate::providers::Probe>,
     /// The type of `args[N]` in the clause being checked, by N, once found.

@@ -1,8 +1,8 @@
 //! What the checker needs to know of the running kernel, asked through one interface: lang
 //! never touches the kernel. The runtime answers from the machine (runtime/src/kernel); unit
 //! tests and the fuzzer answer with fixed facts, so they see the same kernel everywhere.
-//! (BTF types, function prototypes and symbols join the tracepoints here as the language
-//! needs them.)
+//! (BTF types, kernel functions and their prototypes join the tracepoints here as the
+//! language needs them.)
 
 pub mod sample;
 
@@ -12,6 +12,10 @@ use std::rc::Rc;
 
 /// Every (category, event) pair of the kernel's tracepoints, or why they cannot be listed.
 pub type Listing = Result<Rc<[(String, String)]>, String>;
+
+/// The names of the kernel functions probes can be put on, sorted, or why they cannot be
+/// listed.
+pub type Functions = Result<Rc<[String]>, String>;
 
 pub trait KernelFacts: std::fmt::Debug {
     /// Every tracepoint, as (category, event).
@@ -33,6 +37,16 @@ pub trait KernelFacts: std::fmt::Debug {
     /// One kernel type, by id (0 is `void`). Types it refers to are ids too, read when needed,
     /// so a script that names one struct reads only what it walks through.
     fn kernel_type(&self, _id: KernelTypeId) -> Result<KernelType, String> {
+        Err("the kernel's types (BTF) are not available here".to_string())
+    }
+    /// The kernel's functions that can be probed (vmlinux's, sorted by name): those its
+    /// BTF describes, less those ftrace says cannot be traced where it says.
+    fn kernel_functions(&self) -> Functions {
+        Err("the kernel's functions (BTF) are not available here".to_string())
+    }
+    /// A kernel function's prototype: an id whose [`KernelFacts::kernel_type`] is a
+    /// [`KernelType::Function`]; `Ok(None)` if the kernel's types do not describe it.
+    fn kernel_function(&self, _name: &str) -> Result<Option<KernelTypeId>, String> {
         Err("the kernel's types (BTF) are not available here".to_string())
     }
 }
@@ -81,19 +95,21 @@ pub struct KernelMember {
     pub bit_size: u32,
 }
 
-/// Facts that ask the ones they wrap each tracefs question at most once: listing tracefs
-/// reads thousands of directories, a program may name tracepoints in a thousand clauses,
-/// and `args[N]` of `syscall:::entry` reads each system call's format for every use.
+/// Facts that ask the ones they wrap each tracefs question, and for the function list, at
+/// most once: listing tracefs reads thousands of directories, a program may name
+/// tracepoints (or `fbt::vfs_*:`) in a thousand clauses, and `args[N]` of `syscall:::entry`
+/// reads each system call's format for every use.
 #[derive(Debug)]
 pub struct Memo {
     inner: Rc<dyn KernelFacts>,
     tracepoints: OnceCell<Listing>,
+    functions: OnceCell<Functions>,
     formats: RefCell<HashMap<(String, String), Result<String, String>>>,
 }
 
 impl Memo {
     pub fn new(inner: Rc<dyn KernelFacts>) -> Memo {
-        Memo { inner, tracepoints: OnceCell::new(), formats: RefCell::default() }
+        Memo { inner, tracepoints: OnceCell::new(), functions: OnceCell::new(), formats: RefCell::default() }
     }
 }
 
@@ -122,6 +138,14 @@ impl KernelFacts for Memo {
 
     fn kernel_enum_constant(&self, name: &str) -> Result<Option<(i64, KernelTypeId)>, String> {
         self.inner.kernel_enum_constant(name)
+    }
+
+    fn kernel_functions(&self) -> Functions {
+        self.functions.get_or_init(|| self.inner.kernel_functions()).clone()
+    }
+
+    fn kernel_function(&self, name: &str) -> Result<Option<KernelTypeId>, String> {
+        self.inner.kernel_function(name)
     }
 }
 

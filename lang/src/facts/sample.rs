@@ -5,8 +5,9 @@ use super::{KernelMember, KernelType, KernelTypeId, TypeSpace};
 
 /// The id of a sample type: `struct task_struct` (a few of its members), `struct list_head`,
 /// `pid_t`, what `cwd` and `d_path()` walk (fs_struct, path, dentry, qstr, vfsmount, mount,
-/// hlist_bl_node, dentry_operations, super_block, inode: the members they read), and the locks (`struct mutex`,
-/// `rwlock_t`) of mutex_owner() and rw_read_held().
+/// hlist_bl_node, dentry_operations, super_block, inode: the members they read), the locks (`struct mutex`,
+/// `rwlock_t`) of mutex_owner() and rw_read_held(), and what the sample functions' prototypes
+/// name (`struct file`, `ssize_t`, `size_t`, `loff_t`).
 pub fn type_id(space: TypeSpace, name: &str) -> Option<KernelTypeId> {
     match (space, name) {
         (TypeSpace::Struct, "task_struct") => Some(1),
@@ -25,8 +26,21 @@ pub fn type_id(space: TypeSpace, name: &str) -> Option<KernelTypeId> {
         (TypeSpace::Struct, "qrwlock") => Some(43),
         (TypeSpace::Ordinary, "rwlock_t") => Some(41),
         (TypeSpace::Ordinary, "pid_t") => Some(5),
+        (TypeSpace::Struct, "file") => Some(50),
+        (TypeSpace::Ordinary, "ssize_t") => Some(52),
+        (TypeSpace::Ordinary, "size_t") => Some(53),
+        (TypeSpace::Ordinary, "loff_t") => Some(54),
         _ => None,
     }
+}
+
+/// A few kernel functions fbt probes can name, sorted: the vfs calls the users' scripts
+/// trace, one more that globs apart (`ksys_read`), and one returning void (`fput`).
+pub const FUNCTIONS: &[&str] = &["fput", "ksys_read", "vfs_fsync", "vfs_open", "vfs_read", "vfs_write"];
+
+/// The prototype of a sample function (an id of a [`KernelType::Function`]).
+pub fn function(name: &str) -> Option<KernelTypeId> {
+    FUNCTIONS.iter().position(|f| *f == name).map(|i| 70 + i as KernelTypeId)
 }
 
 pub fn kernel_type(id: KernelTypeId) -> Result<KernelType, String> {
@@ -77,6 +91,54 @@ pub fn kernel_type(id: KernelTypeId) -> Result<KernelType, String> {
         45 => KernelType::Struct { name: "atomic_t".into(), size: 4, members: vec![m("counter", 6, 0, 0)] },
         46 => int("long", 8, true),
         47 => int("unsigned long", 8, false),
+        50 => KernelType::Struct { name: "file".into(), size: 232, members: vec![m("f_inode", 39, 256, 0), m("f_path", 22, 512, 0), m("f_pos", 54, 1024, 0)] },
+        51 => KernelType::Ptr(50),
+        52 => KernelType::Typedef { name: "ssize_t".into(), to: 46 },
+        53 => KernelType::Typedef { name: "size_t".into(), to: 47 },
+        54 => KernelType::Typedef { name: "loff_t".into(), to: 55 },
+        55 => int("long long", 8, true),
+        56 => KernelType::Ptr(54),
+        57 => KernelType::Qualified(4),
+        58 => KernelType::Ptr(57),
+        59 => KernelType::Qualified(22),
+        60 => KernelType::Ptr(59),
+        // The functions of FUNCTIONS, in its order.
+        70 => KernelType::Function { ret: 0, params: vec![("file".into(), 51)] },
+        71 => KernelType::Function { ret: 52, params: vec![("fd".into(), 7), ("buf".into(), 26), ("count".into(), 53)] },
+        72 => KernelType::Function { ret: 6, params: vec![("file".into(), 51), ("datasync".into(), 6)] },
+        73 => KernelType::Function { ret: 6, params: vec![("path".into(), 60), ("file".into(), 51)] },
+        74 => KernelType::Function { ret: 52, params: vec![("file".into(), 51), ("buf".into(), 26), ("count".into(), 53), ("pos".into(), 56)] },
+        75 => KernelType::Function { ret: 52, params: vec![("file".into(), 51), ("buf".into(), 58), ("count".into(), 53), ("pos".into(), 56)] },
         _ => return Err(format!("no kernel type {id}")),
     })
+}
+
+/// The sample kernel as facts, for unit tests: its types and functions, no tracepoints.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SampleKernel;
+
+impl super::KernelFacts for SampleKernel {
+    fn tracepoints(&self) -> super::Listing {
+        Ok(Vec::new().into())
+    }
+
+    fn tracepoint_format(&self, category: &str, event: &str) -> Result<String, String> {
+        Err(format!("no tracepoint {category}:{event}"))
+    }
+
+    fn kernel_type_id(&self, space: TypeSpace, name: &str) -> Result<Option<KernelTypeId>, String> {
+        Ok(type_id(space, name))
+    }
+
+    fn kernel_type(&self, id: KernelTypeId) -> Result<KernelType, String> {
+        kernel_type(id)
+    }
+
+    fn kernel_functions(&self) -> super::Functions {
+        Ok(FUNCTIONS.iter().map(|f| f.to_string()).collect::<Vec<_>>().into())
+    }
+
+    fn kernel_function(&self, name: &str) -> Result<Option<KernelTypeId>, String> {
+        Ok(function(name))
+    }
 }

@@ -897,6 +897,16 @@ pub struct Program {
     pub user_symbols: bool,
     /// The tracepoints this program attaches to; `AttachPoint::Tracepoint(i)` is the i-th.
     pub tracepoints: Vec<crate::tracepoints::Tracepoint>,
+    /// The kernel functions this program's fbt probes are on; `AttachPoint::FbtEntry(i)` and
+    /// `FbtReturn(i)` are the i-th's.
+    pub functions: Vec<KernelFunction>,
+}
+
+/// A kernel function a program probes (fbt).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelFunction {
+    pub module: String,
+    pub name: String,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -925,6 +935,12 @@ impl Program {
         self.profile_probes.iter().find(|p| p.attach == attach)
     }
 
+    /// The function and name (entry or return) of an fbt probe id.
+    pub fn fbt_probe(&self, id: u32) -> Option<(&KernelFunction, &'static str)> {
+        let n = id.checked_sub(crate::providers::FBT_ID_BASE)?;
+        Some((self.functions.get(n as usize / 2)?, if n % 2 == 0 { "entry" } else { "return" }))
+    }
+
     /// `provider:module:function:name` of a probe id, for messages.
     pub fn probe_description(&self, id: u32) -> String {
         if let Some(p) = self.profile_probes.iter().find(|p| p.id == id) {
@@ -932,6 +948,9 @@ impl Program {
         }
         if let Some(t) = id.checked_sub(crate::providers::TRACEPOINT_ID_BASE).and_then(|i| self.tracepoints.get(i as usize)) {
             return format!("tracepoint:{}::{}", t.category, t.event);
+        }
+        if let Some((f, name)) = self.fbt_probe(id) {
+            return format!("fbt:{}:{}:{name}", f.module, f.name);
         }
         crate::providers::probe_by_id(id).map_or_else(|| format!("probe {id}"), |p| format!("{}:{}:{}:{}", p.provider, p.module, p.function, p.name))
     }
@@ -943,6 +962,9 @@ impl Program {
         }
         if let Some(t) = id.checked_sub(crate::providers::TRACEPOINT_ID_BASE).and_then(|i| self.tracepoints.get(i as usize)) {
             return (String::new(), t.event.clone());
+        }
+        if let Some((f, name)) = self.fbt_probe(id) {
+            return (f.name.clone(), name.to_string());
         }
         crate::providers::probe_by_id(id).map_or((String::new(), String::new()), |p| (p.function.to_string(), p.name.to_string()))
     }

@@ -3,18 +3,20 @@
 //! [`PROVIDERS`] lists them for the checker, `-l`, completion and spec.md.
 
 mod dtrace;
+mod fbt;
 mod profile;
 mod syscall;
 mod tracepoint;
 
 pub use dtrace::{BEGIN_ID, END_ID, ERROR_ID};
+pub use fbt::{FBT_ID_BASE, FBT_MODULE};
 pub use profile::{profile_probe, PROFILE_ID_BASE};
 pub use syscall::SYSCALL_ID_BASE;
 pub use tracepoint::TRACEPOINT_ID_BASE;
 
 use crate::ast::ProbeDesc;
 use crate::diag::{closest, Diagnostic};
-use crate::facts::KernelFacts;
+use crate::facts::{KernelFacts, KernelTypeId};
 use crate::types::AddrSpace;
 use globset::{GlobBuilder, GlobMatcher};
 
@@ -38,6 +40,11 @@ pub enum AttachPoint {
     /// A kernel tracepoint: index into the program's tracepoints (`u16::MAX` until the checker
     /// numbers them).
     Tracepoint(u16),
+    /// The entry to a kernel function (fbt): index into the program's functions (`u16::MAX`
+    /// until the checker numbers them).
+    FbtEntry(u16),
+    /// The return from a kernel function, indexed as [`AttachPoint::FbtEntry`].
+    FbtReturn(u16),
 }
 
 impl AttachPoint {
@@ -104,9 +111,12 @@ pub struct ArgType {
     pub size: u8,
     pub signed: bool,
     pub space: AddrSpace,
+    /// The kernel's own type (from BTF), where the prototype is the kernel's: the checker
+    /// takes it as it is, with no C text to parse.
+    pub kernel: Option<KernelTypeId>,
 }
 
-pub const PROVIDERS: &[&dyn Provider] = &[&dtrace::Dtrace, &syscall::Syscall, &tracepoint::Tracepoint, &profile::Profile];
+pub const PROVIDERS: &[&dyn Provider] = &[&dtrace::Dtrace, &syscall::Syscall, &tracepoint::Tracepoint, &profile::Profile, &fbt::Fbt];
 
 /// Every probe of every provider (for `-l`).
 pub fn all_probes() -> Vec<Probe> {
@@ -140,6 +150,23 @@ pub fn aligned(desc: &ProbeDesc) -> Option<[&str; 4]> {
         *slot = f;
     }
     Some(fields)
+}
+
+/// `s` as a `&'static str` for a [`Probe`], leaked once per distinct string however often
+/// it is matched: a program (or a fuzzer's many) matching `fbt::*:` would otherwise leak
+/// tens of thousands of function names per match.
+pub(crate) fn interned(s: &str) -> &'static str {
+    use std::collections::HashSet;
+    use std::sync::Mutex;
+    static SEEN: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    let seen = seen.get_or_insert_default();
+    if let Some(s) = seen.get(s) {
+        return s;
+    }
+    let leaked: &'static str = Box::leak(s.to_string().into_boxed_str());
+    seen.insert(leaked);
+    leaked
 }
 
 pub(crate) fn glob(field: &str, desc: &ProbeDesc) -> Result<Option<GlobMatcher>, Diagnostic> {

@@ -66,7 +66,7 @@ impl Provider for Syscall {
     /// calling process. Return: the return value, twice (`args[0]` and `args[1]`, as DTrace).
     fn arg_types(&self, probe: &Probe, facts: Option<&dyn KernelFacts>) -> Option<Result<Vec<ArgType>, String>> {
         if probe.attach == AttachPoint::SyscallReturn {
-            let ret = ArgType { c_type: "long".into(), size: 8, signed: true, space: AddrSpace::Kernel };
+            let ret = ArgType { c_type: "long".into(), size: 8, signed: true, space: AddrSpace::Kernel, kernel: None };
             return Some(Ok(vec![ret.clone(), ret]));
         }
         let facts = facts?;
@@ -75,7 +75,7 @@ impl Provider for Syscall {
             parse_format(&text)
                 .into_iter()
                 .filter(|f| f.name != "__syscall_nr")
-                .map(|f| ArgType { c_type: f.c_type, size: f.size as u8, signed: f.signed, space: AddrSpace::User })
+                .map(|f| ArgType { c_type: f.c_type, size: f.size as u8, signed: f.signed, space: AddrSpace::User, kernel: None })
                 .collect()
         }))
     }

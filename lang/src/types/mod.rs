@@ -230,6 +230,10 @@ impl Types {
     }
 
     /// The id here of kernel type `kid` (a placeholder until resolved).
+    pub fn kernel(&mut self, kid: KernelTypeId) -> TypeId {
+        self.kernel_type(kid)
+    }
+
     fn kernel_type(&mut self, kid: KernelTypeId) -> TypeId {
         if let Some(id) = self.kernel.get(&kid) {
             return *id;

@@ -7,7 +7,9 @@ use aya::programs::{Program as AyaProgram, ProgramError};
 use aya::Ebpf;
 use crumbs_ebpf::abi::ProgramCode;
 use crumbs_lang::ir::Program;
+use crumbs_lang::providers::AttachPoint;
 
+mod kprobe;
 mod perf_event;
 mod raw_tracepoint;
 mod tracepoint;
@@ -19,22 +21,75 @@ fn missing(code: &ProgramCode) -> RunError {
     RunError::Other(format!("program {} missing from the ELF", code.name))
 }
 
+/// Whether the kernel has what the program's probes attach with, asked before anything is
+/// loaded, so that a kernel without kprobes says so (and nothing runs, BEGIN included);
+/// and room for their files.
+pub(crate) fn prepare(compiled: &[ProgramCode]) -> Result<(), RunError> {
+    let kprobes = compiled.iter().filter(|c| matches!(c.attach, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_))).count();
+    if kprobes > 0 {
+        kprobe::available()?;
+        kprobe::raise_file_limit(kprobes);
+    }
+    Ok(())
+}
+
 /// Loads one program of the ELF into the kernel (through the verifier).
 pub(crate) fn load(ebpf: &mut Ebpf, code: &ProgramCode) -> Result<Result<(), ProgramError>, RunError> {
     Ok(match ebpf.program_mut(&code.name) {
         Some(AyaProgram::RawTracePoint(p)) => p.load(),
         Some(AyaProgram::PerfEvent(p)) => p.load(),
         Some(AyaProgram::TracePoint(p)) => p.load(),
+        Some(AyaProgram::KProbe(p)) => p.load(),
         _ => return Err(missing(code)),
     })
 }
 
+/// What attaching made of the program's kernel functions: how many it tried, and those the
+/// kernel refused, with why.
+#[derive(Debug, Default)]
+pub(crate) struct Tally {
+    pub functions: usize,
+    pub skipped: Vec<(String, String)>,
+}
+
+impl Tally {
+    /// The line to say on standard error when some functions were skipped; an error when
+    /// they all were (the program would trace nothing it was asked to).
+    pub fn outcome(&self) -> Result<Option<String>, RunError> {
+        let Some((first, why)) = self.skipped.first() else { return Ok(None) };
+        let n = self.skipped.len();
+        if n == self.functions {
+            let what = if n == 1 { format!("kernel function {first}") } else { format!("any of the {n} kernel function probes (the first, {first})") };
+            return Err(RunError::Other(format!("cannot attach a kprobe to {what}: {why}")));
+        }
+        Ok(Some(format!("{n} of {} fbt probes skipped: the kernel refused a kprobe on their functions (notrace, the kprobe blacklist, a name several functions share), e.g. {first}: {why}", self.functions)))
+    }
+}
+
 /// Attaches one loaded program; BEGIN and END are never attached (they have no links).
-pub(crate) fn attach(ebpf: &mut Ebpf, program: &Program, code: &ProgramCode) -> Result<Vec<Link>, RunError> {
+pub(crate) fn attach(ebpf: &mut Ebpf, program: &Program, code: &ProgramCode, tally: &mut Tally) -> Result<Vec<Link>, RunError> {
     match ebpf.program_mut(&code.name) {
         Some(AyaProgram::RawTracePoint(p)) => raw_tracepoint::attach(p, code),
         Some(AyaProgram::PerfEvent(p)) => perf_event::attach(p, code),
         Some(AyaProgram::TracePoint(p)) => tracepoint::attach(p, program, code),
+        Some(AyaProgram::KProbe(p)) => kprobe::attach(p, program, code, tally),
         _ => Err(missing(code)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skipped_functions_are_counted_and_all_skipped_is_an_error() {
+        assert!(matches!(Tally::default().outcome(), Ok(None)));
+        let why = |f: &str| (f.to_string(), "`perf_event_open` failed: Invalid argument (os error 22)".to_string());
+        let some = Tally { functions: 3, skipped: vec![why("__die")] };
+        let line = some.outcome().unwrap().unwrap();
+        assert!(line.starts_with("1 of 3 fbt probes skipped") && line.contains("__die: `perf_event_open` failed: Invalid argument"), "{line}");
+        let all = Tally { functions: 1, skipped: vec![why("__die")] };
+        let Err(RunError::Other(msg)) = all.outcome() else { panic!("all skipped is not an error") };
+        assert!(msg.starts_with("cannot attach a kprobe to kernel function __die: "), "{msg}");
     }
 }

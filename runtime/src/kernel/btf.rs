@@ -23,7 +23,9 @@ mod blob;
 mod modules;
 mod scan;
 
-const VMLINUX: &str = "/sys/kernel/btf/vmlinux";
+pub use scan::function_names;
+
+pub const VMLINUX: &str = "/sys/kernel/btf/vmlinux";
 
 /// The kernel's BTF, opened on first use.
 fn vmlinux() -> Result<&'static Btf, String> {
@@ -156,6 +158,13 @@ pub fn member_offset(strukt: &str, member: &str) -> Option<u32> {
     let id = type_id(TypeSpace::Struct, strukt).ok()??;
     let KernelType::Struct { members, .. } = kernel_type(id).ok()? else { return None };
     members.iter().find(|m| m.name == member).map(|m| m.bit_offset / 8)
+}
+
+/// The prototype of vmlinux's function `name`: the id of its FUNC record, whose
+/// [`kernel_type`] is its prototype.
+pub fn function(name: &str) -> Result<Option<KernelTypeId>, String> {
+    vmlinux()?;
+    Ok(func_id(name))
 }
 
 /// The BTF id of the kernel function (a kfunc) named `name`, in vmlinux.

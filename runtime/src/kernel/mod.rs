@@ -6,6 +6,7 @@
 mod btf;
 mod codegen;
 pub mod cpus;
+mod functions;
 mod tracefs;
 
 use codegen::codegen_target;
@@ -13,7 +14,7 @@ pub use codegen::iter_num;
 pub use tracefs::TRACEFS;
 
 use crumbs_ebpf::abi::Target;
-use crumbs_lang::facts::{KernelFacts, KernelType, KernelTypeId, Listing, TypeSpace};
+use crumbs_lang::facts::{Functions, KernelFacts, KernelType, KernelTypeId, Listing, TypeSpace};
 use crumbs_lang::ir::Program;
 use std::rc::Rc;
 
@@ -58,5 +59,13 @@ impl KernelFacts for LiveKernel {
 
     fn kernel_type(&self, id: KernelTypeId) -> Result<KernelType, String> {
         btf::kernel_type(id)
+    }
+
+    fn kernel_functions(&self) -> Functions {
+        functions::list()
+    }
+
+    fn kernel_function(&self, name: &str) -> Result<Option<KernelTypeId>, String> {
+        btf::function(name)
     }
 }

@@ -115,6 +115,12 @@ pub trait Sink {
     /// Tracing has ended: every aggregation's rows (normalize() applied), by id, and what
     /// the kernel could not keep.
     fn finish(&mut self, aggregations: &[Vec<AggRow>], drops: &Drops) -> io::Result<()>;
+    /// Something the user should know that is not trace output (probes skipped), for
+    /// standard error.
+    fn notice(&mut self, line: &str) -> io::Result<()> {
+        eprintln!("crumbs: {line}");
+        Ok(())
+    }
 }
 
 /// One value as user space sees it after decoding a record or a map key.

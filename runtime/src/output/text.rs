@@ -203,6 +203,11 @@ impl Sink for DtraceText<'_> {
         }
         Ok(())
     }
+
+    fn notice(&mut self, line: &str) -> io::Result<()> {
+        eprintln!("{}: {line}", self.voice);
+        Ok(())
+    }
 }
 
 /// system(): runs `command` with /bin/sh, its output on crumbs' own standard output and

@@ -9,6 +9,7 @@ use crumbs_lang::ir::{Group, Program};
 use crumbs_lang::providers::AttachPoint;
 
 mod dtrace;
+mod kprobe;
 mod profile;
 mod syscall;
 mod tracepoint;
@@ -66,5 +67,7 @@ pub(crate) fn context(attach: AttachPoint) -> &'static dyn ProbeContext {
         AttachPoint::SyscallEntry | AttachPoint::SyscallReturn => &syscall::Syscall,
         AttachPoint::Profile { .. } => &profile::Profile,
         AttachPoint::Tracepoint(_) => &tracepoint::Tracepoint,
+        AttachPoint::FbtEntry(_) => &kprobe::ENTRY,
+        AttachPoint::FbtReturn(_) => &kprobe::RETURN,
     }
 }

@@ -22,6 +22,36 @@ pub fn names(raw: &[u8], base_str_len: u32, name: &str, what: What, base_name: i
     walk(raw, base_str_len, name, what, &base_name).unwrap_or(true)
 }
 
+/// The names of the functions BTF `raw` (vmlinux's, not split) defines: its FUNC records
+/// other than extern declarations, read straight from the bytes (btf-rs has no index of
+/// them, and decoding 60k records to learn their names costs what this walk does not).
+/// None if the bytes are not BTF this walk understands.
+pub fn function_names(raw: &[u8]) -> Option<Vec<String>> {
+    const FUNC: u32 = 12;
+    const EXTERN: usize = 2;
+    let word = |at: usize| Some(u32::from_le_bytes(raw.get(at..at.checked_add(4)?)?.try_into().ok()?));
+    if raw.get(..3)? != [0x9f, 0xeb, 1] {
+        return None;
+    }
+    let hdr_len = word(4)? as usize;
+    let (type_off, type_len, str_off, str_len) = (word(8)? as usize, word(12)? as usize, word(16)? as usize, word(20)? as usize);
+    let strings = raw.get(hdr_len.checked_add(str_off)?..hdr_len.checked_add(str_off)?.checked_add(str_len)?)?;
+    let (mut at, end) = (hdr_len.checked_add(type_off)?, hdr_len.checked_add(type_off)?.checked_add(type_len)?);
+    let mut out = Vec::new();
+    while at < end {
+        let (name_off, info) = (word(at)? as usize, word(at + 4)?);
+        let (kind, vlen) = ((info >> 24) & 0x1f, (info & 0xffff) as usize);
+        let (fixed, each) = body(kind)?;
+        if kind == FUNC && vlen != EXTERN {
+            let name = strings.get(name_off..)?;
+            let name = &name[..name.iter().position(|&b| b == 0)?];
+            out.push(String::from_utf8_lossy(name).into_owned());
+        }
+        at += 12 + fixed + vlen * each;
+    }
+    (at == end).then_some(out)
+}
+
 const ENUM: u32 = 6;
 const ENUM64: u32 = 19;
 

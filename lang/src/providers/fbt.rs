@@ -1,0 +1,190 @@
+//! `fbt:MODULE:FUNCTION:entry|return`, DTrace's function boundary tracing: the entry to and
+//! return from kernel functions, listed through the kernel facts (BTF). bpftrace's
+//! `kprobe:FUNC`, `kretprobe:FUNC` (and `kprobe:MODULE:FUNC`, `kprobe::FUNC:`) name the same
+//! probes. How a probe is attached (kprobe now; kprobe.multi, fentry later) is the back end's
+//! choice: the attach points say only entry or return.
+
+use super::{glob, interned, ArgType, AttachPoint, Probe, Provider};
+use crate::ast::ProbeDesc;
+use crate::diag::{closest, Diagnostic};
+use crate::facts::{KernelFacts, KernelType, KernelTypeId};
+use crate::types::AddrSpace;
+
+/// Probe ids of fbt probes: this base plus twice the function's index in the program (plus
+/// one for its return).
+pub const FBT_ID_BASE: u32 = 1 << 17;
+/// The module every listed function is in: crumbs lists vmlinux's functions (not yet the
+/// modules').
+pub const FBT_MODULE: &str = "vmlinux";
+
+pub struct Fbt;
+
+impl Provider for Fbt {
+    fn name(&self) -> &'static str {
+        "fbt"
+    }
+
+    fn doc(&self) -> &'static str {
+        "entry to and return from kernel functions, fbt:vmlinux:FUNCTION:entry|return (bpftrace's kprobe:FUNCTION and kretprobe:FUNCTION too), with args[N] typed from BTF"
+    }
+
+    fn examples(&self) -> &'static [&'static str] {
+        &["fbt::vfs_read:entry", "kretprobe:vfs_read"]
+    }
+
+    /// None listed statically: they are the running kernel's.
+    fn probes(&self) -> Vec<Probe> {
+        Vec::new()
+    }
+
+    fn describe(&self, desc: &ProbeDesc, facts: Option<&dyn KernelFacts>) -> Option<Result<Vec<Probe>, Diagnostic>> {
+        let f: Vec<&str> = desc.fields.iter().map(String::as_str).collect();
+        let (module, func, names): (&str, &str, &str) = match f.as_slice() {
+            ["fbt", module, func, name] => (module, func, name),
+            ["kprobe", func] => ("", func, "entry"),
+            ["kretprobe", func] => ("", func, "return"),
+            ["kprobe", module, func] | ["kprobe", module, func, ""] => (module, func, "entry"),
+            ["kretprobe", module, func] | ["kretprobe", module, func, ""] => (module, func, "return"),
+            _ => return None,
+        };
+        Some(match_functions(desc, module, func, names, facts))
+    }
+
+    /// Entry: the function's parameters, from its BTF prototype. Return: DTrace's: `args[0]`
+    /// is the offset of the returning instruction (an `int`), `args[1]` the return value of
+    /// the function's return type (none for a void function).
+    fn arg_types(&self, probe: &Probe, facts: Option<&dyn KernelFacts>) -> Option<Result<Vec<ArgType>, String>> {
+        let facts = facts?;
+        let proto = match facts.kernel_function(probe.function) {
+            Ok(Some(id)) => id,
+            Ok(None) => return None,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(prototype(facts, proto, probe.name == "return"))
+    }
+
+    fn no_match_hint(&self, _: [&str; 4]) -> Option<String> {
+        Some("fbt probes name kernel functions: fbt::FUNCTION:entry or fbt::FUNCTION:return (globs too, fbt::vfs_*:entry); list them with `crumbs -l -e 'fbt::PATTERN:'`".into())
+    }
+}
+
+/// The fbt probes of functions matching `func` in module `module`, named `names` (a glob
+/// over entry and return).
+fn match_functions(desc: &ProbeDesc, module: &str, func: &str, names: &str, facts: Option<&dyn KernelFacts>) -> Result<Vec<Probe>, Diagnostic> {
+    let Some(facts) = facts else {
+        return Err(Diagnostic::new(desc.span.clone(), "fbt probes are not available here").label("needs the kernel's functions").hint("fbt probes are listed from the running kernel's BTF (/sys/kernel/btf/vmlinux)"));
+    };
+    let ok = |pattern: &str, s: &str| glob(pattern, desc).map(|m| m.is_none_or(|m| m.is_match(s)));
+    let kinds: Vec<(&'static str, AttachPoint)> = [("entry", AttachPoint::FbtEntry(u16::MAX)), ("return", AttachPoint::FbtReturn(u16::MAX))]
+        .into_iter()
+        .filter_map(|k| ok(names, k.0).map(|yes| yes.then_some(k)).transpose())
+        .collect::<Result<_, _>>()?;
+    if kinds.is_empty() {
+        return Err(Diagnostic::new(desc.span.clone(), format!("fbt has no probe named `{names}`")).label("not entry or return").hint("fbt's probes are FUNCTION:entry and FUNCTION:return"));
+    }
+    if !ok(module, FBT_MODULE)? {
+        return Err(Diagnostic::new(desc.span.clone(), format!("probe description `{}` does not match any probes: no kernel module `{module}` with functions", desc.text))
+            .label("matches nothing")
+            .hint(format!("fbt's functions are vmlinux's (kernel modules' are not listed yet): write fbt:{FBT_MODULE}:FUNCTION:entry or leave the module empty")));
+    }
+    let list = facts.kernel_functions().map_err(|e| Diagnostic::new(desc.span.clone(), format!("cannot list the kernel's functions: {e}")).label("here").hint("fbt probes are listed from the kernel's BTF, /sys/kernel/btf/vmlinux"))?;
+    let matching: Vec<&String> = if func.is_empty() || func.contains(['*', '?', '[']) {
+        let m = glob(func, desc)?;
+        list.iter().filter(|f| m.as_ref().is_none_or(|m| m.is_match(f.as_str()))).collect()
+    } else {
+        // One named function: the list is sorted.
+        list.binary_search_by(|f| f.as_str().cmp(func)).map(|i| vec![&list[i]]).unwrap_or_default()
+    };
+    if matching.is_empty() {
+        let hint = match closest(func, list.iter().map(String::as_str)) {
+            Some(c) => format!("did you mean `{c}`? (crumbs lists the functions the kernel's BTF describes and ftrace can trace)"),
+            None => "list the kernel's functions with `crumbs -l -e 'fbt::PATTERN:'`".to_string(),
+        };
+        return Err(Diagnostic::new(desc.span.clone(), format!("probe description `{}` does not match any kernel function", desc.text)).label("matches nothing").hint(hint));
+    }
+    let mut out = Vec::with_capacity(matching.len() * kinds.len());
+    for f in matching {
+        let function = interned(f);
+        for (name, attach) in &kinds {
+            out.push(Probe { id: 0, provider: "fbt", module: FBT_MODULE, function, name, attach: *attach, nr: None });
+        }
+    }
+    Ok(out)
+}
+
+/// The argument types a prototype gives an entry (`ret` false) or a return probe.
+fn prototype(facts: &dyn KernelFacts, proto: KernelTypeId, ret: bool) -> Result<Vec<ArgType>, String> {
+    let KernelType::Function { ret: rtype, params } = facts.kernel_type(proto)? else {
+        return Err(format!("kernel type {proto} is not a function"));
+    };
+    if ret {
+        let offset = ArgType { c_type: "int".into(), size: 4, signed: true, space: AddrSpace::Kernel, kernel: None };
+        if rtype == 0 || matches!(facts.kernel_type(rtype)?, KernelType::Void) {
+            return Ok(vec![offset]);
+        }
+        return Ok(vec![offset, arg_type(facts, rtype)?]);
+    }
+    // A variadic prototype ends in ("", void): its variable arguments have no types.
+    params.into_iter().filter(|(name, id)| !(name.is_empty() && *id == 0)).map(|(_, id)| arg_type(facts, id)).collect()
+}
+
+fn arg_type(facts: &dyn KernelFacts, id: KernelTypeId) -> Result<ArgType, String> {
+    let (size, signed) = scalar(facts, id)?;
+    Ok(ArgType { c_type: c_name(facts, id, 0)?, size, signed, space: AddrSpace::Kernel, kernel: Some(id) })
+}
+
+/// The size a value of type `id` is passed at (a register's 8 for what is bigger) and its
+/// sign, typedefs and qualifiers looked through.
+fn scalar(facts: &dyn KernelFacts, mut id: KernelTypeId) -> Result<(u8, bool), String> {
+    for _ in 0..32 {
+        return Ok(match facts.kernel_type(id)? {
+            KernelType::Typedef { to, .. } | KernelType::Qualified(to) => {
+                id = to;
+                continue;
+            }
+            KernelType::Int { size, signed, .. } | KernelType::Enum { size, signed, .. } => (size.min(8) as u8, signed),
+            _ => (8, false),
+        });
+    }
+    Err(format!("kernel type {id}: a typedef chain too long to follow"))
+}
+
+/// How C writes type `id` (`struct file *`, `const char *` is `char *`: BTF's qualifiers
+/// are not told apart here), for `-lv` and messages.
+fn c_name(facts: &dyn KernelFacts, id: KernelTypeId, depth: u32) -> Result<String, String> {
+    if depth > 32 {
+        return Err(format!("kernel type {id}: a type too deep to name"));
+    }
+    let named = |kind: &str, name: String| if name.is_empty() { format!("{kind} <anonymous>") } else { format!("{kind} {name}") };
+    if id == 0 {
+        return Ok("void".into());
+    }
+    Ok(match facts.kernel_type(id)? {
+        KernelType::Void => "void".into(),
+        KernelType::Int { name, .. } | KernelType::Float { name, .. } | KernelType::Typedef { name, .. } => name,
+        KernelType::Ptr(to) => match facts.kernel_type(to)? {
+            KernelType::Function { .. } => "void (*)()".into(),
+            _ => {
+                let inner = c_name(facts, to, depth + 1)?;
+                if inner.ends_with('*') { format!("{inner}*") } else { format!("{inner} *") }
+            }
+        },
+        KernelType::Array { elem, len } => format!("{}[{len}]", c_name(facts, elem, depth + 1)?),
+        KernelType::Struct { name, .. } => named("struct", name),
+        KernelType::Union { name, .. } => named("union", name),
+        KernelType::Enum { name, .. } => named("enum", name),
+        KernelType::Fwd { name, space } => named(
+            match space {
+                crate::facts::TypeSpace::Union => "union",
+                crate::facts::TypeSpace::Enum => "enum",
+                _ => "struct",
+            },
+            name,
+        ),
+        KernelType::Qualified(to) => c_name(facts, to, depth + 1)?,
+        KernelType::Function { .. } => "void ()".into(),
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,35 @@
+//! The kernel functions fbt probes can name: vmlinux's, as its BTF describes them, less those
+//! ftrace's available_filter_functions leaves out (notrace, inlined everywhere, the kprobe
+//! blacklist's `__kprobes` sections) where that file can be read. It cannot be under kernel
+//! lockdown (EPERM) or without root: the BTF list alone is used then, and a function that
+//! cannot be attached is skipped when attaching.
+
+use super::tracefs::TRACEFS;
+use crumbs_lang::facts::Functions;
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+/// Read once per process: vmlinux's BTF is 5 MB and ftrace's list some 50k lines.
+pub fn list() -> Functions {
+    static LIST: OnceLock<Result<Vec<String>, String>> = OnceLock::new();
+    LIST.get_or_init(read).as_ref().map(|v| v.as_slice().into()).map_err(Clone::clone)
+}
+
+fn read() -> Result<Vec<String>, String> {
+    let path = super::btf::VMLINUX;
+    let raw = std::fs::read(path).map_err(|e| format!("cannot read the kernel's functions from {path}: {e}"))?;
+    let mut names = crate::kernel::btf::function_names(&raw).ok_or_else(|| format!("cannot read the kernel's functions from {path}: not BTF crumbs can read"))?;
+    if let Some(traceable) = traceable() {
+        names.retain(|n| traceable.contains(n.as_str()));
+    }
+    names.sort_unstable();
+    names.dedup();
+    Ok(names)
+}
+
+/// vmlinux's functions ftrace can trace (`NAME`; a module's are `NAME [MODULE]`), if the
+/// list can be read.
+fn traceable() -> Option<HashSet<String>> {
+    let text = std::fs::read_to_string(format!("{TRACEFS}/available_filter_functions")).ok()?;
+    Some(text.lines().filter(|l| !l.contains(' ')).map(str::to_string).collect())
+}
