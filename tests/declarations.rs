@@ -81,3 +81,16 @@ fn clause_locals_are_shared_by_the_clauses_of_a_firing() {
     // Another probe's clause (BEGIN's) starts at 0; a this-> string is shared too.
     assert_eq!(printed(r#"this int n; this string s; BEGIN { this->n = 5; this->s = "kept"; } BEGIN { printf("%d %s\n", this->n, this->s); } END { printf("%d [%s]\n", this->n, this->s); } BEGIN { exit(0); }"#), "5 kept\n0 []\n");
 }
+
+/// Several names in one declaration, as in C: each its own variable, the `*`s after the
+/// first name's each name's own; a struct defined with variables of it.
+#[test]
+fn several_names_in_one_declaration() {
+    let p = r#"int a, b; int *p, q; self int s1, s2; this string t1, t2; int arr[4], brr[int];
+        struct T { int x; long y; } v, w;
+        BEGIN { a = 1; b = 2; q = 3; self->s1 = 4; self->s2 = 5; this->t1 = "x"; this->t2 = "y"; arr[1] = 6; brr[7] = 8; v.x = 9; w.y = 10;
+            printf("%d %d %d %d %d %s %s %d %d %d %d %d %d %d\n", a, b, q, self->s1, self->s2, this->t1, this->t2, arr[1], brr[7], sizeof(p), sizeof(q), v.x, w.y, sizeof(w));
+            exit(0); }"#;
+    assert_eq!(printed(p), "1 2 3 4 5 x y 6 8 8 4 9 10 16\n");
+    assert_error("int a, a; BEGIN { exit(0); }", "`a` is declared twice", "");
+}

@@ -9,3 +9,4 @@ struct nest { int a; struct { char d; long e; } in; union { int i; char c[8]; };
 BEGIN { trace(sizeof(struct nest)); trace(offsetof(struct nest, in.e)); trace(offsetof(struct nest, c)); trace(sizeof(struct tagonly)); print(*(struct nest *)curthread); }
 int sa[4]; long sbig[1000];
 BEGIN { sa[1] = 2; sa[3] = sa[1] + 5; sa[2]++; sbig[999] = sa[i % 4]; trace(sa[i + 4]); }
+int k1, *k2, k3[4]; self int s1, s2; struct pt { int x; int y; } p1, p2; BEGIN { k1 = 1; k3[2] = k1; self->s2 = k3[2]; p1.x = 3; p2.y = p1.x; exit(0); }

@@ -47,11 +47,12 @@ fn parse_unit(src: &str, facts: Option<Rc<dyn KernelFacts>>) -> Result<Program, 
             Rule::pragma => program.pragmas.push(pragma(pair)?),
             Rule::include => include(pair)?,
             Rule::declaration => {
-                let d = declaration(pair)?;
-                if let Decl::Typedef { name, .. } = &d {
-                    TypeScope::declare(&name.name);
+                for d in declaration(pair)? {
+                    if let Decl::Typedef { name, .. } = &d {
+                        TypeScope::declare(&name.name);
+                    }
+                    program.decls.push(d);
                 }
-                program.decls.push(d);
             }
             Rule::clause => program.clauses.push(clause(pair)?),
             _ => {}
@@ -211,25 +212,90 @@ fn small_number(p: Pair<Rule>, what: &str) -> Result<u32, Diagnostic> {
     u32::try_from(v).ok().filter(|v| *v > 0 && *v <= 1 << 24).ok_or_else(|| Diagnostic::new(sp, format!("bad {what} {v}")).label("out of range").hint(format!("the {what} is a positive number, at most {}", 1 << 24)))
 }
 
-/// A struct, union, enum or typedef declaration.
-fn declaration(p: Pair<Rule>) -> Result<Decl, Diagnostic> {
+/// A declaration: a struct, union, enum or typedef, a translator, an inline, variables (one
+/// `Decl::Var` per name declared), or a struct or union defined with variables of it.
+fn declaration(p: Pair<Rule>) -> Result<Vec<Decl>, Diagnostic> {
     let sp = span(&p);
-    let inner = p.into_inner().next().expect("grammar");
+    let mut parts = p.into_inner();
+    let inner = parts.next().expect("grammar");
     match inner.as_rule() {
         Rule::var_decl => {
             let mut scope = Scope::Global;
-            let (mut ty, mut name, mut keys, mut len) = (None, None, None, None);
-            for x in inner.into_inner() {
+            let mut ty = None;
+            let mut vars = Vec::new();
+            let mut it = inner.into_inner().peekable();
+            while let Some(x) = it.next() {
                 match x.as_rule() {
                     Rule::var_scope => scope = if x.as_str() == "self" { Scope::Thread } else { Scope::Clause },
                     Rule::type_name => ty = Some(type_name(x)?),
-                    Rule::ident => name = Some(ident(x)),
-                    Rule::array_len => len = Some(small_number(x, "array length")?),
-                    _ => keys = Some(x.into_inner().map(type_name).collect::<Result<Vec<_>, _>>()?),
+                    Rule::ident => {
+                        // The first variable, and its array length or keys.
+                        let t = ty.clone().expect("grammar: a type before the name");
+                        let mut rest = vec![x];
+                        while let Some(y) = it.next_if(|y| matches!(y.as_rule(), Rule::array_len | Rule::var_keys)) {
+                            rest.push(y);
+                        }
+                        vars.push(var_declarator(scope, t, rest, &sp)?);
+                    }
+                    Rule::more_vars => {
+                        let t = ty.clone().expect("grammar: a type before the name");
+                        vars.push(var_declarator(scope, TypeName { pointers: 0, ..t }, x.into_inner().collect(), &sp)?);
+                    }
+                    _ => {}
                 }
             }
-            Ok(Decl::Var { scope, ty: ty.expect("grammar"), name: name.expect("grammar"), keys, len, span: sp })
+            Ok(vars)
         }
+        Rule::record_decl => {
+            let record = record(inner, sp.clone())?;
+            let Some(vars) = parts.next() else { return Ok(vec![record]) };
+            // `struct T { ... } a, b;`: the variables' type is the struct just defined.
+            let Decl::Record { union, name, .. } = &record else { unreachable!("record() makes a Decl::Record") };
+            let base = if *union { BaseType::Union(name.name.clone()) } else { BaseType::Struct(name.name.clone()) };
+            let ty = TypeName { base, pointers: 0, span: name.span.clone() };
+            let mut out = vec![record];
+            let mut first = Vec::new();
+            for x in vars.into_inner() {
+                match x.as_rule() {
+                    Rule::more_vars => out.push(var_declarator(Scope::Global, ty.clone(), x.into_inner().collect(), &sp)?),
+                    _ => first.push(x),
+                }
+            }
+            out.insert(1, var_declarator(Scope::Global, ty, first, &sp)?);
+            Ok(out)
+        }
+        _ => Ok(vec![declaration_one(inner, sp)?]),
+    }
+}
+
+/// One declared variable of base type `ty`: its `*`s (added to the type's), name, and array
+/// length or keys.
+fn var_declarator(scope: Scope, mut ty: TypeName, parts: Vec<Pair<Rule>>, span: &Span) -> Result<Decl, Diagnostic> {
+    let (mut name, mut keys, mut len) = (None, None, None);
+    for x in parts {
+        match x.as_rule() {
+            Rule::star => ty.pointers = ty.pointers.saturating_add(1),
+            Rule::ident => name = Some(ident(x)),
+            Rule::array_len => len = Some(small_number(x, "array length")?),
+            Rule::var_keys => keys = Some(x.into_inner().map(type_name).collect::<Result<Vec<_>, _>>()?),
+            _ => {}
+        }
+    }
+    Ok(Decl::Var { scope, ty, name: name.expect("grammar"), keys, len, span: span.clone() })
+}
+
+/// A `struct`/`union` definition.
+fn record(inner: Pair<Rule>, sp: Span) -> Result<Decl, Diagnostic> {
+    let mut it = inner.into_inner();
+    let union = it.next().unwrap().as_str() == "union";
+    let name = ident(it.next().unwrap());
+    let members = member_decls(it)?;
+    Ok(Decl::Record { union, name, members, span: sp })
+}
+
+/// A declaration that declares one thing.
+fn declaration_one(inner: Pair<Rule>, sp: Span) -> Result<Decl, Diagnostic> {
+    match inner.as_rule() {
         Rule::inline_decl => {
             let mut it = inner.into_inner().filter(|x| x.as_rule() != Rule::inline_kw);
             let ty = type_name(it.next().unwrap())?;
@@ -249,13 +315,6 @@ fn declaration(p: Pair<Rule>) -> Result<Decl, Diagnostic> {
                 members.push((name, expr_at(parts.next().unwrap(), 1)?.0));
             }
             Ok(Decl::Translator { to, from, param, members, span: sp, library: false })
-        }
-        Rule::record_decl => {
-            let mut it = inner.into_inner();
-            let union = it.next().unwrap().as_str() == "union";
-            let name = ident(it.next().unwrap());
-            let members = member_decls(it)?;
-            Ok(Decl::Record { union, name, members, span: sp })
         }
         Rule::enum_decl => {
             let mut name = None;
@@ -1221,6 +1280,15 @@ mod tests {
         assert!(matches!(&p.decls[3], Decl::Enum { name: None, .. }));
         assert!(matches!(&p.decls[5], Decl::Typedef { len: Some(16), .. }));
         assert!(parse_program("struct s { int a[0]; }; BEGIN {}").is_err());
+        // Several variables per declaration: each name its own `*`s after the first's.
+        let p = parse_program("int *a, b, *c[4]; struct r { int x; } v, *w; BEGIN {}").unwrap();
+        let vars: Vec<(&str, u8, Option<u32>)> = p.decls.iter().filter_map(|d| match d {
+            Decl::Var { name, ty, len, .. } => Some((name.name.as_str(), ty.pointers, *len)),
+            _ => None,
+        }).collect();
+        assert_eq!(vars, [("a", 1, None), ("b", 0, None), ("c", 1, Some(4)), ("v", 0, None), ("w", 1, None)]);
+        assert!(matches!(&p.decls[3], Decl::Record { .. }), "the struct comes before its variables");
+        assert!(parse_program("struct r { int x; } BEGIN {}").is_ok(), "a clause after a struct without `;`");
         let p = parse_program("struct s { struct { int x; } in; union { int i; }; char *a, b, *c[2]; }; BEGIN {}").unwrap();
         let Decl::Record { members, .. } = &p.decls[0] else { panic!() };
         type Shape<'a> = (Option<&'a str>, bool, Option<u8>, Option<u32>);
