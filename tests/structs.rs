@@ -185,3 +185,9 @@ fn a_struct_key_of_another_type_is_an_error_in_dtraces_words() {
     assert_error(&format!("{decl} BEGIN {{ @[r1] = count(); @[p1] = count(); }}"), "@[ ] key #1 is incompatible with prototype: struct record vs struct pirate", "keys at one position have one type");
     assert_error(&format!("{decl} BEGIN {{ r1.position = \"x\"; }}"), "`r1.position` is `int`, but this is a string", "a member holds its C type");
 }
+
+/// A struct key prints in printa()'s default layout only: a conversion for it is an error.
+#[test]
+fn no_conversion_prints_a_struct_key() {
+    common::assert_compile_error("struct pt { int x; int y; } p; BEGIN { @a[p] = count(); printa(\"%d %@d\\n\", @a); }", "key 1 of `@a` is a struct or union, which no conversion prints", "print `@a` with printa(@a)");
+}

@@ -324,6 +324,13 @@ impl Checker<'_> {
                             .label("wrong type")
                             .hint(if c.conv == 'k' { "use %k for stack keys, %d or %a for integers" } else { "print a stack key with %k" }));
                     }
+                    // DTrace's conversions print scalars and strings: a struct key prints in
+                    // printa()'s default layout only.
+                    if matches!(key, Repr::Object(_)) {
+                        return Err(Diagnostic::new(at, format!("key {} of `@{a}` is a struct or union, which no conversion prints", next + 1))
+                            .label("not a scalar or string")
+                            .hint(format!("print `@{a}` with printa(@{a}) (its default layout), or key it by the members")));
+                    }
                     if !key.is_frames() && want_str == symbols::int_like(*key) {
                         return Err(Diagnostic::new(at, format!("key {} of `@{a}` is {}, but this conversion expects {}", next + 1, if want_str { "an integer" } else { "a string" }, if want_str { "a string" } else { "an integer" }))
                             .label("wrong type")
