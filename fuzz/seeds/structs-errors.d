@@ -7,3 +7,4 @@ BEGIN { this->q = *curthread; this->q == this->q; }
 BEGIN { this->r = *curthread; this->r = *(struct pair *)arg0; }
 BEGIN { x = 1; x = *curthread; }
 BEGIN { this->s = *(struct list_head *)arg0; this->s++; trace(&this->s); this->s = 0; }
+BEGIN { (((a[u] = 0))).s = 1; }

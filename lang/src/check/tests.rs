@@ -488,3 +488,10 @@ fn what_d_rejects_about_struct_values() {
         assert!(d.hint.is_some(), "{src}");
     }
 }
+
+/// Found by the fuzzer: an assignment as a member store's base is an error, never a panic.
+#[test]
+fn an_assignment_as_a_member_stores_base_is_an_error() {
+    let (d, _) = err("BEGIN { (((a[u] = 0))).s = 1; }");
+    assert_eq!(d.message, "this assignment cannot be stored to");
+}

@@ -382,11 +382,11 @@ impl Checker<'_> {
                 if is_builtin(&i.name) {
                     return Err(builtin_assigned(&i.name, &i.span));
                 }
-                let g = self.globals.iter().position(|g| g == &i.name).expect("declared");
+                let g = self.globals.iter().position(|g| g == &i.name).ok_or_else(|| not_assignable(&i.span))?;
                 Ok(simple(self, VarRef::Global(g)))
             }
             LValue::ThreadLocal(i, _) => {
-                let t = self.thread_locals.iter().position(|g| g == &i.name).expect("declared");
+                let t = self.thread_locals.iter().position(|g| g == &i.name).ok_or_else(|| not_assignable(&i.span))?;
                 Ok(simple(self, VarRef::Thread(t)))
             }
             LValue::ClauseLocal(i, sp) => {
@@ -402,7 +402,7 @@ impl Checker<'_> {
             }
             LValue::Member(_) => unreachable!("a member is assigned by member_assignment()"),
             LValue::Element { name, thread, keys, span } => {
-                let a = self.array(&name.name, *thread).expect("declared");
+                let a = self.array(&name.name, *thread).ok_or_else(|| not_assignable(span))?;
                 let mut keys = self.array_keys(a, keys, span)?;
                 // Read and then stored: keys that change variables are evaluated once.
                 let mut setup = Vec::new();
@@ -568,4 +568,12 @@ fn builtin_assigned(name: &str, span: &Span) -> Diagnostic {
     Diagnostic::new(span.clone(), format!("cannot assign to builtin variable `{name}`"))
         .label("read-only")
         .hint("choose another name for your variable")
+}
+
+/// A variable assigned where the pass that declares assigned variables does not look (an
+/// assignment inside what a member store is made to): D has no use for it.
+fn not_assignable(span: &Span) -> Diagnostic {
+    Diagnostic::new(span.clone(), "this assignment cannot be stored to")
+        .label("assigned inside another assignment's target")
+        .hint("assign the variable in a statement of its own first")
 }
