@@ -29,14 +29,8 @@ pub fn names(raw: &[u8], base_str_len: u32, name: &str, what: What, base_name: i
 pub fn function_names(raw: &[u8]) -> Option<Vec<String>> {
     const FUNC: u32 = 12;
     const EXTERN: usize = 2;
-    let word = |at: usize| Some(u32::from_le_bytes(raw.get(at..at.checked_add(4)?)?.try_into().ok()?));
-    if raw.get(..3)? != [0x9f, 0xeb, 1] {
-        return None;
-    }
-    let hdr_len = word(4)? as usize;
-    let (type_off, type_len, str_off, str_len) = (word(8)? as usize, word(12)? as usize, word(16)? as usize, word(20)? as usize);
-    let strings = raw.get(hdr_len.checked_add(str_off)?..hdr_len.checked_add(str_off)?.checked_add(str_len)?)?;
-    let (mut at, end) = (hdr_len.checked_add(type_off)?, hdr_len.checked_add(type_off)?.checked_add(type_len)?);
+    let word = |at: usize| word(raw, at);
+    let Sections { strings, types: (mut at, end) } = sections(raw)?;
     let mut out = Vec::new();
     while at < end {
         let (name_off, info) = (word(at)? as usize, word(at + 4)?);
@@ -50,6 +44,31 @@ pub fn function_names(raw: &[u8]) -> Option<Vec<String>> {
         at += 12 + fixed + vlen * each;
     }
     (at == end).then_some(out)
+}
+
+/// The little-endian u32 at `at`, if the bytes are there.
+fn word(raw: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_le_bytes(raw.get(at..at.checked_add(4)?)?.try_into().ok()?))
+}
+
+/// Where a BTF blob's strings and type records are.
+struct Sections<'a> {
+    strings: &'a [u8],
+    /// The type records' start and end offsets in the blob.
+    types: (usize, usize),
+}
+
+/// The sections of little-endian BTF version 1 (x86-64's); None for anything else.
+fn sections(raw: &[u8]) -> Option<Sections<'_>> {
+    if raw.get(..3)? != [0x9f, 0xeb, 1] {
+        return None;
+    }
+    let word = |at: usize| word(raw, at).map(|w| w as usize);
+    let hdr_len = word(4)?;
+    let (type_off, type_len, str_off, str_len) = (word(8)?, word(12)?, word(16)?, word(20)?);
+    let strings = raw.get(hdr_len.checked_add(str_off)?..hdr_len.checked_add(str_off)?.checked_add(str_len)?)?;
+    let start = hdr_len.checked_add(type_off)?;
+    Some(Sections { strings, types: (start, start.checked_add(type_len)?) })
 }
 
 const ENUM: u32 = 6;
@@ -75,19 +94,13 @@ fn body(kind: u32) -> Option<(usize, usize)> {
 }
 
 fn walk(raw: &[u8], base_str_len: u32, name: &str, what: What, base_name: &dyn Fn(u32) -> Option<String>) -> Option<bool> {
-    let word = |at: usize| Some(u32::from_le_bytes(raw.get(at..at.checked_add(4)?)?.try_into().ok()?));
+    let word = |at: usize| word(raw, at);
     // Little-endian BTF, version 1 (x86-64's); anything else is left to btf-rs.
-    if raw.get(..3)? != [0x9f, 0xeb, 1] {
-        return None;
-    }
-    let hdr_len = word(4)? as usize;
-    let (type_off, type_len, str_off, str_len) = (word(8)? as usize, word(12)? as usize, word(16)? as usize, word(20)? as usize);
-    let strings = raw.get(hdr_len.checked_add(str_off)?..hdr_len.checked_add(str_off)?.checked_add(str_len)?)?;
+    let Sections { strings, types: (mut at, end) } = sections(raw)?;
     let is_name = |off: u32| match off.checked_sub(base_str_len) {
         Some(own) => strings.get(own as usize..).is_some_and(|s| s.starts_with(name.as_bytes()) && s.get(name.len()) == Some(&0)),
         None => off != 0 && base_name(off).is_some_and(|s| s == name),
     };
-    let (mut at, end) = (hdr_len.checked_add(type_off)?, hdr_len.checked_add(type_off)?.checked_add(type_len)?);
     while at < end {
         let (name_off, info) = (word(at)?, word(at + 4)?);
         let (kind, vlen) = ((info >> 24) & 0x1f, (info & 0xffff) as usize);
