@@ -159,3 +159,15 @@ fn record_addresses_are_numbers() {
     out.assert_ok();
     assert_eq!(out.stdout, "8 1 1\n\n", "{}", out.dump());
 }
+
+/// `retval` (bpftrace's spelling) at a syscall return probe is arg0: io-benchmark's 16
+/// reads of 4096 bytes. Elsewhere it is an error.
+#[test]
+fn retval_is_the_return_value_at_return_probes() {
+    let f = TempPath::new("retval");
+    let cmd = format!("{} -c -r -b 4096 -s 64K {}", io_benchmark().display(), f.str());
+    let out = run(&["-q", "-e", "syscall::read:return /pid == $target && retval == arg0 && retval > 0/ { @[retval] = count(); }", "-c", &cmd]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    assert_eq!(out.stdout, format!("\n{:>17}{:>17}\n", 4096, 16), "{}", out.dump());
+    common::assert_compile_error("syscall::read:entry { trace(retval); }", "`retval` is the value a function returns, read at its return probe", "use it in fbt::FUNC:return");
+}

@@ -10,3 +10,4 @@ fbt::vfs_*:return, kretprobe:ksys_read, kretprobe::fput:
 fbt::vfs_read:return, fbt::ksys_read:return { @b = lquantize(args[1], 0, 4096, 512); }
 fbt::*read*: { @k[stack(), probeprov, probemod] = count(); }
 fbt:::entry /probefunc == "vfs_fsync"/ { trace(arg1); } fbt::vfs_fsync:entry { trace(args[1]); }
+kretprobe:vfs_write { @w = sum(retval); } syscall::read:return { @r[retval > 0] = count(); }

@@ -259,11 +259,11 @@ test_crumbs_copyout() {
 test_crumbs_fbt_vfs_read() {
     out=$(crumbs -q -e 'fbt::vfs_read:entry /pid == $target && stringof(args[0]->f_path.dentry->d_name.name) == "fbtfile"/ {
             @entry = count(); self->in = 1; @count = sum(args[2]); }
-        fbt::vfs_read:return /self->in/ { @return = count(); @bytes = sum(arg1); @typed = sum(args[1]); self->in = 0; }
+        fbt::vfs_read:return /self->in/ { @return = count(); @bytes = sum(arg1); @typed = sum(args[1]); @retval = sum(retval); self->in = 0; }
         fbt::vfs_read:return /self->in == 0 && pid == $target && !done/ { printf("names %s:%s:%s:%s\n", probeprov, probemod, probefunc, probename); done = 1; }
-        END { printa("entry %@d\n", @entry); printa("return %@d\n", @return); printa("bytes %@d\n", @bytes); printa("typed %@d\n", @typed); printa("asked %@d\n", @count); }' \
+        END { printa("entry %@d\n", @entry); printa("return %@d\n", @return); printa("bytes %@d\n", @bytes); printa("typed %@d\n", @typed); printa("retval %@d\n", @retval); printa("asked %@d\n", @count); }' \
         -c 'io-benchmark -c -r -b 512 -s 64K /tmp/fbtfile' 2>&1) || die "crumbs failed: $out"
-    for line in 'entry 128' 'return 128' 'bytes 65536' 'typed 65536' 'asked 65536' 'names fbt:vmlinux:vfs_read:return'; do
+    for line in 'entry 128' 'return 128' 'bytes 65536' 'typed 65536' 'retval 65536' 'asked 65536' 'names fbt:vmlinux:vfs_read:return'; do
         echo "$out" | grep -qxF "$line" || die "no line '$line' in: $out"
     done
 }

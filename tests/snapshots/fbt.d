@@ -34,3 +34,4 @@ fbt::vfs_*:entry
 {
 	@calls[probefunc] = count();
 }
+kretprobe:vfs_write { @w = sum(retval); }

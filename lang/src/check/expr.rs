@@ -48,6 +48,7 @@ impl Checker<'_> {
             ExprKind::Xlate(..) => return Err(translators::whole_translation(&e.span)),
             ExprKind::Int(v, t) => TExpr::new(Expr::Int(*v), self.types.int_of(t.clone())),
             ExprKind::Str(s) => TExpr::new(Expr::Str(StrExpr::Const(self.strings.intern(&s.value))), string),
+            ExprKind::Ident(name) if name == "retval" => self.retval(&e.span)?,
             ExprKind::Ident(name) => {
                 if let Some(v) = builtins::variable(name) {
                     match (v.ty, v.hook) {
@@ -362,5 +363,24 @@ impl Checker<'_> {
                     }))
             }
         })
+    }
+}
+
+impl Checker<'_> {
+    /// `retval`: at fbt return probes `args[1]` (the function's return type), at syscall
+    /// return probes `arg0`; elsewhere an error.
+    fn retval(&mut self, span: &Span) -> Result<TExpr, Diagnostic> {
+        let all = |cx: &Self, f: &dyn Fn(AttachPoint) -> bool| !cx.clause_probes.is_empty() && cx.clause_probes.iter().all(|p| f(p.attach));
+        if all(self, &|a| matches!(a, AttachPoint::FbtReturn(_))) {
+            let ident = |n: &str| ast::Expr { kind: ExprKind::Ident(n.into()), span: span.clone() };
+            let one = ast::Expr { kind: ExprKind::Int(1, crate::types::IntType { name: "int".into(), size: 4, signed: true, char: false, bool: false }), span: span.clone() };
+            return self.value(&ast::Expr { kind: ExprKind::Index(Box::new(ident("args")), vec![one]), span: span.clone() });
+        }
+        if all(self, &|a| a == AttachPoint::SyscallReturn) {
+            return Ok(TExpr::new(Expr::Var(VarHook::Arg(0)), self.c_int("int64_t")));
+        }
+        Err(Diagnostic::new(span.clone(), "`retval` is the value a function returns, read at its return probe")
+            .label("not every probe of this clause is a return probe")
+            .hint("use it in fbt::FUNC:return (kretprobe:FUNC) or syscall::FUNC:return clauses; elsewhere arg0..arg9 or args[N] are the arguments"))
     }
 }

@@ -326,6 +326,7 @@ impl Emitter<'_> {
             }
             VarHook::Arg(n) => attach::context(self.attach).arg(self, n)?,
             VarHook::Errno => attach::context(self.attach).errno(self),
+            VarHook::Retval => return Err(self.err("internal: retval is lowered by the checker")),
             VarHook::ProbeId => attach::context(self.attach).probe_id(self)?,
             VarHook::Epid => {
                 let c = self.clause.ok_or_else(|| self.err("internal: epid outside a clause"))?;
