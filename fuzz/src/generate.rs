@@ -443,7 +443,9 @@ impl<'r> Generator<'r> {
     }
 
     fn atom(&mut self) -> String {
-        let ints: Vec<&str> = VARIABLES.iter().filter(|v| matches!(v.ty, VarType::Int(_))).map(|v| v.name).collect();
+        // retval belongs to return probes only: anywhere else it is an error, which would
+        // crowd out the programs that compile.
+        let ints: Vec<&str> = VARIABLES.iter().filter(|v| matches!(v.ty, VarType::Int(_)) && v.name != "retval").map(|v| v.name).collect();
         match self.rng.below(9) {
             0 | 1 => self.rng.pick(NUMBERS).to_string(),
             2 => {
