@@ -439,6 +439,18 @@ fn declared_structs_members_and_struct_keys() {
     assert!(matches!(&c.body[4], Stmt::SetElement { keys, .. } if matches!(&keys[0], Expr::Object { size: 8, .. })));
 }
 
+/// Each (clause, the text the error points at, words of its message) after `decl` is
+/// an error with a hint.
+fn assert_rejected(decl: &str, cases: &[(&str, &str, &str)]) {
+    for (src, at, message) in cases {
+        let src = format!("{decl} {src}");
+        let (d, text) = err(&src);
+        assert!(d.message.contains(message), "{src}: {}", d.message);
+        assert_eq!(text, *at, "{src}");
+        assert!(d.hint.is_some(), "{src}");
+    }
+}
+
 #[test]
 fn what_d_rejects_about_declared_structs_and_struct_keys() {
     let decl = "struct rec { int pos; char c; int arr[4]; }; struct pirate { int pos; char c; int arr[4]; }; struct rec r1; struct pirate p1; struct rec *rp;";
@@ -454,13 +466,7 @@ fn what_d_rejects_about_declared_structs_and_struct_keys() {
         ("BEGIN { r1 = p1; }", "p1", "`r1` is `struct rec`, but this is `struct pirate`"),
         ("BEGIN { r1.pos = p1; }", "p1", "cannot be used as a value"),
     ];
-    for (src, at, message) in cases {
-        let src = format!("{decl} {src}");
-        let (d, text) = err(&src);
-        assert!(d.message.contains(message), "{src}: {}", d.message);
-        assert_eq!(text, at, "{src}");
-        assert!(d.hint.is_some(), "{src}");
-    }
+    assert_rejected(decl, &cases);
     let (d, text) = err("struct big { char x[20000]; }; struct big b; BEGIN { b.x[0] = 1; }");
     assert!(d.message.contains("20000 bytes, too large for a variable or a key"), "{}", d.message);
     assert_eq!(text, "struct big");
@@ -480,13 +486,7 @@ fn what_d_rejects_about_struct_values() {
         ("BEGIN { x = 1; x = *(struct pair *)arg0; }", "*(struct pair *)arg0", "`x` is `int`, but this is `struct pair`"),
         ("BEGIN { this->p = *(struct pair *)arg0; trace(this->p ? 1 : 2); }", "this->p", "cannot be used as a value"),
     ];
-    for (src, at, message) in cases {
-        let src = format!("{decl} {src}");
-        let (d, text) = err(&src);
-        assert!(d.message.contains(message), "{src}: {}", d.message);
-        assert_eq!(text, at, "{src}");
-        assert!(d.hint.is_some(), "{src}");
-    }
+    assert_rejected(decl, &cases);
 }
 
 /// Found by the fuzzer: an assignment as a member store's base is an error, never a panic.
