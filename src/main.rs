@@ -45,7 +45,7 @@ pub(crate) struct Cli {
     /// Set a DTrace option (spec §3.2): quiet, bufsize=SIZE, aggsize=SIZE, dynvarsize=SIZE, strsize=SIZE, stackframes=N, ustackframes=N, jstackframes=N, jstackstrsize=SIZE, pcapsize=SIZE, nspec=N, specsize=SIZE, aggsortkey, aggsortrev, aggsortpos=N, aggsortkeypos=N, aggpack, destructive, rawbytes, switchrate=RATE, aggrate=RATE.
     #[arg(short = 'x', value_name = "OPT[=VAL]")]
     options: Vec<String>,
-    /// Allow destructive actions: system(), raise(), stop().
+    /// Allow destructive actions: system(), raise(), stop(), chill(), copyout(), copyoutstr(), freopen().
     #[arg(short = 'w')]
     destructive: bool,
     /// List probes (those the program's descriptions match, or all) and exit.
