@@ -11,8 +11,9 @@ fn clock(id: libc::clockid_t) -> i64 {
     ts.tv_sec * 1_000_000_000 + ts.tv_nsec
 }
 
-/// CLOCK_REALTIME - CLOCK_MONOTONIC: added to bpf_ktime_get_ns() for walltimestamp.
-fn wall_offset() -> i64 {
+/// CLOCK_REALTIME - CLOCK_MONOTONIC: added to bpf_ktime_get_ns() for walltimestamp (and
+/// pcap()'s capture times).
+pub(crate) fn wall_offset() -> i64 {
     clock(libc::CLOCK_REALTIME) - clock(libc::CLOCK_MONOTONIC)
 }
 
@@ -59,6 +60,10 @@ fn tracing_frames(p: &Program) -> Vec<(u64, u64)> {
         events.extend(["sys_enter", "sys_exit"]);
     }
     events.extend(p.tracepoints.iter().map(|t| t.event.as_str()));
+    // Only tracepoint and system call programs run through these hooks.
+    if events.is_empty() {
+        return Vec::new();
+    }
     let hooks: Vec<String> = events.iter().flat_map(|e| [format!("__bpf_trace_{e}"), format!("__traceiter_{e}")]).collect();
     let text = std::fs::read_to_string("/proc/kallsyms").unwrap_or_default();
     crate::stacks::Kallsyms::extents(&text, |name| name.starts_with("bpf_trace_run") || hooks.iter().any(|h| h == name))

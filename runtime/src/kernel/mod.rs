@@ -4,7 +4,7 @@
 //! machine to compile a program is here, so lang and the code generator stay pure.
 
 mod btf;
-mod codegen;
+pub(crate) mod codegen;
 pub mod cpus;
 mod functions;
 mod tracefs;

@@ -43,8 +43,13 @@ impl Firing<'_> {
     pub fn error(&self, what: &str) -> String {
         let clause = self.program.groups.iter().flat_map(|g| &g.clauses).find(|c| c.record == Some(self.record as usize));
         let epid = clause.map_or(0, |c| c.index + 1);
-        format!("error on enabled probe ID {epid} (ID {}: {}): {what}", self.probe, self.program.probe_description(self.probe))
+        probe_error(self.program, epid as u32, self.probe, what)
     }
+}
+
+/// DTrace's words for an error at enabled probe `epid` of probe `probe` (dt_handle_err()).
+fn probe_error(program: &Program, epid: u32, probe: u32, what: &str) -> String {
+    format!("error on enabled probe ID {epid} (ID {probe}: {}): {what}", program.probe_description(probe))
 }
 
 /// What one action of a firing output.
@@ -98,7 +103,7 @@ impl FaultReport<'_> {
         let r = &self.report;
         let what = crumbs_lang::ir::Fault::from_code(r.fault).map_or_else(|| "unknown fault".to_string(), |f| f.describe(r.value));
         let at = if r.action == 0 { "predicate".to_string() } else { format!("action #{}", r.action) };
-        format!("error on enabled probe ID {} (ID {}: {}): {what} in {at} at BPF pc {}", r.epid, r.probe, self.program.probe_description(r.probe), r.pc)
+        probe_error(self.program, r.epid, r.probe, &format!("{what} in {at} at BPF pc {}", r.pc))
     }
 }
 

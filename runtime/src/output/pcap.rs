@@ -13,6 +13,8 @@ const MAGIC: u32 = 0xa1b2_c3d4;
 pub struct PcapFiles {
     /// By name: the file and its link type (every packet in one file has the same).
     open: HashMap<String, (BufWriter<File>, i64)>,
+    /// What turns a probe's CLOCK_MONOTONIC time into the time of day, taken once.
+    wall_offset: Option<i64>,
 }
 
 impl PcapFiles {
@@ -32,7 +34,8 @@ impl PcapFiles {
         if *kind != linktype {
             return Err(io::Error::other(format!("pcap() of link type {linktype} into a capture file of link type {kind}")));
         }
-        let wall = monotonic_ns as i128 + wall_offset_ns() as i128;
+        let offset = *self.wall_offset.get_or_insert_with(crate::kernel::codegen::wall_offset);
+        let wall = monotonic_ns as i128 + offset as i128;
         let (sec, usec) = ((wall / 1_000_000_000) as u32, ((wall % 1_000_000_000) / 1000) as u32);
         for v in [sec, usec, bytes.len() as u32, bytes.len() as u32] {
             f.write_all(&v.to_le_bytes())?;
@@ -43,16 +46,4 @@ impl PcapFiles {
     pub fn flush(&mut self) -> io::Result<()> {
         self.open.values_mut().try_for_each(|(f, _)| f.flush())
     }
-}
-
-/// CLOCK_REALTIME minus CLOCK_MONOTONIC, in ns: what turns a probe's time into the time of
-/// day a capture file keeps.
-fn wall_offset_ns() -> i64 {
-    let now = |clock| {
-        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-        // SAFETY: clock_gettime writes the timespec it is given.
-        unsafe { libc::clock_gettime(clock, &mut ts) };
-        ts.tv_sec * 1_000_000_000 + ts.tv_nsec
-    };
-    now(libc::CLOCK_REALTIME) - now(libc::CLOCK_MONOTONIC)
 }
