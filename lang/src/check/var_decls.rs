@@ -134,9 +134,7 @@ impl Checker<'_> {
             _ => return Err(Diagnostic::new(span.clone(), format!("`{name}` is incomplete")).label("no members known").hint("define the struct before declaring a variable of it")),
         };
         if size as u64 > print::MAX_OBJECT {
-            return Err(Diagnostic::new(span.clone(), format!("`{name}` is {size} bytes, too large for a variable or a key"))
-                .label("too large")
-                .hint(format!("a struct or union variable or key holds at most {} bytes: store a pointer to it, or the members you need", print::MAX_OBJECT)));
+            return Err(too_large(&name, size, span));
         }
         Ok(size)
     }
@@ -226,4 +224,11 @@ fn is_string(ty: &TypeName) -> bool {
 
 fn declared_twice(name: &ast::Ident) -> Diagnostic {
     Diagnostic::new(name.span.clone(), format!("`{}` is declared twice", name.name)).label("declared again").hint("declare each variable once")
+}
+
+/// A struct or union of `size` bytes, over what a variable or key holds.
+pub(super) fn too_large(name: &str, size: u32, span: &Span) -> Diagnostic {
+    Diagnostic::new(span.clone(), format!("`{name}` is {size} bytes, too large for a variable or a key"))
+        .label("too large")
+        .hint(format!("a struct or union variable or key holds at most {} bytes: store a pointer to it, or the members you need", print::MAX_OBJECT))
 }

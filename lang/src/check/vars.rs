@@ -321,9 +321,7 @@ impl Checker<'_> {
         };
         let name = self.types.name(ty);
         if r.size as u64 > print::MAX_OBJECT {
-            return Err(Diagnostic::new(span.clone(), format!("`{name}` is {} bytes, too large for a variable or a key", r.size))
-                .label("too large")
-                .hint(format!("a struct or union variable or key holds at most {} bytes: store a pointer to it, or the members you need", print::MAX_OBJECT)));
+            return Err(var_decls::too_large(&name, r.size, span));
         }
         let ctypes::Val::Place(addr) = t.val else {
             return Err(Diagnostic::new(span.clone(), format!("a `{name}` that is not in memory cannot be stored")).label("no address").hint("store a struct read through a pointer, e.g. this->t = *curthread"));
