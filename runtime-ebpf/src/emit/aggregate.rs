@@ -399,17 +399,18 @@ impl Emitter<'_> {
     /// Builds the key (tid, variable) of thread-local `t` in a fresh 16-byte slot.
     pub(super) fn tls_key(&mut self, t: usize) -> Result<Buf, EmitError> {
         let key = self.slot(16)?;
-        self.store_tid(key);
+        self.store_tid(Buf::Stack(key));
         self.push(Insn::st_imm(DW, R10, key + 8, t as i32));
         Ok(Buf::Stack(key))
     }
 
-    /// The current thread's id as a 64-bit word at stack `at` (the first word of a
+    /// The current thread's id as a 64-bit word at `at` (the first word of a
     /// thread-local variable's or array's key).
-    pub(super) fn store_tid(&mut self, at: i16) {
+    pub(super) fn store_tid(&mut self, at: Buf) {
         self.push(Insn::call(helper::GET_CURRENT_PID_TGID));
         self.push(Insn::mov32(R0, R0));
-        self.push(Insn::stx(DW, R10, at, R0));
+        let (base, off) = self.buf_base(R1, at);
+        self.push(Insn::stx(DW, base, off, R0));
     }
 
     pub(super) fn lookup(&mut self, map: &str, key: Buf) {

@@ -74,14 +74,15 @@ pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<Progr
     let exit_flag = exit_flag_offset(p);
     // ERROR's clauses run inside the programs of clauses that fault.
     let errors = p.group(AttachPoint::Error).map_or(&[][..], |g| &g.clauses[..]);
-    let scratch = group.clauses.iter().any(needs_scratch) || (errors.iter().any(needs_scratch) && group.clauses.iter().any(|c| faults::may_fault(p, c)));
+    let faults_here = group.clauses.iter().any(|c| faults::may_fault(p, c));
+    let scratch = group.clauses.iter().any(needs_scratch) || (errors.iter().any(needs_scratch) && faults_here);
     let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), func_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(scratch), clause: None, locals: Vec::new(), exit_flag, fault: None, error_args: None, pieces: Default::default(), strtok: None, shared_locals: Vec::new(), nr_in_r7: false };
     e.push(Insn::mov(R6, R1));
     attach::context(group.attach).prologue(&mut e, group);
     if scratch {
         e.scratch_prologue()?;
     }
-    if group.clauses.iter().any(uses_strtok) || (errors.iter().any(uses_strtok) && group.clauses.iter().any(|c| faults::may_fault(p, c))) {
+    if group.clauses.iter().any(uses_strtok) || (errors.iter().any(uses_strtok) && faults_here) {
         e.strtok_prologue()?;
     }
     // A variable only one clause uses is zeroed where that clause starts (after the checks
@@ -482,10 +483,7 @@ impl Emitter<'_> {
         let key = self.key_buf(def.key_size())?;
         let mut off = 0;
         if def.thread {
-            self.push(Insn::call(helper::GET_CURRENT_PID_TGID));
-            self.push(Insn::mov32(R0, R0));
-            let (base, at) = self.buf_base(R1, key);
-            self.push(Insn::stx(DW, base, at, R0));
+            self.store_tid(key);
             off += 8;
         }
         for (k, r) in keys.iter().zip(&def.keys) {
