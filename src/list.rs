@@ -1,6 +1,6 @@
 //! `crumbs -l`: probe listings in DTrace's layout, from the provider table.
 
-use crumbs_lang::providers::{all_probes, match_probes_with, provider, AttachPoint, Probe, FBT_ID_BASE, PROFILE_ID_BASE, TRACEPOINT_ID_BASE};
+use crumbs_lang::providers::{all_probes, expand_macros, match_probes_with, provider, AttachPoint, Probe, FBT_ID_BASE, PROFILE_ID_BASE, TRACEPOINT_ID_BASE, USER_ID_BASE};
 use std::collections::{HashMap, HashSet};
 use crumbs_lang::types::AddrSpace;
 use crumbs_lang::ast::ProbeDesc;
@@ -36,6 +36,7 @@ pub(crate) fn write_listing(out: &mut dyn Write, probes: &[Probe], detail: &dyn 
     // order would number them.
     let mut next_profile = PROFILE_ID_BASE;
     let mut next_tracepoint = TRACEPOINT_ID_BASE;
+    let mut next_user = USER_ID_BASE;
     // fbt probes as a program's functions are numbered: by function, entry then return.
     let mut functions: HashMap<&str, u32> = HashMap::new();
     for p in probes {
@@ -48,6 +49,11 @@ pub(crate) fn write_listing(out: &mut dyn Write, probes: &[Probe], detail: &dyn 
                 let n = functions.len() as u32;
                 let i = *functions.entry(p.function).or_insert(n);
                 FBT_ID_BASE + 2 * i + matches!(p.attach, AttachPoint::FbtReturn(_)) as u32
+            }
+            // pid and uprobe probes as a program's places are numbered: in order.
+            AttachPoint::UserEntry(_) | AttachPoint::UserReturn(_) => {
+                next_user += 1;
+                next_user - 1
             }
             _ if p.id == 0 => {
                 next_profile += 1;
@@ -97,8 +103,8 @@ pub fn all(verbose: bool) -> ExitCode {
     print(&probes, verbose)
 }
 
-/// The probes the program's clauses name, in order, each once.
-pub fn matching(name: &str, text: &str, verbose: bool) -> ExitCode {
+/// The probes the program's clauses name, in order, each once; `target` is `$target`.
+pub fn matching(name: &str, text: &str, verbose: bool, target: Option<i64>) -> ExitCode {
     let program = match crumbs_lang::parse::parse_program(text) {
         Ok(p) => p,
         Err(d) => {
@@ -110,7 +116,11 @@ pub fn matching(name: &str, text: &str, verbose: bool) -> ExitCode {
     // A set, not a scan of the list: `fbt:::` alone is some 100k probes.
     let mut seen: HashSet<(&str, &str, &str, &str)> = HashSet::new();
     for desc in program.clauses.iter().flat_map(|c| &c.probes) {
-        match match_probes_with(desc, Some(&LiveKernel)) {
+        let found = match expand_macros(desc, target) {
+            Ok(d) => match_probes_with(&d, Some(&LiveKernel)),
+            Err(e) => Err(e),
+        };
+        match found {
             Ok(found) => {
                 for p in found {
                     if seen.insert((p.provider, p.module, p.function, p.name)) {

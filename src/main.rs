@@ -99,7 +99,17 @@ fn main() -> ExitCode {
         (None, None) => return fail("no program: give a script file, -s FILE or -e 'PROGRAM', or --repl (see --help)"),
     };
     if cli.list {
-        return list::matching(&name, &text, cli.verbose);
+        // pid$target names the -p process, or the -c command, started and held (never run)
+        // just to read its files.
+        let child = match &cli.command {
+            Some(cmd) => match Child::spawn(cmd) {
+                Ok(c) => Some(c),
+                Err(e) => return fail(format!("-c: {e}")),
+            },
+            None => None,
+        };
+        let target = child.as_ref().map(|c| c.pid).or(cli.pid).map(i64::from);
+        return list::matching(&name, &text, cli.verbose, target);
     }
     trace(&cli, &name, &text, operands, !cli.program.is_empty(), false)
 }

@@ -52,6 +52,14 @@ impl KernelFacts for FixedKernel {
     fn kernel_function(&self, name: &str) -> Result<Option<u32>, String> {
         Ok(sample::function(name))
     }
+
+    fn process_modules(&self, pid: u32) -> crumbs_lang::facts::user::Modules {
+        sample::SampleKernel.process_modules(pid)
+    }
+
+    fn user_module(&self, path: &str) -> Result<crumbs_lang::facts::user::UserModule, String> {
+        sample::SampleKernel.user_module(path)
+    }
 }
 
 impl Kernel for FixedKernel {

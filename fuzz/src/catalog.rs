@@ -48,6 +48,16 @@ impl KernelFacts for FixedCatalog {
     fn kernel_function(&self, name: &str) -> Result<Option<u32>, String> {
         Ok(sample::function(name))
     }
+
+    /// The sample process (pid 42) and files: mutated pid and uprobe probes reach the
+    /// matcher and the code generator, never this machine's processes.
+    fn process_modules(&self, pid: u32) -> crumbs_lang::facts::user::Modules {
+        sample::SampleKernel.process_modules(pid)
+    }
+
+    fn user_module(&self, path: &str) -> Result<crumbs_lang::facts::user::UserModule, String> {
+        sample::SampleKernel.user_module(path)
+    }
 }
 
 /// `category:event` of every tracepoint, for the mutators' dictionary.

@@ -103,7 +103,7 @@ pub const VARIABLES: &[BuiltinVar] = &[
     BuiltinVar { name: "stackdepth", aliases: &[], ty: VarType::Int("uint32_t"), hook: VarHook::StackDepth { user: false }, doc: "number of kernel stack frames where the probe fired (as stack() shows them, up to 64)" },
     BuiltinVar { name: "ucaller", aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::Caller { user: true }, doc: "user address the current user function returns to (the second frame of ustack()): printf(\"%A\", ucaller), @[usym(ucaller)]" },
     BuiltinVar { name: "ustackdepth", aliases: &[], ty: VarType::Int("uint32_t"), hook: VarHook::StackDepth { user: true }, doc: "number of user stack frames where the probe fired (as ustack() shows them, up to 100)" },
-    BuiltinVar { name: "retval", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Retval, doc: "the value the function returns, at return probes: args[1] with the function's type at fbt return probes (kretprobe:), arg0 at syscall return probes (bpftrace's spelling)" },
+    BuiltinVar { name: "retval", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Retval, doc: "the value the function returns, at return probes: args[1] with the function's type at fbt return probes (kretprobe:), arg0 at syscall return probes, arg1 at pid and uretprobe return probes (bpftrace's spelling)" },
     BuiltinVar { name: "errno", aliases: &[], ty: VarType::Int("int"), hook: VarHook::Errno, doc: "error number of a failed system call (syscall return probes; 0 otherwise)" },
 ];
 

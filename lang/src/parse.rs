@@ -1225,6 +1225,20 @@ mod tests {
     }
 
     #[test]
+    fn user_space_descriptions() {
+        // A path in the module field; the predicate after it, with or without a space.
+        let c = one_clause("uprobe:/usr/lib/x86_64-linux-gnu/libc.so.6:getpid /pid == 1/ { }");
+        assert_eq!(c.probes[0].fields, ["uprobe", "/usr/lib/x86_64-linux-gnu/libc.so.6", "getpid"]);
+        assert!(c.predicate.is_some());
+        let c = one_clause("syscall::read:entry/pid == 1/ { }");
+        assert_eq!(c.probes[0].fields, ["syscall", "", "read", "entry"]);
+        assert!(c.predicate.is_some());
+        let c = one_clause("pid$target:a.out:main:entry, pid123:libc*:read:1a { }");
+        assert_eq!(c.probes[0].fields, ["pid$target", "a.out", "main", "entry"]);
+        assert_eq!(c.probes[1].fields, ["pid123", "libc*", "read", "1a"]);
+    }
+
+    #[test]
     fn statements() {
         let c = one_clause("BEGIN { x = 1; x += 2; x++; --x; self->t = timestamp; this->v = 1; @a[1, \"k\"] = sum(x); @ = count(); printa(@a); exit(0) }");
         let body = c.body.unwrap();

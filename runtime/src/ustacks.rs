@@ -192,7 +192,7 @@ fn describe(r: &Resolved, pc: u64, kind: USymKind) -> String {
 
 /// A Rust (legacy or v0) or C++ name demangled, Rust's without its hash; any other name as
 /// it is.
-fn demangle(name: &str) -> String {
+pub(crate) fn demangle(name: &str) -> String {
     if name.starts_with("_R") || name.starts_with("_ZN") {
         if let Ok(d) = rustc_demangle::try_demangle(name) {
             return format!("{d:#}");

@@ -379,8 +379,12 @@ impl Checker<'_> {
         if all(self, &|a| a == AttachPoint::SyscallReturn) {
             return Ok(TExpr::new(Expr::Var(VarHook::Arg(0)), self.c_int("int64_t")));
         }
+        // User functions have no prototypes here: arg1, the return register, as a 64-bit value.
+        if all(self, &|a| matches!(a, AttachPoint::UserReturn(_))) {
+            return Ok(TExpr::new(Expr::Var(VarHook::Arg(1)), self.c_int("int64_t")));
+        }
         Err(Diagnostic::new(span.clone(), "`retval` is the value a function returns, read at its return probe")
             .label("not every probe of this clause is a return probe")
-            .hint("use it in fbt::FUNC:return (kretprobe:FUNC) or syscall::FUNC:return clauses; elsewhere arg0..arg9 or args[N] are the arguments"))
+            .hint("use it in fbt::FUNC:return (kretprobe:FUNC), syscall::FUNC:return, pid$target::FUNC:return or uretprobe:PATH:FUNC clauses; elsewhere arg0..arg9 or args[N] are the arguments"))
     }
 }

@@ -6,7 +6,7 @@ use crate::builtins::{self, ArgSpec, FnHook, FnKind, VarHook, VarType};
 use crate::diag::{closest, Diagnostic};
 use crate::ir::*;
 use crate::printf;
-use crate::providers::{match_probes_with, AttachPoint, PROFILE_ID_BASE, SYSCALL_ID_BASE};
+use crate::providers::{expand_macros, match_probes_with, AttachPoint, PROFILE_ID_BASE, SYSCALL_ID_BASE};
 use crate::syscalls::SyscallTable;
 use crate::facts::{KernelFacts, Memo};
 use crate::tracepoints::{parse_format, FieldKind, Tracepoint};
@@ -29,6 +29,7 @@ mod strings;
 mod symbols;
 mod tracepoint;
 mod translators;
+mod user;
 mod values;
 mod var_decls;
 mod vars;
@@ -166,6 +167,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         tracepoints: Vec::new(),
         clause_tracepoints: Vec::new(),
         functions: Vec::new(),
+        user_probes: Vec::new(),
         clause_probes: Vec::new(),
         clause_arg_types: std::collections::HashMap::new(),
         types,
@@ -198,7 +200,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
             let found = match matches.get(desc.text.as_str()) {
                 Some(found) => found.clone(),
                 None => {
-                    let found = match_probes_with(desc, opts.facts.as_deref())?;
+                    let found = match_probes_with(&*expand_macros(desc, opts.target)?, opts.facts.as_deref())?;
                     matches.insert(&desc.text, found.clone());
                     found
                 }
@@ -212,6 +214,9 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
                 }
                 if let AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_) = p.attach {
                     p.attach = cx.function(p.attach, p.module, p.function, desc)?;
+                }
+                if let Some(user) = &p.user {
+                    p.attach = cx.user_probe(user, desc)?;
                 }
                 if matches!(p.attach, AttachPoint::Profile { .. }) && !profile_probes.iter().any(|q| q.attach == p.attach) {
                     let id = PROFILE_ID_BASE + profile_probes.len() as u32;
@@ -304,6 +309,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         user_symbols: cx.user_symbols,
         tracepoints: cx.tracepoints,
         functions: cx.functions,
+        user_probes: cx.user_probes,
     };
     if again {
         let vars = cx.var_types.into_iter().filter(|(v, _)| !matches!(v, VarRef::Clause(_))).collect();
@@ -491,6 +497,8 @@ struct Checker<'a> {
     clause_tracepoints: Vec<usize>,
     /// The kernel functions fbt probes are on, numbered in order of first use.
     functions: Vec<KernelFunction>,
+    /// The user-space places pid and uprobe probes are on, numbered in order of first use.
+    user_probes: Vec<UserProbe>,
     /// The probes of the clause being checked (their prototypes type `args[N]`).
     clause_probes: Vec<crate::providers::Probe>,
     /// The type of `args[N]` in the clause being checked, by N, once found.

@@ -5,6 +5,7 @@
 //! language needs them.)
 
 pub mod sample;
+pub mod user;
 
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
@@ -48,6 +49,17 @@ pub trait KernelFacts: std::fmt::Debug {
     /// [`KernelType::Function`]; `Ok(None)` if the kernel's types do not describe it.
     fn kernel_function(&self, _name: &str) -> Result<Option<KernelTypeId>, String> {
         Err("the kernel's types (BTF) are not available here".to_string())
+    }
+    /// The ELF files process `pid` runs, its executable first: those it has mapped, and the
+    /// shared libraries its executable needs that it has not mapped yet (a `-c` command is
+    /// held right after exec, before the dynamic loader ran).
+    fn process_modules(&self, _pid: u32) -> user::Modules {
+        Err("user-space programs cannot be read here".to_string())
+    }
+    /// The ELF file at `path` (an executable or a shared library; a bare library name such as
+    /// `libc` is looked up as the dynamic loader would).
+    fn user_module(&self, _path: &str) -> Result<user::UserModule, String> {
+        Err("user-space programs cannot be read here".to_string())
     }
 }
 
@@ -105,11 +117,14 @@ pub struct Memo {
     tracepoints: OnceCell<Listing>,
     functions: OnceCell<Functions>,
     formats: RefCell<HashMap<(String, String), Result<String, String>>>,
+    /// A process's or a file's symbols are read once however many clauses name them.
+    processes: RefCell<HashMap<u32, user::Modules>>,
+    files: RefCell<HashMap<String, Result<user::UserModule, String>>>,
 }
 
 impl Memo {
     pub fn new(inner: Rc<dyn KernelFacts>) -> Memo {
-        Memo { inner, tracepoints: OnceCell::new(), functions: OnceCell::new(), formats: RefCell::default() }
+        Memo { inner, tracepoints: OnceCell::new(), functions: OnceCell::new(), formats: RefCell::default(), processes: RefCell::default(), files: RefCell::default() }
     }
 }
 
@@ -146,6 +161,24 @@ impl KernelFacts for Memo {
 
     fn kernel_function(&self, name: &str) -> Result<Option<KernelTypeId>, String> {
         self.inner.kernel_function(name)
+    }
+
+    fn process_modules(&self, pid: u32) -> user::Modules {
+        if let Some(m) = self.processes.borrow().get(&pid) {
+            return m.clone();
+        }
+        let m = self.inner.process_modules(pid);
+        self.processes.borrow_mut().insert(pid, m.clone());
+        m
+    }
+
+    fn user_module(&self, path: &str) -> Result<user::UserModule, String> {
+        if let Some(m) = self.files.borrow().get(path) {
+            return m.clone();
+        }
+        let m = self.inner.user_module(path);
+        self.files.borrow_mut().insert(path.to_string(), m.clone());
+        m
     }
 }
 

@@ -141,4 +141,33 @@ impl super::KernelFacts for SampleKernel {
     fn kernel_function(&self, name: &str) -> Result<Option<KernelTypeId>, String> {
         Ok(function(name))
     }
+
+    fn process_modules(&self, pid: u32) -> super::user::Modules {
+        if pid != SAMPLE_PID {
+            return Err(format!("no process {pid}"));
+        }
+        Ok(vec![user_module(SAMPLE_EXECUTABLE)?, user_module(SAMPLE_LIBC)?].into())
+    }
+
+    fn user_module(&self, path: &str) -> Result<super::user::UserModule, String> {
+        user_module(path)
+    }
+}
+
+/// The sample process (the unit tests' `$target`): an executable and libc.
+pub const SAMPLE_PID: u32 = 42;
+pub const SAMPLE_EXECUTABLE: &str = "/usr/bin/sample";
+pub const SAMPLE_LIBC: &str = "/lib/x86_64-linux-gnu/libc.so.6";
+
+fn user_module(path: &str) -> Result<super::user::UserModule, String> {
+    use super::user::{UserFunction, UserModule};
+    let f = |name: &str, offset: u64, size: u64| UserFunction { name: name.into(), offset, size };
+    let (functions, executable) = match path {
+        SAMPLE_EXECUTABLE => (vec![f("Shape::area() const", 0x1200, 0x20), f("main", 0x1100, 0x80), f("work", 0x1180, 0x40)], true),
+        SAMPLE_LIBC | "libc" => (vec![f("getpid", 0xe4a50, 0x10), f("read", 0x11ba50, 0x90), f("write", 0x11baf0, 0x90)], false),
+        _ => return Err(format!("no file {path}")),
+    };
+    let path = if path == "libc" { SAMPLE_LIBC } else { path };
+    let name = path.rsplit('/').next().unwrap_or(path).to_string();
+    Ok(UserModule { path: path.into(), name, executable, functions: functions.into() })
 }

@@ -900,6 +900,31 @@ pub struct Program {
     /// The kernel functions this program's fbt probes are on; `AttachPoint::FbtEntry(i)` and
     /// `FbtReturn(i)` are the i-th's.
     pub functions: Vec<KernelFunction>,
+    /// The user-space places this program's pid and uprobe probes are on;
+    /// `AttachPoint::UserEntry(i)` and `UserReturn(i)` are the i-th's.
+    pub user_probes: Vec<UserProbe>,
+}
+
+/// A place in a user-space ELF file a probe is on (pid, uprobe): its DTrace name, and where
+/// it attaches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UserProbe {
+    /// `pid1234` or `uprobe`.
+    pub provider: String,
+    /// The file's name (`libc.so.6`) for pid probes, its path for uprobes.
+    pub module: String,
+    /// The function, demangled.
+    pub function: String,
+    /// `entry`, `return`, or an instruction's offset in the function, in hex.
+    pub name: String,
+    /// The file uprobes are attached to.
+    pub path: String,
+    /// The file offset to attach at.
+    pub offset: u64,
+    /// Whether it fires on the function's return (a uretprobe).
+    pub ret: bool,
+    /// The process it fires in (pid probes); None for every process (uprobe).
+    pub pid: Option<u32>,
 }
 
 /// A kernel function a program probes (fbt).
@@ -941,6 +966,11 @@ impl Program {
         Some((self.functions.get(n as usize / 2)?, if n % 2 == 0 { "entry" } else { "return" }))
     }
 
+    /// The pid or uprobe probe of a probe id.
+    pub fn user_probe(&self, id: u32) -> Option<&UserProbe> {
+        self.user_probes.get(id.checked_sub(crate::providers::USER_ID_BASE)? as usize)
+    }
+
     /// `provider:module:function:name` of a probe id, for messages.
     pub fn probe_description(&self, id: u32) -> String {
         if let Some(p) = self.profile_probes.iter().find(|p| p.id == id) {
@@ -951,6 +981,9 @@ impl Program {
         }
         if let Some((f, name)) = self.fbt_probe(id) {
             return format!("fbt:{}:{}:{name}", f.module, f.name);
+        }
+        if let Some(u) = self.user_probe(id) {
+            return format!("{}:{}:{}:{}", u.provider, u.module, u.function, u.name);
         }
         crate::providers::probe_by_id(id).map_or_else(|| format!("probe {id}"), |p| format!("{}:{}:{}:{}", p.provider, p.module, p.function, p.name))
     }
@@ -965,6 +998,9 @@ impl Program {
         }
         if let Some((f, name)) = self.fbt_probe(id) {
             return (f.name.clone(), name.to_string());
+        }
+        if let Some(u) = self.user_probe(id) {
+            return (u.function.clone(), u.name.clone());
         }
         crate::providers::probe_by_id(id).map_or((String::new(), String::new()), |p| (p.function.to_string(), p.name.to_string()))
     }

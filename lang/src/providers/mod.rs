@@ -7,12 +7,14 @@ mod fbt;
 mod profile;
 mod syscall;
 mod tracepoint;
+mod user;
 
 pub use dtrace::{BEGIN_ID, END_ID, ERROR_ID};
 pub use fbt::{FBT_ID_BASE, FBT_MODULE};
 pub use profile::{profile_probe, PROFILE_ID_BASE};
 pub use syscall::SYSCALL_ID_BASE;
 pub use tracepoint::TRACEPOINT_ID_BASE;
+pub use user::{expand_macros, USER_ID_BASE};
 
 use crate::ast::ProbeDesc;
 use crate::diag::{closest, Diagnostic};
@@ -45,6 +47,12 @@ pub enum AttachPoint {
     FbtEntry(u16),
     /// The return from a kernel function, indexed as [`AttachPoint::FbtEntry`].
     FbtReturn(u16),
+    /// A place in a user-space function (pid, uprobe: its entry or an instruction in it):
+    /// index into the program's user probes (`u16::MAX` until the checker numbers them).
+    UserEntry(u16),
+    /// The return from a user-space function (pid's return, uretprobe), indexed as
+    /// [`AttachPoint::UserEntry`].
+    UserReturn(u16),
 }
 
 impl AttachPoint {
@@ -64,6 +72,8 @@ pub struct Probe {
     pub attach: AttachPoint,
     /// For syscall probes, the system call number.
     pub nr: Option<u32>,
+    /// For pid and uprobe probes, the place they attach to.
+    pub user: Option<std::rc::Rc<crate::ir::UserProbe>>,
 }
 
 /// One provider. A description is matched by the first provider whose [`Provider::describe`]
@@ -116,7 +126,7 @@ pub struct ArgType {
     pub kernel: Option<KernelTypeId>,
 }
 
-pub const PROVIDERS: &[&dyn Provider] = &[&dtrace::Dtrace, &syscall::Syscall, &tracepoint::Tracepoint, &profile::Profile, &fbt::Fbt];
+pub const PROVIDERS: &[&dyn Provider] = &[&dtrace::Dtrace, &syscall::Syscall, &tracepoint::Tracepoint, &profile::Profile, &fbt::Fbt, &user::Pid, &user::Uprobe];
 
 /// Every probe of every provider (for `-l`).
 pub fn all_probes() -> Vec<Probe> {

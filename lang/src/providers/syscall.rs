@@ -22,6 +22,7 @@ fn probe(nr: u32, name: &'static str, ret: bool) -> Probe {
         name: if ret { "return" } else { "entry" },
         attach: if ret { AttachPoint::SyscallReturn } else { AttachPoint::SyscallEntry },
         nr: Some(nr),
+        user: None,
     }
 }
 

@@ -13,6 +13,7 @@ mod kprobe;
 mod perf_event;
 mod raw_tracepoint;
 mod tracepoint;
+mod uprobe;
 
 /// An attached probe; dropping it detaches it.
 pub type Link = Box<dyn Send>;
@@ -40,6 +41,7 @@ pub(crate) fn load(ebpf: &mut Ebpf, code: &ProgramCode) -> Result<Result<(), Pro
         Some(AyaProgram::PerfEvent(p)) => p.load(),
         Some(AyaProgram::TracePoint(p)) => p.load(),
         Some(AyaProgram::KProbe(p)) => p.load(),
+        Some(AyaProgram::UProbe(p)) => p.load(),
         _ => return Err(missing(code)),
     })
 }
@@ -50,19 +52,26 @@ pub(crate) fn load(ebpf: &mut Ebpf, code: &ProgramCode) -> Result<Result<(), Pro
 pub(crate) struct Tally {
     pub functions: usize,
     pub skipped: Vec<(String, String)>,
+    /// The same for pid and uprobe probes.
+    pub user: uprobe::UserTally,
 }
 
 impl Tally {
     /// The line to say on standard error when some functions were skipped; an error when
     /// they all were (the program would trace nothing it was asked to).
     pub fn outcome(&self) -> Result<Option<String>, RunError> {
-        let Some((first, why)) = self.skipped.first() else { return Ok(None) };
+        let user = self.user.outcome()?;
+        let Some((first, why)) = self.skipped.first() else { return Ok(user) };
         let n = self.skipped.len();
         if n == self.functions {
             let what = if n == 1 { format!("kernel function {first}") } else { format!("any of the {n} kernel function probes (the first, {first})") };
             return Err(RunError::Other(format!("cannot attach a kprobe to {what}: {why}")));
         }
-        Ok(Some(format!("{n} of {} fbt probes skipped: the kernel refused a kprobe on their functions (notrace, the kprobe blacklist, a name several functions share), e.g. {first}: {why}", self.functions)))
+        let line = format!("{n} of {} fbt probes skipped: the kernel refused a kprobe on their functions (notrace, the kprobe blacklist, a name several functions share), e.g. {first}: {why}", self.functions);
+        Ok(Some(match user {
+            Some(u) => format!("{line}; {u}"),
+            None => line,
+        }))
     }
 }
 
@@ -73,6 +82,7 @@ pub(crate) fn attach(ebpf: &mut Ebpf, program: &Program, code: &ProgramCode, tal
         Some(AyaProgram::PerfEvent(p)) => perf_event::attach(p, code),
         Some(AyaProgram::TracePoint(p)) => tracepoint::attach(p, program, code),
         Some(AyaProgram::KProbe(p)) => kprobe::attach(p, program, code, tally),
+        Some(AyaProgram::UProbe(p)) => uprobe::attach(p, program, code, &mut tally.user),
         _ => Err(missing(code)),
     }
 }
@@ -85,10 +95,10 @@ mod tests {
     fn skipped_functions_are_counted_and_all_skipped_is_an_error() {
         assert!(matches!(Tally::default().outcome(), Ok(None)));
         let why = |f: &str| (f.to_string(), "`perf_event_open` failed: Invalid argument (os error 22)".to_string());
-        let some = Tally { functions: 3, skipped: vec![why("__die")] };
+        let some = Tally { functions: 3, skipped: vec![why("__die")], ..Default::default() };
         let line = some.outcome().unwrap().unwrap();
         assert!(line.starts_with("1 of 3 fbt probes skipped") && line.contains("__die: `perf_event_open` failed: Invalid argument"), "{line}");
-        let all = Tally { functions: 1, skipped: vec![why("__die")] };
+        let all = Tally { functions: 1, skipped: vec![why("__die")], ..Default::default() };
         let Err(RunError::Other(msg)) = all.outcome() else { panic!("all skipped is not an error") };
         assert!(msg.starts_with("cannot attach a kprobe to kernel function __die: "), "{msg}");
     }

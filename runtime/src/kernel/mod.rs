@@ -8,12 +8,14 @@ pub(crate) mod codegen;
 pub mod cpus;
 mod functions;
 mod tracefs;
+mod user;
 
 use codegen::codegen_target;
 pub use codegen::iter_num;
 pub use tracefs::TRACEFS;
 
 use crumbs_ebpf::abi::Target;
+use crumbs_lang::facts::user::{Modules, UserModule};
 use crumbs_lang::facts::{Functions, KernelFacts, KernelType, KernelTypeId, Listing, TypeSpace};
 use crumbs_lang::ir::Program;
 use std::rc::Rc;
@@ -67,5 +69,13 @@ impl KernelFacts for LiveKernel {
 
     fn kernel_function(&self, name: &str) -> Result<Option<KernelTypeId>, String> {
         btf::function(name)
+    }
+
+    fn process_modules(&self, pid: u32) -> Modules {
+        user::process_modules(pid)
+    }
+
+    fn user_module(&self, path: &str) -> Result<UserModule, String> {
+        user::user_module(path)
     }
 }

@@ -13,6 +13,7 @@ mod kprobe;
 mod profile;
 mod syscall;
 mod tracepoint;
+mod uprobe;
 
 pub(crate) trait ProbeContext {
     /// The ELF section prefix that tells aya the program type (`raw_tp`, `perf_event`, ...).
@@ -69,5 +70,7 @@ pub(crate) fn context(attach: AttachPoint) -> &'static dyn ProbeContext {
         AttachPoint::Tracepoint(_) => &tracepoint::Tracepoint,
         AttachPoint::FbtEntry(_) => &kprobe::ENTRY,
         AttachPoint::FbtReturn(_) => &kprobe::RETURN,
+        AttachPoint::UserEntry(_) => &uprobe::ENTRY,
+        AttachPoint::UserReturn(_) => &uprobe::RETURN,
     }
 }

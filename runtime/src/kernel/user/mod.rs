@@ -1,0 +1,108 @@
+//! User-space programs for the checker's pid and uprobe probes: the ELF files a process runs
+//! (its memory map, and the libraries its executable needs that it has not mapped yet) and
+//! their functions.
+
+mod elf;
+mod libraries;
+
+use crumbs_lang::facts::user::{Modules, UserModule};
+use std::collections::HashSet;
+
+/// The files process `pid` runs, its executable first.
+pub fn process_modules(pid: u32) -> Modules {
+    let exe = std::fs::read_link(format!("/proc/{pid}/exe")).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => format!("no process {pid}"),
+        _ => format!("cannot read /proc/{pid}/exe: {e}"),
+    })?;
+    let exe = exe.to_string_lossy().into_owned();
+    let exe_info = elf::read(&exe)?;
+    let mut modules = vec![module(&exe, true, exe_info.functions)];
+    let mut seen: HashSet<String> = HashSet::from([exe.clone()]);
+    // Mapped executable files: the loader, and libraries already loaded (a -p process).
+    for path in mapped_files(pid) {
+        if seen.insert(path.clone()) {
+            if let Ok(info) = elf::read(&path) {
+                modules.push(module(&path, false, info.functions));
+            }
+        }
+    }
+    // The executable's libraries, and theirs, that are not mapped yet (a held -c command).
+    let library_path = environ(pid, "LD_LIBRARY_PATH").map(|v| v.split(':').filter(|p| !p.is_empty()).map(str::to_string).collect::<Vec<_>>()).unwrap_or_default();
+    let mapped_names: HashSet<String> = modules.iter().map(|m| m.name.clone()).collect();
+    let mut queue: Vec<(String, Vec<String>, String)> = exe_info.needed.iter().map(|n| (n.clone(), exe_info.runpath.clone(), dir_of(&exe))).collect();
+    let mut asked: HashSet<String> = HashSet::new();
+    while let Some((name, runpath, origin)) = queue.pop() {
+        if mapped_names.contains(&name) || !asked.insert(name.clone()) {
+            continue;
+        }
+        let Some(path) = libraries::find(&name, &origin, &runpath, &library_path) else { continue };
+        if !seen.insert(path.clone()) {
+            continue;
+        }
+        let Ok(info) = elf::read(&path) else { continue };
+        queue.extend(info.needed.iter().map(|n| (n.clone(), info.runpath.clone(), dir_of(&path))));
+        modules.push(module(&path, false, info.functions));
+    }
+    Ok(modules.into())
+}
+
+/// The file at `path`, or the library a bare name (`libc`, `libc.so.6`) names.
+pub fn user_module(path: &str) -> Result<UserModule, String> {
+    let resolved = if path.contains('/') { path.to_string() } else { libraries::by_short_name(path).ok_or_else(|| format!("no file or library named {path}"))? };
+    let info = elf::read(&resolved)?;
+    Ok(module(&resolved, info.executable, info.functions))
+}
+
+fn module(path: &str, executable: bool, functions: Vec<crumbs_lang::facts::user::UserFunction>) -> UserModule {
+    UserModule { path: path.to_string(), name: path.rsplit('/').next().unwrap_or(path).to_string(), executable, functions: functions.into() }
+}
+
+fn dir_of(path: &str) -> String {
+    path.rsplit_once('/').map_or(".", |(d, _)| if d.is_empty() { "/" } else { d }).to_string()
+}
+
+/// The executable files process `pid` has mapped, in the map's order (not [vdso] and the
+/// like, nor files deleted since).
+fn mapped_files(pid: u32) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/maps")) else { return Vec::new() };
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let mut f = line.split_whitespace();
+        let perms = f.nth(1).unwrap_or("");
+        let Some(path) = f.nth(3) else { continue };
+        if perms.contains('x') && path.starts_with('/') && !line.ends_with("(deleted)") && !out.iter().any(|p| p == path) {
+            out.push(path.to_string());
+        }
+    }
+    out
+}
+
+/// A variable of process `pid`'s environment.
+fn environ(pid: u32, name: &str) -> Option<String> {
+    let data = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    let prefix = format!("{name}=");
+    data.split(|b| *b == 0).find_map(|v| v.strip_prefix(prefix.as_bytes()).map(|v| String::from_utf8_lossy(v).into_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// This test process: its executable first (static, so it has no libraries).
+    #[test]
+    fn reads_this_process() {
+        let modules = process_modules(std::process::id()).unwrap();
+        assert!(modules[0].executable);
+        assert!(modules[0].functions.iter().any(|f| f.name.ends_with("reads_this_process")), "{:?}", modules[0].functions.len());
+        assert_eq!(process_modules(u32::MAX).unwrap_err(), format!("no process {}", u32::MAX));
+    }
+
+    #[test]
+    fn reads_libc_by_name() {
+        let libc = user_module("libc").unwrap();
+        assert_eq!(libc.name, "libc.so.6");
+        let getpid = libc.functions.iter().find(|f| f.name == "getpid").expect("getpid");
+        assert!(getpid.offset > 0 && getpid.size > 0);
+        assert!(user_module("/no/such/file").unwrap_err().contains("cannot read /no/such/file"));
+    }
+}

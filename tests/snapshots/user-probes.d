@@ -1,0 +1,6 @@
+/* pid and uprobe probes (the sample process 42 and its libc): arguments from the user
+   registers and stack, return values, the pid filter, an instruction offset. */
+pid42:a.out:work:entry { @calls[probemod, probefunc] = count(); @args = sum(arg0 + arg7); }
+pid42:a.out:work:return { @ret = quantize(retval); }
+pid42:a.out:main:1a { trace(probename); }
+uretprobe:libc:read { @bytes = sum(arg1); }
