@@ -220,3 +220,18 @@ fn errors() {
     assert_error(&["-e", "uprobe:/no/such/file:main { }"], "cannot read the functions of /no/such/file", "ELF");
     assert_error(&["-e", "pid$target:a.out:work:entry { trace(args[0]); }", "-c", &cmd], "have no types", "use arg0");
 }
+
+/// io-benchmark is static (crt-static): libc's `read` is in the executable. Reading 1 MiB in
+/// 4 KiB calls enters and returns from it 256 times, once per read system call.
+#[test]
+fn io_benchmark_reads() {
+    let file = TempPath::new("iofile");
+    let bench = common::io_benchmark();
+    let made = Command::new(&bench).args(["-c", "-s", "1M", file.str()]).status().expect("io-benchmark runs");
+    assert!(made.success());
+    let out = traced(
+        "pid$target:a.out:read:entry { entries++; } pid$target:a.out:read:return { returns++; } syscall::read:entry /pid == $target/ { calls++; } END { printf(\"%d %d %d\\n\", entries, returns, calls); }",
+        &format!("{} -r -b 4K {}", bench.display(), file.str()),
+    );
+    assert!(out.lines().any(|l| l == "256 256 256"), "{out}");
+}
