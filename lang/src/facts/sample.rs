@@ -169,5 +169,15 @@ fn user_module(path: &str) -> Result<super::user::UserModule, String> {
     };
     let path = if path == "libc" { SAMPLE_LIBC } else { path };
     let name = path.rsplit('/').next().unwrap_or(path).to_string();
-    Ok(UserModule { path: path.into(), name, executable, functions: functions.into() })
+    use super::user::{UsdtArg, UsdtLoc, UsdtProbe};
+    let usdt = if executable {
+        let arg = |size, signed, at| UsdtArg { size, signed, at };
+        vec![
+            UsdtProbe { provider: "sample".into(), name: "start".into(), function: "main".into(), offset: 0x1110, semaphore: 0, args: vec![arg(4, true, UsdtLoc::Reg("rdi".into())), arg(8, false, UsdtLoc::Mem { base: "rbp".into(), disp: -16 }), arg(4, true, UsdtLoc::Const(5))] },
+            UsdtProbe { provider: "sample".into(), name: "tick".into(), function: "work".into(), offset: 0x1190, semaphore: 0x3020, args: vec![arg(2, false, UsdtLoc::Reg("rax".into()))] },
+        ]
+    } else {
+        Vec::new()
+    };
+    Ok(UserModule { path: path.into(), name, executable, functions: functions.into(), usdt: usdt.into() })
 }

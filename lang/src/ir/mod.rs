@@ -925,6 +925,10 @@ pub struct UserProbe {
     pub ret: bool,
     /// The process it fires in (pid probes); None for every process (uprobe).
     pub pid: Option<u32>,
+    /// A USDT probe's semaphore's place in the file (0: none, and for pid and uprobe probes).
+    pub semaphore: u64,
+    /// A USDT probe's arguments (empty for pid and uprobe probes: theirs are registers).
+    pub usdt_args: Vec<crate::facts::user::UsdtArg>,
 }
 
 /// A kernel function a program probes (fbt).

@@ -7,6 +7,7 @@ mod fbt;
 mod profile;
 mod syscall;
 mod tracepoint;
+mod usdt;
 mod user;
 
 pub use dtrace::{BEGIN_ID, END_ID, ERROR_ID};
@@ -126,7 +127,7 @@ pub struct ArgType {
     pub kernel: Option<KernelTypeId>,
 }
 
-pub const PROVIDERS: &[&dyn Provider] = &[&dtrace::Dtrace, &syscall::Syscall, &tracepoint::Tracepoint, &profile::Profile, &fbt::Fbt, &user::Pid, &user::Uprobe];
+pub const PROVIDERS: &[&dyn Provider] = &[&dtrace::Dtrace, &syscall::Syscall, &tracepoint::Tracepoint, &profile::Profile, &fbt::Fbt, &user::Pid, &user::Uprobe, &usdt::Usdt];
 
 /// Every probe of every provider (for `-l`).
 pub fn all_probes() -> Vec<Probe> {

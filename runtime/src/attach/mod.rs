@@ -14,6 +14,7 @@ mod perf_event;
 mod raw_tracepoint;
 mod tracepoint;
 mod uprobe;
+mod usdt;
 
 /// An attached probe; dropping it detaches it.
 pub type Link = Box<dyn Send>;

@@ -42,6 +42,15 @@ pub(super) fn attach(p: &mut UProbe, program: &Program, code: &ProgramCode, tall
         None => UProbeScope::AllProcesses,
     };
     tally.places += 1;
+    if u.semaphore != 0 {
+        return Ok(match super::usdt::attach(p, u) {
+            Ok(event) => vec![Box::new(event)],
+            Err(e) => {
+                tally.skipped.push((format!("{}:{}:{}:{}", u.provider, u.module, u.function, u.name), e.to_string()));
+                Vec::new()
+            }
+        });
+    }
     match p.attach(UProbeAttachLocation::AbsoluteOffset(u.offset), &u.path, scope) {
         Ok(id) => Ok(vec![Box::new(p.take_link(id).map_err(|e| RunError::Other(e.to_string()))?)]),
         Err(e) => {

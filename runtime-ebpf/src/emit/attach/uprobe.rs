@@ -5,6 +5,7 @@
 //! another probe on the same place traces them all.
 
 use super::*;
+use crumbs_lang::facts::user::UsdtLoc;
 use crumbs_lang::ir::UserProbe;
 use crumbs_lang::providers::USER_ID_BASE;
 
@@ -90,6 +91,9 @@ impl ProbeContext for Uprobe {
     /// DTrace's arg0 is the offset of the returning instruction, which a uretprobe cannot
     /// know (0 here), and arg1 the return value.
     fn arg(&self, e: &mut Emitter, n: u8) -> Result<(), EmitError> {
+        if !place(e).usdt_args.is_empty() {
+            return usdt_arg(e, n);
+        }
         match (self.ret, n) {
             (false, n) if (n as usize) < ARG_REGS.len() => e.push(Insn::ldx(DW, R0, R6, ARG_REGS[n as usize])),
             (false, n) => e.scoped(|e| {
@@ -109,4 +113,70 @@ impl ProbeContext for Uprobe {
         }
         Ok(())
     }
+}
+
+/// pt_regs offsets on x86-64 of the registers a USDT argument spec may name.
+fn reg_offset(name: &str) -> Option<i16> {
+    Some(match name {
+        "r15" => 0,
+        "r14" => 8,
+        "r13" => 16,
+        "r12" => 24,
+        "rbp" => 32,
+        "rbx" => 40,
+        "r11" => 48,
+        "r10" => 56,
+        "r9" => 64,
+        "r8" => 72,
+        "rax" => 80,
+        "rcx" => 88,
+        "rdx" => 96,
+        "rsi" => 104,
+        "rdi" => 112,
+        "rip" => 128,
+        "rsp" => 152,
+        _ => return None,
+    })
+}
+
+/// A USDT probe's argument `n` into r0, as its note's spec locates it, sign- or
+/// zero-extended from its size; 0 for an argument the probe does not have, or whose spec
+/// crumbs does not read, or whose memory cannot be read.
+fn usdt_arg(e: &mut Emitter, n: u8) -> Result<(), EmitError> {
+    let Some(arg) = place(e).usdt_args.get(n as usize) else {
+        e.push(Insn::mov_imm(R0, 0));
+        return Ok(());
+    };
+    match &arg.at {
+        UsdtLoc::Const(v) => {
+            e.ld64(R0, *v);
+            return Ok(());
+        }
+        UsdtLoc::Reg(r) => match reg_offset(r) {
+            Some(off) => e.push(Insn::ldx(DW, R0, R6, off)),
+            None => e.push(Insn::mov_imm(R0, 0)),
+        },
+        UsdtLoc::Mem { base, disp } => match (reg_offset(base), i32::try_from(*disp)) {
+            (Some(off), Ok(disp)) => e.scoped(|e| {
+                let tmp = e.slot(8)?;
+                e.push(Insn::st_imm(DW, R10, tmp, 0));
+                e.push(Insn::ldx(DW, R3, R6, off));
+                e.push(Insn::alu_imm(Alu::Add, R3, disp));
+                e.push(Insn::mov(R1, R10));
+                e.push(Insn::alu_imm(Alu::Add, R1, tmp as i32));
+                e.push(Insn::mov_imm(R2, arg.size as i32));
+                e.push(Insn::call(helper::PROBE_READ_USER));
+                e.push(Insn::ldx(DW, R0, R10, tmp));
+                Ok(())
+            })?,
+            _ => e.push(Insn::mov_imm(R0, 0)),
+        },
+        UsdtLoc::Unsupported(_) => e.push(Insn::mov_imm(R0, 0)),
+    }
+    if arg.size < 8 {
+        let shift = 64 - 8 * arg.size as i32;
+        e.push(Insn::alu_imm(Alu::Lsh, R0, shift));
+        e.push(Insn::alu_imm(if arg.signed { Alu::Arsh } else { Alu::Rsh }, R0, shift));
+    }
+    Ok(())
 }

@@ -2,10 +2,10 @@
 //! function symbols from .symtab and .dynsym (a stripped file has only the latter, a static
 //! one only the former), at the file offsets uprobes are attached at.
 
-use crumbs_lang::facts::user::UserFunction;
+use crumbs_lang::facts::user::{UsdtProbe, UserFunction};
 use object::elf;
-use object::read::elf::{Dyn, ElfFile64, FileHeader, ProgramHeader};
-use object::{Endianness, Object, ObjectSymbol, SymbolKind};
+use object::read::elf::{Dyn, ElfFile64, FileHeader, ProgramHeader, SectionHeader};
+use object::{Endianness, Object, ObjectSection, ObjectSymbol, SymbolKind};
 
 /// What crumbs reads of an ELF file.
 pub struct ElfInfo {
@@ -17,6 +17,8 @@ pub struct ElfInfo {
     pub runpath: Vec<String>,
     /// An executable (ET_EXEC, or ET_DYN with an interpreter: a PIE), not a library.
     pub executable: bool,
+    /// Its USDT probes, at file offsets, in the notes' order.
+    pub usdt: Vec<UsdtProbe>,
 }
 
 pub fn read(path: &str) -> Result<ElfInfo, String> {
@@ -65,5 +67,26 @@ pub fn read(path: &str) -> Result<ElfInfo, String> {
         }
     }
     let executable = header.e_type(endian) == elf::ET_EXEC || (header.e_type(endian) == elf::ET_DYN && interp);
-    Ok(ElfInfo { functions, needed, runpath, executable })
+    let usdt = usdt_probes(&file, &data, &functions, &offset_of);
+    Ok(ElfInfo { functions, needed, runpath, executable, usdt })
+}
+
+/// The file's `.note.stapsdt` probes, their addresses moved as far as `.stapsdt.base` moved
+/// and made file offsets; the function each is in from the symbols.
+fn usdt_probes(file: &ElfFile64<Endianness>, data: &[u8], functions: &[UserFunction], offset_of: &dyn Fn(u64) -> Option<u64>) -> Vec<UsdtProbe> {
+    let endian = file.endian();
+    let base = file.section_by_name(".stapsdt.base").map(|s| s.address());
+    let mut out = Vec::new();
+    for section in file.elf_section_table().iter() {
+        let Ok(Some(mut notes)) = section.notes(endian, data) else { continue };
+        while let Ok(Some(note)) = notes.next() {
+            let Some(n) = super::usdt::parse_note(note.n_type(endian), note.name(), note.desc()) else { continue };
+            let moved = |addr: u64| base.map_or(addr, |b| addr.wrapping_add(b).wrapping_sub(n.base));
+            let Some(offset) = offset_of(moved(n.pc)) else { continue };
+            let semaphore = if n.semaphore == 0 { 0 } else { offset_of(moved(n.semaphore)).unwrap_or(0) };
+            let function = functions.iter().filter(|f| f.offset <= offset && offset < f.offset + f.size.max(1)).map(|f| f.name.clone()).next().unwrap_or_default();
+            out.push(UsdtProbe { provider: n.provider, name: n.name, function, offset, semaphore, args: n.args });
+        }
+    }
+    out
 }

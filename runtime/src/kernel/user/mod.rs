@@ -4,6 +4,7 @@
 
 mod elf;
 mod libraries;
+mod usdt;
 
 use crumbs_lang::facts::user::{Modules, UserModule};
 use std::collections::HashSet;
@@ -16,20 +17,21 @@ pub fn process_modules(pid: u32) -> Modules {
     })?;
     let exe = exe.to_string_lossy().into_owned();
     let exe_info = elf::read(&exe)?;
-    let mut modules = vec![module(&exe, true, exe_info.functions)];
+    let (needed, runpath) = (exe_info.needed.clone(), exe_info.runpath.clone());
+    let mut modules = vec![module(&exe, true, exe_info)];
     let mut seen: HashSet<String> = HashSet::from([exe.clone()]);
     // Mapped executable files: the loader, and libraries already loaded (a -p process).
     for path in mapped_files(pid) {
         if seen.insert(path.clone()) {
             if let Ok(info) = elf::read(&path) {
-                modules.push(module(&path, false, info.functions));
+                modules.push(module(&path, false, info));
             }
         }
     }
     // The executable's libraries, and theirs, that are not mapped yet (a held -c command).
     let library_path = environ(pid, "LD_LIBRARY_PATH").map(|v| v.split(':').filter(|p| !p.is_empty()).map(str::to_string).collect::<Vec<_>>()).unwrap_or_default();
     let mapped_names: HashSet<String> = modules.iter().map(|m| m.name.clone()).collect();
-    let mut queue: Vec<(String, Vec<String>, String)> = exe_info.needed.iter().map(|n| (n.clone(), exe_info.runpath.clone(), dir_of(&exe))).collect();
+    let mut queue: Vec<(String, Vec<String>, String)> = needed.iter().map(|n| (n.clone(), runpath.clone(), dir_of(&exe))).collect();
     let mut asked: HashSet<String> = HashSet::new();
     while let Some((name, runpath, origin)) = queue.pop() {
         if mapped_names.contains(&name) || !asked.insert(name.clone()) {
@@ -41,7 +43,7 @@ pub fn process_modules(pid: u32) -> Modules {
         }
         let Ok(info) = elf::read(&path) else { continue };
         queue.extend(info.needed.iter().map(|n| (n.clone(), info.runpath.clone(), dir_of(&path))));
-        modules.push(module(&path, false, info.functions));
+        modules.push(module(&path, false, info));
     }
     Ok(modules.into())
 }
@@ -50,11 +52,11 @@ pub fn process_modules(pid: u32) -> Modules {
 pub fn user_module(path: &str) -> Result<UserModule, String> {
     let resolved = if path.contains('/') { path.to_string() } else { libraries::by_short_name(path).ok_or_else(|| format!("no file or library named {path}"))? };
     let info = elf::read(&resolved)?;
-    Ok(module(&resolved, info.executable, info.functions))
+    Ok(module(&resolved, info.executable, info))
 }
 
-fn module(path: &str, executable: bool, functions: Vec<crumbs_lang::facts::user::UserFunction>) -> UserModule {
-    UserModule { path: path.to_string(), name: path.rsplit('/').next().unwrap_or(path).to_string(), executable, functions: functions.into() }
+fn module(path: &str, executable: bool, info: elf::ElfInfo) -> UserModule {
+    UserModule { path: path.to_string(), name: path.rsplit('/').next().unwrap_or(path).to_string(), executable, functions: info.functions.into(), usdt: info.usdt.into() }
 }
 
 fn dir_of(path: &str) -> String {
