@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{crumbs, run, run_command, Output, TempPath, TIMEOUT};
+use common::{crumbs, int_col, run, run_command, Output, TempPath, TIMEOUT};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -464,4 +464,24 @@ fn runtime_errors_are_reported_as_dtrace() {
     let out = dtrace(&["-q", "-n", "BEGIN { x = 1 / arg0; } BEGIN { exit(0); }"]);
     assert_status(&out, 0);
     assert!(out.stderr.starts_with("dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): divide-by-zero in action #1 at BPF pc "), "{}", out.dump());
+}
+
+/// pid$target in the drop-in: matched (the banner counts the probe), traced and listed
+/// (-l -c holds the command to read its files, and kills it).
+#[test]
+fn pid_target_probes() {
+    let exe = io_benchmark_path();
+    let out = dtrace(&["-qn", "pid$target:a.out:main:entry { @ = count(); }", "-c", &exe]);
+    assert_status(&out, 0);
+    assert!(out.stdout.contains(&int_col(1)), "{}", out.dump());
+    let out = dtrace(&["-n", "pid$target:a.out:main:entry { }", "-c", &exe]);
+    assert!(out.stderr.contains("matched 1 probe"), "{}", out.dump());
+    let out = dtrace(&["-l", "-n", "pid$target:a.out:main:", "-c", &exe]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout.lines().count(), 3, "{}", out.dump());
+    assert!(out.stdout.contains("main entry") && out.stdout.contains("main return"), "{}", out.dump());
+}
+
+fn io_benchmark_path() -> String {
+    common::io_benchmark().display().to_string()
 }

@@ -48,9 +48,10 @@ pub fn main(argv: Vec<String>) -> ExitCode {
         Err(msg) => return DTRACE.fail(msg),
     };
     let tracing = r.mode == Mode::Exec && r.exec;
-    // A held -c child that never runs is killed and reaped when `child` is dropped.
+    // A held -c child that never runs is killed and reaped when `child` is dropped (-l
+    // holds one for pid$target's listing).
     let child = match r.commands.first() {
-        Some(cmd) if tracing => match Child::spawn_words(&cmd.split_whitespace().map(String::from).collect::<Vec<_>>()) {
+        Some(cmd) if tracing || r.mode == Mode::List => match Child::spawn_words(&cmd.split_whitespace().map(String::from).collect::<Vec<_>>()) {
             Ok(c) => Some(c),
             Err(SpawnError::Exec { command, error }) => return DTRACE.fail(format!("failed to execute {command}: {}", strerror(&error))),
             Err(SpawnError::Other(msg)) => return DTRACE.fail(msg),
@@ -72,7 +73,7 @@ pub fn main(argv: Vec<String>) -> ExitCode {
     let program = Program::new(pieces);
     let none = r.cmds.is_empty();
     match r.mode {
-        Mode::List => list(&r, &program),
+        Mode::List => list(&r, &program, child.as_ref().map(|c| c.pid).or(pid).map(i64::from)),
         Mode::Header if none => say_usage("-h requires one or more scripts or enabling options"),
         _ if tracing && none && !r.settings.zdefs => DTRACE.fail("no probes specified"),
         Mode::Exec if !r.exec && none => ExitCode::SUCCESS,
@@ -86,13 +87,13 @@ fn output(r: &Request) -> Result<Destination<'static>, ExitCode> {
     run::output(file, true).map_err(|e| DTRACE.fail(format!("failed to open output file '{}': {}", file.unwrap_or_default(), strerror(&e))))
 }
 
-/// `-l`: what the descriptions match, or every probe.
-fn list(r: &Request, program: &Program) -> ExitCode {
+/// `-l`: what the descriptions match, or every probe; `target` is `$target`.
+fn list(r: &Request, program: &Program, target: Option<i64>) -> ExitCode {
     let mut out = match output(r) {
         Ok(o) => o,
         Err(status) => return status,
     };
-    match list::list((!r.cmds.is_empty()).then_some(program), &mut out, r.verbose, r.settings.errtags) {
+    match list::list((!r.cmds.is_empty()).then_some(program), &mut out, r.verbose, r.settings.errtags, target) {
         Ok(()) => ExitCode::SUCCESS,
         Err(report) => {
             eprint!("{report}");
@@ -105,14 +106,14 @@ fn list(r: &Request, program: &Program) -> ExitCode {
 /// tracing.
 fn compile_and_act(mut r: Request, mut program: Program, child: Option<Child>, pid: Option<i32>) -> ExitCode {
     let kernel = probes::Remembering::new();
-    let matches = probes::prepare(&mut program, &mut r.settings, &kernel);
+    let target = child.as_ref().map(|c| c.pid).or(pid).map(i64::from).or((!r.commands.is_empty()).then_some(0));
+    let matches = probes::prepare(&mut program, &mut r.settings, &kernel, target);
     let mut text = program.text();
     if !matches.clauses_left || r.cmds.is_empty() {
         text.push_str(NOTHING);
     }
     // $0 is the script's path, or dtrace's as it was invoked.
     let zero = r.cmds.iter().find_map(|c| if let Cmd::Script(p) = c { Some(p.clone()) } else { None }).unwrap_or_else(|| r.argv0.clone());
-    let target = child.as_ref().map(|c| c.pid).or(pid).map(i64::from).or((!r.commands.is_empty()).then_some(0));
     let args = std::iter::once(zero).chain(std::mem::take(&mut r.operands)).collect();
     let opts = CompileOptions { target, args, options: r.settings.compiler.clone(), destructive: r.settings.destructive };
     let compiled = match driver::compile(&text, &opts, &kernel) {

@@ -71,9 +71,15 @@ fn reads_args(text: &str) -> bool {
     })
 }
 
+/// What `desc` matches, `$target` expanded; the error's message.
+fn match_expanded(desc: &ProbeDesc, target: Option<i64>, kernel: &Remembering) -> Result<Vec<Probe>, String> {
+    let desc = crumbs_lang::providers::expand_macros(desc, target).map_err(|d| d.message)?;
+    match_probes_with(&desc, Some(kernel.0.as_ref())).map_err(|d| d.message)
+}
+
 /// Matches every description of `program`, taking pragmas and (with `zdefs`) unmatched
 /// descriptions out of its text.
-pub fn prepare(program: &mut Program, settings: &mut Settings, kernel: &Remembering) -> Matches {
+pub fn prepare(program: &mut Program, settings: &mut Settings, kernel: &Remembering, target: Option<i64>) -> Matches {
     let mut out = Matches { per_piece: vec![0; program.pieces.len()], descriptions: Vec::new(), clauses_left: true };
     let text = program.text();
     let Ok(ast) = crumbs_lang::parse::parse_program(&text) else { return out };
@@ -92,9 +98,9 @@ pub fn prepare(program: &mut Program, settings: &mut Settings, kernel: &Remember
         for (i, desc) in clause.probes.iter().enumerate() {
             let found = memo
                 .entry(&desc.text)
-                .or_insert_with(|| match match_probes_with(desc, Some(kernel.0.as_ref())) {
+                .or_insert_with(|| match match_expanded(desc, target, kernel) {
                     Ok(found) => Some(found),
-                    Err(d) if errors::tag(&d.message) == Some("D_PDESC_ZERO") => Some(Vec::new()),
+                    Err(message) if errors::tag(&message) == Some("D_PDESC_ZERO") => Some(Vec::new()),
                     Err(_) => None,
                 })
                 .clone();
@@ -156,7 +162,7 @@ mod tests {
     #[test]
     fn pieces_count_their_own_probes() {
         let mut p = program(&["BEGIN", "syscall::read:entry,syscall::read:return { }"]);
-        let m = prepare(&mut p, &mut Settings::default(), &Remembering::new());
+        let m = prepare(&mut p, &mut Settings::default(), &Remembering::new(), None);
         assert_eq!(m.per_piece, [1, 2]);
         assert!(m.clauses_left);
     }
@@ -165,22 +171,22 @@ mod tests {
     fn zdefs_takes_out_what_matches_nothing() {
         let mut p = program(&["syscall::nosuch:entry, BEGIN { exit(0); }", "BEGIN, nosuch:::x { }", "nosuch:::x { }"]);
         let mut s = Settings { zdefs: true, ..Default::default() };
-        let m = prepare(&mut p, &mut s, &Remembering::new());
+        let m = prepare(&mut p, &mut s, &Remembering::new(), None);
         assert_eq!(m.per_piece, [1, 1, 0]);
         assert_eq!(p.text(), format!("{}BEGIN {{ exit(0); }}\nBEGIN{} {{ }}\n{}", " ".repeat(23), " ".repeat(12), " ".repeat(14)));
         // Without -Z the text stays for the compiler to say what is wrong.
         let mut p = program(&["nosuch:::x"]);
-        prepare(&mut p, &mut Settings::default(), &Remembering::new());
+        prepare(&mut p, &mut Settings::default(), &Remembering::new(), None);
         assert_eq!(p.text(), "nosuch:::x");
         // Nothing left at all.
         let mut p = program(&["nosuch:::x"]);
-        assert!(!prepare(&mut p, &mut s, &Remembering::new()).clauses_left);
+        assert!(!prepare(&mut p, &mut s, &Remembering::new(), None).clauses_left);
     }
 
     #[test]
     fn zdefs_leaves_a_malformed_description_for_the_compiler() {
         let mut p = program(&["profile:::tick-abc, BEGIN { }"]);
-        prepare(&mut p, &mut Settings { zdefs: true, ..Default::default() }, &Remembering::new());
+        prepare(&mut p, &mut Settings { zdefs: true, ..Default::default() }, &Remembering::new(), None);
         assert_eq!(p.text(), "profile:::tick-abc, BEGIN { }");
     }
 
@@ -188,7 +194,7 @@ mod tests {
     fn pragmas_dtrace_knows_go_to_the_front_end() {
         let mut p = Program::new(vec![Piece { kind: crate::dtrace::source::Kind::Script, arg: "x.d".into(), text: "#pragma D option flowindent\n#pragma D option quiet\nBEGIN".into(), start: 0, origin: None }]);
         let mut s = Settings::default();
-        prepare(&mut p, &mut s, &Remembering::new());
+        prepare(&mut p, &mut s, &Remembering::new(), None);
         assert!(s.flowindent);
         assert_eq!(p.text(), format!("{}\n#pragma D option quiet\nBEGIN", " ".repeat(27)));
     }
