@@ -235,3 +235,26 @@ fn io_benchmark_reads() {
     );
     assert!(out.lines().any(|l| l == "256 256 256"), "{out}");
 }
+
+/// A pid probe fires in every thread of its process: four threads and the main one call
+/// `work` 1000 times each.
+#[test]
+fn every_thread_of_the_process() {
+    let dir = TempPath::dir("threads");
+    let src = format!("{}/thr.c", dir.str());
+    std::fs::write(
+        &src,
+        r#"#include <pthread.h>
+#include <stdio.h>
+__attribute__((noinline)) int work(int a) { __asm__ volatile(""); return a + 1; }
+static void *run(void *p) { long s = 0; for (int i = 0; i < 1000; i++) s += work(i); return (void *)s; }
+int main(void) { pthread_t t[4]; for (int i = 0; i < 4; i++) pthread_create(&t[i], 0, run, 0); for (int i = 0; i < 4; i++) pthread_join(t[i], 0); run(0); puts("ok"); return 0; }
+"#,
+    )
+    .unwrap();
+    let exe = format!("{}/thr", dir.str());
+    compile("gcc", &["-O1", "-pthread", "-o", &exe, &src]);
+    let out = traced(r#"pid$target:a.out:work:entry { @[tid == $target ? "main" : "thread"] = count(); }"#, &exe);
+    assert_eq!(value(&out, &["main"]), Some(1000), "{out}");
+    assert_eq!(value(&out, &["thread"]), Some(4000), "{out}");
+}
