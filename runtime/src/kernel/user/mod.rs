@@ -8,6 +8,7 @@ mod usdt;
 
 use crumbs_lang::facts::user::{Modules, UserModule};
 use std::collections::HashSet;
+use std::os::unix::fs::MetadataExt;
 
 /// The files process `pid` runs, its executable first.
 pub fn process_modules(pid: u32) -> Modules {
@@ -15,13 +16,14 @@ pub fn process_modules(pid: u32) -> Modules {
         std::io::ErrorKind::NotFound => format!("no process {pid}"),
         _ => format!("cannot read /proc/{pid}/exe: {e}"),
     })?;
-    let exe = exe.to_string_lossy().into_owned();
+    let exe_inode = std::fs::metadata(format!("/proc/{pid}/exe")).map(|m| m.ino()).ok();
+    let exe = reachable(pid, &exe.to_string_lossy(), exe_inode).unwrap_or_else(|| format!("/proc/{pid}/exe"));
     let exe_info = elf::read(&exe)?;
     let (needed, runpath) = (exe_info.needed.clone(), exe_info.runpath.clone());
     let mut modules = vec![module(&exe, true, exe_info)];
     let mut seen: HashSet<String> = HashSet::from([exe.clone()]);
     // Mapped executable files: the loader, and libraries already loaded (a -p process).
-    for path in mapped_files(pid) {
+    for path in mapped_files(pid).into_iter().filter_map(|(p, inode)| reachable(pid, &p, Some(inode))) {
         if seen.insert(path.clone()) {
             if let Ok(info) = elf::read(&path) {
                 modules.push(module(&path, false, info));
@@ -59,21 +61,29 @@ fn module(path: &str, executable: bool, info: elf::ElfInfo) -> UserModule {
     UserModule { path: path.to_string(), name: path.rsplit('/').next().unwrap_or(path).to_string(), executable, functions: info.functions.into(), usdt: info.usdt.into() }
 }
 
+/// How this process reaches the file process `pid` maps at `path` (inode `inode`): the
+/// path itself, or through `/proc/PID/root` when the process sees another root (a
+/// container, a chroot); None if neither is that file. uprobes attach to the inode.
+fn reachable(pid: u32, path: &str, inode: Option<u64>) -> Option<String> {
+    [path.to_string(), format!("/proc/{pid}/root{path}")]
+        .into_iter()
+        .find(|p| std::fs::metadata(p).is_ok_and(|m| inode.is_none_or(|i| m.ino() == i)))
+}
+
 fn dir_of(path: &str) -> String {
     path.rsplit_once('/').map_or(".", |(d, _)| if d.is_empty() { "/" } else { d }).to_string()
 }
 
-/// The executable files process `pid` has mapped, in the map's order (not [vdso] and the
-/// like, nor files deleted since).
-fn mapped_files(pid: u32) -> Vec<String> {
+/// The executable files process `pid` has mapped, with their inodes, in the map's order
+/// (not [vdso] and the like, nor files deleted since).
+fn mapped_files(pid: u32) -> Vec<(String, u64)> {
     let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/maps")) else { return Vec::new() };
-    let mut out: Vec<String> = Vec::new();
+    let mut out: Vec<(String, u64)> = Vec::new();
     for line in text.lines() {
-        let mut f = line.split_whitespace();
-        let perms = f.nth(1).unwrap_or("");
-        let Some(path) = f.nth(3) else { continue };
-        if perms.contains('x') && path.starts_with('/') && !line.ends_with("(deleted)") && !out.iter().any(|p| p == path) {
-            out.push(path.to_string());
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let (Some(perms), Some(inode), Some(path)) = (f.get(1), f.get(4).and_then(|i| i.parse().ok()), f.get(5)) else { continue };
+        if perms.contains('x') && path.starts_with('/') && !line.ends_with("(deleted)") && !out.iter().any(|(p, _)| p == path) {
+            out.push((path.to_string(), inode));
         }
     }
     out
