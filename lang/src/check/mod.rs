@@ -23,6 +23,7 @@ mod kernel_fields;
 mod kernel_subrs;
 mod memory;
 mod pcap;
+mod pointers;
 mod speculation;
 mod print;
 mod strings;
