@@ -134,6 +134,34 @@ test_crumbs_struct_walk() {
     [ "$7" = "io-benchmark" ] || die "the exe's name is '$7': $out"
 }
 
+# The premise of the struct walks: this kernel's task_struct is laid out unlike the host's
+# (the host's offset and size come on the kernel command line from tests/guest/run), and
+# the walk through the guest's offset finds the right parent.
+test_crumbs_layout_differs() {
+    host=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^crumbs.host_layout=//p')
+    [ -n "$host" ] || die "no crumbs.host_layout= on the kernel command line: $(cat /proc/cmdline)"
+    out=$(crumbs -q -e 'BEGIN { printf("%d,%d %d\n", offsetof(struct task_struct, real_parent), sizeof(struct task_struct),
+            curthread->real_parent->tgid == ppid); exit(0); }' 2>&1) || die "crumbs failed: $out"
+    set -- $out
+    [ "$1" != "$host" ] || die "task_struct's layout here ($1) is the host's ($host): the walks prove nothing"
+    [ "$2" = 1 ] || die "curthread->real_parent->tgid is not ppid: $out"
+    echo "figure: task_struct real_parent offset,size: guest $1, host $host"
+}
+
+# Struct chasing from a tracepoint's pointer field, and a __data_loc string, on this kernel:
+# sleep arms one hrtimer whose struct holds what the record copied; sched_process_exec's
+# filename is a __data_loc string (the shell's child execs io-benchmark once).
+test_crumbs_tracepoint_structs() {
+    out=$(crumbs -q -e 'tracepoint:timer:hrtimer_start /pid == $target/ {
+            this->t = (struct hrtimer *)args->hrtimer;
+            @[this->t->function == args->function, this->t->_softexpires == args->softexpires] = count(); }' \
+        -c 'sleep 0.1' 2>&1) || die "crumbs failed: $out"
+    echo "$out" | grep -Eq '^ +1 +1 +[1-9][0-9]*$' || die "expected the hrtimer's fields to equal the record's in: $out"
+    out=$(crumbs -q -e 'tracepoint:sched:sched_process_exec /ppid == $target/ { @[stringof(args->filename)] = count(); }' \
+        -c "sh -c '/bin/io-benchmark -c -r -b 4096 -s 4K /tmp/f; true'" 2>&1) || die "crumbs failed: $out"
+    echo "$out" | grep -Eq '^  /bin/io-benchmark +1$' || die "expected /bin/io-benchmark exec'd once in: $out"
+}
+
 # print() of this kernel's task_struct (a different layout from the host's), and a pointer
 # kept in a this-> variable.
 test_crumbs_print_task_struct() {
