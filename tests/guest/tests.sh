@@ -337,3 +337,23 @@ test_crumbs_fbt_glob() {
     out=$(crumbs -e "fbt::$f:entry { @n = count(); }" 2>&1) && die "only a refused function ran: $out"
     echo "$out" | grep -q "cannot attach a kprobe to kernel function $f" || die "no clear error for $f alone in: $out"
 }
+
+# A loaded module's functions (tcp_bbr's, from its BTF) are fbt probes of the module: listed,
+# typed, and fired by a loopback TCP connection that uses bbr (each of its two sockets is
+# initialised by bbr_init).
+test_crumbs_fbt_module() {
+    load_tcp_bbr
+    out=$(crumbs -l -n 'fbt:tcp_bbr:bbr_init:entry' 2>&1) || die "crumbs -l failed: $out"
+    echo "$out" | grep -Eq 'fbt +tcp_bbr +bbr_init entry' || die "expected fbt:tcp_bbr:bbr_init:entry listed in: $out"
+    out=$(crumbs -lv -n 'fbt:tcp_bbr:bbr_init:entry' 2>&1) || die "crumbs -lv failed: $out"
+    echo "$out" | grep -q 'args\[0\]: struct sock \*' || die "expected bbr_init's struct sock * argument in: $out"
+    ip link set lo up
+    echo bbr >/proc/sys/net/ipv4/tcp_congestion_control || die "cannot choose bbr"
+    out=$(crumbs -q -e 'fbt:tcp_bbr:bbr_init:entry { @[probemod, probefunc] = count();
+            /* busybox nc listens on IPv6 (AF_INET6, 10) and connects over IPv4 (AF_INET, 2) */
+            @inet = sum(args[0]->__sk_common.skc_family == 2 || args[0]->__sk_common.skc_family == 10); }' \
+        -c "sh -c 'nc -l -p 5999 >/dev/null & sleep 0.3; echo hi | nc -w 1 127.0.0.1 5999; wait'" 2>&1) || die "crumbs failed: $out"
+    echo cubic >/proc/sys/net/ipv4/tcp_congestion_control 2>/dev/null || true
+    echo "$out" | grep -Eq '^  tcp_bbr +bbr_init +2$' || die "expected bbr_init twice in: $out"
+    echo "$out" | grep -Eqx ' +2' || die "expected both sockets' families (args[0] typed from tcp_bbr's BTF) in: $out"
+}

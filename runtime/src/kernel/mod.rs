@@ -68,4 +68,16 @@ impl KernelFacts for LiveKernel {
     fn kernel_function(&self, name: &str) -> Result<Option<KernelTypeId>, String> {
         btf::function(name)
     }
+
+    fn kernel_modules(&self) -> Result<std::rc::Rc<[String]>, String> {
+        Ok(functions::modules().into())
+    }
+
+    fn module_functions(&self, module: &str) -> Functions {
+        functions::module_list(module)
+    }
+
+    fn module_function(&self, module: &str, name: &str) -> Result<Option<KernelTypeId>, String> {
+        btf::module_function(module, name)
+    }
 }
