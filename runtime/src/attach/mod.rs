@@ -10,12 +10,17 @@ use crumbs_lang::ir::Program;
 use crumbs_lang::providers::AttachPoint;
 
 mod kprobe;
+pub(crate) mod kprobe_multi;
 mod perf_event;
 mod raw_tracepoint;
 mod tracepoint;
 
 /// An attached probe; dropping it detaches it.
 pub type Link = Box<dyn Send>;
+
+/// The programs crumbs loads itself rather than through aya (kprobe.multi), by name.
+#[derive(Default)]
+pub(crate) struct OwnPrograms(Vec<(String, std::os::fd::OwnedFd)>);
 
 fn missing(code: &ProgramCode) -> RunError {
     RunError::Other(format!("program {} missing from the ELF", code.name))
@@ -26,6 +31,9 @@ fn missing(code: &ProgramCode) -> RunError {
 /// and room for their files.
 pub(crate) fn prepare(compiled: &[ProgramCode]) -> Result<(), RunError> {
     let kprobes = compiled.iter().filter(|c| matches!(c.attach, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_))).count();
+    if compiled.iter().any(|c| !c.functions.is_empty()) {
+        kprobe_multi::supported().map_err(|why| RunError::Other(format!("fbt probes with -x fbtmode=multi need kprobe.multi links, and {why}; -x fbtmode=kprobe attaches a kprobe per function instead. Nothing was attached")))?;
+    }
     if kprobes > 0 {
         kprobe::available()?;
         kprobe::raise_file_limit(kprobes);
@@ -34,7 +42,16 @@ pub(crate) fn prepare(compiled: &[ProgramCode]) -> Result<(), RunError> {
 }
 
 /// Loads one program of the ELF into the kernel (through the verifier).
-pub(crate) fn load(ebpf: &mut Ebpf, code: &ProgramCode) -> Result<Result<(), ProgramError>, RunError> {
+pub(crate) fn load(ebpf: &mut Ebpf, own: &mut OwnPrograms, code: &ProgramCode) -> Result<Result<(), ProgramError>, RunError> {
+    if !code.functions.is_empty() {
+        return Ok(match kprobe_multi::load(ebpf, code)? {
+            Ok(fd) => {
+                own.0.push((code.name.clone(), fd));
+                Ok(())
+            }
+            Err((io_error, log)) => Err(ProgramError::LoadError { io_error, verifier_log: aya_obj::VerifierLog::new(log) }),
+        });
+    }
     Ok(match ebpf.program_mut(&code.name) {
         Some(AyaProgram::RawTracePoint(p)) => p.load(),
         Some(AyaProgram::PerfEvent(p)) => p.load(),
@@ -67,7 +84,11 @@ impl Tally {
 }
 
 /// Attaches one loaded program; BEGIN and END are never attached (they have no links).
-pub(crate) fn attach(ebpf: &mut Ebpf, program: &Program, code: &ProgramCode, tally: &mut Tally) -> Result<Vec<Link>, RunError> {
+pub(crate) fn attach(ebpf: &mut Ebpf, own: &OwnPrograms, program: &Program, code: &ProgramCode, tally: &mut Tally) -> Result<Vec<Link>, RunError> {
+    if !code.functions.is_empty() {
+        let fd = own.0.iter().find(|(n, _)| *n == code.name).map(|(_, fd)| fd).ok_or_else(|| missing(code))?;
+        return kprobe_multi::attach(fd, program, code, tally);
+    }
     match ebpf.program_mut(&code.name) {
         Some(AyaProgram::RawTracePoint(p)) => raw_tracepoint::attach(p, code),
         Some(AyaProgram::PerfEvent(p)) => perf_event::attach(p, code),

@@ -2,7 +2,7 @@
 
 use crumbs_ebpf::abi::Target;
 use crumbs_lang::builtins::VarHook;
-use crumbs_lang::ir::{Expr, IntFn, Node, Program, StrExpr, StrFn};
+use crumbs_lang::ir::{Expr, FbtMode, IntFn, Node, Program, StrExpr, StrFn};
 
 fn clock(id: libc::clockid_t) -> i64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
@@ -79,5 +79,18 @@ pub fn codegen_target(program: &Program) -> Target {
         cpus: super::cpus::possible() as u32,
         iter_num: if loops_over_strings(program) { iter_num() } else { None },
         tracing_frames: if uses_kernel_stack_values(program) { tracing_frames(program) } else { Vec::new() },
+        fbt_multi: fbt_multi(program),
     }
+}
+
+/// Whether the program's fbt probes attach with kprobe.multi links: where `-x fbtmode`
+/// says, else wherever the kernel has them. One program and one link for a set of
+/// functions attach and detach far faster than a kprobe program each (see benches/).
+fn fbt_multi(program: &Program) -> bool {
+    !program.functions.is_empty()
+        && match program.options.fbtmode {
+            Some(FbtMode::Multi) => true,
+            Some(FbtMode::Kprobe) => false,
+            None => crate::attach::kprobe_multi::supported().is_ok(),
+        }
 }

@@ -60,6 +60,21 @@ pub(crate) trait ProbeContext {
     }
 }
 
+/// The context of a program for `attach`, one for many functions (`multi`: kprobe.multi)
+/// or not.
+pub(crate) fn context_for(attach: AttachPoint, multi: bool) -> &'static dyn ProbeContext {
+    match attach {
+        AttachPoint::FbtEntry(_) if multi => &kprobe::MULTI_ENTRY,
+        AttachPoint::FbtReturn(_) if multi => &kprobe::MULTI_RETURN,
+        _ => context(attach),
+    }
+}
+
+/// The context of a compiled program.
+pub(crate) fn context_of(code: &crate::abi::ProgramCode) -> &'static dyn ProbeContext {
+    context_for(code.attach, !code.functions.is_empty())
+}
+
 /// The context of an attach point: the one place that maps attach points to their files.
 pub(crate) fn context(attach: AttachPoint) -> &'static dyn ProbeContext {
     match attach {
