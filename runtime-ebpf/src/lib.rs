@@ -171,3 +171,56 @@ pub fn dump(c: &Compiled) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crumbs_lang::check::CheckOptions;
+    use crumbs_lang::facts::sample::SampleKernel;
+
+    fn program(src: &str) -> Program {
+        crumbs_lang::compile(src, &CheckOptions { facts: Some(std::rc::Rc::new(SampleKernel)), ..Default::default() }).unwrap()
+    }
+
+    fn multi() -> Target {
+        Target { fbt_multi: true, ..Default::default() }
+    }
+
+    #[test]
+    fn fbt_functions_with_the_same_clauses_share_a_kprobe_multi_program() {
+        let p = program("fbt::vfs_read:entry, fbt::vfs_write:entry { @[probefunc] = count(); } fbt::vfs_read:return { @r = count(); } fbt::vfs_write:return { @w = count(); }");
+        let code = programs(&p, &multi()).unwrap();
+        let sets: Vec<_> = code.iter().map(|c| (c.attach, c.functions.clone())).collect();
+        assert_eq!(sets, [(AttachPoint::FbtEntry(0), vec![0, 1]), (AttachPoint::FbtReturn(0), vec![0]), (AttachPoint::FbtReturn(1), vec![1])]);
+        let text = dump(&compile(&p, &multi()).unwrap());
+        assert!(text.contains("crumbs_kprobemulti0 (kprobe.multi)") && text.contains("call bpf_get_attach_cookie"), "{text}");
+        // Without kprobe.multi: a program per function and direction, no cookie.
+        let code = programs(&p, &Target::default()).unwrap();
+        assert!(code.len() == 4 && code.iter().all(|c| c.functions.is_empty()));
+    }
+
+    #[test]
+    fn a_set_that_needs_probefuncs_text_gets_a_program_per_function() {
+        let p = program("fbt::vfs_read:entry, fbt::vfs_write:entry { @[strjoin(probefunc, \"!\")] = count(); }");
+        let code = programs(&p, &multi()).unwrap();
+        assert!(code.len() == 2 && code.iter().all(|c| c.functions.is_empty()), "{code:?}");
+    }
+
+    #[test]
+    fn cookies_carry_the_probe_id_and_the_functions_name() {
+        let p = program("fbt::vfs_read:entry, fbt::vfs_write:return { @[probefunc] = count(); }");
+        let write = p.strings.lookup("vfs_write").unwrap();
+        assert_eq!(abi::fbt_cookie(&p, 1, true), (crumbs_lang::providers::FBT_ID_BASE as u64 + 3) | write << 32);
+    }
+
+    #[test]
+    fn fentry_programs_read_arguments_and_return_values_with_helpers() {
+        let p = program("fbt::vfs_read:entry { @ = sum(arg2); } fbt::vfs_read:return { @r = sum(arg1); }");
+        let c = compile(&p, &Target { fbt_fentry: true, ..Default::default() }).unwrap();
+        assert!(c.programs.iter().all(|c| c.fentry));
+        let text = dump(&c);
+        for want in ["crumbs_fentry0 (fentry)", "crumbs_fexit0 (fexit)", "call bpf_get_func_arg", "call bpf_get_func_ret"] {
+            assert!(text.contains(want), "no {want} in {text}");
+        }
+    }
+}

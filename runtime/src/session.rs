@@ -118,7 +118,7 @@ pub(crate) fn load(program: &Program, compiled: &Compiled, quiet: bool) -> Resul
     let mut own = attach::OwnPrograms::default();
     for code in &compiled.programs {
         progress.tick();
-        if let Err(e) = attach::load(&mut ebpf, &mut own, code)? {
+        if let Err(e) = attach::load(&mut ebpf, &mut own, program, code)? {
             return Err(match e {
                 ProgramError::LoadError { io_error, verifier_log } => {
                     if io_error.kind() == io::ErrorKind::PermissionDenied && verifier_log.to_string().trim().is_empty() {

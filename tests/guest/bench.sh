@@ -10,14 +10,14 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 
 # Attach + detach (crumbs' whole run around `true`) of 1, ~10 and hundreds of functions.
 test_bench_fbt_attach() {
-    for mode in kprobe multi; do
+    for mode in kprobe fentry multi; do
         for pat in 'fbt::vfs_read:entry' 'fbt::vfs_re*:entry' 'fbt::vfs_*:entry' 'fbt::*_read*:entry'; do
             t0=$(now)
-            out=$(crumbs -x fbtmode=$mode -e "$pat { @ = count(); }" -c true 2>&1) || die "crumbs $mode $pat failed: $out"
+            out=$(crumbs -x fbtmode=$mode -e "$pat { @ = count(); }" -c true 2>&1) || { echo "figure: attach $mode $pat failed: $(echo "$out" | tail -n1)"; continue; }
             t=$(since "$t0")
             n=$(echo "$out" | sed -n "s/^crumbs: description .* matched \([0-9]*\) probes\{0,1\}$/\1/p")
             skipped=$(echo "$out" | sed -n 's/^crumbs: \([0-9]*\) of .* skipped.*/\1/p')
-            echo "BENCH attach $mode $pat functions=$n skipped=${skipped:-0} seconds=$t"
+            echo "figure: attach $mode $pat functions=$n skipped=${skipped:-0} seconds=$t"
         done
     done
 }
@@ -29,12 +29,12 @@ test_bench_fbt_overhead() {
     base() { io-benchmark -c -r -b 1 -s 256K -j /tmp/f | sed -n 's/.*"time_ns":\([0-9]*\).*/\1/p'; }
     b0=$(base)
     b1=$(base)
-    echo "BENCH overhead none ns_total=$b0 $b1"
-    for mode in kprobe multi; do
+    echo "figure: overhead none ns_total=$b0 $b1"
+    for mode in kprobe fentry multi; do
         for probe in 'fbt::vfs_read:entry' 'fbt::vfs_read:return'; do
-            out=$(crumbs -q -x fbtmode=$mode -e "$probe { @ = count(); }" -c "io-benchmark -c -r -b 1 -s 256K -j /tmp/f" 2>&1) || die "crumbs failed: $out"
+            out=$(crumbs -q -x fbtmode=$mode -e "$probe { @ = count(); }" -c "io-benchmark -c -r -b 1 -s 256K -j /tmp/f" 2>&1) || { echo "figure: overhead $mode failed: $(echo "$out" | tail -n1)"; continue; }
             t=$(echo "$out" | sed -n 's/.*"time_ns":\([0-9]*\).*/\1/p')
-            echo "BENCH overhead $mode $probe ns_per_call=$(awk -v t="$t" -v b="$b1" -v n=$reads 'BEGIN { printf "%.0f", (t - b) / n }') (total $t)"
+            echo "figure: overhead $mode $probe ns_per_call=$(awk -v t="$t" -v b="$b1" -v n=$reads 'BEGIN { printf "%.0f", (t - b) / n }') (total $t)"
         done
     done
 }

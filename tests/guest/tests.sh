@@ -1,7 +1,8 @@
 # Tests of the crumbs guest lane (tests/guest/run). Sourced by the guest's /init (busybox sh,
 # not bash: keep to POSIX sh). Each `test_NAME() { ... }` is one test, run in order, each in
 # its own shell, cwd /, with a fresh /tmp and a timeout; exit status 0 means PASS, and
-# anything it prints is shown when it fails. Run one alone with `tests/guest/run NAME`.
+# anything it prints is shown when it fails (its lines beginning `figure: ` also when it
+# passes: timings, never asserted). Run one alone with `tests/guest/run NAME`.
 #
 # In the guest: /bin/crumbs, /bin/io-benchmark, busybox applets, /scripts (the repo's
 # scripts/, if any), tracefs at /sys/kernel/tracing, bpffs at /sys/fs/bpf, debugfs.
@@ -262,18 +263,18 @@ expect_no_kprobe_multi() {
     out=$(crumbs -x fbtmode=multi -e 'BEGIN { printf("began\n"); } fbt::vfs_read:entry { exit(0); }' 2>&1)
     [ $? = 2 ] || die "forced kprobe.multi did not exit 2 on a kernel without it: $out"
     echo "$out" | grep -q 'need kprobe.multi links' || die "no clear error for a forced kprobe.multi in: $out"
-    ! echo "$out" | grep -q began || die "BEGIN ran though nothing could attach: $out"
+    ! echo "$out" | grep -qx began || die "BEGIN ran though nothing could attach: $out"
     echo "no kprobe.multi on this kernel: its error checked"
 }
 
-# fbt on vfs_read, in both attach modes (a kprobe per function; one kprobe.multi link, the
-# default on this kernel): exact entry and return counts of io-benchmark's 128 reads of its
+# fbt on vfs_read, in every attach mode (a kprobe per function; an fentry/fexit trampoline
+# per function; one kprobe.multi link, where the kernel has them): exact entry and return counts of io-benchmark's 128 reads of its
 # file, found through the typed struct chain args[0]->f_path.dentry->d_name.name; the
 # return values (arg1 and the typed args[1]) add up to the file's 64K; probefunc/probename
 # (a kprobe.multi program reads probefunc from its attach cookie).
 test_crumbs_fbt_vfs_read() {
-    modes=kprobe
-    if has_kprobe_multi; then modes="kprobe multi"; else expect_no_kprobe_multi; fi
+    modes="kprobe fentry"
+    if has_kprobe_multi; then modes="$modes multi"; else expect_no_kprobe_multi; fi
     for mode in $modes; do
         out=$(crumbs -q -x fbtmode=$mode -e 'fbt::vfs_read:entry /pid == $target && stringof(args[0]->f_path.dentry->d_name.name) == "fbtfile"/ {
                 @entry = count(); self->in = 1; @count = sum(args[2]); }
@@ -299,7 +300,7 @@ test_crumbs_fbt_multi_wide() {
     t1=$(cut -d' ' -f1 /proc/uptime)
     n=$(echo "$out" | sed -n "s/^crumbs: description .* matched \([0-9]*\) probes$/\1/p" | head -n1)
     [ -n "$n" ] && [ "$n" -ge 100 ] || die "expected 100 or more probes matched in: $out"
-    echo "fbt multi: $n probes, $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s attach+run+detach"
+    echo "figure: fbt multi: $n probes, $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s attach+run+detach"
     echo "$out" | awk '$1 == "vfs_read" && $2 == "entry" && $3 == 128 { e = 1 } $1 == "vfs_read" && $2 == "return" && $3 == 128 { r = 1 } END { exit !(e && r) }' \
         || die "expected vfs_read entry 128 and return 128 rows in: $out"
     out=$(crumbs -x fbtmode=multi -e 'fbt::no_such_fn*:entry { }' 2>&1)
@@ -332,7 +333,7 @@ test_crumbs_fbt_glob() {
     t1=$(date +%s)
     n=$(echo "$out" | sed -n "s/^crumbs: description .* matched \([0-9]*\) probes$/\1/p")
     [ -n "$n" ] && [ "$n" -ge 20 ] || die "expected 20 or more vfs_* probes matched in: $out"
-    echo "fbt glob: $n probes, $((t1 - t0)) s with the workload"
+    echo "figure: fbt glob: $n probes, $((t1 - t0)) s with the workload"
     expect_row "$out" vfs_read 128
     echo "$out" | grep -q '^  vfs_write ' || die "no vfs_write row in: $out"
     # A traceable function on the kprobe blacklist (present in BTF and ftrace's list).

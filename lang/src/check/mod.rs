@@ -417,12 +417,13 @@ fn rate_option(name: &str, value: Option<&str>) -> Result<u64, (String, String)>
 
 /// `strsize`: 2 bytes (one character and its NUL) to 4k, so that a few strings fit a
 /// record and the scratch space.
-/// The `fbtmode` option: how fbt probes attach (`kprobe` or `multi`).
+/// The `fbtmode` option: how fbt probes attach (`kprobe`, `multi` or `fentry`).
 fn fbtmode_option(value: Option<&str>) -> Result<crate::ir::FbtMode, (String, String)> {
     match value {
         Some("kprobe") => Ok(crate::ir::FbtMode::Kprobe),
         Some("multi" | "kprobe.multi") => Ok(crate::ir::FbtMode::Multi),
-        v => Err((format!("option `fbtmode` is `kprobe` or `multi`, got `{}`", v.unwrap_or("")), "write `fbtmode=kprobe` (a kprobe per function) or `fbtmode=multi` (one kprobe.multi link for many)".to_string())),
+        Some("fentry") => Ok(crate::ir::FbtMode::Fentry),
+        v => Err((format!("option `fbtmode` is `kprobe`, `multi` or `fentry`, got `{}`", v.unwrap_or("")), "write `fbtmode=kprobe` (a kprobe per function), `fbtmode=multi` (one kprobe.multi link for many) or `fbtmode=fentry` (an fentry/fexit trampoline per function)".to_string())),
     }
 }
 

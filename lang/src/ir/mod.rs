@@ -862,6 +862,9 @@ pub enum FbtMode {
     Kprobe,
     /// One program for many functions, attached with one kprobe.multi link (Linux 5.18).
     Multi,
+    /// One fentry or fexit program per function: a BPF trampoline, with the function's
+    /// arguments and return value in the program's context (Linux 5.5, with BTF).
+    Fentry,
 }
 
 /// Speculations in use at once unless the `nspec` option says (DTrace's default).

@@ -35,6 +35,9 @@ pub struct ProgramCode {
     /// A kprobe.multi program's kernel functions (indexes into the program's functions),
     /// all with the clauses of `attach`; empty for every other program.
     pub functions: Vec<u16>,
+    /// An fentry or fexit program (an fbt probe's; the runtime loads it against the
+    /// kernel's BTF prototype of its function).
+    pub fentry: bool,
 }
 
 /// The attach cookie of fbt function `index` in a kprobe.multi program (entry, or return
@@ -98,6 +101,9 @@ pub struct Target {
     /// fbt probes attach with kprobe.multi links: one program for all the functions that
     /// share their clauses (the runtime found the kernel can, or `-x fbtmode=multi` asked).
     pub fbt_multi: bool,
+    /// fbt probes attach as fentry and fexit programs, one per function (`-x fbtmode=fentry`
+    /// asked, or the runtime chose it for this kernel).
+    pub fbt_fentry: bool,
 }
 
 /// The ring buffer the programs send their records through ([`record`]).

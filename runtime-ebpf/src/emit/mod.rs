@@ -86,7 +86,7 @@ fn emit(p: &Program, group: &Group, functions: &[u16], target: &Target) -> Resul
     let errors = p.group(AttachPoint::Error).map_or(&[][..], |g| &g.clauses[..]);
     let faults_here = group.clauses.iter().any(|c| faults::may_fault(p, c));
     let scratch = group.clauses.iter().any(needs_scratch) || (errors.iter().any(needs_scratch) && faults_here);
-    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), func_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(scratch), clause: None, locals: Vec::new(), exit_flag, fault: None, error_args: None, pieces: Default::default(), strtok: None, shared_locals: Vec::new(), nr_in_r7: false, multi: !functions.is_empty() };
+    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), func_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(scratch), clause: None, locals: Vec::new(), exit_flag, fault: None, error_args: None, pieces: Default::default(), strtok: None, shared_locals: Vec::new(), nr_in_r7: false, multi: !functions.is_empty(), fentry: target.fbt_fentry && matches!(group.attach, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_)) };
     e.push(Insn::mov(R6, R1));
     e.context().prologue(&mut e, group);
     if scratch {
@@ -115,7 +115,7 @@ fn emit(p: &Program, group: &Group, functions: &[u16], target: &Target) -> Resul
     e.push(Insn::mov_imm(R0, 0));
     e.push(Insn::exit());
     e.resolve()?;
-    Ok(ProgramCode { name: e.context().program_name(p, group.attach), attach: group.attach, insns: e.insns, map_refs: e.map_refs, func_refs: e.func_refs, scratch: e.frame.scratch_max, functions: functions.to_vec() })
+    Ok(ProgramCode { name: e.context().program_name(p, group.attach), attach: group.attach, insns: e.insns, map_refs: e.map_refs, func_refs: e.func_refs, scratch: e.frame.scratch_max, functions: functions.to_vec(), fentry: e.fentry })
 }
 
 /// Whether a clause works with strings in buffers larger than the stack holds comfortably,
@@ -179,6 +179,8 @@ pub(crate) struct Emitter<'a> {
     nr_in_r7: bool,
     /// A kprobe.multi program: one for many functions (r7 holds the attach cookie).
     multi: bool,
+    /// An fentry or fexit program (an fbt probe's, in that mode).
+    fentry: bool,
     /// Where strtok()'s state is in the scratch space, if the program calls strtok().
     strtok: Option<i16>,
 }
@@ -186,7 +188,7 @@ pub(crate) struct Emitter<'a> {
 impl Emitter<'_> {
     /// How the program's probe context reads.
     fn context(&self) -> &'static dyn attach::ProbeContext {
-        attach::context_for(self.attach, self.multi)
+        attach::context_for(self.attach, self.multi, self.fentry)
     }
 
     fn push(&mut self, i: Insn) {

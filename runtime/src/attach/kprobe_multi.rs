@@ -47,6 +47,14 @@ struct ProgLoad {
     prog_name: [u8; 16],
     prog_ifindex: u32,
     expected_attach_type: u32,
+    prog_btf_fd: u32,
+    func_info_rec_size: u32,
+    func_info: u64,
+    func_info_cnt: u32,
+    line_info_rec_size: u32,
+    line_info: u64,
+    line_info_cnt: u32,
+    attach_btf_id: u32,
 }
 
 /// bpf_attr for BPF_LINK_CREATE of a kprobe.multi link.
@@ -74,9 +82,21 @@ fn attr<T>(a: &T) -> [u64; 16] {
 /// Loads `insns` as a kprobe program for kprobe.multi links; on a refusal, the error and
 /// the verifier's log.
 fn load_insns(name: &str, insns: &[Insn]) -> Result<OwnedFd, (io::Error, String)> {
+    load_program(name, insns, BPF_PROG_TYPE_KPROBE, BPF_TRACE_KPROBE_MULTI, 0)
+}
+
+/// Loads `insns` as an fentry program on the kernel function whose BTF id is `btf_id` (to
+/// find out whether the kernel allows fentry programs).
+pub(crate) fn load_tracing(insns: &[Insn], btf_id: u32) -> io::Result<OwnedFd> {
+    const BPF_PROG_TYPE_TRACING: u32 = 26;
+    const BPF_TRACE_FENTRY: u32 = 24;
+    load_program("crumbs_probe", insns, BPF_PROG_TYPE_TRACING, BPF_TRACE_FENTRY, btf_id).map_err(|(e, _)| e)
+}
+
+fn load_program(name: &str, insns: &[Insn], prog_type: u32, expected_attach_type: u32, attach_btf_id: u32) -> Result<OwnedFd, (io::Error, String)> {
     let code: Vec<u8> = insns.iter().flat_map(|i| i.encode()).collect();
     let license = c"GPL";
-    let mut a = ProgLoad { prog_type: BPF_PROG_TYPE_KPROBE, insn_cnt: insns.len() as u32, insns: code.as_ptr() as u64, license: license.as_ptr() as u64, expected_attach_type: BPF_TRACE_KPROBE_MULTI, ..Default::default() };
+    let mut a = ProgLoad { prog_type, insn_cnt: insns.len() as u32, insns: code.as_ptr() as u64, license: license.as_ptr() as u64, expected_attach_type, attach_btf_id, ..Default::default() };
     // The kernel takes a name of letters, digits, `_` and `.`, 15 at most.
     for (d, s) in a.prog_name.iter_mut().zip(name.bytes().take(15)) {
         *d = s;
@@ -174,23 +194,46 @@ pub(crate) fn attach(prog: &OwnedFd, program: &Program, code: &ProgramCode, tall
     tally.functions += syms.len();
     let mut links: Vec<Link> = Vec::new();
     let mut refused = Vec::new();
-    attach_halving(prog, &syms, &cookies, ret, 0, &mut links, &mut refused);
+    halving(0..syms.len(), &mut |r| link(prog, &syms[r.clone()], &cookies[r], ret).map(|fd| Box::new(fd) as Link), &mut links, &mut refused);
     for (i, e) in refused {
         tally.skipped.push((program.functions[code.functions[i] as usize].name.clone(), format!("kprobe.multi link refused: {e}")));
     }
     Ok(links)
 }
 
-/// Links `syms[..]` (the set's functions from `base` on); where the kernel refuses the set,
-/// each half on its own, down to the single functions it refuses.
-fn attach_halving(prog: &OwnedFd, syms: &[u64], cookies: &[u64], ret: bool, base: usize, links: &mut Vec<Link>, refused: &mut Vec<(usize, io::Error)>) {
-    match link(prog, syms, cookies, ret) {
-        Ok(fd) => links.push(Box::new(fd)),
-        Err(e) if syms.len() == 1 => refused.push((base, e)),
+/// Links the functions `set` (indexes into the program's set) with `try_link`; where the
+/// kernel refuses them, each half on its own, down to the single functions it refuses.
+fn halving<T>(set: std::ops::Range<usize>, try_link: &mut impl FnMut(std::ops::Range<usize>) -> io::Result<T>, links: &mut Vec<T>, refused: &mut Vec<(usize, io::Error)>) {
+    match try_link(set.clone()) {
+        Ok(l) => links.push(l),
+        Err(e) if set.len() == 1 => refused.push((set.start, e)),
         Err(_) => {
-            let half = syms.len() / 2;
-            attach_halving(prog, &syms[..half], &cookies[..half], ret, base, links, refused);
-            attach_halving(prog, &syms[half..], &cookies[half..], ret, base + half, links, refused);
+            let half = set.start + set.len() / 2;
+            halving(set.start..half, try_link, links, refused);
+            halving(half..set.end, try_link, links, refused);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refused_functions_are_found_by_halving_and_the_rest_linked() {
+        // The kernel refuses any set holding function 3 or 6 of 8.
+        let mut tries = 0;
+        let mut try_link = |r: std::ops::Range<usize>| {
+            tries += 1;
+            if r.clone().any(|i| i == 3 || i == 6) { Err(io::Error::from_raw_os_error(libc::EINVAL)) } else { Ok(r) }
+        };
+        let (mut links, mut refused) = (Vec::new(), Vec::new());
+        halving(0..8, &mut try_link, &mut links, &mut refused);
+        assert_eq!(links, [0..2, 2..3, 4..6, 7..8]);
+        assert_eq!(refused.iter().map(|(i, _)| *i).collect::<Vec<_>>(), [3, 6]);
+        assert_eq!(tries, 11);
+        let (mut links, mut refused) = (Vec::new(), Vec::new());
+        halving(0..500, &mut |r| Ok::<_, io::Error>(r), &mut links, &mut refused);
+        assert_eq!(links, [0..500]);
     }
 }

@@ -9,6 +9,7 @@ use crumbs_ebpf::abi::ProgramCode;
 use crumbs_lang::ir::Program;
 use crumbs_lang::providers::AttachPoint;
 
+mod fentry;
 mod kprobe;
 pub(crate) mod kprobe_multi;
 mod perf_event;
@@ -18,9 +19,11 @@ mod tracepoint;
 /// An attached probe; dropping it detaches it.
 pub type Link = Box<dyn Send>;
 
-/// The programs crumbs loads itself rather than through aya (kprobe.multi), by name.
+/// What loading leaves for attaching besides aya's programs: the programs crumbs loads
+/// itself (kprobe.multi), by name, and the functions whose fentry/fexit program the kernel
+/// refused (with why).
 #[derive(Default)]
-pub(crate) struct OwnPrograms(Vec<(String, std::os::fd::OwnedFd)>);
+pub(crate) struct OwnPrograms(Vec<(String, std::os::fd::OwnedFd)>, Vec<(String, String)>);
 
 fn missing(code: &ProgramCode) -> RunError {
     RunError::Other(format!("program {} missing from the ELF", code.name))
@@ -31,18 +34,23 @@ fn missing(code: &ProgramCode) -> RunError {
 /// and room for their files.
 pub(crate) fn prepare(compiled: &[ProgramCode]) -> Result<(), RunError> {
     let kprobes = compiled.iter().filter(|c| matches!(c.attach, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_))).count();
+    if compiled.iter().any(|c| c.fentry) {
+        fentry::supported().map_err(|why| RunError::Other(format!("fbt probes with -x fbtmode=fentry need fentry/fexit programs, and {why}; -x fbtmode=kprobe attaches kprobes instead. Nothing was attached")))?;
+    }
     if compiled.iter().any(|c| !c.functions.is_empty()) {
         kprobe_multi::supported().map_err(|why| RunError::Other(format!("fbt probes with -x fbtmode=multi need kprobe.multi links, and {why}; -x fbtmode=kprobe attaches a kprobe per function instead. Nothing was attached")))?;
     }
-    if kprobes > 0 {
+    if compiled.iter().any(|c| !c.fentry && matches!(c.attach, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_))) {
         kprobe::available()?;
+    }
+    if kprobes > 0 {
         kprobe::raise_file_limit(kprobes);
     }
     Ok(())
 }
 
 /// Loads one program of the ELF into the kernel (through the verifier).
-pub(crate) fn load(ebpf: &mut Ebpf, own: &mut OwnPrograms, code: &ProgramCode) -> Result<Result<(), ProgramError>, RunError> {
+pub(crate) fn load(ebpf: &mut Ebpf, own: &mut OwnPrograms, program: &Program, code: &ProgramCode) -> Result<Result<(), ProgramError>, RunError> {
     if !code.functions.is_empty() {
         return Ok(match kprobe_multi::load(ebpf, code)? {
             Ok(fd) => {
@@ -57,6 +65,8 @@ pub(crate) fn load(ebpf: &mut Ebpf, own: &mut OwnPrograms, code: &ProgramCode) -
         Some(AyaProgram::PerfEvent(p)) => p.load(),
         Some(AyaProgram::TracePoint(p)) => p.load(),
         Some(AyaProgram::KProbe(p)) => p.load(),
+        Some(AyaProgram::FEntry(p)) => fentry::load_entry(p, program, code, &mut own.1)?,
+        Some(AyaProgram::FExit(p)) => fentry::load_exit(p, program, code, &mut own.1)?,
         _ => return Err(missing(code)),
     })
 }
@@ -94,6 +104,8 @@ pub(crate) fn attach(ebpf: &mut Ebpf, own: &OwnPrograms, program: &Program, code
         Some(AyaProgram::PerfEvent(p)) => perf_event::attach(p, code),
         Some(AyaProgram::TracePoint(p)) => tracepoint::attach(p, program, code),
         Some(AyaProgram::KProbe(p)) => kprobe::attach(p, program, code, tally),
+        Some(AyaProgram::FEntry(p)) => fentry::attach(|| p.attach().and_then(|id| p.take_link(id)).map(|l| Box::new(l) as Link), program, code, tally, &own.1),
+        Some(AyaProgram::FExit(p)) => fentry::attach(|| p.attach().and_then(|id| p.take_link(id)).map(|l| Box::new(l) as Link), program, code, tally, &own.1),
         _ => Err(missing(code)),
     }
 }

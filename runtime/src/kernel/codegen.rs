@@ -80,6 +80,7 @@ pub fn codegen_target(program: &Program) -> Target {
         iter_num: if loops_over_strings(program) { iter_num() } else { None },
         tracing_frames: if uses_kernel_stack_values(program) { tracing_frames(program) } else { Vec::new() },
         fbt_multi: fbt_multi(program),
+        fbt_fentry: !program.functions.is_empty() && program.options.fbtmode == Some(FbtMode::Fentry),
     }
 }
 
@@ -90,7 +91,7 @@ fn fbt_multi(program: &Program) -> bool {
     !program.functions.is_empty()
         && match program.options.fbtmode {
             Some(FbtMode::Multi) => true,
-            Some(FbtMode::Kprobe) => false,
+            Some(FbtMode::Kprobe | FbtMode::Fentry) => false,
             None => crate::attach::kprobe_multi::supported().is_ok(),
         }
 }

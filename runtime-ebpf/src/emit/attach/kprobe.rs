@@ -26,7 +26,7 @@ pub(super) const MULTI_ENTRY: Kprobe = Kprobe { ret: false, multi: true };
 pub(super) const MULTI_RETURN: Kprobe = Kprobe { ret: true, multi: true };
 
 /// The index of the probed function in the program's functions.
-fn index(attach: AttachPoint) -> usize {
+pub(super) fn index(attach: AttachPoint) -> usize {
     match attach {
         AttachPoint::FbtEntry(i) | AttachPoint::FbtReturn(i) => i as usize,
         _ => unreachable!("a kprobe context for {attach:?}"),
