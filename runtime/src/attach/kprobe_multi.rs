@@ -234,6 +234,6 @@ mod tests {
         assert_eq!(tries, 11);
         let (mut links, mut refused) = (Vec::new(), Vec::new());
         halving(0..500, &mut |r| Ok::<_, io::Error>(r), &mut links, &mut refused);
-        assert_eq!(links, [0..500]);
+        assert_eq!((links.len(), links[0].clone()), (1, 0..500));
     }
 }
