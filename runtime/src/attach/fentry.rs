@@ -65,6 +65,7 @@ fn refused_by_attach(log: &str) -> bool {
 pub(super) fn attach(link: impl FnOnce() -> Result<Link, ProgramError>, program: &Program, code: &ProgramCode, tally: &mut Tally, refused: &[(String, String)]) -> Result<Vec<Link>, RunError> {
     let f = function(program, code);
     tally.functions += 1;
+    tally.how = Some("an fentry/fexit trampoline");
     if let Some((_, why)) = refused.iter().find(|(g, _)| g == f) {
         tally.skipped.push((f.to_string(), why.clone()));
         return Ok(Vec::new());

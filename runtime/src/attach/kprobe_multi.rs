@@ -192,11 +192,12 @@ pub(crate) fn attach(prog: &OwnedFd, program: &Program, code: &ProgramCode, tall
     let syms: Vec<u64> = names.iter().map(|n| n.as_ptr() as u64).collect();
     let cookies: Vec<u64> = code.functions.iter().map(|&i| fbt_cookie(program, i, ret)).collect();
     tally.functions += syms.len();
+    tally.how = Some("a kprobe.multi link");
     let mut links: Vec<Link> = Vec::new();
     let mut refused = Vec::new();
     halving(0..syms.len(), &mut |r| link(prog, &syms[r.clone()], &cookies[r], ret).map(|fd| Box::new(fd) as Link), &mut links, &mut refused);
     for (i, e) in refused {
-        tally.skipped.push((program.functions[code.functions[i] as usize].name.clone(), format!("kprobe.multi link refused: {e}")));
+        tally.skipped.push((program.functions[code.functions[i] as usize].name.clone(), e.to_string()));
     }
     Ok(links)
 }

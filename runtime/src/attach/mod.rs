@@ -9,7 +9,7 @@ use crumbs_ebpf::abi::ProgramCode;
 use crumbs_lang::ir::Program;
 use crumbs_lang::providers::AttachPoint;
 
-mod fentry;
+pub(crate) mod fentry;
 mod kprobe;
 pub(crate) mod kprobe_multi;
 mod perf_event;
@@ -77,6 +77,8 @@ pub(crate) fn load(ebpf: &mut Ebpf, own: &mut OwnPrograms, program: &Program, co
 pub(crate) struct Tally {
     pub functions: usize,
     pub skipped: Vec<(String, String)>,
+    /// How the refused functions were to be probed, for the message: "a kprobe" if unset.
+    pub how: Option<&'static str>,
 }
 
 impl Tally {
@@ -85,11 +87,12 @@ impl Tally {
     pub fn outcome(&self) -> Result<Option<String>, RunError> {
         let Some((first, why)) = self.skipped.first() else { return Ok(None) };
         let n = self.skipped.len();
+        let how = self.how.unwrap_or("a kprobe");
         if n == self.functions {
             let what = if n == 1 { format!("kernel function {first}") } else { format!("any of the {n} kernel function probes (the first, {first})") };
-            return Err(RunError::Other(format!("cannot attach a kprobe to {what}: {why}")));
+            return Err(RunError::Other(format!("cannot attach {how} to {what}: {why}")));
         }
-        Ok(Some(format!("{n} of {} fbt probes skipped: the kernel refused a kprobe on their functions (notrace, the kprobe blacklist, a name several functions share), e.g. {first}: {why}", self.functions)))
+        Ok(Some(format!("{n} of {} fbt probes skipped: the kernel refused {how} on their functions (notrace, the kprobe blacklist, a name several functions share), e.g. {first}: {why}", self.functions)))
     }
 }
 
@@ -118,10 +121,10 @@ mod tests {
     fn skipped_functions_are_counted_and_all_skipped_is_an_error() {
         assert!(matches!(Tally::default().outcome(), Ok(None)));
         let why = |f: &str| (f.to_string(), "`perf_event_open` failed: Invalid argument (os error 22)".to_string());
-        let some = Tally { functions: 3, skipped: vec![why("__die")] };
+        let some = Tally { functions: 3, skipped: vec![why("__die")], how: None };
         let line = some.outcome().unwrap().unwrap();
         assert!(line.starts_with("1 of 3 fbt probes skipped") && line.contains("__die: `perf_event_open` failed: Invalid argument"), "{line}");
-        let all = Tally { functions: 1, skipped: vec![why("__die")] };
+        let all = Tally { functions: 1, skipped: vec![why("__die")], how: None };
         let Err(RunError::Other(msg)) = all.outcome() else { panic!("all skipped is not an error") };
         assert!(msg.starts_with("cannot attach a kprobe to kernel function __die: "), "{msg}");
     }
