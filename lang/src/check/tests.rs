@@ -167,6 +167,18 @@ fn options_and_macros() {
 }
 
 #[test]
+fn fbtmode_names_an_attach_mode() {
+    let o = |text: &str| ok(&format!("#pragma D option {text}\nBEGIN {{}}")).options.fbtmode;
+    assert_eq!(o("fbtmode=kprobe"), Some(crate::ir::FbtMode::Kprobe));
+    assert_eq!(o("fbtmode=multi"), Some(crate::ir::FbtMode::Multi));
+    assert_eq!(o("fbtmode=kprobe.multi"), Some(crate::ir::FbtMode::Multi));
+    assert_eq!(o("fbtmode=fentry"), Some(crate::ir::FbtMode::Fentry));
+    assert_eq!(ok("BEGIN {}").options.fbtmode, None);
+    let (d, _) = err("#pragma D option fbtmode=fexit\nBEGIN {}");
+    assert!(d.message.contains("`kprobe`, `multi` or `fentry`, got `fexit`"), "{}", d.message);
+}
+
+#[test]
 fn sort_position_options() {
     let o = |text: &str| ok(&format!("#pragma D option {text}\nBEGIN {{}}")).options;
     assert_eq!(o("aggsortpos=2").aggsortpos, 2);

@@ -3,7 +3,7 @@
 //! clocks, struct offsets from BTF, CPUs) and the CPU lists. Everything that reads the
 //! machine to compile a program is here, so lang and the code generator stay pure.
 
-mod btf;
+pub(crate) mod btf;
 pub(crate) mod codegen;
 pub mod cpus;
 mod functions;
