@@ -61,6 +61,18 @@ pub trait KernelFacts: std::fmt::Debug {
     fn user_module(&self, _path: &str) -> Result<user::UserModule, String> {
         Err("user-space programs cannot be read here".to_string())
     }
+    /// The loaded kernel modules whose functions can be probed (those with BTF), sorted.
+    fn kernel_modules(&self) -> Result<Rc<[String]>, String> {
+        Ok(Rc::from([]))
+    }
+    /// Module `module`'s functions that can be probed, sorted, as [`KernelFacts::kernel_functions`].
+    fn module_functions(&self, module: &str) -> Functions {
+        Err(format!("no kernel module `{module}` with BTF is loaded"))
+    }
+    /// The prototype of module `module`'s function `name`, as [`KernelFacts::kernel_function`].
+    fn module_function(&self, _module: &str, _name: &str) -> Result<Option<KernelTypeId>, String> {
+        Ok(None)
+    }
 }
 
 /// A type id in the running kernel's BTF; 0 is `void`.
@@ -179,6 +191,17 @@ impl KernelFacts for Memo {
         let m = self.inner.user_module(path);
         self.files.borrow_mut().insert(path.to_string(), m.clone());
         m
+    }
+    fn kernel_modules(&self) -> Result<Rc<[String]>, String> {
+        self.inner.kernel_modules()
+    }
+
+    fn module_functions(&self, module: &str) -> Functions {
+        self.inner.module_functions(module)
+    }
+
+    fn module_function(&self, module: &str, name: &str) -> Result<Option<KernelTypeId>, String> {
+        self.inner.module_function(module, name)
     }
 }
 
