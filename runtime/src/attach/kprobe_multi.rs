@@ -72,7 +72,7 @@ struct LinkCreate {
     cookies: u64,
 }
 
-fn attr<T>(a: &T) -> [u64; 16] {
+pub(super) fn attr<T>(a: &T) -> [u64; 16] {
     let mut out = [0u64; 16];
     // SAFETY: T is a repr(C) bpf_attr prefix no bigger than 128 bytes; out is zeroed.
     unsafe { std::ptr::copy_nonoverlapping(a as *const T as *const u8, out.as_mut_ptr() as *mut u8, std::mem::size_of::<T>().min(128)) };
@@ -83,6 +83,11 @@ fn attr<T>(a: &T) -> [u64; 16] {
 /// the verifier's log.
 fn load_insns(name: &str, insns: &[Insn]) -> Result<OwnedFd, (io::Error, String)> {
     load_program(name, insns, BPF_PROG_TYPE_KPROBE, BPF_TRACE_KPROBE_MULTI, 0)
+}
+
+/// Loads `insns` as a kprobe program with another expected attach type (uprobe.multi's).
+pub(super) fn load_kprobe_as(name: &str, insns: &[Insn], expected_attach_type: u32) -> Result<OwnedFd, (io::Error, String)> {
+    load_program(name, insns, BPF_PROG_TYPE_KPROBE, expected_attach_type, 0)
 }
 
 /// Loads `insns` as an fentry program on the kernel function whose BTF id is `btf_id` (to
@@ -169,6 +174,11 @@ fn map_fd(ebpf: &Ebpf, name: &str) -> Option<RawFd> {
 /// aya's loader would: a map's descriptor, or for the globals the `.bss` map's value at the
 /// offset the instruction holds).
 pub(crate) fn load(ebpf: &Ebpf, code: &ProgramCode) -> Result<Result<OwnedFd, (io::Error, String)>, RunError> {
+    Ok(load_insns(&code.name, &resolved(ebpf, code)?))
+}
+
+/// The program's instructions with its map references resolved to the maps aya created.
+pub(super) fn resolved(ebpf: &Ebpf, code: &ProgramCode) -> Result<Vec<Insn>, RunError> {
     let mut insns = code.insns.clone();
     for r in &code.map_refs {
         let fd = map_fd(ebpf, &r.map).ok_or_else(|| RunError::Other(format!("map {} missing for program {}", r.map, code.name)))?;
@@ -182,7 +192,7 @@ pub(crate) fn load(ebpf: &Ebpf, code: &ProgramCode) -> Result<Result<OwnedFd, (i
         }
         ld.imm = fd;
     }
-    Ok(load_insns(&code.name, &insns))
+    Ok(insns)
 }
 
 /// Attaches a loaded kprobe.multi program to its functions.

@@ -16,6 +16,7 @@ mod perf_event;
 mod raw_tracepoint;
 mod tracepoint;
 mod uprobe;
+mod uprobe_multi;
 mod usdt;
 
 /// An attached probe; dropping it detaches it.
@@ -55,6 +56,15 @@ pub(crate) fn prepare(compiled: &[ProgramCode]) -> Result<(), RunError> {
 pub(crate) fn load(ebpf: &mut Ebpf, own: &mut OwnPrograms, program: &Program, code: &ProgramCode) -> Result<Result<(), ProgramError>, RunError> {
     if !code.functions.is_empty() {
         return Ok(match kprobe_multi::load(ebpf, code)? {
+            Ok(fd) => {
+                own.0.push((code.name.clone(), fd));
+                Ok(())
+            }
+            Err((io_error, log)) => Err(ProgramError::LoadError { io_error, verifier_log: aya_obj::VerifierLog::new(log) }),
+        });
+    }
+    if matches!(code.attach, AttachPoint::UserEntry(_) | AttachPoint::UserReturn(_)) && uprobe_multi::supported() {
+        return Ok(match uprobe_multi::load(ebpf, code)? {
             Ok(fd) => {
                 own.0.push((code.name.clone(), fd));
                 Ok(())
@@ -111,6 +121,9 @@ pub(crate) fn attach(ebpf: &mut Ebpf, own: &OwnPrograms, program: &Program, code
     if !code.functions.is_empty() {
         let fd = own.0.iter().find(|(n, _)| *n == code.name).map(|(_, fd)| fd).ok_or_else(|| missing(code))?;
         return kprobe_multi::attach(fd, program, code, tally);
+    }
+    if let (AttachPoint::UserEntry(i) | AttachPoint::UserReturn(i), Some(fd)) = (code.attach, own.0.iter().find(|(n, _)| *n == code.name).map(|(_, fd)| fd)) {
+        return Ok(uprobe_multi::attach(fd, &program.user_probes[i as usize], &mut tally.user));
     }
     match ebpf.program_mut(&code.name) {
         Some(AyaProgram::RawTracePoint(p)) => raw_tracepoint::attach(p, code),
