@@ -52,6 +52,14 @@ impl KernelFacts for FixedKernel {
     fn kernel_function(&self, name: &str) -> Result<Option<u32>, String> {
         Ok(sample::function(name))
     }
+
+    fn raw_tracepoints(&self) -> Functions {
+        sample::SampleKernel.raw_tracepoints()
+    }
+
+    fn raw_tracepoint(&self, name: &str) -> Result<Option<u32>, String> {
+        Ok(sample::raw_tracepoint(name))
+    }
 }
 
 impl Kernel for FixedKernel {

@@ -117,7 +117,7 @@ pub(crate) fn load(program: &Program, compiled: &Compiled, quiet: bool) -> Resul
     let mut progress = Progress::new("loading programs", compiled.programs.len(), !quiet);
     for code in &compiled.programs {
         progress.tick();
-        if let Err(e) = attach::load(&mut ebpf, code)? {
+        if let Err(e) = attach::load(&mut ebpf, program, code)? {
             return Err(match e {
                 ProgramError::LoadError { io_error, verifier_log } => {
                     if io_error.kind() == io::ErrorKind::PermissionDenied && verifier_log.to_string().trim().is_empty() {

@@ -25,6 +25,7 @@ mod memory;
 mod pcap;
 mod speculation;
 mod print;
+mod rawtracepoint;
 mod strings;
 mod symbols;
 mod tracepoint;
@@ -166,6 +167,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         tracepoints: Vec::new(),
         clause_tracepoints: Vec::new(),
         functions: Vec::new(),
+        raw_tracepoints: Vec::new(),
         clause_probes: Vec::new(),
         clause_arg_types: std::collections::HashMap::new(),
         types,
@@ -212,6 +214,9 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
                 }
                 if let AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_) = p.attach {
                     p.attach = cx.function(p.attach, p.module, p.function, desc)?;
+                }
+                if let AttachPoint::RawTracepoint(_) = p.attach {
+                    p.attach = cx.raw_tracepoint(opts, p.module, p.name, desc)?;
                 }
                 if matches!(p.attach, AttachPoint::Profile { .. }) && !profile_probes.iter().any(|q| q.attach == p.attach) {
                     let id = PROFILE_ID_BASE + profile_probes.len() as u32;
@@ -304,6 +309,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         user_symbols: cx.user_symbols,
         tracepoints: cx.tracepoints,
         functions: cx.functions,
+        raw_tracepoints: cx.raw_tracepoints,
     };
     if again {
         let vars = cx.var_types.into_iter().filter(|(v, _)| !matches!(v, VarRef::Clause(_))).collect();
@@ -491,6 +497,8 @@ struct Checker<'a> {
     clause_tracepoints: Vec<usize>,
     /// The kernel functions fbt probes are on, numbered in order of first use.
     functions: Vec<KernelFunction>,
+    /// The raw tracepoints the program attaches to, numbered in order of first use.
+    raw_tracepoints: Vec<crate::ir::RawTracepoint>,
     /// The probes of the clause being checked (their prototypes type `args[N]`).
     clause_probes: Vec<crate::providers::Probe>,
     /// The type of `args[N]` in the clause being checked, by N, once found.

@@ -49,6 +49,17 @@ pub trait KernelFacts: std::fmt::Debug {
     fn kernel_function(&self, _name: &str) -> Result<Option<KernelTypeId>, String> {
         Err("the kernel's types (BTF) are not available here".to_string())
     }
+    /// The kernel's raw tracepoints (vmlinux's, sorted by name): those its BTF has a
+    /// `btf_trace_NAME` typedef for.
+    fn raw_tracepoints(&self) -> Functions {
+        Err("the kernel's raw tracepoints (BTF) are not available here".to_string())
+    }
+    /// A raw tracepoint's prototype: an id whose [`KernelFacts::kernel_type`] is a
+    /// [`KernelType::Function`] whose first parameter (`void *`, the program's context) is
+    /// not the tracepoint's; `Ok(None)` if the kernel's types do not describe it.
+    fn raw_tracepoint(&self, _name: &str) -> Result<Option<KernelTypeId>, String> {
+        Err("the kernel's types (BTF) are not available here".to_string())
+    }
 }
 
 /// A type id in the running kernel's BTF; 0 is `void`.
@@ -104,12 +115,13 @@ pub struct Memo {
     inner: Rc<dyn KernelFacts>,
     tracepoints: OnceCell<Listing>,
     functions: OnceCell<Functions>,
+    raw_tracepoints: OnceCell<Functions>,
     formats: RefCell<HashMap<(String, String), Result<String, String>>>,
 }
 
 impl Memo {
     pub fn new(inner: Rc<dyn KernelFacts>) -> Memo {
-        Memo { inner, tracepoints: OnceCell::new(), functions: OnceCell::new(), formats: RefCell::default() }
+        Memo { inner, tracepoints: OnceCell::new(), functions: OnceCell::new(), raw_tracepoints: OnceCell::new(), formats: RefCell::default() }
     }
 }
 
@@ -146,6 +158,14 @@ impl KernelFacts for Memo {
 
     fn kernel_function(&self, name: &str) -> Result<Option<KernelTypeId>, String> {
         self.inner.kernel_function(name)
+    }
+
+    fn raw_tracepoints(&self) -> Functions {
+        self.raw_tracepoints.get_or_init(|| self.inner.raw_tracepoints()).clone()
+    }
+
+    fn raw_tracepoint(&self, name: &str) -> Result<Option<KernelTypeId>, String> {
+        self.inner.raw_tracepoint(name)
     }
 }
 

@@ -900,6 +900,20 @@ pub struct Program {
     /// The kernel functions this program's fbt probes are on; `AttachPoint::FbtEntry(i)` and
     /// `FbtReturn(i)` are the i-th's.
     pub functions: Vec<KernelFunction>,
+    /// The raw tracepoints this program attaches to; `AttachPoint::RawTracepoint(i)` is the
+    /// i-th.
+    pub raw_tracepoints: Vec<RawTracepoint>,
+}
+
+/// A raw tracepoint a program probes, with what its context holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawTracepoint {
+    pub module: String,
+    pub name: String,
+    /// Whether each of its arguments (the context's u64s, in order) is a pointer: a
+    /// BTF-typed program reads those through bpf_probe_read_kernel, which leaves a plain
+    /// number the verifier lets D do arithmetic on.
+    pub pointers: Vec<bool>,
 }
 
 /// A kernel function a program probes (fbt).
@@ -941,6 +955,11 @@ impl Program {
         Some((self.functions.get(n as usize / 2)?, if n % 2 == 0 { "entry" } else { "return" }))
     }
 
+    /// The raw tracepoint of a probe id.
+    pub fn raw_tracepoint(&self, id: u32) -> Option<&RawTracepoint> {
+        self.raw_tracepoints.get(id.checked_sub(crate::providers::RAWTP_ID_BASE)? as usize)
+    }
+
     /// `provider:module:function:name` of a probe id, for messages.
     pub fn probe_description(&self, id: u32) -> String {
         if let Some(p) = self.profile_probes.iter().find(|p| p.id == id) {
@@ -951,6 +970,9 @@ impl Program {
         }
         if let Some((f, name)) = self.fbt_probe(id) {
             return format!("fbt:{}:{}:{name}", f.module, f.name);
+        }
+        if let Some(t) = self.raw_tracepoint(id) {
+            return format!("rawtracepoint:{}::{}", t.module, t.name);
         }
         crate::providers::probe_by_id(id).map_or_else(|| format!("probe {id}"), |p| format!("{}:{}:{}:{}", p.provider, p.module, p.function, p.name))
     }
@@ -965,6 +987,9 @@ impl Program {
         }
         if let Some((f, name)) = self.fbt_probe(id) {
             return (f.name.clone(), name.to_string());
+        }
+        if let Some(t) = self.raw_tracepoint(id) {
+            return (String::new(), t.name.clone());
         }
         crate::providers::probe_by_id(id).map_or((String::new(), String::new()), |p| (p.function.to_string(), p.name.to_string()))
     }

@@ -9,6 +9,7 @@ use crumbs_ebpf::abi::ProgramCode;
 use crumbs_lang::ir::Program;
 use crumbs_lang::providers::AttachPoint;
 
+mod btf_tracepoint;
 mod kprobe;
 mod perf_event;
 mod raw_tracepoint;
@@ -34,12 +35,13 @@ pub(crate) fn prepare(compiled: &[ProgramCode]) -> Result<(), RunError> {
 }
 
 /// Loads one program of the ELF into the kernel (through the verifier).
-pub(crate) fn load(ebpf: &mut Ebpf, code: &ProgramCode) -> Result<Result<(), ProgramError>, RunError> {
+pub(crate) fn load(ebpf: &mut Ebpf, program: &Program, code: &ProgramCode) -> Result<Result<(), ProgramError>, RunError> {
     Ok(match ebpf.program_mut(&code.name) {
         Some(AyaProgram::RawTracePoint(p)) => p.load(),
         Some(AyaProgram::PerfEvent(p)) => p.load(),
         Some(AyaProgram::TracePoint(p)) => p.load(),
         Some(AyaProgram::KProbe(p)) => p.load(),
+        Some(AyaProgram::BtfTracePoint(p)) => btf_tracepoint::load(p, program, code)?,
         _ => return Err(missing(code)),
     })
 }
@@ -73,6 +75,7 @@ pub(crate) fn attach(ebpf: &mut Ebpf, program: &Program, code: &ProgramCode, tal
         Some(AyaProgram::PerfEvent(p)) => perf_event::attach(p, code),
         Some(AyaProgram::TracePoint(p)) => tracepoint::attach(p, program, code),
         Some(AyaProgram::KProbe(p)) => kprobe::attach(p, program, code, tally),
+        Some(AyaProgram::BtfTracePoint(p)) => btf_tracepoint::attach(p, program, code),
         _ => Err(missing(code)),
     }
 }

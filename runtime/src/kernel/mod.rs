@@ -7,6 +7,7 @@ mod btf;
 pub(crate) mod codegen;
 pub mod cpus;
 mod functions;
+mod raw_tracepoints;
 mod tracefs;
 
 use codegen::codegen_target;
@@ -67,5 +68,13 @@ impl KernelFacts for LiveKernel {
 
     fn kernel_function(&self, name: &str) -> Result<Option<KernelTypeId>, String> {
         btf::function(name)
+    }
+
+    fn raw_tracepoints(&self) -> Functions {
+        raw_tracepoints::list()
+    }
+
+    fn raw_tracepoint(&self, event: &str) -> Result<Option<KernelTypeId>, String> {
+        btf::raw_tracepoint(event)
     }
 }

@@ -11,6 +11,7 @@ use crumbs_lang::providers::AttachPoint;
 mod dtrace;
 mod kprobe;
 mod profile;
+mod rawtracepoint;
 mod syscall;
 mod tracepoint;
 
@@ -69,5 +70,6 @@ pub(crate) fn context(attach: AttachPoint) -> &'static dyn ProbeContext {
         AttachPoint::Tracepoint(_) => &tracepoint::Tracepoint,
         AttachPoint::FbtEntry(_) => &kprobe::ENTRY,
         AttachPoint::FbtReturn(_) => &kprobe::RETURN,
+        AttachPoint::RawTracepoint(_) => &rawtracepoint::RawTracepoint,
     }
 }
