@@ -46,6 +46,41 @@ fn fbt_programs_verify() {
     crumbs_runtime::verify::load_only(&compiled.program, &compiled.code).unwrap_or_else(|e| panic!("{e:?}"));
 }
 
+/// kprobe.multi programs, which crumbs loads itself (their map references and D globals
+/// resolved to the maps aya made), pass the verifier here although this kernel cannot link
+/// them; one program serves both functions.
+#[test]
+fn kprobe_multi_programs_verify() {
+    let text = r#"#pragma D option fbtmode=multi
+        fbt::vfs_read:entry, fbt::vfs_write:entry { n++; self->ts = timestamp; @[probefunc, probename, id] = count(); }
+        fbt::vfs_read:return /self->ts/ { @lat[probefunc] = quantize(timestamp - self->ts); @bytes = sum(arg1); self->ts = 0; }
+    "#;
+    let compiled = driver::compile(text, &CompileOptions::default(), &LiveKernel).unwrap_or_else(|e| panic!("{e:?}"));
+    let sets: Vec<&[u16]> = compiled.code.programs.iter().map(|c| &c.functions[..]).collect();
+    assert_eq!(sets, [&[0, 1][..], &[0][..]]);
+    crumbs_runtime::verify::load_only(&compiled.program, &compiled.code).unwrap_or_else(|e| panic!("{e:?}"));
+}
+
+/// Forcing an attach mode this kernel lacks says which and why, exits with 2, and runs
+/// nothing; an unknown mode is refused.
+#[test]
+fn forced_modes_this_kernel_lacks_are_clear_errors() {
+    if kprobes_here() {
+        eprintln!("skipped: this kernel has kprobes");
+        return;
+    }
+    let program = r#"BEGIN { printf("began\n"); } fbt::vfs_read:entry { @ = count(); }"#;
+    for (mode, says) in [("multi", "fbt probes with -x fbtmode=multi need kprobe.multi links, and the kernel refused"), ("fentry", "fbt probes with -x fbtmode=fentry need fentry/fexit programs, and the kernel refused")] {
+        let out = run(&["-x", &format!("fbtmode={mode}"), "-e", program]);
+        assert_eq!(out.code(), 2, "{}", out.dump());
+        assert!(out.stderr.contains(says), "{}", out.dump());
+        assert!(!out.stdout.contains("began"), "{}", out.dump());
+    }
+    let out = run(&["-x", "fbtmode=fast", "-e", program]);
+    assert_eq!(out.code(), 2, "{}", out.dump());
+    assert!(out.stderr.contains("option `fbtmode` is `kprobe`, `multi` or `fentry`, got `fast`"), "{}", out.dump());
+}
+
 #[test]
 fn listing_with_globs_and_types() {
     let out = run(&["-l", "-e", "fbt::vfs_read:"]);

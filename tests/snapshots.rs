@@ -68,7 +68,7 @@ impl Kernel for FixedKernel {
     }
 
     fn codegen_target(&self, _: &Program) -> Target {
-        Target { wall_offset: 1_700_000_000_000_000_000, task_offsets: Some((2456, 2384)), cpus: 4, iter_num: Some([1001, 1002, 1003]), tracing_frames: vec![(0xffffffff81200000, 0xffffffff81200400), (0xffffffff81345600, 0xffffffff81345640)] }
+        Target { wall_offset: 1_700_000_000_000_000_000, task_offsets: Some((2456, 2384)), cpus: 4, iter_num: Some([1001, 1002, 1003]), tracing_frames: vec![(0xffffffff81200000, 0xffffffff81200400), (0xffffffff81345600, 0xffffffff81345640)], ..Default::default() }
     }
 }
 

@@ -5,6 +5,9 @@
 
 use crumbs_lang::builtins::{FnKind, VarType, CONSTANTS, FUNCTIONS, VARIABLES};
 use crumbs_lang::providers::PROVIDERS;
+use crumbs_lang::types::BUILTIN_TYPEDEFS;
+
+mod common;
 
 const SPEC: &str = include_str!("../spec.md");
 
@@ -171,4 +174,34 @@ fn provider_table_matches_providers() {
         );
     }
     assert_eq!(rows.len(), PROVIDERS.len(), "spec §6.1 rows");
+}
+
+#[test]
+fn integer_typedef_table_matches_the_checker() {
+    let rows = rows("4.9");
+    let table: Vec<Vec<String>> = BUILTIN_TYPEDEFS.iter().map(|&(name, size, signed)| vec![format!("`{name}`"), size.to_string(), if signed { "yes" } else { "no" }.to_string()]).collect();
+    assert_eq!(rows, table, "spec §4.9's typedef table and types::BUILTIN_TYPEDEFS differ");
+}
+
+/// Every form of spec §4.8's expression table, written in a program that prints what the
+/// table says it gives; a row added to the table without an example here fails.
+#[test]
+fn c_expression_table_forms_work_as_described() {
+    let examples: &[(&str, &str, &str)] = &[
+        ("`(type)x`", r#"printf("%d %d %d", (char)0x1ff, (unsigned char)0x1ff, ((struct task_struct *)curthread)->pid == pid)"#, "-1 255 1"),
+        ("`p->m`, `s.m`", r#"printf("%d %d", curthread->pid == pid, curthread->real_parent->tgid == ppid)"#, "1 1"),
+        ("`a[i]`, `p[i]`", r#"printf("%c %c", curthread->comm[0], (&curthread->comm[0])[1])"#, "c r"),
+        ("`*p`, `&x`", r#"printf("%d %d", *&curthread->pid == pid, &curthread->comm[1] - &curthread->comm[0])"#, "1 1"),
+        ("`p + n`, `p - n`", r#"printf("%d %d", (long)((int *)0 + 3), (long)((long *)64 - 2))"#, "12 48"),
+        ("`sizeof(type)`, `sizeof(expr)`, `sizeof expr`", r#"printf("%d %d %d", sizeof(int), sizeof(curthread->comm), sizeof curthread->pid)"#, "4 16 4"),
+        ("`offsetof(type, m)`, `offsetof(type, m.n)`", r#"printf("%d %d", offsetof(struct list_head, prev), offsetof(struct path, dentry) - offsetof(struct path, mnt))"#, "8 8"),
+        ("`curthread`", r#"printf("%d", curthread->tgid == pid)"#, "1"),
+    ];
+    let forms: Vec<String> = rows("4.8").into_iter().map(|r| r[0].clone()).collect();
+    assert_eq!(forms, examples.iter().map(|e| e.0.to_string()).collect::<Vec<_>>(), "spec §4.8's expression table changed: give each row an example here");
+    for (form, action, want) in examples {
+        let out = common::run(&["-q", "-e", &format!("BEGIN {{ {action}; exit(0); }}")]);
+        out.assert_ok();
+        assert_eq!(out.stdout, format!("{want}\n"), "{form}\n{}", out.dump());
+    }
 }

@@ -82,6 +82,26 @@ fn diagnostics() {
     assert_error("BEGIN { trace((struct task_struct)arg0); }", "cannot cast to `struct task_struct`", "cast to an integer or a pointer");
     assert_error("BEGIN { trace(sizeof(struct no_such)); }", "unknown type `struct no_such`", "btf");
     assert_error("BEGIN { trace(offsetof(struct list_head, nxt)); }", "has no member `nxt`", "did you mean `next`?");
+    assert_error("BEGIN { trace(*(void *)arg0); }", "cannot dereference a `void *`", "cast it to a pointer to what it points at");
+    assert_error("BEGIN { trace(*curthread->sched_class->enqueue_task); }", "cannot dereference a function pointer (`void (*)()`)", "%a");
+    assert_error("BEGIN { trace(&pid); }", "`&` needs an object in memory", "take the address of a member");
+    assert_error("BEGIN { trace(sizeof(void)); }", "`void` has no size", "need a complete type");
+    assert_error("struct later; BEGIN { trace(sizeof(struct later)); }", "`struct later` has no size", "need a complete type");
+    assert_error("struct f { unsigned a:3; int b; }; BEGIN { trace(offsetof(struct f, a)); }", "`a` is a bitfield", "does not apply to bitfields");
+    assert_error("struct later; struct s { struct later l; }; BEGIN { exit(0); }", "`struct later` has no size", "a pointer to it is fine");
+    assert_error("BEGIN { trace(curthread->pid->x); }", "`->` needs a pointer to a struct or union, but this is `pid_t`", "cast it first");
+    assert_error("BEGIN { trace(curthread * 2); }", "operator `*` needs integers, but this is a pointer (`struct task_struct *`)", "(uintptr_t)p");
+    assert_error(r#"BEGIN { printf("%s", curthread); }"#, "%s expects a string, but this is a pointer (`struct task_struct *`)", "%p");
+    assert_error("BEGIN { trace(curthread == curthread->mm); }", "`struct task_struct *` and `struct mm_struct *` point at different types", "cast one of them");
+    assert_error("BEGIN { p = curthread; p = curthread->mm; }", "`p` cannot hold this", "cast one of them");
+}
+
+/// spec §4.8: `struct s;` names a struct defined later (pointers made before see the
+/// definition), or one the kernel defines.
+#[test]
+fn forward_declarations() {
+    let out = quiet("struct node; struct list { struct node *head; }; struct node { long v; struct node *next; }; struct task_struct; BEGIN { this->l = (struct list *)alloca(sizeof(struct list)); printf(\"%d %d %d\\n\", sizeof(struct node), sizeof(*this->l->head), ((struct task_struct *)curthread)->pid == pid); exit(0); }");
+    assert_eq!(out.stdout, "16 16 1\n\n", "{}", out.dump());
 }
 
 #[test]
@@ -194,6 +214,11 @@ fn user_pointers_need_copyin() {
     assert_error("BEGIN { trace(args[0]); }", "the arguments of dtrace:::BEGIN have no types", "use arg0");
     assert_error("syscall::read:entry { trace(args[arg0]); }", "args[] takes a constant index from 0 to 9", "args[0]");
     assert_error("syscall::read:entry, tracepoint:sched:sched_switch { trace(args[0]); }", "have no types", "arg0");
+    // Kernel memory is not read at a user pointer, and the two kinds do not mix.
+    assert_error("syscall::read:entry { tracemem(args[1], 16); }", "tracemem() reads kernel memory, but this is a user-space pointer (`char * (user)`)", "copyin(addr, size)");
+    assert_error("syscall::read:entry { this->b = alloca(16); bcopy(args[1], this->b, 16); }", "bcopy() reads kernel memory, but this is a user-space pointer", "copyin(addr, size)");
+    assert_error("syscall::read:entry /curthread == args[1]/ { }", "a user-space pointer (`char * (user)`) and a kernel pointer (`struct task_struct *`) do not mix", "uintptr_t");
+    assert_error("syscall::read:entry { self->p = curthread; self->p = args[1]; }", "`self->p` cannot hold this: a user-space pointer", "copyin()");
 }
 
 /// spec §5.1: arg6..arg9 exist, as in DTrace; a system call has at most six arguments, so

@@ -34,7 +34,7 @@ pub fn options() -> CheckOptions {
 /// or stand-ins where it has no BTF.
 pub fn target() -> Target {
     let iter_num = crumbs_runtime::kernel::iter_num().or(Some([1, 2, 3]));
-    Target { wall_offset: 1_700_000_000_000_000_000, task_offsets: Some((2552, 2536)), cpus: 2, iter_num, tracing_frames: vec![(0xffffffff81200000, 0xffffffff81200400)] }
+    Target { wall_offset: 1_700_000_000_000_000_000, task_offsets: Some((2552, 2536)), cpus: 2, iter_num, tracing_frames: vec![(0xffffffff81200000, 0xffffffff81200400)], ..Default::default() }
 }
 
 /// Runs the pipeline; `stage` is told before each step begins.

@@ -17,6 +17,8 @@ pub struct Program {
 #[derive(Clone, Debug)]
 pub enum Decl {
     Record { union: bool, name: Ident, members: Vec<MemberDecl>, span: Span },
+    /// `struct s;`: a struct or union named before it is defined.
+    Forward { union: bool, name: Ident },
     Enum { name: Option<Ident>, values: Vec<(Ident, Option<Expr>)>, span: Span },
     Typedef { ty: TypeName, name: Ident, len: Option<u32>, span: Span },
     /// `[self|this] TYPE NAME[KEYS];`: a variable declared with its type (an associative

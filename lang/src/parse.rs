@@ -316,6 +316,11 @@ fn declaration_one(inner: Pair<Rule>, sp: Span) -> Result<Decl, Diagnostic> {
             }
             Ok(Decl::Translator { to, from, param, members, span: sp, library: false })
         }
+        Rule::forward_decl => {
+            let mut it = inner.into_inner();
+            let union = it.next().unwrap().as_str() == "union";
+            Ok(Decl::Forward { union, name: ident(it.next().unwrap()) })
+        }
         Rule::enum_decl => {
             let mut name = None;
             let mut values = Vec::new();

@@ -97,7 +97,7 @@ pub fn write_elf(programs: &[ProgramCode], maps: &[MapDef], globals_size: usize)
     }
 
     for p in programs {
-        let kind = crate::emit::attach::context(p.attach).section_kind();
+        let kind = crate::emit::attach::context_of(p).section_kind();
         let section_name = format!("{kind}/{}", p.name);
         funcs.push((section_name.clone(), 0, &p.name, true));
         let section = obj.add_section(Vec::new(), section_name.into_bytes(), SectionKind::Text);

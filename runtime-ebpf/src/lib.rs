@@ -6,7 +6,7 @@ pub mod elf;
 pub mod emit;
 pub mod insn;
 
-use crumbs_lang::ir::Program;
+use crumbs_lang::ir::{self, Program};
 use crumbs_lang::providers::AttachPoint;
 use abi::*;
 use elf::*;
@@ -91,7 +91,7 @@ pub fn map_defs(p: &Program, target: &Target) -> Vec<MapDef> {
 /// Compiles every attach point's clauses to BPF and wraps them in an ELF.
 pub fn compile(p: &Program, target: &Target) -> Result<Compiled, EmitError> {
     // ERROR's clauses have no program: they run inside the others' (emit/faults.rs).
-    let programs = p.groups.iter().filter(|g| g.attach != AttachPoint::Error).map(|g| emit_program(p, g, target)).collect::<Result<Vec<_>, _>>()?;
+    let programs = programs(p, target)?;
     let mut maps = map_defs(p, target);
     if programs.iter().any(|c| c.map_refs.iter().any(|r| r.map == SCRATCH_MAP)) {
         let scratch = programs.iter().map(|c| c.scratch).max().unwrap_or(0).max(8);
@@ -110,11 +110,49 @@ pub fn compile(p: &Program, target: &Target) -> Result<Compiled, EmitError> {
     Ok(Compiled { elf, programs, maps })
 }
 
+/// One program per attach point (ERROR's clauses have none: they run inside the others',
+/// emit/faults.rs). With kprobe.multi (`target.fbt_multi`), one per set of fbt functions
+/// with the same direction and clauses, attached to them all with one link: loading one
+/// program instead of hundreds is most of the time a wide glob took. A set whose program
+/// cannot be one for many gets a program per function after all: one that passes
+/// callbacks to helpers (the runtime loads kprobe.multi programs itself, and only aya's
+/// loader links callbacks), or needs probefunc's text in the kernel (the cookie holds
+/// only its id).
+fn programs(p: &Program, target: &Target) -> Result<Vec<ProgramCode>, EmitError> {
+    let mut out = Vec::new();
+    let mut sets: Vec<(&ir::Group, Vec<u16>)> = Vec::new();
+    for g in p.groups.iter().filter(|g| g.attach != AttachPoint::Error) {
+        match g.attach {
+            AttachPoint::FbtEntry(i) | AttachPoint::FbtReturn(i) if target.fbt_multi => {
+                let same = |h: &&ir::Group| std::mem::discriminant(&h.attach) == std::mem::discriminant(&g.attach) && h.clauses == g.clauses;
+                match sets.iter_mut().find(|(h, _)| same(h)) {
+                    Some((_, functions)) => functions.push(i),
+                    None => sets.push((g, vec![i])),
+                }
+            }
+            _ => out.push(emit_program(p, g, target)?),
+        }
+    }
+    for (g, functions) in sets {
+        if let Ok(code) = emit_multi_program(p, g, &functions, target) {
+            if code.func_refs.is_empty() {
+                out.push(code);
+                continue;
+            }
+        }
+        let one = |i: u16| p.groups.iter().find(|h| matches!(h.attach, AttachPoint::FbtEntry(j) | AttachPoint::FbtReturn(j) if j == i) && std::mem::discriminant(&h.attach) == std::mem::discriminant(&g.attach));
+        for i in functions {
+            out.push(emit_program(p, one(i).expect("the group of a set's function"), target)?);
+        }
+    }
+    Ok(out)
+}
+
 /// A readable listing of every program, for `--dump-bpf`.
 pub fn dump(c: &Compiled) -> String {
     let mut out = String::new();
     for p in &c.programs {
-        let attach = emit::attach::context(p.attach).describe(p.attach);
+        let attach = emit::attach::context_of(p).describe(p.attach);
         out.push_str(&format!("{} ({attach}), {} instructions:\n", p.name, p.insns.len()));
         out.push_str(&insn::disassemble(&p.insns));
         for r in &p.map_refs {
@@ -132,4 +170,57 @@ pub fn dump(c: &Compiled) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crumbs_lang::check::CheckOptions;
+    use crumbs_lang::facts::sample::SampleKernel;
+
+    fn program(src: &str) -> Program {
+        crumbs_lang::compile(src, &CheckOptions { facts: Some(std::rc::Rc::new(SampleKernel)), ..Default::default() }).unwrap()
+    }
+
+    fn multi() -> Target {
+        Target { fbt_multi: true, ..Default::default() }
+    }
+
+    #[test]
+    fn fbt_functions_with_the_same_clauses_share_a_kprobe_multi_program() {
+        let p = program("fbt::vfs_read:entry, fbt::vfs_write:entry { @[probefunc] = count(); } fbt::vfs_read:return { @r = count(); } fbt::vfs_write:return { @w = count(); }");
+        let code = programs(&p, &multi()).unwrap();
+        let sets: Vec<_> = code.iter().map(|c| (c.attach, c.functions.clone())).collect();
+        assert_eq!(sets, [(AttachPoint::FbtEntry(0), vec![0, 1]), (AttachPoint::FbtReturn(0), vec![0]), (AttachPoint::FbtReturn(1), vec![1])]);
+        let text = dump(&compile(&p, &multi()).unwrap());
+        assert!(text.contains("crumbs_kprobemulti0 (kprobe.multi)") && text.contains("call bpf_get_attach_cookie"), "{text}");
+        // Without kprobe.multi: a program per function and direction, no cookie.
+        let code = programs(&p, &Target::default()).unwrap();
+        assert!(code.len() == 4 && code.iter().all(|c| c.functions.is_empty()));
+    }
+
+    #[test]
+    fn a_set_that_needs_probefuncs_text_gets_a_program_per_function() {
+        let p = program("fbt::vfs_read:entry, fbt::vfs_write:entry { @[strjoin(probefunc, \"!\")] = count(); }");
+        let code = programs(&p, &multi()).unwrap();
+        assert!(code.len() == 2 && code.iter().all(|c| c.functions.is_empty()), "{code:?}");
+    }
+
+    #[test]
+    fn cookies_carry_the_probe_id_and_the_functions_name() {
+        let p = program("fbt::vfs_read:entry, fbt::vfs_write:return { @[probefunc] = count(); }");
+        let write = p.strings.lookup("vfs_write").unwrap();
+        assert_eq!(abi::fbt_cookie(&p, 1, true), (crumbs_lang::providers::FBT_ID_BASE as u64 + 3) | write << 32);
+    }
+
+    #[test]
+    fn fentry_programs_read_arguments_and_return_values_with_helpers() {
+        let p = program("fbt::vfs_read:entry { @ = sum(arg2); } fbt::vfs_read:return { @r = sum(arg1); }");
+        let c = compile(&p, &Target { fbt_fentry: true, ..Default::default() }).unwrap();
+        assert!(c.programs.iter().all(|c| c.fentry));
+        let text = dump(&c);
+        for want in ["crumbs_fentry0 (fentry)", "crumbs_fexit0 (fexit)", "call bpf_get_func_arg", "call bpf_get_func_ret"] {
+            assert!(text.contains(want), "no {want} in {text}");
+        }
+    }
 }

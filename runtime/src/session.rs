@@ -103,7 +103,7 @@ pub fn check_permission() -> Result<(), RunError> {
 }
 
 /// Loads every program; on a verifier rejection, says which clauses it held.
-pub(crate) fn load(program: &Program, compiled: &Compiled, quiet: bool) -> Result<Ebpf, RunError> {
+pub(crate) fn load(program: &Program, compiled: &Compiled, quiet: bool) -> Result<(Ebpf, attach::OwnPrograms), RunError> {
     check_permission()?;
     let mut ebpf = loader_without_vmlinux_btf().btf(None).load(&compiled.elf).map_err(|e| {
         let text = format!("{e:#}");
@@ -115,9 +115,10 @@ pub(crate) fn load(program: &Program, compiled: &Compiled, quiet: bool) -> Resul
     })?;
     fill_syscall_names(&mut ebpf)?;
     let mut progress = Progress::new("loading programs", compiled.programs.len(), !quiet);
+    let mut own = attach::OwnPrograms::default();
     for code in &compiled.programs {
         progress.tick();
-        if let Err(e) = attach::load(&mut ebpf, program, code)? {
+        if let Err(e) = attach::load(&mut ebpf, &mut own, program, code)? {
             return Err(match e {
                 ProgramError::LoadError { io_error, verifier_log } => {
                     if io_error.kind() == io::ErrorKind::PermissionDenied && verifier_log.to_string().trim().is_empty() {
@@ -146,7 +147,7 @@ pub(crate) fn load(program: &Program, compiled: &Compiled, quiet: bool) -> Resul
             });
         }
     }
-    Ok(ebpf)
+    Ok((ebpf, own))
 }
 
 /// The system call names table, for programs that need probefunc as a string in the kernel.
@@ -317,7 +318,7 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
     // Before loading, so that nothing runs (BEGIN included) where the probes cannot attach.
     // Loading alone needs no kprobes: the fuzzer's live lane verifies fbt programs anywhere.
     attach::prepare(&compiled.programs)?;
-    let mut ebpf = load(program, compiled, opts.quiet)?;
+    let (mut ebpf, own) = load(program, compiled, opts.quiet)?;
     let agg_fds: Vec<RawFd> = (0..program.aggregations.len())
         .map(|i| ebpf.map(&agg_map_name(i)).and_then(map_fd).ok_or_else(|| RunError::Other(format!("map {} missing", agg_map_name(i)))))
         .collect::<Result<_, _>>()?;
@@ -354,7 +355,7 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
         let mut tally = attach::Tally::default();
         for code in &compiled.programs {
             progress.tick();
-            links.extend(attach::attach(&mut ebpf, program, code, &mut tally)?);
+            links.extend(attach::attach(&mut ebpf, &own, program, code, &mut tally)?);
         }
         if let Some(line) = tally.outcome()? {
             sink.notice(&line)?;

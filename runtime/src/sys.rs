@@ -10,7 +10,7 @@ const BPF_MAP_DELETE_ELEM: i32 = 3;
 const BPF_MAP_GET_NEXT_KEY: i32 = 4;
 const BPF_PROG_TEST_RUN: i32 = 10;
 
-fn bpf(cmd: i32, attr: &mut [u64; 16]) -> io::Result<i64> {
+pub(crate) fn bpf(cmd: i32, attr: &mut [u64; 16]) -> io::Result<i64> {
     // SAFETY: attr is a zeroed bpf_attr-sized buffer whose pointers outlive the call.
     let r = unsafe { libc::syscall(libc::SYS_bpf, cmd, attr.as_mut_ptr(), std::mem::size_of_val(attr)) };
     if r < 0 {

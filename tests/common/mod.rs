@@ -372,13 +372,14 @@ pub fn int_col(n: i64) -> String {
 }
 
 /// `crumbs -e PROGRAM` fails to compile: exit status 2, no panic, the message and the hint
-/// on stderr.
+/// on stderr, and a labelled span (the `┬` under the span and its `╰─` label line).
 pub fn assert_compile_error(program: &str, message: &str, hint: &str) {
     let out = run(&["-e", program]);
     out.assert_no_panic();
     assert_eq!(out.code(), 2, "{}", out.dump());
     assert!(out.stderr.contains(message), "message {message:?}\n{}", out.dump());
     assert!(out.stderr.contains(hint), "hint {hint:?}\n{}", out.dump());
+    assert!(out.stderr.contains('┬') && out.stderr.contains("╰─"), "a span with a label\n{}", out.dump());
 }
 
 /// `" %8d"`: how DTrace prints a 4-byte integer (an `int`) traced or as a key.

@@ -8,7 +8,8 @@
 # Output protocol on the serial console, parsed by tests/guest/run:
 #   GUEST-BOOT <uptime>
 #   GUEST-RUN <name>                        before each test
-#   GUEST-TEST <name> PASS|FAIL [note]      followed, for a FAIL, by its output as "  | ..."
+#   GUEST-TEST <name> PASS|FAIL [note]      followed, for a FAIL, by its output as "  | ...",
+#                                           for a PASS by its lines that begin "figure: "
 #   GUEST-DONE <uptime>
 export PATH=/bin HOME=/root TERM=dumb CRUMBS_GUEST=1
 
@@ -43,6 +44,7 @@ for name in $names; do
     rc=$?
     if [ "$rc" = 0 ]; then
         echo "GUEST-TEST $name PASS"
+        grep '^figure: ' /run/out | sed 's/^/  | /'
     else
         note="(exit $rc)"
         { [ "$rc" = 143 ] || [ "$rc" = 124 ]; } && note="(timed out after ${timeout}s)"

@@ -1,7 +1,8 @@
 # Tests of the crumbs guest lane (tests/guest/run). Sourced by the guest's /init (busybox sh,
 # not bash: keep to POSIX sh). Each `test_NAME() { ... }` is one test, run in order, each in
 # its own shell, cwd /, with a fresh /tmp and a timeout; exit status 0 means PASS, and
-# anything it prints is shown when it fails. Run one alone with `tests/guest/run NAME`.
+# anything it prints is shown when it fails (its lines beginning `figure: ` also when it
+# passes: timings, never asserted). Run one alone with `tests/guest/run NAME`.
 #
 # In the guest: /bin/crumbs, /bin/io-benchmark, busybox applets, /scripts (the repo's
 # scripts/, if any), tracefs at /sys/kernel/tracing, bpffs at /sys/fs/bpf, debugfs.
@@ -134,6 +135,34 @@ test_crumbs_struct_walk() {
     [ "$7" = "io-benchmark" ] || die "the exe's name is '$7': $out"
 }
 
+# The premise of the struct walks: this kernel's task_struct is laid out unlike the host's
+# (the host's offset and size come on the kernel command line from tests/guest/run), and
+# the walk through the guest's offset finds the right parent.
+test_crumbs_layout_differs() {
+    host=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^crumbs.host_layout=//p')
+    [ -n "$host" ] || die "no crumbs.host_layout= on the kernel command line: $(cat /proc/cmdline)"
+    out=$(crumbs -q -e 'BEGIN { printf("%d,%d %d\n", offsetof(struct task_struct, real_parent), sizeof(struct task_struct),
+            curthread->real_parent->tgid == ppid); exit(0); }' 2>&1) || die "crumbs failed: $out"
+    set -- $out
+    [ "$1" != "$host" ] || die "task_struct's layout here ($1) is the host's ($host): the walks prove nothing"
+    [ "$2" = 1 ] || die "curthread->real_parent->tgid is not ppid: $out"
+    echo "figure: task_struct real_parent offset,size: guest $1, host $host"
+}
+
+# Struct chasing from a tracepoint's pointer field, and a __data_loc string, on this kernel:
+# sleep arms one hrtimer whose struct holds what the record copied; sched_process_exec's
+# filename is a __data_loc string (the shell's child execs io-benchmark once).
+test_crumbs_tracepoint_structs() {
+    out=$(crumbs -q -e 'tracepoint:timer:hrtimer_start /pid == $target/ {
+            this->t = (struct hrtimer *)args->hrtimer;
+            @[this->t->function == args->function, this->t->_softexpires == args->softexpires] = count(); }' \
+        -c 'sleep 0.1' 2>&1) || die "crumbs failed: $out"
+    echo "$out" | grep -Eq '^ +1 +1 +[1-9][0-9]*$' || die "expected the hrtimer's fields to equal the record's in: $out"
+    out=$(crumbs -q -e 'tracepoint:sched:sched_process_exec /ppid == $target/ { @[stringof(args->filename)] = count(); }' \
+        -c "sh -c '/bin/io-benchmark -c -r -b 4096 -s 4K /tmp/f; true'" 2>&1) || die "crumbs failed: $out"
+    echo "$out" | grep -Eq '^  /bin/io-benchmark +1$' || die "expected /bin/io-benchmark exec'd once in: $out"
+}
+
 # print() of this kernel's task_struct (a different layout from the host's), and a pointer
 # kept in a this-> variable.
 test_crumbs_print_task_struct() {
@@ -253,19 +282,57 @@ test_crumbs_copyout() {
 
 # ---- fbt (kprobes) -------------------------------------------------------------------------
 
-# fbt on vfs_read: exact entry and return counts of io-benchmark's 128 reads of its file,
-# found through the typed struct chain args[0]->f_path.dentry->d_name.name; the return
-# values (arg1 and the typed args[1]) add up to the file's 64K; probefunc/probename.
+# Whether this kernel has kprobe.multi links (CONFIG_FPROBE: Debian's 6.12 has it, its 6.1
+# not; `CRUMBS_GUEST_KERNEL=linux-image-6.12-amd64 tests/guest/run` boots 6.12).
+has_kprobe_multi() { grep -qw register_fprobe_ips /proc/kallsyms; }
+
+# Where kprobe.multi is missing, forcing it is a clear error, exit 2, before BEGIN runs.
+expect_no_kprobe_multi() {
+    out=$(crumbs -x fbtmode=multi -e 'BEGIN { printf("began\n"); } fbt::vfs_read:entry { exit(0); }' 2>&1)
+    [ $? = 2 ] || die "forced kprobe.multi did not exit 2 on a kernel without it: $out"
+    echo "$out" | grep -q 'need kprobe.multi links' || die "no clear error for a forced kprobe.multi in: $out"
+    ! echo "$out" | grep -qx began || die "BEGIN ran though nothing could attach: $out"
+    echo "no kprobe.multi on this kernel: its error checked"
+}
+
+# fbt on vfs_read, in every attach mode (a kprobe per function; an fentry/fexit trampoline
+# per function; one kprobe.multi link, where the kernel has them): exact entry and return counts of io-benchmark's 128 reads of its
+# file, found through the typed struct chain args[0]->f_path.dentry->d_name.name; the
+# return values (arg1 and the typed args[1]) add up to the file's 64K; probefunc/probename
+# (a kprobe.multi program reads probefunc from its attach cookie).
 test_crumbs_fbt_vfs_read() {
-    out=$(crumbs -q -e 'fbt::vfs_read:entry /pid == $target && stringof(args[0]->f_path.dentry->d_name.name) == "fbtfile"/ {
-            @entry = count(); self->in = 1; @count = sum(args[2]); }
-        fbt::vfs_read:return /self->in/ { @return = count(); @bytes = sum(arg1); @typed = sum(args[1]); @retval = sum(retval); self->in = 0; }
-        fbt::vfs_read:return /self->in == 0 && pid == $target && !done/ { printf("names %s:%s:%s:%s\n", probeprov, probemod, probefunc, probename); done = 1; }
-        END { printa("entry %@d\n", @entry); printa("return %@d\n", @return); printa("bytes %@d\n", @bytes); printa("typed %@d\n", @typed); printa("retval %@d\n", @retval); printa("asked %@d\n", @count); }' \
-        -c 'io-benchmark -c -r -b 512 -s 64K /tmp/fbtfile' 2>&1) || die "crumbs failed: $out"
-    for line in 'entry 128' 'return 128' 'bytes 65536' 'typed 65536' 'retval 65536' 'asked 65536' 'names fbt:vmlinux:vfs_read:return'; do
-        echo "$out" | grep -qxF "$line" || die "no line '$line' in: $out"
+    modes="kprobe fentry"
+    if has_kprobe_multi; then modes="$modes multi"; else expect_no_kprobe_multi; fi
+    for mode in $modes; do
+        out=$(crumbs -q -x fbtmode=$mode -e 'fbt::vfs_read:entry /pid == $target && stringof(args[0]->f_path.dentry->d_name.name) == "fbtfile"/ {
+                @entry = count(); self->in = 1; @count = sum(args[2]); }
+            fbt::vfs_read:return /self->in/ { @return = count(); @bytes = sum(arg1); @typed = sum(args[1]); @retval = sum(retval); self->in = 0; }
+            fbt::vfs_read:return /self->in == 0 && pid == $target && !done/ { printf("names %s:%s:%s:%s %d\n", probeprov, probemod, probefunc, probename, id); done = 1; }
+            END { printa("entry %@d\n", @entry); printa("return %@d\n", @return); printa("bytes %@d\n", @bytes); printa("typed %@d\n", @typed); printa("retval %@d\n", @retval); printa("asked %@d\n", @count); }' \
+            -c 'io-benchmark -c -r -b 512 -s 64K /tmp/fbtfile' 2>&1) || die "crumbs ($mode) failed: $out"
+        # vfs_read is the program's first function: its return probe's id is 2^17 + 1.
+        for line in 'entry 128' 'return 128' 'bytes 65536' 'typed 65536' 'retval 65536' 'asked 65536' 'names fbt:vmlinux:vfs_read:return 131073'; do
+            echo "$out" | grep -qxF "$line" || die "no line '$line' with fbtmode=$mode in: $out"
+        done
     done
+}
+
+# kprobe.multi over a wide glob (hundreds of functions, one program and one link per
+# direction; on a kernel without kprobe.multi, the error for forcing it): each function counted under its own name (the cookie's), io-benchmark's 128
+# vfs_read calls exactly, at entry and at return; the attach+detach time is printed.
+test_crumbs_fbt_multi_wide() {
+    has_kprobe_multi || { expect_no_kprobe_multi; return 0; }
+    t0=$(cut -d' ' -f1 /proc/uptime)
+    out=$(crumbs -x fbtmode=multi -e 'fbt::*_read*:entry, fbt::vfs_*:return /pid == $target/ { @[probefunc, probename] = count(); }' \
+        -c 'io-benchmark -c -r -b 512 -s 64K /tmp/f' 2>&1) || die "crumbs failed: $out"
+    t1=$(cut -d' ' -f1 /proc/uptime)
+    n=$(echo "$out" | sed -n "s/^crumbs: description .* matched \([0-9]*\) probes$/\1/p" | head -n1)
+    [ -n "$n" ] && [ "$n" -ge 100 ] || die "expected 100 or more probes matched in: $out"
+    echo "figure: fbt multi: $n probes, $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s attach+run+detach"
+    echo "$out" | awk '$1 == "vfs_read" && $2 == "entry" && $3 == 128 { e = 1 } $1 == "vfs_read" && $2 == "return" && $3 == 128 { r = 1 } END { exit !(e && r) }' \
+        || die "expected vfs_read entry 128 and return 128 rows in: $out"
+    out=$(crumbs -x fbtmode=multi -e 'fbt::no_such_fn*:entry { }' 2>&1)
+    [ $? = 2 ] || die "a glob matching nothing did not exit 2: $out"
 }
 
 # Entry-to-return latency with a thread-local, in bpftrace's spellings (kprobe:/kretprobe:),
@@ -284,8 +351,9 @@ test_crumbs_fbt_latency() {
 }
 
 # A glob over the vfs_* functions: many kprobes at once, each counted under its name, with
-# the attach time; a function the kprobe blacklist refuses is skipped with a count on stderr
-# (the program still runs); nothing but refused functions is an error, exit 2.
+# the attach time; a function the kprobe blacklist refuses a kprobe on is skipped with a
+# count on stderr (the program still runs); nothing but refused functions is an error, exit
+# 2 (kprobe mode: kprobe.multi links, through ftrace, do not consult that blacklist).
 test_crumbs_fbt_glob() {
     t0=$(date +%s)
     out=$(crumbs -e 'fbt::vfs_*:entry /pid == $target/ { @[probefunc] = count(); }' \
@@ -293,7 +361,7 @@ test_crumbs_fbt_glob() {
     t1=$(date +%s)
     n=$(echo "$out" | sed -n "s/^crumbs: description .* matched \([0-9]*\) probes$/\1/p")
     [ -n "$n" ] && [ "$n" -ge 20 ] || die "expected 20 or more vfs_* probes matched in: $out"
-    echo "fbt glob: $n probes, $((t1 - t0)) s with the workload"
+    echo "figure: fbt glob: $n probes, $((t1 - t0)) s with the workload"
     expect_row "$out" vfs_read 128
     echo "$out" | grep -q '^  vfs_write ' || die "no vfs_write row in: $out"
     # A traceable function on the kprobe blacklist (present in BTF and ftrace's list).
@@ -302,10 +370,33 @@ test_crumbs_fbt_glob() {
     f=$(awk '{ print $2 }' "$bl" | sort -u | grep -xFf /sys/kernel/tracing/available_filter_functions | while read -r g; do
             crumbs -l -e "fbt::$g:entry" >/dev/null 2>&1 && { echo "$g"; break; }; done)
     [ -n "$f" ] || die "no blacklisted function that BTF and ftrace list"
-    out=$(crumbs -q -e "fbt::vfs_read:entry, fbt::$f:entry /pid == \$target/ { @n = count(); } END { printa(\"n %@d\\n\", @n); }" \
+    out=$(crumbs -q -x fbtmode=kprobe -e "fbt::vfs_read:entry, fbt::$f:entry /pid == \$target/ { @n = count(); } END { printa(\"n %@d\\n\", @n); }" \
         -c 'io-benchmark -c -r -b 512 -s 64K /tmp/f' 2>&1) || die "crumbs failed with $f: $out"
     echo "$out" | grep -q "crumbs: 1 of 2 fbt probes skipped.*$f" || die "no skip notice for $f in: $out"
     echo "$out" | grep -qx 'n 128' || die "expected n 128 in: $out"
-    out=$(crumbs -e "fbt::$f:entry { @n = count(); }" 2>&1) && die "only a refused function ran: $out"
+    out=$(crumbs -x fbtmode=kprobe -e "fbt::$f:entry { @n = count(); }" 2>&1) && die "only a refused function ran: $out"
     echo "$out" | grep -q "cannot attach a kprobe to kernel function $f" || die "no clear error for $f alone in: $out"
+}
+
+# A loaded module's functions (tcp_bbr's, from its BTF) are fbt probes of the module: listed,
+# typed, and fired by a loopback TCP connection that uses bbr (each of its two sockets is
+# initialised by bbr_init).
+test_crumbs_fbt_module() {
+    load_tcp_bbr
+    out=$(crumbs -l -n 'fbt:tcp_bbr:bbr_init:entry' 2>&1) || die "crumbs -l failed: $out"
+    echo "$out" | grep -Eq 'fbt +tcp_bbr +bbr_init entry' || die "expected fbt:tcp_bbr:bbr_init:entry listed in: $out"
+    out=$(crumbs -lv -n 'fbt:tcp_bbr:bbr_init:entry' 2>&1) || die "crumbs -lv failed: $out"
+    echo "$out" | grep -q 'args\[0\]: struct sock \*' || die "expected bbr_init's struct sock * argument in: $out"
+    ip link set lo up
+    echo bbr >/proc/sys/net/ipv4/tcp_congestion_control || die "cannot choose bbr"
+    out=$(crumbs -q -e 'fbt:tcp_bbr:bbr_init:entry { @[probemod, probefunc] = count();
+            /* busybox nc listens on IPv6 (AF_INET6, 10) and connects over IPv4 (AF_INET, 2) */
+            @inet = sum(args[0]->__sk_common.skc_family == 2 || args[0]->__sk_common.skc_family == 10); }' \
+        -c "sh -c 'nc -l -p 5999 >/dev/null & sleep 0.3; echo hi | nc -w 1 127.0.0.1 5999; wait'" 2>&1) || die "crumbs failed: $out"
+    echo cubic >/proc/sys/net/ipv4/tcp_congestion_control 2>/dev/null || true
+    # fentry cannot reach a module's function yet: forced, that is a clear error.
+    err=$(crumbs -x fbtmode=fentry -e 'fbt:tcp_bbr:bbr_init:entry { exit(0); }' 2>&1) && die "fentry on a module's function worked: $err"
+    echo "$err" | grep -q "needs the module's BTF object" || die "expected the fentry error for a module's function, got: $err"
+    echo "$out" | grep -Eq '^  tcp_bbr +bbr_init +2$' || die "expected bbr_init twice in: $out"
+    echo "$out" | grep -Eqx ' +2' || die "expected both sockets' families (args[0] typed from tcp_bbr's BTF) in: $out"
 }

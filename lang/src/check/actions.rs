@@ -174,9 +174,14 @@ impl Checker<'_> {
                     }
                     if want_str != is_str {
                         let conv = format!("%{}", c.conv);
-                        return Err(Diagnostic::new(a.span.clone(), format!("{conv} expects {}, but this is {}", if want_str { "a string" } else { "an integer" }, if is_str { "a string" } else { "an integer" }))
-                            .label("wrong type")
-                            .hint(if want_str { "use %d for integers" } else { "use %s for strings" }));
+                        let pointer = matches!(self.types.real(t.ty), Ok(crate::types::Type::Ptr { .. }));
+                        let got = if is_str { "a string".to_string() } else if pointer { format!("a pointer (`{}`)", self.types.name(t.ty)) } else { format!("an integer (`{}`)", self.types.name(t.ty)) };
+                        let hint = match (want_str, pointer) {
+                            (true, true) => "print a pointer with %p; a kernel string is a `char *` or `char[]` member, read with stringof() if it has another type",
+                            (true, false) => "use %d for integers",
+                            _ => "use %s for strings",
+                        };
+                        return Err(Diagnostic::new(a.span.clone(), format!("{conv} expects {}, but this is {got}", if want_str { "a string" } else { "an integer" })).label("wrong type").hint(hint));
                     }
                     reprs.push(self.repr_of(&t));
                     lowered.push(self.own(&t));
@@ -229,7 +234,7 @@ impl Checker<'_> {
                     .hint("write an integer constant: tracemem(addr, 64), and the bytes to show as the third argument: tracemem(addr, 64, n)"))
             }
         };
-        let addr = self.address(&args[0], "the address given to tracemem()")?;
+        let addr = self.kernel_address(&args[0], "the address given to tracemem()", "tracemem")?;
         let mut lowered = vec![Expr::Object { addr: Box::new(addr), size }];
         if let Some(d) = args.get(2) {
             lowered.push(self.int_expr(d, "tracemem()'s bytes to show")?);

@@ -255,8 +255,13 @@ impl Checker<'_> {
                 match self.types.real(b.ty).map_err(types_err)? {
                     Type::Ptr { to, space } => {
                         self.kernel_space(space, &inner.span, "*")?;
-                        if matches!(self.types.real(to).map_err(types_err)?, Type::Void | Type::Function) {
-                            return Err(Diagnostic::new(span.clone(), "cannot dereference a `void *`").label("no type to read").hint("cast it to a pointer to what it points at first"));
+                        match self.types.real(to).map_err(types_err)? {
+                            Type::Void => return Err(Diagnostic::new(span.clone(), "cannot dereference a `void *`").label("no type to read").hint("cast it to a pointer to what it points at first")),
+                            Type::Function => {
+                                let name = self.types.name(b.ty);
+                                return Err(Diagnostic::new(span.clone(), format!("cannot dereference a function pointer (`{name}`)")).label("points at code").hint("a function pointer's value is the function's address: trace it, or print it with %a to see its name"));
+                            }
+                            _ => {}
                         }
                         Typed { val: Val::Place(self.value_of(b, &inner.span)?), ty: to }
                     }

@@ -15,6 +15,12 @@ impl Checker<'_> {
                 Decl::Record { union, name, members, span } => {
                     self.declare_record(*union, Some(name), members, span)?;
                 }
+                Decl::Forward { union, name } => {
+                    let space = if *union { TypeSpace::Union } else { TypeSpace::Struct };
+                    if self.types.lookup_script(space, &name.name).is_none() {
+                        self.types.declare(space, &name.name, Type::Incomplete { space, name: name.name.clone() });
+                    }
+                }
                 Decl::Enum { name, values, span } => {
                     let mut next = 0i64;
                     let mut out: Vec<(String, i64)> = Vec::new();
@@ -50,6 +56,18 @@ impl Checker<'_> {
                 Decl::Var { .. } | Decl::Inline { .. } | Decl::Translator { .. } => {}
             }
         }
+        // `struct s;` that the script never defines is the kernel's `struct s`, if it has one
+        // (as a C file naming a struct its headers define).
+        for d in decls {
+            let Decl::Forward { union, name } = d else { continue };
+            let space = if *union { TypeSpace::Union } else { TypeSpace::Struct };
+            let Some(id) = self.types.lookup_script(space, &name.name) else { continue };
+            if matches!(self.types.get(id), Type::Incomplete { .. }) {
+                if let Some(kernel) = self.types.lookup_beyond_script(space, &name.name).map_err(|e| ctypes::no_types(&name.span, e))? {
+                    self.types.complete(id, Type::Typedef { name: String::new(), to: kernel });
+                }
+            }
+        }
         Ok(())
     }
 
@@ -58,7 +76,8 @@ impl Checker<'_> {
     fn declare_record(&mut self, union: bool, tag: Option<&Ident>, members: &[MemberDecl], span: &Span) -> Result<TypeId, Diagnostic> {
         let space = if union { TypeSpace::Union } else { TypeSpace::Struct };
         if let Some(name) = tag {
-            if self.types.lookup_script(space, &name.name).is_some() {
+            let forward = self.types.lookup_script(space, &name.name).filter(|&id| matches!(self.types.get(id), Type::Incomplete { .. }));
+            if forward.is_none() && self.types.lookup_script(space, &name.name).is_some() {
                 return Err(Diagnostic::new(name.span.clone(), format!("`{} {}` is declared twice", if union { "union" } else { "struct" }, name.name)).label("again here").hint("give the second one another name"));
             }
         }
@@ -66,7 +85,14 @@ impl Checker<'_> {
         let record = self.layout(tag_name, union, members, span)?;
         let t = if union { Type::Union(record) } else { Type::Struct(record) };
         Ok(match tag {
-            Some(name) => self.types.declare(space, &name.name, t),
+            Some(name) => match self.types.lookup_script(space, &name.name) {
+                // `struct s;` earlier: pointers to it made since see the definition.
+                Some(id) => {
+                    self.types.complete(id, t);
+                    id
+                }
+                None => self.types.declare(space, &name.name, t),
+            },
             None => self.types.add(t),
         })
     }

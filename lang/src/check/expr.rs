@@ -223,6 +223,20 @@ impl Checker<'_> {
     /// `lv op rv`, typed by C's rules: the usual arithmetic conversions, pointer arithmetic
     /// scaled by the size of what the pointer points at, comparisons giving an `int`.
     pub(super) fn combine(&mut self, op: BinOp, lv: TExpr, rv: TExpr, lspan: &Span, rspan: &Span) -> Result<TExpr, Diagnostic> {
+        if op.is_comparison() {
+            if let Some((why, hint)) = self.pointer_mismatch(lv.ty, rv.ty) {
+                return Err(Diagnostic::new(rspan.clone(), format!("operator `{}`: {why}", op.symbol())).label("incompatible pointer").hint(hint));
+            }
+        } else if !matches!(op, BinOp::Add | BinOp::Sub | BinOp::LogAnd | BinOp::LogOr | BinOp::LogXor) {
+            for (v, span) in [(&lv, lspan), (&rv, rspan)] {
+                if matches!(self.types.real(v.ty), Ok(Type::Ptr { .. })) {
+                    let name = self.types.name(v.ty);
+                    return Err(Diagnostic::new(span.clone(), format!("operator `{}` needs integers, but this is a pointer (`{name}`)", op.symbol()))
+                        .label("a pointer")
+                        .hint("pointers are added to and subtracted from; to compute with the address, cast it: (uintptr_t)p"));
+                }
+            }
+        }
         // A kernel `char *` compared with or added to an integer is a pointer.
         let unwrap = |v: TExpr| match v.expr {
             Expr::Str(StrExpr::KernelStr(a, _)) => TExpr::new(*a, v.ty),

@@ -46,12 +46,31 @@ impl Checker<'_> {
         Ok(v.expr)
     }
 
+    /// An address the kernel's memory is read at (`bcopy()`'s source, `tracemem()`,
+    /// `copyout()`'s buffer): a pointer typed as the traced process's is an error, as it is
+    /// for `*` and `->`. (The other way round cannot be told: kernels built with GCC do not
+    /// mark `__user` pointers in their BTF, so a kernel-typed pointer may well be a user one.)
+    pub(super) fn kernel_address(&mut self, e: &ast::Expr, what: &str, func: &str) -> Result<Expr, Diagnostic> {
+        let v = self.value(e)?;
+        if self.is_user_pointer(v.ty) {
+            let name = self.types.name(v.ty);
+            return Err(Diagnostic::new(e.span.clone(), format!("{func}() reads kernel memory, but this is a user-space pointer (`{name}`)"))
+                .label("points into the traced process")
+                .hint("copy user memory in first: copyin(addr, size) gives a kernel copy to read"));
+        }
+        if let Expr::Str(StrExpr::KernelStr(addr, _)) = v.expr {
+            return Ok(*addr);
+        }
+        self.int_expr_check(&v.expr, e, what)?;
+        Ok(v.expr)
+    }
+
     /// `copyinto(addr, size, dest)`, `bcopy(src, dest, size)`.
     pub(super) fn copy_into(&mut self, f: &builtins::BuiltinFn, args: &[ast::Expr], span: &Span, body: &mut Vec<Stmt>) -> Result<(), Diagnostic> {
         check_arity(f, args, span)?;
         let user = f.hook == FnHook::CopyInto;
         let (dest_at, size_at) = if user { (2, 1) } else { (1, 2) };
-        let src = self.address(&args[0], &format!("the source given to {}()", f.name))?;
+        let src = if user { self.address(&args[0], "the source given to copyinto()")? } else { self.kernel_address(&args[0], "the source given to bcopy()", f.name)? };
         let dest = self.address(&args[dest_at], &format!("the destination given to {}()", f.name))?;
         let size = self.int_expr(&args[size_at], &format!("the size given to {}()", f.name))?;
         body.push(Stmt::Copy { user, src, dest, size });
@@ -63,7 +82,7 @@ impl Checker<'_> {
         check_arity(f, args, span)?;
         let src = match f.hook {
             FnHook::CopyOutStr => CopyOutSrc::Str(self.string_arg(&args[0], f.name)?),
-            _ => CopyOutSrc::Memory(self.address(&args[0], "the buffer given to copyout()")?),
+            _ => CopyOutSrc::Memory(self.kernel_address(&args[0], "the buffer given to copyout()", f.name)?),
         };
         let addr = self.int_expr(&args[1], &format!("the user address given to {}()", f.name))?;
         let size = self.int_expr(&args[2], &format!("the size given to {}()", f.name))?;

@@ -23,6 +23,7 @@ mod kernel_fields;
 mod kernel_subrs;
 mod memory;
 mod pcap;
+mod pointers;
 mod speculation;
 mod print;
 mod rawtracepoint;
@@ -318,7 +319,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     Ok((program, None))
 }
 
-const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "aggsortpos", "aggsortkeypos", "aggpack", "stackframes", "ustackframes", "jstackframes", "jstackstrsize", "pcapsize", "switchrate", "aggrate", "strsize", "nspec", "specsize", "destructive", "rawbytes"];
+const KNOWN_OPTIONS: &[&str] = &["quiet", "bufsize", "aggsize", "dynvarsize", "aggsortkey", "aggsortrev", "aggsortpos", "aggsortkeypos", "aggpack", "stackframes", "ustackframes", "jstackframes", "jstackstrsize", "pcapsize", "switchrate", "aggrate", "strsize", "nspec", "specsize", "destructive", "rawbytes", "fbtmode"];
 
 fn options(pragmas: &[ast::Pragma]) -> Result<Options, Diagnostic> {
     let mut o = Options::default();
@@ -369,6 +370,7 @@ pub fn apply_option(o: &mut Options, name: &str, value: Option<&str>) -> Result<
         "strsize" => o.strsize = Some(strsize_option(value)?),
         "specsize" => o.specsize = Some(size_option(name, value, 64, "64", "a speculation")?),
         "nspec" => o.nspec = Some(speculation::nspec_option(value)?),
+        "fbtmode" => o.fbtmode = Some(fbtmode_option(value)?),
         n if KNOWN_OPTIONS.contains(&n) => {}
         n => {
             let hint = match closest(n, KNOWN_OPTIONS.iter().copied()) {
@@ -422,6 +424,16 @@ fn rate_option(name: &str, value: Option<&str>) -> Result<u64, (String, String)>
 
 /// `strsize`: 2 bytes (one character and its NUL) to 4k, so that a few strings fit a
 /// record and the scratch space.
+/// The `fbtmode` option: how fbt probes attach (`kprobe`, `multi` or `fentry`).
+fn fbtmode_option(value: Option<&str>) -> Result<crate::ir::FbtMode, (String, String)> {
+    match value {
+        Some("kprobe") => Ok(crate::ir::FbtMode::Kprobe),
+        Some("multi" | "kprobe.multi") => Ok(crate::ir::FbtMode::Multi),
+        Some("fentry") => Ok(crate::ir::FbtMode::Fentry),
+        v => Err((format!("option `fbtmode` is `kprobe`, `multi` or `fentry`, got `{}`", v.unwrap_or("")), "write `fbtmode=kprobe` (a kprobe per function), `fbtmode=multi` (one kprobe.multi link for many) or `fbtmode=fentry` (an fentry/fexit trampoline per function)".to_string())),
+    }
+}
+
 fn strsize_option(value: Option<&str>) -> Result<u64, (String, String)> {
     let v = value.and_then(parse_size).ok_or((format!("option `strsize` needs a size, got `{}`", value.unwrap_or("")), "write a size such as `strsize=512`".to_string()))?;
     if !(2..=4096).contains(&v) {

@@ -167,6 +167,18 @@ fn options_and_macros() {
 }
 
 #[test]
+fn fbtmode_names_an_attach_mode() {
+    let o = |text: &str| ok(&format!("#pragma D option {text}\nBEGIN {{}}")).options.fbtmode;
+    assert_eq!(o("fbtmode=kprobe"), Some(crate::ir::FbtMode::Kprobe));
+    assert_eq!(o("fbtmode=multi"), Some(crate::ir::FbtMode::Multi));
+    assert_eq!(o("fbtmode=kprobe.multi"), Some(crate::ir::FbtMode::Multi));
+    assert_eq!(o("fbtmode=fentry"), Some(crate::ir::FbtMode::Fentry));
+    assert_eq!(ok("BEGIN {}").options.fbtmode, None);
+    let (d, _) = err("#pragma D option fbtmode=fexit\nBEGIN {}");
+    assert!(d.message.contains("`kprobe`, `multi` or `fentry`, got `fexit`"), "{}", d.message);
+}
+
+#[test]
 fn sort_position_options() {
     let o = |text: &str| ok(&format!("#pragma D option {text}\nBEGIN {{}}")).options;
     assert_eq!(o("aggsortpos=2").aggsortpos, 2);
@@ -494,4 +506,44 @@ fn what_d_rejects_about_struct_values() {
 fn an_assignment_as_a_member_stores_base_is_an_error() {
     let (d, _) = err("BEGIN { (((a[u] = 0))).s = 1; }");
     assert_eq!(d.message, "this assignment cannot be stored to");
+}
+
+/// Facts whose kernel types cannot be read (no BTF): naming a kernel type says so.
+#[derive(Debug)]
+struct NoBtf;
+
+impl KernelFacts for NoBtf {
+    fn tracepoints(&self) -> crate::facts::Listing {
+        Ok(Vec::new().into())
+    }
+    fn tracepoint_format(&self, _: &str, _: &str) -> Result<String, String> {
+        Err("no such tracepoint".into())
+    }
+    fn kernel_type_id(&self, _: crate::facts::TypeSpace, _: &str) -> Result<Option<crate::facts::KernelTypeId>, String> {
+        Err("/sys/kernel/btf/vmlinux: No such file or directory".into())
+    }
+}
+
+#[test]
+fn kernel_types_that_cannot_be_read_are_an_error() {
+    let d = compile("BEGIN { trace(((struct file *)arg0)->f_mode); }", &CheckOptions { facts: Some(std::rc::Rc::new(NoBtf)), ..Default::default() }).expect_err("no BTF");
+    assert!(d.message.starts_with("cannot read the kernel's types: /sys/kernel/btf/vmlinux"), "{}", d.message);
+    assert!(d.hint.unwrap().contains("CONFIG_DEBUG_INFO_BTF"));
+    assert!(d.label.is_some());
+}
+
+/// D's pointer compatibility (spec §4.8): pointers to one type, or to void, meet; others do
+/// not, nor does a user pointer with a kernel one; pointers are no operands of `*`.
+#[test]
+fn pointers_meet_only_when_compatible() {
+    for src in [
+        "struct a { int x; }; struct b { int y; }; BEGIN { p = (struct a *)arg0; p = (struct b *)arg1; }",
+        "struct a { int x; }; BEGIN { trace((struct a *)arg0 == (long *)arg1); }",
+        "BEGIN { trace((char *)arg0 * 2); }",
+        "BEGIN { trace(((int *)arg0) & 7); }",
+    ] {
+        let (d, _) = err(src);
+        assert!(d.message.contains("point at different types") || d.message.contains("needs integers, but this is a pointer"), "{src}: {}", d.message);
+    }
+    ok("struct a { int x; }; BEGIN { p = (struct a *)arg0; p = (void *)arg1; p = (struct a *)0; trace(p == (void *)arg2); trace((int *)arg0 == (int *)arg1); trace((uintptr_t)p & 7); }");
 }

@@ -335,6 +335,9 @@ impl Checker<'_> {
     /// literal 0 deletes whatever its type (D's rule).
     fn assignable(&mut self, ty: TypeId, v: &TExpr, span: &Span, target: &LValue, zero_deletes: bool) -> Result<(), Diagnostic> {
         let (to, from) = (self.types.real(ty).map_err(|e| ctypes::no_types(span, e))?, self.types.real(v.ty).map_err(|e| ctypes::no_types(span, e))?);
+        if let Some((why, hint)) = self.pointer_mismatch(ty, v.ty) {
+            return Err(Diagnostic::new(span.clone(), format!("`{}` cannot hold this: {why}", target.text())).label("incompatible pointer").hint(hint));
+        }
         if to.is_scalar() && from.is_scalar() {
             return Ok(());
         }

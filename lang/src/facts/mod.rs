@@ -60,6 +60,18 @@ pub trait KernelFacts: std::fmt::Debug {
     fn raw_tracepoint(&self, _name: &str) -> Result<Option<KernelTypeId>, String> {
         Err("the kernel's types (BTF) are not available here".to_string())
     }
+    /// The loaded kernel modules whose functions can be probed (those with BTF), sorted.
+    fn kernel_modules(&self) -> Result<Rc<[String]>, String> {
+        Ok(Rc::from([]))
+    }
+    /// Module `module`'s functions that can be probed, sorted, as [`KernelFacts::kernel_functions`].
+    fn module_functions(&self, module: &str) -> Functions {
+        Err(format!("no kernel module `{module}` with BTF is loaded"))
+    }
+    /// The prototype of module `module`'s function `name`, as [`KernelFacts::kernel_function`].
+    fn module_function(&self, _module: &str, _name: &str) -> Result<Option<KernelTypeId>, String> {
+        Ok(None)
+    }
 }
 
 /// A type id in the running kernel's BTF; 0 is `void`.
@@ -166,6 +178,18 @@ impl KernelFacts for Memo {
 
     fn raw_tracepoint(&self, name: &str) -> Result<Option<KernelTypeId>, String> {
         self.inner.raw_tracepoint(name)
+    }
+
+    fn kernel_modules(&self) -> Result<Rc<[String]>, String> {
+        self.inner.kernel_modules()
+    }
+
+    fn module_functions(&self, module: &str) -> Functions {
+        self.inner.module_functions(module)
+    }
+
+    fn module_function(&self, module: &str, name: &str) -> Result<Option<KernelTypeId>, String> {
+        self.inner.module_function(module, name)
     }
 }
 

@@ -851,6 +851,20 @@ pub struct Options {
     pub nspec: Option<u32>,
     /// Bytes one speculation holds before it drops records, if set (else [`DEFAULT_SPECSIZE`]).
     pub specsize: Option<u64>,
+    /// How fbt probes attach, if forced (`-x fbtmode=`); else the back end chooses per kernel.
+    pub fbtmode: Option<FbtMode>,
+}
+
+/// How fbt probes attach to kernel functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FbtMode {
+    /// One kprobe or kretprobe program per function, attached through perf.
+    Kprobe,
+    /// One program for many functions, attached with one kprobe.multi link (Linux 5.18).
+    Multi,
+    /// One fentry or fexit program per function: a BPF trampoline, with the function's
+    /// arguments and return value in the program's context (Linux 5.5, with BTF).
+    Fentry,
 }
 
 /// Speculations in use at once unless the `nspec` option says (DTrace's default).

@@ -9,12 +9,13 @@ use crate::ast::ProbeDesc;
 use crate::diag::{closest, Diagnostic};
 use crate::facts::{KernelFacts, KernelType, KernelTypeId};
 use crate::types::AddrSpace;
+use std::rc::Rc;
 
 /// Probe ids of fbt probes: this base plus twice the function's index in the program (plus
 /// one for its return).
 pub const FBT_ID_BASE: u32 = 1 << 17;
-/// The module every listed function is in: crumbs lists vmlinux's functions (not yet the
-/// modules').
+/// The module of the kernel's own functions; a loaded module's functions are in the module
+/// of its name (`ext4`), where it has BTF.
 pub const FBT_MODULE: &str = "vmlinux";
 
 pub struct Fbt;
@@ -25,7 +26,7 @@ impl Provider for Fbt {
     }
 
     fn doc(&self) -> &'static str {
-        "entry to and return from kernel functions, fbt:vmlinux:FUNCTION:entry|return (bpftrace's kprobe:FUNCTION and kretprobe:FUNCTION too), with args[N] typed from BTF"
+        "entry to and return from kernel functions, fbt:MODULE:FUNCTION:entry|return (vmlinux or a loaded module; bpftrace's kprobe:FUNCTION and kretprobe:FUNCTION too), with args[N] typed from BTF"
     }
 
     fn examples(&self) -> &'static [&'static str] {
@@ -55,7 +56,8 @@ impl Provider for Fbt {
     /// the function's return type (none for a void function).
     fn arg_types(&self, probe: &Probe, facts: Option<&dyn KernelFacts>) -> Option<Result<Vec<ArgType>, String>> {
         let facts = facts?;
-        let proto = match facts.kernel_function(probe.function) {
+        let found = if probe.module == FBT_MODULE { facts.kernel_function(probe.function) } else { facts.module_function(probe.module, probe.function) };
+        let proto = match found {
             Ok(Some(id)) => id,
             Ok(None) => return None,
             Err(e) => return Some(Err(e)),
@@ -82,32 +84,50 @@ fn match_functions(desc: &ProbeDesc, module: &str, func: &str, names: &str, fact
     if kinds.is_empty() {
         return Err(Diagnostic::new(desc.span.clone(), format!("fbt has no probe named `{names}`")).label("not entry or return").hint("fbt's probes are FUNCTION:entry and FUNCTION:return"));
     }
-    if !ok(module, FBT_MODULE)? {
-        return Err(Diagnostic::new(desc.span.clone(), format!("probe description `{}` does not match any probes: no kernel module `{module}` with functions", desc.text))
-            .label("matches nothing")
-            .hint(format!("fbt's functions are vmlinux's (kernel modules' are not listed yet): write fbt:{FBT_MODULE}:FUNCTION:entry or leave the module empty")));
+    // vmlinux's functions, then each loaded module's, where the module field matches.
+    let mut lists: Vec<(&'static str, Rc<[String]>)> = Vec::new();
+    if ok(module, FBT_MODULE)? {
+        let list = facts.kernel_functions().map_err(|e| Diagnostic::new(desc.span.clone(), format!("cannot list the kernel's functions: {e}")).label("here").hint("fbt probes are listed from the kernel's BTF, /sys/kernel/btf/vmlinux"))?;
+        lists.push((FBT_MODULE, list));
     }
-    let list = facts.kernel_functions().map_err(|e| Diagnostic::new(desc.span.clone(), format!("cannot list the kernel's functions: {e}")).label("here").hint("fbt probes are listed from the kernel's BTF, /sys/kernel/btf/vmlinux"))?;
-    let matching: Vec<&String> = if func.is_empty() || func.contains(['*', '?', '[']) {
-        let m = glob(func, desc)?;
-        list.iter().filter(|f| m.as_ref().is_none_or(|m| m.is_match(f.as_str()))).collect()
-    } else {
-        // One named function: the list is sorted.
-        list.binary_search_by(|f| f.as_str().cmp(func)).map(|i| vec![&list[i]]).unwrap_or_default()
-    };
-    if matching.is_empty() {
-        let hint = match closest(func, list.iter().map(String::as_str)) {
+    let modules = facts.kernel_modules().unwrap_or_else(|_| Rc::from([]));
+    for m in modules.iter() {
+        if ok(module, m)? {
+            // A module whose BTF cannot be read has no functions to offer.
+            if let Ok(list) = facts.module_functions(m) {
+                lists.push((interned(m), list));
+            }
+        }
+    }
+    if lists.is_empty() {
+        let loaded = if modules.is_empty() { "no module with BTF is loaded".to_string() } else { format!("loaded modules with BTF: {}", modules.join(", ")) };
+        let hint = match closest(module, modules.iter().map(String::as_str).chain([FBT_MODULE])) {
+            Some(c) => format!("did you mean `{c}`? ({loaded})"),
+            None => format!("fbt's modules are vmlinux and the loaded modules that have BTF ({loaded}); leave the module empty to search them all"),
+        };
+        return Err(Diagnostic::new(desc.span.clone(), format!("probe description `{}` does not match any probes: no kernel module `{module}` with functions", desc.text)).label("matches nothing").hint(hint));
+    }
+    let pattern = if func.is_empty() || func.contains(['*', '?', '[']) { Some(glob(func, desc)?) } else { None };
+    let mut out = Vec::new();
+    for (m, list) in &lists {
+        let matching: Vec<&String> = match &pattern {
+            Some(g) => list.iter().filter(|f| g.as_ref().is_none_or(|g| g.is_match(f.as_str()))).collect(),
+            // One named function: the list is sorted.
+            None => list.binary_search_by(|f| f.as_str().cmp(func)).map(|i| vec![&list[i]]).unwrap_or_default(),
+        };
+        for f in matching {
+            let function = interned(f);
+            for (name, attach) in &kinds {
+                out.push(Probe { id: 0, provider: "fbt", module: m, function, name, attach: *attach, nr: None });
+            }
+        }
+    }
+    if out.is_empty() {
+        let hint = match closest(func, lists.iter().flat_map(|(_, l)| l.iter().map(String::as_str))) {
             Some(c) => format!("did you mean `{c}`? (crumbs lists the functions the kernel's BTF describes and ftrace can trace)"),
             None => "list the kernel's functions with `crumbs -l -e 'fbt::PATTERN:'`".to_string(),
         };
         return Err(Diagnostic::new(desc.span.clone(), format!("probe description `{}` does not match any kernel function", desc.text)).label("matches nothing").hint(hint));
-    }
-    let mut out = Vec::with_capacity(matching.len() * kinds.len());
-    for f in matching {
-        let function = interned(f);
-        for (name, attach) in &kinds {
-            out.push(Probe { id: 0, provider: "fbt", module: FBT_MODULE, function, name, attach: *attach, nr: None });
-        }
     }
     Ok(out)
 }

@@ -46,20 +46,37 @@ pub fn int_from_keywords(words: &[String]) -> Option<IntType> {
     })
 }
 
-/// The integer typedefs D itself defines, whatever the kernel has.
+/// The integer typedefs D itself defines, whatever the kernel has: name, size in bytes,
+/// signed (spec §4.9's table).
+pub const BUILTIN_TYPEDEFS: &[(&str, u8, bool)] = &[
+    ("int8_t", 1, true),
+    ("int16_t", 2, true),
+    ("int32_t", 4, true),
+    ("int64_t", 8, true),
+    ("intptr_t", 8, true),
+    ("ssize_t", 8, true),
+    ("ptrdiff_t", 8, true),
+    ("off_t", 8, true),
+    ("pid_t", 4, true),
+    ("id_t", 4, true),
+    ("processorid_t", 4, true),
+    ("uint8_t", 1, false),
+    ("uint16_t", 2, false),
+    ("uint32_t", 4, false),
+    ("uint64_t", 8, false),
+    ("uintptr_t", 8, false),
+    ("size_t", 8, false),
+    ("uid_t", 4, false),
+    ("gid_t", 4, false),
+    ("uchar_t", 1, false),
+    ("ushort_t", 2, false),
+    ("uint_t", 4, false),
+    ("ulong_t", 8, false),
+];
+
+/// The integer typedef of D's own named `name`.
 pub fn builtin_typedef(name: &str) -> Option<IntType> {
-    let (size, signed) = match name {
-        "int8_t" => (1, true),
-        "int16_t" => (2, true),
-        "int32_t" | "pid_t" | "id_t" | "processorid_t" => (4, true),
-        "int64_t" | "intptr_t" | "ssize_t" | "ptrdiff_t" | "off_t" => (8, true),
-        "uint8_t" | "uchar_t" => (1, false),
-        "uint16_t" | "ushort_t" => (2, false),
-        "uint32_t" | "uint_t" | "uid_t" | "gid_t" => (4, false),
-        "uint64_t" | "uintptr_t" | "size_t" | "ulong_t" => (8, false),
-        _ => return None,
-    };
-    Some(int(name, size, signed))
+    BUILTIN_TYPEDEFS.iter().find(|t| t.0 == name).map(|&(n, size, signed)| int(n, size, signed))
 }
 
 /// The type name a C declaration's type writes (`const char *const *`, `struct stat *`,

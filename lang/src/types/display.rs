@@ -13,6 +13,7 @@ impl Types {
             Type::Void => "void".into(),
             Type::Int(i) => i.name,
             Type::Float { name, .. } => name,
+            Type::Ptr { to, .. } if self.load(to).is_ok() && matches!(self.get(to), Type::Function) => "void (*)()".into(),
             Type::Ptr { to, space } => {
                 // One mark for the whole pointer: `char ** (user)`.
                 let named = self.name(to);

@@ -8,7 +8,7 @@ mod c_names;
 mod display;
 mod kernel;
 
-pub use c_names::{builtin_typedef, int_from_keywords, type_name_from_c};
+pub use c_names::{builtin_typedef, int_from_keywords, type_name_from_c, BUILTIN_TYPEDEFS};
 
 use crate::facts::{KernelFacts, KernelTypeId, TypeSpace};
 use std::collections::HashMap;
@@ -185,6 +185,11 @@ impl Types {
         id
     }
 
+    /// Defines a type the script declared without a definition (`struct s;`).
+    pub fn complete(&mut self, id: TypeId, t: Type) {
+        self.table[id.0 as usize] = t;
+    }
+
     /// The type the script itself declared under `name` in `space`.
     pub fn lookup_script(&self, space: TypeSpace, name: &str) -> Option<TypeId> {
         self.declared.get(&(space, name.to_string())).copied()
@@ -211,8 +216,17 @@ impl Types {
 
     /// The type named `name` in `space`: the script's own first, then the kernel's.
     pub fn lookup(&mut self, space: TypeSpace, name: &str) -> Result<Option<TypeId>, String> {
+        match self.declared.get(&(space, name.to_string())) {
+            Some(id) => Ok(Some(*id)),
+            None => self.lookup_beyond_script(space, name),
+        }
+    }
+
+    /// The type named `name` in `space` that is not the script's: a builtin typedef or the
+    /// kernel's.
+    pub fn lookup_beyond_script(&mut self, space: TypeSpace, name: &str) -> Result<Option<TypeId>, String> {
         let key = (space, name.to_string());
-        if let Some(id) = self.declared.get(&key).or_else(|| self.found.get(&key)) {
+        if let Some(id) = self.found.get(&key) {
             return Ok(Some(*id));
         }
         if space == TypeSpace::Ordinary {

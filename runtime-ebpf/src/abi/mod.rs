@@ -10,6 +10,7 @@ pub mod table;
 
 use crate::elf::MapDef;
 use crate::insn::Insn;
+use crumbs_lang::ir::SYSCALL_STR_BASE;
 use crumbs_lang::providers::AttachPoint;
 
 /// Everything the runtime loads: the ELF, and what it holds.
@@ -31,7 +32,32 @@ pub struct ProgramCode {
     pub func_refs: Vec<FuncRef>,
     /// Bytes of the scratch space ([`SCRATCH_MAP`]) it uses.
     pub scratch: u32,
+    /// A kprobe.multi program's kernel functions (indexes into the program's functions),
+    /// all with the clauses of `attach`; empty for every other program.
+    pub functions: Vec<u16>,
+    /// An fentry or fexit program (an fbt probe's; the runtime loads it against the
+    /// kernel's BTF prototype of its function).
+    pub fentry: bool,
 }
+
+/// The attach cookie of fbt function `index` in a kprobe.multi program (entry, or return
+/// for `ret`). The kernel hands each firing its function's cookie (bpf_get_attach_cookie),
+/// so the program needs no table of function addresses: the low 32 bits are the probe id,
+/// the high ones the interned id of the function's name (0, never read, where no clause
+/// asks for probefunc and the name is not interned), a name that is a system call's
+/// ([`SYSCALL_STR_BASE`] + nr) as [`COOKIE_SYSCALL_NAME`] | nr.
+pub fn fbt_cookie(p: &crumbs_lang::ir::Program, index: u16, ret: bool) -> u64 {
+    let id = crumbs_lang::providers::FBT_ID_BASE + 2 * index as u32 + ret as u32;
+    let name = p.functions.get(index as usize).and_then(|f| p.strings.lookup(&f.name)).unwrap_or(0);
+    let name = match name.checked_sub(SYSCALL_STR_BASE) {
+        Some(nr) => COOKIE_SYSCALL_NAME | nr as u32,
+        None => name as u32,
+    };
+    id as u64 | (name as u64) << 32
+}
+
+/// The bit of a cookie's name id that marks a system call's name (see [`fbt_cookie`]).
+pub const COOKIE_SYSCALL_NAME: u32 = 1 << 31;
 
 /// A reference from an instruction (the first half of an ld_imm64) to a map.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,6 +98,12 @@ pub struct Target {
     /// (`bpf_trace_run*`, `__bpf_trace_X`, `__traceiter_X`), for `caller` and `stackdepth`
     /// (emit/stack_values.rs); empty where the program uses neither.
     pub tracing_frames: Vec<(u64, u64)>,
+    /// fbt probes attach with kprobe.multi links: one program for all the functions that
+    /// share their clauses (the runtime found the kernel can, or `-x fbtmode=multi` asked).
+    pub fbt_multi: bool,
+    /// fbt probes attach as fentry and fexit programs, one per function (`-x fbtmode=fentry`
+    /// asked, or the runtime chose it for this kernel).
+    pub fbt_fentry: bool,
 }
 
 /// The ring buffer the programs send their records through ([`record`]).

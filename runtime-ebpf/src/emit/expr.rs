@@ -17,7 +17,7 @@ impl Emitter<'_> {
                 self.str_id(s)?;
             }
             StrExpr::Probe(h) => {
-                if *h == VarHook::ProbeFunc && attach::context(self.attach).probe_func_id(self) {
+                if *h == VarHook::ProbeFunc && self.context().probe_func_id(self) {
                     return Ok(());
                 }
                 let text = self.probe_const(*h).unwrap_or_default().to_string();
@@ -31,7 +31,7 @@ impl Emitter<'_> {
 
     /// probeprov/probemod/probefunc/probename when they are the same for every firing.
     pub(super) fn probe_const(&self, h: VarHook) -> Option<&str> {
-        attach::context(self.attach).probe_const(self, h)
+        self.context().probe_const(self, h)
     }
 
     pub(super) fn expr(&mut self, e: &Expr) -> Result<(), EmitError> {
@@ -324,10 +324,10 @@ impl Emitter<'_> {
                     Ok(())
                 })?;
             }
-            VarHook::Arg(n) => attach::context(self.attach).arg(self, n)?,
-            VarHook::Errno => attach::context(self.attach).errno(self),
+            VarHook::Arg(n) => self.context().arg(self, n)?,
+            VarHook::Errno => self.context().errno(self),
             VarHook::Retval => return Err(self.err("internal: retval is lowered by the checker")),
-            VarHook::ProbeId => attach::context(self.attach).probe_id(self)?,
+            VarHook::ProbeId => self.context().probe_id(self)?,
             VarHook::Epid => {
                 let c = self.clause.ok_or_else(|| self.err("internal: epid outside a clause"))?;
                 self.push(Insn::mov_imm(R0, c as i32 + 1));

@@ -186,7 +186,7 @@ impl Emitter<'_> {
         self.bind(got);
         self.push(Insn::mov(R8, R0));
         self.push(Insn::st_imm(W, R8, 0, FAULT_RECORD as i32));
-        attach::context(self.attach).probe_id(self)?;
+        self.context().probe_id(self)?;
         self.push(Insn::stx(W, R8, 4, R0));
         self.push(Insn::call(helper::GET_SMP_PROCESSOR_ID));
         self.push(Insn::stx(W, R8, 8, R0));

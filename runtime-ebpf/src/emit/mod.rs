@@ -71,14 +71,24 @@ pub const INLINE_ZEROING: usize = 16 * 8;
 pub const MAX_INSNS: usize = 1_000_000;
 
 pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<ProgramCode, EmitError> {
+    emit(p, group, &[], target)
+}
+
+/// One kprobe.multi program for fbt functions `functions`, all with the clauses of `group`
+/// (one of theirs): the firing function's probe id and name come from the attach cookie.
+pub fn emit_multi_program(p: &Program, group: &Group, functions: &[u16], target: &Target) -> Result<ProgramCode, EmitError> {
+    emit(p, group, functions, target)
+}
+
+fn emit(p: &Program, group: &Group, functions: &[u16], target: &Target) -> Result<ProgramCode, EmitError> {
     let exit_flag = exit_flag_offset(p);
     // ERROR's clauses run inside the programs of clauses that fault.
     let errors = p.group(AttachPoint::Error).map_or(&[][..], |g| &g.clauses[..]);
     let faults_here = group.clauses.iter().any(|c| faults::may_fault(p, c));
     let scratch = group.clauses.iter().any(needs_scratch) || (errors.iter().any(needs_scratch) && faults_here);
-    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), func_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(scratch), clause: None, locals: Vec::new(), exit_flag, fault: None, error_args: None, pieces: Default::default(), strtok: None, shared_locals: Vec::new(), nr_in_r7: false };
+    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), func_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(scratch), clause: None, locals: Vec::new(), exit_flag, fault: None, error_args: None, pieces: Default::default(), strtok: None, shared_locals: Vec::new(), nr_in_r7: false, multi: !functions.is_empty(), fentry: target.fbt_fentry && matches!(group.attach, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_)) };
     e.push(Insn::mov(R6, R1));
-    attach::context(group.attach).prologue(&mut e, group);
+    e.context().prologue(&mut e, group);
     if scratch {
         e.scratch_prologue()?;
     }
@@ -105,7 +115,7 @@ pub fn emit_program(p: &Program, group: &Group, target: &Target) -> Result<Progr
     e.push(Insn::mov_imm(R0, 0));
     e.push(Insn::exit());
     e.resolve()?;
-    Ok(ProgramCode { name: attach::context(group.attach).program_name(p, group.attach), attach: group.attach, insns: e.insns, map_refs: e.map_refs, func_refs: e.func_refs, scratch: e.frame.scratch_max })
+    Ok(ProgramCode { name: e.context().program_name(p, group.attach), attach: group.attach, insns: e.insns, map_refs: e.map_refs, func_refs: e.func_refs, scratch: e.frame.scratch_max, functions: functions.to_vec(), fentry: e.fentry })
 }
 
 /// Whether a clause works with strings in buffers larger than the stack holds comfortably,
@@ -167,11 +177,20 @@ pub(crate) struct Emitter<'a> {
     shared_locals: Vec<(String, Repr, Buf, bool)>,
     /// The prologue left the system call number in r7 (syscall programs).
     nr_in_r7: bool,
+    /// A kprobe.multi program: one for many functions (r7 holds the attach cookie).
+    multi: bool,
+    /// An fentry or fexit program (an fbt probe's, in that mode).
+    fentry: bool,
     /// Where strtok()'s state is in the scratch space, if the program calls strtok().
     strtok: Option<i16>,
 }
 
 impl Emitter<'_> {
+    /// How the program's probe context reads.
+    fn context(&self) -> &'static dyn attach::ProbeContext {
+        attach::context_for(self.attach, self.multi, self.fentry)
+    }
+
     fn push(&mut self, i: Insn) {
         self.insns.push(i);
     }
@@ -321,7 +340,7 @@ impl Emitter<'_> {
             self.bind(got);
             self.push(Insn::mov(R8, R0));
             self.push(Insn::st_imm(W, R8, 0, rid as i32));
-            attach::context(self.attach).probe_id(self)?;
+            self.context().probe_id(self)?;
             self.push(Insn::stx(W, R8, 4, R0));
             self.push(Insn::call(helper::GET_SMP_PROCESSOR_ID));
             self.push(Insn::stx(W, R8, 8, R0));

@@ -23,7 +23,7 @@ impl Emitter<'_> {
         let size = 8 * frames as i32;
         // An ERROR clause runs in the program of the clause that faulted, on its stack.
         let program = self.error_args.map_or(self.attach, |a| a.program);
-        let (own, hooks) = if user { (0, false) } else { attach::context(program).stack_top() };
+        let (own, hooks) = if user { (0, false) } else { attach::context_for(program, self.multi, self.fentry).stack_top() };
         self.scoped(|e| {
             let buf = Buf::Scratch(e.scratch(size as usize)?);
             e.push(Insn::mov(R1, R6));

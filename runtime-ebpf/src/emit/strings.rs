@@ -199,7 +199,9 @@ impl Emitter<'_> {
     /// The probe's function name where it differs between firings: a system call's,
     /// from the names table the runtime fills.
     fn probe_name_into(&mut self, dst: Buf, size: u32) -> Result<(), EmitError> {
-        if !attach::context(self.attach).probe_func_id(self) {
+        // (A kprobe.multi program has its function's name only as an id: its functions
+        // then get a program each, see `crate::programs`.)
+        if self.multi || !self.context().probe_func_id(self) {
             return Err(self.err("internal: a probe name with no value here"));
         }
         // r0 = the interned id, SYSCALL_STR_BASE + nr: the table's key is nr.

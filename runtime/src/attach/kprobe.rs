@@ -28,7 +28,7 @@ pub(super) fn attach(p: &mut KProbe, program: &Program, code: &ProgramCode, tall
 
 /// An error and what caused it (aya's "`perf_event_open` failed" says nothing of why: its
 /// source is the errno).
-fn with_causes(e: &dyn std::error::Error) -> String {
+pub(super) fn with_causes(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut cause = e.source();
     while let Some(c) = cause {

@@ -10,13 +10,21 @@ use crumbs_lang::ir::Program;
 use crumbs_lang::providers::AttachPoint;
 
 mod btf_tracepoint;
+pub(crate) mod fentry;
 mod kprobe;
+pub(crate) mod kprobe_multi;
 mod perf_event;
 mod raw_tracepoint;
 mod tracepoint;
 
 /// An attached probe; dropping it detaches it.
 pub type Link = Box<dyn Send>;
+
+/// What loading leaves for attaching besides aya's programs: the programs crumbs loads
+/// itself (kprobe.multi), by name, and the functions whose fentry/fexit program the kernel
+/// refused (with why).
+#[derive(Default)]
+pub(crate) struct OwnPrograms(Vec<(String, std::os::fd::OwnedFd)>, Vec<(String, String)>);
 
 fn missing(code: &ProgramCode) -> RunError {
     RunError::Other(format!("program {} missing from the ELF", code.name))
@@ -27,21 +35,40 @@ fn missing(code: &ProgramCode) -> RunError {
 /// and room for their files.
 pub(crate) fn prepare(compiled: &[ProgramCode]) -> Result<(), RunError> {
     let kprobes = compiled.iter().filter(|c| matches!(c.attach, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_))).count();
-    if kprobes > 0 {
+    if compiled.iter().any(|c| c.fentry) {
+        fentry::supported().map_err(|why| RunError::Other(format!("fbt probes with -x fbtmode=fentry need fentry/fexit programs, and {why}; -x fbtmode=kprobe attaches kprobes instead. Nothing was attached")))?;
+    }
+    if compiled.iter().any(|c| !c.functions.is_empty()) {
+        kprobe_multi::supported().map_err(|why| RunError::Other(format!("fbt probes with -x fbtmode=multi need kprobe.multi links, and {why}; -x fbtmode=kprobe attaches a kprobe per function instead. Nothing was attached")))?;
+    }
+    if compiled.iter().any(|c| !c.fentry && matches!(c.attach, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_))) {
         kprobe::available()?;
+    }
+    if kprobes > 0 {
         kprobe::raise_file_limit(kprobes);
     }
     Ok(())
 }
 
 /// Loads one program of the ELF into the kernel (through the verifier).
-pub(crate) fn load(ebpf: &mut Ebpf, program: &Program, code: &ProgramCode) -> Result<Result<(), ProgramError>, RunError> {
+pub(crate) fn load(ebpf: &mut Ebpf, own: &mut OwnPrograms, program: &Program, code: &ProgramCode) -> Result<Result<(), ProgramError>, RunError> {
+    if !code.functions.is_empty() {
+        return Ok(match kprobe_multi::load(ebpf, code)? {
+            Ok(fd) => {
+                own.0.push((code.name.clone(), fd));
+                Ok(())
+            }
+            Err((io_error, log)) => Err(ProgramError::LoadError { io_error, verifier_log: aya_obj::VerifierLog::new(log) }),
+        });
+    }
     Ok(match ebpf.program_mut(&code.name) {
         Some(AyaProgram::RawTracePoint(p)) => p.load(),
         Some(AyaProgram::PerfEvent(p)) => p.load(),
         Some(AyaProgram::TracePoint(p)) => p.load(),
         Some(AyaProgram::KProbe(p)) => p.load(),
         Some(AyaProgram::BtfTracePoint(p)) => btf_tracepoint::load(p, program, code)?,
+        Some(AyaProgram::FEntry(p)) => fentry::load_entry(p, program, code, &mut own.1)?,
+        Some(AyaProgram::FExit(p)) => fentry::load_exit(p, program, code, &mut own.1)?,
         _ => return Err(missing(code)),
     })
 }
@@ -52,6 +79,8 @@ pub(crate) fn load(ebpf: &mut Ebpf, program: &Program, code: &ProgramCode) -> Re
 pub(crate) struct Tally {
     pub functions: usize,
     pub skipped: Vec<(String, String)>,
+    /// How the refused functions were to be probed, for the message: "a kprobe" if unset.
+    pub how: Option<&'static str>,
 }
 
 impl Tally {
@@ -60,22 +89,29 @@ impl Tally {
     pub fn outcome(&self) -> Result<Option<String>, RunError> {
         let Some((first, why)) = self.skipped.first() else { return Ok(None) };
         let n = self.skipped.len();
+        let how = self.how.unwrap_or("a kprobe");
         if n == self.functions {
             let what = if n == 1 { format!("kernel function {first}") } else { format!("any of the {n} kernel function probes (the first, {first})") };
-            return Err(RunError::Other(format!("cannot attach a kprobe to {what}: {why}")));
+            return Err(RunError::Other(format!("cannot attach {how} to {what}: {why}")));
         }
-        Ok(Some(format!("{n} of {} fbt probes skipped: the kernel refused a kprobe on their functions (notrace, the kprobe blacklist, a name several functions share), e.g. {first}: {why}", self.functions)))
+        Ok(Some(format!("{n} of {} fbt probes skipped: the kernel refused {how} on their functions (notrace, the kprobe blacklist, a name several functions share), e.g. {first}: {why}", self.functions)))
     }
 }
 
 /// Attaches one loaded program; BEGIN and END are never attached (they have no links).
-pub(crate) fn attach(ebpf: &mut Ebpf, program: &Program, code: &ProgramCode, tally: &mut Tally) -> Result<Vec<Link>, RunError> {
+pub(crate) fn attach(ebpf: &mut Ebpf, own: &OwnPrograms, program: &Program, code: &ProgramCode, tally: &mut Tally) -> Result<Vec<Link>, RunError> {
+    if !code.functions.is_empty() {
+        let fd = own.0.iter().find(|(n, _)| *n == code.name).map(|(_, fd)| fd).ok_or_else(|| missing(code))?;
+        return kprobe_multi::attach(fd, program, code, tally);
+    }
     match ebpf.program_mut(&code.name) {
         Some(AyaProgram::RawTracePoint(p)) => raw_tracepoint::attach(p, code),
         Some(AyaProgram::PerfEvent(p)) => perf_event::attach(p, code),
         Some(AyaProgram::TracePoint(p)) => tracepoint::attach(p, program, code),
         Some(AyaProgram::KProbe(p)) => kprobe::attach(p, program, code, tally),
         Some(AyaProgram::BtfTracePoint(p)) => btf_tracepoint::attach(p, program, code),
+        Some(AyaProgram::FEntry(p)) => fentry::attach(|| p.attach().and_then(|id| p.take_link(id)).map(|l| Box::new(l) as Link), program, code, tally, &own.1),
+        Some(AyaProgram::FExit(p)) => fentry::attach(|| p.attach().and_then(|id| p.take_link(id)).map(|l| Box::new(l) as Link), program, code, tally, &own.1),
         _ => Err(missing(code)),
     }
 }
@@ -88,10 +124,10 @@ mod tests {
     fn skipped_functions_are_counted_and_all_skipped_is_an_error() {
         assert!(matches!(Tally::default().outcome(), Ok(None)));
         let why = |f: &str| (f.to_string(), "`perf_event_open` failed: Invalid argument (os error 22)".to_string());
-        let some = Tally { functions: 3, skipped: vec![why("__die")] };
+        let some = Tally { functions: 3, skipped: vec![why("__die")], how: None };
         let line = some.outcome().unwrap().unwrap();
         assert!(line.starts_with("1 of 3 fbt probes skipped") && line.contains("__die: `perf_event_open` failed: Invalid argument"), "{line}");
-        let all = Tally { functions: 1, skipped: vec![why("__die")] };
+        let all = Tally { functions: 1, skipped: vec![why("__die")], how: None };
         let Err(RunError::Other(msg)) = all.outcome() else { panic!("all skipped is not an error") };
         assert!(msg.starts_with("cannot attach a kprobe to kernel function __die: "), "{msg}");
     }

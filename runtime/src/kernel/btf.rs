@@ -188,6 +188,46 @@ pub fn raw_tracepoint(event: &str) -> Result<Option<KernelTypeId>, String> {
     Ok(None)
 }
 
+/// The functions module `module` defines (its own FUNC records, not extern declarations),
+/// sorted; parses the module's BTF.
+pub fn module_function_names(module: &str) -> Result<Vec<String>, String> {
+    let (_, btf) = loaded_module(module)?;
+    let own = btf.split().ok_or_else(|| format!("module {module}'s BTF is not split BTF"))?;
+    let (first, last) = own.type_id_range();
+    let mut names = Vec::new();
+    for id in first..=last {
+        if let Ok(Type::Func(f)) = own.resolve_type_by_id(id) {
+            if !f.is_extern() {
+                names.push(btf.resolve_name(&f).map_err(btf_error)?);
+            }
+        }
+    }
+    names.sort_unstable();
+    names.dedup();
+    Ok(names)
+}
+
+/// The prototype of module `module`'s function `name`, as [`function`].
+pub fn module_function(module: &str, name: &str) -> Result<Option<KernelTypeId>, String> {
+    let (m, btf) = loaded_module(module)?;
+    let Some(own) = btf.split() else { return Ok(None) };
+    let ids = own.resolve_ids_by_name(name).unwrap_or_default();
+    Ok(ids.into_iter().find(|id| matches!(own.resolve_type_by_id(*id), Ok(Type::Func(_)))).map(|id| modules::encode(m, id, modules::base_count(btf))))
+}
+
+/// The names of the loaded modules with BTF, sorted.
+pub fn module_names() -> Vec<String> {
+    modules::names()
+}
+
+/// Module `module`'s index and its BTF parsed on vmlinux's.
+fn loaded_module(module: &str) -> Result<(usize, &'static Btf), String> {
+    let vmlinux = vmlinux()?;
+    let m = modules::index_of(module).ok_or_else(|| format!("no kernel module `{module}` with BTF is loaded"))?;
+    let btf = modules::module(vmlinux, m).ok_or_else(|| format!("cannot read module {module}'s BTF"))?;
+    Ok((m, btf))
+}
+
 /// The BTF id of the kernel function (a kfunc) named `name`, in vmlinux.
 pub fn func_id(name: &str) -> Option<u32> {
     let btf = vmlinux().ok()?;

@@ -6,8 +6,8 @@
 
 use super::tracefs::TRACEFS;
 use crumbs_lang::facts::Functions;
-use std::collections::HashSet;
-use std::sync::OnceLock;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Read once per process: vmlinux's BTF is 5 MB and ftrace's list some 50k lines.
 pub fn list() -> Functions {
@@ -27,9 +27,39 @@ fn read() -> Result<Vec<String>, String> {
     Ok(names)
 }
 
+type ModuleList = Result<Arc<[String]>, String>;
+
+/// Module `module`'s functions, as [`list`] has vmlinux's: from the module's BTF, less
+/// those ftrace cannot trace where it says. Read once per module.
+pub fn module_list(module: &str) -> Functions {
+    static LISTS: Mutex<Option<HashMap<String, ModuleList>>> = Mutex::new(None);
+    let mut lists = LISTS.lock().unwrap_or_else(|e| e.into_inner());
+    let found = lists.get_or_insert_default().entry(module.to_string()).or_insert_with(|| {
+        let mut names = crate::kernel::btf::module_function_names(module)?;
+        if let Some(traceable) = traceable_in(module) {
+            names.retain(|n| traceable.contains(n.as_str()));
+        }
+        Ok(names.into())
+    });
+    found.as_ref().map(|v| v.iter().cloned().collect::<Vec<_>>().into()).map_err(Clone::clone)
+}
+
+/// The modules whose functions can be probed: those with BTF.
+pub fn modules() -> Vec<String> {
+    crate::kernel::btf::module_names()
+}
+
 /// vmlinux's functions ftrace can trace (`NAME`; a module's are `NAME [MODULE]`), if the
 /// list can be read.
 fn traceable() -> Option<HashSet<String>> {
     let text = std::fs::read_to_string(format!("{TRACEFS}/available_filter_functions")).ok()?;
     Some(text.lines().filter(|l| !l.contains(' ')).map(str::to_string).collect())
+}
+
+/// Module `module`'s functions ftrace can trace (its `NAME [MODULE]` lines), if the list can
+/// be read.
+fn traceable_in(module: &str) -> Option<HashSet<String>> {
+    let text = std::fs::read_to_string(format!("{TRACEFS}/available_filter_functions")).ok()?;
+    let tag = format!(" [{module}]");
+    Some(text.lines().filter_map(|l| l.strip_suffix(&tag)).map(str::to_string).collect())
 }

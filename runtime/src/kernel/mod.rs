@@ -3,7 +3,7 @@
 //! clocks, struct offsets from BTF, CPUs) and the CPU lists. Everything that reads the
 //! machine to compile a program is here, so lang and the code generator stay pure.
 
-mod btf;
+pub(crate) mod btf;
 pub(crate) mod codegen;
 pub mod cpus;
 mod functions;
@@ -76,5 +76,17 @@ impl KernelFacts for LiveKernel {
 
     fn raw_tracepoint(&self, event: &str) -> Result<Option<KernelTypeId>, String> {
         btf::raw_tracepoint(event)
+    }
+
+    fn kernel_modules(&self) -> Result<std::rc::Rc<[String]>, String> {
+        Ok(functions::modules().into())
+    }
+
+    fn module_functions(&self, module: &str) -> Functions {
+        functions::module_list(module)
+    }
+
+    fn module_function(&self, module: &str, name: &str) -> Result<Option<KernelTypeId>, String> {
+        btf::module_function(module, name)
     }
 }

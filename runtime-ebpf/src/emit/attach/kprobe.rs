@@ -1,7 +1,10 @@
-//! fbt probes as kprobes and kretprobes: one program per probed function, whose context is
-//! the registers (`struct pt_regs *`) where the function starts or has returned.
+//! fbt probes as kprobes and kretprobes: one program per probed function, or one for many
+//! (kprobe.multi, [`MULTI_ENTRY`]), whose context is the registers (`struct pt_regs *`)
+//! where the function starts or has returned.
 
 use super::*;
+use crate::abi::COOKIE_SYSCALL_NAME;
+use crumbs_lang::ir::SYSCALL_STR_BASE;
 use crumbs_lang::providers::FBT_ID_BASE;
 
 /// pt_regs offsets on x86-64 of the registers that pass the first six arguments (di, si, dx,
@@ -12,13 +15,18 @@ const REG_SP: i16 = 152;
 
 pub(super) struct Kprobe {
     pub ret: bool,
+    /// Attached to many functions with one kprobe.multi link: which one fired is in the
+    /// attach cookie (`abi::fbt_cookie`), which the prologue keeps in r7.
+    pub multi: bool,
 }
 
-pub(super) const ENTRY: Kprobe = Kprobe { ret: false };
-pub(super) const RETURN: Kprobe = Kprobe { ret: true };
+pub(super) const ENTRY: Kprobe = Kprobe { ret: false, multi: false };
+pub(super) const RETURN: Kprobe = Kprobe { ret: true, multi: false };
+pub(super) const MULTI_ENTRY: Kprobe = Kprobe { ret: false, multi: true };
+pub(super) const MULTI_RETURN: Kprobe = Kprobe { ret: true, multi: true };
 
 /// The index of the probed function in the program's functions.
-fn index(attach: AttachPoint) -> usize {
+pub(super) fn index(attach: AttachPoint) -> usize {
     match attach {
         AttachPoint::FbtEntry(i) | AttachPoint::FbtReturn(i) => i as usize,
         _ => unreachable!("a kprobe context for {attach:?}"),
@@ -35,14 +43,23 @@ impl ProbeContext for Kprobe {
     }
 
     fn program_name(&self, _: &Program, attach: AttachPoint) -> String {
-        format!("crumbs_{}{}", if self.ret { "kret" } else { "kprobe" }, index(attach))
+        format!("crumbs_{}{}{}", if self.ret { "kret" } else { "kprobe" }, if self.multi { "multi" } else { "" }, index(attach))
     }
 
     fn describe(&self, _: AttachPoint) -> &'static str {
-        if self.ret {
-            "kretprobe"
-        } else {
-            "kprobe"
+        match (self.ret, self.multi) {
+            (false, false) => "kprobe",
+            (true, false) => "kretprobe",
+            (false, true) => "kprobe.multi",
+            (true, true) => "kretprobe.multi",
+        }
+    }
+
+    fn prologue(&self, e: &mut Emitter, _: &Group) {
+        if self.multi {
+            e.push(Insn::mov(R1, R6));
+            e.push(Insn::call(helper::GET_ATTACH_COOKIE));
+            e.push(Insn::mov(R7, R0));
         }
     }
 
@@ -53,9 +70,31 @@ impl ProbeContext for Kprobe {
     }
 
     fn probe_id(&self, e: &mut Emitter) -> Result<(), EmitError> {
+        if self.multi {
+            e.push(Insn::mov32(R0, R7));
+            return Ok(());
+        }
         let id = FBT_ID_BASE + 2 * index(e.attach) as u32 + self.ret as u32;
         e.push(Insn::mov_imm(R0, id as i32));
         Ok(())
+    }
+
+    /// A kprobe.multi program's function: the interned id in the cookie's high half.
+    fn probe_func_id(&self, e: &mut Emitter) -> bool {
+        if !self.multi {
+            return false;
+        }
+        e.push(Insn::mov(R0, R7));
+        e.push(Insn::alu_imm(Alu::Rsh, R0, 32));
+        let plain = e.label();
+        e.push(Insn::mov(R1, R0));
+        e.push(Insn::alu_imm(Alu::Rsh, R1, COOKIE_SYSCALL_NAME.trailing_zeros() as i32));
+        e.jump(Insn::jmp_imm(Cond::Eq, R1, 0, 0), plain);
+        e.push(Insn::alu_imm(Alu::And, R0, (COOKIE_SYSCALL_NAME - 1) as i32));
+        e.ld64(R1, SYSCALL_STR_BASE as i64);
+        e.push(Insn::alu_reg(Alu::Add, R0, R1));
+        e.bind(plain);
+        true
     }
 
     fn probe_const<'p>(&self, e: &Emitter<'p>, h: VarHook) -> Option<&'p str> {
@@ -63,6 +102,7 @@ impl ProbeContext for Kprobe {
         Some(match h {
             VarHook::ProbeProv => "fbt",
             VarHook::ProbeMod => f.module.as_str(),
+            VarHook::ProbeFunc if self.multi => return None,
             VarHook::ProbeFunc => f.name.as_str(),
             VarHook::ProbeName if self.ret => "return",
             VarHook::ProbeName => "entry",

@@ -9,6 +9,7 @@ use crumbs_lang::ir::{Group, Program};
 use crumbs_lang::providers::AttachPoint;
 
 mod dtrace;
+mod fentry;
 mod kprobe;
 mod profile;
 mod rawtracepoint;
@@ -59,6 +60,23 @@ pub(crate) trait ProbeContext {
     fn errno(&self, e: &mut Emitter) {
         e.push(Insn::mov_imm(R0, 0));
     }
+}
+
+/// The context of a program for `attach`, one for many functions (`multi`: kprobe.multi)
+/// or not, a BPF trampoline's (`fentry`) or not.
+pub(crate) fn context_for(attach: AttachPoint, multi: bool, fentry: bool) -> &'static dyn ProbeContext {
+    match attach {
+        AttachPoint::FbtEntry(_) if fentry => &fentry::FENTRY,
+        AttachPoint::FbtReturn(_) if fentry => &fentry::FEXIT,
+        AttachPoint::FbtEntry(_) if multi => &kprobe::MULTI_ENTRY,
+        AttachPoint::FbtReturn(_) if multi => &kprobe::MULTI_RETURN,
+        _ => context(attach),
+    }
+}
+
+/// The context of a compiled program.
+pub(crate) fn context_of(code: &crate::abi::ProgramCode) -> &'static dyn ProbeContext {
+    context_for(code.attach, !code.functions.is_empty(), code.fentry)
 }
 
 /// The context of an attach point: the one place that maps attach points to their files.

@@ -86,6 +86,16 @@ pub fn module(vmlinux: &Btf, index: usize) -> Option<&'static Btf> {
     m.btf.get_or_init(|| parse(m.raw()?, vmlinux)).as_ref()
 }
 
+/// The names of the modules with BTF, sorted (their 1-based places are their indexes).
+pub fn names() -> Vec<String> {
+    list().iter().map(|m| m.path.rsplit('/').next().unwrap_or_default().to_string()).collect()
+}
+
+/// The index of module `name`, if it has BTF.
+pub fn index_of(name: &str) -> Option<usize> {
+    list().iter().position(|m| m.path.rsplit('/').next() == Some(name)).map(|i| i + 1)
+}
+
 /// The modules that have a type (or enum constant) named `name`, with their indexes, read one
 /// by one as the caller goes on (the directory is not even listed until then). Each is parsed
 /// only if its bytes name it, unless vmlinux's strings cannot be told from its own.

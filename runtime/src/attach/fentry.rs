@@ -1,0 +1,113 @@
+//! fentry and fexit programs: fbt probes as BPF trampolines, one program per function,
+//! each loaded against the function's BTF prototype (aya's FEntry/FExit, given the
+//! kernel's BTF, parsed once) and attached with its own link. A function the kernel
+//! refuses a trampoline on is skipped and counted, as a refused kprobe is.
+
+use super::{kprobe_multi, Link, Tally};
+use crate::session::RunError;
+use aya::programs::{FEntry, FExit, ProgramError};
+use aya::{Btf, Endianness};
+use crumbs_ebpf::abi::ProgramCode;
+use crumbs_ebpf::insn::{Insn, R0};
+use crumbs_lang::ir::Program;
+use crumbs_lang::providers::{AttachPoint, FBT_MODULE};
+use std::sync::OnceLock;
+
+/// The kernel's BTF as aya reads it (a read, not a map: 6.1 cannot mmap it), parsed once
+/// for the fentry/fexit and tp_btf programs that are loaded against its types.
+pub(super) fn kernel_btf() -> Result<&'static Btf, RunError> {
+    static BTF: OnceLock<Result<Btf, String>> = OnceLock::new();
+    BTF.get_or_init(|| {
+        let path = "/sys/kernel/btf/vmlinux";
+        let data = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+        Btf::parse(&data, Endianness::default()).map_err(|e| format!("cannot parse {path}: {e}"))
+    })
+    .as_ref()
+    .map_err(|e| RunError::Other(format!("fentry, fexit and tp_btf programs need the kernel's BTF: {e}")))
+}
+
+fn function<'p>(program: &'p Program, code: &ProgramCode) -> &'p str {
+    let (AttachPoint::FbtEntry(i) | AttachPoint::FbtReturn(i)) = code.attach else { unreachable!("an fentry program for {:?}", code.attach) };
+    &program.functions[i as usize].name
+}
+
+/// Whether the program's function is a module's: its trampoline would need the module's BTF
+/// object (attach_btf_obj_fd), which aya 0.14's FEntry cannot be given; and vmlinux's BTF
+/// could name another function of the same name.
+fn in_module(program: &Program, code: &ProgramCode, refused: &mut Vec<(String, String)>) -> bool {
+    let (AttachPoint::FbtEntry(i) | AttachPoint::FbtReturn(i)) = code.attach else { return false };
+    let f = &program.functions[i as usize];
+    if f.module == FBT_MODULE {
+        return false;
+    }
+    refused.push((f.name.clone(), format!("an fentry/fexit trampoline on module {}'s functions needs the module's BTF object, which crumbs does not pass yet (-x fbtmode=kprobe attaches them)", f.module)));
+    true
+}
+
+/// Loads an fentry program. A function whose trampoline the kernel refuses at load time (no
+/// BTF prototype of its name, too many arguments) is not an error here: attach skips it.
+pub(super) fn load_entry(p: &mut FEntry, program: &Program, code: &ProgramCode, refused: &mut Vec<(String, String)>) -> Result<Result<(), ProgramError>, RunError> {
+    if in_module(program, code, refused) {
+        return Ok(Ok(()));
+    }
+    if in_module(program, code, refused) {
+        return Ok(Ok(()));
+    }
+    let f = function(program, code);
+    Ok(skip_refused(f, p.load(f, kernel_btf()?), refused))
+}
+
+pub(super) fn load_exit(p: &mut FExit, program: &Program, code: &ProgramCode, refused: &mut Vec<(String, String)>) -> Result<Result<(), ProgramError>, RunError> {
+    let f = function(program, code);
+    Ok(skip_refused(f, p.load(f, kernel_btf()?), refused))
+}
+
+/// A verifier rejection stays an error (crumbs' code is wrong); a function the kernel
+/// cannot attach a trampoline to (no BTF FUNC of that name, an argument it cannot pass,
+/// a function it does not allow) is noted as refused.
+fn skip_refused(f: &str, r: Result<(), ProgramError>, refused: &mut Vec<(String, String)>) -> Result<(), ProgramError> {
+    match r {
+        Err(ProgramError::LoadError { io_error, verifier_log }) if !refused_by_attach(&verifier_log.to_string()) => Err(ProgramError::LoadError { io_error, verifier_log }),
+        Err(e) => {
+            refused.push((f.to_string(), super::kprobe::with_causes(&e)));
+            Ok(())
+        }
+        Ok(()) => Ok(()),
+    }
+}
+
+/// Whether a verifier log is the kernel refusing the attach target rather than the code.
+fn refused_by_attach(log: &str) -> bool {
+    ["is not traceable", "cannot be attached", "is not a function", "doesn't have", "too many arguments", "not supported", "Cannot attach", "unsupported"].iter().any(|m| log.contains(m))
+}
+
+/// Attaches a loaded fentry or fexit program (nothing for one whose load was refused).
+pub(super) fn attach(link: impl FnOnce() -> Result<Link, ProgramError>, program: &Program, code: &ProgramCode, tally: &mut Tally, refused: &[(String, String)]) -> Result<Vec<Link>, RunError> {
+    let f = function(program, code);
+    tally.functions += 1;
+    tally.how = Some("an fentry/fexit trampoline");
+    if let Some((_, why)) = refused.iter().find(|(g, _)| g == f) {
+        tally.skipped.push((f.to_string(), why.clone()));
+        return Ok(Vec::new());
+    }
+    match link() {
+        Ok(l) => Ok(vec![l]),
+        Err(e) => {
+            tally.skipped.push((f.to_string(), super::kprobe::with_causes(&e)));
+            Ok(Vec::new())
+        }
+    }
+}
+
+/// Whether this kernel runs fentry programs, found once: a trivial one loaded against
+/// vfs_read's prototype (the host's kernel refuses it: EPERM; kernels before 5.5 or
+/// without BTF have none).
+pub(crate) fn supported() -> Result<(), String> {
+    static SUPPORTED: OnceLock<Result<(), String>> = OnceLock::new();
+    SUPPORTED
+        .get_or_init(|| {
+            let id = crate::kernel::btf::func_id("vfs_read").ok_or("the kernel's BTF (/sys/kernel/btf/vmlinux) has no vfs_read to try one on")?;
+            kprobe_multi::load_tracing(&[Insn::mov_imm(R0, 0), Insn::exit()], id).map(drop).map_err(|e| format!("the kernel refused an fentry program ({e})"))
+        })
+        .clone()
+}
