@@ -1,6 +1,6 @@
 //! `crumbs -l`: probe listings in DTrace's layout, from the provider table.
 
-use crumbs_lang::providers::{all_probes, expand_macros, match_probes_with, provider, AttachPoint, Probe, FBT_ID_BASE, PROFILE_ID_BASE, TRACEPOINT_ID_BASE, USER_ID_BASE};
+use crumbs_lang::providers::{all_probes, expand_macros, match_probes_with, provider, AttachPoint, Probe, FBT_ID_BASE, PROFILE_ID_BASE, RAWTP_ID_BASE, TRACEPOINT_ID_BASE, USER_ID_BASE};
 use std::collections::{HashMap, HashSet};
 use crumbs_lang::types::AddrSpace;
 use crumbs_lang::ast::ProbeDesc;
@@ -12,11 +12,14 @@ use std::process::ExitCode;
 /// its prototype, else `None` (as for no one probe).
 pub(crate) fn argument_types(out: &mut dyn Write, p: Option<&Probe>) {
     let _ = writeln!(out, "\n\tArgument Types");
+    // Where the prototype names its arguments, `args->NAME` reads them too.
+    let names = p.and_then(|p| provider(p.provider)?.arg_names(p, Some(&LiveKernel))).unwrap_or_default();
     match p.and_then(|p| provider(p.provider)?.arg_types(p, Some(&LiveKernel))) {
         Some(Ok(args)) if !args.is_empty() => {
             for (i, a) in args.iter().enumerate() {
                 let user = if a.space == AddrSpace::User && a.c_type.contains('*') { " (user)" } else { "" };
-                let _ = writeln!(out, "\t\targs[{i}]: {}{user}", a.c_type);
+                let name = names.get(i).filter(|n| !n.is_empty()).map(|n| format!(" (args->{n})")).unwrap_or_default();
+                let _ = writeln!(out, "\t\targs[{i}]: {}{user}{name}", a.c_type);
             }
         }
         Some(Err(e)) => {
@@ -37,6 +40,7 @@ pub(crate) fn write_listing(out: &mut dyn Write, probes: &[Probe], detail: &dyn 
     let mut next_profile = PROFILE_ID_BASE;
     let mut next_tracepoint = TRACEPOINT_ID_BASE;
     let mut next_user = USER_ID_BASE;
+    let mut next_raw = RAWTP_ID_BASE;
     // fbt probes as a program's functions are numbered: by function, entry then return.
     let mut functions: HashMap<&str, u32> = HashMap::new();
     for p in probes {
@@ -44,6 +48,10 @@ pub(crate) fn write_listing(out: &mut dyn Write, probes: &[Probe], detail: &dyn 
             AttachPoint::Tracepoint(_) => {
                 next_tracepoint += 1;
                 next_tracepoint - 1
+            }
+            AttachPoint::RawTracepoint(_) => {
+                next_raw += 1;
+                next_raw - 1
             }
             AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_) => {
                 let n = functions.len() as u32;
@@ -83,7 +91,7 @@ pub(crate) fn every_probe() -> (Vec<Probe>, Option<String>) {
     let mut probes = all_probes();
     let mut missing: Vec<String> = Vec::new();
     // The kernel's tracepoints and functions, matched the same way a program's descriptions are.
-    for fields in [&["tracepoint", "*", "*"][..], &["fbt", "", "", ""]] {
+    for fields in [&["tracepoint", "*", "*"][..], &["fbt", "", "", ""], &["rawtracepoint", "", "", ""]] {
         let every = ProbeDesc { text: fields.join(":"), fields: fields.iter().map(|f| f.to_string()).collect(), span: 0..0 };
         match match_probes_with(&every, Some(&LiveKernel)) {
             Ok(found) => probes.extend(found),

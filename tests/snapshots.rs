@@ -60,6 +60,14 @@ impl KernelFacts for FixedKernel {
     fn user_module(&self, path: &str) -> Result<crumbs_lang::facts::user::UserModule, String> {
         sample::SampleKernel.user_module(path)
     }
+
+    fn raw_tracepoints(&self) -> Functions {
+        sample::SampleKernel.raw_tracepoints()
+    }
+
+    fn raw_tracepoint(&self, name: &str) -> Result<Option<u32>, String> {
+        Ok(sample::raw_tracepoint(name))
+    }
 }
 
 impl Kernel for FixedKernel {

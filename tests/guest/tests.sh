@@ -394,6 +394,9 @@ test_crumbs_fbt_module() {
             @inet = sum(args[0]->__sk_common.skc_family == 2 || args[0]->__sk_common.skc_family == 10); }' \
         -c "sh -c 'nc -l -p 5999 >/dev/null & sleep 0.3; echo hi | nc -w 1 127.0.0.1 5999; wait'" 2>&1) || die "crumbs failed: $out"
     echo cubic >/proc/sys/net/ipv4/tcp_congestion_control 2>/dev/null || true
+    # fentry cannot reach a module's function yet: forced, that is a clear error.
+    err=$(crumbs -x fbtmode=fentry -e 'fbt:tcp_bbr:bbr_init:entry { exit(0); }' 2>&1) && die "fentry on a module's function worked: $err"
+    echo "$err" | grep -q "needs the module's BTF object" || die "expected the fentry error for a module's function, got: $err"
     echo "$out" | grep -Eq '^  tcp_bbr +bbr_init +2$' || die "expected bbr_init twice in: $out"
     echo "$out" | grep -Eqx ' +2' || die "expected both sockets' families (args[0] typed from tcp_bbr's BTF) in: $out"
 }

@@ -152,6 +152,9 @@ impl Checker<'_> {
                 let ty = self.types.add(Type::Array { elem, len: len as u32 });
                 Typed { val: Val::Place(add_offset(Expr::TpRecord, offset as i64)), ty }
             }
+            // Arguments by name, where the clause's probes' prototypes name them.
+            ExprKind::ArgsField(n) if self.clause_args_named() => self.args_named(n, span)?,
+            ExprKind::Member { base, member, arrow: false } if matches!(&base.kind, ExprKind::Ident(a) if a == "args") && self.clause_args_named() => self.args_named(&member.name, &member.span)?,
             ExprKind::Cast(t, inner) => {
                 let ty = self.type_of_name(t)?;
                 let v = self.scalar(inner)?;

@@ -26,6 +26,7 @@ mod pcap;
 mod pointers;
 mod speculation;
 mod print;
+mod rawtracepoint;
 mod strings;
 mod symbols;
 mod tracepoint;
@@ -169,6 +170,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         clause_tracepoints: Vec::new(),
         functions: Vec::new(),
         user_probes: Vec::new(),
+        raw_tracepoints: Vec::new(),
         clause_probes: Vec::new(),
         clause_arg_types: std::collections::HashMap::new(),
         types,
@@ -218,6 +220,9 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
                 }
                 if let Some(user) = &p.user {
                     p.attach = cx.user_probe(user, desc)?;
+                }
+                if let AttachPoint::RawTracepoint(_) = p.attach {
+                    p.attach = cx.raw_tracepoint(opts, p.module, p.name, desc)?;
                 }
                 if matches!(p.attach, AttachPoint::Profile { .. }) && !profile_probes.iter().any(|q| q.attach == p.attach) {
                     let id = PROFILE_ID_BASE + profile_probes.len() as u32;
@@ -311,6 +316,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         tracepoints: cx.tracepoints,
         functions: cx.functions,
         user_probes: cx.user_probes,
+        raw_tracepoints: cx.raw_tracepoints,
     };
     if again {
         let vars = cx.var_types.into_iter().filter(|(v, _)| !matches!(v, VarRef::Clause(_))).collect();
@@ -511,6 +517,8 @@ struct Checker<'a> {
     functions: Vec<KernelFunction>,
     /// The user-space places pid and uprobe probes are on, numbered in order of first use.
     user_probes: Vec<UserProbe>,
+    /// The raw tracepoints the program attaches to, numbered in order of first use.
+    raw_tracepoints: Vec<crate::ir::RawTracepoint>,
     /// The probes of the clause being checked (their prototypes type `args[N]`).
     clause_probes: Vec<crate::providers::Probe>,
     /// The type of `args[N]` in the clause being checked, by N, once found.

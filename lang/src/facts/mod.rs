@@ -61,6 +61,17 @@ pub trait KernelFacts: std::fmt::Debug {
     fn user_module(&self, _path: &str) -> Result<user::UserModule, String> {
         Err("user-space programs cannot be read here".to_string())
     }
+    /// The kernel's raw tracepoints (vmlinux's, sorted by name): those its BTF has a
+    /// `btf_trace_NAME` typedef for.
+    fn raw_tracepoints(&self) -> Functions {
+        Err("the kernel's raw tracepoints (BTF) are not available here".to_string())
+    }
+    /// A raw tracepoint's prototype: an id whose [`KernelFacts::kernel_type`] is a
+    /// [`KernelType::Function`] whose first parameter (`void *`, the program's context) is
+    /// not the tracepoint's; `Ok(None)` if the kernel's types do not describe it.
+    fn raw_tracepoint(&self, _name: &str) -> Result<Option<KernelTypeId>, String> {
+        Err("the kernel's types (BTF) are not available here".to_string())
+    }
     /// The loaded kernel modules whose functions can be probed (those with BTF), sorted.
     fn kernel_modules(&self) -> Result<Rc<[String]>, String> {
         Ok(Rc::from([]))
@@ -128,6 +139,7 @@ pub struct Memo {
     inner: Rc<dyn KernelFacts>,
     tracepoints: OnceCell<Listing>,
     functions: OnceCell<Functions>,
+    raw_tracepoints: OnceCell<Functions>,
     formats: RefCell<HashMap<(String, String), Result<String, String>>>,
     /// A process's or a file's symbols are read once however many clauses name them.
     processes: RefCell<HashMap<u32, user::Modules>>,
@@ -136,7 +148,7 @@ pub struct Memo {
 
 impl Memo {
     pub fn new(inner: Rc<dyn KernelFacts>) -> Memo {
-        Memo { inner, tracepoints: OnceCell::new(), functions: OnceCell::new(), formats: RefCell::default(), processes: RefCell::default(), files: RefCell::default() }
+        Memo { inner, tracepoints: OnceCell::new(), functions: OnceCell::new(), raw_tracepoints: OnceCell::new(), formats: RefCell::default(), processes: RefCell::default(), files: RefCell::default() }
     }
 }
 
@@ -192,6 +204,15 @@ impl KernelFacts for Memo {
         self.files.borrow_mut().insert(path.to_string(), m.clone());
         m
     }
+
+    fn raw_tracepoints(&self) -> Functions {
+        self.raw_tracepoints.get_or_init(|| self.inner.raw_tracepoints()).clone()
+    }
+
+    fn raw_tracepoint(&self, name: &str) -> Result<Option<KernelTypeId>, String> {
+        self.inner.raw_tracepoint(name)
+    }
+
     fn kernel_modules(&self) -> Result<Rc<[String]>, String> {
         self.inner.kernel_modules()
     }

@@ -38,6 +38,15 @@ pub fn type_id(space: TypeSpace, name: &str) -> Option<KernelTypeId> {
 /// trace, one more that globs apart (`ksys_read`), and one returning void (`fput`).
 pub const FUNCTIONS: &[&str] = &["fput", "ksys_read", "vfs_fsync", "vfs_open", "vfs_read", "vfs_write"];
 
+/// A few raw tracepoints, sorted: a context switch (two tasks), an exec (a task) and the
+/// system call entry (registers).
+pub const RAW_TRACEPOINTS: &[&str] = &["sched_process_exec", "sched_switch", "sys_enter"];
+
+/// The prototype of a sample raw tracepoint (`btf_trace_NAME`'s function type).
+pub fn raw_tracepoint(name: &str) -> Option<KernelTypeId> {
+    RAW_TRACEPOINTS.iter().position(|f| *f == name).map(|i| 90 + i as KernelTypeId)
+}
+
 /// The prototype of a sample function (an id of a [`KernelType::Function`]).
 pub fn function(name: &str) -> Option<KernelTypeId> {
     FUNCTIONS.iter().position(|f| *f == name).map(|i| 70 + i as KernelTypeId)
@@ -47,6 +56,7 @@ pub fn kernel_type(id: KernelTypeId) -> Result<KernelType, String> {
     let m = |name: &str, ty, bit_offset, bit_size| KernelMember { name: name.into(), ty, bit_offset, bit_size };
     let int = |name: &str, size, signed| KernelType::Int { name: name.into(), size, signed, char: name == "char", bool: false };
     Ok(match id {
+        0 => KernelType::Void,
         1 => KernelType::Struct {
             name: "task_struct".into(),
             size: 9792,
@@ -109,6 +119,11 @@ pub fn kernel_type(id: KernelTypeId) -> Result<KernelType, String> {
         73 => KernelType::Function { ret: 6, params: vec![("path".into(), 60), ("file".into(), 51)] },
         74 => KernelType::Function { ret: 52, params: vec![("file".into(), 51), ("buf".into(), 26), ("count".into(), 53), ("pos".into(), 56)] },
         75 => KernelType::Function { ret: 52, params: vec![("file".into(), 51), ("buf".into(), 58), ("count".into(), 53), ("pos".into(), 56)] },
+        // The raw tracepoints of RAW_TRACEPOINTS, in its order: `void *` first, as BTF has it.
+        90 => KernelType::Function { ret: 0, params: vec![("__data".into(), 35), ("p".into(), 2), ("old_pid".into(), 5), ("bprm".into(), 35)] },
+        91 => KernelType::Function { ret: 0, params: vec![("__data".into(), 35), ("preempt".into(), 94), ("prev".into(), 2), ("next".into(), 2), ("prev_state".into(), 7)] },
+        94 => KernelType::Int { name: "_Bool".into(), size: 1, signed: false, char: false, bool: true },
+        92 => KernelType::Function { ret: 0, params: vec![("__data".into(), 35), ("regs".into(), 35), ("id".into(), 46)] },
         _ => return Err(format!("no kernel type {id}")),
     })
 }
@@ -140,6 +155,14 @@ impl super::KernelFacts for SampleKernel {
 
     fn kernel_function(&self, name: &str) -> Result<Option<KernelTypeId>, String> {
         Ok(function(name))
+    }
+
+    fn raw_tracepoints(&self) -> super::Functions {
+        Ok(RAW_TRACEPOINTS.iter().map(|f| f.to_string()).collect::<Vec<_>>().into())
+    }
+
+    fn raw_tracepoint(&self, name: &str) -> Result<Option<KernelTypeId>, String> {
+        Ok(raw_tracepoint(name))
     }
 
     fn kernel_modules(&self) -> Result<std::rc::Rc<[String]>, String> {

@@ -917,6 +917,9 @@ pub struct Program {
     /// The user-space places this program's pid and uprobe probes are on;
     /// `AttachPoint::UserEntry(i)` and `UserReturn(i)` are the i-th's.
     pub user_probes: Vec<UserProbe>,
+    /// The raw tracepoints this program attaches to; `AttachPoint::RawTracepoint(i)` is the
+    /// i-th.
+    pub raw_tracepoints: Vec<RawTracepoint>,
 }
 
 /// A place in a user-space ELF file a probe is on (pid, uprobe): its DTrace name, and where
@@ -943,6 +946,17 @@ pub struct UserProbe {
     pub semaphore: u64,
     /// A USDT probe's arguments (empty for pid and uprobe probes: theirs are registers).
     pub usdt_args: Vec<crate::facts::user::UsdtArg>,
+}
+
+/// A raw tracepoint a program probes, with what its context holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawTracepoint {
+    pub module: String,
+    pub name: String,
+    /// Whether each of its arguments (the context's u64s, in order) is a pointer: a
+    /// BTF-typed program reads those through bpf_probe_read_kernel, which leaves a plain
+    /// number the verifier lets D do arithmetic on.
+    pub pointers: Vec<bool>,
 }
 
 /// A kernel function a program probes (fbt).
@@ -989,6 +1003,11 @@ impl Program {
         self.user_probes.get(id.checked_sub(crate::providers::USER_ID_BASE)? as usize)
     }
 
+    /// The raw tracepoint of a probe id.
+    pub fn raw_tracepoint(&self, id: u32) -> Option<&RawTracepoint> {
+        self.raw_tracepoints.get(id.checked_sub(crate::providers::RAWTP_ID_BASE)? as usize)
+    }
+
     /// `provider:module:function:name` of a probe id, for messages.
     pub fn probe_description(&self, id: u32) -> String {
         if let Some(p) = self.profile_probes.iter().find(|p| p.id == id) {
@@ -1002,6 +1021,9 @@ impl Program {
         }
         if let Some(u) = self.user_probe(id) {
             return format!("{}:{}:{}:{}", u.provider, u.module, u.function, u.name);
+        }
+        if let Some(t) = self.raw_tracepoint(id) {
+            return format!("rawtracepoint:{}::{}", t.module, t.name);
         }
         crate::providers::probe_by_id(id).map_or_else(|| format!("probe {id}"), |p| format!("{}:{}:{}:{}", p.provider, p.module, p.function, p.name))
     }
@@ -1019,6 +1041,9 @@ impl Program {
         }
         if let Some(u) = self.user_probe(id) {
             return (u.function.clone(), u.name.clone());
+        }
+        if let Some(t) = self.raw_tracepoint(id) {
+            return (String::new(), t.name.clone());
         }
         crate::providers::probe_by_id(id).map_or((String::new(), String::new()), |p| (p.function.to_string(), p.name.to_string()))
     }

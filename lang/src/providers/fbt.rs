@@ -148,7 +148,7 @@ fn prototype(facts: &dyn KernelFacts, proto: KernelTypeId, ret: bool) -> Result<
     params.into_iter().filter(|(name, id)| !(name.is_empty() && *id == 0)).map(|(_, id)| arg_type(facts, id)).collect()
 }
 
-fn arg_type(facts: &dyn KernelFacts, id: KernelTypeId) -> Result<ArgType, String> {
+pub(super) fn arg_type(facts: &dyn KernelFacts, id: KernelTypeId) -> Result<ArgType, String> {
     let (size, signed) = scalar(facts, id)?;
     Ok(ArgType { c_type: c_name(facts, id, 0)?, size, signed, space: AddrSpace::Kernel, kernel: Some(id) })
 }

@@ -5,6 +5,7 @@
 mod dtrace;
 mod fbt;
 mod profile;
+mod rawtracepoint;
 mod syscall;
 mod tracepoint;
 mod usdt;
@@ -13,6 +14,7 @@ mod user;
 pub use dtrace::{BEGIN_ID, END_ID, ERROR_ID};
 pub use fbt::{FBT_ID_BASE, FBT_MODULE};
 pub use profile::{profile_probe, PROFILE_ID_BASE};
+pub use rawtracepoint::{params as raw_tracepoint_params, RAWTP_ID_BASE, RAWTP_MODULE};
 pub use syscall::SYSCALL_ID_BASE;
 pub use tracepoint::TRACEPOINT_ID_BASE;
 pub use user::{expand_macros, USER_ID_BASE};
@@ -54,6 +56,9 @@ pub enum AttachPoint {
     /// The return from a user-space function (pid's return, uretprobe), indexed as
     /// [`AttachPoint::UserEntry`].
     UserReturn(u16),
+    /// A raw tracepoint (BTF-typed arguments): index into the program's raw tracepoints
+    /// (`u16::MAX` until the checker numbers them).
+    RawTracepoint(u16),
 }
 
 impl AttachPoint {
@@ -111,6 +116,11 @@ pub trait Provider: Sync {
     fn arg_types(&self, _probe: &Probe, _facts: Option<&dyn KernelFacts>) -> Option<Result<Vec<ArgType>, String>> {
         None
     }
+    /// The names of a probe's arguments (`args->NAME` is `args[N]` of the N-th), where its
+    /// prototype names them; `None` where it does not.
+    fn arg_names(&self, _probe: &Probe, _facts: Option<&dyn KernelFacts>) -> Option<Vec<String>> {
+        None
+    }
 }
 
 /// One argument of a probe's prototype, as C text (`const char *`, `size_t`) with the size
@@ -127,7 +137,7 @@ pub struct ArgType {
     pub kernel: Option<KernelTypeId>,
 }
 
-pub const PROVIDERS: &[&dyn Provider] = &[&dtrace::Dtrace, &syscall::Syscall, &tracepoint::Tracepoint, &profile::Profile, &fbt::Fbt, &user::Pid, &user::Uprobe, &usdt::Usdt];
+pub const PROVIDERS: &[&dyn Provider] = &[&dtrace::Dtrace, &syscall::Syscall, &tracepoint::Tracepoint, &profile::Profile, &fbt::Fbt, &rawtracepoint::RawTracepoint, &user::Pid, &user::Uprobe, &usdt::Usdt];
 
 /// Every probe of every provider (for `-l`).
 pub fn all_probes() -> Vec<Probe> {
@@ -145,15 +155,15 @@ pub fn probe_by_id(id: u32) -> Option<Probe> {
 }
 
 /// A description's provider, module, function and name: the fields given are the last
-/// ones (`BEGIN` is a name), except that bpftrace's `tracepoint:category:event` is provider,
-/// module and name. None past four fields.
+/// ones (`BEGIN` is a name), except that bpftrace's `tracepoint:category:event` and
+/// `rawtracepoint:module:event` are provider, module and name. None past four fields.
 pub fn aligned(desc: &ProbeDesc) -> Option<[&str; 4]> {
     let n = desc.fields.len();
     if n > 4 {
         return None;
     }
     let f = &desc.fields;
-    if n == 3 && (f[0] == "tracepoint" || f[0] == "tp") {
+    if n == 3 && matches!(f[0].as_str(), "tracepoint" | "tp" | "rawtracepoint" | "rt") {
         return Some([f[0].as_str(), f[1].as_str(), "", f[2].as_str()]);
     }
     let mut fields = [""; 4];

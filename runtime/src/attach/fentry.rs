@@ -10,10 +10,11 @@ use aya::{Btf, Endianness};
 use crumbs_ebpf::abi::ProgramCode;
 use crumbs_ebpf::insn::{Insn, R0};
 use crumbs_lang::ir::Program;
-use crumbs_lang::providers::AttachPoint;
+use crumbs_lang::providers::{AttachPoint, FBT_MODULE};
 use std::sync::OnceLock;
 
-/// The kernel's BTF as aya reads it (a read, not a map: 6.1 cannot mmap it).
+/// The kernel's BTF as aya reads it (a read, not a map: 6.1 cannot mmap it), parsed once
+/// for the fentry/fexit and tp_btf programs that are loaded against its types.
 pub(super) fn kernel_btf() -> Result<&'static Btf, RunError> {
     static BTF: OnceLock<Result<Btf, String>> = OnceLock::new();
     BTF.get_or_init(|| {
@@ -22,7 +23,7 @@ pub(super) fn kernel_btf() -> Result<&'static Btf, RunError> {
         Btf::parse(&data, Endianness::default()).map_err(|e| format!("cannot parse {path}: {e}"))
     })
     .as_ref()
-    .map_err(|e| RunError::Other(format!("fentry programs need the kernel's BTF: {e}")))
+    .map_err(|e| RunError::Other(format!("fentry, fexit and tp_btf programs need the kernel's BTF: {e}")))
 }
 
 fn function<'p>(program: &'p Program, code: &ProgramCode) -> &'p str {
@@ -30,9 +31,28 @@ fn function<'p>(program: &'p Program, code: &ProgramCode) -> &'p str {
     &program.functions[i as usize].name
 }
 
+/// Whether the program's function is a module's: its trampoline would need the module's BTF
+/// object (attach_btf_obj_fd), which aya 0.14's FEntry cannot be given; and vmlinux's BTF
+/// could name another function of the same name.
+fn in_module(program: &Program, code: &ProgramCode, refused: &mut Vec<(String, String)>) -> bool {
+    let (AttachPoint::FbtEntry(i) | AttachPoint::FbtReturn(i)) = code.attach else { return false };
+    let f = &program.functions[i as usize];
+    if f.module == FBT_MODULE {
+        return false;
+    }
+    refused.push((f.name.clone(), format!("an fentry/fexit trampoline on module {}'s functions needs the module's BTF object, which crumbs does not pass yet (-x fbtmode=kprobe attaches them)", f.module)));
+    true
+}
+
 /// Loads an fentry program. A function whose trampoline the kernel refuses at load time (no
 /// BTF prototype of its name, too many arguments) is not an error here: attach skips it.
 pub(super) fn load_entry(p: &mut FEntry, program: &Program, code: &ProgramCode, refused: &mut Vec<(String, String)>) -> Result<Result<(), ProgramError>, RunError> {
+    if in_module(program, code, refused) {
+        return Ok(Ok(()));
+    }
+    if in_module(program, code, refused) {
+        return Ok(Ok(()));
+    }
     let f = function(program, code);
     Ok(skip_refused(f, p.load(f, kernel_btf()?), refused))
 }

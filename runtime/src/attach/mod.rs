@@ -9,6 +9,7 @@ use crumbs_ebpf::abi::ProgramCode;
 use crumbs_lang::ir::Program;
 use crumbs_lang::providers::AttachPoint;
 
+mod btf_tracepoint;
 pub(crate) mod fentry;
 mod kprobe;
 pub(crate) mod kprobe_multi;
@@ -78,6 +79,7 @@ pub(crate) fn load(ebpf: &mut Ebpf, own: &mut OwnPrograms, program: &Program, co
         Some(AyaProgram::TracePoint(p)) => p.load(),
         Some(AyaProgram::KProbe(p)) => p.load(),
         Some(AyaProgram::UProbe(p)) => p.load(),
+        Some(AyaProgram::BtfTracePoint(p)) => btf_tracepoint::load(p, program, code)?,
         Some(AyaProgram::FEntry(p)) => fentry::load_entry(p, program, code, &mut own.1)?,
         Some(AyaProgram::FExit(p)) => fentry::load_exit(p, program, code, &mut own.1)?,
         _ => return Err(missing(code)),
@@ -131,6 +133,7 @@ pub(crate) fn attach(ebpf: &mut Ebpf, own: &OwnPrograms, program: &Program, code
         Some(AyaProgram::TracePoint(p)) => tracepoint::attach(p, program, code),
         Some(AyaProgram::KProbe(p)) => kprobe::attach(p, program, code, tally),
         Some(AyaProgram::UProbe(p)) => uprobe::attach(p, program, code, &mut tally.user),
+        Some(AyaProgram::BtfTracePoint(p)) => btf_tracepoint::attach(p, program, code),
         Some(AyaProgram::FEntry(p)) => fentry::attach(|| p.attach().and_then(|id| p.take_link(id)).map(|l| Box::new(l) as Link), program, code, tally, &own.1),
         Some(AyaProgram::FExit(p)) => fentry::attach(|| p.attach().and_then(|id| p.take_link(id)).map(|l| Box::new(l) as Link), program, code, tally, &own.1),
         _ => Err(missing(code)),

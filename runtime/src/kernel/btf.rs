@@ -23,7 +23,7 @@ mod blob;
 mod modules;
 mod scan;
 
-pub use scan::function_names;
+pub use scan::{function_names, raw_tracepoint_names};
 
 pub const VMLINUX: &str = "/sys/kernel/btf/vmlinux";
 
@@ -165,6 +165,27 @@ pub fn member_offset(strukt: &str, member: &str) -> Option<u32> {
 pub fn function(name: &str) -> Result<Option<KernelTypeId>, String> {
     vmlinux()?;
     Ok(func_id(name))
+}
+
+/// The prototype of vmlinux's raw tracepoint `event`: that of `__bpf_trace_EVENT`, the hook
+/// the kernel calls programs through, whose parameters have names; else the one its
+/// `btf_trace_EVENT` typedef points to (the same types, but pahole leaves a function
+/// pointer's parameters unnamed).
+pub fn raw_tracepoint(event: &str) -> Result<Option<KernelTypeId>, String> {
+    let btf = vmlinux()?;
+    if let Some(id) = func_id(&format!("__bpf_trace_{event}")) {
+        return Ok(Some(id));
+    }
+    let name = format!("btf_trace_{event}");
+    let Ok(ids) = btf.resolve_ids_by_name(&name) else { return Ok(None) };
+    for id in ids {
+        if let KernelType::Typedef { to, .. } = kernel_type_in(btf, 0, id)? {
+            if let KernelType::Ptr(proto) = kernel_type_in(btf, 0, to)? {
+                return Ok(Some(proto));
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// The functions module `module` defines (its own FUNC records, not extern declarations),

@@ -7,6 +7,7 @@ pub(crate) mod btf;
 pub(crate) mod codegen;
 pub mod cpus;
 mod functions;
+mod raw_tracepoints;
 mod tracefs;
 mod user;
 
@@ -77,6 +78,14 @@ impl KernelFacts for LiveKernel {
 
     fn user_module(&self, path: &str) -> Result<UserModule, String> {
         user::user_module(path)
+    }
+
+    fn raw_tracepoints(&self) -> Functions {
+        raw_tracepoints::list()
+    }
+
+    fn raw_tracepoint(&self, event: &str) -> Result<Option<KernelTypeId>, String> {
+        btf::raw_tracepoint(event)
     }
 
     fn kernel_modules(&self) -> Result<std::rc::Rc<[String]>, String> {

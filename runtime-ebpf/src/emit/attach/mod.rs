@@ -12,6 +12,7 @@ mod dtrace;
 mod fentry;
 mod kprobe;
 mod profile;
+mod rawtracepoint;
 mod syscall;
 mod tracepoint;
 mod uprobe;
@@ -90,5 +91,6 @@ pub(crate) fn context(attach: AttachPoint) -> &'static dyn ProbeContext {
         AttachPoint::FbtReturn(_) => &kprobe::RETURN,
         AttachPoint::UserEntry(_) => &uprobe::ENTRY,
         AttachPoint::UserReturn(_) => &uprobe::RETURN,
+        AttachPoint::RawTracepoint(_) => &rawtracepoint::RawTracepoint,
     }
 }

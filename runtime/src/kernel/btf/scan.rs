@@ -29,6 +29,18 @@ pub fn names(raw: &[u8], base_str_len: u32, name: &str, what: What, base_name: i
 pub fn function_names(raw: &[u8]) -> Option<Vec<String>> {
     const FUNC: u32 = 12;
     const EXTERN: usize = 2;
+    names_of(raw, |kind, vlen, name| (kind == FUNC && vlen != EXTERN).then(|| String::from_utf8_lossy(name).into_owned()))
+}
+
+/// The raw tracepoints BTF `raw` (vmlinux's) describes: the EVENT of each `btf_trace_EVENT`
+/// typedef, which the kernel keeps for every tracepoint a BPF program can attach to.
+pub fn raw_tracepoint_names(raw: &[u8]) -> Option<Vec<String>> {
+    const TYPEDEF: u32 = 8;
+    names_of(raw, |kind, _, name| if kind == TYPEDEF { name.strip_prefix(b"btf_trace_").map(|e| String::from_utf8_lossy(e).into_owned()) } else { None })
+}
+
+/// What `keep` makes of each type record (its kind, vlen and name).
+fn names_of(raw: &[u8], keep: impl Fn(u32, usize, &[u8]) -> Option<String>) -> Option<Vec<String>> {
     let word = |at: usize| word(raw, at);
     let Sections { strings, types: (mut at, end) } = sections(raw)?;
     let mut out = Vec::new();
@@ -36,10 +48,10 @@ pub fn function_names(raw: &[u8]) -> Option<Vec<String>> {
         let (name_off, info) = (word(at)? as usize, word(at + 4)?);
         let (kind, vlen) = ((info >> 24) & 0x1f, (info & 0xffff) as usize);
         let (fixed, each) = body(kind)?;
-        if kind == FUNC && vlen != EXTERN {
+        if name_off != 0 {
             let name = strings.get(name_off..)?;
             let name = &name[..name.iter().position(|&b| b == 0)?];
-            out.push(String::from_utf8_lossy(name).into_owned());
+            out.extend(keep(kind, vlen, name));
         }
         at += 12 + fixed + vlen * each;
     }
