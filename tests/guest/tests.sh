@@ -400,3 +400,13 @@ test_crumbs_fbt_module() {
     echo "$out" | grep -Eq '^  tcp_bbr +bbr_init +2$' || die "expected bbr_init twice in: $out"
     echo "$out" | grep -Eqx ' +2' || die "expected both sockets' families (args[0] typed from tcp_bbr's BTF) in: $out"
 }
+
+# pid probes on a kernel without uprobe.multi links (6.1: aya's perf-event uprobes): libc's
+# read, linked into the static io-benchmark, entered and returned from once per read call.
+test_crumbs_pid_probes() {
+    io-benchmark -c -s 1M /tmp/pidfile >/dev/null || die "io-benchmark could not make its file"
+    out=$(crumbs -q -e 'pid$target:a.out:read:entry { entries++; } pid$target:a.out:read:return { returns++; }
+            syscall::read:entry /pid == $target/ { calls++; } END { printf("reads %d %d %d\n", entries, returns, calls); }' \
+        -c 'io-benchmark -r -b 4K /tmp/pidfile' 2>&1) || die "crumbs failed: $out"
+    echo "$out" | grep -qx 'reads 256 256 256' || die "expected 256 entries, returns and read calls in: $out"
+}
