@@ -7,11 +7,7 @@ use crate::abi::COOKIE_SYSCALL_NAME;
 use crumbs_lang::ir::SYSCALL_STR_BASE;
 use crumbs_lang::providers::FBT_ID_BASE;
 
-/// pt_regs offsets on x86-64 of the registers that pass the first six arguments (di, si, dx,
-/// cx, r8, r9), of ax (the return value) and of sp.
-const ARG_REGS: [i16; 6] = [112, 104, 96, 88, 72, 64];
-const REG_AX: i16 = 80;
-const REG_SP: i16 = 152;
+use super::pt_regs::{AX as REG_AX, ARG_REGS, SP as REG_SP};
 
 pub(super) struct Kprobe {
     pub ret: bool,

@@ -12,6 +12,7 @@ mod dtrace;
 mod fentry;
 mod kprobe;
 mod profile;
+mod pt_regs;
 mod rawtracepoint;
 mod syscall;
 mod tracepoint;

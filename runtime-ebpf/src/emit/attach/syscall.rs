@@ -7,9 +7,7 @@ use crate::emit::Filter;
 use crumbs_lang::ir::{Expr, Node, StrExpr, SYSCALL_STR_BASE};
 use crumbs_lang::providers::SYSCALL_ID_BASE;
 
-/// pt_regs offsets of the six system call arguments on x86-64 (di, si, dx, r10, r8, r9).
-const ARG_REGS: [i32; 6] = [112, 104, 96, 56, 72, 64];
-const ORIG_AX: i32 = 120;
+use super::pt_regs::{ORIG_AX, SYSCALL_ARG_REGS as ARG_REGS};
 
 pub(super) struct Syscall;
 
@@ -89,7 +87,7 @@ impl ProbeContext for Syscall {
             e.scoped(|e| {
                 let tmp = e.slot(8)?;
                 e.push(Insn::ldx(DW, R0, R6, 0));
-                e.read_kernel(tmp, R0, ARG_REGS[n as usize], 8);
+                e.read_kernel(tmp, R0, ARG_REGS[n as usize] as i32, 8);
                 e.push(Insn::ldx(DW, R0, R10, tmp));
                 Ok(())
             })?;
@@ -123,6 +121,6 @@ fn read_orig_ax(e: &mut Emitter, at: i16) {
     e.push(Insn::alu_imm(Alu::Add, R1, at as i32));
     e.push(Insn::mov_imm(R2, 8));
     e.push(Insn::ldx(DW, R3, R6, 0));
-    e.push(Insn::alu_imm(Alu::Add, R3, ORIG_AX));
+    e.push(Insn::alu_imm(Alu::Add, R3, ORIG_AX as i32));
     e.push(Insn::call(helper::PROBE_READ_KERNEL));
 }

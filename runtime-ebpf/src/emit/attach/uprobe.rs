@@ -9,11 +9,7 @@ use crumbs_lang::facts::user::UsdtLoc;
 use crumbs_lang::ir::UserProbe;
 use crumbs_lang::providers::USER_ID_BASE;
 
-/// pt_regs offsets on x86-64 of the registers that pass the first six arguments (di, si, dx,
-/// cx, r8, r9), of ax (the return value) and of sp.
-const ARG_REGS: [i16; 6] = [112, 104, 96, 88, 72, 64];
-const REG_AX: i16 = 80;
-const REG_SP: i16 = 152;
+use super::pt_regs::{AX as REG_AX, ARG_REGS, SP as REG_SP};
 
 pub(super) struct Uprobe {
     pub ret: bool,
@@ -115,29 +111,6 @@ impl ProbeContext for Uprobe {
     }
 }
 
-/// pt_regs offsets on x86-64 of the registers a USDT argument spec may name.
-fn reg_offset(name: &str) -> Option<i16> {
-    Some(match name {
-        "r15" => 0,
-        "r14" => 8,
-        "r13" => 16,
-        "r12" => 24,
-        "rbp" => 32,
-        "rbx" => 40,
-        "r11" => 48,
-        "r10" => 56,
-        "r9" => 64,
-        "r8" => 72,
-        "rax" => 80,
-        "rcx" => 88,
-        "rdx" => 96,
-        "rsi" => 104,
-        "rdi" => 112,
-        "rip" => 128,
-        "rsp" => 152,
-        _ => return None,
-    })
-}
 
 /// A USDT probe's argument `n` into r0, as its note's spec locates it, sign- or
 /// zero-extended from its size; 0 for an argument the probe does not have, or whose spec
@@ -152,11 +125,11 @@ fn usdt_arg(e: &mut Emitter, n: u8) -> Result<(), EmitError> {
             e.ld64(R0, *v);
             return Ok(());
         }
-        UsdtLoc::Reg(r) => match reg_offset(r) {
+        UsdtLoc::Reg(r) => match super::pt_regs::offset(r) {
             Some(off) => e.push(Insn::ldx(DW, R0, R6, off)),
             None => e.push(Insn::mov_imm(R0, 0)),
         },
-        UsdtLoc::Mem { base, disp } => match (reg_offset(base), i32::try_from(*disp)) {
+        UsdtLoc::Mem { base, disp } => match (super::pt_regs::offset(base), i32::try_from(*disp)) {
             (Some(off), Ok(disp)) => e.scoped(|e| {
                 let tmp = e.slot(8)?;
                 e.push(Insn::st_imm(DW, R10, tmp, 0));
