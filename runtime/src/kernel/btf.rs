@@ -189,19 +189,12 @@ pub fn raw_tracepoint(event: &str) -> Result<Option<KernelTypeId>, String> {
 }
 
 /// The functions module `module` defines (its own FUNC records, not extern declarations),
-/// sorted; parses the module's BTF.
+/// sorted: a walk over its raw BTF, so that `fbt::vfs_*:entry` (every module searched) does
+/// not parse each module's types.
 pub fn module_function_names(module: &str) -> Result<Vec<String>, String> {
-    let (_, btf) = loaded_module(module)?;
-    let own = btf.split().ok_or_else(|| format!("module {module}'s BTF is not split BTF"))?;
-    let (first, last) = own.type_id_range();
-    let mut names = Vec::new();
-    for id in first..=last {
-        if let Ok(Type::Func(f)) = own.resolve_type_by_id(id) {
-            if !f.is_extern() {
-                names.push(btf.resolve_name(&f).map_err(btf_error)?);
-            }
-        }
-    }
+    let vmlinux = vmlinux()?;
+    modules::index_of(module).ok_or_else(|| format!("no kernel module `{module}` with BTF is loaded"))?;
+    let mut names = modules::function_names(vmlinux, module).ok_or_else(|| format!("cannot read module {module}'s BTF"))?;
     names.sort_unstable();
     names.dedup();
     Ok(names)

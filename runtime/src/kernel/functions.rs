@@ -49,17 +49,27 @@ pub fn modules() -> Vec<String> {
     crate::kernel::btf::module_names()
 }
 
-/// vmlinux's functions ftrace can trace (`NAME`; a module's are `NAME [MODULE]`), if the
-/// list can be read.
-fn traceable() -> Option<HashSet<String>> {
-    let text = std::fs::read_to_string(format!("{TRACEFS}/available_filter_functions")).ok()?;
-    Some(text.lines().filter(|l| !l.contains(' ')).map(str::to_string).collect())
+/// vmlinux's functions ftrace can trace (its `NAME` lines), if the list can be read.
+fn traceable() -> Option<&'static HashSet<String>> {
+    traceable_in("")
 }
 
-/// Module `module`'s functions ftrace can trace (its `NAME [MODULE]` lines), if the list can
-/// be read.
-fn traceable_in(module: &str) -> Option<HashSet<String>> {
-    let text = std::fs::read_to_string(format!("{TRACEFS}/available_filter_functions")).ok()?;
-    let tag = format!(" [{module}]");
-    Some(text.lines().filter_map(|l| l.strip_suffix(&tag)).map(str::to_string).collect())
+/// Module `module`'s functions ftrace can trace (its `NAME [MODULE]` lines; "" is vmlinux),
+/// if the list can be read. Some 50k lines, read once for vmlinux and every module.
+fn traceable_in(module: &str) -> Option<&'static HashSet<String>> {
+    static BY_MODULE: OnceLock<Option<HashMap<String, HashSet<String>>>> = OnceLock::new();
+    let all = BY_MODULE.get_or_init(|| {
+        let text = std::fs::read_to_string(format!("{TRACEFS}/available_filter_functions")).ok()?;
+        let mut all: HashMap<String, HashSet<String>> = HashMap::new();
+        for line in text.lines() {
+            let (name, module) = match line.split_once(" [") {
+                Some((name, rest)) => (name, rest.trim_end_matches(']')),
+                None => (line, ""),
+            };
+            all.entry(module.to_string()).or_default().insert(name.to_string());
+        }
+        Some(all)
+    });
+    static NONE: OnceLock<HashSet<String>> = OnceLock::new();
+    all.as_ref().map(|all| all.get(module).unwrap_or_else(|| NONE.get_or_init(HashSet::new)))
 }

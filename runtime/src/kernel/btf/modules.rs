@@ -96,6 +96,14 @@ pub fn index_of(name: &str) -> Option<usize> {
     list().iter().position(|m| m.path.rsplit('/').next() == Some(name)).map(|i| i + 1)
 }
 
+/// The functions module `name` defines (not extern declarations), read from its raw BTF
+/// without parsing it; None if it has no BTF or the bytes are not BTF the walk reads.
+pub fn function_names(vmlinux: &Btf, name: &str) -> Option<Vec<String>> {
+    let raw = list().get(index_of(name)? - 1)?.raw()?;
+    let base_name = |off: u32| vmlinux.resolve_name(&NameAt(off)).ok();
+    scan::split_function_names(raw, vmlinux_str_len()?, &base_name)
+}
+
 /// The modules that have a type (or enum constant) named `name`, with their indexes, read one
 /// by one as the caller goes on (the directory is not even listed until then). Each is parsed
 /// only if its bytes name it, unless vmlinux's strings cannot be told from its own.

@@ -27,20 +27,28 @@ pub fn names(raw: &[u8], base_str_len: u32, name: &str, what: What, base_name: i
 /// them, and decoding 60k records to learn their names costs what this walk does not).
 /// None if the bytes are not BTF this walk understands.
 pub fn function_names(raw: &[u8]) -> Option<Vec<String>> {
+    split_function_names(raw, 0, &|_| None)
+}
+
+/// [`function_names`] of a module's split BTF, whose string offsets below `base_str_len` are
+/// vmlinux's strings, read by `base_name` (as for [`names`]): listing a module's functions
+/// this way costs a walk over its bytes, not a parse by btf-rs.
+pub fn split_function_names(raw: &[u8], base_str_len: u32, base_name: &dyn Fn(u32) -> Option<String>) -> Option<Vec<String>> {
     const FUNC: u32 = 12;
     const EXTERN: usize = 2;
-    names_of(raw, |kind, vlen, name| (kind == FUNC && vlen != EXTERN).then(|| String::from_utf8_lossy(name).into_owned()))
+    names_of(raw, base_str_len, base_name, |kind, vlen, name| (kind == FUNC && vlen != EXTERN).then(|| String::from_utf8_lossy(name).into_owned()))
 }
 
 /// The raw tracepoints BTF `raw` (vmlinux's) describes: the EVENT of each `btf_trace_EVENT`
 /// typedef, which the kernel keeps for every tracepoint a BPF program can attach to.
 pub fn raw_tracepoint_names(raw: &[u8]) -> Option<Vec<String>> {
     const TYPEDEF: u32 = 8;
-    names_of(raw, |kind, _, name| if kind == TYPEDEF { name.strip_prefix(b"btf_trace_").map(|e| String::from_utf8_lossy(e).into_owned()) } else { None })
+    names_of(raw, 0, &|_| None, |kind, _, name| if kind == TYPEDEF { name.strip_prefix(b"btf_trace_").map(|e| String::from_utf8_lossy(e).into_owned()) } else { None })
 }
 
-/// What `keep` makes of each type record (its kind, vlen and name).
-fn names_of(raw: &[u8], keep: impl Fn(u32, usize, &[u8]) -> Option<String>) -> Option<Vec<String>> {
+/// What `keep` makes of each type record (its kind, vlen and name); a name at an offset below
+/// `base_str_len` is the base's, read by `base_name`.
+fn names_of(raw: &[u8], base_str_len: u32, base_name: &dyn Fn(u32) -> Option<String>, keep: impl Fn(u32, usize, &[u8]) -> Option<String>) -> Option<Vec<String>> {
     let word = |at: usize| word(raw, at);
     let Sections { strings, types: (mut at, end) } = sections(raw)?;
     let mut out = Vec::new();
@@ -49,9 +57,13 @@ fn names_of(raw: &[u8], keep: impl Fn(u32, usize, &[u8]) -> Option<String>) -> O
         let (kind, vlen) = ((info >> 24) & 0x1f, (info & 0xffff) as usize);
         let (fixed, each) = body(kind)?;
         if name_off != 0 {
-            let name = strings.get(name_off..)?;
-            let name = &name[..name.iter().position(|&b| b == 0)?];
-            out.extend(keep(kind, vlen, name));
+            match name_off.checked_sub(base_str_len as usize) {
+                Some(own) => {
+                    let name = strings.get(own..)?;
+                    out.extend(keep(kind, vlen, &name[..name.iter().position(|&b| b == 0)?]));
+                }
+                None => out.extend(keep(kind, vlen, base_name(name_off as u32)?.as_bytes())),
+            }
         }
         at += 12 + fixed + vlen * each;
     }
