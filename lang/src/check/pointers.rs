@@ -12,8 +12,8 @@ impl Checker<'_> {
         let (Ok(Type::Ptr { to: x, space: sx }), Ok(Type::Ptr { to: y, space: sy })) = (self.types.real(a), self.types.real(b)) else {
             return None;
         };
-        let (na, nb) = (self.types.name(a), self.types.name(b));
         if sx != sy {
+            let (na, nb) = (self.types.name(a), self.types.name(b));
             let (user, kernel) = if sx == AddrSpace::User { (na, nb) } else { (nb, na) };
             return Some((
                 format!("a user-space pointer (`{user}`) and a kernel pointer (`{kernel}`) do not mix"),
@@ -23,6 +23,7 @@ impl Checker<'_> {
         if self.pointees_meet(x, y, 0) {
             return None;
         }
+        let (na, nb) = (self.types.name(a), self.types.name(b));
         Some((format!("`{na}` and `{nb}` point at different types"), "cast one of them, e.g. (void *), or both to uintptr_t"))
     }
 

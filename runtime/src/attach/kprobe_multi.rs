@@ -24,7 +24,7 @@ use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::OnceLock;
 
 const BPF_PROG_LOAD: i32 = 5;
-const BPF_LINK_CREATE: i32 = 28;
+pub(super) const BPF_LINK_CREATE: i32 = 28;
 const BPF_PROG_TYPE_KPROBE: u32 = 2;
 const BPF_TRACE_KPROBE_MULTI: u32 = 42;
 const BPF_F_KPROBE_MULTI_RETURN: u32 = 1;

@@ -7,7 +7,7 @@
 //! neither load a kprobe program with the attach type these links need nor create them,
 //! so both are done with bpf(2), as kprobe_multi.rs does.
 
-use super::kprobe_multi::{attr, load_kprobe_as, resolved};
+use super::kprobe_multi::{attr, load_kprobe_as, resolved, BPF_LINK_CREATE};
 use super::Link;
 use crate::session::RunError;
 use crate::sys::bpf;
@@ -20,7 +20,6 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::OnceLock;
 
-const BPF_LINK_CREATE: i32 = 28;
 const BPF_TRACE_UPROBE_MULTI: u32 = 48;
 const BPF_F_UPROBE_MULTI_RETURN: u32 = 1;
 
