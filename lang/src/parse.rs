@@ -38,6 +38,14 @@ pub fn parse_library(src: &str, facts: Option<Rc<dyn KernelFacts>>) -> Result<Pr
     parse_unit(src, facts)
 }
 
+/// Parses one D expression (crumbs' own definitions: stable providers' arguments).
+pub fn parse_expression(src: &str, facts: Option<Rc<dyn KernelFacts>>) -> Result<Expr, Diagnostic> {
+    let _scope = TypeScope::enter(facts);
+    let mut pairs = DParser::parse(Rule::lone_expr, src).map_err(|e| syntax_error(src, e))?;
+    let e = pairs.next().unwrap().into_inner().next().expect("lone_expr holds an expr");
+    expr(e)
+}
+
 fn parse_unit(src: &str, facts: Option<Rc<dyn KernelFacts>>) -> Result<Program, Diagnostic> {
     let _scope = TypeScope::enter(facts);
     let mut pairs = DParser::parse(Rule::program, src).map_err(|e| syntax_error(src, e))?;

@@ -15,7 +15,11 @@ pub struct Library {
 }
 
 pub const LIBRARIES: &[Library] = &[
-    Library { path: "stdlib/procfs.d", text: include_str!("../../stdlib/procfs.d"), triggers: &["psinfo"] },
+    // The stable providers' translated arguments are psinfo_t, lwpsinfo_t (proc, sched)
+    // and io's types; their probes are named with an empty or vmlinux module (not
+    // `tracepoint:sched:...`).
+    Library { path: "stdlib/procfs.d", text: include_str!("../../stdlib/procfs.d"), triggers: &["psinfo", "proc:::", "sched:::", "proc:vmlinux:", "sched:vmlinux:"] },
+    Library { path: "stdlib/io.d", text: include_str!("../../stdlib/io.d"), triggers: &["io:::", "io:vmlinux:", "bufinfo", "devinfo", "fileinfo"] },
     Library { path: "stdlib/sched.d", text: include_str!("../../stdlib/sched.d"), triggers: &["vtimestamp"] },
 ];
 

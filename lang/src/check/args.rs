@@ -79,6 +79,9 @@ impl Checker<'_> {
         if self.clause_probes.is_empty() {
             return Err(Diagnostic::new(span.clone(), "args[] needs a probe").label("outside a clause").hint("use args[N] in a probe clause"));
         }
+        if self.stable_clause(span)? {
+            return self.stable_args_index(n, span);
+        }
         // Found once per clause: a clause on many probes reads every prototype.
         let ty = match self.clause_arg_types.get(&n) {
             Some(ty) => *ty,

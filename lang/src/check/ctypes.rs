@@ -128,7 +128,9 @@ impl Checker<'_> {
             }
         }
         if let ExprKind::Member { base, member, arrow } = &e.kind {
-            if let Some((t, input, pointer)) = self.translated(base)? {
+            // A stable probe's translated argument: args[0]->pr_pid.
+            let stable = self.stable_translation(base)?;
+            if let Some((t, input, pointer)) = self.translated(stable.as_ref().unwrap_or(base))? {
                 if pointer != *arrow {
                     let (op, other) = if *arrow { ("->", ".") } else { (".", "->") };
                     return Err(Diagnostic::new(span.clone(), format!("`{op}` on a translated {}", if pointer { "pointer" } else { "struct" })).label("wrong operator").hint(format!("use `{other}{}`", member.name)));

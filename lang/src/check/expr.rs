@@ -43,6 +43,12 @@ impl Checker<'_> {
     /// The forms that are not C-typed places: constants, names, calls, operators.
     pub(super) fn plain(&mut self, e: &ast::Expr) -> Result<TExpr, Diagnostic> {
         let string = self.c_string();
+        // argN at a stable probe is its own argument (and __tp_argN its tracepoint's).
+        if let ExprKind::Ident(name) = &e.kind {
+            if let Some(v) = self.stable_ident(name, &e.span)? {
+                return Ok(v);
+            }
+        }
         Ok(match &e.kind {
             ExprKind::Cast(..) | ExprKind::Member { .. } | ExprKind::Index(..) | ExprKind::Deref(_) | ExprKind::AddrOf(_) | ExprKind::SizeofType(_) | ExprKind::SizeofExpr(_) | ExprKind::Offsetof(..) => unreachable!("typed forms are checked by typed()"),
             ExprKind::Xlate(..) => return Err(translators::whole_translation(&e.span)),

@@ -25,6 +25,7 @@ mod memory;
 mod pcap;
 mod pointers;
 mod speculation;
+mod stable;
 mod print;
 mod rawtracepoint;
 mod strings;
@@ -173,6 +174,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         raw_tracepoints: Vec::new(),
         clause_probes: Vec::new(),
         clause_arg_types: std::collections::HashMap::new(),
+        stable_attach: std::collections::HashMap::new(),
         types,
         var_types: known.unwrap_or_default(),
         second_pass_needed: false,
@@ -221,8 +223,10 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
                 if let Some(user) = &p.user {
                     p.attach = cx.user_probe(user, desc)?;
                 }
-                if let AttachPoint::RawTracepoint(_) = p.attach {
-                    p.attach = cx.raw_tracepoint(opts, p.module, p.name, desc)?;
+                if let Some(def) = Checker::stable_def(&p) {
+                    p.attach = cx.stable_attach(opts, &p, def, desc)?;
+                } else if let AttachPoint::RawTracepoint(_) = p.attach {
+                    p.attach = cx.raw_tracepoint(opts, p.module, p.name, None, desc)?;
                 }
                 if matches!(p.attach, AttachPoint::Profile { .. }) && !profile_probes.iter().any(|q| q.attach == p.attach) {
                     let id = PROFILE_ID_BASE + profile_probes.len() as u32;
@@ -269,11 +273,12 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
             if !order.contains(&attach) {
                 order.push(attach);
             }
+            let predicate = cx.guarded(attach, lowered.0.clone(), &clause.span)?;
             groups.entry(attach).or_default().push(Clause {
                 index,
                 span: clause.span.clone(),
                 filter,
-                predicate: lowered.0.clone(),
+                predicate,
                 body: lowered.1.clone(),
                 actions: lowered.2.clone(),
                 locals: lowered.4.clone(),
@@ -521,6 +526,8 @@ struct Checker<'a> {
     raw_tracepoints: Vec<crate::ir::RawTracepoint>,
     /// The probes of the clause being checked (their prototypes type `args[N]`).
     clause_probes: Vec<crate::providers::Probe>,
+    /// The stable probes' (proc, sched, io) attach points and their definitions.
+    stable_attach: std::collections::HashMap<AttachPoint, &'static crate::providers::StableProbe>,
     /// The type of `args[N]` in the clause being checked, by N, once found.
     clause_arg_types: std::collections::HashMap<usize, crate::types::TypeId>,
     /// C types: the script's and, read as they are walked into, the kernel's.

@@ -10,8 +10,10 @@ const MAX_RAW_TRACEPOINTS: usize = 4096;
 impl Checker<'_> {
     /// The attach point of raw tracepoint `name` of `module`, numbering it on its first use
     /// with which of its arguments are pointers (the back end reads those differently).
-    pub(super) fn raw_tracepoint(&mut self, opts: &CheckOptions, module: &str, name: &str, desc: &ast::ProbeDesc) -> Result<AttachPoint, Diagnostic> {
-        if let Some(i) = self.raw_tracepoints.iter().position(|t| t.name == name && t.module == module) {
+    /// A stable probe on it (`stable`: its provider and name) is numbered apart.
+    pub(super) fn raw_tracepoint(&mut self, opts: &CheckOptions, module: &str, name: &str, stable: Option<(&str, &str)>, desc: &ast::ProbeDesc) -> Result<AttachPoint, Diagnostic> {
+        let stable = stable.map(|(p, n)| (p.to_string(), n.to_string()));
+        if let Some(i) = self.raw_tracepoints.iter().position(|t| t.name == name && t.module == module && t.stable == stable) {
             return Ok(AttachPoint::RawTracepoint(i as u16));
         }
         if self.raw_tracepoints.len() >= MAX_RAW_TRACEPOINTS {
@@ -24,7 +26,7 @@ impl Checker<'_> {
         for (_, id) in params {
             pointers.push(is_pointer(facts, id).map_err(cannot)?);
         }
-        self.raw_tracepoints.push(crate::ir::RawTracepoint { module: module.into(), name: name.into(), pointers });
+        self.raw_tracepoints.push(crate::ir::RawTracepoint { module: module.into(), name: name.into(), pointers, stable });
         Ok(AttachPoint::RawTracepoint(self.raw_tracepoints.len() as u16 - 1))
     }
 

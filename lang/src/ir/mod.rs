@@ -957,6 +957,19 @@ pub struct RawTracepoint {
     /// BTF-typed program reads those through bpf_probe_read_kernel, which leaves a plain
     /// number the verifier lets D do arithmetic on.
     pub pointers: Vec<bool>,
+    /// The stable probe (provider, name: `proc`, `exit`) it carries, which its programs
+    /// name; None for `rawtracepoint:` probes.
+    pub stable: Option<(String, String)>,
+}
+
+impl RawTracepoint {
+    /// (provider, module, name) of the probe its programs are.
+    pub fn shown(&self) -> (&str, &str, &str) {
+        match &self.stable {
+            Some((provider, name)) => (provider, crate::providers::STABLE_MODULE, name),
+            None => ("rawtracepoint", &self.module, &self.name),
+        }
+    }
 }
 
 /// A kernel function a program probes (fbt).
@@ -1023,7 +1036,8 @@ impl Program {
             return format!("{}:{}:{}:{}", u.provider, u.module, u.function, u.name);
         }
         if let Some(t) = self.raw_tracepoint(id) {
-            return format!("rawtracepoint:{}::{}", t.module, t.name);
+            let (provider, module, name) = t.shown();
+            return format!("{provider}:{module}::{name}");
         }
         crate::providers::probe_by_id(id).map_or_else(|| format!("probe {id}"), |p| format!("{}:{}:{}:{}", p.provider, p.module, p.function, p.name))
     }
@@ -1043,7 +1057,7 @@ impl Program {
             return (u.function.clone(), u.name.clone());
         }
         if let Some(t) = self.raw_tracepoint(id) {
-            return (String::new(), t.name.clone());
+            return (String::new(), t.shown().2.to_string());
         }
         crate::providers::probe_by_id(id).map_or((String::new(), String::new()), |p| (p.function.to_string(), p.name.to_string()))
     }

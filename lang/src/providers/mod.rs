@@ -4,8 +4,12 @@
 
 mod dtrace;
 mod fbt;
+mod io;
+mod proc;
 mod profile;
 mod rawtracepoint;
+mod sched;
+mod stable;
 mod syscall;
 mod tracepoint;
 mod usdt;
@@ -14,6 +18,7 @@ mod user;
 pub use dtrace::{BEGIN_ID, END_ID, ERROR_ID};
 pub use fbt::{FBT_ID_BASE, FBT_MODULE};
 pub use profile::{profile_probe, PROFILE_ID_BASE};
+pub use stable::{StableArg, StableProbe, STABLE_MODULE};
 pub use rawtracepoint::{params as raw_tracepoint_params, RAWTP_ID_BASE, RAWTP_MODULE};
 pub use syscall::SYSCALL_ID_BASE;
 pub use tracepoint::TRACEPOINT_ID_BASE;
@@ -121,6 +126,11 @@ pub trait Provider: Sync {
     fn arg_names(&self, _probe: &Probe, _facts: Option<&dyn KernelFacts>) -> Option<Vec<String>> {
         None
     }
+    /// A stable provider's (proc, sched, io) definition of a probe: the raw tracepoint it
+    /// is built on, its guard and its arguments.
+    fn stable(&self, _probe: &Probe) -> Option<&'static StableProbe> {
+        None
+    }
 }
 
 /// One argument of a probe's prototype, as C text (`const char *`, `size_t`) with the size
@@ -137,7 +147,7 @@ pub struct ArgType {
     pub kernel: Option<KernelTypeId>,
 }
 
-pub const PROVIDERS: &[&dyn Provider] = &[&dtrace::Dtrace, &syscall::Syscall, &tracepoint::Tracepoint, &profile::Profile, &fbt::Fbt, &rawtracepoint::RawTracepoint, &user::Pid, &user::Uprobe, &usdt::Usdt];
+pub const PROVIDERS: &[&dyn Provider] = &[&dtrace::Dtrace, &syscall::Syscall, &tracepoint::Tracepoint, &profile::Profile, &fbt::Fbt, &rawtracepoint::RawTracepoint, &user::Pid, &user::Uprobe, &usdt::Usdt, &proc::PROC, &sched::SCHED, &io::IO];
 
 /// Every probe of every provider (for `-l`).
 pub fn all_probes() -> Vec<Probe> {

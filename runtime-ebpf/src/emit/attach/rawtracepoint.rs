@@ -33,12 +33,12 @@ impl ProbeContext for RawTracepoint {
     }
 
     fn probe_const<'p>(&self, e: &Emitter<'p>, h: VarHook) -> Option<&'p str> {
-        let t = &e.p.raw_tracepoints[index(e.attach)];
+        let (provider, module, name) = e.p.raw_tracepoints[index(e.attach)].shown();
         Some(match h {
-            VarHook::ProbeProv => "rawtracepoint",
-            VarHook::ProbeMod => t.module.as_str(),
+            VarHook::ProbeProv => provider,
+            VarHook::ProbeMod => module,
             VarHook::ProbeFunc => "",
-            VarHook::ProbeName => t.name.as_str(),
+            VarHook::ProbeName => name,
             _ => return None,
         })
     }

@@ -1,0 +1,111 @@
+//! DTrace's stable providers (`proc`, `sched`, `io`): probes named for what happens (a
+//! process exits, a thread goes off a CPU, an I/O starts), each built on one of the
+//! kernel's raw tracepoints. A probe fires where its tracepoint does and its guard (D over
+//! the tracepoint's raw arguments) holds; its arguments are D expressions over those raw
+//! arguments, and `args[N]` of a translated argument is `xlate <TYPE> (native)`, with the
+//! translators in `stdlib/` (psinfo_t, lwpsinfo_t, bufinfo_t, ...). In the definitions,
+//! `__tp_argN` is the tracepoint's raw argument N (`argN` and `args[N]` are the stable
+//! probe's own).
+
+use super::{ArgType, AttachPoint, Probe, Provider};
+use crate::types::AddrSpace;
+
+/// One argument of a stable probe.
+pub struct StableArg {
+    /// The C type of the native value (`struct task_struct *`), as `-lv` and argN show it.
+    pub native: &'static str,
+    /// The native value, D over the tracepoint's raw arguments.
+    pub expr: &'static str,
+    /// The type `args[N]` translates it to (`psinfo_t *`), if it is translated.
+    pub xlate: Option<&'static str>,
+}
+
+/// One probe of a stable provider.
+pub struct StableProbe {
+    pub name: &'static str,
+    /// The raw tracepoints that carry it, the first the running kernel has taken.
+    pub events: &'static [&'static str],
+    /// When it fires: D over the tracepoint's raw arguments (None: whenever the tracepoint does).
+    pub guard: Option<&'static str>,
+    pub args: &'static [StableArg],
+    /// What it is, for spec.md and `-lv`.
+    pub doc: &'static str,
+    /// What the kernel lacks when none of `events` is there.
+    pub needs: &'static str,
+}
+
+impl StableProbe {
+    /// The type text `args[n]` has: the translated type, else the native one.
+    pub fn arg_type(&self, n: usize) -> Option<&'static str> {
+        self.args.get(n).map(|a| a.xlate.unwrap_or(a.native))
+    }
+}
+
+/// A stable provider: its name and its probes.
+pub struct Stable {
+    pub name: &'static str,
+    pub doc: &'static str,
+    pub examples: &'static [&'static str],
+    pub probes: &'static [StableProbe],
+}
+
+/// The module stable probes are listed in, as dtrace-utils lists them.
+pub const STABLE_MODULE: &str = "vmlinux";
+
+impl Provider for Stable {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn doc(&self) -> &'static str {
+        self.doc
+    }
+
+    fn examples(&self) -> &'static [&'static str] {
+        self.examples
+    }
+
+    fn probes(&self) -> Vec<Probe> {
+        self.probes
+            .iter()
+            .map(|p| Probe { id: 0, provider: self.name, module: STABLE_MODULE, function: "", name: p.name, attach: AttachPoint::RawTracepoint(u16::MAX), nr: None, user: None })
+            .collect()
+    }
+
+    fn arg_types(&self, probe: &Probe, _: Option<&dyn crate::facts::KernelFacts>) -> Option<Result<Vec<ArgType>, String>> {
+        let p = self.stable(probe)?;
+        Some(Ok((0..p.args.len())
+            .map(|n| {
+                let c_type = p.arg_type(n).expect("in range").to_string();
+                let size = if c_type == "int" { 4 } else { 8 };
+                ArgType { signed: c_type == "int", size, c_type, space: AddrSpace::Kernel, kernel: None }
+            })
+            .collect()))
+    }
+
+    fn stable(&self, probe: &Probe) -> Option<&'static StableProbe> {
+        if probe.provider != self.name {
+            return None;
+        }
+        self.probes.iter().find(|p| p.name == probe.name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::PROVIDERS;
+    use crate::parse::parse_expression;
+
+    #[test]
+    fn every_definition_parses() {
+        for prov in PROVIDERS {
+            for probe in prov.probes() {
+                let Some(p) = prov.stable(&probe) else { continue };
+                for text in p.guard.iter().copied().chain(p.args.iter().map(|a| a.expr)) {
+                    parse_expression(text, None).unwrap_or_else(|d| panic!("{}:::{}: `{text}`: {}", prov.name(), p.name, d.message));
+                }
+                assert!(!p.events.is_empty(), "{}:::{} has no tracepoint", prov.name(), p.name);
+            }
+        }
+    }
+}
