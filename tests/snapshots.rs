@@ -1,5 +1,5 @@
 //! Snapshots of the pipeline's middle: for every program in `tests/snapshots/*.d` and every
-//! script in `scripts/`, the typed IR (`NAME.ir`) and the generated BPF (`NAME.bpf`, as
+//! script in `scripts/` (subdirectories included), the typed IR (`NAME.ir`) and the generated BPF (`NAME.bpf`, as
 //! `--dump-bpf` prints it) are kept in `tests/snapshots/` and compared on every run, so a
 //! change shows exactly what it did to generated code. Unprivileged: nothing is loaded.
 //!
@@ -14,6 +14,10 @@ use crumbs_runtime::kernel::Kernel;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
+// Only the list of scripts: this test runs no crumbs binary.
+#[path = "common/scripts.rs"]
+mod scripts;
+
 /// The kernel as the snapshots see it: fixed tracepoint formats and task_struct offsets,
 /// so the files do not depend on the machine.
 #[derive(Debug, Clone, Copy)]
@@ -26,6 +30,7 @@ const FORMATS: &[(&str, &str, &str)] = &[
     ("sched", "sched_process_exec", "\tfield:__data_loc char[] filename;\toffset:8;\tsize:4;\tsigned:0;\n\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n\tfield:pid_t old_pid;\toffset:16;\tsize:4;\tsigned:1;\n"),
     ("dma", "dma_map_sg", "\tfield:__data_loc unsigned int[] lengths;\toffset:8;\tsize:4;\tsigned:0;\n"),
     ("syscalls", "sys_exit_read", "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n"),
+    ("syscalls", "sys_enter_openat", "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n\tfield:int dfd;\toffset:16;\tsize:8;\tsigned:0;\n\tfield:const char * filename;\toffset:24;\tsize:8;\tsigned:0;\n\tfield:int flags;\toffset:32;\tsize:8;\tsigned:0;\n\tfield:umode_t mode;\toffset:40;\tsize:8;\tsigned:0;\n"),
 ];
 
 impl KernelFacts for FixedKernel {
@@ -86,21 +91,20 @@ fn root() -> PathBuf {
 
 /// Every snapshotted program: (snapshot name, source path).
 fn programs() -> Vec<(String, PathBuf)> {
-    let mut out = Vec::new();
-    for (dir, prefix) in [("tests/snapshots", ""), ("scripts", "script-")] {
-        let mut paths: Vec<PathBuf> = std::fs::read_dir(root().join(dir)).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "d")).collect();
-        paths.sort();
-        for p in paths {
-            out.push((format!("{prefix}{}", p.file_stem().unwrap().to_string_lossy()), p));
-        }
-    }
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(root().join("tests/snapshots")).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "d")).collect();
+    paths.sort();
+    let mut out: Vec<(String, PathBuf)> = paths.into_iter().map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), p)).collect();
+    out.extend(scripts::all().into_iter().map(|p| (format!("script-{}", scripts::stem(&p)), p)));
     out
 }
 
 /// The IR and BPF text of one program.
 fn render(path: &Path) -> (String, String) {
     let text = std::fs::read_to_string(path).unwrap();
-    let opts = CompileOptions { target: Some(4242), args: vec![path.display().to_string()], ..Default::default() };
+    // $0 is the script's path, then the words the tests give it (tests/common/scripts.rs).
+    let mut args = vec![path.display().to_string()];
+    args.extend(scripts::args(path).into_iter().map(str::to_string));
+    let opts = CompileOptions { target: Some(4242), args, ..Default::default() };
     let compiled = driver::compile(&text, &opts, &FixedKernel).unwrap_or_else(|e| match e {
         CompileError::Source(d) => panic!("{}: {}", path.display(), d.render(&path.display().to_string(), &text, false)),
         CompileError::Message(m) => panic!("{}: {m}", path.display()),

@@ -410,3 +410,91 @@ test_crumbs_pid_probes() {
         -c 'io-benchmark -r -b 4K /tmp/pidfile' 2>&1) || die "crumbs failed: $out"
     echo "$out" | grep -qx 'reads 256 256 256' || die "expected 256 entries, returns and read calls in: $out"
 }
+
+# ---- the ML-storage scripts (scripts/ml-storage) ------------------------------------------
+
+# Fail unless every row of "$1" (the lines that begin with a number: a script's TIMESTAMP)
+# has the shape the ML-storage scripts print: $2 fields, the TIME column walltimestamp's
+# `%Y` (four fields, `2026 Nov  7 09:53:47`), a TIMESTAMP (ns since boot) between the
+# uptimes $3 and $4 (seconds, /proc/uptime's, read before and after the run, which has the
+# same clock in this guest) and never going back, and a latency (field $5) above 0 and below
+# 10 s (a negative one printed unsigned would be about 1.8e19).
+expect_ml_rows() {
+    echo "$1" | awk -v nf="$2" -v t0="$3" -v t1="$4" -v lat="$5" '
+        $1 !~ /^[0-9]+$/ { next }
+        { rows++ }
+        NF != nf { print "row with " NF " fields, want " nf ": " $0; bad = 1; next }
+        $2 !~ /^[0-9][0-9][0-9][0-9]$/ || $3 !~ /^[A-Z][a-z][a-z]$/ || $4 !~ /^[0-9]+$/ || $5 !~ /^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]$/ {
+            print "TIME is not %Y: " $0; bad = 1 }
+        $1 / 1e9 < t0 - 0.02 || $1 / 1e9 > t1 + 0.02 { print "TIMESTAMP outside " t0 " .. " t1 " s since boot: " $0; bad = 1 }
+        $1 + 0 < last { print "TIMESTAMP went back: " $0; bad = 1 }
+        { last = $1 + 0 }
+        !($lat + 0 > 0 && $lat + 0 < 1e10) { print "latency not in 0 .. 10 s: " $0; bad = 1 }
+        END { if (rows == 0) { print "no rows"; bad = 1 } exit bad }' || die "in:
+$1"
+}
+
+# scripts/ml-storage/vfs_rw.d, the ML-storage researchers' trace_vfs_rw.bt in D, in the
+# kprobe and fentry attach modes (and kprobe.multi where the kernel has it), on io-benchmark (the script's argument: the process name)
+# in two runs: -c writes the 64K file in one write, -r reads it in 128 reads of 512 bytes,
+# then a second process writes it in 16 writes of 4K. Every row, in order: R or W, the bytes
+# asked for (the block size), the bytes returned, the name from args[0]'s struct chain; the
+# two processes' pids; latencies and timestamps as expect_ml_rows checks them.
+test_crumbs_ml_vfs_rw() {
+    [ -f scripts/ml-storage/vfs_rw.d ] || die "no scripts/ml-storage/vfs_rw.d in the guest"
+    modes="kprobe fentry"
+    if has_kprobe_multi; then modes="$modes multi"; fi
+    for mode in $modes; do
+        t0=$(cut -d' ' -f1 /proc/uptime)
+        out=$(crumbs -x fbtmode=$mode \
+            -c "sh -c 'io-benchmark -c -r -b 512 -s 64K /tmp/mlfile && io-benchmark -w -b 4K -s 64K /tmp/mlfile'" \
+            -s scripts/ml-storage/vfs_rw.d io-benchmark 2>&1) || die "crumbs ($mode) failed: $out"
+        t1=$(cut -d' ' -f1 /proc/uptime)
+        echo "$out" | grep -q '^TIMESTAMP  *TIME  *PID  *COMM  *R/W  *LAT(ns)  *REQUESTED  *RETURNED  *FILE$' \
+            || die "no header with fbtmode=$mode in: $out"
+        expect_ml_rows "$out" 12 "$t0" "$t1" 9
+        # Runs of equal (comm, R/W, requested, returned, file), each with its count, and
+        # whether its pid is the previous run's.
+        runs=$(echo "$out" | awk '$1 ~ /^[0-9]+$/ {
+                k = $7 " " $8 " " $10 " " $11 " " $12
+                if (k != prev) { if (n) printf "%s x%d, ", prev, n; printf "%s ", ($6 == pid ? "same" : "new"); prev = k; n = 0 }
+                n++; pid = $6 }
+            END { printf "%s x%d\n", prev, n }')
+        want='new io-benchmark W 65536 65536 mlfile x1, same io-benchmark R 512 512 mlfile x128, new io-benchmark W 4096 4096 mlfile x16'
+        [ "$runs" = "$want" ] || die "fbtmode=$mode: rows are
+  $runs
+want
+  $want
+in: $out"
+    done
+}
+
+# scripts/ml-storage/open.d, trace_open.bt in D, on io-benchmark's two opens of its file
+# (-c creates it, -r opens it to read): each vfs_open() row (the dentry's name, from the
+# struct path * argument's chain) comes before the row of the openat() that made it (the
+# path the program passed), the name is the path's last component, and the openat's
+# latency holds the vfs_open's.
+test_crumbs_ml_open() {
+    [ -f scripts/ml-storage/open.d ] || die "no scripts/ml-storage/open.d in the guest"
+    mkdir -p /tmp/ml
+    t0=$(cut -d' ' -f1 /proc/uptime)
+    out=$(crumbs -c 'io-benchmark -c -r -b 4K -s 64K /tmp/ml/data.bin' \
+        -s scripts/ml-storage/open.d io-benchmark 2>&1) || die "crumbs failed: $out"
+    t1=$(cut -d' ' -f1 /proc/uptime)
+    echo "$out" | grep -q '^TIMESTAMP  *TIME  *PID  *COMM  *FUNC  *LAT(ns)  *FILENAME$' || die "no header in: $out"
+    expect_ml_rows "$out" 10 "$t0" "$t1" 9
+    rows=$(echo "$out" | awk '$1 ~ /^[0-9]+$/ { printf "%s %s %s, ", $7, $8, $10 }')
+    want='io-benchmark vfs_open data.bin, io-benchmark openat /tmp/ml/data.bin, io-benchmark vfs_open data.bin, io-benchmark openat /tmp/ml/data.bin, '
+    [ "$rows" = "$want" ] || die "rows are
+  $rows
+want
+  $want
+in: $out"
+    echo "$out" | awk '$1 ~ /^[0-9]+$/ {
+            if ($8 == "vfs_open") { name = $10; lat = $9; pid = $6; next }
+            base = $10; sub(/.*\//, "", base)
+            if (base != name) { print "vfs_open named " name ", openat opened " $10; bad = 1 }
+            if (!($9 + 0 > lat + 0)) { print "openat latency " $9 " does not hold vfs_open latency " lat; bad = 1 }
+            if ($6 != pid) { print "openat pid " $6 " is not vfs_open pid " pid; bad = 1 } }
+        END { exit bad }' || die "in: $out"
+}
