@@ -108,6 +108,8 @@ fn bad_descriptions_and_arguments_are_errors() {
         ("rawtracepoint:sched_switch { trace(args[1]->no_such); }", "no member `no_such`"),
         ("rawtracepoint:ext4:sched_switch { @ = count(); }", "no kernel module `ext4`"),
         ("rawtracepoint:vmlinux:f:sched_switch { @ = count(); }", "no function `f`"),
+        // The kernel's BTF gives sched_waking's hook no parameter names.
+        ("rawtracepoint:sched_waking { trace(args->p); }", "the prototype of rawtracepoint:vmlinux::sched_waking does not name its arguments"),
     ] {
         let out = run(&["-e", program]);
         assert_eq!(out.code(), 2, "{program}\n{}", out.dump());

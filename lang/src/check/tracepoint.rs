@@ -42,6 +42,14 @@ impl Checker<'_> {
 
     /// `args->name`: a field every tracepoint of the clause has, with one kind.
     pub(super) fn args_field(&mut self, name: &str, span: &Span) -> Result<TExpr, Diagnostic> {
+        // A raw tracepoint whose prototype does not name its arguments.
+        let facts = self.opts.facts.clone();
+        let unnamed = self.clause_probes.iter().find(|p| p.provider == "rawtracepoint" && crate::providers::provider(p.provider).is_some_and(|prov| prov.arg_names(p, facts.as_deref()).is_none()));
+        if let (Some(p), false) = (unnamed, self.clause_only_tracepoints()) {
+            return Err(Diagnostic::new(span.clone(), format!("the prototype of {}:{}:{}:{} does not name its arguments", p.provider, p.module, p.function, p.name))
+                .label("no argument of this name")
+                .hint(format!("read them by position, args[N]; `crumbs -lv -e '{}:{}'` lists their types", p.provider, p.name)));
+        }
         if !self.clause_only_tracepoints() {
             return Err(Diagnostic::new(span.clone(), "args-> is only for tracepoint probes")
                 .label("this clause fires on other probes")

@@ -59,8 +59,11 @@ impl Provider for RawTracepoint {
         Some(params(facts, probe.name).and_then(|ps| ps.into_iter().map(|(_, id)| arg_type(facts, id)).collect()))
     }
 
+    /// None where the prototype leaves a parameter unnamed (btf_trace_EVENT's own, when
+    /// the kernel's BTF has no named hook for the event): args[N] reads them.
     fn arg_names(&self, probe: &Probe, facts: Option<&dyn KernelFacts>) -> Option<Vec<String>> {
-        Some(params(facts?, probe.name).ok()?.into_iter().map(|(name, _)| name).collect())
+        let names: Vec<String> = params(facts?, probe.name).ok()?.into_iter().map(|(name, _)| name).collect();
+        (!names.iter().any(String::is_empty)).then_some(names)
     }
 
     fn no_match_hint(&self, _: [&str; 4]) -> Option<String> {
