@@ -259,3 +259,14 @@ int main(void) { pthread_t t[4]; for (int i = 0; i < 4; i++) pthread_create(&t[i
     assert_eq!(value(&out, &["main"]), Some(1000), "{out}");
     assert_eq!(value(&out, &["thread"]), Some(4000), "{out}");
 }
+
+/// A pid probe's program that passes a callback to a helper (chill()'s bpf_loop) is loaded
+/// by aya, which links the callback in; crumbs' own uprobe.multi loader does not.
+#[test]
+fn a_program_with_a_callback() {
+    let dir = TempPath::dir("pidchill");
+    let (exe, _) = build_c(&dir);
+    let out = run(&["-w", "-q", "-e", r#"pid$target:a.out:work:entry { chill(1000); n++; } END { printf("n %d\n", n); }"#, "-c", &format!("{exe} 3")]);
+    out.assert_ok();
+    assert!(out.stdout.lines().any(|l| l == "n 3"), "{}\n{}", out.stdout, out.stderr);
+}

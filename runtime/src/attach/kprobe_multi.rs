@@ -178,7 +178,11 @@ pub(crate) fn load(ebpf: &Ebpf, code: &ProgramCode) -> Result<Result<OwnedFd, (i
 }
 
 /// The program's instructions with its map references resolved to the maps aya created.
+/// Callbacks are not linked here: a program that passes one is loaded by aya.
 pub(super) fn resolved(ebpf: &Ebpf, code: &ProgramCode) -> Result<Vec<Insn>, RunError> {
+    if let Some(r) = code.func_refs.first() {
+        return Err(RunError::Other(format!("program {} passes callback {} to a helper, which crumbs' own loader does not link", code.name, r.func.name())));
+    }
     let mut insns = code.insns.clone();
     for r in &code.map_refs {
         let fd = map_fd(ebpf, &r.map).ok_or_else(|| RunError::Other(format!("map {} missing for program {}", r.map, code.name)))?;
