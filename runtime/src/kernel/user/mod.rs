@@ -77,13 +77,15 @@ fn dir_of(path: &str) -> String {
 /// The executable files process `pid` has mapped, with their inodes, in the map's order
 /// (not [vdso] and the like, nor files deleted since).
 fn mapped_files(pid: u32) -> Vec<(String, u64)> {
-    let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/maps")) else { return Vec::new() };
+    std::fs::read_to_string(format!("/proc/{pid}/maps")).map(|text| executable_files(&text)).unwrap_or_default()
+}
+
+/// The executable file mappings of a `/proc/PID/maps` text, each file once.
+fn executable_files(maps: &str) -> Vec<(String, u64)> {
     let mut out: Vec<(String, u64)> = Vec::new();
-    for line in text.lines() {
-        let f: Vec<&str> = line.split_whitespace().collect();
-        let (Some(perms), Some(inode), Some(path)) = (f.get(1), f.get(4).and_then(|i| i.parse().ok()), f.get(5)) else { continue };
-        if perms.contains('x') && path.starts_with('/') && !line.ends_with("(deleted)") && !out.iter().any(|(p, _)| p == path) {
-            out.push((path.to_string(), inode));
+    for l in maps.lines().filter_map(crate::ustacks::maps_line) {
+        if l.perms.contains('x') && l.path.starts_with('/') && !l.path.ends_with(" (deleted)") && !out.iter().any(|(p, _)| p == l.path) {
+            out.push((l.path.to_string(), l.inode));
         }
     }
     out
@@ -107,6 +109,20 @@ mod tests {
         assert!(modules[0].executable);
         assert!(modules[0].functions.iter().any(|f| f.name.ends_with("reads_this_process")), "{:?}", modules[0].functions.len());
         assert_eq!(process_modules(u32::MAX).unwrap_err(), format!("no process {}", u32::MAX));
+    }
+
+    /// Paths are the rest of the line, spaces included; deleted files and mappings of no
+    /// file are left out.
+    #[test]
+    fn executable_files_of_a_map() {
+        let maps = "5600-5601 r--p 00000000 08:01 11 /opt/my app/bin/prog\n\
+                    5601-5602 r-xp 00001000 08:01 11 /opt/my app/bin/prog\n\
+                    7f00-7f01 r-xp 00000000 08:01 12                          /opt/my app/lib/libx.so\n\
+                    7f01-7f02 r-xp 00001000 08:01 12                          /opt/my app/lib/libx.so\n\
+                    7f02-7f03 r-xp 00000000 08:01 13 /usr/lib/libold.so (deleted)\n\
+                    7f03-7f04 rw-p 00000000 00:00 0 \n\
+                    7ffd-7ffe r-xp 00000000 00:00 0                          [vdso]\n";
+        assert_eq!(executable_files(maps), [("/opt/my app/bin/prog".to_string(), 11), ("/opt/my app/lib/libx.so".to_string(), 12)]);
     }
 
     #[test]
