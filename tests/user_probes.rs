@@ -259,3 +259,41 @@ int main(void) { pthread_t t[4]; for (int i = 0; i < 4; i++) pthread_create(&t[i
     assert_eq!(value(&out, &["main"]), Some(1000), "{out}");
     assert_eq!(value(&out, &["thread"]), Some(4000), "{out}");
 }
+
+/// A pid probe's program that passes a callback to a helper (chill()'s bpf_loop) is loaded
+/// by aya, which links the callback in; crumbs' own uprobe.multi loader does not.
+#[test]
+fn a_program_with_a_callback() {
+    let dir = TempPath::dir("pidchill");
+    let (exe, _) = build_c(&dir);
+    let out = run(&["-w", "-q", "-e", r#"pid$target:a.out:work:entry { chill(1000); n++; } END { printf("n %d\n", n); }"#, "-c", &format!("{exe} 3")]);
+    out.assert_ok();
+    assert!(out.stdout.lines().any(|l| l == "n 3"), "{}\n{}", out.stdout, out.stderr);
+}
+
+/// A running process (`-p`) whose shared library was replaced on disk since it mapped it
+/// (as a package upgrade does): its probes go into the file it runs, not the new one, and
+/// the module keeps the library's name.
+#[test]
+fn a_replaced_library_of_a_running_process() {
+    let dir = TempPath::dir("pidreplaced");
+    let d = dir.str();
+    std::fs::write(format!("{d}/add.c"), LIB_C).unwrap();
+    std::fs::write(format!("{d}/main.c"), "#include <unistd.h>\nint lib_add(int a, int b);\nint main(void) { int s = 0; for (int i = 0; i < 400; i++) { s += lib_add(i, 1); usleep(10000); } return s == 0; }\n").unwrap();
+    let lib = format!("{d}/libcrumbsadd.so");
+    compile("gcc", &["-O1", "-shared", "-fPIC", "-o", &lib, &format!("{d}/add.c")]);
+    let exe = format!("{d}/looping");
+    compile("gcc", &["-O1", "-o", &exe, &format!("{d}/main.c"), &format!("-L{d}"), "-lcrumbsadd", &format!("-Wl,-rpath,{d}")]);
+    let mut child = Command::new(&exe).spawn().expect("start the program");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // The new library: lib_add at another offset, in another inode at the same path.
+    std::fs::write(format!("{d}/new.c"), format!("int pad(int x) {{ return x * 3 + 1; }}\n{LIB_C}")).unwrap();
+    compile("gcc", &["-O1", "-shared", "-fPIC", "-o", &format!("{d}/new.so"), &format!("{d}/new.c")]);
+    std::fs::rename(format!("{d}/new.so"), &lib).unwrap();
+    let pid = child.id().to_string();
+    let out = run(&["-q", "-p", &pid, "-e", r#"pid$target:libcrumbsadd.so:lib_add:entry { @[probemod] = count(); } tick-500ms { exit(0); }"#]);
+    let _ = child.kill();
+    let _ = child.wait();
+    out.assert_ok();
+    assert!(value(&out.stdout, &["libcrumbsadd.so"]).is_some_and(|n| n > 10), "{}\n{}", out.stdout, out.stderr);
+}

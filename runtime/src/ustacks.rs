@@ -217,23 +217,42 @@ pub fn read_maps(pid: u32) -> Option<Maps> {
     (!maps.is_empty()).then_some(maps)
 }
 
+/// One line of `/proc/PID/maps`: `START-END PERMS OFFSET DEV INODE PATH`.
+pub(crate) struct MapsLine<'a> {
+    pub start: u64,
+    pub end: u64,
+    pub perms: &'a str,
+    pub offset: u64,
+    pub inode: u64,
+    /// Everything after the inode's padding, spaces included (a file's name may hold them);
+    /// "" for an anonymous mapping, `[vdso]` and the like, and ` (deleted)` still on the end
+    /// of a file deleted since.
+    pub path: &'a str,
+}
+
+pub(crate) fn maps_line(line: &str) -> Option<MapsLine<'_>> {
+    let mut w = line.splitn(6, ' ');
+    let (range, perms, offset, _dev, inode) = (w.next()?, w.next()?, w.next()?, w.next()?, w.next()?);
+    let (start, end) = range.split_once('-')?;
+    Some(MapsLine {
+        start: u64::from_str_radix(start, 16).ok()?,
+        end: u64::from_str_radix(end, 16).ok()?,
+        perms,
+        offset: u64::from_str_radix(offset, 16).ok()?,
+        inode: inode.parse().ok()?,
+        path: w.next().unwrap_or("").trim_start(),
+    })
+}
+
 /// Parses `START-END PERMS OFFSET DEV INODE PATH` lines, keeping those that map a file.
 pub fn parse_maps(text: &str) -> Maps {
     text.lines()
         .filter_map(|line| {
-            let mut w = line.splitn(6, ' ');
-            let (range, _perms, offset, _dev, _inode) = (w.next()?, w.next()?, w.next()?, w.next()?, w.next()?);
-            let path = w.next()?.trim_start();
-            if !path.starts_with('/') {
+            let l = maps_line(line)?;
+            if !l.path.starts_with('/') {
                 return None;
             }
-            let (start, end) = range.split_once('-')?;
-            Some(Mapping {
-                start: u64::from_str_radix(start, 16).ok()?,
-                end: u64::from_str_radix(end, 16).ok()?,
-                offset: u64::from_str_radix(offset, 16).ok()?,
-                path: path.strip_suffix(" (deleted)").unwrap_or(path).to_string(),
-            })
+            Some(Mapping { start: l.start, end: l.end, offset: l.offset, path: l.path.strip_suffix(" (deleted)").unwrap_or(l.path).to_string() })
         })
         .collect()
 }

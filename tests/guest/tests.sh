@@ -397,6 +397,9 @@ test_crumbs_fbt_module() {
     # fentry cannot reach a module's function yet: forced, that is a clear error.
     err=$(crumbs -x fbtmode=fentry -e 'fbt:tcp_bbr:bbr_init:entry { exit(0); }' 2>&1) && die "fentry on a module's function worked: $err"
     echo "$err" | grep -q "needs the module's BTF object" || die "expected the fentry error for a module's function, got: $err"
+    # fexit too (it was loaded against vmlinux's BTF by the function's name).
+    err=$(crumbs -x fbtmode=fentry -e 'fbt:tcp_bbr:bbr_init:return { exit(0); }' 2>&1) && die "fexit on a module's function worked: $err"
+    echo "$err" | grep -q "needs the module's BTF object" || die "expected the fexit error for a module's function, got: $err"
     echo "$out" | grep -Eq '^  tcp_bbr +bbr_init +2$' || die "expected bbr_init twice in: $out"
     echo "$out" | grep -Eqx ' +2' || die "expected both sockets' families (args[0] typed from tcp_bbr's BTF) in: $out"
 }

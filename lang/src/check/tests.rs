@@ -547,3 +547,20 @@ fn pointers_meet_only_when_compatible() {
     }
     ok("struct a { int x; }; BEGIN { p = (struct a *)arg0; p = (void *)arg1; p = (struct a *)0; trace(p == (void *)arg2); trace((int *)arg0 == (int *)arg1); trace((uintptr_t)p & 7); }");
 }
+
+/// The rest of dt_node_is_ptrcompat's rule, through libctf's ctf_type_compat: `void` meets
+/// anything only as the pointee itself, `_Bool` is no other 1-byte integer, and an enum
+/// meets any integer.
+#[test]
+fn pointers_meet_as_libctf_says() {
+    for src in [
+        "BEGIN { trace((void **)arg0 == (int **)arg1); }",
+        "BEGIN { p = (int **)arg0; p = (void **)arg1; }",
+        "BEGIN { trace((_Bool *)arg0 == (unsigned char *)arg1); }",
+        "enum e { A }; enum f { B }; BEGIN { trace((enum e *)arg0 == (enum f *)arg1); }",
+    ] {
+        let (d, _) = err(src);
+        assert!(d.message.contains("point at different types"), "{src}: {}", d.message);
+    }
+    ok("enum e { A }; BEGIN { trace((enum e *)arg0 == (int *)arg1); p = (unsigned char *)arg0; p = (enum e *)arg1; trace((void **)arg0 == (void **)arg1); trace((void *)arg0 == (int **)arg1); trace((long *)arg0 == (long long *)arg1); }");
+}

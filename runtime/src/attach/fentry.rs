@@ -50,14 +50,15 @@ pub(super) fn load_entry(p: &mut FEntry, program: &Program, code: &ProgramCode, 
     if in_module(program, code, refused) {
         return Ok(Ok(()));
     }
-    if in_module(program, code, refused) {
-        return Ok(Ok(()));
-    }
     let f = function(program, code);
     Ok(skip_refused(f, p.load(f, kernel_btf()?), refused))
 }
 
+/// Loads an fexit program, as [`load_entry`] does an fentry one.
 pub(super) fn load_exit(p: &mut FExit, program: &Program, code: &ProgramCode, refused: &mut Vec<(String, String)>) -> Result<Result<(), ProgramError>, RunError> {
+    if in_module(program, code, refused) {
+        return Ok(Ok(()));
+    }
     let f = function(program, code);
     Ok(skip_refused(f, p.load(f, kernel_btf()?), refused))
 }

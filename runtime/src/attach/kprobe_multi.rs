@@ -118,11 +118,17 @@ fn load_program(name: &str, insns: &[Insn], prog_type: u32, expected_attach_type
     a.log_size = log.len() as u32;
     a.log_buf = log.as_mut_ptr() as u64;
     let again = once(&a);
-    let text = String::from_utf8_lossy(&log[..log.iter().position(|&b| b == 0).unwrap_or(0)]).into_owned();
+    let text = log_text(&log);
     match again {
         Ok(fd) => Ok(fd),
         Err(_) => Err((e, text)),
     }
+}
+
+/// The verifier's log: the buffer up to its NUL, or all of it where it filled it (the
+/// kernel truncates a log too long for it).
+fn log_text(log: &[u8]) -> String {
+    String::from_utf8_lossy(&log[..log.iter().position(|&b| b == 0).unwrap_or(log.len())]).into_owned()
 }
 
 /// Whether this kernel has kprobe.multi links, found once: a trivial program linked to a
@@ -178,7 +184,11 @@ pub(crate) fn load(ebpf: &Ebpf, code: &ProgramCode) -> Result<Result<OwnedFd, (i
 }
 
 /// The program's instructions with its map references resolved to the maps aya created.
+/// Callbacks are not linked here: a program that passes one is loaded by aya.
 pub(super) fn resolved(ebpf: &Ebpf, code: &ProgramCode) -> Result<Vec<Insn>, RunError> {
+    if let Some(r) = code.func_refs.first() {
+        return Err(RunError::Other(format!("program {} passes callback {} to a helper, which crumbs' own loader does not link", code.name, r.func.name())));
+    }
     let mut insns = code.insns.clone();
     for r in &code.map_refs {
         let fd = map_fd(ebpf, &r.map).ok_or_else(|| RunError::Other(format!("map {} missing for program {}", r.map, code.name)))?;
@@ -229,6 +239,12 @@ fn halving<T>(set: std::ops::Range<usize>, try_link: &mut impl FnMut(std::ops::R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_full_log_is_kept() {
+        assert_eq!(log_text(b"0: R1=ctx\n\0\0"), "0: R1=ctx\n");
+        assert_eq!(log_text(b"R2 type=scalar"), "R2 type=scalar");
+    }
 
     #[test]
     fn refused_functions_are_found_by_halving_and_the_rest_linked() {

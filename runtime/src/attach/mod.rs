@@ -64,7 +64,10 @@ pub(crate) fn load(ebpf: &mut Ebpf, own: &mut OwnPrograms, program: &Program, co
             Err((io_error, log)) => Err(ProgramError::LoadError { io_error, verifier_log: aya_obj::VerifierLog::new(log) }),
         });
     }
-    if matches!(code.attach, AttachPoint::UserEntry(_) | AttachPoint::UserReturn(_)) && uprobe_multi::supported() {
+    // A program that passes a callback to a helper (chill()'s bpf_loop) needs the callback
+    // linked in as a BPF subprogram, which only aya's loader does: it takes the perf-event
+    // path.
+    if matches!(code.attach, AttachPoint::UserEntry(_) | AttachPoint::UserReturn(_)) && code.func_refs.is_empty() && uprobe_multi::supported() {
         return Ok(match uprobe_multi::load(ebpf, code)? {
             Ok(fd) => {
                 own.0.push((code.name.clone(), fd));

@@ -16,24 +16,30 @@ pub fn process_modules(pid: u32) -> Modules {
         std::io::ErrorKind::NotFound => format!("no process {pid}"),
         _ => format!("cannot read /proc/{pid}/exe: {e}"),
     })?;
+    let exe = exe.to_string_lossy();
+    let exe = exe.strip_suffix(DELETED).unwrap_or(&exe).to_string();
     let exe_inode = std::fs::metadata(format!("/proc/{pid}/exe")).map(|m| m.ino()).ok();
-    let exe = reachable(pid, &exe.to_string_lossy(), exe_inode).unwrap_or_else(|| format!("/proc/{pid}/exe"));
-    let exe_info = elf::read(&exe)?;
+    let exe_path = reachable(pid, &exe, exe_inode).unwrap_or_else(|| format!("/proc/{pid}/exe"));
+    let exe_info = elf::read(&exe_path)?;
     let (needed, runpath) = (exe_info.needed.clone(), exe_info.runpath.clone());
-    let mut modules = vec![module(&exe, true, exe_info)];
-    let mut seen: HashSet<String> = HashSet::from([exe.clone()]);
-    // Mapped executable files: the loader, and libraries already loaded (a -p process).
-    for path in mapped_files(pid).into_iter().filter_map(|(p, inode)| reachable(pid, &p, Some(inode))) {
+    let mut modules = vec![module(&exe_path, base_name(&exe), true, exe_info)];
+    let mut seen: HashSet<String> = HashSet::from([exe_path.clone()]);
+    // Mapped executable files: the loader, and libraries already loaded (a -p process). A
+    // file deleted or replaced since it was mapped is read and probed through the mapping
+    // itself (/proc/PID/map_files), not at its path, which names another file or none.
+    for m in mapped_files(pid) {
+        let map_file = format!("/proc/{pid}/map_files/{:x}-{:x}", m.start, m.end);
+        let Some(path) = reachable(pid, &m.path, Some(m.inode)).or_else(|| is_inode(&map_file, Some(m.inode)).then_some(map_file)) else { continue };
         if seen.insert(path.clone()) {
             if let Ok(info) = elf::read(&path) {
-                modules.push(module(&path, false, info));
+                modules.push(module(&path, base_name(&m.path), false, info));
             }
         }
     }
     // The executable's libraries, and theirs, that are not mapped yet (a held -c command).
     let library_path = environ(pid, "LD_LIBRARY_PATH").map(|v| v.split(':').filter(|p| !p.is_empty()).map(str::to_string).collect::<Vec<_>>()).unwrap_or_default();
     let mapped_names: HashSet<String> = modules.iter().map(|m| m.name.clone()).collect();
-    let mut queue: Vec<(String, Vec<String>, String)> = needed.iter().map(|n| (n.clone(), runpath.clone(), dir_of(&exe))).collect();
+    let mut queue: Vec<(String, Vec<String>, String)> = needed.iter().map(|n| (n.clone(), runpath.clone(), dir_of(&exe_path))).collect();
     let mut asked: HashSet<String> = HashSet::new();
     while let Some((name, runpath, origin)) = queue.pop() {
         if mapped_names.contains(&name) || !asked.insert(name.clone()) {
@@ -45,45 +51,70 @@ pub fn process_modules(pid: u32) -> Modules {
         }
         let Ok(info) = elf::read(&path) else { continue };
         queue.extend(info.needed.iter().map(|n| (n.clone(), info.runpath.clone(), dir_of(&path))));
-        modules.push(module(&path, false, info));
+        modules.push(module(&path, base_name(&path), false, info));
     }
     Ok(modules.into())
 }
+
+/// What /proc/PID/maps and /proc/PID/exe add to the path of a file deleted (or replaced)
+/// since it was mapped.
+const DELETED: &str = " (deleted)";
 
 /// The file at `path`, or the library a bare name (`libc`, `libc.so.6`) names.
 pub fn user_module(path: &str) -> Result<UserModule, String> {
     let resolved = if path.contains('/') { path.to_string() } else { libraries::by_short_name(path).ok_or_else(|| format!("no file or library named {path}"))? };
     let info = elf::read(&resolved)?;
-    Ok(module(&resolved, info.executable, info))
+    Ok(module(&resolved, base_name(&resolved), info.executable, info))
 }
 
-fn module(path: &str, executable: bool, info: elf::ElfInfo) -> UserModule {
-    UserModule { path: path.to_string(), name: path.rsplit('/').next().unwrap_or(path).to_string(), executable, functions: info.functions.into(), usdt: info.usdt.into() }
+/// The module read from `path`, named `name` (DTrace's module name: the file's name).
+fn module(path: &str, name: &str, executable: bool, info: elf::ElfInfo) -> UserModule {
+    UserModule { path: path.to_string(), name: name.to_string(), executable, functions: info.functions.into(), usdt: info.usdt.into() }
+}
+
+fn base_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
 }
 
 /// How this process reaches the file process `pid` maps at `path` (inode `inode`): the
 /// path itself, or through `/proc/PID/root` when the process sees another root (a
 /// container, a chroot); None if neither is that file. uprobes attach to the inode.
 fn reachable(pid: u32, path: &str, inode: Option<u64>) -> Option<String> {
-    [path.to_string(), format!("/proc/{pid}/root{path}")]
-        .into_iter()
-        .find(|p| std::fs::metadata(p).is_ok_and(|m| inode.is_none_or(|i| m.ino() == i)))
+    [path.to_string(), format!("/proc/{pid}/root{path}")].into_iter().find(|p| is_inode(p, inode))
+}
+
+/// Whether `path` is a file, of inode `inode` if given.
+fn is_inode(path: &str, inode: Option<u64>) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| inode.is_none_or(|i| m.ino() == i))
 }
 
 fn dir_of(path: &str) -> String {
     path.rsplit_once('/').map_or(".", |(d, _)| if d.is_empty() { "/" } else { d }).to_string()
 }
 
-/// The executable files process `pid` has mapped, with their inodes, in the map's order
-/// (not [vdso] and the like, nor files deleted since).
-fn mapped_files(pid: u32) -> Vec<(String, u64)> {
-    let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/maps")) else { return Vec::new() };
-    let mut out: Vec<(String, u64)> = Vec::new();
-    for line in text.lines() {
-        let f: Vec<&str> = line.split_whitespace().collect();
-        let (Some(perms), Some(inode), Some(path)) = (f.get(1), f.get(4).and_then(|i| i.parse().ok()), f.get(5)) else { continue };
-        if perms.contains('x') && path.starts_with('/') && !line.ends_with("(deleted)") && !out.iter().any(|(p, _)| p == path) {
-            out.push((path.to_string(), inode));
+/// One executable file mapping of a process: the first of its file's.
+#[derive(Debug, PartialEq, Eq)]
+struct Mapped {
+    /// As the map names it (without " (deleted)").
+    path: String,
+    inode: u64,
+    start: u64,
+    end: u64,
+}
+
+/// The executable files process `pid` has mapped, in the map's order (not [vdso] and the
+/// like).
+fn mapped_files(pid: u32) -> Vec<Mapped> {
+    std::fs::read_to_string(format!("/proc/{pid}/maps")).map(|text| executable_files(&text)).unwrap_or_default()
+}
+
+/// The executable file mappings of a `/proc/PID/maps` text, each file once.
+fn executable_files(maps: &str) -> Vec<Mapped> {
+    let mut out: Vec<Mapped> = Vec::new();
+    for l in maps.lines().filter_map(crate::ustacks::maps_line) {
+        let path = l.path.strip_suffix(DELETED).unwrap_or(l.path);
+        if l.perms.contains('x') && path.starts_with('/') && !out.iter().any(|m| m.path == path && m.inode == l.inode) {
+            out.push(Mapped { path: path.to_string(), inode: l.inode, start: l.start, end: l.end });
         }
     }
     out
@@ -107,6 +138,21 @@ mod tests {
         assert!(modules[0].executable);
         assert!(modules[0].functions.iter().any(|f| f.name.ends_with("reads_this_process")), "{:?}", modules[0].functions.len());
         assert_eq!(process_modules(u32::MAX).unwrap_err(), format!("no process {}", u32::MAX));
+    }
+
+    /// Paths are the rest of the line, spaces included; a deleted file's without the mark;
+    /// mappings of no file are left out.
+    #[test]
+    fn executable_files_of_a_map() {
+        let maps = "5600-5601 r--p 00000000 08:01 11 /opt/my app/bin/prog\n\
+                    5601-5602 r-xp 00001000 08:01 11 /opt/my app/bin/prog\n\
+                    7f00-7f01 r-xp 00000000 08:01 12                          /opt/my app/lib/libx.so\n\
+                    7f01-7f02 r-xp 00001000 08:01 12                          /opt/my app/lib/libx.so\n\
+                    7f02-7f03 r-xp 00000000 08:01 13 /usr/lib/libold.so (deleted)\n\
+                    7f03-7f04 rw-p 00000000 00:00 0 \n\
+                    7ffd-7ffe r-xp 00000000 00:00 0                          [vdso]\n";
+        let files = executable_files(maps);
+        assert_eq!(files.iter().map(|m| (m.path.as_str(), m.inode, m.start)).collect::<Vec<_>>(), [("/opt/my app/bin/prog", 11, 0x5601), ("/opt/my app/lib/libx.so", 12, 0x7f00), ("/usr/lib/libold.so", 13, 0x7f02)]);
     }
 
     #[test]
