@@ -14,7 +14,9 @@ fn compile(program: &str) -> Output {
     let script = TempPath::with_contents("hostile.d", program);
     let out = run(&["--dump-bpf", "-s", script.str()]);
     out.assert_no_panic();
-    assert!(out.elapsed < Duration::from_secs(10), "slow: {:?}", out.elapsed);
+    // A hang, not a speed: the 175,000-term sum takes ~7 s in a debug build on a loaded
+    // 2-core machine, so the bound is far above that.
+    assert!(out.elapsed < Duration::from_secs(40), "hung: {:?}", out.elapsed);
     out
 }
 

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{assert_compile_error, run, TempPath};
+use common::{assert_compile_error, compiled_c, run, TempPath};
 use std::process::Command;
 
 /// Three children (exit 0, exit 7, killed by SIGKILL), two threads, SIGUSR1 handled,
@@ -54,12 +54,7 @@ int main(void) {
 "#;
 
 fn build(dir: &TempPath, name: &str, source: &str) -> String {
-    let src = format!("{}/{name}.c", dir.str());
-    std::fs::write(&src, source).unwrap();
-    let exe = format!("{}/{name}", dir.str());
-    let out = Command::new("gcc").args(["-O1", "-pthread", "-o", &exe, &src]).output().expect("gcc runs");
-    assert!(out.status.success(), "gcc: {}", String::from_utf8_lossy(&out.stderr));
-    exe
+    compiled_c(dir, name, source, &["-pthread"])
 }
 
 fn traced(program: &str, cmd: &str) -> String {

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{run, TempPath};
+use common::{compiled_c, run, TempPath};
 use std::process::Command;
 
 /// `step` fires N times with (i, running total), `tick` only while its semaphore is raised
@@ -34,13 +34,9 @@ int main(int argc, char **argv) {
 }
 "#;
 
+/// Needs `<sys/sdt.h>` (Debian's systemtap-sdt-dev).
 fn build(dir: &TempPath) -> String {
-    let src = format!("{}/usdt.c", dir.str());
-    std::fs::write(&src, PROGRAM).unwrap();
-    let exe = format!("{}/usdt", dir.str());
-    let out = Command::new("gcc").args(["-O1", "-o", &exe, &src]).output().expect("gcc runs");
-    assert!(out.status.success(), "gcc (is systemtap-sdt-dev installed?): {}", String::from_utf8_lossy(&out.stderr));
-    exe
+    compiled_c(dir, "usdt", PROGRAM, &[])
 }
 
 fn traced(program: &str, cmd: &str) -> String {

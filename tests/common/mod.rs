@@ -393,3 +393,14 @@ pub fn int32_col(n: i64) -> String {
 pub fn str_col(s: &str) -> String {
     format!("  {s:<50}")
 }
+
+/// `source` built with gcc (and `flags`) as `dir/name`; returns the executable's path.
+#[allow(dead_code)]
+pub fn compiled_c(dir: &TempPath, name: &str, source: &str, flags: &[&str]) -> String {
+    let src = format!("{}/{name}.c", dir.str());
+    std::fs::write(&src, source).unwrap();
+    let exe = format!("{}/{name}", dir.str());
+    let out = Command::new("gcc").args(["-O1", "-o", &exe, &src]).args(flags).output().expect("gcc runs");
+    assert!(out.status.success(), "gcc {name}.c: {}", String::from_utf8_lossy(&out.stderr));
+    exe
+}

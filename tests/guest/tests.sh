@@ -104,6 +104,25 @@ test_crumbs_stack() {
 }
 
 # The tracepoint provider on the older kernel: exact fields of io-benchmark's reads.
+# DTrace's stable providers on the stock kernel's raw tracepoints: exact process counts of a
+# shell that runs io-benchmark twice (fork and exec each time), the exit reason, off-cpu
+# in the target; sched:::on-cpu is a clear error where the kernel lacks sched_exit_tp (6.1).
+test_crumbs_stable_providers() {
+    out=$(crumbs -q -e 'proc:::create /pid == $target/ { creates++; }
+        proc:::exec-success /curpsinfo->pr_ppid == $target/ { execs++; }
+        proc:::exit /curpsinfo->pr_ppid == $target/ { @reason[args[0]] = count(); }
+        sched:::off-cpu /pid == $target/ { off++; }
+        END { printf("create %d exec %d off %d\n", creates, execs, off > 0); }' \
+        -c 'sh -c "io-benchmark -c -r -b 512 -s 4K /tmp/f; io-benchmark -r -b 512 -s 4K /tmp/f; true"' 2>&1) \
+        || die "crumbs failed: $out"
+    echo "$out" | grep -qx 'create 2 exec 2 off 1' || die "expected 2 creates and execs in: $out"
+    expect_row "$out" 1 2
+    if ! grep -q ' __traceiter_sched_exit_tp$' /proc/kallsyms; then
+        out=$(crumbs -e 'sched:::on-cpu { @ = count(); }' 2>&1) && die "on-cpu ran without sched_exit_tp: $out"
+        echo "$out" | grep -q 'cannot fire on this kernel: it lacks the sched_exit_tp tracepoint' || die "unclear error: $out"
+    fi
+}
+
 test_crumbs_tracepoint() {
     out=$(crumbs -q -e 'tracepoint:syscalls:sys_enter_read /pid == $target/ { @[args->count] = count(); }
         tracepoint:syscalls:sys_exit_read /pid == $target/ { @bytes = sum(args->ret); }' \

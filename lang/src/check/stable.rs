@@ -42,7 +42,7 @@ impl Checker<'_> {
             }
         }
         let Some(event) = event else {
-            return Err(Diagnostic::new(desc.span.clone(), format!("{what} cannot fire on this kernel: it has no {}", def.needs))
+            return Err(Diagnostic::new(desc.span.clone(), format!("{what} cannot fire on this kernel: it lacks {}", def.needs))
                 .label("not available here")
                 .hint(format!("{what} is built on {}; list what this kernel has with `crumbs -l -e 'rawtracepoint:*'`", def.events.join(" or "))));
         };

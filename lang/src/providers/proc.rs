@@ -4,17 +4,7 @@
 //! x86-64 system call numbers: clone 56, fork 57, vfork 58, execve 59, rt_sigtimedwait
 //! 128, execveat 322, clone3 435.
 
-use super::stable::{Stable, StableArg, StableProbe};
-
-const TASK: &str = "struct task_struct *";
-
-const fn psinfo(expr: &'static str) -> StableArg {
-    StableArg { native: TASK, expr, xlate: Some("psinfo_t *") }
-}
-
-const fn lwpsinfo(expr: &'static str) -> StableArg {
-    StableArg { native: TASK, expr, xlate: Some("lwpsinfo_t *") }
-}
+use super::stable::{lwpsinfo, psinfo, Stable, StableArg, StableProbe};
 
 const fn int(expr: &'static str) -> StableArg {
     StableArg { native: "int", expr, xlate: None }

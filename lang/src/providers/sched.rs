@@ -3,17 +3,7 @@
 //! tracepoints. `on-cpu` fires in the thread that now runs: at the end of the scheduler's
 //! switch (sched_exit_tp, Linux 6.16), where the switched-in thread resumes.
 
-use super::stable::{Stable, StableArg, StableProbe};
-
-const TASK: &str = "struct task_struct *";
-
-const fn psinfo(expr: &'static str) -> StableArg {
-    StableArg { native: TASK, expr, xlate: Some("psinfo_t *") }
-}
-
-const fn lwpsinfo(expr: &'static str) -> StableArg {
-    StableArg { native: TASK, expr, xlate: Some("lwpsinfo_t *") }
-}
+use super::stable::{lwpsinfo, psinfo, Stable, StableProbe};
 
 /// sched_switch's `next`, sched_waking's `p`, the current thread.
 const NEXT: &str = "(struct task_struct *)__tp_arg2";

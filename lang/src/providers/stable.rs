@@ -20,6 +20,16 @@ pub struct StableArg {
     pub xlate: Option<&'static str>,
 }
 
+/// A `struct task_struct *` that `args[N]` translates to a `psinfo_t *`.
+pub const fn psinfo(expr: &'static str) -> StableArg {
+    StableArg { native: "struct task_struct *", expr, xlate: Some("psinfo_t *") }
+}
+
+/// A `struct task_struct *` that `args[N]` translates to a `lwpsinfo_t *`.
+pub const fn lwpsinfo(expr: &'static str) -> StableArg {
+    StableArg { native: "struct task_struct *", expr, xlate: Some("lwpsinfo_t *") }
+}
+
 /// One probe of a stable provider.
 pub struct StableProbe {
     pub name: &'static str,
