@@ -20,7 +20,7 @@ pub const LIBRARIES: &[Library] = &[
     // `tracepoint:sched:...`).
     Library { path: "stdlib/procfs.d", text: include_str!("../../stdlib/procfs.d"), triggers: &["psinfo", "proc:::", "sched:::", "proc:vmlinux:", "sched:vmlinux:"] },
     Library { path: "stdlib/io.d", text: include_str!("../../stdlib/io.d"), triggers: &["io:::", "io:vmlinux:", "bufinfo", "devinfo", "fileinfo"] },
-    Library { path: "stdlib/sched.d", text: include_str!("../../stdlib/sched.d"), triggers: &["vtimestamp"] },
+    Library { path: "stdlib/sched.d", text: include_str!("../../stdlib/sched.d"), triggers: &["vtimestamp", "cpuinfo", "sched:::", "sched:vmlinux:"] },
 ];
 
 /// Puts the declarations of every library `source` names before the program's own.

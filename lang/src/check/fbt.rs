@@ -8,9 +8,11 @@ pub(super) const MAX_FUNCTIONS: usize = 4096;
 
 impl Checker<'_> {
     /// The attach point of an fbt probe (`attach` says entry or return) on `function`,
-    /// numbering the function on its first use.
-    pub(super) fn function(&mut self, attach: AttachPoint, module: &str, function: &str, desc: &ast::ProbeDesc) -> Result<AttachPoint, Diagnostic> {
-        let i = match self.functions.iter().position(|f| f.name == function && f.module == module) {
+    /// numbering the function on its first use. A stable probe on it (`stable`: its
+    /// provider and name) is numbered apart.
+    pub(super) fn function(&mut self, attach: AttachPoint, module: &str, function: &str, stable: Option<(&str, &str)>, desc: &ast::ProbeDesc) -> Result<AttachPoint, Diagnostic> {
+        let stable = stable.map(|(p, n)| (p.to_string(), n.to_string()));
+        let i = match self.functions.iter().position(|f| f.name == function && f.module == module && f.stable == stable) {
             Some(i) => i,
             None if self.functions.len() >= MAX_FUNCTIONS => {
                 return Err(Diagnostic::new(desc.span.clone(), "too many kernel functions in one program")
@@ -18,7 +20,7 @@ impl Checker<'_> {
                     .hint("narrow the pattern (each function is a probe of its own to attach)"));
             }
             None => {
-                self.functions.push(KernelFunction { module: module.into(), name: function.into() });
+                self.functions.push(KernelFunction { module: module.into(), name: function.into(), stable });
                 self.functions.len() - 1
             }
         };

@@ -174,7 +174,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         raw_tracepoints: Vec::new(),
         clause_probes: Vec::new(),
         clause_arg_types: std::collections::HashMap::new(),
-        stable_attach: std::collections::HashMap::new(),
+        stable_hooks: std::collections::HashMap::new(),
         types,
         var_types: known.unwrap_or_default(),
         second_pass_needed: false,
@@ -210,22 +210,28 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
                     found
                 }
             };
-            for mut p in found {
+            for p in found {
                 matched += 1;
-                if let AttachPoint::Tracepoint(_) = p.attach {
+                // A stable probe is on one raw tracepoint or on many functions: a probe per
+                // attach point, each numbered here.
+                let placed: Vec<crate::providers::Probe> = match Checker::stable_def(&p) {
+                    Some(def) => cx.stable_attach(opts, &p, def, desc)?.into_iter().map(|a| crate::providers::Probe { attach: a, ..p.clone() }).collect(),
+                    None => vec![p],
+                };
+                for mut p in placed {
+                let own = Checker::stable_def(&p).is_none();
+                if let (AttachPoint::Tracepoint(_), true) = (p.attach, own) {
                     let i = cx.tracepoint(opts, p.module, p.name, desc)?;
                     p.attach = AttachPoint::Tracepoint(i as u16);
                     cx.clause_tracepoints.push(i);
                 }
-                if let AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_) = p.attach {
-                    p.attach = cx.function(p.attach, p.module, p.function, desc)?;
+                if let (AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_), true) = (p.attach, own) {
+                    p.attach = cx.function(p.attach, p.module, p.function, None, desc)?;
                 }
                 if let Some(user) = &p.user {
                     p.attach = cx.user_probe(user, desc)?;
                 }
-                if let Some(def) = Checker::stable_def(&p) {
-                    p.attach = cx.stable_attach(opts, &p, def, desc)?;
-                } else if let AttachPoint::RawTracepoint(_) = p.attach {
+                if let (AttachPoint::RawTracepoint(_), true) = (p.attach, own) {
                     p.attach = cx.raw_tracepoint(opts, p.module, p.name, None, desc)?;
                 }
                 if matches!(p.attach, AttachPoint::Profile { .. }) && !profile_probes.iter().any(|q| q.attach == p.attach) {
@@ -248,6 +254,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
                 let set = per_attach.entry(p.attach).or_default();
                 if let Some(nr) = p.nr {
                     set.insert(nr);
+                }
                 }
             }
         }
@@ -526,8 +533,8 @@ struct Checker<'a> {
     raw_tracepoints: Vec<crate::ir::RawTracepoint>,
     /// The probes of the clause being checked (their prototypes type `args[N]`).
     clause_probes: Vec<crate::providers::Probe>,
-    /// The stable probes' (proc, sched, io) attach points and their definitions.
-    stable_attach: std::collections::HashMap<AttachPoint, &'static crate::providers::StableProbe>,
+    /// The stable probes' (proc, sched, io) attach points and the hooks they are on.
+    stable_hooks: std::collections::HashMap<AttachPoint, &'static crate::providers::Hook>,
     /// The type of `args[N]` in the clause being checked, by N, once found.
     clause_arg_types: std::collections::HashMap<usize, crate::types::TypeId>,
     /// C types: the script's and, read as they are walked into, the kernel's.

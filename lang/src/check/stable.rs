@@ -6,7 +6,7 @@
 
 use super::ctypes::Typed;
 use super::*;
-use crate::providers::{provider, Probe, StableProbe, STABLE_MODULE};
+use crate::providers::{match_probes_with, provider, At, Probe, StableProbe, STABLE_MODULE};
 
 fn probe_name(p: &Probe) -> String {
     format!("{}:{}:{}:{}", p.provider, p.module, p.function, p.name)
@@ -24,31 +24,44 @@ impl Checker<'_> {
         provider(p.provider)?.stable(p)
     }
 
-    /// The attach point of stable probe `p`: the first of its raw tracepoints the kernel has.
-    pub(super) fn stable_attach(&mut self, opts: &CheckOptions, p: &Probe, def: &'static StableProbe, desc: &ast::ProbeDesc) -> Result<AttachPoint, Diagnostic> {
+    /// The attach points of stable probe `p`: those of the first of its hooks the kernel
+    /// has (one raw tracepoint, or every function an fbt hook names).
+    pub(super) fn stable_attach(&mut self, opts: &CheckOptions, p: &Probe, def: &'static StableProbe, desc: &ast::ProbeDesc) -> Result<Vec<AttachPoint>, Diagnostic> {
         let what = probe_name(p);
         let Some(facts) = opts.facts.clone() else {
-            return Err(Diagnostic::new(desc.span.clone(), format!("{what} is not available here")).label("needs the kernel's BTF").hint("stable providers are built on raw tracepoints, found in /sys/kernel/btf/vmlinux"));
+            return Err(Diagnostic::new(desc.span.clone(), format!("{what} is not available here")).label("needs the kernel's BTF").hint("stable providers are built on raw tracepoints and kernel functions, found in /sys/kernel/btf/vmlinux"));
         };
-        let mut event = None;
-        for e in def.events {
-            match facts.raw_tracepoint(e) {
-                Ok(Some(_)) => {
-                    event = Some(*e);
-                    break;
+        let cannot = |err: String| Diagnostic::new(desc.span.clone(), format!("cannot read the kernel's hooks for {what}: {err}")).label("here").hint("raw tracepoints and kernel functions are found in the kernel's BTF, /sys/kernel/btf/vmlinux");
+        let stable = Some((p.provider, p.name));
+        for hook in def.hooks {
+            let found: Vec<AttachPoint> = match hook.at {
+                At::RawTracepoint(event) => match facts.raw_tracepoint(event).map_err(cannot)? {
+                    Some(_) => vec![self.raw_tracepoint(opts, STABLE_MODULE, event, stable, desc)?],
+                    None => continue,
+                },
+                At::Entry(glob) => {
+                    let fbt = ast::ProbeDesc { text: format!("fbt::{glob}:entry"), fields: vec!["fbt".into(), String::new(), glob.into(), "entry".into()], span: desc.span.clone() };
+                    // A kernel without the function: the next hook.
+                    let Ok(functions) = match_probes_with(&fbt, Some(&*facts)) else { continue };
+                    let mut found = Vec::with_capacity(functions.len());
+                    for f in functions {
+                        found.push(self.function(AttachPoint::FbtEntry(u16::MAX), f.module, f.function, stable, desc)?);
+                    }
+                    found
                 }
-                Ok(None) => {}
-                Err(err) => return Err(Diagnostic::new(desc.span.clone(), format!("cannot read the kernel's raw tracepoints for {what}: {err}")).label("here").hint("raw tracepoints are found in the kernel's BTF, /sys/kernel/btf/vmlinux")),
+            };
+            for a in &found {
+                self.stable_hooks.insert(*a, hook);
             }
+            return Ok(found);
         }
-        let Some(event) = event else {
-            return Err(Diagnostic::new(desc.span.clone(), format!("{what} cannot fire on this kernel: it lacks {}", def.needs))
-                .label("not available here")
-                .hint(format!("{what} is built on {}; list what this kernel has with `crumbs -l -e 'rawtracepoint:*'`", def.events.join(" or "))));
-        };
-        let a = self.raw_tracepoint(opts, STABLE_MODULE, event, Some((p.provider, p.name)), desc)?;
-        self.stable_attach.insert(a, def);
-        Ok(a)
+        let places: Vec<String> = def.hooks.iter().map(|h| match h.at {
+            At::RawTracepoint(e) => format!("rawtracepoint:{e}"),
+            At::Entry(f) => format!("fbt::{f}:entry"),
+        }).collect();
+        Err(Diagnostic::new(desc.span.clone(), format!("{what} cannot fire on this kernel: it lacks {}", def.needs))
+            .label("not available here")
+            .hint(format!("{what} is built on {}; `crumbs -l -e PATTERN` lists what this kernel has", places.join(" or "))))
     }
 
     /// Whether the clause being checked is on stable probes (then `argN` and `args[N]` are
@@ -159,9 +172,9 @@ impl Checker<'_> {
     /// The clause's predicate at attach point `a`: the stable probe's guard first, where
     /// `a` is one.
     pub(super) fn guarded(&mut self, a: AttachPoint, predicate: Option<Expr>, span: &Span) -> Result<Option<Expr>, Diagnostic> {
-        let Some(def) = self.stable_attach.get(&a).copied() else { return Ok(predicate) };
-        let Some(text) = def.guard else { return Ok(predicate) };
-        let what = format!("the guard of {}", def.name);
+        let Some(hook) = self.stable_hooks.get(&a).copied() else { return Ok(predicate) };
+        let Some(text) = hook.guard else { return Ok(predicate) };
+        let what = format!("the guard of {:?}", hook.at);
         let g = self.stable_text(text, &what, span)?;
         // Checked as a clause on this probe alone (the clause may have others).
         let here: Vec<Probe> = self.clause_probes.iter().filter(|p| p.attach == a).cloned().collect();

@@ -11,8 +11,9 @@ use super::{KernelMember, KernelType, KernelTypeId, TypeSpace};
 pub fn type_id(space: TypeSpace, name: &str) -> Option<KernelTypeId> {
     match (space, name) {
         (TypeSpace::Struct, "task_struct") => Some(1),
-        // stdlib/procfs.d's psinfo_t points at one.
+        // stdlib/procfs.d's psinfo_t points at one; stdlib/sched.d's cpuinfo_t is made from a run queue.
         (TypeSpace::Struct, "tty_struct") => Some(95),
+        (TypeSpace::Struct, "rq") => Some(89),
         (TypeSpace::Struct, "list_head") => Some(10),
         (TypeSpace::Struct, "fs_struct") => Some(20),
         (TypeSpace::Struct, "path") => Some(22),
@@ -126,6 +127,7 @@ pub fn kernel_type(id: KernelTypeId) -> Result<KernelType, String> {
         91 => KernelType::Function { ret: 0, params: vec![("__data".into(), 35), ("preempt".into(), 94), ("prev".into(), 2), ("next".into(), 2), ("prev_state".into(), 7)] },
         94 => KernelType::Int { name: "_Bool".into(), size: 1, signed: false, char: false, bool: true },
         95 => KernelType::Struct { name: "tty_struct".into(), size: 8, members: vec![] },
+        89 => KernelType::Struct { name: "rq".into(), size: 3968, members: vec![m("cpu", 6, 26624, 0)] },
         92 => KernelType::Function { ret: 0, params: vec![("__data".into(), 35), ("regs".into(), 35), ("id".into(), 46)] },
         _ => return Err(format!("no kernel type {id}")),
     })

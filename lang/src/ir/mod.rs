@@ -977,6 +977,19 @@ impl RawTracepoint {
 pub struct KernelFunction {
     pub module: String,
     pub name: String,
+    /// The stable probe (provider, name: `sched`, `on-cpu`) it carries, which its programs
+    /// name; None for fbt's own probes.
+    pub stable: Option<(String, String)>,
+}
+
+impl KernelFunction {
+    /// (provider, module, function, name) of its entry (or, for `ret`, return) probe.
+    pub fn shown(&self, ret: bool) -> (&str, &str, &str, &str) {
+        match &self.stable {
+            Some((provider, name)) => (provider, crate::providers::STABLE_MODULE, "", name),
+            None => ("fbt", &self.module, &self.name, if ret { "return" } else { "entry" }),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -1030,7 +1043,8 @@ impl Program {
             return format!("tracepoint:{}::{}", t.category, t.event);
         }
         if let Some((f, name)) = self.fbt_probe(id) {
-            return format!("fbt:{}:{}:{name}", f.module, f.name);
+            let (provider, module, function, name) = f.shown(name == "return");
+            return format!("{provider}:{module}:{function}:{name}");
         }
         if let Some(u) = self.user_probe(id) {
             return format!("{}:{}:{}:{}", u.provider, u.module, u.function, u.name);
@@ -1051,7 +1065,8 @@ impl Program {
             return (String::new(), t.event.clone());
         }
         if let Some((f, name)) = self.fbt_probe(id) {
-            return (f.name.clone(), name.to_string());
+            let (_, _, function, name) = f.shown(name == "return");
+            return (function.to_string(), name.to_string());
         }
         if let Some(u) = self.user_probe(id) {
             return (u.function.clone(), u.name.clone());

@@ -2,7 +2,7 @@
 //! Dynamic Tracing Guide's io chapter), on the block layer's raw tracepoints; the
 //! arguments are translated from the kernel's `struct request` by stdlib/io.d.
 
-use super::stable::{Stable, StableArg, StableProbe};
+use super::stable::{raw, Stable, StableArg, StableProbe};
 
 const REQUEST: &str = "(struct request *)__tp_arg0";
 
@@ -19,16 +19,14 @@ pub const IO: Stable = Stable {
     probes: &[
         StableProbe {
             name: "start",
-            events: &["block_rq_issue"],
-            guard: None,
+            hooks: &[raw("block_rq_issue", None)],
             args: ARGS,
             doc: "a block I/O request is issued to a device; args[0] is the buffer, args[1] the device, args[2] the file (unknown at this layer)",
             needs: "the block_rq_issue tracepoint",
         },
         StableProbe {
             name: "done",
-            events: &["block_rq_complete"],
-            guard: None,
+            hooks: &[raw("block_rq_complete", None)],
             args: ARGS,
             doc: "a block I/O request completes, usually in an interrupt; arguments as start",
             needs: "the block_rq_complete tracepoint",

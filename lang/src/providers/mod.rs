@@ -18,7 +18,7 @@ mod user;
 pub use dtrace::{BEGIN_ID, END_ID, ERROR_ID};
 pub use fbt::{FBT_ID_BASE, FBT_MODULE};
 pub use profile::{profile_probe, PROFILE_ID_BASE};
-pub use stable::{StableArg, StableProbe, STABLE_MODULE};
+pub use stable::{At, Hook, StableArg, StableProbe, STABLE_MODULE};
 pub use rawtracepoint::{params as raw_tracepoint_params, RAWTP_ID_BASE, RAWTP_MODULE};
 pub use syscall::SYSCALL_ID_BASE;
 pub use tracepoint::TRACEPOINT_ID_BASE;

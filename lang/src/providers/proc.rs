@@ -4,7 +4,7 @@
 //! x86-64 system call numbers: clone 56, fork 57, vfork 58, execve 59, rt_sigtimedwait
 //! 128, execveat 322, clone3 435.
 
-use super::stable::{lwpsinfo, psinfo, Stable, StableArg, StableProbe};
+use super::stable::{raw, lwpsinfo, psinfo, Stable, StableArg, StableProbe};
 
 const fn int(expr: &'static str) -> StableArg {
     StableArg { native: "int", expr, xlate: None }
@@ -20,96 +20,84 @@ pub const PROC: Stable = Stable {
     probes: &[
         StableProbe {
             name: "create",
-            events: &["sched_process_fork"],
-            guard: Some("((struct task_struct *)__tp_arg1)->pid == ((struct task_struct *)__tp_arg1)->tgid"),
+            hooks: &[raw("sched_process_fork", Some("((struct task_struct *)__tp_arg1)->pid == ((struct task_struct *)__tp_arg1)->tgid"))],
             args: &[psinfo(CHILD)],
             doc: "a process is created (fork, vfork, clone without CLONE_THREAD), in the parent; args[0] is the child",
             needs: "the sched_process_fork tracepoint",
         },
         StableProbe {
             name: "exec",
-            events: &["sys_enter"],
-            guard: Some("__tp_arg1 == 59 || __tp_arg1 == 322"),
+            hooks: &[raw("sys_enter", Some("__tp_arg1 == 59 || __tp_arg1 == 322"))],
             args: &[StableArg { native: "string", expr: "copyinstr(__tp_arg1 == 59 ? ((struct pt_regs *)__tp_arg0)->di : ((struct pt_regs *)__tp_arg0)->si)", xlate: None }],
             doc: "a process is about to exec (execve, execveat); args[0] is the path it execs",
             needs: "the sys_enter tracepoint",
         },
         StableProbe {
             name: "exec-success",
-            events: &["sched_process_exec"],
-            guard: None,
+            hooks: &[raw("sched_process_exec", None)],
             args: &[],
             doc: "an exec succeeded, in the new program",
             needs: "the sched_process_exec tracepoint",
         },
         StableProbe {
             name: "exec-failure",
-            events: &["sys_exit"],
-            guard: Some("(((struct pt_regs *)__tp_arg0)->orig_ax == 59 || ((struct pt_regs *)__tp_arg0)->orig_ax == 322) && __tp_arg1 != 0"),
+            hooks: &[raw("sys_exit", Some("(((struct pt_regs *)__tp_arg0)->orig_ax == 59 || ((struct pt_regs *)__tp_arg0)->orig_ax == 322) && __tp_arg1 != 0"))],
             args: &[int("(int)-__tp_arg1")],
             doc: "an exec failed; args[0] is the errno value",
             needs: "the sys_exit tracepoint",
         },
         StableProbe {
             name: "start",
-            events: &["sys_exit"],
-            guard: Some("(((struct pt_regs *)__tp_arg0)->orig_ax == 56 || ((struct pt_regs *)__tp_arg0)->orig_ax == 57 || ((struct pt_regs *)__tp_arg0)->orig_ax == 58 || ((struct pt_regs *)__tp_arg0)->orig_ax == 435) && __tp_arg1 == 0 && pid == tid"),
+            hooks: &[raw("sys_exit", Some("(((struct pt_regs *)__tp_arg0)->orig_ax == 56 || ((struct pt_regs *)__tp_arg0)->orig_ax == 57 || ((struct pt_regs *)__tp_arg0)->orig_ax == 58 || ((struct pt_regs *)__tp_arg0)->orig_ax == 435) && __tp_arg1 == 0 && pid == tid"))],
             args: &[],
             doc: "a new process starts, in it, before its first user instruction (its fork or clone returning 0)",
             needs: "the sys_exit tracepoint",
         },
         StableProbe {
             name: "exit",
-            events: &["sched_process_exit"],
-            guard: Some("((struct task_struct *)__tp_arg0)->pid == ((struct task_struct *)__tp_arg0)->tgid"),
+            hooks: &[raw("sched_process_exit", Some("((struct task_struct *)__tp_arg0)->pid == ((struct task_struct *)__tp_arg0)->tgid"))],
             args: &[int("(((struct task_struct *)__tp_arg0)->exit_code & 0x7f) == 0 ? 1 : (((struct task_struct *)__tp_arg0)->exit_code & 0x80) ? 3 : 2")],
             doc: "a process exits (its main thread does), in it; args[0] is CLD_EXITED (1), CLD_KILLED (2) or CLD_DUMPED (3)",
             needs: "the sched_process_exit tracepoint",
         },
         StableProbe {
             name: "lwp-create",
-            events: &["sched_process_fork"],
-            guard: Some("((struct task_struct *)__tp_arg1)->pid != ((struct task_struct *)__tp_arg1)->tgid"),
+            hooks: &[raw("sched_process_fork", Some("((struct task_struct *)__tp_arg1)->pid != ((struct task_struct *)__tp_arg1)->tgid"))],
             args: &[lwpsinfo(CHILD), psinfo(CHILD)],
             doc: "a thread is created in a process (clone with CLONE_THREAD), in its creator; args[0] and args[1] are the new thread",
             needs: "the sched_process_fork tracepoint",
         },
         StableProbe {
             name: "lwp-start",
-            events: &["sys_exit"],
-            guard: Some("(((struct pt_regs *)__tp_arg0)->orig_ax == 56 || ((struct pt_regs *)__tp_arg0)->orig_ax == 57 || ((struct pt_regs *)__tp_arg0)->orig_ax == 58 || ((struct pt_regs *)__tp_arg0)->orig_ax == 435) && __tp_arg1 == 0"),
+            hooks: &[raw("sys_exit", Some("(((struct pt_regs *)__tp_arg0)->orig_ax == 56 || ((struct pt_regs *)__tp_arg0)->orig_ax == 57 || ((struct pt_regs *)__tp_arg0)->orig_ax == 58 || ((struct pt_regs *)__tp_arg0)->orig_ax == 435) && __tp_arg1 == 0"))],
             args: &[],
             doc: "a new thread starts, in it, before its first user instruction (a new process's first thread too, after start)",
             needs: "the sys_exit tracepoint",
         },
         StableProbe {
             name: "lwp-exit",
-            events: &["sched_process_exit"],
-            guard: None,
+            hooks: &[raw("sched_process_exit", None)],
             args: &[],
             doc: "a thread exits, in it",
             needs: "the sched_process_exit tracepoint",
         },
         StableProbe {
             name: "signal-send",
-            events: &["signal_generate"],
-            guard: Some("__tp_arg4 == 0 || __tp_arg4 == 4"),
+            hooks: &[raw("signal_generate", Some("__tp_arg4 == 0 || __tp_arg4 == 4"))],
             args: &[lwpsinfo(SIGNALLED), psinfo(SIGNALLED), int("(int)__tp_arg0")],
             doc: "a signal is sent, in the sender; args[0] and args[1] are the receiver, args[2] the signal",
             needs: "the signal_generate tracepoint",
         },
         StableProbe {
             name: "signal-discard",
-            events: &["signal_generate"],
-            guard: Some("__tp_arg4 == 1"),
+            hooks: &[raw("signal_generate", Some("__tp_arg4 == 1"))],
             args: &[lwpsinfo(SIGNALLED), psinfo(SIGNALLED), int("(int)__tp_arg0")],
             doc: "a signal is discarded (its receiver ignores it); args as signal-send",
             needs: "the signal_generate tracepoint",
         },
         StableProbe {
             name: "signal-handle",
-            events: &["signal_deliver"],
-            guard: None,
+            hooks: &[raw("signal_deliver", None)],
             args: &[
                 int("(int)__tp_arg0"),
                 StableArg { native: "kernel_siginfo_t *", expr: "(kernel_siginfo_t *)__tp_arg1", xlate: None },
@@ -120,8 +108,7 @@ pub const PROC: Stable = Stable {
         },
         StableProbe {
             name: "signal-clear",
-            events: &["sys_exit"],
-            guard: Some("((struct pt_regs *)__tp_arg0)->orig_ax == 128 && (long)__tp_arg1 > 0"),
+            hooks: &[raw("sys_exit", Some("((struct pt_regs *)__tp_arg0)->orig_ax == 128 && (long)__tp_arg1 > 0"))],
             args: &[int("(int)__tp_arg1")],
             doc: "a pending signal is taken by sigtimedwait(2) (rt_sigtimedwait), in the taker; args[0] is the signal",
             needs: "the sys_exit tracepoint",

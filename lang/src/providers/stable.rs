@@ -1,11 +1,11 @@
 //! DTrace's stable providers (`proc`, `sched`, `io`): probes named for what happens (a
-//! process exits, a thread goes off a CPU, an I/O starts), each built on one of the
-//! kernel's raw tracepoints. A probe fires where its tracepoint does and its guard (D over
-//! the tracepoint's raw arguments) holds; its arguments are D expressions over those raw
-//! arguments, and `args[N]` of a translated argument is `xlate <TYPE> (native)`, with the
-//! translators in `stdlib/` (psinfo_t, lwpsinfo_t, bufinfo_t, ...). In the definitions,
-//! `__tp_argN` is the tracepoint's raw argument N (`argN` and `args[N]` are the stable
-//! probe's own).
+//! process exits, a thread goes off a CPU, an I/O starts), each built on a hook of the
+//! kernel's: one of its raw tracepoints or, where none fits, the entry to kernel functions
+//! (fbt). A probe fires where its hook does and the hook's guard (D over the hook's raw
+//! arguments) holds; its arguments are D expressions over those raw arguments, and
+//! `args[N]` of a translated argument is `xlate <TYPE> (native)`, with the translators in
+//! `stdlib/` (psinfo_t, lwpsinfo_t, bufinfo_t, ...). In the definitions, `__tp_argN` is
+//! the hook's raw argument N (`argN` and `args[N]` are the stable probe's own).
 
 use super::{ArgType, AttachPoint, Probe, Provider};
 use crate::types::AddrSpace;
@@ -30,17 +30,42 @@ pub const fn lwpsinfo(expr: &'static str) -> StableArg {
     StableArg { native: "struct task_struct *", expr, xlate: Some("lwpsinfo_t *") }
 }
 
+/// Where in the kernel a stable probe is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum At {
+    /// A raw tracepoint, by event.
+    RawTracepoint(&'static str),
+    /// The entry to the kernel's functions of this name (a glob: one probe on all of them).
+    Entry(&'static str),
+}
+
+/// One hook a stable probe may be built on, and when it fires there.
+pub struct Hook {
+    pub at: At,
+    /// D over the hook's raw arguments (None: whenever the hook fires).
+    pub guard: Option<&'static str>,
+}
+
+/// A hook at raw tracepoint `event`.
+pub const fn raw(event: &'static str, guard: Option<&'static str>) -> Hook {
+    Hook { at: At::RawTracepoint(event), guard }
+}
+
+/// A hook at the entry to the functions `glob` names.
+pub const fn entry(glob: &'static str, guard: Option<&'static str>) -> Hook {
+    Hook { at: At::Entry(glob), guard }
+}
+
 /// One probe of a stable provider.
 pub struct StableProbe {
     pub name: &'static str,
-    /// The raw tracepoints that carry it, the first the running kernel has taken.
-    pub events: &'static [&'static str],
-    /// When it fires: D over the tracepoint's raw arguments (None: whenever the tracepoint does).
-    pub guard: Option<&'static str>,
+    /// The hooks that may carry it, the first the running kernel has taken; each reads
+    /// `args` from its raw arguments alike.
+    pub hooks: &'static [Hook],
     pub args: &'static [StableArg],
     /// What it is, for spec.md and `-lv`.
     pub doc: &'static str,
-    /// What the kernel lacks when none of `events` is there.
+    /// What the kernel lacks when none of `hooks` is there.
     pub needs: &'static str,
 }
 
@@ -111,10 +136,10 @@ mod tests {
         for prov in PROVIDERS {
             for probe in prov.probes() {
                 let Some(p) = prov.stable(&probe) else { continue };
-                for text in p.guard.iter().copied().chain(p.args.iter().map(|a| a.expr)) {
+                for text in p.hooks.iter().filter_map(|h| h.guard).chain(p.args.iter().map(|a| a.expr)) {
                     parse_expression(text, None).unwrap_or_else(|d| panic!("{}:::{}: `{text}`: {}", prov.name(), p.name, d.message));
                 }
-                assert!(!p.events.is_empty(), "{}:::{} has no tracepoint", prov.name(), p.name);
+                assert!(!p.hooks.is_empty(), "{}:::{} has no hook", prov.name(), p.name);
             }
         }
     }

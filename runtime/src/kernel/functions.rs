@@ -20,7 +20,7 @@ fn read() -> Result<Vec<String>, String> {
     let raw = std::fs::read(path).map_err(|e| format!("cannot read the kernel's functions from {path}: {e}"))?;
     let mut names = crate::kernel::btf::function_names(&raw).ok_or_else(|| format!("cannot read the kernel's functions from {path}: not BTF crumbs can read"))?;
     if let Some(traceable) = traceable() {
-        names.retain(|n| traceable.contains(n.as_str()));
+        names = traceable_of(names, traceable);
     }
     names.sort_unstable();
     names.dedup();
@@ -37,11 +37,23 @@ pub fn module_list(module: &str) -> Functions {
     let found = lists.get_or_insert_default().entry(module.to_string()).or_insert_with(|| {
         let mut names = crate::kernel::btf::module_function_names(module)?;
         if let Some(traceable) = traceable_in(module) {
-            names.retain(|n| traceable.contains(n.as_str()));
+            names = traceable_of(names, traceable);
         }
         Ok(names.into())
     });
     found.as_ref().map(|v| v.iter().cloned().collect::<Vec<_>>().into()).map_err(Clone::clone)
+}
+
+/// The functions of `btf` (names as BTF has them) that ftrace can trace, and the local
+/// copies the compiler made of functions (`finish_task_switch.isra.0`, `.constprop.0`,
+/// `.part.0`): ftrace lists those by their symbols' names, and a kprobe attaches to them
+/// by those; BTF has no prototype of theirs (pahole leaves out a function whose copy's
+/// signature the compiler changed, so often not even the source's name).
+fn traceable_of(mut btf: Vec<String>, traceable: &HashSet<String>) -> Vec<String> {
+    let copies: Vec<String> = traceable.iter().filter(|t| t.contains('.')).cloned().collect();
+    btf.retain(|n| traceable.contains(n.as_str()));
+    btf.extend(copies);
+    btf
 }
 
 /// The modules whose functions can be probed: those with BTF.
@@ -72,4 +84,18 @@ fn traceable_in(module: &str) -> Option<&'static HashSet<String>> {
     });
     static NONE: OnceLock<HashSet<String>> = OnceLock::new();
     all.as_ref().map(|all| all.get(module).unwrap_or_else(|| NONE.get_or_init(HashSet::new)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compiler_copies_of_btf_functions_are_traceable() {
+        let btf: Vec<String> = ["vfs_read", "finish_task_switch", "inlined_away"].map(String::from).to_vec();
+        let traceable: HashSet<String> = ["vfs_read", "finish_task_switch.isra.0", "other.part.0"].map(String::from).into_iter().collect();
+        let mut got = traceable_of(btf, &traceable);
+        got.sort();
+        assert_eq!(got, ["finish_task_switch.isra.0", "other.part.0", "vfs_read"]);
+    }
 }

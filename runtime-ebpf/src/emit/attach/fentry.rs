@@ -45,13 +45,12 @@ impl ProbeContext for Fentry {
     }
 
     fn probe_const<'p>(&self, e: &Emitter<'p>, h: VarHook) -> Option<&'p str> {
-        let f = &e.p.functions[index(e.attach)];
+        let (provider, module, function, name) = e.p.functions[index(e.attach)].shown(self.ret);
         Some(match h {
-            VarHook::ProbeProv => "fbt",
-            VarHook::ProbeMod => f.module.as_str(),
-            VarHook::ProbeFunc => f.name.as_str(),
-            VarHook::ProbeName if self.ret => "return",
-            VarHook::ProbeName => "entry",
+            VarHook::ProbeProv => provider,
+            VarHook::ProbeMod => module,
+            VarHook::ProbeFunc => function,
+            VarHook::ProbeName => name,
             _ => return None,
         })
     }

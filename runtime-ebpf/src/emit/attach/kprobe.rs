@@ -95,13 +95,14 @@ impl ProbeContext for Kprobe {
 
     fn probe_const<'p>(&self, e: &Emitter<'p>, h: VarHook) -> Option<&'p str> {
         let f = &e.p.functions[index(e.attach)];
+        let (provider, module, function, name) = f.shown(self.ret);
         Some(match h {
-            VarHook::ProbeProv => "fbt",
-            VarHook::ProbeMod => f.module.as_str(),
-            VarHook::ProbeFunc if self.multi => return None,
-            VarHook::ProbeFunc => f.name.as_str(),
-            VarHook::ProbeName if self.ret => "return",
-            VarHook::ProbeName => "entry",
+            VarHook::ProbeProv => provider,
+            VarHook::ProbeMod => module,
+            // A multi program's functions differ, but a stable probe's are all its own.
+            VarHook::ProbeFunc if self.multi && f.stable.is_none() => return None,
+            VarHook::ProbeFunc => function,
+            VarHook::ProbeName => name,
             _ => return None,
         })
     }
