@@ -1,18 +1,59 @@
-//! BTF-typed raw tracepoint programs (tp_btf, aya's BtfTracePoint): `rawtracepoint:` probes,
-//! each loaded against its tracepoint's `btf_trace_EVENT` type and attached with a link.
+//! BTF-typed raw tracepoint programs (tp_btf): `rawtracepoint:` probes and the stable
+//! providers' probes on them. crumbs loads each itself (bpf(2): a tracing program of
+//! attach type BPF_TRACE_RAW_TP on the tracepoint's `btf_trace_EVENT` type, found with the
+//! BTF the checker already read) and attaches it with BPF_RAW_TRACEPOINT_OPEN: aya's
+//! BtfTracePoint would parse the kernel's 5 MB of BTF again (some 30 ms of start-up). A
+//! program that passes a callback to a helper is loaded by aya, which links it.
 
-use super::{fentry::kernel_btf, Link};
+use super::{fentry::kernel_btf, kprobe_multi, Link};
 use crate::session::RunError;
+use crate::sys::bpf;
 use aya::programs::{BtfTracePoint, ProgramError};
+use aya::Ebpf;
 use crumbs_ebpf::abi::ProgramCode;
 use crumbs_lang::ir::Program;
 use crumbs_lang::providers::AttachPoint;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+
+const BPF_RAW_TRACEPOINT_OPEN: i32 = 17;
+const BPF_TRACE_RAW_TP: u32 = 23;
 
 fn event<'p>(program: &'p Program, code: &ProgramCode) -> Result<&'p str, RunError> {
     match code.attach {
         AttachPoint::RawTracepoint(i) => Ok(&program.raw_tracepoints[i as usize].name),
         _ => Err(RunError::Other(format!("program {} is a tp_btf program for {:?}", code.name, code.attach))),
     }
+}
+
+/// Whether crumbs loads the program itself (it passes no callback to a helper).
+pub(super) fn own(code: &ProgramCode) -> bool {
+    matches!(code.attach, AttachPoint::RawTracepoint(_)) && code.func_refs.is_empty()
+}
+
+/// Loads a program [`own`] says crumbs loads.
+pub(super) fn load_own(ebpf: &Ebpf, program: &Program, code: &ProgramCode) -> Result<Result<OwnedFd, (io::Error, String)>, RunError> {
+    let name = event(program, code)?;
+    let id = crate::kernel::btf::raw_tracepoint_hook(name)
+        .map_err(RunError::Other)?
+        .ok_or_else(|| RunError::Other(format!("the kernel's BTF has no btf_trace_{name} for raw tracepoint {name}")))?;
+    Ok(kprobe_multi::load_tracing_as(&code.name, &kprobe_multi::resolved(ebpf, code)?, BPF_TRACE_RAW_TP, id))
+}
+
+/// Attaches a program crumbs loaded: the descriptor the kernel returns is the attachment.
+pub(super) fn attach_own(prog: &OwnedFd, program: &Program, code: &ProgramCode) -> Result<Vec<Link>, RunError> {
+    let name = event(program, code)?;
+    #[repr(C)]
+    #[derive(Default)]
+    struct RawTpOpen {
+        name: u64,
+        prog_fd: u32,
+        pad: u32,
+    }
+    let a = RawTpOpen { name: 0, prog_fd: prog.as_raw_fd() as u32, pad: 0 };
+    let fd = bpf(BPF_RAW_TRACEPOINT_OPEN, &mut kprobe_multi::attr(&a)).map_err(|e| RunError::Other(format!("cannot attach to raw tracepoint {name}: {e}")))?;
+    // SAFETY: on success the kernel returns a new descriptor this process owns.
+    Ok(vec![Box::new(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })])
 }
 
 pub(super) fn load(p: &mut BtfTracePoint, program: &Program, code: &ProgramCode) -> Result<Result<(), ProgramError>, RunError> {

@@ -90,12 +90,19 @@ pub(super) fn load_kprobe_as(name: &str, insns: &[Insn], expected_attach_type: u
     load_program(name, insns, BPF_PROG_TYPE_KPROBE, expected_attach_type, 0)
 }
 
+const BPF_PROG_TYPE_TRACING: u32 = 26;
+
 /// Loads `insns` as an fentry program on the kernel function whose BTF id is `btf_id` (to
 /// find out whether the kernel allows fentry programs).
 pub(crate) fn load_tracing(insns: &[Insn], btf_id: u32) -> io::Result<OwnedFd> {
-    const BPF_PROG_TYPE_TRACING: u32 = 26;
     const BPF_TRACE_FENTRY: u32 = 24;
     load_program("crumbs_probe", insns, BPF_PROG_TYPE_TRACING, BPF_TRACE_FENTRY, btf_id).map_err(|(e, _)| e)
+}
+
+/// Loads `insns` as a tracing program of `expected_attach_type` on the kernel's BTF type
+/// `btf_id` (a tp_btf program: BPF_TRACE_RAW_TP on a `btf_trace_EVENT` typedef).
+pub(super) fn load_tracing_as(name: &str, insns: &[Insn], expected_attach_type: u32, btf_id: u32) -> Result<OwnedFd, (io::Error, String)> {
+    load_program(name, insns, BPF_PROG_TYPE_TRACING, expected_attach_type, btf_id)
 }
 
 fn load_program(name: &str, insns: &[Insn], prog_type: u32, expected_attach_type: u32, attach_btf_id: u32) -> Result<OwnedFd, (io::Error, String)> {

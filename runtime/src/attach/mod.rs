@@ -64,6 +64,15 @@ pub(crate) fn load(ebpf: &mut Ebpf, own: &mut OwnPrograms, program: &Program, co
             Err((io_error, log)) => Err(ProgramError::LoadError { io_error, verifier_log: aya_obj::VerifierLog::new(log) }),
         });
     }
+    if btf_tracepoint::own(code) {
+        return Ok(match btf_tracepoint::load_own(ebpf, program, code)? {
+            Ok(fd) => {
+                own.0.push((code.name.clone(), fd));
+                Ok(())
+            }
+            Err((io_error, log)) => Err(ProgramError::LoadError { io_error, verifier_log: aya_obj::VerifierLog::new(log) }),
+        });
+    }
     // A program that passes a callback to a helper (chill()'s bpf_loop) needs the callback
     // linked in as a BPF subprogram, which only aya's loader does: it takes the perf-event
     // path.
@@ -129,6 +138,9 @@ pub(crate) fn attach(ebpf: &mut Ebpf, own: &OwnPrograms, program: &Program, code
     }
     if let (AttachPoint::UserEntry(i) | AttachPoint::UserReturn(i), Some(fd)) = (code.attach, own.0.iter().find(|(n, _)| *n == code.name).map(|(_, fd)| fd)) {
         return Ok(uprobe_multi::attach(fd, &program.user_probes[i as usize], &mut tally.user));
+    }
+    if let (AttachPoint::RawTracepoint(_), Some(fd)) = (code.attach, own.0.iter().find(|(n, _)| *n == code.name).map(|(_, fd)| fd)) {
+        return btf_tracepoint::attach_own(fd, program, code);
     }
     match ebpf.program_mut(&code.name) {
         Some(AyaProgram::RawTracePoint(p)) => raw_tracepoint::attach(p, code),

@@ -188,6 +188,19 @@ pub fn raw_tracepoint(event: &str) -> Result<Option<KernelTypeId>, String> {
     Ok(None)
 }
 
+/// The BTF id of vmlinux's `btf_trace_EVENT` typedef, which a tp_btf program on raw
+/// tracepoint `event` is loaded against.
+pub fn raw_tracepoint_hook(event: &str) -> Result<Option<u32>, String> {
+    let btf = vmlinux()?;
+    let Ok(ids) = btf.resolve_ids_by_name(&format!("btf_trace_{event}")) else { return Ok(None) };
+    for id in ids {
+        if let KernelType::Typedef { .. } = kernel_type_in(btf, 0, id)? {
+            return Ok(Some(id));
+        }
+    }
+    Ok(None)
+}
+
 /// The functions module `module` defines (its own FUNC records, not extern declarations),
 /// sorted: a walk over its raw BTF, so that `fbt::vfs_*:entry` (every module searched) does
 /// not parse each module's types.
