@@ -11,6 +11,7 @@ use crumbs_ebpf::abi::ProgramCode;
 use crumbs_ebpf::insn::{Insn, R0};
 use crumbs_lang::ir::Program;
 use crumbs_lang::providers::{AttachPoint, FBT_MODULE};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::OnceLock;
 
 /// The kernel's BTF as aya reads it (a read, not a map: 6.1 cannot mmap it), parsed once
@@ -74,6 +75,54 @@ fn skip_refused(f: &str, r: Result<(), ProgramError>, refused: &mut Vec<(String,
             Ok(())
         }
         Ok(()) => Ok(()),
+    }
+}
+
+/// Loads an fentry or fexit program with bpf(2) (crumbs' own loader: aya's FEntry parses
+/// the kernel's BTF and attaches one program at a time); a function the kernel refuses a
+/// trampoline on is noted in `refused` (None), a verifier rejection is the error.
+pub(super) fn load_own(ebpf: &aya::Ebpf, program: &Program, code: &ProgramCode, refused: &mut Vec<(String, String)>) -> Result<Result<Option<OwnedFd>, (std::io::Error, String)>, RunError> {
+    const BPF_TRACE_FENTRY: u32 = 24;
+    const BPF_TRACE_FEXIT: u32 = 25;
+    if in_module(program, code, refused) {
+        return Ok(Ok(None));
+    }
+    let f = function(program, code);
+    let Some(id) = crate::kernel::btf::func_id(f) else {
+        refused.push((f.to_string(), "the kernel's BTF has no prototype of this name (a compiler's copy of a function, or not a function BTF describes)".into()));
+        return Ok(Ok(None));
+    };
+    let kind = if matches!(code.attach, AttachPoint::FbtReturn(_)) { BPF_TRACE_FEXIT } else { BPF_TRACE_FENTRY };
+    Ok(match kprobe_multi::load_tracing_as(&code.name, &kprobe_multi::resolved(ebpf, code)?, kind, id) {
+        Ok(fd) => Ok(Some(fd)),
+        Err((e, log)) if refused_by_attach(&log) => {
+            refused.push((f.to_string(), format!("{e}: {}", log.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim())));
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    })
+}
+
+/// Attaches an fentry/fexit program crumbs loaded: the descriptor BPF_RAW_TRACEPOINT_OPEN
+/// returns is the attachment. (From several threads at once it is no faster: the kernel
+/// rebuilds one trampoline at a time, under ftrace's lock.)
+pub(super) fn attach_own(fd: &OwnedFd, program: &Program, code: &ProgramCode, tally: &mut Tally) -> Vec<Link> {
+    const BPF_RAW_TRACEPOINT_OPEN: i32 = 17;
+    let link = || -> std::io::Result<Link> {
+        let mut attr = [0u64; 16];
+        attr[1] = fd.as_raw_fd() as u64;
+        let link = crate::sys::bpf(BPF_RAW_TRACEPOINT_OPEN, &mut attr)?;
+        // SAFETY: on success the kernel returns a new descriptor this process owns.
+        Ok(Box::new(unsafe { OwnedFd::from_raw_fd(link as RawFd) }) as Link)
+    };
+    tally.functions += 1;
+    tally.how = Some("an fentry/fexit trampoline");
+    match link() {
+        Ok(l) => vec![l],
+        Err(e) => {
+            tally.skipped.push((function(program, code).to_string(), e.to_string()));
+            Vec::new()
+        }
     }
 }
 

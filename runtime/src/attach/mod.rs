@@ -64,6 +64,16 @@ pub(crate) fn load(ebpf: &mut Ebpf, own: &mut OwnPrograms, program: &Program, co
             Err((io_error, log)) => Err(ProgramError::LoadError { io_error, verifier_log: aya_obj::VerifierLog::new(log) }),
         });
     }
+    if code.fentry && code.func_refs.is_empty() {
+        return Ok(match fentry::load_own(ebpf, program, code, &mut own.1)? {
+            Ok(Some(fd)) => {
+                own.0.push((code.name.clone(), fd));
+                Ok(())
+            }
+            Ok(None) => Ok(()),
+            Err((io_error, log)) => Err(ProgramError::LoadError { io_error, verifier_log: aya_obj::VerifierLog::new(log) }),
+        });
+    }
     if btf_tracepoint::own(code) {
         return Ok(match btf_tracepoint::load_own(ebpf, program, code)? {
             Ok(fd) => {
@@ -141,6 +151,9 @@ pub(crate) fn attach(ebpf: &mut Ebpf, own: &OwnPrograms, program: &Program, code
     }
     if let (AttachPoint::RawTracepoint(_), Some(fd)) = (code.attach, own.0.iter().find(|(n, _)| *n == code.name).map(|(_, fd)| fd)) {
         return btf_tracepoint::attach_own(fd, program, code);
+    }
+    if let (true, Some(fd)) = (code.fentry, own.0.iter().find(|(n, _)| *n == code.name).map(|(_, fd)| fd)) {
+        return Ok(fentry::attach_own(fd, program, code, tally));
     }
     match ebpf.program_mut(&code.name) {
         Some(AyaProgram::RawTracePoint(p)) => raw_tracepoint::attach(p, code),
