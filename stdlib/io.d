@@ -89,3 +89,40 @@ translator fileinfo_t < struct request *R > {
 	fi_mount = "<unknown>";
 	fi_oflags = 0;
 };
+
+/* The same from a bio, for io:::wait-start and io:::wait-done (submit_bio_wait's). */
+translator bufinfo_t < struct bio *B > {
+	b_flags = ((B->bi_opf & 1) ? B_WRITE : B_READ) | ((B->bi_opf & 0x800) ? 0 : B_ASYNC) | B_PHYS;
+	b_bcount = B->bi_iter.bi_size;
+	b_addr = 0;
+	b_lblkno = B->bi_iter.bi_sector;
+	b_blkno = B->bi_iter.bi_sector;
+	b_resid = 0;
+	b_bufsize = B->bi_iter.bi_size;
+	b_iodone = (caddr_t)B->bi_end_io;
+	b_error = 0;
+	b_edev = B->bi_bdev ? B->bi_bdev->bd_dev : 0;
+};
+
+translator devinfo_t < struct bio *B > {
+	dev_major = B->bi_bdev ? getmajor(B->bi_bdev->bd_dev) : 0;
+	dev_minor = B->bi_bdev ? getminor(B->bi_bdev->bd_dev) : 0;
+	dev_instance = B->bi_bdev ? getminor(B->bi_bdev->bd_dev) - B->bi_bdev->bd_disk->first_minor : 0;
+	dev_name = B->bi_bdev ? stringof(B->bi_bdev->bd_disk->disk_name) : "<none>";
+	dev_statname = B->bi_bdev && getminor(B->bi_bdev->bd_dev) != B->bi_bdev->bd_disk->first_minor ?
+	    strjoin(stringof(B->bi_bdev->bd_disk->disk_name), lltostr(getminor(B->bi_bdev->bd_dev) - B->bi_bdev->bd_disk->first_minor)) :
+	    B->bi_bdev ? stringof(B->bi_bdev->bd_disk->disk_name) : "<none>";
+	dev_pathname = B->bi_bdev && getminor(B->bi_bdev->bd_dev) != B->bi_bdev->bd_disk->first_minor ?
+	    strjoin(strjoin("/dev/", stringof(B->bi_bdev->bd_disk->disk_name)), lltostr(getminor(B->bi_bdev->bd_dev) - B->bi_bdev->bd_disk->first_minor)) :
+	    B->bi_bdev ? strjoin("/dev/", stringof(B->bi_bdev->bd_disk->disk_name)) : "<none>";
+};
+
+translator fileinfo_t < struct bio *B > {
+	fi_name = "<unknown>";
+	fi_dirname = "<unknown>";
+	fi_pathname = "<unknown>";
+	fi_offset = -1;
+	fi_fs = "<unknown>";
+	fi_mount = "<unknown>";
+	fi_oflags = 0;
+};

@@ -209,15 +209,17 @@ fn errors_name_what_is_missing() {
     assert_compile_error("proc:::create, proc:::exit { trace(args[0]->pr_pid); }", "args[0] is not the same in proc:vmlinux::create and proc:vmlinux::exit", "split the clause");
 }
 
-/// sched's probes on kernel functions (enqueue, dequeue, tick) need fbt, which this host's
+/// sched's and io's probes on kernel functions (enqueue, dequeue, tick, wait-done) need fbt, which this host's
 /// kernel cannot attach: fbt's own clear error, exit status 2, nothing left attached (the
 /// guest lane runs them).
 #[test]
 fn probes_on_kernel_functions_say_this_kernel_cannot() {
-    for program in ["sched:::enqueue { @[args[2]->cpu_id] = count(); }", "sched:::tick { @ = count(); }"] {
+    for program in ["sched:::enqueue { @[args[2]->cpu_id] = count(); }", "sched:::tick { @ = count(); }", "io:::wait-done { @[args[1]->dev_statname] = count(); }"] {
         let out = run(&["-e", program]);
         assert_eq!(out.code(), 2, "{}", out.dump());
         assert!(out.stderr.contains("fbt probes need kprobes") && out.stderr.contains("nothing was attached"), "{}", out.dump());
+        // wait-done's bookkeeping clause (stdlib/io-wait.d) is not one of the program's probes.
+        assert!(out.stderr.contains("matched 1 probe\n"), "{}", out.dump());
     }
 }
 

@@ -74,6 +74,9 @@ pub struct Clause {
     /// `None`: no action block, DTrace's default action.
     pub body: Option<Vec<Stmt>>,
     pub span: Span,
+    /// From crumbs' stdlib (bookkeeping a stable probe needs): its probes are not counted
+    /// among those the program's descriptions matched.
+    pub library: bool,
 }
 
 /// `provider:module:function:name`, fields right-aligned as DTrace does

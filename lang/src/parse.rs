@@ -440,7 +440,7 @@ fn pragma(p: Pair<Rule>) -> Result<Pragma, Diagnostic> {
 
 fn clause(p: Pair<Rule>) -> Result<Clause, Diagnostic> {
     let sp = span(&p);
-    let mut c = Clause { probes: Vec::new(), predicate: None, body: None, span: sp };
+    let mut c = Clause { probes: Vec::new(), predicate: None, body: None, span: sp, library: false };
     for part in p.into_inner() {
         match part.as_rule() {
             Rule::probe_list => {

@@ -1,7 +1,8 @@
 //! crumbs' D library (`stdlib/*.d`): types, inlines and translators written in D, added to a
-//! program that names what they define (so programs that do not pay for parsing them).
+//! program that names what they define (so programs that do not pay for parsing them); a
+//! library's clauses (a stable probe's bookkeeping) go after the program's own.
 
-use crate::ast::{Decl, Program};
+use crate::ast::{self, Decl, Program};
 use crate::diag::Diagnostic;
 use crate::facts::KernelFacts;
 use std::rc::Rc;
@@ -20,6 +21,7 @@ pub const LIBRARIES: &[Library] = &[
     // `tracepoint:sched:...`).
     Library { path: "stdlib/procfs.d", text: include_str!("../../stdlib/procfs.d"), triggers: &["psinfo", "proc:::", "sched:::", "proc:vmlinux:", "sched:vmlinux:"] },
     Library { path: "stdlib/io.d", text: include_str!("../../stdlib/io.d"), triggers: &["io:::", "io:vmlinux:", "bufinfo", "devinfo", "fileinfo"] },
+    Library { path: "stdlib/io-wait.d", text: include_str!("../../stdlib/io-wait.d"), triggers: &["wait-done"] },
     Library { path: "stdlib/sched.d", text: include_str!("../../stdlib/sched.d"), triggers: &["vtimestamp", "cpuinfo", "sched:::", "sched:vmlinux:"] },
 ];
 
@@ -39,6 +41,7 @@ pub fn add_used(program: &mut Program, source: &str, facts: Option<Rc<dyn Kernel
         }
         decls.append(&mut program.decls);
         program.decls = decls;
+        program.clauses.extend(parsed.clauses.into_iter().map(|c| ast::Clause { library: true, ..c }));
     }
     Ok(())
 }

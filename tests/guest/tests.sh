@@ -129,6 +129,28 @@ test_crumbs_stable_providers() {
     echo "$out" | grep -qx 'on 1 1 off 1 enqueue 1 1 dequeue 1 tick 1' || die "expected every sched probe to fire in: $out"
 }
 
+# io's probes on a loop device only the test writes to: every byte of eight direct 4 KiB
+# writes at start and done; the fsync's flush waited for (wait-start and wait-done, on
+# submit_bio_wait, in the writer).
+test_crumbs_io_provider() {
+    insmod /lib/modules/loop.ko 2>/dev/null
+    [ -e /dev/loop-control ] || die "no loop devices (insmod loop.ko failed?)"
+    dd if=/dev/zero of=/tmp/disk bs=1024 count=2048 2>/dev/null
+    dev=$(losetup -f) || die "no free loop device"
+    losetup "$dev" /tmp/disk || die "losetup $dev failed"
+    name=${dev#/dev/}
+    out=$(crumbs -q -e "io:::start /args[1]->dev_statname == \"$name\"/ { w += (args[0]->b_flags & B_WRITE) ? args[0]->b_bcount : 0; }
+        io:::done /args[1]->dev_statname == \"$name\"/ { d += args[0]->b_bcount; }
+        io:::wait-start /args[1]->dev_statname == \"$name\" && pid == \$target/ { ws++; }
+        io:::wait-done /args[1]->dev_statname == \"$name\" && pid == \$target/ { wd++; path = args[1]->dev_pathname; }
+        END { printf(\"%d %d %d %d %s\\n\", w, d, ws > 0, ws == wd, path); }" \
+        -c "dd if=/dev/zero of=$dev bs=4096 count=8 oflag=direct conv=fsync" 2>&1)
+    rc=$?
+    losetup -d "$dev"
+    [ $rc -eq 0 ] || die "crumbs failed: $out"
+    echo "$out" | grep -qx "32768 32768 1 1 $dev" || die "expected 32768 bytes written and done, the flush waited for, in: $out"
+}
+
 test_crumbs_tracepoint() {
     out=$(crumbs -q -e 'tracepoint:syscalls:sys_enter_read /pid == $target/ { @[args->count] = count(); }
         tracepoint:syscalls:sys_exit_read /pid == $target/ { @bytes = sum(args->ret); }' \

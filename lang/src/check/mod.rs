@@ -211,7 +211,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
                 }
             };
             for p in found {
-                matched += 1;
+                matched += usize::from(!clause.library);
                 // A stable probe is on one raw tracepoint or on many functions: a probe per
                 // attach point, each numbered here.
                 let placed: Vec<crate::providers::Probe> = match Checker::stable_def(&p) {

@@ -39,13 +39,17 @@ impl Checker<'_> {
                     Some(_) => vec![self.raw_tracepoint(opts, STABLE_MODULE, event, stable, desc)?],
                     None => continue,
                 },
-                At::Entry(glob) => {
-                    let fbt = ast::ProbeDesc { text: format!("fbt::{glob}:entry"), fields: vec!["fbt".into(), String::new(), glob.into(), "entry".into()], span: desc.span.clone() };
+                At::Entry(glob) | At::Return(glob) => {
+                    let (name, kind) = match hook.at {
+                        At::Return(_) => ("return", AttachPoint::FbtReturn(u16::MAX)),
+                        _ => ("entry", AttachPoint::FbtEntry(u16::MAX)),
+                    };
+                    let fbt = ast::ProbeDesc { text: format!("fbt::{glob}:{name}"), fields: vec!["fbt".into(), String::new(), glob.into(), name.into()], span: desc.span.clone() };
                     // A kernel without the function: the next hook.
                     let Ok(functions) = match_probes_with(&fbt, Some(&*facts)) else { continue };
                     let mut found = Vec::with_capacity(functions.len());
                     for f in functions {
-                        found.push(self.function(AttachPoint::FbtEntry(u16::MAX), f.module, f.function, stable, desc)?);
+                        found.push(self.function(kind, f.module, f.function, stable, desc)?);
                     }
                     found
                 }
@@ -58,6 +62,7 @@ impl Checker<'_> {
         let places: Vec<String> = def.hooks.iter().map(|h| match h.at {
             At::RawTracepoint(e) => format!("rawtracepoint:{e}"),
             At::Entry(f) => format!("fbt::{f}:entry"),
+            At::Return(f) => format!("fbt::{f}:return"),
         }).collect();
         Err(Diagnostic::new(desc.span.clone(), format!("{what} cannot fire on this kernel: it lacks {}", def.needs))
             .label("not available here")

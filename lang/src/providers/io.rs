@@ -2,7 +2,7 @@
 //! Dynamic Tracing Guide's io chapter), on the block layer's raw tracepoints; the
 //! arguments are translated from the kernel's `struct request` by stdlib/io.d.
 
-use super::stable::{raw, Stable, StableArg, StableProbe};
+use super::stable::{entry, exit, raw, Stable, StableArg, StableProbe};
 
 const REQUEST: &str = "(struct request *)__tp_arg0";
 
@@ -12,9 +12,17 @@ const fn request(xlate: &'static str) -> StableArg {
 
 const ARGS: &[StableArg] = &[request("bufinfo_t *"), request("devinfo_t *"), request("fileinfo_t *")];
 
+/// submit_bio_wait's `struct bio *bio`, at its entry; at its return, as stdlib/io-wait.d's
+/// clause kept it at the entry (a return probe has the arguments no more).
+const fn bio(expr: &'static str, xlate: &'static str) -> StableArg {
+    StableArg { native: "struct bio *", expr, xlate: Some(xlate) }
+}
+const WAITING: &[StableArg] = &[bio("(struct bio *)__tp_arg0", "bufinfo_t *"), bio("(struct bio *)__tp_arg0", "devinfo_t *"), bio("(struct bio *)__tp_arg0", "fileinfo_t *")];
+const WAITED: &[StableArg] = &[bio("(struct bio *)self->__crumbs_io_wait", "bufinfo_t *"), bio("(struct bio *)self->__crumbs_io_wait", "devinfo_t *"), bio("(struct bio *)self->__crumbs_io_wait", "fileinfo_t *")];
+
 pub const IO: Stable = Stable {
     name: "io",
-    doc: "DTrace's I/O provider: start and done of block I/O requests, with bufinfo_t, devinfo_t and fileinfo_t arguments",
+    doc: "DTrace's I/O provider: start and done of block I/O requests, wait-start and wait-done of a thread waiting for one, with bufinfo_t, devinfo_t and fileinfo_t arguments",
     examples: &["io:::start", "io:::done"],
     probes: &[
         StableProbe {
@@ -30,6 +38,20 @@ pub const IO: Stable = Stable {
             args: ARGS,
             doc: "a block I/O request completes, usually in an interrupt; arguments as start",
             needs: "the block_rq_complete tracepoint",
+        },
+        StableProbe {
+            name: "wait-start",
+            hooks: &[entry("submit_bio_wait", None)],
+            args: WAITING,
+            doc: "a thread is about to wait for a block I/O it submitted (submit_bio_wait: flushes, synchronous metadata reads), in it; args as start, of the bio",
+            needs: "submit_bio_wait",
+        },
+        StableProbe {
+            name: "wait-done",
+            hooks: &[exit("submit_bio_wait", None)],
+            args: WAITED,
+            doc: "that thread is done waiting, in it; args as wait-start",
+            needs: "submit_bio_wait",
         },
     ],
 };

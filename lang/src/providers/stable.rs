@@ -37,6 +37,8 @@ pub enum At {
     RawTracepoint(&'static str),
     /// The entry to the kernel's functions of this name (a glob: one probe on all of them).
     Entry(&'static str),
+    /// The return from them (`__tp_arg1` is the return value, as fbt's arg1).
+    Return(&'static str),
 }
 
 /// One hook a stable probe may be built on, and when it fires there.
@@ -54,6 +56,11 @@ pub const fn raw(event: &'static str, guard: Option<&'static str>) -> Hook {
 /// A hook at the entry to the functions `glob` names.
 pub const fn entry(glob: &'static str, guard: Option<&'static str>) -> Hook {
     Hook { at: At::Entry(glob), guard }
+}
+
+/// A hook at the return from the functions `glob` names.
+pub const fn exit(glob: &'static str, guard: Option<&'static str>) -> Hook {
+    Hook { at: At::Return(glob), guard }
 }
 
 /// One probe of a stable provider.
