@@ -440,15 +440,16 @@ test_crumbs_fbt_module() {
             /* busybox nc listens on IPv6 (AF_INET6, 10) and connects over IPv4 (AF_INET, 2) */
             @inet = sum(args[0]->__sk_common.skc_family == 2 || args[0]->__sk_common.skc_family == 10); }' \
         -c "sh -c 'nc -l -p 5999 >/dev/null & sleep 0.3; echo hi | nc -w 1 127.0.0.1 5999; wait'" 2>&1) || die "crumbs failed: $out"
-    echo cubic >/proc/sys/net/ipv4/tcp_congestion_control 2>/dev/null || true
-    # fentry cannot reach a module's function yet: forced, that is a clear error.
-    err=$(crumbs -x fbtmode=fentry -e 'fbt:tcp_bbr:bbr_init:entry { exit(0); }' 2>&1) && die "fentry on a module's function worked: $err"
-    echo "$err" | grep -q "needs the module's BTF object" || die "expected the fentry error for a module's function, got: $err"
-    # fexit too (it was loaded against vmlinux's BTF by the function's name).
-    err=$(crumbs -x fbtmode=fentry -e 'fbt:tcp_bbr:bbr_init:return { exit(0); }' 2>&1) && die "fexit on a module's function worked: $err"
-    echo "$err" | grep -q "needs the module's BTF object" || die "expected the fexit error for a module's function, got: $err"
     echo "$out" | grep -Eq '^  tcp_bbr +bbr_init +2$' || die "expected bbr_init twice in: $out"
     echo "$out" | grep -Eqx ' +2' || die "expected both sockets' families (args[0] typed from tcp_bbr's BTF) in: $out"
+    # fentry and fexit on the module's function: trampolines loaded against tcp_bbr's BTF
+    # object, the argument read through bpf_get_func_arg.
+    out=$(crumbs -q -x fbtmode=fentry -e 'fbt:tcp_bbr:bbr_init:entry { @e[probemod, probefunc] = count(); @inet = sum(args[0]->__sk_common.skc_family == 2 || args[0]->__sk_common.skc_family == 10); }
+            fbt:tcp_bbr:bbr_init:return { @r = count(); }' \
+        -c "sh -c 'nc -l -p 5998 >/dev/null & sleep 0.3; echo hi | nc -w 1 127.0.0.1 5998; wait'" 2>&1) || die "crumbs (fentry) failed: $out"
+    echo cubic >/proc/sys/net/ipv4/tcp_congestion_control 2>/dev/null || true
+    echo "$out" | grep -Eq '^  tcp_bbr +bbr_init +2$' || die "expected bbr_init twice at fentry in: $out"
+    [ "$(echo "$out" | grep -Ecx ' +2')" -eq 2 ] || die "expected both families and two returns at fexit in: $out"
 }
 
 # pid probes on a kernel without uprobe.multi links (6.1: aya's perf-event uprobes): libc's

@@ -37,7 +37,7 @@ pub(super) fn load_own(ebpf: &Ebpf, program: &Program, code: &ProgramCode) -> Re
     let id = crate::kernel::btf::raw_tracepoint_hook(name)
         .map_err(RunError::Other)?
         .ok_or_else(|| RunError::Other(format!("the kernel's BTF has no btf_trace_{name} for raw tracepoint {name}")))?;
-    Ok(kprobe_multi::load_tracing_as(&code.name, &kprobe_multi::resolved(ebpf, code)?, BPF_TRACE_RAW_TP, id))
+    Ok(kprobe_multi::load_tracing_as(&code.name, &kprobe_multi::resolved(ebpf, code)?, BPF_TRACE_RAW_TP, id, None))
 }
 
 /// Attaches a program crumbs loaded: the descriptor the kernel returns is the attachment.

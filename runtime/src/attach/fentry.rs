@@ -84,16 +84,24 @@ fn skip_refused(f: &str, r: Result<(), ProgramError>, refused: &mut Vec<(String,
 pub(super) fn load_own(ebpf: &aya::Ebpf, program: &Program, code: &ProgramCode, refused: &mut Vec<(String, String)>) -> Result<Result<Option<OwnedFd>, (std::io::Error, String)>, RunError> {
     const BPF_TRACE_FENTRY: u32 = 24;
     const BPF_TRACE_FEXIT: u32 = 25;
-    if in_module(program, code, refused) {
-        return Ok(Ok(None));
-    }
+    let (AttachPoint::FbtEntry(i) | AttachPoint::FbtReturn(i)) = code.attach else { unreachable!("an fentry program for {:?}", code.attach) };
+    let module = &program.functions[i as usize].module;
     let f = function(program, code);
-    let Some(id) = crate::kernel::btf::func_id(f) else {
+    // A module's function: its id in the module's split BTF, loaded against the module's
+    // BTF object.
+    let (id, object) = if module == FBT_MODULE {
+        (crate::kernel::btf::func_id(f), None)
+    } else {
+        let id = crate::kernel::btf::module_function_btf_id(module, f).map_err(RunError::Other)?;
+        let object = super::module_btf::fd(module).map_err(|e| RunError::Other(format!("fentry on {module}'s function {f}: {e}")))?;
+        (id, Some(object))
+    };
+    let Some(id) = id else {
         refused.push((f.to_string(), "the kernel's BTF has no prototype of this name (a compiler's copy of a function, or not a function BTF describes)".into()));
         return Ok(Ok(None));
     };
     let kind = if matches!(code.attach, AttachPoint::FbtReturn(_)) { BPF_TRACE_FEXIT } else { BPF_TRACE_FENTRY };
-    Ok(match kprobe_multi::load_tracing_as(&code.name, &kprobe_multi::resolved(ebpf, code)?, kind, id) {
+    Ok(match kprobe_multi::load_tracing_as(&code.name, &kprobe_multi::resolved(ebpf, code)?, kind, id, object.as_deref()) {
         Ok(fd) => Ok(Some(fd)),
         Err((e, log)) if refused_by_attach(&log) => {
             refused.push((f.to_string(), format!("{e}: {}", log.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim())));

@@ -55,6 +55,8 @@ struct ProgLoad {
     line_info: u64,
     line_info_cnt: u32,
     attach_btf_id: u32,
+    /// The kernel module's BTF object `attach_btf_id` is in (0: vmlinux's).
+    attach_btf_obj_fd: u32,
 }
 
 /// bpf_attr for BPF_LINK_CREATE of a kprobe.multi link.
@@ -82,12 +84,12 @@ pub(super) fn attr<T>(a: &T) -> [u64; 16] {
 /// Loads `insns` as a kprobe program for kprobe.multi links; on a refusal, the error and
 /// the verifier's log.
 fn load_insns(name: &str, insns: &[Insn]) -> Result<OwnedFd, (io::Error, String)> {
-    load_program(name, insns, BPF_PROG_TYPE_KPROBE, BPF_TRACE_KPROBE_MULTI, 0)
+    load_program(name, insns, BPF_PROG_TYPE_KPROBE, BPF_TRACE_KPROBE_MULTI, 0, 0)
 }
 
 /// Loads `insns` as a kprobe program with another expected attach type (uprobe.multi's).
 pub(super) fn load_kprobe_as(name: &str, insns: &[Insn], expected_attach_type: u32) -> Result<OwnedFd, (io::Error, String)> {
-    load_program(name, insns, BPF_PROG_TYPE_KPROBE, expected_attach_type, 0)
+    load_program(name, insns, BPF_PROG_TYPE_KPROBE, expected_attach_type, 0, 0)
 }
 
 const BPF_PROG_TYPE_TRACING: u32 = 26;
@@ -96,19 +98,20 @@ const BPF_PROG_TYPE_TRACING: u32 = 26;
 /// find out whether the kernel allows fentry programs).
 pub(crate) fn load_tracing(insns: &[Insn], btf_id: u32) -> io::Result<OwnedFd> {
     const BPF_TRACE_FENTRY: u32 = 24;
-    load_program("crumbs_probe", insns, BPF_PROG_TYPE_TRACING, BPF_TRACE_FENTRY, btf_id).map_err(|(e, _)| e)
+    load_program("crumbs_probe", insns, BPF_PROG_TYPE_TRACING, BPF_TRACE_FENTRY, btf_id, 0).map_err(|(e, _)| e)
 }
 
 /// Loads `insns` as a tracing program of `expected_attach_type` on the kernel's BTF type
-/// `btf_id` (a tp_btf program: BPF_TRACE_RAW_TP on a `btf_trace_EVENT` typedef).
-pub(super) fn load_tracing_as(name: &str, insns: &[Insn], expected_attach_type: u32, btf_id: u32) -> Result<OwnedFd, (io::Error, String)> {
-    load_program(name, insns, BPF_PROG_TYPE_TRACING, expected_attach_type, btf_id)
+/// `btf_id` (a tp_btf program: BPF_TRACE_RAW_TP on a `btf_trace_EVENT` typedef), of the
+/// module whose BTF object `btf_obj` is (None: vmlinux's).
+pub(super) fn load_tracing_as(name: &str, insns: &[Insn], expected_attach_type: u32, btf_id: u32, btf_obj: Option<&OwnedFd>) -> Result<OwnedFd, (io::Error, String)> {
+    load_program(name, insns, BPF_PROG_TYPE_TRACING, expected_attach_type, btf_id, btf_obj.map_or(0, |fd| fd.as_raw_fd() as u32))
 }
 
-fn load_program(name: &str, insns: &[Insn], prog_type: u32, expected_attach_type: u32, attach_btf_id: u32) -> Result<OwnedFd, (io::Error, String)> {
+fn load_program(name: &str, insns: &[Insn], prog_type: u32, expected_attach_type: u32, attach_btf_id: u32, attach_btf_obj_fd: u32) -> Result<OwnedFd, (io::Error, String)> {
     let code: Vec<u8> = insns.iter().flat_map(|i| i.encode()).collect();
     let license = c"GPL";
-    let mut a = ProgLoad { prog_type, insn_cnt: insns.len() as u32, insns: code.as_ptr() as u64, license: license.as_ptr() as u64, expected_attach_type, attach_btf_id, ..Default::default() };
+    let mut a = ProgLoad { prog_type, insn_cnt: insns.len() as u32, insns: code.as_ptr() as u64, license: license.as_ptr() as u64, expected_attach_type, attach_btf_id, attach_btf_obj_fd, ..Default::default() };
     // The kernel takes a name of letters, digits, `_` and `.`, 15 at most.
     for (d, s) in a.prog_name.iter_mut().zip(name.bytes().take(15)) {
         *d = s;

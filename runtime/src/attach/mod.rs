@@ -13,6 +13,7 @@ mod btf_tracepoint;
 pub(crate) mod fentry;
 mod kprobe;
 pub(crate) mod kprobe_multi;
+mod module_btf;
 mod perf_event;
 mod raw_tracepoint;
 mod tracepoint;

@@ -221,6 +221,12 @@ pub fn module_function(module: &str, name: &str) -> Result<Option<KernelTypeId>,
     Ok(ids.into_iter().find(|id| matches!(own.resolve_type_by_id(*id), Ok(Type::Func(_)))).map(|id| modules::encode(m, id, modules::base_count(btf))))
 }
 
+/// The id of module `module`'s function `name` in the module's own (split) BTF, as the
+/// kernel numbers it: what a trampoline on it is loaded against, with the module's BTF object.
+pub fn module_function_btf_id(module: &str, name: &str) -> Result<Option<u32>, String> {
+    Ok(module_function(module, name)?.map(|id| modules::decode(id).1))
+}
+
 /// The names of the loaded modules with BTF, sorted.
 pub fn module_names() -> Vec<String> {
     modules::names()

@@ -103,9 +103,9 @@ fn fbt_mode(program: &Program) -> Option<FbtMode> {
     Some(match program.options.fbtmode {
         Some(mode) => mode,
         None if crate::attach::kprobe_multi::supported().is_ok() => FbtMode::Multi,
-        // fentry reaches vmlinux's functions only (attach/fentry.rs), and those with a BTF
-        // prototype of their name (not a compiler's copy, finish_task_switch.isra.0).
-        None if program.functions.len() <= FENTRY_AUTO_MAX && program.functions.iter().all(|f| f.module == crumbs_lang::providers::FBT_MODULE && !f.name.contains('.')) && crate::attach::fentry::supported().is_ok() => FbtMode::Fentry,
+        // fentry reaches functions with a BTF prototype of their name (not a compiler's
+        // copy, finish_task_switch.isra.0).
+        None if program.functions.len() <= FENTRY_AUTO_MAX && program.functions.iter().all(|f| !f.name.contains('.')) && crate::attach::fentry::supported().is_ok() => FbtMode::Fentry,
         None => FbtMode::Kprobe,
     })
 }
