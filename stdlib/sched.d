@@ -1,6 +1,7 @@
 /*
- * crumbs' standard D library: thread time (spec §5.9) and the CPUs of run queues (§6.11).
- * Read by programs that name vtimestamp, cpuinfo or the sched provider.
+ * crumbs' standard D library: thread time (spec §5.9) and CPUs (curcpu, and the CPUs of
+ * run queues, §6.11). Read by programs that name vtimestamp, curcpu, cpuinfo or the sched
+ * provider.
  *
  * vtimestamp: nanoseconds the current thread has run on a CPU. The scheduler adds each
  * stretch on a CPU to se.sum_exec_runtime when it accounts for it (at a tick or a switch)
@@ -36,3 +37,16 @@ translator cpuinfo_t < struct rq *R > {
 	cpu_chip = 0;
 	cpu_lgrp = 0;
 };
+
+/* The CPU the probe fires on, by its number. */
+translator cpuinfo_t < processorid_t C > {
+	cpu_id = C;
+	cpu_pset = -1;
+	cpu_chip = 0;
+	cpu_lgrp = 0;
+};
+
+inline cpuinfo_t *curcpu = xlate <cpuinfo_t *> ((processorid_t)cpu);
+inline psetid_t pset = curcpu->cpu_pset;
+inline chipid_t chip = curcpu->cpu_chip;
+inline lgrp_id_t lgrp = curcpu->cpu_lgrp;

@@ -223,6 +223,13 @@ fn probes_on_kernel_functions_say_this_kernel_cannot() {
     }
 }
 
+/// curcpu (stdlib/sched.d) is the CPU the probe fires on, as cpu says.
+#[test]
+fn curcpu_is_the_probes_cpu() {
+    let out = common::quiet("BEGIN { printf(\"%d %d %d %d %d\\n\", curcpu->cpu_id == cpu, curcpu->cpu_pset, chip, lgrp, pset); exit(0); }");
+    assert_eq!(out.trim(), "1 -1 0 0 -1");
+}
+
 #[test]
 fn listing_shows_translated_argument_types() {
     let out = run(&["-lv", "-e", "proc:::signal-send"]);
