@@ -7,7 +7,11 @@
 
 use super::stable::{entry, lwpsinfo, psinfo, raw, Stable, StableArg, StableProbe};
 
-/// sched_switch's `next`, sched_waking's `p`, the current thread.
+/// sched_switch's `next`, sched_waking's `p`, the current thread. sched_switch's raw
+/// arguments are `bool preempt, prev, next, unsigned int prev_state`: prev_state is the
+/// state the thread had when it called into the scheduler, which a preempted thread may
+/// have set already (set_current_state() before its wait, preempted before schedule()):
+/// it stays runnable, so `preempt` decides first.
 const NEXT: &str = "(struct task_struct *)__tp_arg2";
 const WOKEN: &str = "(struct task_struct *)__tp_arg0";
 const CURRENT: &str = "curthread";
@@ -40,14 +44,14 @@ pub const SCHED: Stable = Stable {
         },
         StableProbe {
             name: "sleep",
-            hooks: &[raw("sched_switch", Some("(__tp_arg3 & 3) != 0"))],
+            hooks: &[raw("sched_switch", Some("__tp_arg0 == 0 && (__tp_arg3 & 3) != 0"))],
             args: &[],
             doc: "a thread goes to sleep (off the CPU, waiting), in it",
             needs: "the sched_switch tracepoint",
         },
         StableProbe {
             name: "preempt",
-            hooks: &[raw("sched_switch", Some("__tp_arg3 == 0"))],
+            hooks: &[raw("sched_switch", Some("__tp_arg0 != 0 || __tp_arg3 == 0"))],
             args: &[],
             doc: "a thread is taken off the CPU still able to run (preempted, or yielding), in it",
             needs: "the sched_switch tracepoint",
@@ -89,3 +93,57 @@ pub const SCHED: Stable = Stable {
         },
     ],
 };
+
+#[cfg(test)]
+mod tests {
+    use super::SCHED;
+    use crate::ast::{BinOp, Expr, ExprKind};
+    use crate::parse::parse_expression;
+
+    /// A guard over integer raw arguments, evaluated with `__tp_argN` = `args[N]` (only
+    /// the operators sched_switch's guards use).
+    fn eval(e: &Expr, args: &[i64]) -> i64 {
+        match &e.kind {
+            ExprKind::Int(v, _) => *v,
+            ExprKind::Ident(n) => args[n.strip_prefix("__tp_arg").and_then(|n| n.parse::<usize>().ok()).unwrap_or_else(|| panic!("{n}"))],
+            ExprKind::Binary(op, a, b) => {
+                let (a, b) = (eval(a, args), eval(b, args));
+                match op {
+                    BinOp::LogAnd => i64::from(a != 0 && b != 0),
+                    BinOp::LogOr => i64::from(a != 0 || b != 0),
+                    BinOp::BitAnd => a & b,
+                    BinOp::Eq => i64::from(a == b),
+                    BinOp::Ne => i64::from(a != b),
+                    _ => panic!("{op:?}"),
+                }
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn fires(name: &str, preempt: i64, prev_state: i64) -> bool {
+        let p = SCHED.probes.iter().find(|p| p.name == name).unwrap();
+        let guard = parse_expression(p.hooks[0].guard.unwrap(), None).unwrap();
+        eval(&guard, &[preempt, 0, 0, prev_state]) != 0
+    }
+
+    #[test]
+    fn a_preempted_thread_does_not_sleep_whatever_state_it_set() {
+        const TASK_INTERRUPTIBLE: i64 = 1;
+        const TASK_UNINTERRUPTIBLE: i64 = 2;
+        const TASK_DEAD: i64 = 0x80;
+        // (preempt, prev_state) -> (sleep, preempt)
+        for (preempt, state, want) in [
+            (0, TASK_INTERRUPTIBLE, (true, false)),
+            (0, TASK_UNINTERRUPTIBLE | 0x400, (true, false)),
+            (0, 0, (false, true)),
+            // set_current_state(TASK_INTERRUPTIBLE), then preempted before schedule():
+            // still on the run queue.
+            (1, TASK_INTERRUPTIBLE, (false, true)),
+            (1, 0, (false, true)),
+            (0, TASK_DEAD, (false, false)),
+        ] {
+            assert_eq!((fires("sleep", preempt, state), fires("preempt", preempt, state)), want, "preempt {preempt} prev_state {state:#x}");
+        }
+    }
+}
