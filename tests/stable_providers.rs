@@ -122,6 +122,33 @@ fn proc_exit_reasons_and_translated_psinfo() {
     assert_eq!(lines, ["created 1 sh", "created 1 sh", "sh 1 1 1", "sh 2 2 1"], "{out}");
 }
 
+/// A thread parked in pause() while the main thread takes SIGTERM's default action.
+const GROUP_KILL: &str = r#"
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+static void *park(void *a) { for (;;) pause(); return a; }
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, NULL, park, NULL);
+    usleep(100000);
+    raise(SIGTERM);
+    return 0;
+}
+"#;
+
+/// signal-handle reports the signal that kills a group to every thread it kills (the
+/// others are delivered SIGKILL).
+#[test]
+fn signal_handle_names_the_signal_that_kills_the_group() {
+    let dir = TempPath::dir("groupkill");
+    let exe = build(&dir, "groupkill", GROUP_KILL);
+    let out = run(&["-q", "-e", "proc:::signal-handle /pid == $target/ { @[args[0]] = count(); }", "-c", &exe]);
+    assert!(!out.stderr.contains("panicked"), "{}", out.dump());
+    let rows = common::agg_rows(&out.stdout);
+    assert_eq!(rows, [(vec!["15".to_string()], 2)], "{}", out.dump());
+}
+
 /// Sleeps 1 ms twenty times.
 const SLEEPER: &str = r#"
 #include <time.h>

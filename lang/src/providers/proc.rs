@@ -99,7 +99,10 @@ pub const PROC: Stable = Stable {
             name: "signal-handle",
             hooks: &[raw("signal_deliver", None)],
             args: &[
-                int("(int)__tp_arg0"),
+                // A thread killed because its group is dying (another thread's fatal signal)
+                // is delivered SIGKILL; the signal that kills the group is its exit code, as
+                // dtrace-utils reports it.
+                int("__tp_arg0 == 9 && curthread->signal->group_exit_code > 0 ? curthread->signal->group_exit_code : (int)__tp_arg0"),
                 StableArg { native: "kernel_siginfo_t *", expr: "(kernel_siginfo_t *)__tp_arg1", xlate: None },
                 StableArg { native: "uintptr_t", expr: "(uintptr_t)((struct k_sigaction *)__tp_arg2)->sa.sa_handler", xlate: None },
             ],
