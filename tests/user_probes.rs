@@ -297,3 +297,28 @@ fn a_replaced_library_of_a_running_process() {
     out.assert_ok();
     assert!(value(&out.stdout, &["libcrumbsadd.so"]).is_some_and(|n| n > 10), "{}\n{}", out.stdout, out.stderr);
 }
+
+/// uregs[] (stdlib/regs.d's names): at a function's entry the program counter is the
+/// function's address and the first argument is in rdi; at a system call's entry orig_ax
+/// is its number and rax -ENOSYS; registers pt_regs does not save read 0.
+#[test]
+fn user_registers() {
+    let dir = TempPath::dir("uregs");
+    let (exe, _) = build_c(&dir);
+    let out = traced(
+        r#"pid$target:a.out:work:entry { @pc[usym(uregs[R_PC])] = count(); @di = sum(uregs[R_RDI] == arg0); @sp = sum(uregs[R_SP] == uregs[R_RSP] && uregs[R_SP] != 0); }
+           syscall::getpid:entry /pid == $target/ { @nr = sum(uregs[R_ERR] == 39); @ax = sum((int64_t)uregs[R_RAX] == -38); @gs = sum(uregs[R_GS]); }"#,
+        &format!("{exe} 5"),
+    );
+    let rows = agg_rows(&out);
+    assert!(rows.iter().any(|(k, v)| k.len() == 1 && k[0].ends_with("`work") && *v == 5), "{out}");
+    // @di, @sp, @nr, @ax: all five calls; @gs: 0.
+    let singles: Vec<i64> = rows.iter().filter(|(k, _)| k.is_empty()).map(|(_, v)| *v).collect();
+    assert_eq!(singles, [5, 5, 5, 5, 0], "{out}");
+}
+
+#[test]
+fn user_register_errors() {
+    assert_error(&["-e", "BEGIN { trace(uregs[26]); }"], "uregs[] has no register 26", "R_TRAPNO");
+    assert_error(&["-e", "BEGIN { trace(uregs[arg0]); }"], "uregs[] takes a constant index", "uregs[R_PC]");
+}

@@ -21,6 +21,7 @@ pub const LIBRARIES: &[Library] = &[
     // `tracepoint:sched:...`).
     Library { path: "stdlib/procfs.d", text: include_str!("../../stdlib/procfs.d"), triggers: &["psinfo", "proc:::", "sched:::", "proc:vmlinux:", "sched:vmlinux:"] },
     Library { path: "stdlib/io.d", text: include_str!("../../stdlib/io.d"), triggers: &["io:::", "io:vmlinux:", "bufinfo", "devinfo", "fileinfo"] },
+    Library { path: "stdlib/regs.d", text: include_str!("../../stdlib/regs.d"), triggers: &["uregs"] },
     Library { path: "stdlib/io-wait.d", text: include_str!("../../stdlib/io-wait.d"), triggers: &["wait-done"] },
     Library { path: "stdlib/sched.d", text: include_str!("../../stdlib/sched.d"), triggers: &["vtimestamp", "curcpu", "cpuinfo", "sched:::", "sched:vmlinux:"] },
 ];

@@ -224,6 +224,7 @@ impl Checker<'_> {
                 return Err(Diagnostic::new(extra, "`[]` of an array or a pointer takes one index").label("more than one index").hint("several keys index associative arrays only: `a[k1, k2] = ...` declares one"));
             }
             ExprKind::Index(base, index) if matches!(&base.kind, ExprKind::Ident(n) if n == "args") => self.args_index(&index[0], span)?,
+            ExprKind::Index(base, index) if matches!(&base.kind, ExprKind::Ident(n) if n == "uregs") => Typed { val: Val::Value(self.user_register(&index[0])?), ty: self.c_int("uint64_t") },
             ExprKind::Index(base, index) => {
                 let b = self.typed(base)?;
                 let i = self.int_expr(&index[0], "an index")?;

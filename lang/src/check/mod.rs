@@ -32,6 +32,7 @@ mod strings;
 mod symbols;
 mod tracepoint;
 mod translators;
+mod uregs;
 mod user;
 mod values;
 mod var_decls;

@@ -328,6 +328,9 @@ pub enum IntFn {
     Progenyof,
     /// __syscall(task): the system call the current thread is in (-1 if none).
     Syscall,
+    /// uregs[N]: the current thread's user register N (pt_regs' N-th word; 0 past them, or
+    /// where the thread has no user registers saved).
+    UserReg(u8),
 }
 
 #[derive(Clone, Debug, PartialEq)]

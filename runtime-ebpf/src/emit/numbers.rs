@@ -35,6 +35,7 @@ impl Emitter<'_> {
                 let task = int_arg(self, 0)?;
                 self.current_syscall(task)?;
             }
+            IntFn::UserReg(n) => self.user_register(n)?,
         }
         Ok(())
     }
@@ -117,6 +118,42 @@ impl Emitter<'_> {
             e.goto(done);
             e.bind(none);
             e.push(Insn::mov_imm(R0, -1));
+            e.bind(done);
+            Ok(())
+        })
+    }
+
+    /// uregs[n]: word n of the registers the current thread's user mode left at the top of
+    /// its kernel stack (bpf_task_pt_regs: at a uprobe, the probe's own context), where
+    /// they are a user mode's (cs's privilege level 3); else, and past pt_regs' 21 words
+    /// (the segment registers and trap number x86-64 does not save there), 0.
+    fn user_register(&mut self, n: u8) -> Result<(), EmitError> {
+        /// x86-64 pt_regs: words, and cs's offset.
+        const WORDS: u8 = 21;
+        const CS: i32 = 17 * 8;
+        if n >= WORDS {
+            self.push(Insn::mov_imm(R0, 0));
+            return Ok(());
+        }
+        self.scoped(|e| {
+            let (cs, word) = (e.slot(8)?, e.slot(8)?);
+            let (none, done) = (e.label(), e.label());
+            e.push(Insn::call(helper::GET_CURRENT_TASK_BTF));
+            e.push(Insn::mov(R1, R0));
+            e.push(Insn::call(helper::TASK_PT_REGS));
+            e.push(Insn::stx(DW, R10, word, R0));
+            e.read_kernel(cs, R0, CS, 8);
+            e.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), none);
+            e.push(Insn::ldx(DW, R1, R10, cs));
+            e.push(Insn::alu_imm(Alu::And, R1, 3));
+            e.jump(Insn::jmp_imm(Cond::Ne, R1, 3, 0), none);
+            e.push(Insn::ldx(DW, R0, R10, word));
+            e.read_kernel(word, R0, 8 * n as i32, 8);
+            e.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), none);
+            e.push(Insn::ldx(DW, R0, R10, word));
+            e.goto(done);
+            e.bind(none);
+            e.push(Insn::mov_imm(R0, 0));
             e.bind(done);
             Ok(())
         })
