@@ -10,3 +10,6 @@ uprobe:libc:read { trace(arg0); } uretprobe:libc:getpid { trace(retval); } uprob
 usdt:/usr/bin/python3:python:function__entry { trace(arg0); trace(copyinstr(arg1)); }
 rawtracepoint:sched_switch { trace(args->prev->pid); trace(arg1); } rt:vmlinux:sched_wakeup { trace(args[0]->pid); }
 rawtracepoint:vmlinux::sys_enter /args->id == 0/ { this->h = (struct holder *)arg1; trace(this->h->p->v); }
+syscall::read:entry { trace(uregs[R_PC]); trace(uregs[R_ERR]); trace(uregs[R_GS]); @c[curcpu->cpu_id, chip, lgrp, pset] = count(); }
+io:::wait-start { trace(args[0]->b_bcount); } io:::wait-done { trace(args[1]->dev_statname); }
+sched:::enqueue { @q[args[2]->cpu_id, args[3]] = count(); } sched:::dequeue, sched:::tick { @d[probename] = count(); }
