@@ -1,8 +1,9 @@
-//! Stable providers' probes (proc, sched, io) in a clause: each is its raw tracepoint,
-//! numbered apart from that tracepoint's own probes so its programs name it as the stable
-//! probe; its guard is put before the clause's predicate; `args[N]`, `argN` and the
-//! translated `args[N]->member` are the probe's definitions (D over the tracepoint's raw
-//! arguments, `__tp_argN`), checked where the program uses them.
+//! Stable providers' probes (proc, sched, io) in a clause: each is its hook, a raw
+//! tracepoint or kernel functions, numbered apart from the hook's own probes so its
+//! programs name it as the stable probe; the hook's guard is put before the clause's
+//! predicate; `args[N]`, `argN` and the translated `args[N]->member` are the probe's
+//! definitions (D over the hook's raw arguments, `__tp_argN`), checked where the program
+//! uses them.
 
 use super::ctypes::Typed;
 use super::*;
