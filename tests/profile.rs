@@ -19,6 +19,24 @@ fn tick_fires_in_order_and_names_itself() {
     assert_eq!(out.stdout, format!("{expected}\n"), "{}", out.dump());
 }
 
+/// bpftrace's spellings: interval:ms:50 is tick-50ms (one CPU, in order), profile:hz:97 a
+/// profile probe on every CPU.
+#[test]
+fn bpftrace_interval_and_profile() {
+    let out = run(&[
+        "-q",
+        "-e",
+        r#"interval:ms:50 { n++; printf("%d %s|\n", n, probename); }
+           i:50ms /n == 4/ { exit(0); }
+           profile:hz:97 { @samples = count(); }
+           begin { printf("begun\n"); } end { printf("ended\n"); }"#,
+    ]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    let expected: String = (1..=4).map(|i| format!("{i} tick-50ms|\n")).collect();
+    // begin and end are BEGIN and END.
+    assert!(out.stdout.starts_with(&format!("begun\n{expected}ended\n")), "{}", out.dump());
+}
+
 /// The probe line names the probe (id 3, the first profile probe of the program).
 #[test]
 fn tick_default_action_prints_the_probe() {

@@ -1,5 +1,6 @@
 //! `dtrace:::BEGIN` and `dtrace:::END`: run once, before any other probe is enabled and after
-//! every other probe is disabled; `dtrace:::ERROR`: fires where a clause faults.
+//! every other probe is disabled (bpftrace's `begin` and `end` too); `dtrace:::ERROR`: fires
+//! where a clause faults.
 
 use super::{AttachPoint, Probe, Provider};
 
@@ -36,5 +37,15 @@ impl Provider for Dtrace {
 
     fn probe_by_id(&self, id: u32) -> Option<Probe> {
         self.probes().into_iter().find(|p| p.id == id)
+    }
+
+    /// bpftrace's lowercase `begin` and `end` are BEGIN and END.
+    fn describe(&self, desc: &crate::ast::ProbeDesc, _: Option<&dyn crate::facts::KernelFacts>) -> Option<Result<Vec<Probe>, crate::diag::Diagnostic>> {
+        let id = match desc.fields.as_slice() {
+            [n] if n == "begin" => BEGIN_ID,
+            [n] if n == "end" => END_ID,
+            _ => return None,
+        };
+        Some(Ok(self.probe_by_id(id).into_iter().collect()))
     }
 }

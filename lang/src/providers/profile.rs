@@ -1,5 +1,6 @@
 //! `profile-N` (every CPU) and `tick-N` (one CPU): a CPU-clock perf event N times a second,
-//! or every N units.
+//! or every N units. bpftrace's `profile:UNIT:N` and `interval:UNIT:N` (and `profile:Nunit`,
+//! `interval:Nunit`) name the same probes.
 
 use super::{aligned, AttachPoint, Probe, Provider};
 use crate::ast::ProbeDesc;
@@ -19,7 +20,7 @@ impl Provider for Profile {
     }
 
     fn doc(&self) -> &'static str {
-        "profile-N fires on every CPU N times a second, tick-N on one CPU; N may carry a unit (ns us ms s m h d hz)"
+        "profile-N fires on every CPU N times a second, tick-N on one CPU; N may carry a unit (ns us ms s m h d hz); bpftrace's profile:hz:N and interval:s:N too"
     }
 
     fn examples(&self) -> &'static [&'static str] {
@@ -30,8 +31,16 @@ impl Provider for Profile {
         PROFILE_DEFAULTS.iter().filter_map(|n| profile_probe(n)).collect()
     }
 
-    /// Any rate, not only the listed ones: `profile:::tick-2s`, `tick-100ms`.
+    /// Any rate, not only the listed ones: `profile:::tick-2s`, `tick-100ms`; bpftrace's
+    /// `profile:hz:99`, `interval:s:1`, `interval:100ms`.
     fn describe(&self, desc: &ProbeDesc, _: Option<&dyn KernelFacts>) -> Option<Result<Vec<Probe>, Diagnostic>> {
+        if let Some(name) = bpftrace_rate(desc) {
+            return Some(profile_probe(&name).map(|p| vec![p]).ok_or_else(|| {
+                Diagnostic::new(desc.span.clone(), format!("bad {} probe `{}`", desc.fields[0], desc.text))
+                    .label("rate not understood")
+                    .hint(format!("write {0}:UNIT:N with UNIT one of hz s ms us ns (at least 10us apart), e.g. {0}:hz:99, {0}:s:1, {0}:ms:100", desc.fields[0]))
+            }));
+        }
         let [prov, module, func, name] = aligned(desc)?;
         if !((prov.is_empty() || prov == "profile") && module.is_empty() && func.is_empty() && !name.contains(['*', '?', '[']) && (name.starts_with("profile-") || name.starts_with("tick-"))) {
             return None;
@@ -41,6 +50,23 @@ impl Provider for Profile {
                 .label("rate not understood")
                 .hint("write profile-N or tick-N: N per second, or N with a unit ns us ms s m h d hz (at least 10us apart), e.g. profile-997, tick-1s, tick-100ms")
         }))
+    }
+}
+
+/// bpftrace's spelling of a rate as DTrace's name: `profile:hz:99` is `profile-99hz`,
+/// `interval:s:1` and `interval:1s` are `tick-1s` (an interval probe fires on one CPU).
+fn bpftrace_rate(desc: &ProbeDesc) -> Option<String> {
+    let f: Vec<&str> = desc.fields.iter().map(String::as_str).collect();
+    let prefix = |p: &str| match p {
+        "profile" => Some("profile"),
+        "interval" | "i" => Some("tick"),
+        "p" => Some("profile"),
+        _ => None,
+    };
+    match f.as_slice() {
+        [p, unit, n] if matches!(*unit, "hz" | "s" | "ms" | "us" | "ns") => Some(format!("{}-{n}{unit}", prefix(p)?)),
+        [p, rate] if rate.starts_with(|c: char| c.is_ascii_digit()) => Some(format!("{}-{rate}", prefix(p)?)),
+        _ => None,
     }
 }
 
@@ -104,5 +130,19 @@ mod tests {
         assert_eq!(match_probes(&d).unwrap()[0].name, "tick-2s");
         let d = ProbeDesc { text: "tick-x".into(), fields: vec!["tick-x".into()], span: 0..6 };
         assert!(match_probes(&d).unwrap_err().hint.unwrap().contains("tick-1s"));
+    }
+
+    #[test]
+    fn bpftrace_spellings() {
+        let one = |s: &str| {
+            let d = ProbeDesc { text: s.into(), fields: s.split(':').map(String::from).collect(), span: 0..s.len() };
+            match_probes(&d).map(|p| (p[0].name.to_string(), p[0].attach))
+        };
+        assert_eq!(one("profile:hz:99").unwrap(), ("profile-99hz".to_string(), AttachPoint::Profile { all_cpus: true, period_ns: 1_000_000_000 / 99 }));
+        assert_eq!(one("interval:s:1").unwrap(), ("tick-1s".to_string(), AttachPoint::Profile { all_cpus: false, period_ns: 1_000_000_000 }));
+        assert_eq!(one("interval:100ms").unwrap().1, AttachPoint::Profile { all_cpus: false, period_ns: 100_000_000 });
+        assert_eq!(one("profile:us:500").unwrap().1, AttachPoint::Profile { all_cpus: true, period_ns: 500_000 });
+        let e = one("interval:s:0").unwrap_err();
+        assert!(e.message.contains("bad interval probe `interval:s:0`") && e.hint.unwrap().contains("interval:s:1"), "{}", e.message);
     }
 }
