@@ -213,49 +213,28 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
             };
             for p in found {
                 matched += usize::from(!clause.library);
-                // A stable probe is on one raw tracepoint or on many functions: a probe per
-                // attach point, each numbered here.
-                let placed: Vec<crate::providers::Probe> = match Checker::stable_def(&p) {
-                    Some(def) => cx.stable_attach(opts, &p, def, desc)?.into_iter().map(|a| crate::providers::Probe { attach: a, ..p.clone() }).collect(),
-                    None => vec![p],
-                };
-                for mut p in placed {
-                let own = Checker::stable_def(&p).is_none();
-                if let (AttachPoint::Tracepoint(_), true) = (p.attach, own) {
-                    let i = cx.tracepoint(opts, p.module, p.name, desc)?;
-                    p.attach = AttachPoint::Tracepoint(i as u16);
-                    cx.clause_tracepoints.push(i);
-                }
-                if let (AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_), true) = (p.attach, own) {
-                    p.attach = cx.function(p.attach, p.module, p.function, None, desc)?;
-                }
-                if let Some(user) = &p.user {
-                    p.attach = cx.user_probe(user, desc)?;
-                }
-                if let (AttachPoint::RawTracepoint(_), true) = (p.attach, own) {
-                    p.attach = cx.raw_tracepoint(opts, p.module, p.name, None, desc)?;
-                }
-                if matches!(p.attach, AttachPoint::Profile { .. }) && !profile_probes.iter().any(|q| q.attach == p.attach) {
-                    let id = PROFILE_ID_BASE + profile_probes.len() as u32;
-                    if id >= SYSCALL_ID_BASE {
-                        return Err(Diagnostic::new(desc.span.clone(), "too many profile and tick rates in one program")
-                            .label("one too many")
-                            .hint(format!("a program can use at most {} different rates", SYSCALL_ID_BASE - PROFILE_ID_BASE)));
+                for p in cx.placed(opts, p, desc)? {
+                    if matches!(p.attach, AttachPoint::Profile { .. }) && !profile_probes.iter().any(|q| q.attach == p.attach) {
+                        let id = PROFILE_ID_BASE + profile_probes.len() as u32;
+                        if id >= SYSCALL_ID_BASE {
+                            return Err(Diagnostic::new(desc.span.clone(), "too many profile and tick rates in one program")
+                                .label("one too many")
+                                .hint(format!("a program can use at most {} different rates", SYSCALL_ID_BASE - PROFILE_ID_BASE)));
+                        }
+                        profile_probes.push(ProfileProbe { attach: p.attach, id, name: p.name.to_string() });
                     }
-                    profile_probes.push(ProfileProbe { attach: p.attach, id, name: p.name.to_string() });
-                }
-                // Probe names are interned so the backend can use them as constants.
-                for text in [p.provider, p.module, p.name] {
-                    cx.strings.intern(text);
-                }
-                if p.nr.is_none() {
-                    cx.strings.intern(p.function);
-                }
-                cx.clause_probes.push(p.clone());
-                let set = per_attach.entry(p.attach).or_default();
-                if let Some(nr) = p.nr {
-                    set.insert(nr);
-                }
+                    // Probe names are interned so the backend can use them as constants.
+                    for text in [p.provider, p.module, p.name] {
+                        cx.strings.intern(text);
+                    }
+                    if p.nr.is_none() {
+                        cx.strings.intern(p.function);
+                    }
+                    cx.clause_probes.push(p.clone());
+                    let set = per_attach.entry(p.attach).or_default();
+                    if let Some(nr) = p.nr {
+                        set.insert(nr);
+                    }
                 }
             }
         }
@@ -561,6 +540,29 @@ type Store = Box<dyn Fn(Expr) -> Stmt>;
 impl Checker<'_> {
     /// D globals, thread-locals and associative arrays are declared by assignment anywhere
     /// in the program.
+    /// A matched probe with its attach point numbered in the program: its tracepoint,
+    /// kernel function, user-space place or raw tracepoint; a stable probe is one probe per
+    /// attach point of its hook (one raw tracepoint, or every function a glob names).
+    fn placed(&mut self, opts: &CheckOptions, mut p: crate::providers::Probe, desc: &ast::ProbeDesc) -> Result<Vec<crate::providers::Probe>, Diagnostic> {
+        if let Some(def) = Checker::stable_def(&p) {
+            return Ok(self.stable_attach(opts, &p, def, desc)?.into_iter().map(|a| crate::providers::Probe { attach: a, ..p.clone() }).collect());
+        }
+        match p.attach {
+            AttachPoint::Tracepoint(_) => {
+                let i = self.tracepoint(opts, p.module, p.name, desc)?;
+                p.attach = AttachPoint::Tracepoint(i as u16);
+                self.clause_tracepoints.push(i);
+            }
+            AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_) => p.attach = self.function(p.attach, p.module, p.function, None, desc)?,
+            AttachPoint::RawTracepoint(_) => p.attach = self.raw_tracepoint(opts, p.module, p.name, None, desc)?,
+            _ => {}
+        }
+        if let Some(user) = &p.user {
+            p.attach = self.user_probe(user, desc)?;
+        }
+        Ok(vec![p])
+    }
+
     fn declare_globals(&mut self, program: &ast::Program) -> Result<(), Diagnostic> {
         let mut targets = Vec::new();
         for c in &program.clauses {
