@@ -7,16 +7,14 @@
 
 use super::{fentry::kernel_btf, kprobe_multi, Link};
 use crate::session::RunError;
-use crate::sys::bpf;
 use aya::programs::{BtfTracePoint, ProgramError};
 use aya::Ebpf;
 use crumbs_ebpf::abi::ProgramCode;
 use crumbs_lang::ir::Program;
 use crumbs_lang::providers::AttachPoint;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::OwnedFd;
 
-const BPF_RAW_TRACEPOINT_OPEN: i32 = 17;
 const BPF_TRACE_RAW_TP: u32 = 23;
 
 fn event<'p>(program: &'p Program, code: &ProgramCode) -> Result<&'p str, RunError> {
@@ -40,20 +38,11 @@ pub(super) fn load_own(ebpf: &Ebpf, program: &Program, code: &ProgramCode) -> Re
     Ok(kprobe_multi::load_tracing_as(&code.name, &kprobe_multi::resolved(ebpf, code)?, BPF_TRACE_RAW_TP, id, None))
 }
 
-/// Attaches a program crumbs loaded: the descriptor the kernel returns is the attachment.
+/// Attaches a program crumbs loaded.
 pub(super) fn attach_own(prog: &OwnedFd, program: &Program, code: &ProgramCode) -> Result<Vec<Link>, RunError> {
     let name = event(program, code)?;
-    #[repr(C)]
-    #[derive(Default)]
-    struct RawTpOpen {
-        name: u64,
-        prog_fd: u32,
-        pad: u32,
-    }
-    let a = RawTpOpen { name: 0, prog_fd: prog.as_raw_fd() as u32, pad: 0 };
-    let fd = bpf(BPF_RAW_TRACEPOINT_OPEN, &mut kprobe_multi::attr(&a)).map_err(|e| RunError::Other(format!("cannot attach to raw tracepoint {name}: {e}")))?;
-    // SAFETY: on success the kernel returns a new descriptor this process owns.
-    Ok(vec![Box::new(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })])
+    let link = kprobe_multi::raw_tracepoint_open(prog).map_err(|e| RunError::Other(format!("cannot attach to raw tracepoint {name}: {e}")))?;
+    Ok(vec![Box::new(link)])
 }
 
 pub(super) fn load(p: &mut BtfTracePoint, program: &Program, code: &ProgramCode) -> Result<Result<(), ProgramError>, RunError> {

@@ -11,7 +11,7 @@ use crumbs_ebpf::abi::ProgramCode;
 use crumbs_ebpf::insn::{Insn, R0};
 use crumbs_lang::ir::Program;
 use crumbs_lang::providers::{AttachPoint, FBT_MODULE};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::OwnedFd;
 use std::sync::OnceLock;
 
 /// The kernel's BTF as aya reads it (a read, not a map: 6.1 cannot mmap it), parsed once
@@ -115,18 +115,10 @@ pub(super) fn load_own(ebpf: &aya::Ebpf, program: &Program, code: &ProgramCode, 
 /// returns is the attachment. (From several threads at once it is no faster: the kernel
 /// rebuilds one trampoline at a time, under ftrace's lock.)
 pub(super) fn attach_own(fd: &OwnedFd, program: &Program, code: &ProgramCode, tally: &mut Tally) -> Vec<Link> {
-    const BPF_RAW_TRACEPOINT_OPEN: i32 = 17;
-    let link = || -> std::io::Result<Link> {
-        let mut attr = [0u64; 16];
-        attr[1] = fd.as_raw_fd() as u64;
-        let link = crate::sys::bpf(BPF_RAW_TRACEPOINT_OPEN, &mut attr)?;
-        // SAFETY: on success the kernel returns a new descriptor this process owns.
-        Ok(Box::new(unsafe { OwnedFd::from_raw_fd(link as RawFd) }) as Link)
-    };
     tally.functions += 1;
     tally.how = Some("an fentry/fexit trampoline");
-    match link() {
-        Ok(l) => vec![l],
+    match kprobe_multi::raw_tracepoint_open(fd) {
+        Ok(l) => vec![Box::new(l)],
         Err(e) => {
             tally.skipped.push((function(program, code).to_string(), e.to_string()));
             Vec::new()

@@ -108,6 +108,18 @@ pub(super) fn load_tracing_as(name: &str, insns: &[Insn], expected_attach_type: 
     load_program(name, insns, BPF_PROG_TYPE_TRACING, expected_attach_type, btf_id, btf_obj.map_or(0, |fd| fd.as_raw_fd() as u32))
 }
 
+/// Attaches a loaded tracing program (tp_btf, fentry, fexit) where its load named
+/// (BPF_RAW_TRACEPOINT_OPEN with no name): the descriptor returned is the attachment.
+pub(super) fn raw_tracepoint_open(prog: &OwnedFd) -> io::Result<OwnedFd> {
+    const BPF_RAW_TRACEPOINT_OPEN: i32 = 17;
+    let mut attr = [0u64; 16];
+    // bpf_attr.raw_tracepoint: name (0), prog_fd.
+    attr[1] = prog.as_raw_fd() as u64;
+    let fd = bpf(BPF_RAW_TRACEPOINT_OPEN, &mut attr)?;
+    // SAFETY: on success the kernel returns a new descriptor this process owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
+}
+
 fn load_program(name: &str, insns: &[Insn], prog_type: u32, expected_attach_type: u32, attach_btf_id: u32, attach_btf_obj_fd: u32) -> Result<OwnedFd, (io::Error, String)> {
     let code: Vec<u8> = insns.iter().flat_map(|i| i.encode()).collect();
     let license = c"GPL";

@@ -30,6 +30,25 @@ pub type Link = Box<dyn Send>;
 #[derive(Default)]
 pub(crate) struct OwnPrograms(Vec<(String, std::os::fd::OwnedFd)>, Vec<(String, String)>);
 
+impl OwnPrograms {
+    /// Keeps a program crumbs loaded itself (None: one the kernel refused a place for,
+    /// noted already); a refusal by the verifier is the load's error.
+    fn keep(&mut self, code: &ProgramCode, loaded: Result<Option<std::os::fd::OwnedFd>, (std::io::Error, String)>) -> Result<(), ProgramError> {
+        match loaded {
+            Ok(fd) => {
+                self.0.extend(fd.map(|fd| (code.name.clone(), fd)));
+                Ok(())
+            }
+            Err((io_error, log)) => Err(ProgramError::LoadError { io_error, verifier_log: aya_obj::VerifierLog::new(log) }),
+        }
+    }
+
+    /// The descriptor of a program crumbs loaded itself, by name.
+    fn fd(&self, code: &ProgramCode) -> Option<&std::os::fd::OwnedFd> {
+        self.0.iter().find(|(n, _)| *n == code.name).map(|(_, fd)| fd)
+    }
+}
+
 fn missing(code: &ProgramCode) -> RunError {
     RunError::Other(format!("program {} missing from the ELF", code.name))
 }
@@ -57,44 +76,20 @@ pub(crate) fn prepare(compiled: &[ProgramCode]) -> Result<(), RunError> {
 /// Loads one program of the ELF into the kernel (through the verifier).
 pub(crate) fn load(ebpf: &mut Ebpf, own: &mut OwnPrograms, program: &Program, code: &ProgramCode) -> Result<Result<(), ProgramError>, RunError> {
     if !code.functions.is_empty() {
-        return Ok(match kprobe_multi::load(ebpf, code)? {
-            Ok(fd) => {
-                own.0.push((code.name.clone(), fd));
-                Ok(())
-            }
-            Err((io_error, log)) => Err(ProgramError::LoadError { io_error, verifier_log: aya_obj::VerifierLog::new(log) }),
-        });
+        return Ok(own.keep(code, kprobe_multi::load(ebpf, code)?.map(Some)));
     }
     if code.fentry && code.func_refs.is_empty() {
-        return Ok(match fentry::load_own(ebpf, program, code, &mut own.1)? {
-            Ok(Some(fd)) => {
-                own.0.push((code.name.clone(), fd));
-                Ok(())
-            }
-            Ok(None) => Ok(()),
-            Err((io_error, log)) => Err(ProgramError::LoadError { io_error, verifier_log: aya_obj::VerifierLog::new(log) }),
-        });
+        let loaded = fentry::load_own(ebpf, program, code, &mut own.1)?;
+        return Ok(own.keep(code, loaded));
     }
     if btf_tracepoint::own(code) {
-        return Ok(match btf_tracepoint::load_own(ebpf, program, code)? {
-            Ok(fd) => {
-                own.0.push((code.name.clone(), fd));
-                Ok(())
-            }
-            Err((io_error, log)) => Err(ProgramError::LoadError { io_error, verifier_log: aya_obj::VerifierLog::new(log) }),
-        });
+        return Ok(own.keep(code, btf_tracepoint::load_own(ebpf, program, code)?.map(Some)));
     }
     // A program that passes a callback to a helper (chill()'s bpf_loop) needs the callback
     // linked in as a BPF subprogram, which only aya's loader does: it takes the perf-event
     // path.
     if matches!(code.attach, AttachPoint::UserEntry(_) | AttachPoint::UserReturn(_)) && code.func_refs.is_empty() && uprobe_multi::supported() {
-        return Ok(match uprobe_multi::load(ebpf, code)? {
-            Ok(fd) => {
-                own.0.push((code.name.clone(), fd));
-                Ok(())
-            }
-            Err((io_error, log)) => Err(ProgramError::LoadError { io_error, verifier_log: aya_obj::VerifierLog::new(log) }),
-        });
+        return Ok(own.keep(code, uprobe_multi::load(ebpf, code)?.map(Some)));
     }
     Ok(match ebpf.program_mut(&code.name) {
         Some(AyaProgram::RawTracePoint(p)) => p.load(),
@@ -144,17 +139,15 @@ impl Tally {
 /// Attaches one loaded program; BEGIN and END are never attached (they have no links).
 pub(crate) fn attach(ebpf: &mut Ebpf, own: &OwnPrograms, program: &Program, code: &ProgramCode, tally: &mut Tally) -> Result<Vec<Link>, RunError> {
     if !code.functions.is_empty() {
-        let fd = own.0.iter().find(|(n, _)| *n == code.name).map(|(_, fd)| fd).ok_or_else(|| missing(code))?;
+        let fd = own.fd(code).ok_or_else(|| missing(code))?;
         return kprobe_multi::attach(fd, program, code, tally);
     }
-    if let (AttachPoint::UserEntry(i) | AttachPoint::UserReturn(i), Some(fd)) = (code.attach, own.0.iter().find(|(n, _)| *n == code.name).map(|(_, fd)| fd)) {
-        return Ok(uprobe_multi::attach(fd, &program.user_probes[i as usize], &mut tally.user));
-    }
-    if let (AttachPoint::RawTracepoint(_), Some(fd)) = (code.attach, own.0.iter().find(|(n, _)| *n == code.name).map(|(_, fd)| fd)) {
-        return btf_tracepoint::attach_own(fd, program, code);
-    }
-    if let (true, Some(fd)) = (code.fentry, own.0.iter().find(|(n, _)| *n == code.name).map(|(_, fd)| fd)) {
-        return Ok(fentry::attach_own(fd, program, code, tally));
+    if let Some(fd) = own.fd(code) {
+        return match code.attach {
+            AttachPoint::UserEntry(i) | AttachPoint::UserReturn(i) => Ok(uprobe_multi::attach(fd, &program.user_probes[i as usize], &mut tally.user)),
+            AttachPoint::RawTracepoint(_) => btf_tracepoint::attach_own(fd, program, code),
+            _ => Ok(fentry::attach_own(fd, program, code, tally)),
+        };
     }
     match ebpf.program_mut(&code.name) {
         Some(AyaProgram::RawTracePoint(p)) => raw_tracepoint::attach(p, code),
