@@ -10,6 +10,15 @@ const fn int(expr: &'static str) -> StableArg {
     StableArg { native: "int", expr, xlate: None }
 }
 
+/// A fork, vfork, clone or clone3 returning 0 (in the new thread), at sys_exit. Guards on
+/// sys_exit run at every system call's return: the return value, in the context, is tested
+/// before the number, read from the registers (orig_ax is unsigned: 56 to 58 in one test).
+macro_rules! fork_returned {
+    () => {
+        "__tp_arg1 == 0 && (((struct pt_regs *)__tp_arg0)->orig_ax - 56 < 3 || ((struct pt_regs *)__tp_arg0)->orig_ax == 435)"
+    };
+}
+
 const CHILD: &str = "(struct task_struct *)__tp_arg1";
 const SIGNALLED: &str = "(struct task_struct *)__tp_arg2";
 
@@ -41,14 +50,14 @@ pub const PROC: Stable = Stable {
         },
         StableProbe {
             name: "exec-failure",
-            hooks: &[raw("sys_exit", Some("(((struct pt_regs *)__tp_arg0)->orig_ax == 59 || ((struct pt_regs *)__tp_arg0)->orig_ax == 322) && __tp_arg1 != 0"))],
+            hooks: &[raw("sys_exit", Some("__tp_arg1 != 0 && (((struct pt_regs *)__tp_arg0)->orig_ax == 59 || ((struct pt_regs *)__tp_arg0)->orig_ax == 322)"))],
             args: &[int("(int)-__tp_arg1")],
             doc: "an exec failed; args[0] is the errno value",
             needs: "the sys_exit tracepoint",
         },
         StableProbe {
             name: "start",
-            hooks: &[raw("sys_exit", Some("(((struct pt_regs *)__tp_arg0)->orig_ax == 56 || ((struct pt_regs *)__tp_arg0)->orig_ax == 57 || ((struct pt_regs *)__tp_arg0)->orig_ax == 58 || ((struct pt_regs *)__tp_arg0)->orig_ax == 435) && __tp_arg1 == 0 && pid == tid"))],
+            hooks: &[raw("sys_exit", Some(concat!(fork_returned!(), " && pid == tid")))],
             args: &[],
             doc: "a new process starts, in it, before its first user instruction (its fork or clone returning 0)",
             needs: "the sys_exit tracepoint",
@@ -69,7 +78,7 @@ pub const PROC: Stable = Stable {
         },
         StableProbe {
             name: "lwp-start",
-            hooks: &[raw("sys_exit", Some("(((struct pt_regs *)__tp_arg0)->orig_ax == 56 || ((struct pt_regs *)__tp_arg0)->orig_ax == 57 || ((struct pt_regs *)__tp_arg0)->orig_ax == 58 || ((struct pt_regs *)__tp_arg0)->orig_ax == 435) && __tp_arg1 == 0"))],
+            hooks: &[raw("sys_exit", Some(fork_returned!()))],
             args: &[],
             doc: "a new thread starts, in it, before its first user instruction (a new process's first thread too, after start)",
             needs: "the sys_exit tracepoint",
@@ -111,7 +120,7 @@ pub const PROC: Stable = Stable {
         },
         StableProbe {
             name: "signal-clear",
-            hooks: &[raw("sys_exit", Some("((struct pt_regs *)__tp_arg0)->orig_ax == 128 && (long)__tp_arg1 > 0"))],
+            hooks: &[raw("sys_exit", Some("(long)__tp_arg1 > 0 && ((struct pt_regs *)__tp_arg0)->orig_ax == 128"))],
             args: &[int("(int)__tp_arg1")],
             doc: "a pending signal is taken by sigtimedwait(2) (rt_sigtimedwait), in the taker; args[0] is the signal",
             needs: "the sys_exit tracepoint",
