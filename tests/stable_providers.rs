@@ -176,7 +176,12 @@ fn sched_probes_fire_in_the_right_threads() {
     );
     let v: Vec<i64> = out.split_whitespace().map(|w| w.parse().unwrap()).collect();
     let [on, running, off, other, sleeps, preempted, wakeups, woken] = v[..] else { panic!("{out}") };
-    assert!(sleeps >= 20 && wakeups >= 20, "{out}");
+    assert!(sleeps >= 20, "{out}");
+    // Each wakeup of the target ends one of its sleeps or starts it. Not exact from below:
+    // the kernel skips a program that fires inside itself on one CPU (a thread waking
+    // itself runs sched_waking with interrupts on, and the timer that wakes the sleeper
+    // can interrupt it), and a loaded machine (CI runs tests in parallel) loses a few.
+    assert!(wakeups <= sleeps + 1 && wakeups * 4 >= sleeps * 3, "{out}");
     assert_eq!((running, other, woken), (on, off, wakeups), "{out}");
     // Every off-cpu is a sleep or a preemption, but the last: the thread's exit.
     assert!(off >= sleeps + preempted && off <= sleeps + preempted + 1, "{out}");
