@@ -3,6 +3,7 @@
 
 use clap::Parser;
 use crumbs_lang::diag::Diagnostic;
+use crumbs_lang::dialect::Dialect;
 use crumbs_runtime::driver::{self, CompileError, CompileOptions};
 use crumbs_runtime::kernel::LiveKernel;
 use crumbs_runtime::process::Child;
@@ -63,6 +64,14 @@ pub(crate) struct Cli {
     /// Write the generated ELF object to FILE and exit.
     #[arg(long, value_name = "FILE")]
     emit_elf: Option<String>,
+    /// The program's language, d or bpftrace (default: bpftrace for a .bt file or a program
+    /// written with bpftrace-only syntax, else D).
+    #[arg(long, value_name = "d|bpftrace", value_parser = dialect_arg)]
+    dialect: Option<Dialect>,
+}
+
+fn dialect_arg(s: &str) -> Result<Dialect, String> {
+    Dialect::from_name(s).ok_or_else(|| format!("`{s}` is not a dialect: d or bpftrace"))
 }
 
 pub(crate) fn fail(msg: impl std::fmt::Display) -> ExitCode {
@@ -144,7 +153,8 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool,
         _ => None,
     };
     let target = child.as_ref().map(|c| c.pid).or(cli.pid).map(i64::from).or(if compile_only && cli.command.is_some() { Some(0) } else { None });
-    let opts = CompileOptions { target, args: std::iter::once(name.to_string()).chain(operands).collect(), options: cli.options.clone(), destructive: cli.destructive };
+    let dialect = cli.dialect.or(if inline { None } else { Dialect::of_path(name) });
+    let opts = CompileOptions { target, args: std::iter::once(name.to_string()).chain(operands).collect(), options: cli.options.clone(), destructive: cli.destructive, dialect };
     let compiled = match driver::compile(text, &opts, &LiveKernel) {
         Ok(c) => c,
         Err(CompileError::Source(d)) => return render(&d),

@@ -227,6 +227,14 @@ pub enum FnHook {
     Int(crate::ir::IntFn),
     /// tracemem(addr, size[, dsize]).
     Tracemem,
+    /// bpftrace's `delete(@m[k])`: a map's element removed.
+    Delete,
+    /// bpftrace's `time([format])`: the local time when crumbs reads the record, formatted
+    /// as strftime(3) does.
+    Time,
+    /// bpftrace's `str(p[, n])`: the string at a kernel or user address, as the pointer's
+    /// type (or, for an integer, the address) says.
+    AnyStr,
     /// A subroutine on one of the kernel's own objects: a `dev_t`, a lock, a `struct path`.
     Kernel(KernelFn),
 }
@@ -320,7 +328,9 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "alloca", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Alloca, signature: "alloca(size)", doc: "a `void *` to size bytes of zeroed scratch memory that lasts until the clause ends" },
     BuiltinFn { name: "copyinto", kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::Int, ArgSpec::Int], hook: FnHook::CopyInto, signature: "copyinto(addr, size, dest)", doc: "copy size bytes from a user-space address into scratch memory at dest (from alloca() or copyin())" },
     BuiltinFn { name: "bcopy", kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::Int, ArgSpec::Int], hook: FnHook::Bcopy, signature: "bcopy(src, dest, size)", doc: "copy size bytes from kernel memory at src into scratch memory at dest (from alloca() or copyin())" },
-    BuiltinFn { name: "str", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::CopyInStr, signature: "str(addr)", doc: "bpftrace's spelling of copyinstr(addr)" },
+    BuiltinFn { name: "str", kind: FnKind::Subroutine, args: &[ArgSpec::Any, ArgSpec::OptInt], hook: FnHook::AnyStr, signature: "str(addr [, length])", doc: "bpftrace's: the NUL-terminated string at an address, up to length - 1 bytes (strsize - 1 if not given): a user-space pointer's as copyinstr() reads it, a kernel pointer's or char array's as stringof(), an integer's from the kernel if it is a kernel address (the upper half), else from the process; a string stays itself" },
+    BuiltinFn { name: "delete", kind: FnKind::Action, args: &[ArgSpec::Any, ArgSpec::Rest], hook: FnHook::Delete, signature: "delete(@map[key])", doc: "bpftrace's: remove a map's element (also delete(@map, key)); a map without keys is 0 or \"\" again" },
+    BuiltinFn { name: "time", kind: FnKind::Action, args: &[ArgSpec::Rest], hook: FnHook::Time, signature: "time([format])", doc: "bpftrace's: print the local time when crumbs reads the record, formatted by strftime(3) (\"%H:%M:%S\\n\" if not given)" },
     BuiltinFn { name: "strlen", kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Strlen, signature: "strlen(s)", doc: "the length of a string in bytes, its NUL not counted" },
     BuiltinFn { name: "strjoin", kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Join), signature: "strjoin(a, b)", doc: "a followed by b, cut to strsize - 1 bytes" },
     BuiltinFn { name: "substr", kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Int, ArgSpec::OptInt], hook: FnHook::Str(crate::ir::StrFn::Substr), signature: "substr(s, index [, length])", doc: "the part of s from index (from the end if negative) of at most length bytes (to the end if left out; a negative length leaves that many off the end)" },
@@ -378,6 +388,9 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "stddev", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::stddev::Stddev), signature: "stddev(x)", doc: "integer standard deviation of the values" },
     BuiltinFn { name: "quantize", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::quantize::Quantize), signature: "quantize(x)", doc: "power-of-two frequency distribution" },
     BuiltinFn { name: "lquantize", kind: FnKind::Aggregating, args: &[ArgSpec::Int, ArgSpec::ConstInt, ArgSpec::ConstInt, ArgSpec::ConstInt], hook: FnHook::Aggregate(&agg::lquantize::Lquantize), signature: "lquantize(x, low, high, step)", doc: "linear frequency distribution from low to high in steps of step" },
+    BuiltinFn { name: "hist", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::bpftrace::HIST), signature: "hist(x)", doc: "bpftrace's power-of-two histogram (quantize()'s buckets)" },
+    BuiltinFn { name: "lhist", kind: FnKind::Aggregating, args: &[ArgSpec::Int, ArgSpec::ConstInt, ArgSpec::ConstInt, ArgSpec::ConstInt], hook: FnHook::Aggregate(&agg::bpftrace::LHIST), signature: "lhist(x, min, max, step)", doc: "bpftrace's linear histogram from min to max in steps of step (lquantize()'s buckets)" },
+    BuiltinFn { name: "stats", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::bpftrace::STATS), signature: "stats(x)", doc: "bpftrace's count, average and total of the values" },
     BuiltinFn { name: "llquantize", kind: FnKind::Aggregating, args: &[ArgSpec::Int, ArgSpec::ConstInt, ArgSpec::ConstInt, ArgSpec::ConstInt, ArgSpec::ConstInt], hook: FnHook::Aggregate(&agg::llquantize::Llquantize), signature: "llquantize(x, factor, low, high, steps)", doc: "log-linear frequency distribution: each power of factor from factor^low to factor^high split into steps linear buckets" },
 ];
 

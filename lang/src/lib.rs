@@ -6,6 +6,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod ast;
+pub mod dialect;
 pub mod diag;
 pub mod facts;
 pub mod parse;
@@ -21,7 +22,8 @@ pub mod types;
 
 /// Parses and checks a program: the front half of the pipeline.
 pub fn compile(source: &str, opts: &check::CheckOptions) -> Result<ir::Program, diag::Diagnostic> {
-    let mut ast = parse::parse_program_with(source, opts.facts.clone())?;
+    let dialect = opts.dialect.unwrap_or_else(|| parse::detect_dialect(source));
+    let mut ast = parse::parse_program_in(source, opts.facts.clone(), dialect)?;
     stdlib::add_used(&mut ast, source, opts.facts.clone())?;
-    check::check(&ast, opts)
+    check::check(&ast, &check::CheckOptions { dialect: Some(dialect), ..opts.clone() })
 }

@@ -10,6 +10,7 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::OnceLock;
+use crate::dialect::{self, Dialect};
 
 #[derive(pest_derive::Parser)]
 #[grammar = "d.pest"]
@@ -18,6 +19,12 @@ struct DParser;
 /// Parses a whole D program, knowing only the script's own typedefs and D's.
 pub fn parse_program(src: &str) -> Result<Program, Diagnostic> {
     parse_program_with(src, None)
+}
+
+/// Parses a whole program in `dialect` (see [`parse_program_with`]).
+pub fn parse_program_in(src: &str, facts: Option<Rc<dyn KernelFacts>>, dialect: Dialect) -> Result<Program, Diagnostic> {
+    let _dialect = DialectGuard::enter(dialect);
+    parse_program_with(src, facts)
 }
 
 /// Parses a whole D program; `(name)` followed by `-`, `+`, `*` or `&` is a cast when `name`
@@ -122,6 +129,89 @@ impl TypeScope {
             known
         })
     }
+}
+
+thread_local! {
+    static DIALECT: std::cell::Cell<Dialect> = const { std::cell::Cell::new(Dialect::D) };
+}
+
+/// The dialect the builder reads the tree in, for one parse on this thread.
+struct DialectGuard(Dialect);
+
+impl DialectGuard {
+    fn enter(d: Dialect) -> DialectGuard {
+        DialectGuard(DIALECT.with(|c| c.replace(d)))
+    }
+}
+
+impl Drop for DialectGuard {
+    fn drop(&mut self) {
+        DIALECT.with(|c| c.set(self.0));
+    }
+}
+
+fn bpftrace() -> bool {
+    DIALECT.with(|c| c.get()) == Dialect::Bpftrace
+}
+
+/// The dialect a program is written in, from syntax only one of them has: bpftrace's scratch
+/// variables (`$x`), maps read or stored into (`@m[k] = v`, `@m[k] + 1`, `@n++`,
+/// `delete(@m[k])`), its loops and `let`, `args.name`, and functions D does not have. A
+/// program with none of these (or that does not parse) is D.
+pub fn detect_dialect(src: &str) -> Dialect {
+    match DParser::parse(Rule::program, src).map(|mut pairs| pairs.next().map(bpftrace_only)) {
+        Ok(Some(true)) => Dialect::Bpftrace,
+        _ => Dialect::D,
+    }
+}
+
+/// D's functions that take an aggregation: `@a` as their whole argument is D.
+const TAKES_AGGREGATION: &[&str] = &["printa", "clear", "trunc", "normalize", "denormalize", "setopt"];
+/// Functions only bpftrace has: a call to one is bpftrace.
+const BPFTRACE_FUNCTIONS: &[&str] = &["delete", "has_key", "len", "zero", "time", "strftime", "hist", "lhist", "stats", "kstack", "ustack", "ksym", "usym", "kaddr", "uaddr", "buf", "join", "cat", "signal", "override", "cgroup_path", "macaddr", "pton", "reg", "strcontains", "kptr", "uptr", "path", "bswap", "skboutput", "nsecs", "debugf", "unwatch", "percpu_kaddr", "errorf", "warnf"];
+
+fn bpftrace_only(p: Pair<Rule>) -> bool {
+    match p.as_rule() {
+        Rule::macro_var => return !dialect::is_d_macro(&p.as_str()[1..]),
+        Rule::agg_assign => {
+            let call = p.clone().into_inner().nth(1).and_then(|c| c.into_inner().next());
+            if call.is_some_and(|f| !dialect::is_aggregating(f.as_str())) {
+                return true;
+            }
+        }
+        Rule::call => {
+            let mut it = p.clone().into_inner();
+            let name = it.next().map_or("", |n| n.as_str());
+            if BPFTRACE_FUNCTIONS.contains(&name) || (name == "exit" && it.next().is_none()) {
+                return true;
+            }
+            // `@a` alone as the argument of printa(), clear(), ... is D's; elsewhere a map.
+            if TAKES_AGGREGATION.contains(&name) {
+                return p.into_inner().skip(1).any(|arg| match lone_aggregation(&arg) {
+                    Some(agg) => agg.into_inner().any(bpftrace_only),
+                    None => bpftrace_only(arg),
+                });
+            }
+        }
+        Rule::aggregation => return true,
+        Rule::binary => {
+            // `args.name`: bpftrace's member of the probe's arguments.
+            let parts: Vec<Pair<Rule>> = p.clone().into_inner().collect();
+            if parts.windows(2).any(|w| w[0].as_str() == "args" && w[1].as_rule() == Rule::member && w[1].as_str().trim_start().starts_with('.')) {
+                return true;
+            }
+        }
+        _ => {}
+    }
+    p.into_inner().any(bpftrace_only)
+}
+
+/// `@a` or `@a[keys]` as a whole expression.
+fn lone_aggregation<'i>(arg: &Pair<'i, Rule>) -> Option<Pair<'i, Rule>> {
+    let mut e = arg.clone().into_inner();
+    let binary = e.next().filter(|_| e.next().is_none())?;
+    let mut b = binary.into_inner();
+    b.next().filter(|a| a.as_rule() == Rule::aggregation && b.next().is_none())
 }
 
 fn syntax_error(src: &str, e: pest::error::Error<Rule>) -> Diagnostic {
@@ -502,6 +592,13 @@ fn statement(p: Pair<Rule>) -> Result<Stmt, Diagnostic> {
     }
     let inner = p.into_inner().next().unwrap();
     Ok(match inner.as_rule() {
+        Rule::agg_assign if bpftrace() && !inner.clone().into_inner().nth(1).and_then(|c| c.into_inner().next()).is_some_and(|f| dialect::is_aggregating(f.as_str())) => {
+            // `@m[k] = str(x)`: a value stored into a map.
+            let mut it = inner.into_inner();
+            let agg = aggregation(it.next().unwrap())?;
+            let value = primary(it.next().unwrap(), 1)?.0;
+            Stmt::Assign { target: map_lvalue(agg), op: None, value, span: sp }
+        }
         Rule::agg_assign => {
             let mut it = inner.into_inner();
             let agg = aggregation(it.next().unwrap())?;
@@ -556,6 +653,7 @@ fn lvalue_of(e: Expr, what: &str) -> Result<LValue, Diagnostic> {
             let (ExprKind::Ident(name) | ExprKind::ThreadLocal(name)) = base.kind else { unreachable!() };
             LValue::Element { name: named(name, &base.span), thread, keys, span: e.span }
         }
+        ExprKind::Agg(agg) if bpftrace() => map_lvalue(agg),
         ExprKind::Agg(_) => {
             return Err(Diagnostic::new(e.span, format!("cannot {what} an aggregation"))
                 .label("an aggregation")
@@ -567,6 +665,18 @@ fn lvalue_of(e: Expr, what: &str) -> Result<LValue, Diagnostic> {
                 .hint("assign to a variable (`x`, `self->x`, `this->x`), an associative array's element (`a[k]`, `self->a[k]`) or a struct variable's member (`r.m`)"))
         }
     })
+}
+
+/// A bpftrace map as what a value is stored into: `@m` a global variable, `@m[k]` an
+/// element of an associative array, both named with their `@` (`@` alone for the unnamed
+/// map), which no D variable can be.
+fn map_lvalue(agg: AggRef) -> LValue {
+    let name = Ident { name: format!("@{}", agg.name), span: agg.span.start..agg.span.start + 1 + agg.name.len() };
+    if agg.keys.is_empty() {
+        LValue::Global(name)
+    } else {
+        LValue::Element { name, thread: false, keys: agg.keys, span: agg.span }
+    }
 }
 
 fn aggregation(p: Pair<Rule>) -> Result<AggRef, Diagnostic> {
@@ -950,6 +1060,8 @@ fn primary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
             let (agg, h) = aggregation_at(p, level)?;
             return node(ExprKind::Agg(agg), sp, h + 1);
         }
+        // bpftrace's scratch variables are clause-locals, named with their `$`.
+        Rule::macro_var if bpftrace() && !dialect::is_d_macro(&p.as_str()[1..]) && p.as_str() != "$#" => ExprKind::ClauseLocal(p.as_str().to_string()),
         Rule::macro_var => ExprKind::Macro(p.as_str()[1..].to_string()),
         Rule::args_field => ExprKind::ArgsField(p.into_inner().next().unwrap().as_str().to_string()),
         Rule::thread_var => {

@@ -25,6 +25,8 @@ pub struct CompileOptions {
     /// Destructive actions are allowed (`-w`): without it (or the `destructive` option) the
     /// checker refuses `system()`, `raise()` and `stop()`.
     pub destructive: bool,
+    /// The language of the program (None: found from its syntax).
+    pub dialect: Option<crumbs_lang::dialect::Dialect>,
 }
 
 /// A checked program and its code, ready to load.
@@ -76,7 +78,7 @@ pub fn compile(text: &str, opts: &CompileOptions, kernel: &dyn Kernel) -> Result
     for &(_, v, opt) in options.iter().filter(|o| o.0 == "pcapsize") {
         pcapsize = Some(pcapsize_option(v).map_err(|(msg, hint)| CompileError::Message(format!("-x {opt}: {msg} ({hint})")))?);
     }
-    let check = CheckOptions { facts: Some(kernel.facts()), target: opts.target, args: opts.args.clone(), ids: crate::process::own_ids(), strsize: early.strsize, destructive: opts.destructive || early.destructive, jstackframes, pcapsize };
+    let check = CheckOptions { facts: Some(kernel.facts()), target: opts.target, args: opts.args.clone(), ids: crate::process::own_ids(), strsize: early.strsize, destructive: opts.destructive || early.destructive, jstackframes, pcapsize, dialect: opts.dialect };
     let mut program = crumbs_lang::compile(text, &check).map_err(CompileError::Source)?;
     for o in options {
         apply(&mut program.options, o)?;

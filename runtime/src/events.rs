@@ -28,6 +28,8 @@ pub struct Events<'p> {
     ended: HashMap<u64, u64>,
     /// Speculative records dropped because their speculation held `specsize` bytes.
     pub speculative_drops: u64,
+    /// bpftrace's maps of values.
+    pub values: crate::value_maps::ValueMaps,
 }
 
 /// A speculation's records, in order, and their bytes.
@@ -56,7 +58,7 @@ pub enum Event<'p> {
 impl<'p> Events<'p> {
     pub fn new(program: &'p Program, aggregations: Aggregations<'p>) -> Self {
         let layouts = program.records.iter().map(wire::layout).collect();
-        Events { program, aggregations, layouts, printed: vec![false; program.aggregations.len()], speculations: HashMap::new(), ended: Default::default(), speculative_drops: 0 }
+        Events { program, aggregations, layouts, printed: vec![false; program.aggregations.len()], speculations: HashMap::new(), ended: Default::default(), speculative_drops: 0, values: Default::default() }
     }
 
     /// The rows the end of tracing prints, by aggregation id: every aggregation's, except
@@ -107,7 +109,7 @@ impl<'p> Events<'p> {
         }
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
         let (rid, probe, cpu) = (u32_at(0) as usize, u32_at(4), u32_at(8));
-        let Events { program, aggregations, layouts, printed, speculations, ended, .. } = self;
+        let Events { program, aggregations, layouts, printed, speculations, ended, values: value_maps, .. } = self;
         let program: &'p Program = program;
         let (Some(rec), Some(layout)) = (program.records.get(rid), layouts.get(rid)) else { return Ok(None) };
         if bytes.len() < layout.size {
@@ -142,6 +144,8 @@ impl<'p> Events<'p> {
                     firing.outputs.push(Output::Freopen { pieces, values })
                 }
                 Item::Ftruncate => firing.outputs.push(Output::Ftruncate),
+                Item::Time(format) => firing.outputs.push(Output::Text(crate::output::local_time::now(format))),
+                Item::ClearArray(id) => value_maps.clear(program, *id)?,
                 Item::Pcap { size } => {
                     let int = |i: usize| match values.get(i) {
                         Some(Value::Int(v, _)) => *v,

@@ -18,4 +18,5 @@ pub mod stop;
 pub mod sys;
 pub mod table;
 pub mod ustacks;
+pub mod value_maps;
 pub mod verify;

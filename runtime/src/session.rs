@@ -12,6 +12,7 @@ use crate::sys;
 use aya::maps::{Map, MapData, RingBuf};
 use aya::programs::{ProgramError, RawTracePoint};
 use aya::{Ebpf, EbpfLoader};
+use crumbs_lang::dialect::Dialect;
 use crumbs_ebpf::abi::{agg_map_name, EVENTS_MAP, STACKS_MAP, USTACKS_MAP};
 use crumbs_ebpf::abi::drops::DROPS_MAP;
 use crumbs_ebpf::abi::Compiled;
@@ -50,6 +51,20 @@ impl From<io::Error> for RunError {
 
 fn permission(e: &dyn std::fmt::Display) -> RunError {
     RunError::Permission(format!("not permitted to load BPF programs ({e}): run as root (it needs CAP_BPF and CAP_PERFMON)"))
+}
+
+/// bpftrace's environment variable: set, the line is printed on standard error once every
+/// probe is attached.
+const NOTIFY_ATTACHED: &str = "__BPFTRACE_NOTIFY_PROBES_ATTACHED";
+
+/// The kernel maps holding bpftrace's maps of values (arrays and globals named `@...`).
+fn value_maps(ebpf: &Ebpf, program: &Program) -> crate::value_maps::ValueMaps {
+    let arrays = program.arrays.iter().enumerate().map(|(i, a)| if a.name.starts_with('@') { ebpf.map(&crumbs_ebpf::abi::array_map_name(i)).and_then(map_fd) } else { None }).collect();
+    let globals = match ebpf.map(".bss") {
+        Some(m @ Map::Array(d)) if program.globals.iter().any(|g| g.name.starts_with('@')) => map_fd(m).zip(d.info().ok().map(|i| i.value_size() as usize)),
+        _ => None,
+    };
+    crate::value_maps::ValueMaps::new(arrays, globals)
 }
 
 fn map_fd(m: &Map) -> Option<RawFd> {
@@ -328,6 +343,7 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
     let user = crate::ustacks::UserStacks::new(ebpf.map(USTACKS_MAP).and_then(map_fd), program.options.ustackframes, exited.clone());
     let stacks = crate::stacks::Stacks::new(ebpf.map(STACKS_MAP).and_then(map_fd)).with_default_frames(program.options.stackframes).with_user(user);
     let mut events = Events::new(program, Aggregations::new(program, agg_fds, stacks));
+    events.values = value_maps(&ebpf, program);
 
     let asked = match &opts.stop {
         // SAFETY: the descriptor is owned by the AsyncFd.
@@ -345,9 +361,14 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
     };
     // SAFETY: the ring buffer's fd stays open while the AsyncFd owns it.
     let mut ring = unsafe { AsyncFd::register(ring) }.map_err(|e| RunError::Other(format!("cannot poll the event buffer: {e}")))?;
-    run_once(&mut ebpf, compiled, AttachPoint::Begin)?;
-    let (begun, begin_exit) = take_begin(ring.get_mut(), &mut events)?;
-    let mut stop = begin_exit.map(Stopped::Exit);
+    // DTrace runs BEGIN before it attaches the other probes, bpftrace after.
+    let begin_first = program.dialect != Dialect::Bpftrace;
+    let (mut begun, mut stop) = (Vec::new(), None);
+    if begin_first {
+        run_once(&mut ebpf, compiled, AttachPoint::Begin)?;
+        let (b, begin_exit) = take_begin(ring.get_mut(), &mut events)?;
+        (begun, stop) = (b, begin_exit.map(Stopped::Exit));
+    }
 
     let mut links = Vec::new();
     if stop.is_none() {
@@ -360,6 +381,15 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
         if let Some(line) = tally.outcome()? {
             sink.notice(&line)?;
         }
+    }
+    if !begin_first {
+        // Test harnesses wait for this line before they start the workload.
+        if std::env::var_os(NOTIFY_ATTACHED).is_some() {
+            eprintln!("{NOTIFY_ATTACHED}");
+        }
+        run_once(&mut ebpf, compiled, AttachPoint::Begin)?;
+        let (b, begin_exit) = take_begin(ring.get_mut(), &mut events)?;
+        (begun, stop) = (b, begin_exit.map(Stopped::Exit));
     }
     // What BEGIN printed, once every probe is attached (a system() command's work traced).
     deliver(begun, sink)?;
@@ -439,6 +469,9 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
     let end_exit = drain(ring.get_mut(), &mut events, sink)?;
     let mut drops = dropped(&ebpf);
     drops.speculative = events.speculative_drops;
+    if program.dialect == Dialect::Bpftrace {
+        sink.value_maps(events.values.read(program, &events.aggregations.decoder())?)?;
+    }
     sink.finish(&events.rows_at_exit()?, &drops)?;
     Ok(match (stop, end_exit) {
         (_, Some(s)) => s,

@@ -123,6 +123,17 @@ impl Checker<'_> {
         if f.hook == FnHook::Printa {
             return self.printa(name, args, span, body, items);
         }
+        if f.hook == FnHook::Delete {
+            return self.delete(args, span, body);
+        }
+        if f.hook == FnHook::Clear && args.len() == 1 && self.clear_map(&args[0], span, body, items)? {
+            return Ok(());
+        }
+        if f.hook == FnHook::Exit && args.is_empty() && self.bpftrace() {
+            items.push(Item::Exit);
+            body.push(Stmt::Emit { item: items.len() - 1, args: vec![Expr::Int(0)] });
+            return Ok(());
+        }
         if f.hook == FnHook::Trunc && args.len() == 2 {
             let keep = const_int(&args[1]).ok_or_else(|| {
                 Diagnostic::new(args[1].span.clone(), "trunc() needs a constant count")
@@ -209,6 +220,17 @@ impl Checker<'_> {
             FnHook::Trunc => (Item::Trunc { agg: self.whole_aggregation(name, &args[0])?, keep: None }, vec![]),
             FnHook::Tracemem => self.tracemem(args)?,
             FnHook::Ftruncate => (Item::Ftruncate, vec![]),
+            FnHook::Time => {
+                if let Some(extra) = args.get(1) {
+                    return Err(Diagnostic::new(extra.span.clone(), "time() takes at most one argument").label("one too many").hint("usage: time([format])"));
+                }
+                let format = match args.first() {
+                    Some(ast::Expr { kind: ExprKind::Str(s), .. }) => s.value.clone(),
+                    Some(a) => return Err(Diagnostic::new(a.span.clone(), "time() takes a format string").label("not a string literal").hint("write time(\"%H:%M:%S\\n\"): strftime(3)'s conversions")),
+                    None => "%H:%M:%S\n".to_string(),
+                };
+                (Item::Time(format), vec![])
+            }
             FnHook::Pcap => self.pcap(args, span)?,
             _ => unreachable!("action hook"),
         };

@@ -424,6 +424,46 @@ impl Checker<'_> {
         }
     }
 
+    /// bpftrace's `str(p[, n])`: a string as itself; a user pointer's string as copyinstr()
+    /// reads it, a kernel pointer's or array's as stringof(); an integer's from the kernel if
+    /// it is a kernel address (the upper half of the 64-bit space, where x86-64 and arm64
+    /// keep the kernel), else from the process, as bpftrace's probe_read_str() does; `n`
+    /// (a constant) bytes at most, its NUL included.
+    pub(super) fn any_str(&mut self, args: &[ast::Expr]) -> Result<Expr, Diagnostic> {
+        let size = match args.get(1) {
+            None => self.strsize,
+            Some(n) => match super::const_int(n) {
+                Some(n) if n >= 1 => (n as u64).min(self.strsize as u64) as u32,
+                _ => return Err(Diagnostic::new(n.span.clone(), "str()'s length must be a positive constant").label("not a positive constant").hint("write the most bytes to read, its NUL included: str(p, 64)")),
+            },
+        };
+        let e = &args[0];
+        let t = self.typed(e)?;
+        let cut = |s: StrExpr| if size == self.strsize { Expr::Str(s) } else { Expr::Str(StrExpr::Call { f: crate::ir::StrFn::Substr, args: vec![crate::ir::StrArg::Str(s), crate::ir::StrArg::Int(Expr::Int(0)), crate::ir::StrArg::Int(Expr::Int(size as i64 - 1))], size }) };
+        if let Val::Value(Expr::Str(s)) = t.val {
+            return Ok(cut(s));
+        }
+        let span = &e.span;
+        let space = match self.types.real(t.ty).map_err(|x| no_types(span, x))? {
+            Type::Ptr { space, .. } => Some(space),
+            Type::Array { .. } => Some(AddrSpace::Kernel),
+            Type::Int(_) | Type::Enum { .. } => None,
+            _ => {
+                let name = self.types.name(t.ty);
+                return Err(Diagnostic::new(span.clone(), format!("str() of a `{name}`")).label("not a pointer, an address or a string").hint("str() reads the string at an address: str(args->filename), str(arg0)"));
+            }
+        };
+        let addr = self.value_of(t, span)?;
+        Ok(match space {
+            Some(AddrSpace::User) => Expr::Str(StrExpr::UserStr(Box::new(addr), size)),
+            Some(_) => Expr::Str(StrExpr::KernelStr(Box::new(addr), size)),
+            None => {
+                let kernel = Expr::Unsigned(crate::ast::BinOp::Ge, Box::new(addr.clone()), Box::new(Expr::Int(KERNEL_HALF as i64)));
+                Expr::Str(StrExpr::Ternary(Box::new(kernel), Box::new(StrExpr::KernelStr(Box::new(addr.clone()), size)), Box::new(StrExpr::UserStr(Box::new(addr), size))))
+            }
+        })
+    }
+
     /// A C-typed expression as the rest of the checker sees it: a kernel `char [N]` or
     /// `char *` is a string, anything else scalar is an integer.
     pub(super) fn lower_typed(&mut self, e: &ast::Expr) -> Result<TExpr, Diagnostic> {
@@ -449,3 +489,7 @@ impl Checker<'_> {
         }
     }
 }
+
+/// Where the kernel's half of a 64-bit address space starts (x86-64 with 4-level pages and
+/// more: every kernel address is at or above it, every user address below).
+const KERNEL_HALF: u64 = 0xffff_8000_0000_0000;

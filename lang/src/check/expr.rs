@@ -87,6 +87,7 @@ impl Checker<'_> {
                     return Err(d);
                 }
             }
+            ExprKind::Macro(m) if self.bpftrace() && self.positional(m).is_some() => self.positional(m).expect("checked"),
             ExprKind::Macro(m) => match (m.as_str(), self.opts.target) {
                 ("target", Some(pid)) => TExpr::new(Expr::Int(pid), self.c_int("pid_t")),
                 // As D's lexer reads them: integer constants, typed as C types a literal.
@@ -133,6 +134,7 @@ impl Checker<'_> {
                 Some(l) => self.var_expr(VarRef::Clause(l), Vec::new()),
                 None => return Err(unassigned_local(n, &e.span)),
             },
+            ExprKind::Agg(a) if self.bpftrace() => return self.map_value(a),
             ExprKind::Agg(a) => {
                 return Err(Diagnostic::new(a.span.clone(), "an aggregation cannot be read in an expression")
                     .label("aggregations are write-only in D")
@@ -357,6 +359,10 @@ impl Checker<'_> {
                 self.string_call(f, args)?
             }
             FnHook::Kernel(k) => self.kernel_call(f, k, args, span)?,
+            FnHook::AnyStr => {
+                check_arity(f, args, span)?;
+                TExpr::new(self.any_str(args)?, string)
+            }
             FnHook::CopyInStr => {
                 check_arity(f, args, span)?;
                 let addr = self.int_expr(&args[0], &format!("the address given to {}()", f.name))?;

@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 mod actions;
 mod args;
+mod bpftrace;
 mod ctypes;
 mod decls;
 mod expr;
@@ -63,6 +64,9 @@ pub struct CheckOptions {
     /// `-x pcapsize=N` from the command line: the bytes `pcap()` records are part of the
     /// record's layout.
     pub pcapsize: Option<u32>,
+    /// The language the program is written in (None: found from its syntax, see
+    /// [`crate::parse::detect_dialect`]).
+    pub dialect: Option<crate::dialect::Dialect>,
 }
 
 /// The ids of the process compiling the program, D's macro variables `$pid`, `$ppid`,
@@ -309,6 +313,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         functions: cx.functions,
         user_probes: cx.user_probes,
         raw_tracepoints: cx.raw_tracepoints,
+        dialect: opts.dialect.unwrap_or_default(),
     };
     if again {
         let vars = cx.var_types.into_iter().filter(|(v, _)| !matches!(v, VarRef::Clause(_))).collect();

@@ -122,7 +122,7 @@ impl Checker<'_> {
     }
 
     /// Whether variable `v` is already known to hold strings.
-    fn holds_strings(&mut self, v: VarRef) -> bool {
+    pub(super) fn holds_strings(&mut self, v: VarRef) -> bool {
         matches!(self.buffer_var(v), Some(Buffer::Str(_)))
     }
 

@@ -696,6 +696,11 @@ pub enum Item {
     Commit,
     /// `discard(id)`: drop what it holds.
     Discard,
+    /// bpftrace's `clear(@m)` of a map of values: every element of associative array `.0`
+    /// deleted.
+    ClearArray(usize),
+    /// bpftrace's `time(format)`: the local time when the record is read, by strftime(3).
+    Time(String),
 }
 
 impl Item {
@@ -707,7 +712,7 @@ impl Item {
             Item::Normalize { by_arg: true, .. } => vec![Repr::Int(IntRepr::I64)],
             Item::Tracemem { size, dynamic } => [Repr::Object(*size)].into_iter().chain(dynamic.then_some(Repr::Int(IntRepr::I64))).collect(),
             Item::Pcap { size } => vec![Repr::Int(IntRepr::U64), Repr::Int(IntRepr::U64), Repr::Int(IntRepr::I64), Repr::Object(*size)],
-            Item::Printa { .. } | Item::SetOpt { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } | Item::Ftruncate => vec![],
+            Item::Printa { .. } | Item::SetOpt { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } | Item::Ftruncate | Item::ClearArray(_) | Item::Time(_) => vec![],
         }
     }
 }
@@ -923,6 +928,8 @@ pub struct Program {
     /// The raw tracepoints this program attaches to; `AttachPoint::RawTracepoint(i)` is the
     /// i-th.
     pub raw_tracepoints: Vec<RawTracepoint>,
+    /// The language the program was written in: how its output looks.
+    pub dialect: crate::dialect::Dialect,
 }
 
 /// A place in a user-space ELF file a probe is on (pid, uprobe): its DTrace name, and where

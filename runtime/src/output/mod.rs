@@ -13,6 +13,7 @@ pub mod aggregation;
 pub mod destination;
 pub mod flow;
 pub mod joined;
+pub mod local_time;
 pub mod packed;
 pub mod pcap;
 pub mod print;
@@ -76,6 +77,8 @@ pub enum Output<'p> {
     Printa { aggs: &'p [usize], rows: Vec<Vec<AggRow>>, format: Option<&'p [Piece]> },
     /// tracemem(): the bytes to show.
     Tracemem(Vec<u8>),
+    /// Text printed as it is: bpftrace's time(), formatted when the record was read.
+    Text(String),
 }
 
 /// Why a session stopped tracing.
@@ -120,6 +123,11 @@ pub trait Sink {
     /// Tracing has ended: every aggregation's rows (normalize() applied), by id, and what
     /// the kernel could not keep.
     fn finish(&mut self, aggregations: &[Vec<AggRow>], drops: &Drops) -> io::Result<()>;
+    /// Tracing has ended: bpftrace's maps of values and what they hold (before
+    /// [`Sink::finish`], which prints them with the aggregations in bpftrace's order).
+    fn value_maps(&mut self, _maps: Vec<crate::value_maps::ValueMap>) -> io::Result<()> {
+        Ok(())
+    }
     /// Something the user should know that is not trace output (probes skipped), for
     /// standard error.
     fn notice(&mut self, line: &str) -> io::Result<()> {

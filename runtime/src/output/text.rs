@@ -148,6 +148,7 @@ impl Sink for DtraceText<'_> {
                     self.out.truncate()?;
                 }
                 Output::Trace(v) => text.push_str(&record::trace(v, quiet)),
+                Output::Text(t) => text.push_str(t),
                 Output::Print { layout, value } => text.push_str(&super::print::print(layout, value)),
                 Output::Printa { aggs, rows, format } => self.printa(&mut text, f.program, aggs, rows, *format),
                 Output::Tracemem(bytes) => text.push_str(&record::raw_bytes(bytes)),

@@ -13,6 +13,7 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 
 pub mod avg;
+pub mod bpftrace;
 pub mod count;
 pub mod extreme;
 pub mod llquantize;
