@@ -1,5 +1,6 @@
 //! Where decoded events go: the [`Sink`] trait, and DTrace's text output ([`text`]) built
-//! from its layouts ([`aggregation`], [`printf`], [`record`]: pure, values in, text out).
+//! from its layouts ([`aggregation`], [`printf`], [`record`]: pure, values in, text out), and
+//! bpftrace's ([`bpftrace`]).
 //! A sink sees decoded values only, never the kernel.
 
 use crumbs_lang::ir::IntRepr;
@@ -10,6 +11,7 @@ use crumbs_lang::printf::Piece;
 use std::io;
 
 pub mod aggregation;
+pub mod bpftrace;
 pub mod destination;
 pub mod flow;
 pub mod joined;

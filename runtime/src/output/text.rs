@@ -213,7 +213,7 @@ impl Sink for DtraceText<'_> {
 
 /// system(): runs `command` with /bin/sh, its output on crumbs' own standard output and
 /// error, and waits for it; a command that cannot start is reported on standard error.
-fn run_command(command: &str, voice: &str) {
+pub(super) fn run_command(command: &str, voice: &str) {
     if let Err(e) = std::process::Command::new("/bin/sh").arg("-c").arg(command).status() {
         eprintln!("{voice}: system(\"{command}\") failed: {e}");
     }

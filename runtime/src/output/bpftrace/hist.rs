@@ -1,0 +1,204 @@
+//! bpftrace 0.17's `hist()` and `lhist()` tables.
+//!
+//! One line per bucket, from the first bucket with a count to the last (none at all when
+//! every count is 0): the bucket's label left-aligned in 16 columns, the count
+//! right-aligned in 8, `" |"`, the bar of `@` left-aligned in 52 columns, `"|"`, newline.
+//! The bar is `count / max * 52` in single-precision floating point, truncated, where
+//! `max` is the largest count of the distribution.
+//!
+//! hist's buckets are `(..., 0)` (every negative value), `[0]`, `[1]`, then `[2^k,
+//! 2^(k+1))` with the bounds written as `1`, `2`, ... `512`, then `1K` ... `512K`, `1M`,
+//! `1G`, `1T` (a bound of 2^p with p >= 40 is `2^(p-40)` followed by `T`). DTrace's
+//! quantize buckets (`crumbs_lang::ir::agg::quantize`) hold the same counts: its negative
+//! buckets summed are bpftrace's first.
+//!
+//! lhist(v, min, max, step)'s buckets are `(..., min)`, `[min, min+step)`, ...,
+//! `[max, ...)`; a bound divisible by 2^20 is written `nM`, by 2^10 `nK`, 0 as `0`.
+
+use crumbs_lang::ir::agg::quantize::{count_at, BUCKETS, ZERO_BUCKET};
+
+const BAR: usize = 52;
+
+/// bpftrace's 65 hist buckets from DTrace's 127 quantize buckets: negatives, zero, then
+/// `[2^k, 2^(k+1))` for k = 0..=62.
+pub fn hist_buckets(quantize: &[u64]) -> Vec<u64> {
+    let negative = (0..ZERO_BUCKET).map(|i| count_at(quantize, i)).fold(0u64, u64::wrapping_add);
+    let mut out = vec![negative];
+    out.extend((ZERO_BUCKET..BUCKETS).map(|i| count_at(quantize, i)));
+    out
+}
+
+/// The hist table of DTrace quantize buckets, each count divided by `div` (print()'s
+/// third argument; the bars are drawn from the undivided counts, as bpftrace does).
+pub fn hist_table(quantize: &[u64], div: u64) -> String {
+    let b = hist_buckets(quantize);
+    table(&b, div.max(1), |i| match i {
+        0 => "(..., 0)".to_string(),
+        1 => "[0]".to_string(),
+        2 => "[1]".to_string(),
+        _ => format!("[{}, {})", power_label(i as u32 - 2), power_label(i as u32 - 1)),
+    })
+}
+
+/// The lhist table of lquantize buckets: below `base`, one per `step`, at or above
+/// `limit` (`buckets.len() - 2` linear buckets). print()'s divisor does not apply to lhist.
+pub fn lhist_table(base: i64, limit: i64, step: i64, buckets: &[u64]) -> String {
+    let levels = buckets.len().saturating_sub(2);
+    table(buckets, 1, |i| {
+        if i == 0 {
+            format!("(..., {})", linear_label(base))
+        } else if i == levels + 1 {
+            format!("[{}, ...)", linear_label(limit))
+        } else {
+            let low = base.saturating_add((i as i64 - 1).saturating_mul(step));
+            format!("[{}, {})", linear_label(low), linear_label(low.saturating_add(step)))
+        }
+    })
+}
+
+/// The lines of buckets `counts` from the first non-zero one to the last.
+fn table(counts: &[u64], div: u64, label: impl Fn(usize) -> String) -> String {
+    let mut out = String::new();
+    let (Some(first), Some(last)) = (counts.iter().position(|c| *c != 0), counts.iter().rposition(|c| *c != 0)) else {
+        return out;
+    };
+    let max = counts.iter().copied().max().unwrap_or(0);
+    for (i, count) in counts.iter().enumerate().take(last + 1).skip(first) {
+        // As bpftrace computes it: count / (float)max * 52, truncated.
+        let bar = ((*count as f32 / max as f32) * BAR as f32) as usize;
+        out.push_str(&format!("{:<16}{:>8} |{:<BAR$}|\n", label(i), count / div, "@".repeat(bar.min(BAR))));
+    }
+    out
+}
+
+/// 2^p with bpftrace's suffixes: K, M, G for p >= 10, 20, 30; T for p >= 40.
+fn power_label(p: u32) -> String {
+    let (p, suffix) = match p {
+        40.. => (p - 40, "T"),
+        30.. => (p - 30, "G"),
+        20.. => (p - 20, "M"),
+        10.. => (p - 10, "K"),
+        _ => (p, ""),
+    };
+    format!("{}{suffix}", 1u64 << p)
+}
+
+/// An lhist bound: `nM` when divisible by 2^20, `nK` by 2^10, else the number.
+fn linear_label(n: i64) -> String {
+    const KILO: i64 = 1 << 10;
+    const MEGA: i64 = 1 << 20;
+    if n != 0 && n % MEGA == 0 {
+        format!("{}M", n / MEGA)
+    } else if n != 0 && n % KILO == 0 {
+        format!("{}K", n / KILO)
+    } else {
+        n.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crumbs_lang::ir::agg::quantize::BUCKETS;
+
+    /// DTrace quantize buckets holding `values`.
+    fn quantize(values: &[i64]) -> Vec<u64> {
+        let mut b = vec![0u64; BUCKETS];
+        for v in values {
+            let i = match *v {
+                0 => ZERO_BUCKET,
+                v if v > 0 => ZERO_BUCKET + 1 + (63 - v.leading_zeros()) as usize,
+                v => ZERO_BUCKET - 1 - (63 - v.unsigned_abs().leading_zeros()) as usize,
+            };
+            b[i] += 1;
+        }
+        b
+    }
+
+    #[test]
+    fn hist_labels_counts_and_bars() {
+        // bpftrace 0.17: BEGIN { @h = hist(-3); @h=hist(0); @h=hist(1); @h=hist(1);
+        //   @h=hist(1); @h=hist(2); @h=hist(5); @h=hist(1000); @h=hist(1024);
+        //   @h = hist(3000000); exit(); } (its table, cut after [2M, 4M)).
+        let t = hist_table(&quantize(&[-3, 0, 1, 1, 1, 2, 5, 1000, 1024, 3000000]), 1);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines[0], "(..., 0)               1 |@@@@@@@@@@@@@@@@@                                   |");
+        assert_eq!(lines[1], "[0]                    1 |@@@@@@@@@@@@@@@@@                                   |");
+        assert_eq!(lines[2], "[1]                    3 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|");
+        assert_eq!(lines[3], "[2, 4)                 1 |@@@@@@@@@@@@@@@@@                                   |");
+        assert_eq!(lines[4], "[4, 8)                 1 |@@@@@@@@@@@@@@@@@                                   |");
+        assert_eq!(lines[5], "[8, 16)                0 |                                                    |");
+        assert_eq!(lines[11], "[512, 1K)              1 |@@@@@@@@@@@@@@@@@                                   |");
+        assert_eq!(lines[12], "[1K, 2K)               1 |@@@@@@@@@@@@@@@@@                                   |");
+        assert_eq!(lines[21], "[512K, 1M)             0 |                                                    |");
+        assert_eq!(lines[23], "[2M, 4M)               1 |@@@@@@@@@@@@@@@@@                                   |");
+        assert_eq!(lines.len(), 24);
+        assert!(t.ends_with("|\n"));
+    }
+
+    #[test]
+    fn hist_from_the_first_to_the_last_non_empty_bucket() {
+        // BEGIN { @h = hist(1<<31); exit(); } prints only
+        // "[2G, 4G)               1 |@@@...@|" (bpftrace 0.17 puts larger values there too,
+        // a bug of its log2 that crumbs' buckets do not have).
+        assert_eq!(hist_table(&quantize(&[1 << 31]), 1), format!("[2G, 4G)               1 |{}|\n", "@".repeat(52)));
+        // Above 2^40 the labels go on in T (as bpftrace's label function writes them).
+        assert!(hist_table(&quantize(&[1 << 41]), 1).starts_with("[2T, 4T)  "));
+        assert!(hist_table(&quantize(&[i64::MAX]), 1).starts_with("[4194304T, 8388608T)       1 |"));
+        assert_eq!(hist_table(&quantize(&[]), 1), "");
+        // BEGIN { @j = hist(-1); @j = hist(-(1<<40)); exit(); }: one negative bucket.
+        assert_eq!(hist_table(&quantize(&[-1, -(1 << 40)]), 1), format!("(..., 0)               2 |{}|\n", "@".repeat(52)));
+    }
+
+    #[test]
+    fn hist_divided_counts_keep_their_bars() {
+        // BEGIN { @h[1]=hist(1); print(@h, 0, 2); } printed "[1]   0 |@@@...@|".
+        assert_eq!(hist_table(&quantize(&[1]), 2), format!("[1]                    0 |{}|\n", "@".repeat(52)));
+    }
+
+    #[test]
+    fn lhist_labels_and_trimming() {
+        // bpftrace 0.17: BEGIN { @l = lhist(-5, 0, 100, 10); @l = lhist(0, 0, 100, 10);
+        //   @l = lhist(5, 0, 100, 10); @l = lhist(35, 0, 100, 10) twice;
+        //   @l = lhist(100, 0, 100, 10); @l = lhist(1000, 0, 100, 10); exit(); }
+        let mut b = vec![0u64; 12];
+        b[0] = 1;
+        b[1] = 2;
+        b[4] = 2;
+        b[11] = 2;
+        let expected = "\
+(..., 0)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@                          |
+[0, 10)                2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+[10, 20)               0 |                                                    |
+[20, 30)               0 |                                                    |
+[30, 40)               2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+[40, 50)               0 |                                                    |
+[50, 60)               0 |                                                    |
+[60, 70)               0 |                                                    |
+[70, 80)               0 |                                                    |
+[80, 90)               0 |                                                    |
+[90, 100)              0 |                                                    |
+[100, ...)             2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+";
+        assert_eq!(lhist_table(0, 100, 10, &b), expected);
+        // @m = lhist(55, 0, 100, 10): one line.
+        let mut b = vec![0u64; 12];
+        b[6] = 1;
+        assert_eq!(lhist_table(0, 100, 10, &b), format!("[50, 60)               1 |{}|\n", "@".repeat(52)));
+    }
+
+    #[test]
+    fn lhist_bounds_in_k_and_m() {
+        // @k = lhist(2048, 0, 4096, 1024) printed "[2K, 3K)   1 |...|".
+        let mut b = vec![0u64; 6];
+        b[3] = 1;
+        assert_eq!(lhist_table(0, 4096, 1024, &b), format!("[2K, 3K)               1 |{}|\n", "@".repeat(52)));
+        // @n = lhist(-3000, 1024, 3145728, 1048576); @n = lhist(1048577, ...) printed
+        // "(..., 1K)" and "[1K, 1025K)".
+        let mut b = vec![0u64; 5];
+        b[0] = 1;
+        b[1] = 1;
+        let t = lhist_table(1024, 3145728, 1048576, &b);
+        assert_eq!(t, format!("(..., 1K)              1 |{0}|\n[1K, 1025K)            1 |{0}|\n", "@".repeat(52)));
+    }
+}

@@ -1,0 +1,21 @@
+//! bpftrace 0.17's text output, byte for byte: maps and aggregations as it prints them at
+//! exit and for `print(@m)` ([`maps`], with its [`hist`] tables and [`keys`]), and the
+//! sink of the bpftrace dialect ([`text`]). Pure functions, values in, text out; every
+//! expected string in the tests was checked against the real bpftrace 0.17.
+//!
+//! Names are given without the `@` (as `crumbs_lang::ir::Aggregation::name` has them,
+//! `""` for the map `@`) and printed with it.
+//!
+//! At exit bpftrace prints two newlines (always, even with `-q` and with no maps:
+//! [`AT_EXIT`]), then every map, sorted by name, each as [`maps`] says.
+
+pub mod hist;
+pub mod keys;
+pub mod maps;
+pub mod text;
+
+pub use maps::{print_aggregation, print_stats, print_value_map, AggMap, Limits};
+pub use text::{BpftraceText, ValueMap};
+
+/// What bpftrace prints when tracing ends, before the maps.
+pub const AT_EXIT: &str = "\n\n";
