@@ -181,7 +181,9 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool,
     if program.options.destructive && !quiet {
         eprintln!("crumbs: allowing destructive actions");
     }
-    if !quiet {
+    if !quiet && program.dialect == Dialect::Bpftrace {
+        run::CRUMBS.attaching(program.matched_probes);
+    } else if !quiet {
         let (what, shown) = if inline { ("description", text.trim()) } else { ("script", name) };
         run::CRUMBS.matched(what, shown, program.matched_probes);
     }

@@ -5,7 +5,10 @@
 use crumbs_lang::diag::Diagnostic;
 use crumbs_runtime::driver::{self, Compiled};
 use crumbs_runtime::output::destination::Destination;
+use crumbs_lang::dialect::Dialect;
+use crumbs_runtime::output::bpftrace::text::BpftraceText;
 use crumbs_runtime::output::text::DtraceText;
+use crumbs_runtime::output::Sink;
 use crumbs_runtime::process::Child;
 use crumbs_runtime::session::{RunError, RunOptions};
 use crumbs_runtime::stop::StopHandle;
@@ -26,6 +29,11 @@ impl Voice {
     pub fn fail(&self, msg: impl std::fmt::Display) -> ExitCode {
         eprintln!("{}: {msg}", self.name);
         ExitCode::from(self.error_status)
+    }
+
+    /// bpftrace's line before it attaches, on standard output.
+    pub fn attaching(&self, n: usize) {
+        println!("Attaching {n} probe{}...", if n == 1 { "" } else { "s" });
     }
 
     /// Says how many probes a program matched (`what`: `script` or `description`).
@@ -64,16 +72,17 @@ pub(crate) struct Session<'a> {
 /// Traces with `compiled` until it ends; returns the status to exit with.
 pub(crate) fn trace(compiled: &Compiled, s: Session) -> ExitCode {
     let voice = s.voice;
-    let mut sink = DtraceText::new(s.out, s.quiet, &compiled.program.options).voice(voice.name);
-    if s.flowindent {
-        sink = sink.flowindent();
-    }
+    let mut sink: Box<dyn Sink> = match compiled.program.dialect {
+        Dialect::Bpftrace => Box::new(BpftraceText::new(s.out, &compiled.program).voice(voice.name)),
+        Dialect::D if s.flowindent => Box::new(DtraceText::new(s.out, s.quiet, &compiled.program.options).voice(voice.name).flowindent()),
+        Dialect::D => Box::new(DtraceText::new(s.out, s.quiet, &compiled.program.options).voice(voice.name)),
+    };
     let stop = match StopHandle::new() {
         Ok(h) => h,
         Err(e) => return voice.fail(format!("cannot set up stopping on Ctrl-C: {e}")),
     };
     let _signals = crate::signals::StopOnSignals::install(&stop, !s.in_repl);
-    match driver::run(compiled, RunOptions { quiet: s.quiet || !s.progress, child: s.child, pid: s.pid, stop: Some(stop) }, &mut sink) {
+    match driver::run(compiled, RunOptions { quiet: s.quiet || !s.progress, child: s.child, pid: s.pid, stop: Some(stop) }, &mut *sink) {
         Ok(status) => ExitCode::from(status as u8),
         Err(RunError::Permission(msg)) => voice.fail(msg),
         Err(RunError::Verifier { attach, clauses, message, log_tail }) => {

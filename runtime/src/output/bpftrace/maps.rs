@@ -63,15 +63,15 @@ pub struct AggMap<'a> {
 impl<'a> AggMap<'a> {
     /// The map of an aggregation of a program.
     pub fn of(agg: &'a crumbs_lang::ir::Aggregation, stats: bool) -> AggMap<'a> {
-        AggMap { name: &agg.name, kind: &agg.kind, keyless: agg.keys.is_empty(), stats }
+        AggMap { name: &agg.name, kind: &agg.kind, keyless: agg.keys.is_empty(), stats: stats || agg.kind.name() == "stats" }
     }
 }
 
 /// One aggregation map with its rows (in any order), as bpftrace prints it.
 pub fn print_aggregation(out: &mut String, map: &AggMap, rows: &[AggRow], limits: Limits) {
     match map.kind.name() {
-        "avg" if map.stats => print_stats(out, map.name, rows),
-        "avg" => print_avg(out, map.name, rows, limits),
+        "avg" | "stats" if map.stats => print_stats(out, map.name, rows),
+        "avg" | "stats" => print_avg(out, map.name, rows, limits),
         "count" if map.keyless && rows.is_empty() => out.push_str(&format!("{}: 0\n", map_key(map.name, &[]))),
         _ => match map.kind.summary(&vec![0; map.kind.words()]) {
             Summary::Log2(_) | Summary::Linear { .. } => print_distributions(out, map.name, rows, limits),

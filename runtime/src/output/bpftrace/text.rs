@@ -9,19 +9,14 @@
 //! ([`BpftraceText::print_aggregation`], [`BpftraceText::print_value_map`]).
 
 use super::super::destination::Destination;
-use super::super::{printf, record, AggRow, FaultReport, Firing, Output, Sink, Stopped, Value};
+use super::super::{printf, record, AggRow, FaultReport, Firing, Output, Sink, Stopped};
 use super::maps::{self, AggMap, Limits};
 use super::AT_EXIT;
 use crate::drops::Drops;
 use crumbs_lang::ir::{Aggregation, Options, Program};
 use std::io::{self, Write};
 
-/// A plain value map (`@m[k] = v`) and its rows, in any order. `name` is without the `@`.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ValueMap {
-    pub name: String,
-    pub rows: Vec<(Vec<Value>, Value)>,
-}
+pub use crate::value_maps::ValueMap;
 
 pub struct BpftraceText<'w> {
     out: Destination<'w>,
@@ -81,7 +76,7 @@ impl<'w> BpftraceText<'w> {
     /// `print(@m, top, div)` of a plain value map with its rows now.
     pub fn print_value_map(&mut self, map: &ValueMap, limits: Limits) -> io::Result<()> {
         let mut text = String::new();
-        maps::print_value_map(&mut text, &map.name, &map.rows, limits);
+        maps::print_value_map(&mut text, map.name.trim_start_matches('@'), &map.rows, limits);
         self.out.write_all(text.as_bytes())
     }
 
@@ -97,14 +92,14 @@ impl<'w> BpftraceText<'w> {
             all.push((&agg.name, Map::Agg(AggMap::of(agg, self.stats[id]), r)));
         }
         for m in &self.value_maps {
-            all.push((&m.name, Map::Values(m)));
+            all.push((m.name.trim_start_matches('@'), Map::Values(m)));
         }
         all.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         let mut text = String::new();
         for (_, m) in all {
             match m {
                 Map::Agg(map, rows) => maps::print_aggregation(&mut text, &map, rows, Limits::default()),
-                Map::Values(v) => maps::print_value_map(&mut text, &v.name, &v.rows, Limits::default()),
+                Map::Values(v) => maps::print_value_map(&mut text, v.name.trim_start_matches('@'), &v.rows, Limits::default()),
             }
         }
         text
@@ -153,6 +148,7 @@ impl Sink for BpftraceText<'_> {
                 }
                 Output::Pcap { bytes, .. } | Output::Tracemem(bytes) => text.push_str(&record::raw_bytes(bytes)),
                 Output::SetOpt { .. } => {}
+                Output::Text(t) => text.push_str(t),
             }
         }
         self.out.write_all(text.as_bytes())
@@ -182,6 +178,11 @@ impl Sink for BpftraceText<'_> {
         for line in drops.messages(&self.options) {
             eprintln!("{}: {line}", self.voice);
         }
+        Ok(())
+    }
+
+    fn value_maps(&mut self, maps: Vec<ValueMap>) -> io::Result<()> {
+        self.set_value_maps(maps);
         Ok(())
     }
 
