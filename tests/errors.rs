@@ -215,8 +215,8 @@ fn wrong_argument_count() {
     assert_diag(&run_e(p), CMDLINE, 1, 9, p, "sum(x)");
     let p = "BEGIN { @ = lquantize(1, 1); }";
     assert_diag(&run_e(p), CMDLINE, 1, 9, p, "lquantize(x, low, high, step)");
-    let p = "BEGIN { exit(); }";
-    assert_diag(&run_e(p), CMDLINE, 1, 9, p, "exit(status)");
+    let p = "BEGIN { commit(); }";
+    assert_diag(&run_e(p), CMDLINE, 1, 9, p, "commit(id)");
 }
 
 #[test]

@@ -128,7 +128,7 @@ impl LValue {
         match self {
             LValue::Global(i) => i.name.clone(),
             LValue::ThreadLocal(i, _) => format!("self->{}", i.name),
-            LValue::ClauseLocal(i, _) => format!("this->{}", i.name),
+            LValue::ClauseLocal(i, _) => clause_local_text(&i.name),
             LValue::Element { name, thread: true, .. } => format!("self->{}[...]", name.name),
             LValue::Element { name, .. } => format!("{}[...]", name.name),
             LValue::Member(e) => member_text(e),
@@ -328,12 +328,22 @@ impl Expr {
     }
 }
 
+/// A clause-local variable as written: `this->x` in D, `$x` (bpftrace's scratch variable,
+/// named with its `$`).
+pub fn clause_local_text(name: &str) -> String {
+    if name.starts_with('$') {
+        name.to_string()
+    } else {
+        format!("this->{name}")
+    }
+}
+
 /// A member expression as D writes it, for messages (keys and indexes elided).
 fn member_text(e: &Expr) -> String {
     match &e.kind {
         ExprKind::Ident(n) => n.clone(),
         ExprKind::ThreadLocal(n) => format!("self->{n}"),
-        ExprKind::ClauseLocal(n) => format!("this->{n}"),
+        ExprKind::ClauseLocal(n) => clause_local_text(n),
         ExprKind::Member { base, member, arrow } => format!("{}{}{}", member_text(base), if *arrow { "->" } else { "." }, member.name),
         ExprKind::Index(base, _) => format!("{}[...]", member_text(base)),
         ExprKind::Deref(inner) => format!("(*{})", member_text(inner)),

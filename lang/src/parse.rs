@@ -156,7 +156,7 @@ fn bpftrace() -> bool {
 
 /// The dialect a program is written in, from syntax only one of them has: bpftrace's scratch
 /// variables (`$x`), maps read or stored into (`@m[k] = v`, `@m[k] + 1`, `@n++`,
-/// `delete(@m[k])`), its loops and `let`, `args.name`, and functions D does not have. A
+/// `delete(@m[k])`), its loops and `let`, and functions D does not have. A
 /// program with none of these (or that does not parse) is D.
 pub fn detect_dialect(src: &str) -> Dialect {
     match DParser::parse(Rule::program, src).map(|mut pairs| pairs.next().map(bpftrace_only)) {
@@ -168,16 +168,21 @@ pub fn detect_dialect(src: &str) -> Dialect {
 /// D's functions that take an aggregation: `@a` as their whole argument is D.
 const TAKES_AGGREGATION: &[&str] = &["printa", "clear", "trunc", "normalize", "denormalize", "setopt"];
 /// Functions only bpftrace has: a call to one is bpftrace.
-const BPFTRACE_FUNCTIONS: &[&str] = &["delete", "has_key", "len", "zero", "time", "strftime", "hist", "lhist", "stats", "kstack", "ustack", "ksym", "usym", "kaddr", "uaddr", "buf", "join", "cat", "signal", "override", "cgroup_path", "macaddr", "pton", "reg", "strcontains", "kptr", "uptr", "path", "bswap", "skboutput", "nsecs", "debugf", "unwatch", "percpu_kaddr", "errorf", "warnf"];
+const BPFTRACE_FUNCTIONS: &[&str] = &["delete", "has_key", "len", "zero", "time", "strftime", "hist", "lhist", "stats", "kstack", "ksym", "kaddr", "buf", "join", "cat", "signal", "override", "cgroup_path", "macaddr", "pton", "reg", "strcontains", "kptr", "uptr", "path", "bswap", "skboutput", "nsecs", "debugf", "unwatch", "percpu_kaddr", "errorf", "warnf"];
 
 fn bpftrace_only(p: Pair<Rule>) -> bool {
     match p.as_rule() {
         Rule::macro_var => return !dialect::is_d_macro(&p.as_str()[1..]),
         Rule::agg_assign => {
             let call = p.clone().into_inner().nth(1).and_then(|c| c.into_inner().next());
-            if call.is_some_and(|f| !dialect::is_aggregating(f.as_str())) {
+            if call.is_some_and(|f| !dialect::is_aggregating(f.as_str()) || BPFTRACE_FUNCTIONS.contains(&f.as_str())) {
                 return true;
             }
+            // An aggregation's own `@a[keys] = f(...)`: only what is inside says.
+            let mut parts = p.into_inner();
+            let agg = parts.next().into_iter().flat_map(|a| a.into_inner());
+            let args = parts.next().into_iter().flat_map(|c| c.into_inner().skip(1));
+            return agg.chain(args).any(bpftrace_only);
         }
         Rule::call => {
             let mut it = p.clone().into_inner();
@@ -194,13 +199,6 @@ fn bpftrace_only(p: Pair<Rule>) -> bool {
             }
         }
         Rule::aggregation => return true,
-        Rule::binary => {
-            // `args.name`: bpftrace's member of the probe's arguments.
-            let parts: Vec<Pair<Rule>> = p.clone().into_inner().collect();
-            if parts.windows(2).any(|w| w[0].as_str() == "args" && w[1].as_rule() == Rule::member && w[1].as_str().trim_start().starts_with('.')) {
-                return true;
-            }
-        }
         _ => {}
     }
     p.into_inner().any(bpftrace_only)
@@ -1273,7 +1271,7 @@ mod tests {
             ExprKind::Macro(n) => format!("${n}"),
             ExprKind::ThreadLocal(n) => format!("self->{n}"),
             ExprKind::ArgsField(n) => format!("args->{n}"),
-            ExprKind::ClauseLocal(n) => format!("this->{n}"),
+            ExprKind::ClauseLocal(n) => clause_local_text(n),
             ExprKind::Agg(a) => format!("@{}", a.name),
             ExprKind::Call(f, args) => format!("{}({})", f.name, args.iter().map(show).collect::<Vec<_>>().join(", ")),
             ExprKind::Unary(op, a) => format!("({op:?} {})", show(a)),
@@ -1805,5 +1803,45 @@ mod tests {
         show_of(&format!("{}p", "*".repeat(100)));
         show_of(&format!("{}x", "(int)".repeat(100)));
         show_of(&format!("(int {})x", "*".repeat(255)));
+    }
+}
+
+#[cfg(test)]
+mod dialect_tests {
+    use super::detect_dialect;
+    use crate::dialect::Dialect::{Bpftrace, D};
+
+    #[test]
+    fn d_programs_stay_d() {
+        for src in [
+            "BEGIN { @n = count(); @q[execname, 1] = quantize(arg0); printa(@n); clear(@q); trunc(@q, 2); exit(0); }",
+            "syscall::read:entry /pid == $target && $1 > 0/ { self->t = timestamp; x = $$1; @[probefunc] = sum(arg2); }",
+            "tracepoint:syscalls:sys_enter_openat { printf(\"%s\\n\", str(args->filename)); }",
+            "kprobe:vfs_read { @[comm] = count(); }",
+            "rawtracepoint:sys_enter { @[args.id] = count(); }",
+            "BEGIN { normalize(@a, 2); denormalize(@a); printa(\"%@d\\n\", @a); } BEGIN { @a = count(); }",
+            "not a program {",
+        ] {
+            assert_eq!(detect_dialect(src), D, "{src}");
+        }
+    }
+
+    #[test]
+    fn bpftrace_only_syntax_is_bpftrace() {
+        for src in [
+            "BEGIN { $x = 1; }",
+            "BEGIN { printf(\"%d\\n\", $#); }",
+            "kprobe:vfs_read { @start[tid] = nsecs; }",
+            "kretprobe:vfs_read /@start[tid]/ { @lat = hist(nsecs - @start[tid]); }",
+            "BEGIN { @n++; }",
+            "BEGIN { @m[1] = str(arg0); }",
+            "BEGIN { delete(@m[1]); }",
+            "BEGIN { exit(); }",
+            "BEGIN { @h = hist(1); }",
+            "BEGIN { @a = count(); @b = @a; }",
+            "BEGIN { @[1] = count(@x[2] + 1); }",
+        ] {
+            assert_eq!(detect_dialect(src), Bpftrace, "{src}");
+        }
     }
 }

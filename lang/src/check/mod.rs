@@ -720,6 +720,15 @@ fn unknown_function(name: &ast::Ident) -> Diagnostic {
 }
 
 fn unassigned_local(name: &str, span: &Span) -> Diagnostic {
+    if name.starts_with('$') {
+        let d = Diagnostic::new(span.clone(), format!("scratch variable `{name}` is read before it is assigned")).label("no value yet");
+        // A D script's macro variable, misspelt, reads as bpftrace's scratch variable.
+        let macros = ["$target", "$pid", "$ppid", "$pgid", "$sid", "$uid", "$euid", "$gid", "$egid"];
+        return match closest(name, macros.iter().copied()) {
+            Some(m) => d.hint(format!("assign `{name} = ...;` earlier in this clause; or did you mean D's macro variable `{m}`?")),
+            None => d.hint(format!("assign `{name} = ...;` earlier in this clause")),
+        };
+    }
     Diagnostic::new(span.clone(), format!("clause-local variable `this->{name}` is read before it is assigned"))
         .label("no value yet")
         .hint(format!("assign `this->{name} = ...;` earlier in this clause"))

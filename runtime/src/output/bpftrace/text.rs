@@ -195,7 +195,7 @@ impl Sink for BpftraceText<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::AggData;
+    use crate::output::{AggData, Value};
     use crumbs_lang::ir::IntRepr;
 
     /// The sink's output at the end for `program`'s aggregations (by id: no row, or one
