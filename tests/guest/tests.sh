@@ -520,6 +520,91 @@ in: $out"
     done
 }
 
+# The ML-storage researchers' bpftrace scripts (scripts/ml-storage/bpftrace/, their files
+# byte for byte) trace processes named python: io-benchmark runs under that name.
+python_benchmark() {
+    mkdir -p /tmp/py && cp "$(command -v io-benchmark)" /tmp/py/python || die "cannot copy io-benchmark"
+}
+
+# Rows of a bpftrace script's output whose first field is a timestamp (nsecs): $2 is
+# time()'s HH:MM:SS, $3 the pid, $4 the comm; the timestamps are within the run ($2, $3:
+# seconds since boot before and after) and in order, and field $4's latency is in 0 .. 10 s.
+expect_bt_rows() {
+    echo "$1" | awk -v nf="$2" -v t0="$3" -v t1="$4" -v lat="$5" '
+        $1 !~ /^[0-9]+$/ { next }
+        { rows++ }
+        NF != nf { print "row with " NF " fields, want " nf ": " $0; bad = 1; next }
+        $2 !~ /^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]$/ { print "TIME is not HH:MM:SS: " $0; bad = 1 }
+        $4 != "python" { print "COMM is not python: " $0; bad = 1 }
+        $1 / 1e9 < t0 - 0.02 || $1 / 1e9 > t1 + 0.02 { print "TIMESTAMP outside " t0 " .. " t1 " s since boot: " $0; bad = 1 }
+        $1 + 0 < last { print "TIMESTAMP went back: " $0; bad = 1 }
+        { last = $1 + 0 }
+        !($lat + 0 > 0 && $lat + 0 < 1e10) { print "latency not in 0 .. 10 s: " $0; bad = 1 }
+        END { if (rows == 0) { print "no rows"; bad = 1 } exit bad }' || die "in:
+$1"
+}
+
+# trace_vfs_rw.bt as bpftrace runs it (kprobe/kretprobe on vfs_read and vfs_write, maps keyed
+# by tid, str() of the struct file chain, time(), delete() and clear()), on the run of
+# test_crumbs_ml_vfs_rw: every row in order with its columns, and nothing printed at the end
+# but bpftrace's two newlines and the eight maps END cleared (one empty line each).
+test_crumbs_bt_vfs_rw() {
+    f=scripts/ml-storage/bpftrace/trace_vfs_rw.bt
+    [ -f $f ] || die "no $f in the guest"
+    python_benchmark
+    t0=$(cut -d' ' -f1 /proc/uptime)
+    crumbs -c "sh -c '/tmp/py/python -c -r -b 512 -s 64K /tmp/btfile && /tmp/py/python -w -b 4K -s 64K /tmp/btfile'" $f >/tmp/bt.out 2>&1 \
+        || die "crumbs failed: $(cat /tmp/bt.out)"
+    out=$(cat /tmp/bt.out)
+    t1=$(cut -d' ' -f1 /proc/uptime)
+    head=$(echo "$out" | head -3)
+    want_head='Attaching 6 probes...
+Capturing VFS Read and Write calls
+TIMESTAMP         TIME      PID    COMM           R/W  LAT(ns) REQUESTED  RETURNED   FILE'
+    [ "$head" = "$want_head" ] || die "the first lines are
+$head
+want
+$want_head"
+    expect_bt_rows "$out" 9 "$t0" "$t1" 6
+    runs=$(echo "$out" | awk '$1 ~ /^[0-9]+$/ {
+            k = $4 " " $5 " " $7 " " $8 " " $9
+            if (k != prev) { if (n) printf "%s x%d, ", prev, n; printf "%s ", ($3 == pid ? "same" : "new"); prev = k; n = 0 }
+            n++; pid = $3 }
+        END { printf "%s x%d\n", prev, n }')
+    want='new python W 65536 65536 btfile x1, same python R 512 512 btfile x128, new python W 4096 4096 btfile x16'
+    [ "$runs" = "$want" ] || die "rows are
+  $runs
+want
+  $want
+in: $out"
+    # After the rows: two newlines, then each of the 8 maps END cleared as one empty line.
+    ends=$(awk '$1 ~ /^[0-9]+$/ { e = 0; next } { e = ($0 == "") ? e + 1 : -1000 } END { print e }' /tmp/bt.out)
+    [ "$ends" = 10 ] || die "after the rows, not 10 empty lines ($ends): $out"
+}
+
+# trace_open.bt as bpftrace runs it: sys_enter_openat/sys_exit_openat (the path from
+# args->filename, kept as a pointer and read with str() at exit) and kprobe/kretprobe on
+# vfs_open (the dentry's name kept as a kernel pointer): io-benchmark's two opens of its file
+# each give a vfs_open row, then the openat row whose path ends in that name.
+test_crumbs_bt_open() {
+    f=scripts/ml-storage/bpftrace/trace_open.bt
+    [ -f $f ] || die "no $f in the guest"
+    python_benchmark
+    mkdir -p /tmp/bt
+    t0=$(cut -d' ' -f1 /proc/uptime)
+    out=$(crumbs -c '/tmp/py/python -c -r -b 4K -s 64K /tmp/bt/data.bin' $f 2>&1) || die "crumbs failed: $out"
+    t1=$(cut -d' ' -f1 /proc/uptime)
+    echo "$out" | grep -q '^TIMESTAMP  *TIME  *PID  *COMM  *FUNC  *LAT(ns)  *FILENAME$' || die "no header in: $out"
+    expect_bt_rows "$out" 7 "$t0" "$t1" 6
+    rows=$(echo "$out" | awk '$1 ~ /^[0-9]+$/ { printf "%s %s, ", $5, $7 }')
+    want='vfs_open data.bin, openat /tmp/bt/data.bin, vfs_open data.bin, openat /tmp/bt/data.bin, '
+    [ "$rows" = "$want" ] || die "rows are
+  $rows
+want
+  $want
+in: $out"
+}
+
 # scripts/ml-storage/open.d, trace_open.bt in D, on io-benchmark's two opens of its file
 # (-c creates it, -r opens it to read): each vfs_open() row (the dentry's name, from the
 # struct path * argument's chain) comes before the row of the openat() that made it (the

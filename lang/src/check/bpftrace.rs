@@ -10,8 +10,14 @@ impl Checker<'_> {
         self.opts.dialect == Some(Dialect::Bpftrace)
     }
 
-    /// `@m[k]` or `@m` used as a value: the map's element (0 or "" if it has none) or value.
-    pub(super) fn map_value(&mut self, a: &ast::AggRef) -> Result<TExpr, Diagnostic> {
+    /// `@m[k]` or `@m` used as a value: the map's element (0 or "" if it has none) or value,
+    /// with its C type.
+    pub(super) fn map_typed(&mut self, a: &ast::AggRef) -> Result<super::ctypes::Typed, Diagnostic> {
+        self.not_aggregation(a)?;
+        self.typed(&map_expr(a))
+    }
+
+    fn not_aggregation(&mut self, a: &ast::AggRef) -> Result<(), Diagnostic> {
         if let Some(id) = self.aggs.iter().position(|x| x.name == a.name) {
             let func = self.agg_spans[id].1.clone();
             return Err(Diagnostic::new(a.span.clone(), format!("map `@{}` holds {func}(), which cannot be read in an expression", a.name))
@@ -19,7 +25,7 @@ impl Checker<'_> {
                 .related(self.agg_spans[id].0.clone(), "made an aggregation here")
                 .hint(format!("keep a value to read back in a map of its own: `@{}_n[...]++` or `@{}_v[...] = value`", a.name, a.name)));
         }
-        self.value(&map_expr(a))
+        Ok(())
     }
 
     /// `delete(@m[k])` (bpftrace 0.17) or `delete(@m, k)`: the element goes (a map without

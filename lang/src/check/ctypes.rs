@@ -318,6 +318,8 @@ impl Checker<'_> {
                 }
                 Typed { val: Val::Value(Expr::Int((bits / 8) as i64)), ty: self.c_int("size_t") }
             }
+            // bpftrace's map read as the variable or element it is, with its C type.
+            ExprKind::Agg(a) if self.bpftrace() => return self.map_typed(a),
             _ => placed(self.plain(e)?),
         })
     }
@@ -469,6 +471,19 @@ impl Checker<'_> {
     pub(super) fn lower_typed(&mut self, e: &ast::Expr) -> Result<TExpr, Diagnostic> {
         let t = self.typed(e)?;
         self.lower(t, &e.span)
+    }
+
+    /// A predicate's or an `if`'s condition: an integer, or a pointer tested against NULL as
+    /// in C (a kernel `char *` too, which elsewhere reads as its string: `/self->name/`,
+    /// bpftrace's `/@vfilename[tid]/`).
+    pub(super) fn condition(&mut self, e: &ast::Expr, what: &str) -> Result<Expr, Diagnostic> {
+        let t = self.typed(e)?;
+        if matches!(self.types.real(t.ty), Ok(Type::Ptr { .. })) && !matches!(t.val, Val::Value(Expr::Str(_))) {
+            return self.value_of(t, &e.span);
+        }
+        let v = self.lower(t, &e.span)?;
+        self.int_expr_check(&v.expr, e, what)?;
+        Ok(v.expr)
     }
 
     /// [`Checker::lower_typed`] of an expression already checked by [`Checker::typed`].

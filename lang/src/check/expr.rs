@@ -134,7 +134,6 @@ impl Checker<'_> {
                 Some(l) => self.var_expr(VarRef::Clause(l), Vec::new()),
                 None => return Err(unassigned_local(n, &e.span)),
             },
-            ExprKind::Agg(a) if self.bpftrace() => return self.map_value(a),
             ExprKind::Agg(a) => {
                 return Err(Diagnostic::new(a.span.clone(), "an aggregation cannot be read in an expression")
                     .label("aggregations are write-only in D")

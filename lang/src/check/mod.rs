@@ -600,7 +600,7 @@ impl Checker<'_> {
         self.alloc_sites = 0;
         self.var_types.retain(|v, _| !matches!(v, VarRef::Clause(_)));
         let predicate = match &c.predicate {
-            Some(p) => Some(self.int_expr(p, "a predicate")?),
+            Some(p) => Some(self.condition(p, "a predicate")?),
             None => None,
         };
         let mut items = Vec::new();
@@ -634,7 +634,7 @@ impl Checker<'_> {
                 }
             }
             ast::Stmt::If { cond, then, els, .. } => {
-                let cond = self.int_expr(cond, "the condition of `if`")?;
+                let cond = self.condition(cond, "the condition of `if`")?;
                 let (mut t, mut e) = (Vec::new(), Vec::new());
                 self.if_depth += 1;
                 let r = (|| {
