@@ -665,16 +665,12 @@ fn lvalue_of(e: Expr, what: &str) -> Result<LValue, Diagnostic> {
     })
 }
 
-/// A bpftrace map as what a value is stored into: `@m` a global variable, `@m[k]` an
-/// element of an associative array, both named with their `@` (`@` alone for the unnamed
-/// map), which no D variable can be.
+/// A bpftrace map as what a value is stored into: an element of the associative array
+/// named with its `@` (`@` alone for the unnamed map), which no D variable can be; `@m`
+/// without keys is the one element of a map without keys.
 fn map_lvalue(agg: AggRef) -> LValue {
     let name = Ident { name: format!("@{}", agg.name), span: agg.span.start..agg.span.start + 1 + agg.name.len() };
-    if agg.keys.is_empty() {
-        LValue::Global(name)
-    } else {
-        LValue::Element { name, thread: false, keys: agg.keys, span: agg.span }
-    }
+    LValue::Element { name, thread: false, keys: agg.keys, span: agg.span }
 }
 
 fn aggregation(p: Pair<Rule>) -> Result<AggRef, Diagnostic> {

@@ -57,14 +57,10 @@ fn permission(e: &dyn std::fmt::Display) -> RunError {
 /// probe is attached.
 const NOTIFY_ATTACHED: &str = "__BPFTRACE_NOTIFY_PROBES_ATTACHED";
 
-/// The kernel maps holding bpftrace's maps of values (arrays and globals named `@...`).
+/// The kernel maps holding bpftrace's maps of values (arrays named `@...`).
 fn value_maps(ebpf: &Ebpf, program: &Program) -> crate::value_maps::ValueMaps {
-    let arrays = program.arrays.iter().enumerate().map(|(i, a)| if a.name.starts_with('@') { ebpf.map(&crumbs_ebpf::abi::array_map_name(i)).and_then(map_fd) } else { None }).collect();
-    let globals = match ebpf.map(".bss") {
-        Some(m @ Map::Array(d)) if program.globals.iter().any(|g| g.name.starts_with('@')) => map_fd(m).zip(d.info().ok().map(|i| i.value_size() as usize)),
-        _ => None,
-    };
-    crate::value_maps::ValueMaps::new(arrays, globals)
+    let arrays = program.arrays.iter().enumerate().map(|(i, a)| if a.keeps_zero { ebpf.map(&crumbs_ebpf::abi::array_map_name(i)).and_then(map_fd) } else { None }).collect();
+    crate::value_maps::ValueMaps::new(arrays)
 }
 
 fn map_fd(m: &Map) -> Option<RawFd> {

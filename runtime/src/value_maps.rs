@@ -1,6 +1,6 @@
-//! bpftrace's maps of values (`@m[k] = v`, `@v = 3`): the associative arrays and global
-//! variables the checker names with their `@`, read back from the kernel when tracing ends
-//! (bpftrace prints every map then) and emptied by `clear(@m)`.
+//! bpftrace's maps of values (`@m[k] = v`, `@v = 3`): the associative arrays the checker
+//! names with their `@` (a map without keys is an array of one element), read back from the
+//! kernel when tracing ends (bpftrace prints every map then) and emptied by `clear(@m)`.
 
 use crate::aggregate::{self, Decoder};
 use crate::output::Value;
@@ -21,13 +21,11 @@ pub struct ValueMap {
 pub struct ValueMaps {
     /// By associative array id: its hash map, for those named `@...`.
     arrays: Vec<Option<RawFd>>,
-    /// The globals area (one element of every global's bytes) and its size.
-    globals: Option<(RawFd, usize)>,
 }
 
 impl ValueMaps {
-    pub fn new(arrays: Vec<Option<RawFd>>, globals: Option<(RawFd, usize)>) -> Self {
-        ValueMaps { arrays, globals }
+    pub fn new(arrays: Vec<Option<RawFd>>) -> Self {
+        ValueMaps { arrays }
     }
 
     /// `clear(@m)`: every element of associative array `id` deleted.
@@ -41,14 +39,12 @@ impl ValueMaps {
         Ok(())
     }
 
-    /// Every map of values with what it holds now, in the order the program names them
-    /// (arrays, then globals); a global that holds 0 or "" has no row, as bpftrace prints
-    /// no map that was never assigned.
+    /// Every map of values with what it holds now, in the order the program names them.
     pub fn read(&self, program: &Program, dec: &Decoder) -> io::Result<Vec<ValueMap>> {
         let mut out = Vec::new();
         for (id, a) in program.arrays.iter().enumerate() {
             let Some(fd) = self.arrays.get(id).copied().flatten() else { continue };
-            if !a.name.starts_with('@') || a.thread {
+            if !a.keeps_zero {
                 continue;
             }
             let key_size = a.key_size().max(1);
@@ -62,20 +58,6 @@ impl ValueMaps {
                 key = Some(k);
             }
             out.push(ValueMap { name: a.name.clone(), rows });
-        }
-        let Some((fd, size)) = self.globals else { return Ok(out) };
-        let mut area = vec![0u8; size.max(program.globals_size())];
-        if program.globals.is_empty() || !sys::lookup(fd, &0u32.to_ne_bytes(), &mut area)? {
-            return Ok(out);
-        }
-        for (g, v) in program.globals.iter().enumerate() {
-            if !v.name.starts_with('@') {
-                continue;
-            }
-            let at = program.global_offset(g);
-            let value = aggregate::decode_value(v.repr, &area[at..at + v.repr.size()], dec);
-            let unset = matches!(&value, Value::Int(0, _)) || matches!(&value, Value::Str(s) if s.is_empty());
-            out.push(ValueMap { name: v.name.clone(), rows: if unset { Vec::new() } else { vec![(Vec::new(), value)] } });
         }
         Ok(out)
     }

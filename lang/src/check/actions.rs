@@ -126,7 +126,7 @@ impl Checker<'_> {
         if f.hook == FnHook::Delete {
             return self.delete(args, span, body);
         }
-        if f.hook == FnHook::Clear && args.len() == 1 && self.clear_map(&args[0], span, body, items)? {
+        if f.hook == FnHook::Clear && args.len() == 1 && self.clear_map(&args[0], body, items)? {
             return Ok(());
         }
         if f.hook == FnHook::Exit && args.is_empty() && self.bpftrace() {

@@ -10,10 +10,11 @@ impl Checker<'_> {
         self.opts.dialect == Some(Dialect::Bpftrace)
     }
 
-    /// `@m[k]` or `@m` used as a value: the map's element (0 or "" if it has none) or value,
-    /// with its C type.
+    /// `@m[k]` or `@m` used as a value: the map's element (0 or "" if it has none), with its
+    /// C type.
     pub(super) fn map_typed(&mut self, a: &ast::AggRef) -> Result<super::ctypes::Typed, Diagnostic> {
         self.not_aggregation(a)?;
+        self.map_array(a)?;
         self.typed(&map_expr(a))
     }
 
@@ -28,8 +29,7 @@ impl Checker<'_> {
         Ok(())
     }
 
-    /// `delete(@m[k])` (bpftrace 0.17) or `delete(@m, k)`: the element goes (a map without
-    /// keys is 0 or "" again).
+    /// `delete(@m[k])` (bpftrace 0.17) or `delete(@m, k)`: the element goes.
     pub(super) fn delete(&mut self, args: &[ast::Expr], span: &Span, body: &mut Vec<Stmt>) -> Result<(), Diagnostic> {
         let usage = || Diagnostic::new(span.clone(), "delete() takes a map's element").label("not a map element").hint("write delete(@map[key]) or delete(@map, key)");
         let Some(ast::Expr { kind: ExprKind::Agg(a), .. }) = args.first() else { return Err(usage()) };
@@ -44,35 +44,32 @@ impl Checker<'_> {
                 .label("an aggregation")
                 .hint(format!("clear(@{}) empties a whole aggregation", agg.name)));
         }
-        let target = map_target(&agg);
-        let strings = match self.array(&format!("@{}", agg.name), false) {
-            Some(id) => self.holds_strings(vars::VarRef::Array(id)),
-            None => self.globals.iter().position(|g| *g == format!("@{}", agg.name)).is_some_and(|g| self.holds_strings(vars::VarRef::Global(g))),
-        };
-        let zero = if strings { ExprKind::Str(ast::StrLit { value: String::new(), origin: vec![span.start as u32] }) } else { ExprKind::Int(0, crate::types::IntType { name: "int".into(), size: 4, signed: true, char: false, bool: false }) };
-        let value = ast::Expr { kind: zero, span: span.clone() };
-        body.extend(self.assign(&target, None, Some(&value), 0, span)?);
+        let array = self.map_array(&agg)?;
+        let keys = self.array_keys(array, &agg.keys, &agg.span)?;
+        body.push(Stmt::DeleteElement { array, keys });
         Ok(())
     }
 
-    /// `clear(@m)` of a map that holds values: every element deleted (a map without keys
-    /// is 0 or "" again). False if `@m` is an aggregation (D's clear()).
-    pub(super) fn clear_map(&mut self, arg: &ast::Expr, span: &Span, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<bool, Diagnostic> {
+    /// The associative array that holds map `@m`: a compile error if nothing stores into it.
+    pub(super) fn map_array(&mut self, a: &ast::AggRef) -> Result<usize, Diagnostic> {
+        self.array(&format!("@{}", a.name), false).ok_or_else(|| {
+            Diagnostic::new(a.span.clone(), format!("map `@{}` is never assigned", a.name))
+                .label("no value anywhere")
+                .hint(format!("store into it somewhere: `@{}[key] = value;` (or make it an aggregation: `@{} = count();`)", a.name, a.name))
+        })
+    }
+
+    /// `clear(@m)` of a map that holds values: every element deleted. False if `@m` is an
+    /// aggregation (D's clear()).
+    pub(super) fn clear_map(&mut self, arg: &ast::Expr, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<bool, Diagnostic> {
         let ExprKind::Agg(a) = &arg.kind else { return Ok(false) };
         if !self.bpftrace() || !a.keys.is_empty() || self.aggs.iter().any(|x| x.name == a.name) {
             return Ok(false);
         }
-        let name = format!("@{}", a.name);
-        if let Some(id) = self.array(&name, false) {
-            items.push(Item::ClearArray(id));
-            body.push(Stmt::Emit { item: items.len() - 1, args: vec![] });
-            return Ok(true);
-        }
-        if self.globals.contains(&name) {
-            self.delete(std::slice::from_ref(arg), span, body)?;
-            return Ok(true);
-        }
-        Ok(false)
+        let id = self.map_array(a)?;
+        items.push(Item::ClearArray(id));
+        body.push(Stmt::Emit { item: items.len() - 1, args: vec![] });
+        Ok(true)
     }
 
     /// `$N` that is not given: 0 (or "" where a string is wanted, which bpftrace decides
@@ -86,21 +83,9 @@ impl Checker<'_> {
     }
 }
 
-/// The expression `@m[k]` reads in D's terms: the global variable `@m` or an element of the
-/// associative array `@m` (the names the parser gives a map that is stored into).
+/// The expression `@m[k]` reads in D's terms: an element of the associative array `@m` (the
+/// name the parser gives a map that is stored into; `@m` without keys: its one element).
 fn map_expr(a: &ast::AggRef) -> ast::Expr {
     let name = ast::Expr { kind: ExprKind::Ident(format!("@{}", a.name)), span: a.span.start..a.span.start + 1 + a.name.len() };
-    if a.keys.is_empty() {
-        return name;
-    }
     ast::Expr { kind: ExprKind::Index(Box::new(name), a.keys.clone()), span: a.span.clone() }
-}
-
-fn map_target(a: &ast::AggRef) -> LValue {
-    let name = ast::Ident { name: format!("@{}", a.name), span: a.span.start..a.span.start + 1 + a.name.len() };
-    if a.keys.is_empty() {
-        LValue::Global(name)
-    } else {
-        LValue::Element { name, thread: false, keys: a.keys.clone(), span: a.span.clone() }
-    }
 }

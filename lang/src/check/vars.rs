@@ -446,7 +446,7 @@ impl Checker<'_> {
     }
 
     /// The keys of a use of array `a`, checked against its first use.
-    fn array_keys(&mut self, a: usize, keys: &[ast::Expr], span: &Span) -> Result<Vec<Expr>, Diagnostic> {
+    pub(super) fn array_keys(&mut self, a: usize, keys: &[ast::Expr], span: &Span) -> Result<Vec<Expr>, Diagnostic> {
         if let Some(len) = self.arrays[a].len {
             return self.scalar_index(a, len, keys, span);
         }
@@ -458,7 +458,8 @@ impl Checker<'_> {
                 .label("not a key")
                 .hint("keys are integers and strings, or structs and unions"));
         }
-        if keys.is_empty() {
+        // bpftrace's `@x` is its map's one element, under no key.
+        if keys.is_empty() && !name.starts_with('@') {
             return Err(Diagnostic::new(span.clone(), format!("`{name}[]` needs a key")).label("no key").hint(format!("write a key: `{name}[key]`")));
         }
         if first.is_none() {

@@ -552,8 +552,10 @@ pub enum Stmt {
     /// Store the arguments of item `item` of the clause's output record.
     Emit { item: usize, args: Vec<Expr> },
     /// Stores `value` as the element `keys` of associative array `array`; storing 0
-    /// deletes the element, as in DTrace.
+    /// deletes the element, as in DTrace (unless the array keeps zero: bpftrace's maps).
     SetElement { array: usize, keys: Vec<Expr>, value: Expr },
+    /// bpftrace's `delete(@m[k])`: element `keys` of array `array` removed.
+    DeleteElement { array: usize, keys: Vec<Expr> },
     If { cond: Expr, then: Vec<Stmt>, els: Vec<Stmt> },
     /// `copyinto(src, size, dest)` (`user`: from user memory) and `bcopy(src, dest, size)`
     /// (from kernel memory): copies `size` bytes into the clause's scratch memory at `dest`.
@@ -598,7 +600,7 @@ impl Stmt {
             || match self {
             Stmt::SetGlobal(_, e) | Stmt::SetThreadLocal(_, e) | Stmt::SetClauseLocal(_, e) => e.any(f),
             Stmt::Aggregate { keys, value, .. } | Stmt::SetElement { keys, value, .. } => value.any(f) || keys.iter().any(|k| k.any(f)),
-            Stmt::Emit { args, .. } => args.iter().any(|a| a.any(f)),
+            Stmt::Emit { args, .. } | Stmt::DeleteElement { keys: args, .. } => args.iter().any(|a| a.any(f)),
             Stmt::If { cond, then, els } => cond.any(f) || then.iter().chain(els).any(|s| s.any(f)),
             Stmt::SetStr(v, s) => s.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
             Stmt::SetObject(v, o) | Stmt::SetMember { var: v, value: o, .. } => o.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
@@ -629,6 +631,9 @@ pub struct Array {
     /// A scalar array (`int a[4];`): its number of elements, each there from the start (0
     /// until assigned; assigning 0 keeps it), indexed by its one integer key.
     pub len: Option<u32>,
+    /// A bpftrace map: storing 0 or "" keeps the element (only delete() removes one), and
+    /// it may have no keys (`@x = 1`: one element).
+    pub keeps_zero: bool,
 }
 
 /// A global or thread-local variable: its name and how its value is stored (an integer, 8
@@ -652,8 +657,9 @@ impl Variable {
 
 impl Array {
     /// Bytes of a key: the thread id (a thread-local array's), then each key 8-byte aligned.
+    /// Bytes of an element's key (8 at least: a map without keys has one zero word).
     pub fn key_size(&self) -> usize {
-        8 * self.thread as usize + self.keys.iter().map(|r| r.size().next_multiple_of(8)).sum::<usize>()
+        (8 * self.thread as usize + self.keys.iter().map(|r| r.size().next_multiple_of(8)).sum::<usize>()).max(8)
     }
 }
 

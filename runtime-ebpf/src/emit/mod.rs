@@ -450,7 +450,16 @@ impl Emitter<'_> {
                         e.push(Insn::stx(DW, R0, 0, R1));
                         return Ok(());
                     }
-                    e.store_dynamic(&array_map_name(*array), key, val)
+                    e.store_element(*array, key, Buf::Stack(val), DW)
+                })?;
+            }
+            Stmt::DeleteElement { array, keys } => {
+                self.scoped(|e| {
+                    let key = e.element_key(*array, keys)?;
+                    e.ld_map(R1, &array_map_name(*array), 0);
+                    e.buf_addr(R2, key);
+                    e.push(Insn::call(helper::MAP_DELETE_ELEM));
+                    Ok(())
                 })?;
             }
             Stmt::If { cond, then, els } if els.is_empty() => {
@@ -504,6 +513,11 @@ impl Emitter<'_> {
         if def.thread {
             self.store_tid(key);
             off += 8;
+        }
+        if def.keys.is_empty() && !def.thread {
+            // A map without keys: its one element's key is a zero word.
+            let (base, at) = self.buf_base(R1, key);
+            self.push(Insn::st_imm(DW, base, at, 0));
         }
         for (k, r) in keys.iter().zip(&def.keys) {
             let at = key.plus(off).ok_or_else(|| self.err("internal: a key at a kept address"))?;

@@ -299,9 +299,29 @@ impl Emitter<'_> {
                 let tmp = e.str_temp(size)?;
                 e.str_into(s, tmp, size)?;
                 let key = e.element_key(*array, keys)?;
-                e.store_dynamic_at(&array_map_name(*array), key, tmp, B)
+                e.store_element(*array, key, tmp, B)
             }),
         }
+    }
+
+    /// Stores the value at `val` as an element of array `array`: deleting it when the value
+    /// is zero (DTrace's arrays), or keeping a zero too (bpftrace's maps).
+    pub(super) fn store_element(&mut self, array: usize, key: Buf, val: Buf, width: u8) -> Result<(), EmitError> {
+        let map = array_map_name(array);
+        if !self.p.arrays[array].keeps_zero {
+            return self.store_dynamic_at(&map, key, val, width);
+        }
+        let done = self.label();
+        self.ld_map(R1, &map, 0);
+        self.buf_addr(R2, key);
+        self.buf_addr(R3, val);
+        self.push(Insn::mov_imm(R4, 0)); // BPF_ANY
+        self.push(Insn::call(helper::MAP_UPDATE_ELEM));
+        // Fails only when the map is full (a new key): the store is lost, counted.
+        self.jump(Insn::jmp_imm(Cond::Sge, R0, 0, 0), done);
+        self.count_drop(DropKind::DynamicVariable)?;
+        self.bind(done);
+        Ok(())
     }
 
     /// Stores the value at `val` under the key at stack `key` in hash map `map`, or deletes
