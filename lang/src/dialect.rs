@@ -54,3 +54,63 @@ pub fn is_d_macro(name: &str) -> bool {
 pub fn is_aggregating(name: &str) -> bool {
     crate::builtins::function(name).is_some_and(|f| f.kind == crate::builtins::FnKind::Aggregating)
 }
+
+use crate::ast::{Expr, ExprKind, Ident, Span};
+use crate::diag::Diagnostic;
+
+/// A name alone in a bpftrace program, in D's terms: its builtins that are D's functions
+/// (`kstack` is `stack()`, `ustack` is `ustack()`, `rand` is `rand()`) and `elapsed`
+/// (nanoseconds since tracing began: `timestamp - $__start`, the start given when
+/// checking).
+pub fn bpftrace_ident(name: &str, sp: &Span) -> ExprKind {
+    let call = |f: &str| ExprKind::Call(Ident { name: f.into(), span: sp.clone() }, Vec::new());
+    match name {
+        "kstack" => call("stack"),
+        "ustack" | "rand" => call(name),
+        "elapsed" => ExprKind::Binary(
+            crate::ast::BinOp::Sub,
+            Box::new(Expr { kind: ExprKind::Ident("timestamp".into()), span: sp.clone() }),
+            Box::new(Expr { kind: ExprKind::Macro("__start".into()), span: sp.clone() }),
+        ),
+        _ => ExprKind::Ident(name.into()),
+    }
+}
+
+/// bpftrace's signal names, as `signal("SIGKILL")` and `signal("KILL")` take them.
+const SIGNALS: &[(&str, i64)] = &[
+    ("HUP", 1), ("INT", 2), ("QUIT", 3), ("ILL", 4), ("TRAP", 5), ("ABRT", 6), ("BUS", 7), ("FPE", 8), ("KILL", 9), ("USR1", 10),
+    ("SEGV", 11), ("USR2", 12), ("PIPE", 13), ("ALRM", 14), ("TERM", 15), ("STKFLT", 16), ("CHLD", 17), ("CONT", 18), ("STOP", 19),
+    ("TSTP", 20), ("TTIN", 21), ("TTOU", 22), ("URG", 23), ("XCPU", 24), ("XFSZ", 25), ("VTALRM", 26), ("PROF", 27), ("WINCH", 28),
+    ("IO", 29), ("PWR", 30), ("SYS", 31),
+];
+
+/// A call in a bpftrace program, in D's terms: `kstack([mode,] [n])` is `stack([n])`,
+/// `ustack([mode,] [n])` `ustack([n])` (the mode names how bpftrace prints a stack: crumbs
+/// prints bpftrace's default), `ksym(addr)` is `sym(addr)`, `signal(sig)` is `raise(sig)`
+/// with a signal's name or number.
+pub fn bpftrace_call(name: Ident, mut args: Vec<Expr>) -> Result<ExprKind, Diagnostic> {
+    let renamed = |to: &str| Ident { name: to.into(), span: name.span.clone() };
+    let is_mode = |e: &Expr| matches!(&e.kind, ExprKind::Ident(m) if matches!(m.as_str(), "bpftrace" | "perf" | "raw"));
+    Ok(match name.name.as_str() {
+        "kstack" | "ustack" => {
+            if args.first().is_some_and(is_mode) {
+                args.remove(0);
+            }
+            ExprKind::Call(renamed(if name.name == "kstack" { "stack" } else { "ustack" }), args)
+        }
+        "ksym" => ExprKind::Call(renamed("sym"), args),
+        "signal" => {
+            if let Some(ExprKind::Str(s)) = args.first().map(|a| &a.kind) {
+                let bare = s.value.strip_prefix("SIG").unwrap_or(&s.value);
+                let Some((_, n)) = SIGNALS.iter().find(|(n, _)| *n == bare) else {
+                    return Err(Diagnostic::new(args[0].span.clone(), format!("`{}` is not a signal", s.value))
+                        .label("no such signal")
+                        .hint("name a signal as bpftrace does: signal(\"SIGKILL\"), signal(\"KILL\") or signal(9)"));
+                };
+                args[0] = Expr { kind: ExprKind::Int(*n, crate::types::IntType { name: "int".into(), size: 4, signed: true, char: false, bool: false }), span: args[0].span.clone() };
+            }
+            ExprKind::Call(renamed("raise"), args)
+        }
+        _ => ExprKind::Call(name, args),
+    })
+}

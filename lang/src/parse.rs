@@ -1048,6 +1048,9 @@ fn primary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
             let mut it = p.into_inner();
             let name = ident(it.next().unwrap());
             let (args, h) = operands(it, level)?;
+            if bpftrace() {
+                return node(crate::dialect::bpftrace_call(name, args)?, sp, h + 1);
+            }
             return node(ExprKind::Call(name, args), sp, h + 1);
         }
         Rule::aggregation => {
@@ -1067,6 +1070,7 @@ fn primary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
                 ExprKind::ThreadLocal(name)
             }
         }
+        Rule::ident if bpftrace() => crate::dialect::bpftrace_ident(p.as_str(), &sp),
         Rule::ident => ExprKind::Ident(p.as_str().to_string()),
         Rule::paren => return expr_at(p.into_inner().next().unwrap(), level + 1),
         Rule::sizeof_type => {

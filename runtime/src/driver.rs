@@ -78,7 +78,7 @@ pub fn compile(text: &str, opts: &CompileOptions, kernel: &dyn Kernel) -> Result
     for &(_, v, opt) in options.iter().filter(|o| o.0 == "pcapsize") {
         pcapsize = Some(pcapsize_option(v).map_err(|(msg, hint)| CompileError::Message(format!("-x {opt}: {msg} ({hint})")))?);
     }
-    let check = CheckOptions { facts: Some(kernel.facts()), target: opts.target, args: opts.args.clone(), ids: crate::process::own_ids(), strsize: early.strsize, destructive: opts.destructive || early.destructive, jstackframes, pcapsize, dialect: opts.dialect };
+    let check = CheckOptions { facts: Some(kernel.facts()), target: opts.target, args: opts.args.clone(), ids: crate::process::own_ids(), strsize: early.strsize, destructive: opts.destructive || early.destructive, jstackframes, pcapsize, dialect: opts.dialect, start_ns: monotonic_ns() };
     let mut program = crumbs_lang::compile(text, &check).map_err(CompileError::Source)?;
     for o in options {
         apply(&mut program.options, o)?;
@@ -95,4 +95,12 @@ pub fn compile(text: &str, opts: &CompileOptions, kernel: &dyn Kernel) -> Result
 /// program asked for (0 otherwise).
 pub fn run(compiled: &Compiled, opts: RunOptions, sink: &mut dyn Sink) -> Result<i32, RunError> {
     session::run(&compiled.program, &compiled.code, opts, sink)
+}
+
+/// CLOCK_MONOTONIC now, in ns (the kernel's bpf_ktime_get_ns() clock).
+fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes only the timespec given.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }

@@ -4,9 +4,9 @@
 
 use crate::actions::Aggregations;
 use crate::aggregate;
-use crate::output::{AggRow, FaultReport, Firing, Output, Value};
+use crate::output::{AggRow, FaultReport, Firing, Output, PrintedMap, Value};
 use crumbs_ebpf::abi::record as wire;
-use crumbs_lang::ir::{Item, Program, Repr};
+use crumbs_lang::ir::{Item, MapRef, Program, Repr};
 use crumbs_lang::printf;
 use std::collections::HashMap;
 use std::io;
@@ -146,6 +146,13 @@ impl<'p> Events<'p> {
                 Item::Ftruncate => firing.outputs.push(Output::Ftruncate),
                 Item::Time(format) => firing.outputs.push(Output::Text(crate::output::local_time::now(format))),
                 Item::ClearArray(id) => value_maps.clear(program, *id)?,
+                Item::PrintMap { map, top, div } => {
+                    let map = match map {
+                        MapRef::Aggregation(id) => PrintedMap::Aggregation(*id, aggregations.rows(*id)?),
+                        MapRef::Array(id) => PrintedMap::Values(value_maps.read_array(program, *id, &aggregations.decoder())?),
+                    };
+                    firing.outputs.push(Output::PrintMap { map, top: *top, div: *div });
+                }
                 Item::Pcap { size } => {
                     let int = |i: usize| match values.get(i) {
                         Some(Value::Int(v, _)) => *v,

@@ -41,15 +41,16 @@ impl ValueMaps {
 
     /// Every map of values with what it holds now, in the order the program names them.
     pub fn read(&self, program: &Program, dec: &Decoder) -> io::Result<Vec<ValueMap>> {
-        let mut out = Vec::new();
-        for (id, a) in program.arrays.iter().enumerate() {
-            let Some(fd) = self.arrays.get(id).copied().flatten() else { continue };
-            if !a.keeps_zero {
-                continue;
-            }
-            let key_size = a.key_size().max(1);
+        (0..program.arrays.len()).filter(|id| self.arrays.get(*id).copied().flatten().is_some()).map(|id| self.read_array(program, id, dec)).collect()
+    }
+
+    /// What map of values `id` (an associative array's id) holds now.
+    pub fn read_array(&self, program: &Program, id: usize, dec: &Decoder) -> io::Result<ValueMap> {
+        let a = &program.arrays[id];
+        let mut rows = Vec::new();
+        if let Some(fd) = self.arrays.get(id).copied().flatten() {
+            let key_size = a.key_size();
             let mut value = vec![0u8; a.value.size().next_multiple_of(8)];
-            let mut rows = Vec::new();
             let mut key: Option<Vec<u8>> = None;
             while let Some(k) = sys::next_key(fd, key.as_deref(), key_size)? {
                 if sys::lookup(fd, &k, &mut value)? {
@@ -57,8 +58,7 @@ impl ValueMaps {
                 }
                 key = Some(k);
             }
-            out.push(ValueMap { name: a.name.clone(), rows });
         }
-        Ok(out)
+        Ok(ValueMap { name: a.name.clone(), rows })
     }
 }

@@ -126,8 +126,18 @@ impl Checker<'_> {
         if f.hook == FnHook::Delete {
             return self.delete(args, span, body);
         }
-        if f.hook == FnHook::Clear && args.len() == 1 && self.clear_map(&args[0], body, items)? {
+        if f.hook == FnHook::Clear && name.name == "clear" && args.len() == 1 && self.clear_map(&args[0], body, items)? {
             return Ok(());
+        }
+        if f.hook == FnHook::Print && self.bpftrace() && matches!(args.first().map(|a| &a.kind), Some(ExprKind::Agg(_))) {
+            check_arity(f, args, span)?;
+            let item = self.print_map(args)?;
+            items.push(item);
+            body.push(Stmt::Emit { item: items.len() - 1, args: vec![] });
+            return Ok(());
+        }
+        if f.hook == FnHook::Print && args.len() > 1 {
+            return Err(Diagnostic::new(args[1].span.clone(), "print() of a value takes one argument").label("one too many").hint("top and div are for maps: print(@map, 10, 1000)"));
         }
         if f.hook == FnHook::Exit && args.is_empty() && self.bpftrace() {
             items.push(Item::Exit);
@@ -204,7 +214,8 @@ impl Checker<'_> {
                 }
             }
             FnHook::Trace | FnHook::Print => {
-                let (item, v) = self.printed(&args[0], f.hook == FnHook::Print)?;
+                // bpftrace's print(value) prints the value as trace() does (its sink: and a newline).
+                let (item, v) = self.printed(&args[0], f.hook == FnHook::Print && !self.bpftrace())?;
                 (item, vec![v])
             }
             FnHook::Exit => (Item::Exit, vec![self.int_expr(&args[0], "exit()'s status")?]),

@@ -59,12 +59,17 @@ impl Checker<'_> {
         })
     }
 
-    /// `clear(@m)` of a map that holds values: every element deleted. False if `@m` is an
-    /// aggregation (D's clear()).
+    /// bpftrace's `clear(@m)`: every element deleted, of a map of values or of an
+    /// aggregation (D's trunc(); bpftrace's zero() is D's clear()). False in D.
     pub(super) fn clear_map(&mut self, arg: &ast::Expr, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<bool, Diagnostic> {
         let ExprKind::Agg(a) = &arg.kind else { return Ok(false) };
-        if !self.bpftrace() || !a.keys.is_empty() || self.aggs.iter().any(|x| x.name == a.name) {
+        if !self.bpftrace() || !a.keys.is_empty() {
             return Ok(false);
+        }
+        if let Some(agg) = self.aggs.iter().position(|x| x.name == a.name) {
+            items.push(Item::Trunc { agg, keep: None });
+            body.push(Stmt::Emit { item: items.len() - 1, args: vec![] });
+            return Ok(true);
         }
         let id = self.map_array(a)?;
         items.push(Item::ClearArray(id));
@@ -72,9 +77,48 @@ impl Checker<'_> {
         Ok(true)
     }
 
+    /// `print(@m[, top[, div]])`: the map now, an aggregation or a map of values.
+    pub(super) fn print_map(&mut self, args: &[ast::Expr]) -> Result<Item, Diagnostic> {
+        let ExprKind::Agg(a) = &args[0].kind else { unreachable!("checked: a map") };
+        if !a.keys.is_empty() {
+            return Err(Diagnostic::new(a.span.clone(), "print() takes a whole map").label("keys not allowed here").hint(format!("print(@{}) prints every element; print a value with print(@{}[...]) inside an expression: print((@{}[...]))", a.name, a.name, a.name)));
+        }
+        let limit = |i: usize, what: &str| -> Result<u32, Diagnostic> {
+            match args.get(i) {
+                None => Ok(0),
+                Some(e) => match super::const_int(e) {
+                    Some(n) if (0..=u32::MAX as i64).contains(&n) => Ok(n as u32),
+                    _ => Err(Diagnostic::new(e.span.clone(), format!("print()'s {what} must be a constant from 0 up")).label("not a count").hint("print(@map, top, div): e.g. print(@bytes, 10, 1024)")),
+                },
+            }
+        };
+        let (top, div) = (limit(1, "top")?, limit(2, "divisor")?);
+        let map = match self.aggs.iter().position(|x| x.name == a.name) {
+            Some(id) => MapRef::Aggregation(id),
+            None => MapRef::Array(self.map_array(a)?),
+        };
+        Ok(Item::PrintMap { map, top, div })
+    }
+
+    /// `has_key(@m, k...)`: whether the map has the element.
+    pub(super) fn has_key(&mut self, args: &[ast::Expr], span: &Span) -> Result<TExpr, Diagnostic> {
+        let Some(ast::Expr { kind: ExprKind::Agg(a), .. }) = args.first() else {
+            return Err(Diagnostic::new(span.clone(), "has_key() takes a map and a key").label("not a map").hint("write has_key(@map, key)"));
+        };
+        if !a.keys.is_empty() || self.aggs.iter().any(|x| x.name == a.name) {
+            return Err(Diagnostic::new(a.span.clone(), "has_key() takes a map of values and its keys").label("not a map of values").hint(format!("write has_key(@{}, key)", a.name)));
+        }
+        let array = self.map_array(a)?;
+        let keys = self.array_keys(array, &args[1..], span)?;
+        Ok(TExpr::new(Expr::HasElement { array, keys }, self.c_int("int")))
+    }
+
     /// `$N` that is not given: 0 (or "" where a string is wanted, which bpftrace decides
     /// by use; here an integer), and `$#`, how many are given.
     pub(super) fn positional(&mut self, m: &str) -> Option<TExpr> {
+        if m == "__start" {
+            return Some(TExpr::new(Expr::Int(self.opts.start_ns as i64), self.c_int("uint64_t")));
+        }
         if m == "#" {
             return Some(TExpr::new(Expr::Int(self.opts.args.len().saturating_sub(1) as i64), self.c_int("int64_t")));
         }

@@ -360,6 +360,7 @@ impl Checker<'_> {
                 self.string_call(f, args)?
             }
             FnHook::Kernel(k) => self.kernel_call(f, k, args, span)?,
+            FnHook::HasKey => self.has_key(args, span)?,
             FnHook::AnyStr => {
                 check_arity(f, args, span)?;
                 TExpr::new(self.any_str(args)?, string)

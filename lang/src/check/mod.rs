@@ -67,6 +67,9 @@ pub struct CheckOptions {
     /// The language the program is written in (None: found from its syntax, see
     /// [`crate::parse::detect_dialect`]).
     pub dialect: Option<crate::dialect::Dialect>,
+    /// CLOCK_MONOTONIC when tracing starts (as near as the caller knows it), in ns:
+    /// bpftrace's `elapsed` counts from it.
+    pub start_ns: u64,
 }
 
 /// The ids of the process compiling the program, D's macro variables `$pid`, `$ppid`,

@@ -294,6 +294,8 @@ pub enum Expr {
     Bits { inner: Box<Expr>, shift: u8, width: u8, signed: bool },
     /// The element `keys` of associative array `array` (see [`Array`]); 0 if there is none.
     Element { array: usize, keys: Vec<Expr> },
+    /// bpftrace's `has_key(@m, k)`: 1 if array `array` has element `keys`, else 0.
+    HasElement { array: usize, keys: Vec<Expr> },
     /// Runs the statements, then is the value: an assignment or `++`/`--` used as a value.
     Seq(Vec<Stmt>, Box<Expr>),
     /// strlen(s).
@@ -494,7 +496,7 @@ impl Expr {
                 Expr::Ternary(a, b, c) => a.any(f) || b.any(f) || c.any(f),
                 Expr::Load { addr: a, .. } | Expr::Bits { inner: a, .. } | Expr::Object { addr: a, .. } | Expr::Sym(_, a) | Expr::USym(_, a) => a.any(f),
                 Expr::ObjectPrefix { addr, len, .. } => addr.any(f) || len.any(f),
-                Expr::Element { keys, .. } | Expr::VarAddr(StrVar::Element { keys, .. }) => keys.iter().any(|k| k.any(f)),
+                Expr::Element { keys, .. } | Expr::HasElement { keys, .. } | Expr::VarAddr(StrVar::Element { keys, .. }) => keys.iter().any(|k| k.any(f)),
                 Expr::Seq(stmts, v) => stmts.iter().any(|s| s.any(f)) || v.any(f),
                 Expr::Strlen(s) => s.any(f),
                 Expr::IntCall { args, .. } => args.iter().any(|a| a.any(f)),
@@ -707,6 +709,16 @@ pub enum Item {
     ClearArray(usize),
     /// bpftrace's `time(format)`: the local time when the record is read, by strftime(3).
     Time(String),
+    /// bpftrace's `print(@m, top, div)`: a map now, its `top` largest rows (0: all), values
+    /// divided by `div` (0 or 1: as they are).
+    PrintMap { map: MapRef, top: u32, div: u32 },
+}
+
+/// A bpftrace map: an aggregation or an associative array of values, by id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MapRef {
+    Aggregation(usize),
+    Array(usize),
 }
 
 impl Item {
@@ -718,7 +730,7 @@ impl Item {
             Item::Normalize { by_arg: true, .. } => vec![Repr::Int(IntRepr::I64)],
             Item::Tracemem { size, dynamic } => [Repr::Object(*size)].into_iter().chain(dynamic.then_some(Repr::Int(IntRepr::I64))).collect(),
             Item::Pcap { size } => vec![Repr::Int(IntRepr::U64), Repr::Int(IntRepr::U64), Repr::Int(IntRepr::I64), Repr::Object(*size)],
-            Item::Printa { .. } | Item::SetOpt { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } | Item::Ftruncate | Item::ClearArray(_) | Item::Time(_) => vec![],
+            Item::Printa { .. } | Item::SetOpt { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } | Item::Ftruncate | Item::ClearArray(_) | Item::Time(_) | Item::PrintMap { .. } => vec![],
         }
     }
 }

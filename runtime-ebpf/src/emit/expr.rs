@@ -131,6 +131,14 @@ impl Emitter<'_> {
                     Ok(())
                 })?;
             }
+            Expr::HasElement { array, keys } => {
+                self.scoped(|e| {
+                    let key = e.element_key(*array, keys)?;
+                    e.lookup(&array_map_name(*array), key);
+                    e.bool_of(Cond::Ne, None, 0);
+                    Ok(())
+                })?;
+            }
             Expr::Seq(stmts, value) => {
                 self.stmts(stmts)?;
                 self.expr(value)?;

@@ -81,6 +81,16 @@ pub enum Output<'p> {
     Tracemem(Vec<u8>),
     /// Text printed as it is: bpftrace's time(), formatted when the record was read.
     Text(String),
+    /// bpftrace's print(@m, top, div): the map now, its `top` largest rows (0: all), values
+    /// divided by `div`.
+    PrintMap { map: PrintedMap, top: u32, div: u32 },
+}
+
+/// A map print(@m) printed: an aggregation's rows (by id), or a map of values.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PrintedMap {
+    Aggregation(usize, Vec<AggRow>),
+    Values(crate::value_maps::ValueMap),
 }
 
 /// Why a session stopped tracing.

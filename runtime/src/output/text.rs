@@ -149,6 +149,10 @@ impl Sink for DtraceText<'_> {
                 }
                 Output::Trace(v) => text.push_str(&record::trace(v, quiet)),
                 Output::Text(t) => text.push_str(t),
+                // bpftrace's print(@m): only its programs have it, which print through their
+                // own sink; an aggregation prints here as printa() would.
+                Output::PrintMap { map: super::PrintedMap::Aggregation(_, rows), .. } => self.rows(&mut text, rows),
+                Output::PrintMap { .. } => {}
                 Output::Print { layout, value } => text.push_str(&super::print::print(layout, value)),
                 Output::Printa { aggs, rows, format } => self.printa(&mut text, f.program, aggs, rows, *format),
                 Output::Tracemem(bytes) => text.push_str(&record::raw_bytes(bytes)),

@@ -149,6 +149,17 @@ impl Sink for BpftraceText<'_> {
                 Output::Pcap { bytes, .. } | Output::Tracemem(bytes) => text.push_str(&record::raw_bytes(bytes)),
                 Output::SetOpt { .. } => {}
                 Output::Text(t) => text.push_str(t),
+                Output::PrintMap { map, top, div } => {
+                    let limits = Limits { top: *top, div: *div };
+                    match map {
+                        super::super::PrintedMap::Aggregation(id, rows) => {
+                            if let Some(m) = self.agg_map(*id) {
+                                maps::print_aggregation(&mut text, &m, rows, limits);
+                            }
+                        }
+                        super::super::PrintedMap::Values(v) => maps::print_value_map(&mut text, v.name.trim_start_matches('@'), &v.rows, limits),
+                    }
+                }
             }
         }
         self.out.write_all(text.as_bytes())
