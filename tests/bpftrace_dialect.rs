@@ -137,3 +137,53 @@ fn errors_say_what_bpftrace_allows() {
         assert!(out.stdout.is_empty(), "{}", out.dump());
     }
 }
+
+/// while with break and continue, unroll, let and return, as bpftrace runs them (checked
+/// against bpftrace 0.17 but for `let`, which it does not have yet).
+#[test]
+fn loops_jumps_and_let() {
+    let program = r#"BEGIN { $i = 0; $sum = 0; while ($i < 10) { $i++; if ($i == 3) { continue; } if ($i == 8) { break; } $sum += $i; }
+        @sum = $sum; @i = $i; unroll(3) { @u++; printf("u %d\n", @u); } let $z = 5; let $w; $w = 2; @zw = $z * $w;
+        if (@sum > 0) { printf("ret\n"); exit(); return; } printf("not here\n"); }"#;
+    let out = run(&["-e", program]);
+    assert_eq!(out.stdout, "Attaching 1 probe...\nu 1\nu 2\nu 3\nret\n\n\n@i: 8\n@sum: 25\n@u: 3\n@zw: 10\n", "{}", out.dump());
+    let cases = [
+        ("BEGIN { while (1) { printf(\"x\"); } }", "a while loop cannot print or record output in crumbs yet", "print after it"),
+        ("BEGIN { break; }", "`break` outside a loop", "leaves or restarts"),
+        ("BEGIN { unroll(101) { @x++; } }", "unroll(101) repeats its block 101 times", "from 1 to 100"),
+    ];
+    for (program, message, hint) in cases {
+        let out = run(&["-e", program]);
+        assert_eq!(out.code(), 2, "{}", out.dump());
+        assert!(out.stderr.contains(message) && out.stderr.contains(hint), "{message:?} {hint:?}\n{}", out.dump());
+    }
+    let d = run(&["--dialect", "d", "-e", "BEGIN { while (1) { x = 1; } }"]);
+    assert_eq!(d.code(), 2, "{}", d.dump());
+    assert!(d.stderr.contains("`while` is bpftrace's, not D's"), "{}", d.dump());
+}
+
+/// A loop the verifier sees never ends is refused when loading, with a message that says
+/// so (not a code generation bug).
+#[test]
+fn an_endless_loop_is_refused_by_the_verifier() {
+    let out = run(&["-e", "BEGIN { $i = 0; while (1) { $i = 1; } exit(); }"]);
+    assert_ne!(out.code(), 0, "{}", out.dump());
+    assert!(out.stderr.contains("a while loop never ends"), "{}", out.dump());
+    assert!(!out.stderr.contains("bug in crumbs"), "{}", out.dump());
+}
+
+/// print(), zero(), clear() of an aggregation and has_key(), checked against bpftrace 0.17
+/// (but for has_key(), which it does not have yet).
+#[test]
+fn map_functions() {
+    let program = r#"BEGIN { @a[1] = 10; @a[2] = 20; @a[3] = 30; @c[1] = count(); @c[2] = count(); @c[2] = count(); @h = hist(5);
+        print(@a); print(@a, 2); print(@a, 0, 10); print(@c, 1); zero(@c); print(@c, 1); clear(@c); print(@c);
+        print(7); print("s"); print(@h); printf("%d %d\n", has_key(@a, 1), has_key(@a, 9)); exit(); }"#;
+    let out = run(&["-q", "-e", program]);
+    let want = "@a[1]: 10\n@a[2]: 20\n@a[3]: 30\n@a[2]: 20\n@a[3]: 30\n@a[1]: 1\n@a[2]: 2\n@a[3]: 3\n@c[2]: 2\n";
+    assert!(out.stdout.starts_with(want), "{}", out.dump());
+    let rest = &out.stdout[want.len()..];
+    // zero() keeps both keys at 0 (which prints first is a tie), clear() removes them.
+    assert!(rest.starts_with("@c[1]: 0\n") || rest.starts_with("@c[2]: 0\n"), "{}", out.dump());
+    assert!(rest.ends_with("\n7\ns\n@h: \n[4, 8)                 1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n\n1 0\n\n\n@a[1]: 10\n@a[2]: 20\n@a[3]: 30\n\n@h: \n[4, 8)                 1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n\n"), "{}", out.dump());
+}

@@ -98,6 +98,17 @@ pub enum Stmt {
     If { cond: Expr, then: Vec<Stmt>, els: Option<Vec<Stmt>>, span: Span },
     /// `{ ... }` inside an action block.
     Block(Vec<Stmt>),
+    /// bpftrace's `while (cond) { body }`.
+    While { cond: Expr, body: Vec<Stmt>, span: Span },
+    /// bpftrace's `break`, `continue` and `return`.
+    Jump(Jump, Span),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Jump {
+    Break,
+    Continue,
+    Return,
 }
 
 #[derive(Clone, Debug)]
@@ -382,6 +393,11 @@ impl Stmt {
                 then.iter().chain(els.iter().flatten()).for_each(|s| s.each_target(f));
             }
             Stmt::Block(b) => b.iter().for_each(|s| s.each_target(f)),
+            Stmt::While { cond, body, .. } => {
+                cond.each_target(f);
+                body.iter().for_each(|s| s.each_target(f));
+            }
+            Stmt::Jump(..) => {}
         }
     }
 }

@@ -173,6 +173,7 @@ const BPFTRACE_FUNCTIONS: &[&str] = &["delete", "has_key", "len", "zero", "time"
 fn bpftrace_only(p: Pair<Rule>) -> bool {
     match p.as_rule() {
         Rule::macro_var => return !dialect::is_d_macro(&p.as_str()[1..]),
+        Rule::while_stmt | Rule::unroll_stmt | Rule::jump_stmt | Rule::let_stmt => return true,
         Rule::agg_assign => {
             let call = p.clone().into_inner().nth(1).and_then(|c| c.into_inner().next());
             if call.is_some_and(|f| !dialect::is_aggregating(f.as_str()) || BPFTRACE_FUNCTIONS.contains(&f.as_str())) {
@@ -586,6 +587,7 @@ fn statement(p: Pair<Rule>) -> Result<Stmt, Diagnostic> {
     match p.as_rule() {
         Rule::if_stmt => return if_stmt(p),
         Rule::block => return Ok(Stmt::Block(statements(p.into_inner().next().unwrap())?)),
+        Rule::while_stmt | Rule::unroll_stmt | Rule::jump_stmt | Rule::let_stmt => return bpftrace_stmt(p),
         _ => {}
     }
     let inner = p.into_inner().next().unwrap();
@@ -612,6 +614,59 @@ fn statement(p: Pair<Rule>) -> Result<Stmt, Diagnostic> {
             Expr { kind: ExprKind::IncDec { target, delta, .. }, span } => Stmt::IncDec { target: *target, delta, span },
             e => Stmt::Expr(e),
         },
+    })
+}
+
+/// The most times `unroll (N)` repeats its block, as bpftrace allows.
+const MAX_UNROLL: i64 = 100;
+
+/// bpftrace's `while`, `unroll`, `break`/`continue`/`return` and `let`; in D, an error
+/// that says whose syntax it is.
+fn bpftrace_stmt(p: Pair<Rule>) -> Result<Stmt, Diagnostic> {
+    let sp = span(&p);
+    if !bpftrace() {
+        let word = p.as_str().split(|c: char| !c.is_ascii_alphabetic()).next().unwrap_or("").to_string();
+        return Err(Diagnostic::new(sp.start..sp.start + word.len(), format!("`{word}` is bpftrace's, not D's"))
+            .label("not in D")
+            .hint("run the program as bpftrace: --dialect bpftrace, or a .bt file"));
+    }
+    let rule = p.as_rule();
+    let mut it = p.into_inner().filter(|x| !matches!(x.as_rule(), Rule::while_kw | Rule::unroll_kw | Rule::let_kw));
+    Ok(match rule {
+        Rule::while_stmt => {
+            let cond = expr(it.next().unwrap())?;
+            let body = statements(it.next().unwrap().into_inner().next().unwrap())?;
+            Stmt::While { cond, body, span: sp }
+        }
+        Rule::unroll_stmt => {
+            let n = it.next().unwrap();
+            let times = parse_int(n.as_str(), span(&n))?;
+            if !(1..=MAX_UNROLL).contains(&times) {
+                return Err(Diagnostic::new(span(&n), format!("unroll({times}) repeats its block {times} times"))
+                    .label(format!("not 1 to {MAX_UNROLL}"))
+                    .hint(format!("unroll takes a count from 1 to {MAX_UNROLL}; a while loop runs as many times as it needs")));
+            }
+            let body = statements(it.next().unwrap().into_inner().next().unwrap())?;
+            Stmt::Block((0..times).map(|_| Stmt::Block(body.clone())).collect())
+        }
+        Rule::jump_stmt => {
+            let jump = match it.next().unwrap().as_rule() {
+                Rule::break_kw => Jump::Break,
+                Rule::continue_kw => Jump::Continue,
+                _ => Jump::Return,
+            };
+            Stmt::Jump(jump, sp)
+        }
+        _ => {
+            // `let $x;` declares (its type comes from its first assignment); `let $x = v;`
+            // assigns too.
+            let var = it.next().unwrap();
+            let target = LValue::ClauseLocal(Ident { name: var.as_str().to_string(), span: span(&var) }, span(&var));
+            match it.next() {
+                Some(value) => Stmt::Assign { target, op: None, value: expr(value)?, span: sp },
+                None => Stmt::Block(Vec::new()),
+            }
+        }
     })
 }
 

@@ -140,9 +140,14 @@ pub(crate) fn load(program: &Program, compiled: &Compiled, quiet: bool) -> Resul
                     // the program is too big or branchy for it, not wrongly generated.
                     // ENOMEM: the verifier could not allocate what checking it takes.
                     let out_of_memory = io_error.raw_os_error() == Some(12);
+                    if log.contains("infinite loop detected") {
+                        return Err(RunError::Other(format!("the kernel's verifier refused the program for {:?}: a while loop never ends (each pass leaves everything as it was)", code.attach)));
+                    }
                     if log.contains("BPF program is too large") || log.contains("jumps is too complex") || out_of_memory {
                         // Not a code generation bug: the verifier gives up after a million steps.
-                        return Err(RunError::Other(format!("the kernel's verifier gave up on the program for {:?}: it is too complex to check (over its limit of 1,000,000 steps or 8192 pending branches, or more memory than it may take); use fewer or simpler clauses on that probe", code.attach)));
+                        let loops = program.group(code.attach).is_some_and(|g| g.clauses.iter().any(|c| c.body.iter().any(|s| s.any(&mut |n| matches!(n, crumbs_lang::ir::Node::Stmt(crumbs_lang::ir::Stmt::While { .. }))))));
+                        let advice = if loops { "; its while loops must end within that many steps (the verifier follows every pass through a loop)" } else { "; use fewer or simpler clauses on that probe" };
+                        return Err(RunError::Other(format!("the kernel's verifier gave up on the program for {:?}: it is too complex to check (over its limit of 1,000,000 steps or 8192 pending branches, or more memory than it may take){advice}", code.attach)));
                     }
                     // Kernel lockdown (integrity or confidentiality) takes this helper away.
                     // (Kernels before 6.2 word it "unknown func".)

@@ -113,6 +113,37 @@ impl Checker<'_> {
         Ok(TExpr::new(Expr::HasElement { array, keys }, self.c_int("int")))
     }
 
+    /// `while (cond) { body }`. An action that records output cannot be in it: a clause
+    /// sends one record per firing, with room for each action once.
+    pub(super) fn while_loop(&mut self, cond: &ast::Expr, stmts: &[ast::Stmt], span: &Span, items: &mut Vec<Item>) -> Result<Stmt, Diagnostic> {
+        let cond = self.condition(cond, "the condition of `while`")?;
+        let before = items.len();
+        let mut body = Vec::new();
+        self.loop_depth += 1;
+        let r = stmts.iter().try_for_each(|s| self.stmt(s, &mut body, items));
+        self.loop_depth -= 1;
+        r?;
+        if items.len() > before || body.iter().any(|s| s.any(&mut |n| matches!(n, crate::ir::Node::Stmt(Stmt::Emit { .. })))) {
+            return Err(Diagnostic::new(span.clone(), "a while loop cannot print or record output in crumbs yet")
+                .label("printf(), print(), time() or another output action inside")
+                .hint("update maps and aggregations in the loop, and print after it (or use unroll(N), whose copies each print)"));
+        }
+        Ok(Stmt::While { cond, body })
+    }
+
+    /// `break`/`continue` (inside a `while`) and `return`.
+    pub(super) fn jump(&mut self, jump: ast::Jump, span: &Span) -> Result<Stmt, Diagnostic> {
+        Ok(match jump {
+            ast::Jump::Return => Stmt::Return,
+            _ if self.loop_depth == 0 => {
+                let word = if jump == ast::Jump::Break { "break" } else { "continue" };
+                return Err(Diagnostic::new(span.clone(), format!("`{word}` outside a loop")).label("no loop around it").hint(format!("{word} leaves or restarts the while loop it is in")));
+            }
+            ast::Jump::Break => Stmt::Break,
+            ast::Jump::Continue => Stmt::Continue,
+        })
+    }
+
     /// `$N` that is not given: 0 (or "" where a string is wanted, which bpftrace decides
     /// by use; here an integer), and `$#`, how many are given.
     pub(super) fn positional(&mut self, m: &str) -> Option<TExpr> {

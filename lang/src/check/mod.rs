@@ -163,6 +163,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         clause_locals: Vec::new(),
         spec: Default::default(),
         if_depth: 0,
+        loop_depth: 0,
         alloc_sites: 0,
         destructive: options.destructive,
         translators: Vec::new(),
@@ -495,6 +496,8 @@ struct Checker<'a> {
     spec: speculation::Uses,
     /// How many `if`s the statement being checked is inside.
     if_depth: usize,
+    /// How many `while` loops the statement being checked is in (bpftrace).
+    loop_depth: usize,
     /// Scratch allocations (alloca(), copyin()) of the clause being checked so far.
     alloc_sites: u32,
     /// Destructive actions are allowed (-w, or the option).
@@ -616,7 +619,9 @@ impl Checker<'_> {
         self.check_speculation()?;
         let default_action = c.body.as_ref().is_none_or(|b| b.is_empty());
         let record = if default_action || !items.is_empty() {
-            let guarded = body.iter().any(emits_in_branch);
+            // After a `return` that may be taken, the rest of the clause's items may not be sent.
+            let returns = body.iter().any(|s| s.any(&mut |n| matches!(n, crate::ir::Node::Stmt(Stmt::Return))));
+            let guarded = returns || body.iter().any(emits_in_branch);
             self.records.push(Record { items, guarded });
             Some(self.records.len() - 1)
         } else {
@@ -653,6 +658,8 @@ impl Checker<'_> {
                 r?;
                 body.push(Stmt::If { cond, then: t, els: e });
             }
+            ast::Stmt::While { cond, body: stmts, span } => body.push(self.while_loop(cond, stmts, span, items)?),
+            ast::Stmt::Jump(jump, span) => body.push(self.jump(*jump, span)?),
             ast::Stmt::Expr(e) => match &e.kind {
                 ExprKind::Call(name, args) => self.action(name, args, &e.span, body, items)?,
                 _ => {

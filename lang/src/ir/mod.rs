@@ -558,6 +558,13 @@ pub enum Stmt {
     SetElement { array: usize, keys: Vec<Expr>, value: Expr },
     /// bpftrace's `delete(@m[k])`: element `keys` of array `array` removed.
     DeleteElement { array: usize, keys: Vec<Expr> },
+    /// bpftrace's `while (cond) { body }`: the verifier must see that it ends.
+    While { cond: Expr, body: Vec<Stmt> },
+    /// bpftrace's `break` and `continue` (of the innermost `while`) and `return` (the rest
+    /// of the clause is skipped; what it recorded so far is sent).
+    Break,
+    Continue,
+    Return,
     If { cond: Expr, then: Vec<Stmt>, els: Vec<Stmt> },
     /// `copyinto(src, size, dest)` (`user`: from user memory) and `bcopy(src, dest, size)`
     /// (from kernel memory): copies `size` bytes into the clause's scratch memory at `dest`.
@@ -604,6 +611,8 @@ impl Stmt {
             Stmt::Aggregate { keys, value, .. } | Stmt::SetElement { keys, value, .. } => value.any(f) || keys.iter().any(|k| k.any(f)),
             Stmt::Emit { args, .. } | Stmt::DeleteElement { keys: args, .. } => args.iter().any(|a| a.any(f)),
             Stmt::If { cond, then, els } => cond.any(f) || then.iter().chain(els).any(|s| s.any(f)),
+            Stmt::While { cond, body } => cond.any(f) || body.iter().any(|s| s.any(f)),
+            Stmt::Break | Stmt::Continue | Stmt::Return => false,
             Stmt::SetStr(v, s) => s.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
             Stmt::SetObject(v, o) | Stmt::SetMember { var: v, value: o, .. } => o.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
             Stmt::Speculate(e) | Stmt::Signal(e) | Stmt::Chill(e) => e.any(f),

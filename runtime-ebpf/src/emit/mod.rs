@@ -86,7 +86,7 @@ fn emit(p: &Program, group: &Group, functions: &[u16], target: &Target) -> Resul
     let errors = p.group(AttachPoint::Error).map_or(&[][..], |g| &g.clauses[..]);
     let faults_here = group.clauses.iter().any(|c| faults::may_fault(p, c));
     let scratch = group.clauses.iter().any(needs_scratch) || (errors.iter().any(needs_scratch) && faults_here);
-    let mut e = Emitter { p, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), func_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(scratch), clause: None, locals: Vec::new(), exit_flag, fault: None, error_args: None, pieces: Default::default(), strtok: None, shared_locals: Vec::new(), nr_in_r7: false, multi: !functions.is_empty(), fentry: target.fbt_fentry && matches!(group.attach, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_)) };
+    let mut e = Emitter { p, loops: Vec::new(), return_to: None, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), func_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(scratch), clause: None, locals: Vec::new(), exit_flag, fault: None, error_args: None, pieces: Default::default(), strtok: None, shared_locals: Vec::new(), nr_in_r7: false, multi: !functions.is_empty(), fentry: target.fbt_fentry && matches!(group.attach, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_)) };
     e.push(Insn::mov(R6, R1));
     e.context().prologue(&mut e, group);
     if scratch {
@@ -149,6 +149,11 @@ const KEY_STACK_MAX: usize = 256;
 
 pub(crate) struct Emitter<'a> {
     p: &'a Program,
+    /// The `while` loops around the statement being emitted, innermost last: where
+    /// `continue` and `break` go.
+    loops: Vec<(Label, Label)>,
+    /// Where `return` goes: the end of the clause's statements, before its record is sent.
+    return_to: Option<Label>,
     target: &'a Target,
     attach: AttachPoint,
     insns: Vec<Insn>,
@@ -353,10 +358,14 @@ impl Emitter<'_> {
             }
         }
         let after_record = if c.record.is_some() { fault_body } else { fault_before };
+        let returned = self.label();
+        self.return_to = Some(returned);
         for (s, action) in c.body.iter().zip(&c.actions) {
             self.fault = fault_slot.map(|slot| FaultTarget { label: after_record, action: *action, slot });
             self.stmt(s, c.record)?;
         }
+        self.bind(returned);
+        self.return_to = None;
         self.fault = None;
         if let Some(rid) = c.record {
             if c.body.iter().any(|s| matches!(s, Stmt::Speculate(_))) {
@@ -452,6 +461,26 @@ impl Emitter<'_> {
                     }
                     e.store_element(*array, key, Buf::Stack(val), DW)
                 })?;
+            }
+            Stmt::While { cond, body } => {
+                let (head, out) = (self.label(), self.label());
+                self.bind(head);
+                self.expr(cond)?;
+                self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), out);
+                self.loops.push((head, out));
+                let r = self.scoped(|e| body.iter().try_for_each(|s| e.stmt(s, record)));
+                self.loops.pop();
+                r?;
+                self.goto(head);
+                self.bind(out);
+            }
+            Stmt::Break | Stmt::Continue => {
+                let &(head, out) = self.loops.last().ok_or_else(|| self.err("internal: break or continue outside a loop"))?;
+                self.goto(if matches!(s, Stmt::Break) { out } else { head });
+            }
+            Stmt::Return => {
+                let to = self.return_to.ok_or_else(|| self.err("internal: return outside a clause"))?;
+                self.goto(to);
             }
             Stmt::DeleteElement { array, keys } => {
                 self.scoped(|e| {
