@@ -11,6 +11,7 @@ use crumbs_runtime::session::{self, RunError};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
+mod bpftrace;
 mod dtrace;
 mod list;
 mod repl;
@@ -89,6 +90,10 @@ fn main() -> ExitCode {
     let argv0 = std::env::args_os().next().unwrap_or_default();
     if std::path::Path::new(&argv0).file_name().is_some_and(|n| n == "dtrace") {
         return dtrace::main(std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect());
+    }
+    // Under the name bpftrace (a symlink /usr/local/bin/bpftrace -> crumbs), bpftrace's.
+    if std::path::Path::new(&argv0).file_name().is_some_and(|n| n == "bpftrace") {
+        return bpftrace::main(std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect());
     }
     let cli = Cli::parse();
     // The first operand is the script unless -e or -s gave the program; the rest are $1...
@@ -174,7 +179,7 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool,
         return ExitCode::SUCCESS;
     }
 
-    let out = match run::output(cli.output.as_deref(), false) {
+    let mut out = match run::output(cli.output.as_deref(), false) {
         Ok(out) => out,
         Err(e) => return fail(format!("cannot write {}: {e}", cli.output.as_deref().unwrap_or_default())),
     };
@@ -182,7 +187,7 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool,
         eprintln!("crumbs: allowing destructive actions");
     }
     if !quiet && program.dialect == Dialect::Bpftrace {
-        run::CRUMBS.attaching(program.matched_probes);
+        run::CRUMBS.attaching(&mut out, program.matched_probes);
     } else if !quiet {
         let (what, shown) = if inline { ("description", text.trim()) } else { ("script", name) };
         run::CRUMBS.matched(what, shown, program.matched_probes);

@@ -31,9 +31,11 @@ impl Voice {
         ExitCode::from(self.error_status)
     }
 
-    /// bpftrace's line before it attaches, on standard output.
-    pub fn attaching(&self, n: usize) {
-        println!("Attaching {n} probe{}...", if n == 1 { "" } else { "s" });
+    /// bpftrace's line before it attaches, where the trace output goes (bpftrace writes it
+    /// to `-o`'s file too).
+    pub fn attaching(&self, out: &mut dyn std::io::Write, n: usize) {
+        let _ = writeln!(out, "Attaching {n} probe{}...", if n == 1 { "" } else { "s" });
+        let _ = out.flush();
     }
 
     /// Says how many probes a program matched (`what`: `script` or `description`).

@@ -1,0 +1,167 @@
+//! `bpftrace -l [PATTERN]`: the probes crumbs can attach, named as bpftrace names them
+//! (`tracepoint:CATEGORY:EVENT`, `kprobe:FUNCTION`, `rawtracepoint:EVENT`,
+//! `uprobe:PATH:FUNCTION`, `usdt:PATH:PROVIDER:NAME`), sorted, one a line, as bpftrace 0.17
+//! prints them. The probes come from crumbs' own providers (the listing of `crumbs -l`);
+//! this only renames and filters them. `-lv` follows each tracepoint with its fields, as the
+//! kernel's format file declares them.
+
+use crumbs_lang::ast::ProbeDesc;
+use crumbs_lang::facts::KernelFacts;
+use crumbs_lang::providers::{match_probes_with, Probe};
+use crumbs_runtime::kernel::LiveKernel;
+use std::collections::BTreeSet;
+use std::io::Write;
+
+/// Lists the probes `pattern` matches (every one without a pattern) into `out`; the error
+/// is the message for `ERROR: ...`.
+pub fn list(pattern: Option<&str>, verbose: bool, out: &mut dyn Write) -> Result<(), String> {
+    let pattern = pattern.filter(|p| !p.is_empty());
+    let names = match pattern.and_then(|p| p.split_once(':')) {
+        Some(("uprobe" | "uretprobe", rest)) => user_probes("uprobe", rest)?,
+        Some(("usdt", rest)) => user_probes("usdt", rest)?,
+        _ => {
+            if let Some(p) = pattern.filter(|p| !p.contains([':', '*'])) {
+                return Err(format!("'{p}' is not a probe pattern: write TYPE:... with '*' wildcards, e.g. 'kprobe:{p}*' or '*{p}*'"));
+            }
+            kernel_probes().into_iter().filter(|n| pattern.is_none_or(|p| wildcard(p, n))).collect()
+        }
+    };
+    for name in &names {
+        let _ = writeln!(out, "{name}");
+        if verbose {
+            if let Some((category, event)) = name.strip_prefix("tracepoint:").and_then(|r| r.split_once(':')) {
+                for field in tracepoint_fields(category, event) {
+                    let _ = writeln!(out, "    {field}");
+                }
+            }
+        }
+    }
+    let _ = out.flush();
+    Ok(())
+}
+
+/// The kernel's probes crumbs lists (`crumbs -l`), in bpftrace's names: tracepoints, kernel
+/// functions as kprobes (bpftrace lists kretprobes under no name of their own), raw
+/// tracepoints. Why some could not be listed goes to standard error as bpftrace's warning.
+fn kernel_probes() -> BTreeSet<String> {
+    let (probes, missing) = crate::list::every_probe();
+    if let Some(why) = missing {
+        eprintln!("WARNING: {why}");
+    }
+    probes.iter().filter_map(bpftrace_name).collect()
+}
+
+fn bpftrace_name(p: &Probe) -> Option<String> {
+    match p.provider {
+        // ftrace's own events (tracefs' events/ftrace) are not tracepoints a program can
+        // attach to; bpftrace lists only available_events, which leaves them out.
+        "tracepoint" if p.module == "ftrace" => None,
+        "tracepoint" => Some(format!("tracepoint:{}:{}", p.module, p.name)),
+        "fbt" if p.name == "entry" => Some(format!("kprobe:{}", p.function)),
+        "rawtracepoint" => Some(format!("rawtracepoint:{}", p.name)),
+        _ => None,
+    }
+}
+
+/// `uprobe:PATH[:FUNCTION]` or `usdt:PATH[:PROVIDER[:NAME]]` (`rest` after the type):
+/// the file's probes, matched by crumbs' uprobe and usdt providers.
+fn user_probes(kind: &str, rest: &str) -> Result<BTreeSet<String>, String> {
+    let mut fields: Vec<String> = std::iter::once(kind.to_string()).chain(rest.split(':').map(String::from)).collect();
+    let wanted = if kind == "uprobe" { 3 } else { 4 };
+    if fields.len() > wanted {
+        return Err(format!("{kind} probe type takes at most {} arguments", wanted - 1));
+    }
+    fields.resize(wanted, "*".to_string());
+    for f in fields.iter_mut().filter(|f| f.is_empty()) {
+        *f = "*".to_string();
+    }
+    let path = fields[1].clone();
+    let desc = ProbeDesc { text: fields.join(":"), fields, span: 0..0 };
+    let found = match match_probes_with(&desc, Some(&LiveKernel)) {
+        Ok(found) => found,
+        // A file with no such function or probe lists nothing, as bpftrace does.
+        Err(d) if ["does not match", "no function", "has no USDT probes"].iter().any(|m| d.message.contains(m)) => Vec::new(),
+        Err(d) => return Err(d.message),
+    };
+    Ok(found
+        .iter()
+        .map(|p| match kind {
+            "uprobe" => format!("uprobe:{path}:{}", p.function),
+            _ => format!("usdt:{path}:{}:{}", p.user.as_ref().map_or(p.provider, |u| u.provider.as_str()), p.name),
+        })
+        .collect())
+}
+
+/// A tracepoint's fields as its format file declares them (`const char * filename`,
+/// `__data_loc char[] name`), without the `common_` header fields.
+fn tracepoint_fields(category: &str, event: &str) -> Vec<String> {
+    let Ok(format) = LiveKernel.tracepoint_format(category, event) else { return Vec::new() };
+    let declared: Vec<String> = format
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("field:")?.split(';').next().map(|d| d.trim().to_string()))
+        .collect();
+    // Which declarations are real fields is crumbs' format parser's call.
+    let fields = crumbs_lang::tracepoints::parse_format(&format);
+    declared.into_iter().filter(|d| fields.iter().any(|f| declares(d, &f.name))).collect()
+}
+
+/// Whether declaration `decl` (`char prev_comm[16]`) declares field `name`.
+fn declares(decl: &str, name: &str) -> bool {
+    let decl = decl.trim_end();
+    // `char comm[16]` declares `comm`; `__data_loc char[] name` declares `name`.
+    let end = if decl.ends_with(']') { decl[..decl.rfind('[').unwrap_or(decl.len())].trim_end() } else { decl };
+    end.strip_suffix(name).is_some_and(|before| before.ends_with([' ', '*', '\t']))
+}
+
+/// bpftrace's wildcard match: `*` stands for any run of characters (`:` included); every
+/// other character is itself.
+pub fn wildcard(pattern: &str, s: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let first = parts.next().unwrap_or("");
+    let Some(mut rest) = s.strip_prefix(first) else { return false };
+    let mut parts: Vec<&str> = parts.collect();
+    let Some(last) = parts.pop() else { return rest.is_empty() };
+    for part in parts {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wildcards_cross_colons_and_anchor_both_ends() {
+        assert!(wildcard("tracepoint:sched*", "tracepoint:sched:sched_switch"));
+        assert!(wildcard("*sleep*", "tracepoint:syscalls:sys_enter_nanosleep"));
+        assert!(wildcard("t*:sched:sched_switch", "tracepoint:sched:sched_switch"));
+        assert!(wildcard("tracepoint:sched:sched_switch", "tracepoint:sched:sched_switch"));
+        assert!(!wildcard("tracepoint:sched:sched_switch", "tracepoint:sched:sched_switch2"));
+        assert!(!wildcard("*ab*ba", "xaba"));
+        assert!(wildcard("*ab*ba", "xabba"));
+        assert!(!wildcard("tracepoint:sched:[s]ched_switch", "tracepoint:sched:sched_switch"));
+    }
+
+    #[test]
+    fn declarations_name_their_fields() {
+        assert!(declares("char prev_comm[16]", "prev_comm"));
+        assert!(declares("const char * filename", "filename"));
+        assert!(declares("__data_loc char[] name", "name"));
+        assert!(declares("__data_loc char[] scontext", "scontext"));
+        assert!(!declares("int common_pid", "pid"));
+    }
+
+    #[test]
+    fn kernel_probes_get_bpftraces_names() {
+        let p = |provider, module, function, name| Probe { id: 0, provider, module, function, name, attach: crumbs_lang::providers::AttachPoint::Begin, nr: None, user: None };
+        assert_eq!(bpftrace_name(&p("tracepoint", "sched", "", "sched_switch")).unwrap(), "tracepoint:sched:sched_switch");
+        assert_eq!(bpftrace_name(&p("fbt", "vmlinux", "vfs_read", "entry")).unwrap(), "kprobe:vfs_read");
+        assert_eq!(bpftrace_name(&p("fbt", "vmlinux", "vfs_read", "return")), None);
+        assert_eq!(bpftrace_name(&p("syscall", "", "read", "entry")), None);
+        assert_eq!(bpftrace_name(&p("tracepoint", "ftrace", "", "function")), None);
+    }
+}

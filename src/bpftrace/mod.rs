@@ -1,0 +1,232 @@
+//! The drop-in `bpftrace`: crumbs invoked under the name `bpftrace` (a symlink
+//! `/usr/local/bin/bpftrace -> crumbs`) reads bpftrace 0.17's command line and speaks as it
+//! does: `ERROR: ...` lines, status 1 for errors, `Attaching N probes...` before tracing
+//! (spec §10.6). Programs are bpftrace's dialect (spec §13), compiled by the same pipeline
+//! as crumbs' own and traced by [`crate::run`].
+
+mod args;
+mod info;
+mod list;
+
+use crate::run::{self, Voice};
+use crumbs_lang::dialect::Dialect;
+use crumbs_runtime::driver::{self, CompileError, CompileOptions};
+use crumbs_runtime::kernel::LiveKernel;
+use crumbs_runtime::output::strerror;
+use crumbs_runtime::process::{Child, SpawnError};
+use crumbs_runtime::session::{self, RunError};
+use std::io::{IsTerminal, Read};
+use std::process::ExitCode;
+
+/// What `-V` prints: the bpftrace whose command line and output crumbs follows, and crumbs'
+/// own version.
+pub(crate) const VERSION: &str = concat!("bpftrace v0.17.0 (crumbs ", env!("CARGO_PKG_VERSION"), ")");
+
+/// bpftrace's messages are `ERROR: ...` lines, and it fails with 1: the voice's name is
+/// the line's start.
+const BPFTRACE: Voice = Voice { name: "ERROR", error_status: 1 };
+
+/// The command line and environment, read.
+#[derive(Default)]
+struct Request {
+    program: Option<String>,
+    operands: Vec<String>,
+    list: bool,
+    quiet: bool,
+    unsafe_: bool,
+    no_warnings: bool,
+    command: Option<String>,
+    pid: Option<String>,
+    output: Option<String>,
+    dry_run_dump: bool,
+    emit_elf: Option<String>,
+    /// `-x`-style options for the compiler, from the environment (`strsize=N`).
+    options: Vec<String>,
+    /// `BPFTRACE_STACK_MODE`: how bpftrace would print stacks (`bpftrace`, `perf`, `raw`).
+    stack_mode: Option<String>,
+}
+
+/// A usage error: getopt's line, then the usage; status 1 as bpftrace's.
+fn usage_error(line: &str) -> ExitCode {
+    eprintln!("bpftrace: {line}");
+    eprint!("{}", args::USAGE);
+    ExitCode::from(1)
+}
+
+pub fn main(argv: Vec<String>) -> ExitCode {
+    let parsed = match args::getopt(argv.get(1..).unwrap_or_default()) {
+        Ok(p) => p,
+        Err(line) => return usage_error(&line),
+    };
+    let mut r = Request { operands: parsed.operands, ..Default::default() };
+    for opt in &parsed.options {
+        let a = opt.arg.clone();
+        match opt.name.as_str() {
+            "h" | "help" => {
+                eprint!("{}", args::USAGE);
+                return ExitCode::SUCCESS;
+            }
+            "V" | "version" => {
+                println!("{VERSION}");
+                return ExitCode::SUCCESS;
+            }
+            "info" => {
+                eprint!("{}", info::report());
+                return ExitCode::SUCCESS;
+            }
+            "B" if !matches!(a.as_str(), "line" | "full" | "none") => return BPFTRACE.fail("USAGE: -B must be either 'line', 'full', or 'none'."),
+            "f" if a == "json" => return BPFTRACE.fail("output format 'json' is not supported by crumbs yet; use -f text (the default)"),
+            "f" if a != "text" => return BPFTRACE.fail(format!("Invalid output format \"{a}\"\nValid formats: 'text', 'json'")),
+            "emit-llvm" => return BPFTRACE.fail("--emit-llvm: crumbs compiles to BPF without LLVM; use --emit-elf FILE or -d"),
+            "btf" => return BPFTRACE.fail("--btf: crumbs reads the running kernel's BTF (/sys/kernel/btf)"),
+            // The last -e is the program, as in bpftrace.
+            "e" => r.program = Some(a),
+            "l" => r.list = true,
+            "q" => r.quiet = true,
+            "unsafe" => r.unsafe_ = true,
+            "no-warnings" => r.no_warnings = true,
+            "c" => r.command = Some(a),
+            "p" => r.pid = Some(a),
+            "o" => r.output = Some(a),
+            "d" => r.dry_run_dump = true,
+            "emit-elf" => r.emit_elf = Some(a),
+            // -B (output goes out a line at a time or more: the same lines), -v, -k, -kk,
+            // -I and --include (C headers: crumbs has the kernel's types from BTF),
+            // --usdt-file-activation (crumbs sets USDT semaphores in every process).
+            _ => {}
+        }
+    }
+    if let Err(msg) = read_environment(&mut r) {
+        return BPFTRACE.fail(msg);
+    }
+    if r.list {
+        let mut out = std::io::BufWriter::new(std::io::stdout());
+        return match list::list(r.operands.first().map(String::as_str), opt_v(&parsed.options), &mut out) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(msg) => BPFTRACE.fail(msg),
+        };
+    }
+    let (name, text, params) = match r.program.take() {
+        Some(p) => ("stdin".to_string(), p, std::mem::take(&mut r.operands)),
+        None if r.operands.is_empty() => {
+            eprint!("{}", args::USAGE);
+            return ExitCode::from(1);
+        }
+        None => {
+            let path = r.operands.remove(0);
+            let read = if path == "-" {
+                let mut t = String::new();
+                std::io::stdin().read_to_string(&mut t).map(|_| t)
+            } else {
+                std::fs::read_to_string(&path)
+            };
+            match read {
+                Ok(t) => (if path == "-" { "stdin".to_string() } else { path }, t, std::mem::take(&mut r.operands)),
+                // bpftrace exits with -1 here.
+                Err(e) => {
+                    BPFTRACE.fail(format!("failed to open file '{path}': {}", strerror(&e)));
+                    return ExitCode::from(255);
+                }
+            }
+        }
+    };
+    trace(r, &name, &text, params)
+}
+
+fn opt_v(options: &[args::Opt]) -> bool {
+    options.iter().any(|o| o.name == "v")
+}
+
+/// `BPFTRACE_STRLEN` (and `BPFTRACE_MAX_STRLEN`) as the strsize option,
+/// `BPFTRACE_MAP_KEYS_MAX` checked, `BPFTRACE_STACK_MODE` kept.
+fn read_environment(r: &mut Request) -> Result<(), String> {
+    let number = |var: &str| -> Result<Option<u64>, String> {
+        match std::env::var(var) {
+            Err(_) => Ok(None),
+            Ok(v) => match v.parse::<u64>() {
+                // bpftrace takes 0 as "not set".
+                Ok(0) => Ok(None),
+                Ok(n) => Ok(Some(n)),
+                Err(_) => Err(format!("Env var '{var}' did not contain a valid uint64_t, or was zero-valued.")),
+            },
+        }
+    };
+    for var in ["BPFTRACE_MAX_STRLEN", "BPFTRACE_STRLEN"] {
+        if let Some(n) = number(var)? {
+            r.options.push(format!("strsize={n}"));
+        }
+    }
+    // crumbs sizes its maps itself (-x dynvarsize, aggsize); the variable is checked as
+    // bpftrace checks it, and needs nothing more.
+    number("BPFTRACE_MAP_KEYS_MAX")?;
+    r.stack_mode = std::env::var("BPFTRACE_STACK_MODE").ok();
+    Ok(())
+}
+
+/// Compiles the program and traces with it (or, for `-d` and `--emit-elf`, writes it out).
+fn trace(r: Request, name: &str, text: &str, params: Vec<String>) -> ExitCode {
+    let compile_only = r.dry_run_dump || r.emit_elf.is_some();
+    let pid = match r.pid.as_deref().map(grab).transpose() {
+        Ok(p) => p,
+        Err(msg) => return BPFTRACE.fail(msg),
+    };
+    if !compile_only {
+        if let Err(RunError::Permission(msg)) = session::check_permission() {
+            return BPFTRACE.fail(msg);
+        }
+    }
+    if !r.no_warnings && r.stack_mode.as_deref().is_some_and(|m| m != "bpftrace") {
+        eprintln!("WARNING: BPFTRACE_STACK_MODE={}: crumbs prints stacks in bpftrace's own mode", r.stack_mode.as_deref().unwrap_or_default());
+    }
+    let child = match (&r.command, compile_only) {
+        (Some(cmd), false) => match Child::spawn(cmd) {
+            Ok(c) => Some(c),
+            Err(SpawnError::Exec { command, error }) => return BPFTRACE.fail(format!("failed to execute {command}: {}", strerror(&error))),
+            Err(SpawnError::Other(msg)) => return BPFTRACE.fail(msg),
+        },
+        _ => None,
+    };
+    let target = child.as_ref().map(|c| c.pid).or(pid).map(i64::from).or((compile_only && r.command.is_some()).then_some(0));
+    let opts = CompileOptions { target, args: std::iter::once(name.to_string()).chain(params).collect(), options: r.options.clone(), destructive: r.unsafe_, dialect: Some(Dialect::Bpftrace) };
+    let compiled = match driver::compile(text, &opts, &LiveKernel) {
+        Ok(c) => c,
+        // crumbs' own diagnostic (file:line:col, the line, a caret, a hint); bpftrace's status.
+        Err(CompileError::Source(d)) => {
+            eprint!("{}", d.render(name, text, std::io::stderr().is_terminal()));
+            return ExitCode::from(BPFTRACE.error_status);
+        }
+        Err(CompileError::Message(m)) => return BPFTRACE.fail(m),
+    };
+    if r.dry_run_dump {
+        print!("{}", crumbs_ebpf::dump(&compiled.code));
+    }
+    if let Some(path) = &r.emit_elf {
+        if let Err(e) = std::fs::write(path, &compiled.code.elf) {
+            return BPFTRACE.fail(format!("failed to write {path}: {}", strerror(&e)));
+        }
+    }
+    if compile_only {
+        return ExitCode::SUCCESS;
+    }
+    let mut out = match run::output(r.output.as_deref(), false) {
+        Ok(out) => out,
+        Err(e) => return BPFTRACE.fail(format!("Failed to open output file: \"{}\": {}", r.output.as_deref().unwrap_or_default(), strerror(&e))),
+    };
+    // -q and the program's own quiet option; bpftrace's line goes where the output goes.
+    let quiet = r.quiet || compiled.program.options.quiet;
+    if !quiet {
+        BPFTRACE.attaching(&mut out, compiled.program.matched_probes);
+    }
+    let session = run::Session { voice: &BPFTRACE, name, text, quiet, flowindent: false, progress: false, child, pid, out, in_repl: false };
+    run::trace(&compiled, session)
+}
+
+/// `-p PID`: a decimal process id of a process that exists.
+fn grab(arg: &str) -> Result<i32, String> {
+    let pid: i32 = arg.parse().ok().filter(|p| *p > 0).ok_or_else(|| format!("pid '{arg}' is not a valid decimal number"))?;
+    // SAFETY: signal 0 only checks that the process exists.
+    if unsafe { libc::kill(pid, 0) } != 0 {
+        return Err(format!("pid {pid}: {}", strerror(&std::io::Error::last_os_error())));
+    }
+    Ok(pid)
+}

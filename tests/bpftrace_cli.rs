@@ -1,0 +1,230 @@
+//! crumbs invoked as `bpftrace` (spec §10.6): bpftrace 0.17's command line, messages and
+//! exit statuses, through a symlink named bpftrace to the crumbs binary. The expected
+//! strings are what bpftrace 0.17 prints, where crumbs' behaviour matches it.
+
+mod common;
+
+use common::{crumbs, run_command, Output, TempPath, TIMEOUT};
+use std::process::Command;
+
+/// Runs crumbs as `bpftrace` (a symlink in a temporary directory) with `args`, `stdin` and
+/// the environment variables `env`.
+fn bpftrace_with(args: &[&str], stdin: Option<&str>, env: &[(&str, &str)]) -> Output {
+    let dir = TempPath::dir("bpftrace-dir");
+    let path = dir.path().join("bpftrace");
+    std::os::unix::fs::symlink(crumbs(), &path).expect("symlink bpftrace -> crumbs");
+    let mut c = Command::new(&path);
+    c.args(args).envs(env.iter().copied());
+    let out = run_command(c, stdin, TIMEOUT);
+    out.assert_no_panic();
+    out
+}
+
+fn bpftrace(args: &[&str]) -> Output {
+    bpftrace_with(args, None, &[])
+}
+
+fn assert_status(out: &Output, status: i32) {
+    assert_eq!(out.code(), status, "{}", out.dump());
+}
+
+const HI: &str = r#"BEGIN { printf("hi\n"); exit(); }"#;
+
+#[test]
+fn help_is_the_usage_on_standard_error() {
+    for flag in ["-h", "--help"] {
+        let out = bpftrace(&[flag]);
+        assert_status(&out, 0);
+        assert_eq!(out.stdout, "");
+        assert!(out.stderr.starts_with("USAGE:\n    bpftrace [options] filename\n    bpftrace [options] - <stdin input>\n    bpftrace [options] -e 'program'\n\nOPTIONS:\n"), "{}", out.dump());
+        assert!(out.stderr.contains("\n    -l [search]    list probes\n"), "{}", out.dump());
+    }
+}
+
+#[test]
+fn version_names_bpftrace_and_crumbs() {
+    for flag in ["-V", "--version"] {
+        let out = bpftrace(&[flag]);
+        assert_status(&out, 0);
+        assert_eq!(out.stdout, format!("bpftrace v0.17.0 (crumbs {})\n", env!("CARGO_PKG_VERSION")));
+    }
+}
+
+#[test]
+fn usage_errors_are_getopts_lines_then_the_usage_with_status_1() {
+    for (args, line) in [
+        (&["-Z"][..], "bpftrace: invalid option -- 'Z'\n"),
+        (&["--bogus"], "bpftrace: unrecognized option '--bogus'\n"),
+        (&["-e"], "bpftrace: option requires an argument -- 'e'\n"),
+        (&["--emit-elf"], "bpftrace: option '--emit-elf' requires an argument\n"),
+        (&["--unsafe=1"], "bpftrace: option '--unsafe' doesn't allow an argument\n"),
+        (&["--e"], "bpftrace: option '--e' is ambiguous; possibilities: '--emit-llvm' '--emit-elf'\n"),
+    ] {
+        let out = bpftrace(args);
+        assert_status(&out, 1);
+        assert!(out.stderr.starts_with(&format!("{line}USAGE:\n")), "{}", out.dump());
+    }
+    // No program: the usage alone.
+    let out = bpftrace(&[]);
+    assert_status(&out, 1);
+    assert!(out.stderr.starts_with("USAGE:\n"), "{}", out.dump());
+}
+
+#[test]
+fn bad_settings_are_bpftraces_errors() {
+    let out = bpftrace(&["no-such-file.bt"]);
+    assert_status(&out, 255);
+    assert_eq!(out.stderr, "ERROR: failed to open file 'no-such-file.bt': No such file or directory\n");
+    let out = bpftrace(&["-f", "xml", "-e", HI]);
+    assert_status(&out, 1);
+    assert_eq!(out.stderr, "ERROR: Invalid output format \"xml\"\nValid formats: 'text', 'json'\n");
+    let out = bpftrace(&["-B", "foo", "-e", HI]);
+    assert_status(&out, 1);
+    assert_eq!(out.stderr, "ERROR: USAGE: -B must be either 'line', 'full', or 'none'.\n");
+    let out = bpftrace(&["-p", "abc", "-e", HI]);
+    assert_status(&out, 1);
+    assert_eq!(out.stderr, "ERROR: pid 'abc' is not a valid decimal number\n");
+    let out = bpftrace_with(&["-e", HI], None, &[("BPFTRACE_STRLEN", "abc")]);
+    assert_status(&out, 1);
+    assert_eq!(out.stderr, "ERROR: Env var 'BPFTRACE_STRLEN' did not contain a valid uint64_t, or was zero-valued.\n");
+    let out = bpftrace(&["-o", "/nonexistent-dir/x", "-e", HI]);
+    assert_status(&out, 1);
+    assert_eq!(out.stderr, "ERROR: Failed to open output file: \"/nonexistent-dir/x\": No such file or directory\n");
+    // crumbs' own: JSON output is not written yet.
+    let out = bpftrace(&["-f", "json", "-e", HI]);
+    assert_status(&out, 1);
+    assert!(out.stderr.starts_with("ERROR: output format 'json' is not supported"), "{}", out.dump());
+}
+
+#[test]
+fn a_program_that_does_not_compile_is_crumbs_diagnostic_with_status_1() {
+    let out = bpftrace(&["-e", "BEGIN { foo }"]);
+    assert_status(&out, 1);
+    assert_eq!(out.stdout, "");
+    assert!(out.stderr.contains("unknown variable `foo`") && out.stderr.contains("stdin:1:9"), "{}", out.dump());
+    // system() needs --unsafe, as in bpftrace.
+    let out = bpftrace(&["-e", r#"BEGIN { system("true"); exit(); }"#]);
+    assert_status(&out, 1);
+}
+
+#[test]
+fn a_program_runs_after_the_attaching_line() {
+    let out = bpftrace(&["-e", HI]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "Attaching 1 probe...\nhi\n\n\n");
+    let two = r#"BEGIN { printf("hi\n"); } END { printf("bye\n"); } BEGIN { exit(); }"#;
+    assert!(bpftrace(&["-e", two]).stdout.starts_with("Attaching 3 probes...\n"));
+}
+
+#[test]
+fn quiet_leaves_out_the_attaching_line() {
+    let out = bpftrace(&["-q", "-e", HI]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "hi\n\n\n");
+    // Options after the program are options (GNU getopt's permutation).
+    assert_eq!(bpftrace(&["-e", HI, "-q"]).stdout, "hi\n\n\n");
+}
+
+#[test]
+fn the_last_program_given_is_the_one_run() {
+    let out = bpftrace(&["-e", r#"BEGIN { printf("a\n"); exit(); }"#, "-e", r#"BEGIN { printf("b\n"); exit(); }"#]);
+    assert_eq!(out.stdout, "Attaching 1 probe...\nb\n\n\n");
+}
+
+#[test]
+fn probes_attached_is_announced_on_stderr_before_begin_runs() {
+    let out = bpftrace_with(&["-e", HI], None, &[("__BPFTRACE_NOTIFY_PROBES_ATTACHED", "1")]);
+    assert_status(&out, 0);
+    assert_eq!(out.stderr, "__BPFTRACE_NOTIFY_PROBES_ATTACHED\n");
+    assert_eq!(out.stdout, "Attaching 1 probe...\nhi\n\n\n");
+}
+
+#[test]
+fn output_to_a_file_holds_the_attaching_line() {
+    let file = TempPath::new("bpftrace-o");
+    let out = bpftrace(&["-o", file.str(), "-e", HI]);
+    assert_status(&out, 0);
+    let written = std::fs::read_to_string(file.path()).unwrap();
+    assert!(written.starts_with("Attaching 1 probe...\nhi\n"), "{written:?}");
+}
+
+#[test]
+fn positional_parameters_follow_the_program_and_missing_ones_are_zero() {
+    let out = bpftrace(&["-e", r#"BEGIN { printf("%d %d %d\n", $1, $#, $4); exit(); }"#, "5", "6", "7"]);
+    assert_eq!(out.stdout, "Attaching 1 probe...\n5 3 0\n\n\n");
+    let script = TempPath::with_contents("params.bt", r#"BEGIN { printf("%d %d\n", $2, $#); exit(); }"#);
+    let out = bpftrace(&[script.str(), "1", "22"]);
+    assert_eq!(out.stdout, "Attaching 1 probe...\n22 2\n\n\n", "{}", out.dump());
+}
+
+#[test]
+fn dash_reads_the_program_from_standard_input() {
+    let out = bpftrace_with(&["-"], Some(HI), &[]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "Attaching 1 probe...\nhi\n\n\n");
+}
+
+#[test]
+fn unsafe_allows_system() {
+    let out = bpftrace(&["--unsafe", "-e", r#"BEGIN { system("echo x"); exit(); }"#]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "Attaching 1 probe...\nx\n\n\n");
+}
+
+#[test]
+fn dry_runs_write_the_program_and_attach_nothing() {
+    let elf = TempPath::new("bpftrace-elf");
+    let out = bpftrace(&["--emit-elf", elf.str(), "-e", HI]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "");
+    assert_eq!(&std::fs::read(elf.path()).unwrap()[..4], b"\x7fELF");
+    let out = bpftrace(&["-d", "-e", HI]);
+    assert_status(&out, 0);
+    assert!(out.stdout.contains("instructions"), "{}", out.dump());
+}
+
+#[test]
+fn listing_names_probes_as_bpftrace_does() {
+    let out = bpftrace(&["-l", "tracepoint:syscalls:sys_enter_openat*"]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "tracepoint:syscalls:sys_enter_openat\ntracepoint:syscalls:sys_enter_openat2\n");
+    // `*` crosses the colons.
+    let out = bpftrace(&["-l", "t*:sched:sched_switch"]);
+    assert_eq!(out.stdout, "tracepoint:sched:sched_switch\n");
+    let out = bpftrace(&["-l", "*sleep*"]);
+    assert!(out.stdout.lines().any(|l| l == "tracepoint:syscalls:sys_enter_nanosleep"), "{}", out.dump());
+    assert!(out.stdout.lines().all(|l| l.contains("sleep")), "{}", out.dump());
+    let out = bpftrace(&["-l", "rawtracepoint:sched_switch"]);
+    assert_eq!(out.stdout, "rawtracepoint:sched_switch\n");
+    // bpftrace's -l takes a pattern, not a program.
+    let out = bpftrace(&["-l", "sched_switch"]);
+    assert_status(&out, 1);
+    assert!(out.stderr.starts_with("ERROR: 'sched_switch' is not a probe pattern"), "{}", out.dump());
+}
+
+#[test]
+fn verbose_listing_shows_tracepoint_fields() {
+    let out = bpftrace(&["-lv", "tracepoint:syscalls:sys_enter_openat"]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "tracepoint:syscalls:sys_enter_openat\n    int __syscall_nr\n    int dfd\n    const char * filename\n    int flags\n    umode_t mode\n");
+    let out = bpftrace(&["-lv", "tracepoint:sched:sched_process_exec"]);
+    assert_eq!(out.stdout, "tracepoint:sched:sched_process_exec\n    __data_loc char[] filename\n    pid_t pid\n    pid_t old_pid\n");
+}
+
+#[test]
+fn listing_a_files_functions_as_uprobes() {
+    let out = bpftrace(&["-l", "uprobe:/bin/bash:*"]);
+    assert_status(&out, 0);
+    assert!(!out.stdout.is_empty() && out.stdout.lines().all(|l| l.starts_with("uprobe:/bin/bash:")), "{}", out.dump());
+    let out = bpftrace(&["-l", "uprobe:/bin/bash:no_such_function_anywhere"]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "");
+}
+
+#[test]
+fn info_reports_the_kernel() {
+    let out = bpftrace(&["--info"]);
+    assert_status(&out, 0);
+    assert!(out.stderr.starts_with("System\n  OS: Linux "), "{}", out.dump());
+    assert!(out.stderr.contains("\nProbe types\n  kprobe: ") && out.stderr.contains("\n  tracepoint: yes\n"), "{}", out.dump());
+}
