@@ -109,7 +109,7 @@ fn positional_parameters() {
 /// probes are attached, before BEGIN runs (and with -q too); BEGIN's output follows.
 #[test]
 fn notify_line_for_test_harnesses() {
-    let mut cmd = crumbs_cmd(&["-q", "-e", r#"BEGIN { printf("begun\n"); exit(); } tracepoint:syscalls:sys_enter_getpid { @ = count(); }"#]);
+    let mut cmd = crumbs_cmd(&["-q", "-e", r#"BEGIN { printf("begun\n"); exit(); } tracepoint:syscalls:sys_enter_getpid /pid == 0/ { @ = count(); }"#]);
     cmd.env("__BPFTRACE_NOTIFY_PROBES_ATTACHED", "1");
     let out = run_command(cmd, None, TIMEOUT);
     assert_eq!(out.stderr, "__BPFTRACE_NOTIFY_PROBES_ATTACHED\n", "{}", out.dump());
