@@ -153,6 +153,12 @@ impl Checker<'_> {
         if m == "#" {
             return Some(TExpr::new(Expr::Int(self.opts.args.len().saturating_sub(1) as i64), self.c_int("int64_t")));
         }
+        // `$$N` (str($N) in bpftrace) not given is "".
+        if let Some(n) = m.strip_prefix('$').and_then(|n| n.parse::<usize>().ok()) {
+            let empty = self.strings.intern("");
+            let string = self.c_string();
+            return (n >= self.opts.args.len()).then(|| TExpr::new(Expr::Str(StrExpr::Const(empty)), string));
+        }
         let n: usize = m.parse().ok()?;
         (n >= self.opts.args.len()).then(|| TExpr::new(Expr::Int(0), self.c_int("int64_t")))
     }

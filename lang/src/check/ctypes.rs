@@ -439,7 +439,15 @@ impl Checker<'_> {
                 _ => return Err(Diagnostic::new(n.span.clone(), "str()'s length must be a positive constant").label("not a positive constant").hint("write the most bytes to read, its NUL included: str(p, 64)")),
             },
         };
-        let e = &args[0];
+        // bpftrace's str($1) is the first positional parameter as a string (D's $$1).
+        let as_text;
+        let e = match &args[0].kind {
+            ExprKind::Macro(m) if self.bpftrace() && !m.is_empty() && m.chars().all(|c| c.is_ascii_digit()) => {
+                as_text = ast::Expr { kind: ExprKind::Macro(format!("${m}")), span: args[0].span.clone() };
+                &as_text
+            }
+            _ => &args[0],
+        };
         let t = self.typed(e)?;
         let cut = |s: StrExpr| if size == self.strsize { Expr::Str(s) } else { Expr::Str(StrExpr::Call { f: crate::ir::StrFn::Substr, args: vec![crate::ir::StrArg::Str(s), crate::ir::StrArg::Int(Expr::Int(0)), crate::ir::StrArg::Int(Expr::Int(size as i64 - 1))], size }) };
         if let Val::Value(Expr::Str(s)) = t.val {
