@@ -167,6 +167,9 @@ pub fn detect_dialect(src: &str) -> Dialect {
 
 /// D's functions that take an aggregation: `@a` as their whole argument is D.
 const TAKES_AGGREGATION: &[&str] = &["printa", "clear", "trunc", "normalize", "denormalize", "setopt"];
+/// Builtin variables only bpftrace has (D's spellings of its others are D's too: `comm`,
+/// `nsecs`, `curtask`).
+const BPFTRACE_VARIABLES: &[&str] = &["cpid", "elapsed", "probe", "kstack", "ustack", "username", "cgroup", "numaid", "jiffies", "sarg0", "sarg1", "sarg2"];
 /// Functions only bpftrace has: a call to one is bpftrace.
 const BPFTRACE_FUNCTIONS: &[&str] = &["delete", "has_key", "len", "zero", "time", "strftime", "hist", "lhist", "stats", "kstack", "ksym", "kaddr", "buf", "join", "cat", "signal", "override", "cgroup_path", "macaddr", "pton", "reg", "strcontains", "kptr", "uptr", "path", "bswap", "skboutput", "nsecs", "debugf", "unwatch", "percpu_kaddr", "errorf", "warnf"];
 
@@ -198,7 +201,11 @@ fn bpftrace_only(p: Pair<Rule>) -> bool {
                     None => bpftrace_only(arg),
                 });
             }
+            // The function's own name is no variable.
+            return p.into_inner().skip(1).any(bpftrace_only);
         }
+        Rule::ident => return BPFTRACE_VARIABLES.contains(&p.as_str()),
+        Rule::member | Rule::type_name | Rule::member_path | Rule::declaration => return false,
         Rule::aggregation => return true,
         _ => {}
     }
@@ -1874,6 +1881,8 @@ mod dialect_tests {
             "tracepoint:syscalls:sys_enter_openat { printf(\"%s\\n\", str(args->filename)); }",
             "kprobe:vfs_read { @[comm] = count(); }",
             "rawtracepoint:sys_enter { @[args.id] = count(); }",
+            "BEGIN { trace(rand()); x = ustack(); probefunc == \"probe\"; }",
+            "BEGIN { trace(offsetof(struct s, probe)); }",
             "BEGIN { normalize(@a, 2); denormalize(@a); printa(\"%@d\\n\", @a); } BEGIN { @a = count(); }",
             "not a program {",
         ] {
@@ -1895,6 +1904,8 @@ mod dialect_tests {
             "BEGIN { @h = hist(1); }",
             "BEGIN { @a = count(); @b = @a; }",
             "BEGIN { @[1] = count(@x[2] + 1); }",
+            "tracepoint:syscalls:sys_enter_read /pid == cpid/ { @[probe] = count(); }",
+            "profile:hz:99 { @[kstack] = count(); }",
         ] {
             assert_eq!(detect_dialect(src), Bpftrace, "{src}");
         }

@@ -42,7 +42,7 @@ impl<'p> Aggregations<'p> {
     }
 
     pub fn decoder(&self) -> Decoder<'_> {
-        Decoder { strings: &self.program.strings, stacks: &self.stacks }
+        Decoder { strings: &self.program.strings, stacks: &self.stacks, program: Some(self.program) }
     }
 
     /// An aggregation's rows as they print now (normalize() applied), unsorted.

@@ -11,6 +11,8 @@ use std::collections::HashMap;
 pub struct Decoder<'a> {
     pub strings: &'a Strings,
     pub stacks: &'a Stacks,
+    /// The program, for bpftrace's `probe` (a probe id named as bpftrace names it).
+    pub program: Option<&'a crumbs_lang::ir::Program>,
 }
 
 /// Every row of one aggregation, CPUs merged (unsorted).
@@ -124,6 +126,7 @@ pub fn decode_value(r: Repr, bytes: &[u8], dec: &Decoder) -> Value {
         Repr::Int(r) => Value::Int(word(bytes, 0), r),
         Repr::Object(_) => Value::Bytes(bytes.to_vec()),
         Repr::StrId => Value::Str(dec.strings.resolve(word(bytes, 0) as u64)),
+        Repr::Probe => Value::Str(dec.program.map_or_else(|| format!("probe {}", word(bytes, 0)), |p| p.bpftrace_probe_name(word(bytes, 0) as u32))),
         Repr::Stack(u) => dec.stacks.read(word(bytes, 0), u),
         Repr::Sym(k) => dec.stacks.address(word(bytes, 0) as u64, Some(k)),
         Repr::UStack(_) | Repr::USym(_) => decode_user(r, bytes, dec, false),
@@ -183,7 +186,7 @@ mod tests {
         let mut key = b"cat\0\0\0\0\0\0\0\0\0\0\0\0\0".to_vec();
         key.extend(words(&[id as i64, -2]));
         let stacks = Stacks::new(None);
-        let v = decode_keys(&key, &[Repr::Str(16), Repr::StrId, Repr::Int(crumbs_lang::ir::IntRepr::I64)], &Decoder { strings: &s, stacks: &stacks });
+        let v = decode_keys(&key, &[Repr::Str(16), Repr::StrId, Repr::Int(crumbs_lang::ir::IntRepr::I64)], &Decoder { strings: &s, stacks: &stacks, program: None });
         assert_eq!(v, vec![Value::Str("cat".into()), Value::Str("hello".into()), Value::long(-2)]);
     }
 }

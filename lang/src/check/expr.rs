@@ -55,6 +55,8 @@ impl Checker<'_> {
             ExprKind::Int(v, t) => TExpr::new(Expr::Int(*v), self.types.int_of(t.clone())),
             ExprKind::Str(s) => TExpr::new(Expr::Str(StrExpr::Const(self.strings.intern(&s.value))), string),
             ExprKind::Ident(name) if name == "retval" => self.retval(&e.span)?,
+            // bpftrace's `probe`: the probe's id, named when printed.
+            ExprKind::Ident(name) if name == "probe" && self.bpftrace() => TExpr::new(Expr::Probe, string),
             // bpftrace's `cpid` is D's `$target`.
             ExprKind::Ident(name) if name == "cpid" && self.bpftrace() => self.plain(&ast::Expr { kind: ExprKind::Macro("target".into()), span: e.span.clone() })?,
             ExprKind::Ident(name) => {

@@ -9,6 +9,7 @@ use crate::providers::AttachPoint;
 use crate::syscalls::SyscallTable;
 
 pub mod agg;
+mod bpftrace_names;
 mod fault;
 pub mod layout;
 pub use agg::AggKind;
@@ -79,6 +80,9 @@ pub enum Repr {
     /// A struct, union or array copied from kernel memory: its bytes (a variable's or an
     /// element's buffer: rounded up to whole words).
     Object(u32),
+    /// bpftrace's `probe`: the id of the probe that fired (8 bytes), printed as bpftrace
+    /// names it ([`Program::bpftrace_probe_name`]).
+    Probe,
 }
 
 /// What user space reads from a recorded kernel stack. The kernel records the whole stack
@@ -217,12 +221,13 @@ impl Repr {
             Repr::UStack(u) => u.describe(),
             Repr::USym(_) => "a user symbol",
             Repr::Object(_) => "a struct or array",
+            Repr::Probe => "a probe's name",
         }
     }
 
     pub fn size(self) -> usize {
         match self {
-            Repr::Int(_) | Repr::StrId | Repr::Stack(_) | Repr::Sym(_) | Repr::UStack(_) => 8,
+            Repr::Int(_) | Repr::StrId | Repr::Stack(_) | Repr::Sym(_) | Repr::UStack(_) | Repr::Probe => 8,
             Repr::USym(_) => 16,
             Repr::Str(n) | Repr::Object(n) => n as usize,
         }
@@ -231,7 +236,7 @@ impl Repr {
     /// Whether user space turns it into text when printing (a stack, a symbol, or what is
     /// read from a recorded stack): it cannot be computed with or stored in a variable.
     pub fn printed_only(self) -> bool {
-        matches!(self, Repr::Stack(_) | Repr::Sym(_) | Repr::UStack(_) | Repr::USym(_))
+        matches!(self, Repr::Stack(_) | Repr::Sym(_) | Repr::UStack(_) | Repr::USym(_) | Repr::Probe)
     }
 
     /// Whether it is a stack's frames (kernel or user), printed by `%k`.
@@ -296,6 +301,8 @@ pub enum Expr {
     Element { array: usize, keys: Vec<Expr> },
     /// bpftrace's `has_key(@m, k)`: 1 if array `array` has element `keys`, else 0.
     HasElement { array: usize, keys: Vec<Expr> },
+    /// bpftrace's `probe`: the id of the probe that fired, printed as its name.
+    Probe,
     /// Runs the statements, then is the value: an assignment or `++`/`--` used as a value.
     Seq(Vec<Stmt>, Box<Expr>),
     /// strlen(s).
@@ -521,6 +528,7 @@ impl Expr {
             Expr::UStack(u) => Repr::UStack(*u),
             Expr::USym(k, _) => Repr::USym(*k),
             Expr::Object { size, .. } | Expr::ObjectPrefix { size, .. } => Repr::Object(*size),
+            Expr::Probe => Repr::Probe,
             _ => Repr::Int(IntRepr::I64),
         }
     }
