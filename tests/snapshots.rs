@@ -91,7 +91,7 @@ fn root() -> PathBuf {
 
 /// Every snapshotted program: (snapshot name, source path).
 fn programs() -> Vec<(String, PathBuf)> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(root().join("tests/snapshots")).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "d")).collect();
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(root().join("tests/snapshots")).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "d" || e == "bt")).collect();
     paths.sort();
     let mut out: Vec<(String, PathBuf)> = paths.into_iter().map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), p)).collect();
     out.extend(scripts::all().into_iter().map(|p| (format!("script-{}", scripts::stem(&p)), p)));
@@ -104,7 +104,7 @@ fn render(path: &Path) -> (String, String) {
     // $0 is the script's path, then the words the tests give it (tests/common/scripts.rs).
     let mut args = vec![path.display().to_string()];
     args.extend(scripts::args(path).into_iter().map(str::to_string));
-    let opts = CompileOptions { target: Some(4242), args, ..Default::default() };
+    let opts = CompileOptions { target: Some(4242), args, dialect: crumbs_lang::dialect::Dialect::of_path(&path.display().to_string()), ..Default::default() };
     let compiled = driver::compile(&text, &opts, &FixedKernel).unwrap_or_else(|e| match e {
         CompileError::Source(d) => panic!("{}: {}", path.display(), d.render(&path.display().to_string(), &text, false)),
         CompileError::Message(m) => panic!("{}: {m}", path.display()),
