@@ -48,11 +48,14 @@ pub fn compile(text: &str, stage: &mut dyn FnMut(Stage)) -> Outcome {
         Outcome::Rejected { stage: at, message }
     };
     stage(Stage::Parse);
-    let ast = match crumbs_lang::parse::parse_program_with(text, opts.facts.clone()) {
+    // The dialect the program's syntax says, as the command line finds it (spec §13.1).
+    let dialect = crumbs_lang::parse::detect_dialect(text);
+    let ast = match crumbs_lang::parse::parse_program_in(text, opts.facts.clone(), dialect) {
         Ok(a) => a,
         Err(d) => return reject(Stage::Parse, d, stage),
     };
     stage(Stage::Check);
+    let opts = CheckOptions { dialect: Some(dialect), ..opts };
     let program = match crumbs_lang::check::check(&ast, &opts) {
         Ok(p) => p,
         Err(d) => return reject(Stage::Check, d, stage),

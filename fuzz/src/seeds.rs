@@ -24,7 +24,10 @@ pub fn load(root: &Path) -> Result<Corpus, String> {
     let mut seeds = Vec::new();
     let mut fragments = Vec::new();
     for dir in ["scripts", "fuzz/seeds", "tests/snapshots"] {
-        for path in sorted_files(&root.join(dir), "d")? {
+        // D programs and bpftrace ones (each compiled in the dialect its syntax says).
+        let mut paths = sorted_files(&root.join(dir), "d")?;
+        paths.extend(sorted_files(&root.join(dir), "bt")?);
+        for path in paths {
             let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
             seeds.push(Seed { origin: format!("{dir}/{}", path.file_name().unwrap().to_string_lossy()), text });
         }
