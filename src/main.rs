@@ -187,10 +187,10 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool,
         eprintln!("crumbs: allowing destructive actions");
     }
     if !quiet && program.dialect == Dialect::Bpftrace {
-        run::CRUMBS.attaching(&mut out, program.matched_probes);
+        run::CRUMBS.attaching(&mut out, run::Format::Text, program.matched_probes);
     } else if !quiet {
         let (what, shown) = if inline { ("description", text.trim()) } else { ("script", name) };
         run::CRUMBS.matched(what, shown, program.matched_probes);
     }
-    run::trace(&compiled, run::Session { voice: &run::CRUMBS, name, text, quiet, flowindent: false, progress: true, child, pid: cli.pid, out, in_repl })
+    run::trace(&compiled, run::Session { voice: &run::CRUMBS, name, text, quiet, format: run::Format::Text, flowindent: false, progress: true, child, pid: cli.pid, out, in_repl })
 }

@@ -6,7 +6,7 @@ use crumbs_lang::diag::Diagnostic;
 use crumbs_runtime::driver::{self, Compiled};
 use crumbs_runtime::output::destination::Destination;
 use crumbs_lang::dialect::Dialect;
-use crumbs_runtime::output::bpftrace::text::BpftraceText;
+use crumbs_runtime::output::bpftrace::{BpftraceJson, BpftraceText};
 use crumbs_runtime::output::text::DtraceText;
 use crumbs_runtime::output::Sink;
 use crumbs_runtime::process::Child;
@@ -31,10 +31,13 @@ impl Voice {
         ExitCode::from(self.error_status)
     }
 
-    /// bpftrace's line before it attaches, where the trace output goes (bpftrace writes it
-    /// to `-o`'s file too).
-    pub fn attaching(&self, out: &mut dyn std::io::Write, n: usize) {
-        let _ = writeln!(out, "Attaching {n} probe{}...", if n == 1 { "" } else { "s" });
+    /// bpftrace's line before it attaches (in JSON, its `attached_probes` record), where
+    /// the trace output goes (bpftrace writes it to `-o`'s file too).
+    pub fn attaching(&self, out: &mut dyn std::io::Write, format: Format, n: usize) {
+        let _ = match format {
+            Format::Text => writeln!(out, "Attaching {n} probe{}...", if n == 1 { "" } else { "s" }),
+            Format::Json => out.write_all(crumbs_runtime::output::bpftrace::records::attached_probes(n).as_bytes()),
+        };
         let _ = out.flush();
     }
 
@@ -53,6 +56,17 @@ pub(crate) fn output(path: Option<&str>, append: bool) -> std::io::Result<Destin
     })
 }
 
+/// How trace output is written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Format {
+    /// The program's dialect's text: DTrace's or bpftrace's.
+    #[default]
+    Text,
+    /// bpftrace's JSON records, one a line (the only JSON crumbs writes, whatever the
+    /// dialect: crumbs' own `-f` is issue 12's).
+    Json,
+}
+
 /// Everything a session needs besides the program.
 pub(crate) struct Session<'a> {
     pub voice: &'a Voice,
@@ -60,6 +74,7 @@ pub(crate) struct Session<'a> {
     pub name: &'a str,
     pub text: &'a str,
     pub quiet: bool,
+    pub format: Format,
     /// Flow indentation (dtrace's `-F`).
     pub flowindent: bool,
     /// Progress lines on standard error for slow loading and detaching.
@@ -75,6 +90,7 @@ pub(crate) struct Session<'a> {
 pub(crate) fn trace(compiled: &Compiled, s: Session) -> ExitCode {
     let voice = s.voice;
     let mut sink: Box<dyn Sink> = match compiled.program.dialect {
+        _ if s.format == Format::Json => Box::new(BpftraceJson::new(s.out, &compiled.program).voice(voice.name)),
         Dialect::Bpftrace => Box::new(BpftraceText::new(s.out, &compiled.program).voice(voice.name)),
         Dialect::D if s.flowindent => Box::new(DtraceText::new(s.out, s.quiet, &compiled.program.options).voice(voice.name).flowindent()),
         Dialect::D => Box::new(DtraceText::new(s.out, s.quiet, &compiled.program.options).voice(voice.name)),

@@ -90,10 +90,6 @@ fn bad_settings_are_bpftraces_errors() {
     let out = bpftrace(&["-o", "/nonexistent-dir/x", "-e", HI]);
     assert_status(&out, 1);
     assert_eq!(out.stderr, "ERROR: Failed to open output file: \"/nonexistent-dir/x\": No such file or directory\n");
-    // crumbs' own: JSON output is not written yet.
-    let out = bpftrace(&["-f", "json", "-e", HI]);
-    assert_status(&out, 1);
-    assert!(out.stderr.starts_with("ERROR: output format 'json' is not supported"), "{}", out.dump());
 }
 
 #[test]
@@ -227,4 +223,55 @@ fn info_reports_the_kernel() {
     assert_status(&out, 0);
     assert!(out.stderr.starts_with("System\n  OS: Linux "), "{}", out.dump());
     assert!(out.stderr.contains("\nProbe types\n  kprobe: ") && out.stderr.contains("\n  tracepoint: yes\n"), "{}", out.dump());
+}
+
+#[test]
+fn json_output_is_one_record_a_line() {
+    let out = bpftrace(&["-f", "json", "-e", HI]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "{\"type\": \"attached_probes\", \"data\": {\"probes\": 1}}\n{\"type\": \"printf\", \"data\": \"hi\\n\"}\n\n\n", "{}", out.dump());
+    // The last -f counts.
+    assert_eq!(bpftrace(&["-f", "json", "-f", "text", "-e", HI]).stdout, "Attaching 1 probe...\nhi\n\n\n");
+    assert!(bpftrace(&["-f", "text", "-f", "json", "-e", HI]).stdout.starts_with("{\"type\": \"attached_probes\""));
+}
+
+#[test]
+fn json_maps_at_exit_and_printed() {
+    // What bpftrace 0.17 -f json -q wrote for this program.
+    let program = r#"BEGIN { @c["x"] = count(); @s = sum(-3); @a[1, "x"] = avg(10); @st = stats(4); @h = hist(5);
+        @l[2] = lhist(7, 0, 20, 5); @v["k\"ey"] = "va\tl"; print(@h); print("done"); print(-1); exit(); }"#;
+    let out = bpftrace(&["-q", "-f", "json", "-e", program]);
+    assert_status(&out, 0);
+    let want = r#"{"type": "hist", "data": {"@h": [{"min": 4, "max": 7, "count": 1}]}}
+{"type": "value", "data": "done"}
+{"type": "value", "data": -1}
+
+
+{"type": "stats", "data": {"@a": {"1,x": 10}}}
+{"type": "map", "data": {"@c": {"x": 1}}}
+{"type": "hist", "data": {"@h": [{"min": 4, "max": 7, "count": 1}]}}
+{"type": "hist", "data": {"@l": {"2": [{"min": 5, "max": 9, "count": 1}]}}}
+{"type": "map", "data": {"@s": -3}}
+{"type": "stats", "data": {"@st": {"count": 1, "average": 4, "total": 4}}}
+{"type": "map", "data": {"@v": {"k\"ey": "va\tl"}}}
+"#;
+    assert_eq!(out.stdout, want, "{}", out.dump());
+}
+
+#[test]
+fn json_system_and_time() {
+    let out = bpftrace(&["--unsafe", "-q", "-f", "json", "-e", r#"BEGIN { system("echo sys"); time("%%"); exit(); }"#]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "{\"type\": \"syscall\", \"data\": \"sys\\n\"}\n{\"type\": \"time\", \"data\": \"%\"}\n\n\n", "{}", out.dump());
+}
+
+#[test]
+fn json_output_to_a_file_leaves_the_end_newlines_on_standard_output() {
+    // bpftrace 0.17 -f json -o F: F held the records, standard output "\n\n".
+    let file = TempPath::new("bpftrace-json-o");
+    let out = bpftrace(&["-f", "json", "-o", file.str(), "-e", r#"BEGIN { printf("x"); @a = 1; exit(); }"#]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "\n\n");
+    let written = std::fs::read_to_string(file.path()).unwrap();
+    assert_eq!(written, "{\"type\": \"attached_probes\", \"data\": {\"probes\": 1}}\n{\"type\": \"printf\", \"data\": \"x\"}\n{\"type\": \"map\", \"data\": {\"@a\": 1}}\n");
 }

@@ -1,14 +1,14 @@
 //! The drop-in `bpftrace`: crumbs invoked under the name `bpftrace` (a symlink
 //! `/usr/local/bin/bpftrace -> crumbs`) reads bpftrace 0.17's command line and speaks as it
-//! does: `ERROR: ...` lines, status 1 for errors, `Attaching N probes...` before tracing
-//! (spec §10.6). Programs are bpftrace's dialect (spec §13), compiled by the same pipeline
+//! does: `ERROR: ...` lines, status 1 for errors, `Attaching N probes...` before tracing,
+//! `-f json`'s records (spec §10.6). Programs are bpftrace's dialect (spec §13), compiled by the same pipeline
 //! as crumbs' own and traced by [`crate::run`].
 
 mod args;
 mod info;
 mod list;
 
-use crate::run::{self, Voice};
+use crate::run::{self, Format, Voice};
 use crumbs_lang::dialect::Dialect;
 use crumbs_runtime::driver::{self, CompileError, CompileOptions};
 use crumbs_runtime::kernel::LiveKernel;
@@ -33,6 +33,8 @@ struct Request {
     operands: Vec<String>,
     list: bool,
     quiet: bool,
+    /// `-f text` (the default) or `-f json`.
+    format: Format,
     unsafe_: bool,
     no_warnings: bool,
     command: Option<String>,
@@ -75,8 +77,10 @@ pub fn main(argv: Vec<String>) -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             "B" if !matches!(a.as_str(), "line" | "full" | "none") => return BPFTRACE.fail("USAGE: -B must be either 'line', 'full', or 'none'."),
-            "f" if a == "json" => return BPFTRACE.fail("output format 'json' is not supported by crumbs yet; use -f text (the default)"),
-            "f" if a != "text" => return BPFTRACE.fail(format!("Invalid output format \"{a}\"\nValid formats: 'text', 'json'")),
+            // The last -f counts, as in bpftrace.
+            "f" if a == "text" => r.format = Format::Text,
+            "f" if a == "json" => r.format = Format::Json,
+            "f" => return BPFTRACE.fail(format!("Invalid output format \"{a}\"\nValid formats: 'text', 'json'")),
             "emit-llvm" => return BPFTRACE.fail("--emit-llvm: crumbs compiles to BPF without LLVM; use --emit-elf FILE or -d"),
             "btf" => return BPFTRACE.fail("--btf: crumbs reads the running kernel's BTF (/sys/kernel/btf)"),
             // The last -e is the program, as in bpftrace.
@@ -215,9 +219,9 @@ fn trace(r: Request, name: &str, text: &str, params: Vec<String>) -> ExitCode {
     // -q and the program's own quiet option; bpftrace's line goes where the output goes.
     let quiet = r.quiet || compiled.program.options.quiet;
     if !quiet {
-        BPFTRACE.attaching(&mut out, compiled.program.matched_probes);
+        BPFTRACE.attaching(&mut out, r.format, compiled.program.matched_probes);
     }
-    let session = run::Session { voice: &BPFTRACE, name, text, quiet, flowindent: false, progress: false, child, pid, out, in_repl: false };
+    let session = run::Session { voice: &BPFTRACE, name, text, quiet, format: r.format, flowindent: false, progress: false, child, pid, out, in_repl: false };
     run::trace(&compiled, session)
 }
 

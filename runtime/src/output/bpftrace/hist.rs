@@ -56,16 +56,46 @@ pub fn lhist_table(base: i64, limit: i64, step: i64, buckets: &[u64]) -> String 
     })
 }
 
+/// The buckets bpftrace prints of `counts`: from the first non-zero one to the last (none
+/// when every count is 0).
+pub fn printed_buckets(counts: &[u64]) -> std::ops::Range<usize> {
+    match (counts.iter().position(|c| *c != 0), counts.iter().rposition(|c| *c != 0)) {
+        (Some(first), Some(last)) => first..last + 1,
+        _ => 0..0,
+    }
+}
+
+/// The smallest and largest value of [`hist_buckets`]' bucket `i` (`None`: unbounded).
+pub fn hist_bounds(i: usize) -> (Option<i64>, Option<i64>) {
+    match i {
+        0 => (None, Some(-1)),
+        1 => (Some(0), Some(0)),
+        // [2^(i-2), 2^(i-1)), i <= 64: the largest bound is 2^63 - 1.
+        _ => (Some(1i64 << (i - 2)), Some(((1u64 << (i - 1)) - 1) as i64)),
+    }
+}
+
+/// The smallest and largest value of lhist bucket `i` of `levels + 2` (`None`: unbounded):
+/// below `base`, one per `step`, at or above `limit`.
+pub fn lhist_bounds(base: i64, limit: i64, step: i64, levels: usize, i: usize) -> (Option<i64>, Option<i64>) {
+    if i == 0 {
+        (None, Some(base.saturating_sub(1)))
+    } else if i == levels + 1 {
+        (Some(limit), None)
+    } else {
+        let low = base.saturating_add((i as i64 - 1).saturating_mul(step));
+        (Some(low), Some(low.saturating_add(step).saturating_sub(1)))
+    }
+}
+
 /// The lines of buckets `counts` from the first non-zero one to the last.
 fn table(counts: &[u64], div: u64, label: impl Fn(usize) -> String) -> String {
     let mut out = String::new();
-    let (Some(first), Some(last)) = (counts.iter().position(|c| *c != 0), counts.iter().rposition(|c| *c != 0)) else {
-        return out;
-    };
     let max = counts.iter().copied().max().unwrap_or(0);
-    for (i, count) in counts.iter().enumerate().take(last + 1).skip(first) {
+    for i in printed_buckets(counts) {
+        let count = counts[i];
         // As bpftrace computes it: count / (float)max * 52, truncated.
-        let bar = ((*count as f32 / max as f32) * BAR as f32) as usize;
+        let bar = ((count as f32 / max as f32) * BAR as f32) as usize;
         out.push_str(&format!("{:<16}{:>8} |{:<BAR$}|\n", label(i), count / div, "@".repeat(bar.min(BAR))));
     }
     out

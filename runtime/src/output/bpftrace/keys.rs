@@ -32,8 +32,8 @@ pub fn key_text(key: &Value) -> String {
     match key {
         Value::Int(n, r) => widened(*n, *r).to_string(),
         Value::Str(s) => s.clone(),
-        Value::Stack(frames) => Value::stack_with(frames, 4, &|f| f.to_string()),
-        Value::Sym(_, text) => text.clone(),
+        Value::Stack(frames) => Value::stack_with(frames, 4, &frame),
+        Value::Sym(_, text) => symbol(text),
         Value::Bytes(b) => Value::bytes_text(b),
     }
 }
@@ -90,18 +90,29 @@ pub fn by_bytes(a: &[Value], b: &[Value]) -> Ordering {
 /// crumbs symbolizes DTrace's in (`` module`function+0xoffset ``, `` module`function ``
 /// at a function's first byte); an address outside every symbol, or a `<...>` line saying
 /// why a stack has no frames, as it is.
+///
+/// A frame without a module is taken as bpftrace's form already and kept.
 pub fn frame(dtrace: &str) -> String {
-    // An address outside every symbol, or a line saying why there are no frames.
-    if dtrace.starts_with("0x") || dtrace.starts_with('<') {
+    let Some((_, symbol)) = dtrace.split_once('`') else {
+        // An address outside every symbol, a line saying why there are no frames, or
+        // bpftrace's form.
         return dtrace.to_string();
-    }
-    let symbol = dtrace.split_once('`').map_or(dtrace, |(_, s)| s);
+    };
     match symbol.rsplit_once("+0x") {
         Some((name, hex)) => match u64::from_str_radix(hex, 16) {
             Ok(off) => format!("{name}+{off}"),
             Err(_) => symbol.to_string(),
         },
         None => format!("{symbol}+0"),
+    }
+}
+
+/// ksym()'s symbol as bpftrace prints it: the function's name alone, from crumbs' DTrace
+/// form (`` module`function+0xoffset ``); anything else as it is.
+pub fn symbol(dtrace: &str) -> String {
+    match dtrace.split_once('`') {
+        Some((_, s)) => s.rsplit_once("+0x").map_or(s, |(name, _)| name).to_string(),
+        None => dtrace.to_string(),
     }
 }
 
@@ -160,5 +171,12 @@ mod tests {
         assert_eq!(frame("vmlinux`schedule"), "schedule+0");
         assert_eq!(frame("0xffffffffc0001234"), "0xffffffffc0001234");
         assert_eq!(frame("<stack no longer available>"), "<stack no longer available>");
+        assert_eq!(frame("__schedule+1560"), "__schedule+1560");
+        assert_eq!(symbol("vmlinux`_text"), "_text");
+        assert_eq!(symbol("vmlinux`vfs_read+0x10"), "vfs_read");
+        assert_eq!(symbol("0xffffffffc0001234"), "0xffffffffc0001234");
+        // A stack key with crumbs' frames prints bpftrace's.
+        let stack = Value::Stack(vec!["vmlinux`__schedule+0x618".into(), "vmlinux`schedule".into()]);
+        assert_eq!(key_text(&stack), "\n    __schedule+1560\n    schedule+0\n");
     }
 }

@@ -39,7 +39,7 @@ pub struct Limits {
 }
 
 impl Limits {
-    fn div(&self) -> u64 {
+    pub fn div(&self) -> u64 {
         self.div.max(1) as u64
     }
 
@@ -67,57 +67,116 @@ impl<'a> AggMap<'a> {
     }
 }
 
+/// How a map of an aggregating function prints and orders its rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// stats(): count, average and total, by average; print()'s top and divisor ignored.
+    Stats,
+    /// avg(): the average, by average.
+    Avg,
+    /// hist() and lhist(): bucket tables, by total count.
+    Distribution,
+    /// count(), sum(), min(), max() and any other of one number, by value (`count`: the
+    /// value is unsigned).
+    Scalar { count: bool },
+}
+
+impl AggMap<'_> {
+    pub fn shape(&self) -> Shape {
+        match self.kind.name() {
+            "avg" | "stats" if self.stats => Shape::Stats,
+            "avg" | "stats" => Shape::Avg,
+            _ => match self.kind.summary(&vec![0; self.kind.words()]) {
+                Summary::Log2(_) | Summary::Linear { .. } => Shape::Distribution,
+                _ => Shape::Scalar { count: self.kind.name() == "count" },
+            },
+        }
+    }
+
+    /// A keyless `count()` with no row prints as 0 (bpftrace keeps it in an array).
+    pub fn is_untouched_count(&self, rows: &[AggRow]) -> bool {
+        self.keyless && rows.is_empty() && self.kind.name() == "count"
+    }
+}
+
 /// One aggregation map with its rows (in any order), as bpftrace prints it.
 pub fn print_aggregation(out: &mut String, map: &AggMap, rows: &[AggRow], limits: Limits) {
-    match map.kind.name() {
-        "avg" | "stats" if map.stats => print_stats(out, map.name, rows),
-        "avg" | "stats" => print_avg(out, map.name, rows, limits),
-        "count" if map.keyless && rows.is_empty() => out.push_str(&format!("{}: 0\n", map_key(map.name, &[]))),
-        _ => match map.kind.summary(&vec![0; map.kind.words()]) {
-            Summary::Log2(_) | Summary::Linear { .. } => print_distributions(out, map.name, rows, limits),
-            _ => print_scalars(out, map.name, map.kind.name() == "count", rows, limits),
-        },
+    if map.is_untouched_count(rows) {
+        out.push_str(&format!("{}: 0\n", map_key(map.name, &[])));
+        return;
     }
+    match map.shape() {
+        Shape::Stats => print_stats(out, map.name, rows),
+        Shape::Avg => print_avg(out, map.name, rows, limits),
+        Shape::Distribution => print_distributions(out, map.name, rows, limits),
+        Shape::Scalar { count } => print_scalars(out, map.name, count, rows, limits),
+    }
+}
+
+/// The rows of `shape`'s map in bpftrace's order, `limits.top` applied (never to stats).
+pub fn ordered(shape: Shape, rows: &[AggRow], limits: Limits) -> Vec<&AggRow> {
+    match shape {
+        Shape::Stats => by_average(rows),
+        Shape::Avg => limits.keep(by_average(rows)),
+        Shape::Distribution => limits.keep(by_total(rows)),
+        Shape::Scalar { count } => limits.keep(by_value(rows, count)),
+    }
+}
+
+fn scalar(r: &AggRow) -> i64 {
+    match r.data.summary() {
+        Summary::Scalar(n) => n,
+        _ => 0,
+    }
+}
+
+/// A count, sum, min or max row's value divided by `limits.div`, as bpftrace prints it
+/// (`count`: unsigned).
+pub fn scalar_text(r: &AggRow, count: bool, limits: Limits) -> String {
+    if count {
+        ((scalar(r) as u64) / limits.div()).to_string()
+    } else {
+        (scalar(r) / limits.div() as i64).to_string()
+    }
+}
+
+/// Rows by value (`count`: as unsigned), then by key.
+fn by_value(rows: &[AggRow], count: bool) -> Vec<&AggRow> {
+    let mut sorted: Vec<&AggRow> = rows.iter().collect();
+    sorted.sort_by(|a, b| {
+        let o = if count { (scalar(a) as u64).cmp(&(scalar(b) as u64)) } else { scalar(a).cmp(&scalar(b)) };
+        o.then_with(|| keys::by_key(&a.keys, &b.keys))
+    });
+    sorted
 }
 
 /// A count, sum, min or max map (and any other whose summary is one number): `count` says
 /// whether the values are unsigned.
 fn print_scalars(out: &mut String, name: &str, count: bool, rows: &[AggRow], limits: Limits) {
-    let value = |r: &AggRow| match r.data.summary() {
-        Summary::Scalar(n) => n,
-        _ => 0,
-    };
-    let mut sorted: Vec<&AggRow> = rows.iter().collect();
-    sorted.sort_by(|a, b| {
-        let o = if count { (value(a) as u64).cmp(&(value(b) as u64)) } else { value(a).cmp(&value(b)) };
-        o.then_with(|| keys::by_key(&a.keys, &b.keys))
-    });
-    let div = limits.div();
-    let lines: Vec<String> = limits
-        .keep(sorted)
-        .into_iter()
-        .map(|r| {
-            let v = if count { ((value(r) as u64) / div).to_string() } else { (value(r) / div as i64).to_string() };
-            format!("{}: {v}", map_key(name, &r.keys))
-        })
-        .collect();
+    let lines: Vec<String> = ordered(Shape::Scalar { count }, rows, limits).into_iter().map(|r| format!("{}: {}", map_key(name, &r.keys), scalar_text(r, count, limits))).collect();
     out.push_str(&lines.join("\n"));
     out.push('\n');
 }
 
 /// avg() state words (see `crumbs_lang::ir::agg::avg`): the number of values and their
 /// total.
-fn count_total(r: &AggRow) -> (i64, i64) {
+pub fn count_total(r: &AggRow) -> (i64, i64) {
     (r.data.words.first().copied().unwrap_or(0) as i64, r.data.words.get(1).copied().unwrap_or(0) as i64)
 }
 
-fn average(r: &AggRow) -> i64 {
+/// An avg() or stats() row's average (0 with no values), as bpftrace's integer division.
+pub fn average(r: &AggRow) -> i64 {
     let (count, total) = count_total(r);
     if count == 0 {
         0
     } else {
         total.wrapping_div(count)
     }
+}
+
+/// An avg() row's average divided by `limits.div`.
+pub fn average_divided(r: &AggRow, limits: Limits) -> i64 {
+    average(r) / limits.div() as i64
 }
 
 /// Rows by average, then stored key bytes.
@@ -129,8 +188,7 @@ fn by_average(rows: &[AggRow]) -> Vec<&AggRow> {
 
 /// An avg() map: `@name[keys]: average`, then an empty line.
 fn print_avg(out: &mut String, name: &str, rows: &[AggRow], limits: Limits) {
-    let div = limits.div() as i64;
-    let lines: Vec<String> = limits.keep(by_average(rows)).into_iter().map(|r| format!("{}: {}", map_key(name, &r.keys), average(r) / div)).collect();
+    let lines: Vec<String> = ordered(Shape::Avg, rows, limits).into_iter().map(|r| format!("{}: {}", map_key(name, &r.keys), average_divided(r, limits))).collect();
     out.push_str(&lines.join("\n"));
     out.push_str("\n\n");
 }
@@ -149,17 +207,25 @@ pub fn print_stats(out: &mut String, name: &str, rows: &[AggRow]) {
     out.push_str("\n\n");
 }
 
+/// The total of a hist or lhist row's counts.
+fn total(r: &AggRow) -> u64 {
+    match r.data.summary() {
+        Summary::Log2(b) | Summary::Linear { buckets: b, .. } => b.iter().fold(0u64, |s, c| s.wrapping_add(*c)),
+        _ => 0,
+    }
+}
+
+/// Rows by total count, then stored key bytes.
+fn by_total(rows: &[AggRow]) -> Vec<&AggRow> {
+    let mut sorted: Vec<&AggRow> = rows.iter().collect();
+    sorted.sort_by(|a, b| total(a).cmp(&total(b)).then_with(|| keys::by_bytes(&a.keys, &b.keys)));
+    sorted
+}
+
 /// A hist (quantize) or lhist (lquantize) map: each row `@name[keys]: `, a newline and its
 /// table, ordered by total count.
 fn print_distributions(out: &mut String, name: &str, rows: &[AggRow], limits: Limits) {
-    let total = |r: &AggRow| match r.data.summary() {
-        Summary::Log2(b) | Summary::Linear { buckets: b, .. } => b.iter().fold(0u64, |s, c| s.wrapping_add(*c)),
-        _ => 0,
-    };
-    let mut sorted: Vec<&AggRow> = rows.iter().collect();
-    sorted.sort_by(|a, b| total(a).cmp(&total(b)).then_with(|| keys::by_bytes(&a.keys, &b.keys)));
-    let lines: Vec<String> = limits
-        .keep(sorted)
+    let lines: Vec<String> = ordered(Shape::Distribution, rows, limits)
         .into_iter()
         .map(|r| {
             let table = match r.data.summary() {
@@ -174,11 +240,17 @@ fn print_distributions(out: &mut String, name: &str, rows: &[AggRow], limits: Li
     out.push('\n');
 }
 
-/// A map of plain values (`@m[k] = v`): its rows (in any order) as keys and value.
-pub fn print_value_map(out: &mut String, name: &str, rows: &[(Vec<Value>, Value)], limits: Limits) {
+/// A map of values' rows (in any order) in bpftrace's order, `limits.top` applied:
+/// integers by value, others by key.
+pub fn ordered_values(rows: &[(Vec<Value>, Value)], limits: Limits) -> Vec<&(Vec<Value>, Value)> {
     let mut sorted: Vec<&(Vec<Value>, Value)> = rows.iter().collect();
     sorted.sort_by(|(ka, a), (kb, b)| value_order(a, b).then_with(|| keys::by_key(ka, kb)));
-    let lines: Vec<String> = limits.keep(sorted).into_iter().map(|(k, v)| format!("{}: {}", map_key(name, k), value_text(v, limits.div()))).collect();
+    limits.keep(sorted)
+}
+
+/// A map of plain values (`@m[k] = v`): its rows (in any order) as keys and value.
+pub fn print_value_map(out: &mut String, name: &str, rows: &[(Vec<Value>, Value)], limits: Limits) {
+    let lines: Vec<String> = ordered_values(rows, limits).into_iter().map(|(k, v)| format!("{}: {}", map_key(name, k), value_text(v, limits.div()))).collect();
     // Stacks end in a newline; symbols are joined with nothing, as bpftrace 0.17 does.
     let joiner = match rows.first() {
         Some((_, Value::Stack(_) | Value::Sym(..))) => "",
@@ -204,16 +276,16 @@ fn value_order(a: &Value, b: &Value) -> Ordering {
 }
 
 /// A map's value as bpftrace prints it: an integer as its type has it (divided by `div`),
-/// a string as it is, a stack as a newline and one frame a line indented by 8, a symbol by
-/// name.
+/// a string as it is, a stack as a newline and one frame a line indented by 8 (in
+/// bpftrace's form, [`keys::frame`]), a symbol by name ([`keys::symbol`]).
 pub fn value_text(v: &Value, div: u64) -> String {
     let div = div.max(1);
     match v {
         Value::Int(n, r) if r.signed => (keys::widened(*n, *r) as i128 / div as i128).to_string(),
         Value::Int(n, r) => (r.unsigned(*n) / div).to_string(),
         Value::Str(s) => s.clone(),
-        Value::Stack(frames) => Value::stack_with(frames, 8, &|f| f.to_string()),
-        Value::Sym(_, text) => text.clone(),
+        Value::Stack(frames) => Value::stack_with(frames, 8, &keys::frame),
+        Value::Sym(_, text) => keys::symbol(text),
         Value::Bytes(b) => Value::bytes_text(b),
     }
 }

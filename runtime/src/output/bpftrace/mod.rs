@@ -1,6 +1,7 @@
 //! bpftrace 0.17's text output, byte for byte: maps and aggregations as it prints them at
 //! exit and for `print(@m)` ([`maps`], with its [`hist`] tables and [`keys`]), and the
-//! sink of the bpftrace dialect ([`text`]). Pure functions, values in, text out; every
+//! sink of the bpftrace dialect ([`text`]); and its JSON output (`-f json`): the records
+//! ([`records`]) and their sink ([`json`]). Pure functions, values in, text out; every
 //! expected string in the tests was checked against the real bpftrace 0.17.
 //!
 //! Names are given without the `@` (as `crumbs_lang::ir::Aggregation::name` has them,
@@ -9,12 +10,16 @@
 //! At exit bpftrace prints two newlines (always, even with `-q` and with no maps:
 //! [`AT_EXIT`]), then every map, sorted by name, each as [`maps`] says.
 
+pub mod every;
 pub mod hist;
+pub mod json;
 pub mod keys;
 pub mod maps;
+pub mod records;
 pub mod text;
 
 pub use maps::{print_aggregation, print_stats, print_value_map, AggMap, Limits};
+pub use json::BpftraceJson;
 pub use text::{BpftraceText, ValueMap};
 
 /// What bpftrace prints when tracing ends, before the maps.

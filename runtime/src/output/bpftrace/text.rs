@@ -10,6 +10,7 @@
 
 use super::super::destination::Destination;
 use super::super::{printf, record, AggRow, FaultReport, Firing, Output, Sink, Stopped};
+use super::every::{self, AnyMap};
 use super::maps::{self, AggMap, Limits};
 use super::AT_EXIT;
 use crate::drops::Drops;
@@ -82,24 +83,11 @@ impl<'w> BpftraceText<'w> {
 
     /// Every map, by name: the aggregations with their `rows` (by id) and the value maps.
     fn all_maps(&self, rows: &[Vec<AggRow>]) -> String {
-        enum Map<'a> {
-            Agg(AggMap<'a>, &'a [AggRow]),
-            Values(&'a ValueMap),
-        }
-        let mut all: Vec<(&str, Map)> = Vec::new();
-        for (id, agg) in self.aggregations.iter().enumerate() {
-            let r = rows.get(id).map_or(&[][..], |r| &r[..]);
-            all.push((&agg.name, Map::Agg(AggMap::of(agg, self.stats[id]), r)));
-        }
-        for m in &self.value_maps {
-            all.push((m.name.trim_start_matches('@'), Map::Values(m)));
-        }
-        all.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
         let mut text = String::new();
-        for (_, m) in all {
+        for m in every::by_name(&self.aggregations, &self.stats, rows, &self.value_maps) {
             match m {
-                Map::Agg(map, rows) => maps::print_aggregation(&mut text, &map, rows, Limits::default()),
-                Map::Values(v) => maps::print_value_map(&mut text, v.name.trim_start_matches('@'), &v.rows, Limits::default()),
+                AnyMap::Agg(map, rows) => maps::print_aggregation(&mut text, &map, rows, Limits::default()),
+                AnyMap::Values(v) => maps::print_value_map(&mut text, v.name.trim_start_matches('@'), &v.rows, Limits::default()),
             }
         }
         text
