@@ -174,6 +174,12 @@ const BPFTRACE_VARIABLES: &[&str] = &["cpid", "elapsed", "probe", "kstack", "ust
 const BPFTRACE_FUNCTIONS: &[&str] = &["delete", "has_key", "len", "zero", "time", "strftime", "hist", "lhist", "stats", "kstack", "ksym", "kaddr", "buf", "join", "cat", "signal", "override", "cgroup_path", "macaddr", "pton", "reg", "strcontains", "kptr", "uptr", "path", "bswap", "skboutput", "nsecs", "debugf", "unwatch", "percpu_kaddr", "errorf", "warnf"];
 
 fn bpftrace_only(p: Pair<Rule>) -> bool {
+    // Expressions nest as deep as the grammar lets them (thousands of `(`): the stack grows
+    // on demand, as the expression builder's does.
+    stacker::maybe_grow(64 * 1024, 1024 * 1024, || bpftrace_only_at(p))
+}
+
+fn bpftrace_only_at(p: Pair<Rule>) -> bool {
     match p.as_rule() {
         Rule::macro_var => return !dialect::is_d_macro(&p.as_str()[1..]),
         Rule::while_stmt | Rule::unroll_stmt | Rule::jump_stmt | Rule::let_stmt => return true,
