@@ -33,7 +33,9 @@ fn fixed_seed_batch_finds_nothing() {
     assert_eq!(out.status.code(), Some(0), "{all}");
     assert!(all.contains("seed 1, 500 programs in"), "{all}");
     assert!(all.contains("live: 20 loaded into the kernel"), "{all}");
-    assert!(all.contains("20 accepted"), "{all}");
+    // What the verifier rejects is a code generation bug; a program the kernel refuses for
+    // what it asks (a bpftrace while loop that never ends, lockdown) is not.
+    assert!(all.contains(", 0 rejected by the verifier"), "{all}");
     let _ = std::fs::remove_dir_all(&out_dir);
 }
 
