@@ -10,6 +10,7 @@ pub mod dialect;
 pub mod diag;
 pub mod facts;
 pub mod parse;
+pub mod preprocess;
 pub mod printf;
 pub mod builtins;
 pub mod check;

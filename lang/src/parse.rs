@@ -21,10 +21,24 @@ pub fn parse_program(src: &str) -> Result<Program, Diagnostic> {
     parse_program_with(src, None)
 }
 
-/// Parses a whole program in `dialect` (see [`parse_program_with`]).
+/// Parses a whole program in `dialect` (see [`parse_program_with`]); a bpftrace program's
+/// preprocessor lines first ([`crate::preprocess`]).
 pub fn parse_program_in(src: &str, facts: Option<Rc<dyn KernelFacts>>, dialect: Dialect) -> Result<Program, Diagnostic> {
     let _dialect = DialectGuard::enter(dialect);
-    parse_program_with(src, facts)
+    if dialect != Dialect::Bpftrace {
+        return parse_program_with(src, facts);
+    }
+    let (text, defines) = crate::preprocess::preprocess(src)?;
+    let mut program = parse_program_with(&text, facts.clone())?;
+    for (i, d) in defines.into_iter().enumerate() {
+        // The value where it is in the text, so that its spans are the text's.
+        let value = parse_expression(&format!("{}{}", " ".repeat(d.value.start), &src[d.value.clone()]), facts.clone())?;
+        let ty = if matches!(value.kind, ExprKind::Str(_)) { "string" } else { "int64_t" };
+        let name = Ident { name: d.name, span: d.name_span.clone() };
+        let ty = TypeName { base: BaseType::Named(vec![ty.to_string()]), pointers: 0, span: d.name_span.clone() };
+        program.decls.insert(i, Decl::Inline { ty, name, value, span: d.name_span.start..d.value.end });
+    }
+    Ok(program)
 }
 
 /// Parses a whole D program; `(name)` followed by `-`, `+`, `*` or `&` is a cast when `name`
@@ -159,6 +173,12 @@ fn bpftrace() -> bool {
 /// `delete(@m[k])`), its loops and `let`, and functions D does not have. A
 /// program with none of these (or that does not parse) is D.
 pub fn detect_dialect(src: &str) -> Dialect {
+    // C preprocessor lines: bpftrace runs them (D needs -C, which only the dtrace drop-in has).
+    const DIRECTIVES: &[&str] = &["define", "undef", "if", "ifdef", "ifndef", "elif", "else", "endif"];
+    let directive = |l: &str| l.trim_start().strip_prefix('#').is_some_and(|d| DIRECTIVES.contains(&d.trim_start().split(|c: char| !c.is_ascii_alphabetic()).next().unwrap_or("")));
+    if src.lines().any(directive) {
+        return Dialect::Bpftrace;
+    }
     match DParser::parse(Rule::program, src).map(|mut pairs| pairs.next().map(bpftrace_only)) {
         Ok(Some(true)) => Dialect::Bpftrace,
         _ => Dialect::D,
@@ -1192,6 +1212,9 @@ fn literal_type_of(text: &str, v: i64) -> crate::types::IntType {
 
 fn parse_int(text: &str, sp: Span) -> Result<i64, Diagnostic> {
     let digits = text.trim_end_matches(['u', 'U', 'l', 'L']);
+    if !digits.starts_with("0x") && !digits.starts_with("0X") && digits.contains(['_', 'e', 'E']) {
+        return scaled_int(digits, sp);
+    }
     let parsed = c_unsigned(digits);
     let octal = digits.len() > 1 && digits.starts_with('0') && !digits.starts_with("0x") && !digits.starts_with("0X");
     parsed.map(|v| v as i64).map_err(|_| {
@@ -1201,6 +1224,16 @@ fn parse_int(text: &str, sp: Span) -> Result<i64, Diagnostic> {
             Diagnostic::new(sp, "integer constant out of range").label("does not fit in 64 bits").hint("integers are 64-bit")
         }
     })
+}
+
+/// bpftrace's `1_000_000` and `1e6`: decimal digits (underscores between them), times ten to
+/// the exponent.
+fn scaled_int(text: &str, sp: Span) -> Result<i64, Diagnostic> {
+    let (mantissa, exp) = text.split_once(['e', 'E']).unwrap_or((text, "0"));
+    let too_big = || Diagnostic::new(sp.clone(), "integer constant out of range").label("does not fit in 64 bits").hint("integers are 64-bit");
+    let m: u64 = mantissa.replace('_', "").parse().map_err(|_| too_big())?;
+    let e: u32 = exp.parse().map_err(|_| too_big())?;
+    10u64.checked_pow(e).and_then(|p| m.checked_mul(p)).map(|v| v as i64).ok_or_else(too_big)
 }
 
 /// Digits as C reads an unsigned constant: `0x` hex, a leading `0` octal, else decimal.
@@ -1912,6 +1945,7 @@ mod dialect_tests {
             "BEGIN { @[1] = count(@x[2] + 1); }",
             "tracepoint:syscalls:sys_enter_read /pid == cpid/ { @[probe] = count(); }",
             "profile:hz:99 { @[kstack] = count(); }",
+            "#define MAX 10\nBEGIN { @x = count(); }",
         ] {
             assert_eq!(detect_dialect(src), Bpftrace, "{src}");
         }
