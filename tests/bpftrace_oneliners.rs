@@ -240,7 +240,6 @@ fn readme_disk_io_by_process() {
 
 /// Page faults by process name (a software event).
 #[test]
-#[ignore = "the `software` provider (perf software events) is unknown to crumbs"]
 fn readme_page_faults_by_process() {
     let out = bt("software:faults:1 { @[comm] = count(); }", "true");
     out.assert_ok();

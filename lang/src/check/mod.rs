@@ -222,7 +222,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
             for p in found {
                 matched += usize::from(!clause.library);
                 for p in cx.placed(opts, p, desc)? {
-                    if matches!(p.attach, AttachPoint::Profile { .. }) && !profile_probes.iter().any(|q| q.attach == p.attach) {
+                    if matches!(p.attach, AttachPoint::Profile { .. } | AttachPoint::Perf { .. }) && !profile_probes.iter().any(|q| q.attach == p.attach) {
                         let id = PROFILE_ID_BASE + profile_probes.len() as u32;
                         if id >= SYSCALL_ID_BASE {
                             return Err(Diagnostic::new(desc.span.clone(), "too many profile and tick rates in one program")

@@ -6,6 +6,7 @@ mod dtrace;
 mod fbt;
 mod io;
 mod proc;
+pub mod perf;
 mod profile;
 mod rawtracepoint;
 mod sched;
@@ -47,6 +48,9 @@ pub enum AttachPoint {
     SyscallReturn,
     /// A CPU-clock perf event every `period_ns`: on every CPU (`profile-*`) or on one (`tick-*`).
     Profile { all_cpus: bool, period_ns: u64 },
+    /// bpftrace's software and hardware perf events on every CPU: event `event` of
+    /// [`perf::PERF_EVENTS`], firing once every `count` events.
+    Perf { event: u8, count: u64 },
     /// A kernel tracepoint: index into the program's tracepoints (`u16::MAX` until the checker
     /// numbers them).
     Tracepoint(u16),
@@ -147,7 +151,7 @@ pub struct ArgType {
     pub kernel: Option<KernelTypeId>,
 }
 
-pub const PROVIDERS: &[&dyn Provider] = &[&dtrace::Dtrace, &syscall::Syscall, &tracepoint::Tracepoint, &profile::Profile, &fbt::Fbt, &rawtracepoint::RawTracepoint, &user::Pid, &user::Uprobe, &usdt::Usdt, &proc::PROC, &sched::SCHED, &io::IO];
+pub const PROVIDERS: &[&dyn Provider] = &[&dtrace::Dtrace, &syscall::Syscall, &tracepoint::Tracepoint, &profile::Profile, &perf::Software, &perf::Hardware, &fbt::Fbt, &rawtracepoint::RawTracepoint, &user::Pid, &user::Uprobe, &usdt::Usdt, &proc::PROC, &sched::SCHED, &io::IO];
 
 /// Every probe of every provider (for `-l`).
 pub fn all_probes() -> Vec<Probe> {

@@ -86,7 +86,7 @@ pub(crate) fn context(attach: AttachPoint) -> &'static dyn ProbeContext {
     match attach {
         AttachPoint::Begin | AttachPoint::End | AttachPoint::Error => &dtrace::Dtrace,
         AttachPoint::SyscallEntry | AttachPoint::SyscallReturn => &syscall::Syscall,
-        AttachPoint::Profile { .. } => &profile::Profile,
+        AttachPoint::Profile { .. } | AttachPoint::Perf { .. } => &profile::Profile,
         AttachPoint::Tracepoint(_) => &tracepoint::Tracepoint,
         AttachPoint::FbtEntry(_) => &kprobe::ENTRY,
         AttachPoint::FbtReturn(_) => &kprobe::RETURN,

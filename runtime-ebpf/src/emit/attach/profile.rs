@@ -1,5 +1,6 @@
-//! `profile-N`/`tick-N`: perf_event programs on a CPU-clock event; the context is the
-//! interrupted registers (`bpf_perf_event_data` starts with `pt_regs`).
+//! `profile-N`/`tick-N`: perf_event programs on a CPU-clock event, and bpftrace's
+//! `software:`/`hardware:` events; the context is the interrupted registers
+//! (`bpf_perf_event_data` starts with `pt_regs`).
 
 use super::*;
 
@@ -26,6 +27,7 @@ impl ProbeContext for Profile {
     fn describe(&self, attach: AttachPoint) -> &'static str {
         match attach {
             AttachPoint::Profile { all_cpus: true, .. } => "perf_event cpu-clock, every CPU",
+            AttachPoint::Perf { .. } => "perf_event, every CPU",
             _ => "perf_event cpu-clock, CPU 0",
         }
     }
@@ -37,10 +39,16 @@ impl ProbeContext for Profile {
     }
 
     fn probe_const<'p>(&self, e: &Emitter<'p>, h: VarHook) -> Option<&'p str> {
-        Some(match h {
-            VarHook::ProbeProv => "profile",
-            VarHook::ProbeMod | VarHook::ProbeFunc => "",
-            VarHook::ProbeName => e.p.profile_probe(e.attach).map_or("", |q| q.name.as_str()),
+        let perf = match e.attach {
+            AttachPoint::Perf { event, .. } => crumbs_lang::providers::perf::PERF_EVENTS.get(event as usize),
+            _ => None,
+        };
+        Some(match (h, perf) {
+            (VarHook::ProbeProv, None) => "profile",
+            (VarHook::ProbeProv, Some(p)) => if p.hardware { "hardware" } else { "software" },
+            (VarHook::ProbeFunc, Some(p)) => p.name,
+            (VarHook::ProbeMod | VarHook::ProbeFunc, _) => "",
+            (VarHook::ProbeName, _) => e.p.profile_probe(e.attach).map_or("", |q| q.name.as_str()),
             _ => return None,
         })
     }
