@@ -82,12 +82,13 @@ pub fn preprocess(src: &str) -> Result<(String, Vec<Define>), Diagnostic> {
                 defined.retain(|d| d != rest);
                 defines.retain(|d| d.name != rest);
             }
-            // The parser reads #include and #pragma (and the C comments around them).
-            "include" | "pragma" if active => {
+            // The parser reads #include and #pragma, and a first line's `#!` (and the C
+            // comments around them).
+            "include" | "pragma" | "" if active => {
                 out.push_str(line);
                 continue;
             }
-            "define" | "undef" | "include" | "pragma" => {}
+            "define" | "undef" | "include" | "pragma" | "" => {}
             _ if !active => {}
             _ => {
                 return Err(Diagnostic::new(span, format!("`#{word}` is a C preprocessor directive crumbs does not run"))
@@ -142,11 +143,11 @@ mod tests {
 
     #[test]
     fn keeps_every_other_byte_in_place() {
-        let src = "#ifndef BPFTRACE_HAVE_BTF\n#include <linux/sched.h>\n#else\n#include <linux/socket.h>\n#endif\n#define MAX 10\n#define NAME \"x\"\nBEGIN { @ = MAX; }\n";
+        let src = "#!/usr/bin/env bpftrace\n#ifndef BPFTRACE_HAVE_BTF\n#include <linux/sched.h>\n#else\n#include <linux/socket.h>\n#endif\n#define MAX 10\n#define NAME \"x\"\nBEGIN { @ = MAX; }\n";
         let (out, defs) = preprocess(src).unwrap();
         assert_eq!(out.len(), src.len());
         let kept: Vec<&str> = out.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-        assert_eq!(kept, ["#include <linux/socket.h>", "BEGIN { @ = MAX; }"]);
+        assert_eq!(kept, ["#!/usr/bin/env bpftrace", "#include <linux/socket.h>", "BEGIN { @ = MAX; }"]);
         assert_eq!(&out[out.find("BEGIN").unwrap()..], &src[src.find("BEGIN").unwrap()..]);
         assert_eq!(defs.iter().map(|d| (d.name.as_str(), &src[d.value.clone()], &src[d.name_span.clone()])).collect::<Vec<_>>(), [("MAX", "10", "MAX"), ("NAME", "\"x\"", "NAME")]);
     }

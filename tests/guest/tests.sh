@@ -605,6 +605,36 @@ want
 in: $out"
 }
 
+# trace_bio.bt as bpftrace runs it (kprobe:blk_account_io_start/_done, maps keyed by the
+# request pointer, a string map compared to the disk's name, a ternary of strings): python
+# (io-benchmark) reads a fresh 2 MiB loop device whole, so every byte is in one request it
+# started, each matched with its completion. The disk it filters on, "sda", is replaced by
+# the loop device's name (the file is otherwise as in the repository: README.md there).
+test_crumbs_bt_bio() {
+    f=scripts/ml-storage/bpftrace/trace_bio.bt
+    [ -f $f ] || die "no $f in the guest"
+    python_benchmark
+    insmod /lib/modules/loop.ko 2>/dev/null
+    [ -e /dev/loop-control ] || die "no loop devices (insmod loop.ko failed?)"
+    dd if=/dev/zero of=/tmp/biodisk bs=1024 count=2048 2>/dev/null
+    dev=$(losetup -f) || die "no free loop device"
+    losetup "$dev" /tmp/biodisk || die "losetup $dev failed"
+    name=${dev#/dev/}
+    sed "s/\"sda\"/\"$name\"/" $f >/tmp/trace_bio.bt
+    out=$(crumbs -c "/tmp/py/python -r -b 64K $dev" /tmp/trace_bio.bt 2>&1)
+    rc=$?
+    losetup -d "$dev"
+    [ $rc -eq 0 ] || die "crumbs failed: $out"
+    echo "$out" | grep -q '^TIMESTAMP  *PID  *COMM  *DONEPID  *DONECOMM  *DISK  *T  *SECTOR  *BYTES  *LAT(ns)$' || die "no header in: $out"
+    echo "$out" | awk -v disk="$name" '
+        $1 !~ /^[0-9]+$/ { next }
+        { rows++ }
+        NF != 10 || $3 != "python" || $6 != disk || $7 != "R" { print "bad row: " $0; bad = 1 }
+        !($10 + 0 > 0) { print "latency not above 0: " $0; bad = 1 }
+        { bytes += $9; if (seen[$8]++) { print "sector twice: " $0; bad = 1 } }
+        END { if (bytes != 2097152) { print rows " rows of " bytes " bytes, not 2097152"; bad = 1 } exit bad }' || die "in: $out"
+}
+
 # scripts/ml-storage/open.d, trace_open.bt in D, on io-benchmark's two opens of its file
 # (-c creates it, -r opens it to read): each vfs_open() row (the dentry's name, from the
 # struct path * argument's chain) comes before the row of the openat() that made it (the
