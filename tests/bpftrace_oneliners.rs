@@ -707,7 +707,6 @@ tracepoint:syscalls:sys_enter_msync
 
 /// tools/naptime.bt: nanosleep(2) calls with the sleeper's parent and the time asked.
 #[test]
-#[ignore = "`->` on a tracepoint's user pointer (args->rqtp->tv_sec) is refused"]
 fn tool_naptime() {
     const NAPTIME: &str = r#"#ifndef BPFTRACE_HAVE_BTF
 #include <linux/time.h>

@@ -114,3 +114,18 @@ pub fn bpftrace_call(name: Ident, mut args: Vec<Expr>) -> Result<ExprKind, Diagn
         _ => ExprKind::Call(name, args),
     })
 }
+
+/// bpftrace's integer type names as D's: `uint64` is `uint64_t`, `int8` is `int8_t`.
+pub fn bpftrace_type(name: &str) -> &str {
+    match name {
+        "int8" => "int8_t",
+        "int16" => "int16_t",
+        "int32" => "int32_t",
+        "int64" => "int64_t",
+        "uint8" => "uint8_t",
+        "uint16" => "uint16_t",
+        "uint32" => "uint32_t",
+        "uint64" => "uint64_t",
+        _ => name,
+    }
+}

@@ -1084,6 +1084,7 @@ fn type_name(p: Pair<Rule>) -> Result<TypeName, Diagnostic> {
                     _ => BaseType::Enum(name),
                 });
             }
+            Rule::ident if bpftrace() => base = Some(BaseType::Named(vec![crate::dialect::bpftrace_type(part.as_str()).to_string()])),
             Rule::ident => base = Some(BaseType::Named(vec![part.as_str().to_string()])),
             Rule::star => {
                 pointers += 1;

@@ -176,8 +176,8 @@ impl Checker<'_> {
                 let (addr, record) = if *arrow {
                     match self.types.real(b.ty).map_err(types_err)? {
                         Type::Ptr { to, space } => {
-                            self.kernel_space(space, &base.span, "->")?;
-                            (self.value_of(b, &base.span)?, to)
+                            let p = self.value_of(b, &base.span)?;
+                            (self.readable(p, space, to, &base.span, "->")?, to)
                         }
                         _ => {
                             let name = self.types.name(b.ty);
@@ -237,6 +237,13 @@ impl Checker<'_> {
                             Val::Place(a) | Val::Value(a) => (a, elem, i),
                         }
                     }
+                    Type::Ptr { to, space } if space == AddrSpace::User && self.bpftrace() => {
+                        // bpftrace reads the process's memory: the element is copied in.
+                        let size = self.sized(to, span)? as i64;
+                        let p = self.value_of(b, &base.span)?;
+                        let at = Expr::Binary(BinOp::Add, Box::new(p), Box::new(scaled(i, size)));
+                        return Ok(Typed { val: Val::Place(self.readable(at, space, to, &base.span, "[]")?), ty: to });
+                    }
                     Type::Ptr { to, space } => {
                         self.kernel_space(space, &base.span, "[]")?;
                         (self.value_of(b, &base.span)?, to, i)
@@ -257,7 +264,9 @@ impl Checker<'_> {
                 let b = self.typed(inner)?;
                 match self.types.real(b.ty).map_err(types_err)? {
                     Type::Ptr { to, space } => {
-                        self.kernel_space(space, &inner.span, "*")?;
+                        if !(space == AddrSpace::User && self.bpftrace()) {
+                            self.kernel_space(space, &inner.span, "*")?;
+                        }
                         match self.types.real(to).map_err(types_err)? {
                             Type::Void => return Err(Diagnostic::new(span.clone(), "cannot dereference a `void *`").label("no type to read").hint("cast it to a pointer to what it points at first")),
                             Type::Function => {
@@ -266,7 +275,8 @@ impl Checker<'_> {
                             }
                             _ => {}
                         }
-                        Typed { val: Val::Place(self.value_of(b, &inner.span)?), ty: to }
+                        let p = self.value_of(b, &inner.span)?;
+                        Typed { val: Val::Place(self.readable(p, space, to, &inner.span, "*")?), ty: to }
                     }
                     Type::Array { elem, .. } => match b.val {
                         Val::Place(a) | Val::Value(a) => Typed { val: Val::Place(a), ty: elem },
@@ -355,6 +365,25 @@ impl Checker<'_> {
                 Err(Diagnostic::new(span.clone(), format!("`{name}` has no size")).label("incomplete or void").hint("sizeof and pointer arithmetic need a complete type"))
             }
         }
+    }
+
+    /// Where a `T` at pointer `p` can be read from the kernel: `p` itself for a kernel
+    /// pointer; for a user-space one in bpftrace (which reads the process's memory where a
+    /// program dereferences its pointers), a copy of the `T` made with copyin(); in D an
+    /// error (user memory is read through copyin()).
+    fn readable(&mut self, p: Expr, space: AddrSpace, to: TypeId, span: &Span, op: &str) -> Result<Expr, Diagnostic> {
+        if space != AddrSpace::User || !self.bpftrace() {
+            self.kernel_space(space, span, op)?;
+            return Ok(p);
+        }
+        let size = self.sized(to, span)?;
+        if size > super::memory::ALLOC_LIMIT as u64 {
+            let name = self.types.name(to);
+            return Err(Diagnostic::new(span.clone(), format!("`{op}` reads a `{name}` of {size} bytes from the process")).label("too large to copy").hint(format!("read at most {} bytes of user memory at once: a member's pointer, or copyin()", super::memory::ALLOC_LIMIT)));
+        }
+        let site = self.alloc_sites;
+        self.alloc_sites += 1;
+        Ok(Expr::Alloc { site, size: Box::new(Expr::Int(size as i64)), max: (size as u32).next_multiple_of(8), from: Some(Box::new(p)) })
     }
 
     /// User memory is read only through copyin/copyinstr.
