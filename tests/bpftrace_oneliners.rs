@@ -781,7 +781,6 @@ uretprobe:libc:gethostbyname2
 
 /// tools/runqlat.bt: run queue latency as a histogram of microseconds.
 #[test]
-#[ignore = "TASK_RUNNING (a header's macro) is unknown"]
 fn tool_runqlat() {
     const RUNQLAT: &str = r#"#include <linux/sched.h>
 

@@ -138,6 +138,12 @@ pub const CONSTANTS: &[BuiltinConst] = &[
     BuiltinConst { name: "PCAP_IP", value: 12, c_type: "int", doc: "pcap()'s link type for raw IPv4 or IPv6" },
     BuiltinConst { name: "PCAP_WIFI", value: 105, c_type: "int", doc: "pcap()'s link type for IEEE 802.11" },
     BuiltinConst { name: "PCAP_IPOIB", value: 242, c_type: "int", doc: "pcap()'s link type for IP over InfiniBand" },
+    BuiltinConst { name: "TASK_RUNNING", value: 0, c_type: "int", doc: "a task's __state when it is runnable (<linux/sched.h>, as bpftrace's tools read it)" },
+    BuiltinConst { name: "TASK_INTERRUPTIBLE", value: 1, c_type: "int", doc: "a task's __state in an interruptible sleep (<linux/sched.h>)" },
+    BuiltinConst { name: "TASK_UNINTERRUPTIBLE", value: 2, c_type: "int", doc: "a task's __state in an uninterruptible sleep (<linux/sched.h>)" },
+    BuiltinConst { name: "AF_UNIX", value: 1, c_type: "int", doc: "the local socket family (<linux/socket.h>)" },
+    BuiltinConst { name: "AF_INET", value: 2, c_type: "int", doc: "the IPv4 socket family (<linux/socket.h>)" },
+    BuiltinConst { name: "AF_INET6", value: 10, c_type: "int", doc: "the IPv6 socket family (<linux/socket.h>)" },
 ];
 
 pub fn constant(name: &str) -> Option<&'static BuiltinConst> {
