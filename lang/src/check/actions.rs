@@ -174,7 +174,9 @@ impl Checker<'_> {
                 }
                 let mut lowered = Vec::new();
                 let mut reprs = Vec::new();
-                for (c, a) in convs.iter().zip(rest) {
+                // bpftrace prints a stack with %s: those conversions become %k.
+                let mut stacks_as_s = Vec::new();
+                for (n, (c, a)) in convs.iter().zip(rest).enumerate() {
                     let mut t = self.value(a)?;
                     if c.conv == 'A' && !t.expr.repr().is_frames() {
                         // The address is recorded with the process it belongs to, and
@@ -182,6 +184,12 @@ impl Checker<'_> {
                         t = self.user_symbol(USymKind::Addr, t.expr, a, "%A's argument")?;
                     }
                     let v = &t.expr;
+                    if c.conv == 's' && v.repr().is_frames() && self.bpftrace() {
+                        stacks_as_s.push(n);
+                        reprs.push(self.repr_of(&t));
+                        lowered.push(self.own(&t));
+                        continue;
+                    }
                     if let Some(d) = symbols::stack_conversion(c, v.repr(), &a.span) {
                         return Err(d);
                     }
@@ -206,6 +214,12 @@ impl Checker<'_> {
                     }
                     reprs.push(self.repr_of(&t));
                     lowered.push(self.own(&t));
+                }
+                let mut pieces = pieces;
+                for (n, c) in pieces.iter_mut().filter_map(|p| match p { printf::Piece::Conv(c) => Some(c), _ => None }).enumerate() {
+                    if stacks_as_s.contains(&n) {
+                        c.conv = 'k';
+                    }
                 }
                 match f.hook {
                     FnHook::System => (Item::System { pieces, args: reprs }, lowered),

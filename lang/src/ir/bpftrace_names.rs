@@ -40,7 +40,7 @@ impl Program {
             };
         }
         let Some(p) = crate::providers::probe_by_id(id) else { return format!("probe {id}") };
-        match (p.provider.as_ref(), p.name.as_ref()) {
+        match (p.provider, p.name) {
             ("dtrace", name) => name.to_string(),
             ("syscall", "entry") => format!("tracepoint:syscalls:sys_enter_{}", p.function),
             ("syscall", "return") => format!("tracepoint:syscalls:sys_exit_{}", p.function),

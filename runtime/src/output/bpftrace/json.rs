@@ -72,7 +72,7 @@ impl Sink for BpftraceJson<'_> {
         let mut text = String::new();
         for o in &f.outputs {
             match o {
-                Output::Printf { pieces, values } => text.push_str(&records::record("printf", &records::string(&printf::format(pieces, values)))),
+                Output::Printf { pieces, values } => text.push_str(&records::record("printf", &records::string(&super::maps::printf_text(pieces, values)))),
                 Output::Trace(v) => text.push_str(&records::record("value", &records::value(v, 1))),
                 Output::Print { layout, value } => text.push_str(&records::record("value", &records::string(&super::super::print::print(layout, value)))),
                 // time(): the only text the front end hands over as it is.

@@ -278,6 +278,28 @@ fn value_order(a: &Value, b: &Value) -> Ordering {
 /// A map's value as bpftrace prints it: an integer as its type has it (divided by `div`),
 /// a string as it is, a stack as a newline and one frame a line indented by 8 (in
 /// bpftrace's form, [`keys::frame`]), a symbol by name ([`keys::symbol`]).
+/// printf()'s text, a stack (`%s` of kstack, which the checker makes `%k`) laid out as
+/// bpftrace prints one: each frame on its own line, indented 8, `function+offset`.
+pub fn printf_text(pieces: &[crumbs_lang::printf::Piece], values: &[Value]) -> String {
+    use crumbs_lang::printf::Piece;
+    if !values.iter().any(|v| matches!(v, Value::Stack(_))) {
+        return super::super::printf::format(pieces, values);
+    }
+    let pieces: Vec<Piece> = pieces
+        .iter()
+        .map(|p| match p {
+            Piece::Conv(c) if c.conv == 'k' => {
+                let mut c = c.clone();
+                c.conv = 's';
+                Piece::Conv(c)
+            }
+            p => p.clone(),
+        })
+        .collect();
+    let values: Vec<Value> = values.iter().map(|v| if matches!(v, Value::Stack(_)) { Value::Str(value_text(v, 1)) } else { v.clone() }).collect();
+    super::super::printf::format(&pieces, &values)
+}
+
 pub fn value_text(v: &Value, div: u64) -> String {
     let div = div.max(1);
     match v {

@@ -99,7 +99,7 @@ impl Sink for BpftraceText<'_> {
         let mut text = String::new();
         for o in &f.outputs {
             match o {
-                Output::Printf { pieces, values } => text.push_str(&printf::format(pieces, values)),
+                Output::Printf { pieces, values } => text.push_str(&maps::printf_text(pieces, values)),
                 // bpftrace's print() of a value: the value and a newline.
                 Output::Trace(v) => {
                     text.push_str(&maps::value_text(v, 1));
