@@ -207,3 +207,17 @@ fn software_and_hardware_events() {
     assert_eq!(bad.code(), 2, "{}", bad.dump());
     assert!(bad.stderr.contains("no software event `nosuch`") && bad.stderr.contains("faults"), "{}", bad.dump());
 }
+
+/// kaddr() and cgroupid() are found when compiling; cgroup is the current thread's cgroup;
+/// printf's %s prints ksym() as the symbol's name.
+#[test]
+fn symbols_and_cgroups() {
+    let root = if std::path::Path::new("/sys/fs/cgroup/unified").is_dir() { "/sys/fs/cgroup/unified" } else { "/sys/fs/cgroup" };
+    let program = format!(r#"tracepoint:syscalls:sys_enter_getppid /pid == cpid/ {{ printf("%d %d %s\n", cgroup > 0, kaddr("vfs_read") > 0, ksym(kaddr("vfs_read"))); @[cgroup == cgroupid("{root}")] = count(); }}"#);
+    let out = run(&["-q", "-e", &program, "-c", "sh -c 'exec cat /dev/null'"]);
+    out.assert_ok();
+    assert!(out.stdout.starts_with("1 1 vfs_read\n"), "{}", out.dump());
+    let bad = run(&["-e", r#"BEGIN { printf("%d\n", kaddr("no_such_symbol_here")); }"#]);
+    assert_eq!(bad.code(), 2, "{}", bad.dump());
+    assert!(bad.stderr.contains("the kernel has no symbol `no_such_symbol_here`"), "{}", bad.dump());
+}

@@ -67,6 +67,7 @@ pub fn bpftrace_ident(name: &str, sp: &Span) -> ExprKind {
     match name {
         "kstack" => call("stack"),
         "ustack" | "rand" => call(name),
+        "cgroup" => call("__cgroup"),
         "elapsed" => ExprKind::Binary(
             crate::ast::BinOp::Sub,
             Box::new(Expr { kind: ExprKind::Ident("timestamp".into()), span: sp.clone() }),

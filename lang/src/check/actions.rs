@@ -174,7 +174,8 @@ impl Checker<'_> {
                 }
                 let mut lowered = Vec::new();
                 let mut reprs = Vec::new();
-                // bpftrace prints a stack with %s: those conversions become %k.
+                // bpftrace prints a stack or a kernel symbol (ksym()) with %s: those conversions
+                // become %k and %a.
                 let mut stacks_as_s = Vec::new();
                 for (n, (c, a)) in convs.iter().zip(rest).enumerate() {
                     let mut t = self.value(a)?;
@@ -184,8 +185,8 @@ impl Checker<'_> {
                         t = self.user_symbol(USymKind::Addr, t.expr, a, "%A's argument")?;
                     }
                     let v = &t.expr;
-                    if c.conv == 's' && v.repr().is_frames() && self.bpftrace() {
-                        stacks_as_s.push(n);
+                    if c.conv == 's' && (v.repr().is_frames() || matches!(v.repr(), Repr::Sym(_))) && self.bpftrace() {
+                        stacks_as_s.push((n, if v.repr().is_frames() { 'k' } else { 'a' }));
                         reprs.push(self.repr_of(&t));
                         lowered.push(self.own(&t));
                         continue;
@@ -217,8 +218,8 @@ impl Checker<'_> {
                 }
                 let mut pieces = pieces;
                 for (n, c) in pieces.iter_mut().filter_map(|p| match p { printf::Piece::Conv(c) => Some(c), _ => None }).enumerate() {
-                    if stacks_as_s.contains(&n) {
-                        c.conv = 'k';
+                    if let Some((_, conv)) = stacks_as_s.iter().find(|(i, _)| *i == n) {
+                        c.conv = *conv;
                     }
                 }
                 match f.hook {

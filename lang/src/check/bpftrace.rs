@@ -3,6 +3,7 @@
 //! positional parameters that are not given (0 or ""), and `$#`.
 
 use super::*;
+use crate::builtins;
 use crate::dialect::Dialect;
 
 impl Checker<'_> {
@@ -142,6 +143,24 @@ impl Checker<'_> {
             ast::Jump::Break => Stmt::Break,
             ast::Jump::Continue => Stmt::Continue,
         })
+    }
+
+    /// `kaddr("symbol")` and `cgroupid("path")`: what the running system says when the
+    /// program is compiled.
+    pub(super) fn compiled_constant(&mut self, f: &builtins::BuiltinFn, args: &[ast::Expr], span: &Span) -> Result<TExpr, Diagnostic> {
+        check_arity(f, args, span)?;
+        let ExprKind::Str(s) = &args[0].kind else {
+            return Err(Diagnostic::new(args[0].span.clone(), format!("{}() takes a string literal", f.name)).label("not a literal").hint(format!("usage: {}", f.signature)));
+        };
+        let Some(facts) = self.opts.facts.clone() else {
+            return Err(Diagnostic::new(span.clone(), format!("{}() needs the running system", f.name)).label("not known here").hint("run the program on the machine it traces"));
+        };
+        let value = match f.hook {
+            FnHook::KernelAddr => facts.kernel_symbol(&s.value).and_then(|a| a.ok_or_else(|| format!("the kernel has no symbol `{}`", s.value))),
+            _ => facts.cgroup_id(&s.value),
+        };
+        let v = value.map_err(|m| Diagnostic::new(args[0].span.clone(), m).label("not found").hint(format!("usage: {}", f.signature)))?;
+        Ok(TExpr::new(Expr::Int(v as i64), self.c_int("uint64_t")))
     }
 
     /// `$N` that is not given: 0 (or "" where a string is wanted, which bpftrace decides

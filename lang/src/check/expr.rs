@@ -363,6 +363,7 @@ impl Checker<'_> {
             }
             FnHook::Kernel(k) => self.kernel_call(f, k, args, span)?,
             FnHook::HasKey => self.has_key(args, span)?,
+            FnHook::KernelAddr | FnHook::CgroupId => self.compiled_constant(f, args, span)?,
             FnHook::AnyStr => {
                 check_arity(f, args, span)?;
                 TExpr::new(self.any_str(args)?, string)

@@ -84,6 +84,15 @@ pub trait KernelFacts: std::fmt::Debug {
     fn module_function(&self, _module: &str, _name: &str) -> Result<Option<KernelTypeId>, String> {
         Ok(None)
     }
+    /// The address of kernel symbol `name` (bpftrace's kaddr()), None if there is none.
+    fn kernel_symbol(&self, _name: &str) -> Result<Option<u64>, String> {
+        Err("the kernel's symbols are not known here".into())
+    }
+    /// The id of the cgroup at `path` in the cgroup file system (bpftrace's cgroupid()):
+    /// its directory's inode number.
+    fn cgroup_id(&self, path: &str) -> Result<u64, String> {
+        Err(format!("cgroup {path} is not known here"))
+    }
 }
 
 /// A type id in the running kernel's BTF; 0 is `void`.
@@ -223,6 +232,14 @@ impl KernelFacts for Memo {
 
     fn module_function(&self, module: &str, name: &str) -> Result<Option<KernelTypeId>, String> {
         self.inner.module_function(module, name)
+    }
+
+    fn kernel_symbol(&self, name: &str) -> Result<Option<u64>, String> {
+        self.inner.kernel_symbol(name)
+    }
+
+    fn cgroup_id(&self, path: &str) -> Result<u64, String> {
+        self.inner.cgroup_id(path)
     }
 }
 

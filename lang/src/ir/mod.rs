@@ -340,6 +340,8 @@ pub enum IntFn {
     /// uregs[N]: the current thread's user register N (pt_regs' N-th word; 0 past them, or
     /// where the thread has no user registers saved).
     UserReg(u8),
+    /// bpftrace's cgroup: the current thread's cgroup v2 id (bpf_get_current_cgroup_id).
+    Cgroup,
 }
 
 #[derive(Clone, Debug, PartialEq)]

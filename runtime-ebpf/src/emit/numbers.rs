@@ -21,6 +21,7 @@ impl Emitter<'_> {
                 self.expr(int_arg(self, 0)?)?;
                 self.push(Insn::to_be(R0, 8 * bytes as i32));
             }
+            IntFn::Cgroup => self.push(Insn::call(helper::GET_CURRENT_CGROUP_ID)),
             IntFn::Rand => {
                 // An int: the 32 random bits, sign-extended.
                 self.push(Insn::call(helper::GET_PRANDOM_U32));

@@ -99,4 +99,22 @@ impl KernelFacts for LiveKernel {
     fn module_function(&self, module: &str, name: &str) -> Result<Option<KernelTypeId>, String> {
         btf::module_function(module, name)
     }
+
+    fn kernel_symbol(&self, name: &str) -> Result<Option<u64>, String> {
+        let text = std::fs::read_to_string("/proc/kallsyms").map_err(|e| format!("cannot read /proc/kallsyms: {e}"))?;
+        let found = text.lines().find_map(|l| {
+            let mut w = l.split_whitespace();
+            let (addr, _, sym) = (w.next()?, w.next()?, w.next()?);
+            (sym == name).then(|| u64::from_str_radix(addr, 16).ok()).flatten()
+        });
+        match found {
+            Some(0) => Err("/proc/kallsyms shows no addresses (kernel.kptr_restrict): run as root".into()),
+            f => Ok(f),
+        }
+    }
+
+    fn cgroup_id(&self, path: &str) -> Result<u64, String> {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).map(|m| m.ino()).map_err(|e| format!("cannot stat {path}: {e}"))
+    }
 }

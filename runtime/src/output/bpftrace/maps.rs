@@ -279,16 +279,17 @@ fn value_order(a: &Value, b: &Value) -> Ordering {
 /// a string as it is, a stack as a newline and one frame a line indented by 8 (in
 /// bpftrace's form, [`keys::frame`]), a symbol by name ([`keys::symbol`]).
 /// printf()'s text, a stack (`%s` of kstack, which the checker makes `%k`) laid out as
-/// bpftrace prints one: each frame on its own line, indented 8, `function+offset`.
+/// bpftrace prints one: each frame on its own line, indented 8, `function+offset`; a kernel
+/// symbol (`%s` of ksym(), made `%a`) as its name.
 pub fn printf_text(pieces: &[crumbs_lang::printf::Piece], values: &[Value]) -> String {
     use crumbs_lang::printf::Piece;
-    if !values.iter().any(|v| matches!(v, Value::Stack(_))) {
+    if !values.iter().any(|v| matches!(v, Value::Stack(_) | Value::Sym(..))) {
         return super::super::printf::format(pieces, values);
     }
     let pieces: Vec<Piece> = pieces
         .iter()
         .map(|p| match p {
-            Piece::Conv(c) if c.conv == 'k' => {
+            Piece::Conv(c) if c.conv == 'k' || c.conv == 'a' => {
                 let mut c = c.clone();
                 c.conv = 's';
                 Piece::Conv(c)
@@ -296,7 +297,7 @@ pub fn printf_text(pieces: &[crumbs_lang::printf::Piece], values: &[Value]) -> S
             p => p.clone(),
         })
         .collect();
-    let values: Vec<Value> = values.iter().map(|v| if matches!(v, Value::Stack(_)) { Value::Str(value_text(v, 1)) } else { v.clone() }).collect();
+    let values: Vec<Value> = values.iter().map(|v| if matches!(v, Value::Stack(_) | Value::Sym(..)) { Value::Str(value_text(v, 1)) } else { v.clone() }).collect();
     super::super::printf::format(&pieces, &values)
 }
 
