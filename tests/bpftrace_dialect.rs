@@ -221,3 +221,15 @@ fn symbols_and_cgroups() {
     assert_eq!(bad.code(), 2, "{}", bad.dump());
     assert!(bad.stderr.contains("the kernel has no symbol `no_such_symbol_here`"), "{}", bad.dump());
 }
+
+/// strftime() of nsecs is the local time then (the wall clock now, give or take the run),
+/// printed and as a key.
+#[test]
+fn strftime_of_nsecs() {
+    let out = run(&["-q", "-e", r#"BEGIN { printf("%s\n", strftime("%Y-%m-%d %H:%M", nsecs)); @[strftime("%Y", nsecs)] = count(); exit(); }"#]);
+    out.assert_ok();
+    let now = |f: &str| String::from_utf8(std::process::Command::new("date").arg(f).output().unwrap().stdout).unwrap().trim().to_string();
+    let (printed, year) = (out.stdout.lines().next().unwrap_or_default().to_string(), now("+%Y"));
+    assert!(printed.starts_with(&format!("{year}-")) && printed.len() == 16, "{}", out.dump());
+    assert!(out.stdout.ends_with(&format!("\n\n\n@[{year}]: 1\n")), "{}", out.dump());
+}

@@ -363,6 +363,15 @@ impl Checker<'_> {
             }
             FnHook::Kernel(k) => self.kernel_call(f, k, args, span)?,
             FnHook::HasKey => self.has_key(args, span)?,
+            FnHook::Strftime => {
+                check_arity(f, args, span)?;
+                let ExprKind::Str(s) = &args[0].kind else {
+                    return Err(Diagnostic::new(args[0].span.clone(), "strftime() takes a format string").label("not a string literal").hint("write strftime(\"%H:%M:%S\", nsecs): strftime(3)'s conversions"));
+                };
+                let format = self.strings.intern(&s.value) as u32;
+                let ns = self.int_expr(&args[1], "strftime()'s time")?;
+                TExpr::new(Expr::Strftime { format, ns: Box::new(ns) }, string)
+            }
             FnHook::KernelAddr | FnHook::CgroupId => self.compiled_constant(f, args, span)?,
             FnHook::AnyStr => {
                 check_arity(f, args, span)?;

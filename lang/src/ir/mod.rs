@@ -83,6 +83,9 @@ pub enum Repr {
     /// bpftrace's `probe`: the id of the probe that fired (8 bytes), printed as bpftrace
     /// names it ([`Program::bpftrace_probe_name`]).
     Probe,
+    /// bpftrace's `strftime(format, ns)`: nanoseconds since boot (8 bytes), printed in user
+    /// space as the local time by strftime(3) with the interned format `.0`.
+    Strftime(u32),
 }
 
 /// What user space reads from a recorded kernel stack. The kernel records the whole stack
@@ -222,12 +225,13 @@ impl Repr {
             Repr::USym(_) => "a user symbol",
             Repr::Object(_) => "a struct or array",
             Repr::Probe => "a probe's name",
+            Repr::Strftime(_) => "a formatted time",
         }
     }
 
     pub fn size(self) -> usize {
         match self {
-            Repr::Int(_) | Repr::StrId | Repr::Stack(_) | Repr::Sym(_) | Repr::UStack(_) | Repr::Probe => 8,
+            Repr::Int(_) | Repr::StrId | Repr::Stack(_) | Repr::Sym(_) | Repr::UStack(_) | Repr::Probe | Repr::Strftime(_) => 8,
             Repr::USym(_) => 16,
             Repr::Str(n) | Repr::Object(n) => n as usize,
         }
@@ -236,7 +240,7 @@ impl Repr {
     /// Whether user space turns it into text when printing (a stack, a symbol, or what is
     /// read from a recorded stack): it cannot be computed with or stored in a variable.
     pub fn printed_only(self) -> bool {
-        matches!(self, Repr::Stack(_) | Repr::Sym(_) | Repr::UStack(_) | Repr::USym(_) | Repr::Probe)
+        matches!(self, Repr::Stack(_) | Repr::Sym(_) | Repr::UStack(_) | Repr::USym(_) | Repr::Probe | Repr::Strftime(_))
     }
 
     /// Whether it is a stack's frames (kernel or user), printed by `%k`.
@@ -303,6 +307,9 @@ pub enum Expr {
     HasElement { array: usize, keys: Vec<Expr> },
     /// bpftrace's `probe`: the id of the probe that fired, printed as its name.
     Probe,
+    /// bpftrace's `strftime(format, ns)`: `ns`, printed as the local time it was by the
+    /// interned format `format`.
+    Strftime { format: u32, ns: Box<Expr> },
     /// Runs the statements, then is the value: an assignment or `++`/`--` used as a value.
     Seq(Vec<Stmt>, Box<Expr>),
     /// strlen(s).
@@ -503,7 +510,7 @@ impl Expr {
                 Expr::Binary(_, a, b) | Expr::Unsigned(_, a, b) => a.any(f) || b.any(f),
                 Expr::StrCmp(_, a, b) => a.any(f) || b.any(f),
                 Expr::Ternary(a, b, c) => a.any(f) || b.any(f) || c.any(f),
-                Expr::Load { addr: a, .. } | Expr::Bits { inner: a, .. } | Expr::Object { addr: a, .. } | Expr::Sym(_, a) | Expr::USym(_, a) => a.any(f),
+                Expr::Load { addr: a, .. } | Expr::Bits { inner: a, .. } | Expr::Object { addr: a, .. } | Expr::Sym(_, a) | Expr::USym(_, a) | Expr::Strftime { ns: a, .. } => a.any(f),
                 Expr::ObjectPrefix { addr, len, .. } => addr.any(f) || len.any(f),
                 Expr::Element { keys, .. } | Expr::HasElement { keys, .. } | Expr::VarAddr(StrVar::Element { keys, .. }) => keys.iter().any(|k| k.any(f)),
                 Expr::Seq(stmts, v) => stmts.iter().any(|s| s.any(f)) || v.any(f),
@@ -531,6 +538,7 @@ impl Expr {
             Expr::USym(k, _) => Repr::USym(*k),
             Expr::Object { size, .. } | Expr::ObjectPrefix { size, .. } => Repr::Object(*size),
             Expr::Probe => Repr::Probe,
+            Expr::Strftime { format, .. } => Repr::Strftime(*format),
             _ => Repr::Int(IntRepr::I64),
         }
     }

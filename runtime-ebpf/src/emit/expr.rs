@@ -92,6 +92,7 @@ impl Emitter<'_> {
             // The address itself: user space symbolizes it.
             Expr::Sym(_, pc) => self.expr(pc)?,
             Expr::Probe => self.context().probe_id(self)?,
+            Expr::Strftime { ns, .. } => self.expr(ns)?,
             // A stack's id: user space reads its frames.
             Expr::Stack(_) => self.stack_id(STACKS_MAP, 0)?,
             // A user stack's too, with the process's id, for the symbols.

@@ -2,11 +2,29 @@
 
 /// The local time now by `format` (strftime(3)'s conversions); "" if it does not format.
 pub fn now(format: &str) -> String {
+    // SAFETY: time(NULL) only returns the time.
+    at(format, unsafe { libc::time(std::ptr::null_mut()) })
+}
+
+/// The local time it was `ns` nanoseconds after boot (CLOCK_MONOTONIC, as the kernel's
+/// timestamps), by `format`; bpftrace's `%f` is the microseconds.
+pub fn at_boot_ns(format: &str, ns: u64) -> String {
+    let clock = |id| {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: clock_gettime writes only the timespec given.
+        unsafe { libc::clock_gettime(id, &mut ts) };
+        ts.tv_sec as i128 * 1_000_000_000 + ts.tv_nsec as i128
+    };
+    let wall = ns as i128 + clock(libc::CLOCK_REALTIME) - clock(libc::CLOCK_MONOTONIC);
+    let micros = format!("{:06}", (wall.rem_euclid(1_000_000_000) / 1000) as u64);
+    at(&format.replace("%f", &micros), wall.div_euclid(1_000_000_000) as libc::time_t)
+}
+
+fn at(format: &str, t: libc::time_t) -> String {
     let Ok(fmt) = std::ffi::CString::new(format) else { return String::new() };
-    // SAFETY: time(NULL) and localtime_r() write only the tm given; strftime() writes at most
-    // buf.len() bytes and returns how many it wrote.
+    // SAFETY: localtime_r() writes only the tm given; strftime() writes at most buf.len()
+    // bytes and returns how many it wrote.
     unsafe {
-        let t = libc::time(std::ptr::null_mut());
         let mut tm: libc::tm = std::mem::zeroed();
         if libc::localtime_r(&t, &mut tm).is_null() {
             return String::new();
