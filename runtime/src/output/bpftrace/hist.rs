@@ -127,12 +127,12 @@ fn linear_label(n: i64) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crumbs_lang::ir::agg::quantize::BUCKETS;
 
-    /// DTrace quantize buckets holding `values`.
-    fn quantize(values: &[i64]) -> Vec<u64> {
+    /// DTrace quantize buckets holding `values` (the JSON records' tests use them too).
+    pub(in super::super) fn quantize(values: &[i64]) -> Vec<u64> {
         let mut b = vec![0u64; BUCKETS];
         for v in values {
             let i = match *v {

@@ -273,20 +273,7 @@ mod tests {
         assert_eq!(s, "{\"type\": \"stats\", \"data\": {\"@s\": {\"count\": 0, \"average\": 0, \"total\": 0}}}\n");
     }
 
-    /// DTrace quantize buckets holding `values`.
-    fn quantize(values: &[i64]) -> Vec<u64> {
-        use crumbs_lang::ir::agg::quantize::{BUCKETS, ZERO_BUCKET};
-        let mut b = vec![0u64; BUCKETS];
-        for v in values {
-            let i = match *v {
-                0 => ZERO_BUCKET,
-                v if v > 0 => ZERO_BUCKET + 1 + (63 - v.leading_zeros()) as usize,
-                v => ZERO_BUCKET - 1 - (63 - v.unsigned_abs().leading_zeros()) as usize,
-            };
-            b[i] += 1;
-        }
-        b
-    }
+    use super::super::hist::tests::quantize;
 
     #[test]
     fn hist_buckets_from_first_to_last_non_empty() {
