@@ -496,10 +496,7 @@ impl Checker<'_> {
         Ok(match space {
             Some(AddrSpace::User) => Expr::Str(StrExpr::UserStr(Box::new(addr), size)),
             Some(_) => Expr::Str(StrExpr::KernelStr(Box::new(addr), size)),
-            None => {
-                let kernel = Expr::Unsigned(crate::ast::BinOp::Ge, Box::new(addr.clone()), Box::new(Expr::Int(KERNEL_HALF as i64)));
-                Expr::Str(StrExpr::Ternary(Box::new(kernel), Box::new(StrExpr::KernelStr(Box::new(addr.clone()), size)), Box::new(StrExpr::UserStr(Box::new(addr), size))))
-            }
+            None => Expr::Str(StrExpr::AnyStr(Box::new(addr), size)),
         })
     }
 
@@ -541,7 +538,3 @@ impl Checker<'_> {
         }
     }
 }
-
-/// Where the kernel's half of a 64-bit address space starts (x86-64 with 4-level pages and
-/// more: every kernel address is at or above it, every user address below).
-const KERNEL_HALF: u64 = 0xffff_8000_0000_0000;

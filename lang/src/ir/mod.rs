@@ -375,6 +375,9 @@ pub enum StrExpr {
     /// A kernel `char *` or `char [N]` used as a string: the string at a kernel address, in
     /// a buffer of `size` bytes.
     KernelStr(Box<Expr>, u32),
+    /// bpftrace's `str()` of an integer: the string at a kernel address if it is one (the
+    /// upper half of the address space), else at a user-space one; one read either way.
+    AnyStr(Box<Expr>, u32),
     /// An interned constant laid out as `size` bytes, NUL-padded (only the first `size - 1`
     /// bytes of a longer one): a literal where the other strings are in buffers.
     Padded { id: u64, size: u32 },
@@ -465,7 +468,7 @@ impl StrExpr {
             StrExpr::Comm | StrExpr::TpField(_) => Repr::Str(COMM_SIZE),
             StrExpr::Psargs { .. } => Repr::Str(PSARGS_SIZE),
             StrExpr::Cwd { size, .. } | StrExpr::DPath { size, .. } => Repr::Str(*size),
-            StrExpr::UserStr(_, size) | StrExpr::KernelStr(_, size) | StrExpr::Padded { size, .. } | StrExpr::Var(_, size) | StrExpr::Call { size, .. } => Repr::Str(*size),
+            StrExpr::UserStr(_, size) | StrExpr::KernelStr(_, size) | StrExpr::AnyStr(_, size) | StrExpr::Padded { size, .. } | StrExpr::Var(_, size) | StrExpr::Call { size, .. } => Repr::Str(*size),
             StrExpr::Ternary(_, a, b) => match (a.repr(), b.repr()) {
                 (Repr::StrId, Repr::StrId) => Repr::StrId,
                 (x, y) => Repr::Str(x.size().max(y.size()).max(8) as u32),
@@ -490,7 +493,7 @@ impl StrExpr {
     pub fn any(&self, f: &mut dyn FnMut(Node) -> bool) -> bool {
         f(Node::Str(self))
             || match self {
-                StrExpr::UserStr(addr, _) | StrExpr::KernelStr(addr, _) | StrExpr::Psargs { task: addr, .. } | StrExpr::DPath { path: addr, .. } => addr.any(f),
+                StrExpr::UserStr(addr, _) | StrExpr::KernelStr(addr, _) | StrExpr::AnyStr(addr, _) | StrExpr::Psargs { task: addr, .. } | StrExpr::DPath { path: addr, .. } => addr.any(f),
                 StrExpr::Var(StrVar::Element { keys, .. }, _) => keys.iter().any(|k| k.any(f)),
                 StrExpr::Ternary(c, a, b) => c.any(f) || a.any(f) || b.any(f),
                 StrExpr::Call { args, .. } => args.iter().any(|a| a.any(f)),

@@ -54,7 +54,7 @@ pub(super) fn may_fault(p: &Program, c: &Clause) -> bool {
         Node::Expr(Expr::Load { .. } | Expr::Object { .. } | Expr::ObjectPrefix { .. } | Expr::Bounded { .. } | Expr::Alloc { .. }) | Node::Stmt(Stmt::Copy { .. }) => true,
         // chill() past the CPU's budget
         Node::Stmt(Stmt::Chill(..) | Stmt::CopyOut { .. }) => true,
-        Node::Str(StrExpr::UserStr(..) | StrExpr::KernelStr(..) | StrExpr::DPath { .. }) => true,
+        Node::Str(StrExpr::UserStr(..) | StrExpr::KernelStr(..) | StrExpr::AnyStr(..) | StrExpr::DPath { .. }) => true,
         // An address that cannot be read, another family or type; strtok(NULL, ...) with no
         // string.
         Node::Str(StrExpr::Call { f: StrFn::InetNtoa | StrFn::InetNtoa6 | StrFn::InetNtop | StrFn::LinkNtop | StrFn::StrtokNext, .. }) => true,

@@ -161,6 +161,27 @@ impl Emitter<'_> {
                     }
                 })?;
             }
+            StrExpr::AnyStr(addr, _) => self.scoped(|e| {
+                let tmp = e.slot(8)?;
+                e.expr(addr)?;
+                e.push(Insn::stx(DW, R10, tmp, R0));
+                e.zero_buf(dst, size);
+                e.push(Insn::ldx(DW, R3, R10, tmp));
+                e.keep_fault_value(R3)?;
+                e.buf_addr(R1, dst);
+                e.push(Insn::mov_imm(R2, e.str_limit(size) as i32));
+                // Kernel addresses are the upper half: negative as signed numbers.
+                let (kernel, read) = (e.label(), e.label());
+                e.jump(Insn::jmp_imm(Cond::Slt, R3, 0, 0), kernel);
+                e.push(Insn::call(helper::PROBE_READ_USER_STR));
+                e.goto(read);
+                e.bind(kernel);
+                e.push(Insn::call(helper::PROBE_READ_KERNEL_STR));
+                e.bind(read);
+                // A user address that cannot be read now is "", as copyinstr() has it; a
+                // kernel one faults.
+                e.user_string_fault()
+            })?,
             StrExpr::Var(v, vsize) => self.var_into(v, *vsize, dst, size)?,
             StrExpr::Ternary(c, a, b) => self.choose(c, |e| e.scoped(|e| e.str_into(a, dst, size)), |e| e.scoped(|e| e.str_into(b, dst, size)))?,
             StrExpr::Call { f: StrFn::Copy, args, .. } => match args.as_slice() {
