@@ -482,15 +482,7 @@ impl Emitter<'_> {
                 let to = self.return_to.ok_or_else(|| self.err("internal: return outside a clause"))?;
                 self.goto(to);
             }
-            Stmt::DeleteElement { array, keys } => {
-                self.scoped(|e| {
-                    let key = e.element_key(*array, keys)?;
-                    e.ld_map(R1, &array_map_name(*array), 0);
-                    e.buf_addr(R2, key);
-                    e.push(Insn::call(helper::MAP_DELETE_ELEM));
-                    Ok(())
-                })?;
-            }
+            Stmt::DeleteElement { array, keys } => self.delete_var(&StrVar::Element { array: *array, keys: keys.clone() })?,
             Stmt::If { cond, then, els } if els.is_empty() => {
                 let out = self.label();
                 self.expr(cond)?;

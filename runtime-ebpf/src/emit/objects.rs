@@ -66,7 +66,7 @@ impl Emitter<'_> {
         };
         let size = *size;
         if size == 0 {
-            return self.delete_object(v);
+            return self.delete_var(v);
         }
         self.scoped(|e| {
             let src = e.slot(8)?;
@@ -189,8 +189,9 @@ impl Emitter<'_> {
         Ok(())
     }
 
-    /// `self->s = 0` or `a[k] = 0` of a struct: deletes the variable or element.
-    fn delete_object(&mut self, v: &StrVar) -> Result<(), EmitError> {
+    /// `self->s = 0` or `a[k] = 0` of a struct, and bpftrace's `delete(@m[k])`: deletes the
+    /// variable or element.
+    pub(super) fn delete_var(&mut self, v: &StrVar) -> Result<(), EmitError> {
         self.scoped(|e| {
             let (map, key) = match v {
                 StrVar::Thread(t) => (TLS_OBJ_MAP.to_string(), e.tls_key(*t)?),
@@ -206,7 +207,7 @@ impl Emitter<'_> {
 
     /// Stores the value at `val` under the key at `key` in hash map `map`; a store the full
     /// map refuses is lost and counted as a dynamic variable drop.
-    fn store_at(&mut self, map: &str, key: Buf, val: Buf) -> Result<(), EmitError> {
+    pub(super) fn store_at(&mut self, map: &str, key: Buf, val: Buf) -> Result<(), EmitError> {
         let done = self.label();
         self.ld_map(R1, map, 0);
         self.buf_addr(R2, key);

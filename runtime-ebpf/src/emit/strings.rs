@@ -139,8 +139,7 @@ impl Emitter<'_> {
             StrExpr::Psargs { task, offsets } => self.psargs_into(task, *offsets, dst, size)?,
             StrExpr::Cwd { offsets, .. } => self.cwd_into(offsets, dst, size)?,
             StrExpr::DPath { path, offsets, more, .. } => self.d_path_into(path, offsets, more, dst, size)?,
-            StrExpr::UserStr(addr, _) | StrExpr::KernelStr(addr, _) => {
-                let read = if matches!(s, StrExpr::UserStr(..)) { helper::PROBE_READ_USER_STR } else { helper::PROBE_READ_KERNEL_STR };
+            StrExpr::UserStr(addr, _) | StrExpr::KernelStr(addr, _) | StrExpr::AnyStr(addr, _) => {
                 // The address first (it may use the stack), then clear the whole buffer (the
                 // helper stops at the NUL) and copy.
                 self.scoped(|e| {
@@ -152,36 +151,30 @@ impl Emitter<'_> {
                     e.keep_fault_value(R3)?;
                     e.buf_addr(R1, dst);
                     e.push(Insn::mov_imm(R2, e.str_limit(size) as i32));
-                    e.push(Insn::call(read));
-                    // The length with its NUL, or a negative error: the address cannot be read.
-                    if matches!(s, StrExpr::UserStr(..)) {
-                        e.user_string_fault()
-                    } else {
+                    match s {
+                        StrExpr::UserStr(..) => e.push(Insn::call(helper::PROBE_READ_USER_STR)),
+                        StrExpr::KernelStr(..) => e.push(Insn::call(helper::PROBE_READ_KERNEL_STR)),
+                        // Kernel addresses are the upper half: negative as signed numbers.
+                        _ => {
+                            let (kernel, read) = (e.label(), e.label());
+                            e.jump(Insn::jmp_imm(Cond::Slt, R3, 0, 0), kernel);
+                            e.push(Insn::call(helper::PROBE_READ_USER_STR));
+                            e.goto(read);
+                            e.bind(kernel);
+                            e.push(Insn::call(helper::PROBE_READ_KERNEL_STR));
+                            e.bind(read);
+                        }
+                    }
+                    // The length with its NUL, or a negative error: the address cannot be
+                    // read. A user address that cannot be read now is "", as copyinstr() has
+                    // it (a kernel one faults there too).
+                    if matches!(s, StrExpr::KernelStr(..)) {
                         e.fault_unless(Cond::Sgt, R0, 0, Fault::BadAddr, FaultValue::Kept)
+                    } else {
+                        e.user_string_fault()
                     }
                 })?;
             }
-            StrExpr::AnyStr(addr, _) => self.scoped(|e| {
-                let tmp = e.slot(8)?;
-                e.expr(addr)?;
-                e.push(Insn::stx(DW, R10, tmp, R0));
-                e.zero_buf(dst, size);
-                e.push(Insn::ldx(DW, R3, R10, tmp));
-                e.keep_fault_value(R3)?;
-                e.buf_addr(R1, dst);
-                e.push(Insn::mov_imm(R2, e.str_limit(size) as i32));
-                // Kernel addresses are the upper half: negative as signed numbers.
-                let (kernel, read) = (e.label(), e.label());
-                e.jump(Insn::jmp_imm(Cond::Slt, R3, 0, 0), kernel);
-                e.push(Insn::call(helper::PROBE_READ_USER_STR));
-                e.goto(read);
-                e.bind(kernel);
-                e.push(Insn::call(helper::PROBE_READ_KERNEL_STR));
-                e.bind(read);
-                // A user address that cannot be read now is "", as copyinstr() has it; a
-                // kernel one faults.
-                e.user_string_fault()
-            })?,
             StrExpr::Var(v, vsize) => self.var_into(v, *vsize, dst, size)?,
             StrExpr::Ternary(c, a, b) => self.choose(c, |e| e.scoped(|e| e.str_into(a, dst, size)), |e| e.scoped(|e| e.str_into(b, dst, size)))?,
             StrExpr::Call { f: StrFn::Copy, args, .. } => match args.as_slice() {
@@ -329,20 +322,10 @@ impl Emitter<'_> {
     /// is zero (DTrace's arrays), or keeping a zero too (bpftrace's maps).
     pub(super) fn store_element(&mut self, array: usize, key: Buf, val: Buf, width: u8) -> Result<(), EmitError> {
         let map = array_map_name(array);
-        if !self.p.arrays[array].keeps_zero {
-            return self.store_dynamic_at(&map, key, val, width);
+        if self.p.arrays[array].keeps_zero {
+            return self.store_at(&map, key, val);
         }
-        let done = self.label();
-        self.ld_map(R1, &map, 0);
-        self.buf_addr(R2, key);
-        self.buf_addr(R3, val);
-        self.push(Insn::mov_imm(R4, 0)); // BPF_ANY
-        self.push(Insn::call(helper::MAP_UPDATE_ELEM));
-        // Fails only when the map is full (a new key): the store is lost, counted.
-        self.jump(Insn::jmp_imm(Cond::Sge, R0, 0, 0), done);
-        self.count_drop(DropKind::DynamicVariable)?;
-        self.bind(done);
-        Ok(())
+        self.store_dynamic_at(&map, key, val, width)
     }
 
     /// Stores the value at `val` under the key at stack `key` in hash map `map`, or deletes
@@ -355,14 +338,7 @@ impl Emitter<'_> {
         let (base, off) = self.buf_base(R0, val);
         self.push(Insn::ldx(width, R0, base, off));
         self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), delete);
-        self.ld_map(R1, map, 0);
-        self.buf_addr(R2, key);
-        self.buf_addr(R3, val);
-        self.push(Insn::mov_imm(R4, 0)); // BPF_ANY
-        self.push(Insn::call(helper::MAP_UPDATE_ELEM));
-        // Fails only when the map is full (a new key): the store is lost, counted.
-        self.jump(Insn::jmp_imm(Cond::Sge, R0, 0, 0), done);
-        self.count_drop(DropKind::DynamicVariable)?;
+        self.store_at(map, key, val)?;
         self.goto(done);
         self.bind(delete);
         self.ld_map(R1, map, 0);
