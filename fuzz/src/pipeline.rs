@@ -48,9 +48,8 @@ pub fn compile(text: &str, stage: &mut dyn FnMut(Stage)) -> Outcome {
         Outcome::Rejected { stage: at, message }
     };
     stage(Stage::Parse);
-    // The dialect the program's syntax says, as the command line finds it (spec §13.1).
-    let dialect = crumbs_lang::parse::detect_dialect(text);
-    let ast = match crumbs_lang::parse::parse_program_in(text, opts.facts.clone(), dialect) {
+    // In the dialect the program's syntax says, as the command line finds it (spec §13.1).
+    let (ast, dialect) = match crumbs_lang::parse::parse_program_detecting(text, opts.facts.clone(), None) {
         Ok(a) => a,
         Err(d) => return reject(Stage::Parse, d, stage),
     };

@@ -23,8 +23,7 @@ pub mod types;
 
 /// Parses and checks a program: the front half of the pipeline.
 pub fn compile(source: &str, opts: &check::CheckOptions) -> Result<ir::Program, diag::Diagnostic> {
-    let dialect = opts.dialect.unwrap_or_else(|| parse::detect_dialect(source));
-    let mut ast = parse::parse_program_in(source, opts.facts.clone(), dialect)?;
+    let (mut ast, dialect) = parse::parse_program_detecting(source, opts.facts.clone(), opts.dialect)?;
     stdlib::add_used(&mut ast, source, opts.facts.clone())?;
     check::check(&ast, &check::CheckOptions { dialect: Some(dialect), ..opts.clone() })
 }

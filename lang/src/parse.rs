@@ -21,6 +21,21 @@ pub fn parse_program(src: &str) -> Result<Program, Diagnostic> {
     parse_program_with(src, None)
 }
 
+/// Parses a whole program in `dialect`, or in the one its syntax says ([`detect_dialect`]),
+/// from one parse of the text; returns it and the dialect.
+pub fn parse_program_detecting(src: &str, facts: Option<Rc<dyn KernelFacts>>, dialect: Option<Dialect>) -> Result<(Program, Dialect), Diagnostic> {
+    if let Some(d) = dialect.or_else(|| has_directives(src).then_some(Dialect::Bpftrace)) {
+        return Ok((parse_program_in(src, facts, d)?, d));
+    }
+    let _scope = TypeScope::enter(facts);
+    let mut tree = DParser::parse(Rule::program, src).map_err(|e| syntax_error(src, e))?;
+    let root = tree.next().unwrap();
+    let dialect = if bpftrace_only(root.clone()) { Dialect::Bpftrace } else { Dialect::D };
+    // No preprocessor lines: the text bpftrace's parse would read is this one.
+    let _dialect = DialectGuard::enter(dialect);
+    Ok((whole_program(src, build_unit(root)?)?, dialect))
+}
+
 /// Parses a whole program in `dialect` (see [`parse_program_with`]); a bpftrace program's
 /// preprocessor lines first ([`crate::preprocess`]).
 pub fn parse_program_in(src: &str, facts: Option<Rc<dyn KernelFacts>>, dialect: Dialect) -> Result<Program, Diagnostic> {
@@ -45,7 +60,11 @@ pub fn parse_program_in(src: &str, facts: Option<Rc<dyn KernelFacts>>, dialect: 
 /// is a typedef of the script or of the kernel (asked through `facts`), as D's own lexer
 /// decides: `(u64)-1` is a cast, `(x) - 1` a subtraction.
 pub fn parse_program_with(src: &str, facts: Option<Rc<dyn KernelFacts>>) -> Result<Program, Diagnostic> {
-    let program = parse_unit(src, facts)?;
+    whole_program(src, parse_unit(src, facts)?)
+}
+
+/// A program, unless it has no clauses.
+fn whole_program(src: &str, program: Program) -> Result<Program, Diagnostic> {
     if program.clauses.is_empty() {
         return Err(Diagnostic::new(src.len()..src.len(), "empty program: no probe clauses")
             .label("expected a probe clause")
@@ -70,8 +89,13 @@ pub fn parse_expression(src: &str, facts: Option<Rc<dyn KernelFacts>>) -> Result
 fn parse_unit(src: &str, facts: Option<Rc<dyn KernelFacts>>) -> Result<Program, Diagnostic> {
     let _scope = TypeScope::enter(facts);
     let mut pairs = DParser::parse(Rule::program, src).map_err(|e| syntax_error(src, e))?;
+    build_unit(pairs.next().unwrap())
+}
+
+/// The program a parse tree's root is (in the type scope entered for its parse).
+fn build_unit(root: Pair<Rule>) -> Result<Program, Diagnostic> {
     let mut program = Program { pragmas: Vec::new(), decls: Vec::new(), clauses: Vec::new() };
-    for pair in pairs.next().unwrap().into_inner() {
+    for pair in root.into_inner() {
         match pair.as_rule() {
             Rule::pragma => program.pragmas.push(pragma(pair)?),
             Rule::include => include(pair)?,
@@ -173,16 +197,21 @@ fn bpftrace() -> bool {
 /// `delete(@m[k])`), its loops and `let`, and functions D does not have. A
 /// program with none of these (or that does not parse) is D.
 pub fn detect_dialect(src: &str) -> Dialect {
-    // C preprocessor lines: bpftrace runs them (D needs -C, which only the dtrace drop-in has).
-    const DIRECTIVES: &[&str] = &["define", "undef", "if", "ifdef", "ifndef", "elif", "else", "endif"];
-    let directive = |l: &str| l.trim_start().strip_prefix('#').is_some_and(|d| DIRECTIVES.contains(&d.trim_start().split(|c: char| !c.is_ascii_alphabetic()).next().unwrap_or("")));
-    if src.lines().any(directive) {
+    if has_directives(src) {
         return Dialect::Bpftrace;
     }
     match DParser::parse(Rule::program, src).map(|mut pairs| pairs.next().map(bpftrace_only)) {
         Ok(Some(true)) => Dialect::Bpftrace,
         _ => Dialect::D,
     }
+}
+
+/// Whether the text has C preprocessor lines: bpftrace runs them (D needs -C, which only the
+/// dtrace drop-in has).
+fn has_directives(src: &str) -> bool {
+    const DIRECTIVES: &[&str] = &["define", "undef", "if", "ifdef", "ifndef", "elif", "else", "endif"];
+    let directive = |l: &str| l.trim_start().strip_prefix('#').is_some_and(|d| DIRECTIVES.contains(&d.trim_start().split(|c: char| !c.is_ascii_alphabetic()).next().unwrap_or("")));
+    src.lines().any(directive)
 }
 
 /// D's functions that take an aggregation: `@a` as their whole argument is D.

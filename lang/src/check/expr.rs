@@ -91,38 +91,41 @@ impl Checker<'_> {
                     return Err(d);
                 }
             }
-            ExprKind::Macro(m) if self.bpftrace() && self.positional(m).is_some() => self.positional(m).expect("checked"),
-            ExprKind::Macro(m) => match (m.as_str(), self.opts.target) {
-                ("target", Some(pid)) => TExpr::new(Expr::Int(pid), self.c_int("pid_t")),
-                // As D's lexer reads them: integer constants, typed as C types a literal.
-                (m, _) if self.opts.ids.get(m).is_some() => {
-                    let v = self.opts.ids.get(m).expect("checked");
-                    let ty = crate::types::literal_type(v as u64, true, false, false);
-                    TExpr::new(Expr::Int(v), self.types.int_of(ty))
-                }
-                ("target", None) => {
-                    return Err(Diagnostic::new(e.span.clone(), "$target is not set")
-                        .label("needs a target process")
-                        .hint("run with -c 'command' or -p PID"))
-                }
-                (m, _) if m.trim_start_matches('$').chars().all(|c| c.is_ascii_digit()) => {
-                    let as_string = m.starts_with('$');
-                    let n: usize = m.trim_start_matches('$').parse().unwrap_or(usize::MAX);
-                    let Some(value) = self.opts.args.get(n) else {
-                        return Err(Diagnostic::new(e.span.clone(), format!("macro argument `${m}` is not given"))
-                            .label("no such argument")
-                            .hint(format!("pass {} argument(s) after the script: crumbs -s script.d ARG...", n.max(1))));
-                    };
-                    match crate::parse::integer_literal(value) {
-                        Some(v) if !as_string && n > 0 => TExpr::new(Expr::Int(v), self.long()),
-                        _ => TExpr::new(Expr::Str(StrExpr::Const(self.strings.intern(value))), string),
+            // bpftrace's $N not given, and $#.
+            ExprKind::Macro(m) => match self.bpftrace().then(|| self.positional(m)).flatten() {
+                Some(v) => v,
+                None => match (m.as_str(), self.opts.target) {
+                    ("target", Some(pid)) => TExpr::new(Expr::Int(pid), self.c_int("pid_t")),
+                    // As D's lexer reads them: integer constants, typed as C types a literal.
+                    (m, _) if self.opts.ids.get(m).is_some() => {
+                        let v = self.opts.ids.get(m).expect("checked");
+                        let ty = crate::types::literal_type(v as u64, true, false, false);
+                        TExpr::new(Expr::Int(v), self.types.int_of(ty))
                     }
-                }
-                _ => {
-                    return Err(Diagnostic::new(e.span.clone(), format!("unknown macro variable `${m}`"))
-                        .label("not defined")
-                        .hint("crumbs knows $target (the -c command or -p process), $pid, $ppid, $pgid, $sid, $uid, $euid, $gid, $egid (crumbs' own), $0 and $1, $2, ... (the arguments after the script)"))
-                }
+                    ("target", None) => {
+                        return Err(Diagnostic::new(e.span.clone(), "$target is not set")
+                            .label("needs a target process")
+                            .hint("run with -c 'command' or -p PID"))
+                    }
+                    (m, _) if m.trim_start_matches('$').chars().all(|c| c.is_ascii_digit()) => {
+                        let as_string = m.starts_with('$');
+                        let n: usize = m.trim_start_matches('$').parse().unwrap_or(usize::MAX);
+                        let Some(value) = self.opts.args.get(n) else {
+                            return Err(Diagnostic::new(e.span.clone(), format!("macro argument `${m}` is not given"))
+                                .label("no such argument")
+                                .hint(format!("pass {} argument(s) after the script: crumbs -s script.d ARG...", n.max(1))));
+                        };
+                        match crate::parse::integer_literal(value) {
+                            Some(v) if !as_string && n > 0 => TExpr::new(Expr::Int(v), self.long()),
+                            _ => TExpr::new(Expr::Str(StrExpr::Const(self.strings.intern(value))), string),
+                        }
+                    }
+                    _ => {
+                        return Err(Diagnostic::new(e.span.clone(), format!("unknown macro variable `${m}`"))
+                            .label("not defined")
+                            .hint("crumbs knows $target (the -c command or -p process), $pid, $ppid, $pgid, $sid, $uid, $euid, $gid, $egid (crumbs' own), $0 and $1, $2, ... (the arguments after the script)"))
+                    }
+                },
             },
             ExprKind::ArgsField(n) => self.args_field(n, &e.span)?,
             ExprKind::ThreadLocal(n) => match self.thread_locals.iter().position(|t| t == n) {
