@@ -100,8 +100,20 @@ pub enum Stmt {
     Block(Vec<Stmt>),
     /// bpftrace's `while (cond) { body }`.
     While { cond: Expr, body: Vec<Stmt>, span: Span },
+    /// bpftrace's `for ($var : ...) { body }`.
+    For { var: Ident, iter: ForIter, body: Vec<Stmt>, span: Span },
     /// bpftrace's `break`, `continue` and `return`.
     Jump(Jump, Span),
+}
+
+/// What a bpftrace `for` loop runs over.
+#[derive(Clone, Debug)]
+pub enum ForIter {
+    /// `start..end`: the integers from start up to end (not included), both read once.
+    Range(Expr, Expr),
+    /// `@map`: its elements, each a tuple of its key (a tuple of the keys if it has several)
+    /// and its value.
+    Map(AggRef),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -206,6 +218,8 @@ pub enum ExprKind {
     Offsetof(TypeName, Vec<Ident>),
     /// `xlate <TYPE> (expr)`.
     Xlate(TypeName, Box<Expr>),
+    /// bpftrace's tuple `(a, b, ...)`.
+    Tuple(Vec<Expr>),
 }
 
 /// A C type as written: `int`, `unsigned long`, `struct file *`, `uint64_t`, `char **`.
@@ -321,6 +335,7 @@ impl Expr {
             ExprKind::Binary(_, a, b) => vec![a, b],
             ExprKind::Ternary(a, b, c) => vec![a, b, c],
             ExprKind::Index(a, keys) => std::iter::once(&**a).chain(keys).collect(),
+            ExprKind::Tuple(elems) => elems.iter().collect(),
             ExprKind::Assign { target, value, .. } => target.keys().iter().chain(std::iter::once(&**value)).collect(),
             ExprKind::IncDec { target, .. } => target.keys().iter().collect(),
             _ => Vec::new(),
@@ -395,6 +410,13 @@ impl Stmt {
             Stmt::Block(b) => b.iter().for_each(|s| s.each_target(f)),
             Stmt::While { cond, body, .. } => {
                 cond.each_target(f);
+                body.iter().for_each(|s| s.each_target(f));
+            }
+            Stmt::For { iter, body, .. } => {
+                match iter {
+                    ForIter::Range(a, b) => [a, b].into_iter().for_each(|e| e.each_target(f)),
+                    ForIter::Map(m) => m.keys.iter().for_each(|e| e.each_target(f)),
+                }
                 body.iter().for_each(|s| s.each_target(f));
             }
             Stmt::Jump(..) => {}

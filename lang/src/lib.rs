@@ -19,6 +19,7 @@ pub mod providers;
 pub mod stdlib;
 pub mod syscalls;
 pub mod tracepoints;
+pub mod tuples;
 pub mod types;
 
 /// Parses and checks a program: the front half of the pipeline.

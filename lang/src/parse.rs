@@ -2,7 +2,7 @@
 
 use crate::ast::*;
 use crate::diag::Diagnostic;
-use pest::iterators::{Pair, Pairs};
+use pest::iterators::Pair;
 use pest::pratt_parser::{Assoc, Op, PrattParser};
 use pest::Parser;
 use crate::facts::{KernelFacts, TypeSpace};
@@ -33,7 +33,11 @@ pub fn parse_program_detecting(src: &str, facts: Option<Rc<dyn KernelFacts>>, di
     let dialect = if bpftrace_only(root.clone()) { Dialect::Bpftrace } else { Dialect::D };
     // No preprocessor lines: the text bpftrace's parse would read is this one.
     let _dialect = DialectGuard::enter(dialect);
-    Ok((whole_program(src, build_unit(root)?)?, dialect))
+    let mut program = whole_program(src, build_unit(root)?)?;
+    if dialect == Dialect::Bpftrace {
+        crate::tuples::lower(&mut program)?;
+    }
+    Ok((program, dialect))
 }
 
 /// Parses a whole program in `dialect` (see [`parse_program_with`]); a bpftrace program's
@@ -53,6 +57,7 @@ pub fn parse_program_in(src: &str, facts: Option<Rc<dyn KernelFacts>>, dialect: 
         let ty = TypeName { base: BaseType::Named(vec![ty.to_string()]), pointers: 0, span: d.name_span.clone() };
         program.decls.insert(i, Decl::Inline { ty, name, value, span: d.name_span.start..d.value.end });
     }
+    crate::tuples::lower(&mut program)?;
     Ok(program)
 }
 
@@ -231,7 +236,9 @@ fn bpftrace_only(p: Pair<Rule>) -> bool {
 fn bpftrace_only_at(p: Pair<Rule>) -> bool {
     match p.as_rule() {
         Rule::macro_var => return !dialect::is_d_macro(&p.as_str()[1..]),
-        Rule::while_stmt | Rule::unroll_stmt | Rule::jump_stmt | Rule::let_stmt => return true,
+        Rule::while_stmt | Rule::for_stmt | Rule::unroll_stmt | Rule::jump_stmt | Rule::let_stmt | Rule::tuple_index | Rule::trailing_comma => return true,
+        // A tuple.
+        Rule::paren if p.clone().into_inner().count() != 1 => return true,
         Rule::agg_assign => {
             let call = p.clone().into_inner().nth(1).and_then(|c| c.into_inner().next());
             if call.is_some_and(|f| !dialect::is_aggregating(f.as_str()) || BPFTRACE_FUNCTIONS.contains(&f.as_str())) {
@@ -260,7 +267,8 @@ fn bpftrace_only_at(p: Pair<Rule>) -> bool {
             return p.into_inner().skip(1).any(bpftrace_only);
         }
         Rule::ident => return BPFTRACE_VARIABLES.contains(&p.as_str()),
-        Rule::member | Rule::type_name | Rule::member_path | Rule::declaration => return false,
+        Rule::member => return p.into_inner().any(|m| m.as_rule() == Rule::tuple_index),
+        Rule::type_name | Rule::member_path | Rule::declaration => return false,
         Rule::aggregation => return true,
         _ => {}
     }
@@ -649,7 +657,7 @@ fn statement(p: Pair<Rule>) -> Result<Stmt, Diagnostic> {
     match p.as_rule() {
         Rule::if_stmt => return if_stmt(p),
         Rule::block => return Ok(Stmt::Block(statements(p.into_inner().next().unwrap())?)),
-        Rule::while_stmt | Rule::unroll_stmt | Rule::jump_stmt | Rule::let_stmt => return bpftrace_stmt(p),
+        Rule::while_stmt | Rule::for_stmt | Rule::unroll_stmt | Rule::jump_stmt | Rule::let_stmt => return bpftrace_stmt(p),
         _ => {}
     }
     let inner = p.into_inner().next().unwrap();
@@ -693,8 +701,23 @@ fn bpftrace_stmt(p: Pair<Rule>) -> Result<Stmt, Diagnostic> {
             .hint("run the program as bpftrace: --dialect bpftrace, or a .bt file"));
     }
     let rule = p.as_rule();
-    let mut it = p.into_inner().filter(|x| !matches!(x.as_rule(), Rule::while_kw | Rule::unroll_kw | Rule::let_kw));
+    let mut it = p.into_inner().filter(|x| !matches!(x.as_rule(), Rule::while_kw | Rule::for_kw | Rule::unroll_kw | Rule::let_kw));
     Ok(match rule {
+        Rule::for_stmt => {
+            let var = it.next().unwrap();
+            let var = Ident { name: var.as_str().to_string(), span: span(&var) };
+            let over = it.next().unwrap();
+            let iter = match over.as_rule() {
+                Rule::for_range => {
+                    let mut ends = over.into_inner();
+                    let start = binary(ends.next().unwrap(), 1)?.0;
+                    ForIter::Range(start, binary(ends.next().unwrap(), 1)?.0)
+                }
+                _ => ForIter::Map(aggregation(over)?),
+            };
+            let body = statements(it.next().unwrap().into_inner().next().unwrap())?;
+            Stmt::For { var, iter, body, span: sp }
+        }
         Rule::while_stmt => {
             let cond = expr(it.next().unwrap())?;
             let body = statements(it.next().unwrap().into_inner().next().unwrap())?;
@@ -1063,7 +1086,13 @@ fn chain(parts: Vec<Pair<Rule>>, level: usize, built: &RefCell<HashMap<usize, Op
                 Rule::member => {
                     let mut it = op.into_inner();
                     let arrow = it.next().unwrap().as_rule() == Rule::arrow;
-                    let member = ident(it.next().unwrap());
+                    let name = it.next().unwrap();
+                    if name.as_rule() == Rule::tuple_index && (arrow || !bpftrace()) {
+                        return Err(Diagnostic::new(span(&name), format!("syntax error: `{}` is not a member's name", name.as_str()))
+                            .label("a number")
+                            .hint(if arrow { "expected a name after `->` (a tuple's element is read with `.`: $t.0)" } else { "expected a name after `.` (tuples and their elements, $t.0, are bpftrace's: --dialect bpftrace, or a .bt file)" }));
+                    }
+                    let member = ident(name);
                     (ExprKind::Member { base: Box::new(lhs.e), member, arrow }, lhs.h + 1)
                 }
                 Rule::post_incdec => (incdec(op.as_str(), lhs.e, true)?, lhs.h + 1),
@@ -1131,7 +1160,7 @@ fn type_name(p: Pair<Rule>) -> Result<TypeName, Diagnostic> {
 
 /// Expressions that are each one level below `level` (call arguments, aggregation keys),
 /// and the height of the tallest.
-fn operands(pairs: Pairs<Rule>, level: usize) -> Result<(Vec<Expr>, usize), Diagnostic> {
+fn operands<'i>(pairs: impl Iterator<Item = Pair<'i, Rule>>, level: usize) -> Result<(Vec<Expr>, usize), Diagnostic> {
     let mut height = 0;
     let mut out = Vec::new();
     for p in pairs {
@@ -1190,7 +1219,14 @@ fn primary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
         }
         Rule::ident if bpftrace() => crate::dialect::bpftrace_ident(p.as_str(), &sp),
         Rule::ident => ExprKind::Ident(p.as_str().to_string()),
-        Rule::paren => return expr_at(p.into_inner().next().unwrap(), level + 1),
+        Rule::paren if p.clone().into_inner().count() == 1 => return expr_at(p.into_inner().next().unwrap(), level + 1),
+        Rule::paren => {
+            if !bpftrace() {
+                return Err(Diagnostic::new(sp, "a tuple is bpftrace's, not D's").label("not in D").hint("D has no tuples or comma operator; run the program as bpftrace (--dialect bpftrace, or a .bt file)"));
+            }
+            let (elems, h) = operands(p.into_inner().filter(|x| x.as_rule() != Rule::trailing_comma), level + 1)?;
+            return node(ExprKind::Tuple(elems), sp, h + 1);
+        }
         Rule::sizeof_type => {
             let t = p.into_inner().find(|part| part.as_rule() == Rule::type_name).unwrap();
             ExprKind::SizeofType(type_name(t)?)
@@ -1422,6 +1458,7 @@ mod tests {
             ExprKind::SizeofExpr(a) => format!("(sizeof {})", show(a)),
             ExprKind::Offsetof(t, path) => format!("offsetof({}, {})", show_type(t), path.iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join(".")),
             ExprKind::Xlate(t, a) => format!("xlate<{}>({})", show_type(t), show(a)),
+            ExprKind::Tuple(elems) => format!("({},)", elems.iter().map(show).collect::<Vec<_>>().join(", ")),
         }
     }
 

@@ -2,7 +2,8 @@
 //! functions to a helper (bpf_loop) only when BTF says where each function starts (.BTF.ext
 //! func_info) and that the callback is static. So this describes every function by name
 //! and prototype and nothing else: `int prog(void *ctx)` for the programs, `int cb(unsigned
-//! int index, void *ctx)` for the callbacks. Written here because aya-obj, which reads
+//! int index, void *ctx)` for bpf_loop's callbacks, `int cb(void *map, void *key, void
+//! *value, void *ctx)` for bpf_for_each_map_elem's. Written here because aya-obj, which reads
 //! BTF, keeps its type constructors to itself; the format is the kernel's
 //! (Documentation/bpf/btf.rst).
 
@@ -21,6 +22,18 @@ const UINT: u32 = 2;
 const VOID_PTR: u32 = 3;
 const PROG_PROTO: u32 = 4;
 const CALLBACK_PROTO: u32 = 5;
+const MAP_CALLBACK_PROTO: u32 = 6;
+
+/// What a function is, for its prototype and linkage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FuncKind {
+    /// A program (global).
+    Program,
+    /// bpf_loop's callback (static).
+    Loop,
+    /// bpf_for_each_map_elem's callback (static).
+    MapElem,
+}
 
 /// A function in an ELF section, for func_info.
 pub struct FuncAt<'a> {
@@ -29,8 +42,7 @@ pub struct FuncAt<'a> {
     /// Its byte offset in the section.
     pub offset: u32,
     pub name: &'a str,
-    /// A program (global) or a callback (static).
-    pub program: bool,
+    pub kind: FuncKind,
 }
 
 /// `.BTF` and `.BTF.ext` describing `funcs`.
@@ -38,7 +50,11 @@ pub fn describe(funcs: &[FuncAt]) -> (Vec<u8>, Vec<u8>) {
     let mut w = Writer::new();
     let mut sections: Vec<(&str, Vec<(u32, u32)>)> = Vec::new();
     for f in funcs {
-        let (proto, linkage) = if f.program { (PROG_PROTO, LINKAGE_GLOBAL) } else { (CALLBACK_PROTO, LINKAGE_STATIC) };
+        let (proto, linkage) = match f.kind {
+            FuncKind::Program => (PROG_PROTO, LINKAGE_GLOBAL),
+            FuncKind::Loop => (CALLBACK_PROTO, LINKAGE_STATIC),
+            FuncKind::MapElem => (MAP_CALLBACK_PROTO, LINKAGE_STATIC),
+        };
         let name = w.string(f.name);
         let id = w.add(KIND_FUNC, name, linkage, proto, &[]);
         match sections.iter_mut().find(|(s, _)| *s == f.section) {
@@ -85,6 +101,8 @@ impl Writer {
         let (ctx, index) = (w.string("ctx"), w.string("index"));
         assert_eq!(w.add(KIND_FUNC_PROTO, 0, 1, INT, &[ctx, VOID_PTR]), PROG_PROTO);
         assert_eq!(w.add(KIND_FUNC_PROTO, 0, 2, INT, &[index, UINT, ctx, VOID_PTR]), CALLBACK_PROTO);
+        let (map, key, value) = (w.string("map"), w.string("key"), w.string("value"));
+        assert_eq!(w.add(KIND_FUNC_PROTO, 0, 4, INT, &[map, VOID_PTR, key, VOID_PTR, value, VOID_PTR, ctx, VOID_PTR]), MAP_CALLBACK_PROTO);
         w
     }
 
@@ -126,8 +144,8 @@ mod tests {
     #[test]
     fn lays_out_btf_and_func_info_as_the_kernel_reads_them() {
         let funcs = [
-            FuncAt { section: "raw_tp/p", offset: 0, name: "p", program: true },
-            FuncAt { section: ".text", offset: 0, name: "cb", program: false },
+            FuncAt { section: "raw_tp/p", offset: 0, name: "p", kind: FuncKind::Program },
+            FuncAt { section: ".text", offset: 0, name: "cb", kind: FuncKind::Loop },
         ];
         let (btf, ext) = describe(&funcs);
         assert_eq!(&btf[..4], &[0x9f, 0xeb, 1, 0]);
@@ -135,9 +153,9 @@ mod tests {
         assert_eq!(btf.len(), 24 + types as usize + strings as usize);
         let strs = &btf[24 + types as usize..];
         let name = |off: u32| std::ffi::CStr::from_bytes_until_nul(&strs[off as usize..]).unwrap().to_str().unwrap().to_string();
-        // Types 6 and 7: the two FUNCs, global then static, after five fixed types of 12,
-        // 12 (+4 each for the INTs), 12, 12+8 and 12+16 bytes.
-        let func6 = 16 + 16 + 12 + 20 + 28;
+        // Types 7 and 8: the two FUNCs, global then static, after six fixed types of 12,
+        // 12 (+4 each for the INTs), 12, 12+8, 12+16 and 12+32 bytes.
+        let func6 = 16 + 16 + 12 + 20 + 28 + 44;
         assert_eq!(name(u32_at(&btf, 24 + func6)), "p");
         assert_eq!(u32_at(&btf, 24 + func6 + 4), KIND_FUNC << 24 | LINKAGE_GLOBAL);
         assert_eq!(u32_at(&btf, 24 + func6 + 8), PROG_PROTO);
@@ -149,8 +167,8 @@ mod tests {
         assert_eq!(u32_at(&ext, 12) as usize, info.len());
         assert_eq!(u32_at(info, 0), 8);
         assert_eq!(name(u32_at(info, 4)), "raw_tp/p");
-        assert_eq!((u32_at(info, 8), u32_at(info, 12), u32_at(info, 16)), (1, 0, 6));
+        assert_eq!((u32_at(info, 8), u32_at(info, 12), u32_at(info, 16)), (1, 0, 7));
         assert_eq!(name(u32_at(info, 20)), ".text");
-        assert_eq!((u32_at(info, 24), u32_at(info, 28), u32_at(info, 32)), (1, 0, 7));
+        assert_eq!((u32_at(info, 24), u32_at(info, 28), u32_at(info, 32)), (1, 0, 8));
     }
 }

@@ -1,13 +1,14 @@
 //! The in-memory ELF that aya loads: one `raw_tp/...` or `perf_event/...` section per program, a legacy `maps`
 //! section with one symbol per map, `.bss` for D globals, relocations for map references,
-//! and a GPL license. When a program passes a callback to a helper: the callbacks in
-//! `.text`, relocations to them, and the BTF saying where each function starts
-//! ([`crate::btf`]).
+//! and a GPL license. When a program passes a callback to a helper: the callbacks (shared
+//! ones, and the programs' own: loop bodies) in `.text`, relocations to them and from them,
+//! and the BTF saying where each function starts ([`crate::btf`]).
 
-use crate::abi::{Callback, ProgramCode};
-use crate::btf::{self, FuncAt};
+use crate::abi::{func_name, subprogram_name, Callback, Func, FuncRef, MapRef, ProgramCode};
+use crate::btf::{self, FuncAt, FuncKind};
+use crate::insn::Insn;
 use crate::emit::GLOBALS_SYMBOL;
-use object::write::{Object, Relocation, StandardSegment, Symbol, SymbolId, SymbolSection};
+use object::write::{Object, Relocation, SectionId, StandardSegment, Symbol, SymbolId, SymbolSection};
 use object::{Architecture, BinaryFormat, Endianness, RelocationFlags, SectionKind, SymbolFlags, SymbolKind, SymbolScope};
 use std::collections::HashMap;
 
@@ -75,14 +76,15 @@ pub fn write_elf(programs: &[ProgramCode], maps: &[MapDef], globals_size: usize)
     obj.append_section_data(license, b"GPL\0", 1);
 
     let callbacks = callbacks(programs);
-    let mut funcs: Vec<(String, u32, &str, bool)> = Vec::new();
-    if !callbacks.is_empty() {
+    let mut funcs: Vec<(String, u32, String, FuncKind)> = Vec::new();
+    let has_text = !callbacks.is_empty() || programs.iter().any(|p| !p.subprograms.is_empty());
+    if has_text {
         let text = obj.add_section(Vec::new(), b".text".to_vec(), SectionKind::Text);
-        for f in &callbacks {
-            let code: Vec<u8> = f.code().iter().flat_map(|i| i.encode()).collect();
+        let mut add = |obj: &mut Object, name: String, insns: &[Insn], kind: FuncKind| -> u64 {
+            let code: Vec<u8> = insns.iter().flat_map(|i| i.encode()).collect();
             let offset = obj.append_section_data(text, &code, 8);
             let id = obj.add_symbol(Symbol {
-                name: f.name().as_bytes().to_vec(),
+                name: name.as_bytes().to_vec(),
                 value: offset,
                 size: code.len() as u64,
                 kind: SymbolKind::Text,
@@ -91,15 +93,30 @@ pub fn write_elf(programs: &[ProgramCode], maps: &[MapDef], globals_size: usize)
                 section: SymbolSection::Section(text),
                 flags: SymbolFlags::None,
             });
-            symbols.insert(f.name().to_string(), id);
-            funcs.push((".text".into(), offset as u32, f.name(), false));
+            symbols.insert(name.clone(), id);
+            funcs.push((".text".into(), offset as u32, name, kind));
+            offset
+        };
+        for f in &callbacks {
+            add(&mut obj, f.name().to_string(), &f.code(), FuncKind::Loop);
+        }
+        let mut placed = Vec::new();
+        for p in programs {
+            for (i, sub) in p.subprograms.iter().enumerate() {
+                let offset = add(&mut obj, subprogram_name(&p.name, i), &sub.insns, FuncKind::MapElem);
+                placed.push((p, sub, offset));
+            }
+        }
+        // The relocations of the programs' own functions, once every symbol exists.
+        for (p, sub, offset) in placed {
+            relocate(&mut obj, text, offset, &p.name, &sub.map_refs, &sub.func_refs, &symbols);
         }
     }
 
     for p in programs {
         let kind = crate::emit::attach::context_of(p).section_kind();
         let section_name = format!("{kind}/{}", p.name);
-        funcs.push((section_name.clone(), 0, &p.name, true));
+        funcs.push((section_name.clone(), 0, p.name.clone(), FuncKind::Program));
         let section = obj.add_section(Vec::new(), section_name.into_bytes(), SectionKind::Text);
         let code: Vec<u8> = p.insns.iter().flat_map(|i| i.encode()).collect();
         obj.append_section_data(section, &code, 8);
@@ -113,27 +130,10 @@ pub fn write_elf(programs: &[ProgramCode], maps: &[MapDef], globals_size: usize)
             section: SymbolSection::Section(section),
             flags: SymbolFlags::None,
         });
-        for r in &p.map_refs {
-            obj.add_relocation(section, Relocation {
-                offset: (r.insn * 8) as u64,
-                symbol: symbols[&r.map],
-                addend: 0,
-                flags: RelocationFlags::Elf { r_type: R_BPF_64_64 },
-            })
-            .expect("relocation");
-        }
-        for r in &p.func_refs {
-            obj.add_relocation(section, Relocation {
-                offset: (r.insn * 8) as u64,
-                symbol: symbols[r.func.name()],
-                addend: 0,
-                flags: RelocationFlags::Elf { r_type: R_BPF_64_64 },
-            })
-            .expect("relocation");
-        }
+        relocate(&mut obj, section, 0, &p.name, &p.map_refs, &p.func_refs, &symbols);
     }
-    if !callbacks.is_empty() {
-        let at: Vec<FuncAt> = funcs.iter().map(|(section, offset, name, program)| FuncAt { section, offset: *offset, name, program: *program }).collect();
+    if has_text {
+        let at: Vec<FuncAt> = funcs.iter().map(|(section, offset, name, kind)| FuncAt { section, offset: *offset, name, kind: *kind }).collect();
         let (types, ext) = btf::describe(&at);
         let s = obj.add_section(Vec::new(), b".BTF".to_vec(), SectionKind::Other);
         obj.append_section_data(s, &types, 4);
@@ -143,9 +143,28 @@ pub fn write_elf(programs: &[ProgramCode], maps: &[MapDef], globals_size: usize)
     obj.write().expect("ELF writer")
 }
 
+/// Relocations of code at `offset` in `section` (a program's, or one of program
+/// `program`'s own functions) to the maps and functions it refers to.
+fn relocate(obj: &mut Object, section: SectionId, offset: u64, program: &str, maps: &[MapRef], funcs: &[FuncRef], symbols: &HashMap<String, SymbolId>) {
+    let refs = maps.iter().map(|r| (r.insn, r.map.clone())).chain(funcs.iter().map(|r| (r.insn, func_name(program, r.func))));
+    for (insn, name) in refs {
+        obj.add_relocation(section, Relocation {
+            offset: offset + (insn * 8) as u64,
+            symbol: symbols[&name],
+            addend: 0,
+            flags: RelocationFlags::Elf { r_type: R_BPF_64_64 },
+        })
+        .expect("relocation");
+    }
+}
+
 /// The callbacks the programs pass to helpers, each once.
 pub fn callbacks(programs: &[ProgramCode]) -> Vec<Callback> {
-    let mut all: Vec<Callback> = programs.iter().flat_map(|p| p.func_refs.iter().map(|r| r.func)).collect();
+    let shared = |refs: &[FuncRef]| refs.iter().filter_map(|r| match r.func {
+        Func::Shared(c) => Some(c),
+        Func::Own(_) => None,
+    }).collect::<Vec<_>>();
+    let mut all: Vec<Callback> = programs.iter().flat_map(|p| shared(&p.func_refs).into_iter().chain(p.subprograms.iter().flat_map(|s| shared(&s.func_refs)))).collect();
     all.sort();
     all.dedup();
     all

@@ -159,9 +159,20 @@ pub fn dump(c: &Compiled) -> String {
             out.push_str(&format!("      reloc insn {} -> {}\n", r.insn, r.map));
         }
         for r in &p.func_refs {
-            out.push_str(&format!("      reloc insn {} -> {}\n", r.insn, r.func.name()));
+            out.push_str(&format!("      reloc insn {} -> {}\n", r.insn, abi::func_name(&p.name, r.func)));
         }
         out.push('\n');
+        for (i, sub) in p.subprograms.iter().enumerate() {
+            out.push_str(&format!("{} (loop body), {} instructions:\n", abi::subprogram_name(&p.name, i), sub.insns.len()));
+            out.push_str(&insn::disassemble(&sub.insns));
+            for r in &sub.map_refs {
+                out.push_str(&format!("      reloc insn {} -> {}\n", r.insn, r.map));
+            }
+            for r in &sub.func_refs {
+                out.push_str(&format!("      reloc insn {} -> {}\n", r.insn, abi::func_name(&p.name, r.func)));
+            }
+            out.push('\n');
+        }
     }
     for f in elf::callbacks(&c.programs) {
         let code = f.code();

@@ -136,6 +136,10 @@ impl Checker<'_> {
             body.push(Stmt::Emit { item: items.len() - 1, args: vec![] });
             return Ok(());
         }
+        if f.hook == FnHook::Print && self.bpftrace() && matches!(args.first().map(|a| &a.kind), Some(ExprKind::Tuple(_))) {
+            check_arity(f, args, span)?;
+            return self.print_tuple(&args[0], body, items);
+        }
         if f.hook == FnHook::Print && args.len() > 1 {
             return Err(Diagnostic::new(args[1].span.clone(), "print() of a value takes one argument").label("one too many").hint("top and div are for maps: print(@map, 10, 1000)"));
         }

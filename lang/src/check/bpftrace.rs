@@ -114,10 +114,123 @@ impl Checker<'_> {
         Ok(TExpr::new(Expr::HasElement { array, keys }, self.c_int("int")))
     }
 
-    /// `while (cond) { body }`. An action that records output cannot be in it: a clause
-    /// sends one record per firing, with room for each action once.
-    pub(super) fn while_loop(&mut self, cond: &ast::Expr, stmts: &[ast::Stmt], span: &Span, items: &mut Vec<Item>) -> Result<Stmt, Diagnostic> {
+    /// `while (cond) { body }`.
+    pub(super) fn while_loop(&mut self, cond: &ast::Expr, stmts: &[ast::Stmt], items: &mut Vec<Item>) -> Result<Stmt, Diagnostic> {
         let cond = self.condition(cond, "the condition of `while`")?;
+        let body = self.loop_body(stmts, items)?;
+        Ok(Stmt::While { cond, body })
+    }
+
+    /// bpftrace's `print((a, b, ...))`: the elements as print() prints each, in parentheses
+    /// and joined by ", " (`(1, hello, (2, 3))`): a printf() whose conversions the
+    /// elements' types choose.
+    pub(super) fn print_tuple(&mut self, tuple: &ast::Expr, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
+        let mut format = String::new();
+        let mut leaves = Vec::new();
+        self.tuple_format(tuple, &mut format, &mut leaves)?;
+        format.push('\n');
+        let sp = tuple.span.clone();
+        let origin = vec![sp.start as u32; format.len() + 1];
+        let fmt = ast::Expr { kind: ExprKind::Str(ast::StrLit { value: format, origin }), span: sp.clone() };
+        let printf = ast::Ident { name: "printf".into(), span: sp.clone() };
+        self.action(&printf, &std::iter::once(fmt).chain(leaves).collect::<Vec<_>>(), &sp, body, items)
+    }
+
+    fn tuple_format(&mut self, e: &ast::Expr, format: &mut String, leaves: &mut Vec<ast::Expr>) -> Result<(), Diagnostic> {
+        let ExprKind::Tuple(elems) = &e.kind else {
+            let t = self.value(e)?;
+            format.push_str(match self.repr_of(&t) {
+                Repr::Int(i) if !i.signed => "%u",
+                Repr::Int(_) => "%d",
+                _ => "%s",
+            });
+            leaves.push(e.clone());
+            return Ok(());
+        };
+        format.push('(');
+        for (i, x) in elems.iter().enumerate() {
+            if i > 0 {
+                format.push_str(", ");
+            }
+            self.tuple_format(x, format, leaves)?;
+        }
+        format.push(')');
+        Ok(())
+    }
+
+    /// bpftrace's `for ($kv : @m) { body }` (a range is a `while` by now, tuples.rs): the
+    /// body runs once per element, with `$kv.0` its key (`$kv.0.N` each of several keys) and
+    /// `$kv.1` its value, as tuples.rs names a tuple's elements.
+    pub(super) fn for_loop(&mut self, var: &ast::Ident, iter: &ast::ForIter, stmts: &[ast::Stmt], items: &mut Vec<Item>) -> Result<Stmt, Diagnostic> {
+        let ast::ForIter::Map(m) = iter else { unreachable!("tuples.rs lowers a range loop to a while") };
+        if let Some(id) = self.aggs.iter().position(|x| x.name == m.name) {
+            let func = self.agg_spans[id].1.clone();
+            return Err(Diagnostic::new(m.span.clone(), format!("`for` runs over maps of values; @{} holds {func}()", m.name))
+                .label("an aggregation")
+                .related(self.agg_spans[id].0.clone(), "made an aggregation here")
+                .hint(format!("keep the values to loop over in a map of their own: `@{}_v[key] = value`, or print the aggregation with print(@{})", m.name, m.name)));
+        }
+        let array = self.map_array(m)?;
+        let owner = format!("associative array @{}", m.name);
+        let reprs = match self.arrays[array].keys.clone() {
+            Some(k) => k,
+            None => {
+                self.second_pass_needed = true;
+                Vec::new()
+            }
+        };
+        let mut key_types = Vec::new();
+        for (i, r) in reprs.iter().enumerate() {
+            key_types.push(match *r {
+                Repr::Int(i) => self.c_int(int_type_name(i)),
+                // A string key kept as an id (a constant, probefunc) cannot be read back as
+                // text in the kernel: every use keeps it in a buffer instead.
+                Repr::StrId => {
+                    self.key_buffers.insert((owner.clone(), i), self.strsize);
+                    self.second_pass_needed = true;
+                    self.c_string()
+                }
+                Repr::Str(_) => self.c_string(),
+                r => {
+                    return Err(Diagnostic::new(m.span.clone(), format!("`for` over @{}, whose key #{} is {}, is not in crumbs yet", m.name, i + 1, r.describe()))
+                        .label("a key that is not an integer or a string")
+                        .hint("loop over a map keyed by integers and strings"))
+                }
+            });
+        }
+        let value_type = self.var_type(VarRef::Array(array));
+        let local = |cx: &mut Self, path: &str, ty| -> Result<usize, Diagnostic> {
+            let name = crate::tuples::element_name(&var.name, path);
+            let l = match cx.clause_locals.iter().position(|n| *n == name) {
+                Some(l) => l,
+                None => {
+                    cx.clause_locals.push(name.clone());
+                    cx.clause_locals.len() - 1
+                }
+            };
+            match cx.var_types.get(&VarRef::Clause(l)).copied() {
+                Some(t) if !cx.same_type(t, ty) => {
+                    let (old, new) = (cx.types.name(t), cx.types.name(ty));
+                    Err(Diagnostic::new(var.span.clone(), format!("`{name}` is a `{old}` elsewhere, a `{new}` here")).label("type differs").hint("a variable keeps one type: name this loop's variable differently"))
+                }
+                _ => {
+                    cx.var_types.insert(VarRef::Clause(l), ty);
+                    Ok(l)
+                }
+            }
+        };
+        let keys = match key_types.len() {
+            1 => vec![local(self, ".0", key_types[0])?],
+            _ => key_types.iter().enumerate().map(|(i, t)| local(self, &format!(".0.{i}"), *t)).collect::<Result<_, _>>()?,
+        };
+        let value = local(self, ".1", value_type)?;
+        let body = self.loop_body(stmts, items)?;
+        Ok(Stmt::ForMap { array, keys, value, body })
+    }
+
+    /// A loop's statements. An output action among them makes the clause send each output
+    /// action as a record of its own (a clause's one record has room for each action once).
+    fn loop_body(&mut self, stmts: &[ast::Stmt], items: &mut Vec<Item>) -> Result<Vec<Stmt>, Diagnostic> {
         let before = items.len();
         let mut body = Vec::new();
         self.loop_depth += 1;
@@ -125,11 +238,39 @@ impl Checker<'_> {
         self.loop_depth -= 1;
         r?;
         if items.len() > before || body.iter().any(|s| s.any(&mut |n| matches!(n, crate::ir::Node::Stmt(Stmt::Emit { .. })))) {
-            return Err(Diagnostic::new(span.clone(), "a while loop cannot print or record output in crumbs yet")
-                .label("printf(), print(), time() or another output action inside")
-                .hint("update maps and aggregations in the loop, and print after it (or use unroll(N), whose copies each print)"));
+            self.prints_in_loop = true;
         }
-        Ok(Stmt::While { cond, body })
+        Ok(body)
+    }
+
+    /// Each output action of the clause as a record of its own, sent when it runs: a loop
+    /// prints as many times as it goes round, in order with what the clause prints around
+    /// it.
+    pub(super) fn send_each_output(&mut self, body: &mut [Stmt], items: &mut Vec<Item>, clause: &Span) -> Result<(), Diagnostic> {
+        if items.iter().any(|i| matches!(i, Item::Commit | Item::Discard)) || body.iter().any(|s| s.any(&mut |n| matches!(n, crate::ir::Node::Stmt(Stmt::Speculate(_))))) {
+            return Err(Diagnostic::new(clause.clone(), "a clause that prints inside a loop cannot use speculations")
+                .label("speculate(), commit() or discard() with output in a loop")
+                .hint("move the loop's output, or the speculation, into a clause of its own"));
+        }
+        fn each(stmts: &mut [Stmt], items: &[Item], records: &mut Vec<Record>) {
+            for s in stmts {
+                match s {
+                    Stmt::Emit { item, args } => {
+                        records.push(Record { items: vec![items[*item].clone()], guarded: false });
+                        *s = Stmt::Send { record: records.len() - 1, args: std::mem::take(args) };
+                    }
+                    Stmt::If { then, els, .. } => {
+                        each(then, items, records);
+                        each(els, items, records);
+                    }
+                    Stmt::While { body, .. } | Stmt::ForMap { body, .. } => each(body, items, records),
+                    _ => {}
+                }
+            }
+        }
+        each(body, items, &mut self.records);
+        items.clear();
+        Ok(())
     }
 
     /// `break`/`continue` (inside a `while`) and `return`.
@@ -180,6 +321,20 @@ impl Checker<'_> {
         }
         let n: usize = m.parse().ok()?;
         (n >= self.opts.args.len()).then(|| TExpr::new(Expr::Int(0), self.c_int("int64_t")))
+    }
+}
+
+/// The D name of an integer type of this width and sign.
+fn int_type_name(i: crate::ir::IntRepr) -> &'static str {
+    match (i.size, i.signed) {
+        (1, true) => "int8_t",
+        (1, false) => "uint8_t",
+        (2, true) => "int16_t",
+        (2, false) => "uint16_t",
+        (4, true) => "int32_t",
+        (4, false) => "uint32_t",
+        (_, true) => "int64_t",
+        (_, false) => "uint64_t",
     }
 }
 

@@ -52,6 +52,11 @@ impl Checker<'_> {
         Ok(match &e.kind {
             ExprKind::Cast(..) | ExprKind::Member { .. } | ExprKind::Index(..) | ExprKind::Deref(_) | ExprKind::AddrOf(_) | ExprKind::SizeofType(_) | ExprKind::SizeofExpr(_) | ExprKind::Offsetof(..) => unreachable!("typed forms are checked by typed()"),
             ExprKind::Xlate(..) => return Err(translators::whole_translation(&e.span)),
+            ExprKind::Tuple(_) => {
+                return Err(Diagnostic::new(e.span.clone(), "a tuple cannot be used here")
+                    .label("a tuple")
+                    .hint("a whole tuple can be stored in a scratch variable, used as a map's keys, compared with == or !=, or printed with print(); read one of its elements with $t.0"))
+            }
             ExprKind::Int(v, t) => TExpr::new(Expr::Int(*v), self.types.int_of(t.clone())),
             ExprKind::Str(s) => TExpr::new(Expr::Str(StrExpr::Const(self.strings.intern(&s.value))), string),
             ExprKind::Ident(name) if name == "retval" => self.retval(&e.span)?,

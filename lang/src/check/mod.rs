@@ -164,6 +164,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         spec: Default::default(),
         if_depth: 0,
         loop_depth: 0,
+        prints_in_loop: false,
         alloc_sites: 0,
         destructive: options.destructive,
         translators: Vec::new(),
@@ -498,6 +499,8 @@ struct Checker<'a> {
     if_depth: usize,
     /// How many `while` loops the statement being checked is in (bpftrace).
     loop_depth: usize,
+    /// The clause being checked has an output action inside a loop.
+    prints_in_loop: bool,
     /// Scratch allocations (alloca(), copyin()) of the clause being checked so far.
     alloc_sites: u32,
     /// Destructive actions are allowed (-w, or the option).
@@ -617,6 +620,9 @@ impl Checker<'_> {
             actions.resize(body.len(), n as u32 + 1);
         }
         self.check_speculation()?;
+        if std::mem::take(&mut self.prints_in_loop) {
+            self.send_each_output(&mut body, &mut items, &c.span)?;
+        }
         let default_action = c.body.as_ref().is_none_or(|b| b.is_empty());
         let record = if default_action || !items.is_empty() {
             // After a `return` that may be taken, the rest of the clause's items may not be sent.
@@ -658,7 +664,8 @@ impl Checker<'_> {
                 r?;
                 body.push(Stmt::If { cond, then: t, els: e });
             }
-            ast::Stmt::While { cond, body: stmts, span } => body.push(self.while_loop(cond, stmts, span, items)?),
+            ast::Stmt::While { cond, body: stmts, .. } => body.push(self.while_loop(cond, stmts, items)?),
+            ast::Stmt::For { var, iter, body: stmts, .. } => body.push(self.for_loop(var, iter, stmts, items)?),
             ast::Stmt::Jump(jump, span) => body.push(self.jump(*jump, span)?),
             ast::Stmt::Expr(e) => match &e.kind {
                 ExprKind::Call(name, args) => self.action(name, args, &e.span, body, items)?,

@@ -574,6 +574,10 @@ pub enum Stmt {
     Aggregate { agg: usize, keys: Vec<Expr>, value: Expr },
     /// Store the arguments of item `item` of the clause's output record.
     Emit { item: usize, args: Vec<Expr> },
+    /// Send record `record` (one item) with these arguments now: an output action of a
+    /// clause that prints inside a loop, where each action sends its own record when it
+    /// runs (in order with the others).
+    Send { record: usize, args: Vec<Expr> },
     /// Stores `value` as the element `keys` of associative array `array`; storing 0
     /// deletes the element, as in DTrace (unless the array keeps zero: bpftrace's maps).
     SetElement { array: usize, keys: Vec<Expr>, value: Expr },
@@ -581,7 +585,11 @@ pub enum Stmt {
     DeleteElement { array: usize, keys: Vec<Expr> },
     /// bpftrace's `while (cond) { body }`: the verifier must see that it ends.
     While { cond: Expr, body: Vec<Stmt> },
-    /// bpftrace's `break` and `continue` (of the innermost `while`) and `return` (the rest
+    /// bpftrace's `for ($kv : @m) { body }`: the body runs once per element of associative
+    /// array `array`, with its keys in clause-locals `keys` and its value in clause-local
+    /// `value` (each as the array stores it).
+    ForMap { array: usize, keys: Vec<usize>, value: usize, body: Vec<Stmt> },
+    /// bpftrace's `break` and `continue` (of the innermost loop) and `return` (the rest
     /// of the clause is skipped; what it recorded so far is sent).
     Break,
     Continue,
@@ -630,9 +638,10 @@ impl Stmt {
             || match self {
             Stmt::SetGlobal(_, e) | Stmt::SetThreadLocal(_, e) | Stmt::SetClauseLocal(_, e) => e.any(f),
             Stmt::Aggregate { keys, value, .. } | Stmt::SetElement { keys, value, .. } => value.any(f) || keys.iter().any(|k| k.any(f)),
-            Stmt::Emit { args, .. } | Stmt::DeleteElement { keys: args, .. } => args.iter().any(|a| a.any(f)),
+            Stmt::Emit { args, .. } | Stmt::Send { args, .. } | Stmt::DeleteElement { keys: args, .. } => args.iter().any(|a| a.any(f)),
             Stmt::If { cond, then, els } => cond.any(f) || then.iter().chain(els).any(|s| s.any(f)),
             Stmt::While { cond, body } => cond.any(f) || body.iter().any(|s| s.any(f)),
+            Stmt::ForMap { body, .. } => body.iter().any(|s| s.any(f)),
             Stmt::Break | Stmt::Continue | Stmt::Return => false,
             Stmt::SetStr(v, s) => s.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
             Stmt::SetObject(v, o) | Stmt::SetMember { var: v, value: o, .. } => o.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),

@@ -30,6 +30,9 @@ pub struct ProgramCode {
     pub map_refs: Vec<MapRef>,
     /// The callbacks it passes to helpers, linked into it by the loader.
     pub func_refs: Vec<FuncRef>,
+    /// Its own functions that it passes to helpers (the bodies of `for` loops over maps),
+    /// each in `.text` as [`subprogram_name`] names it.
+    pub subprograms: Vec<Subprogram>,
     /// Bytes of the scratch space ([`SCRATCH_MAP`]) it uses.
     pub scratch: u32,
     /// A kprobe.multi program's kernel functions (indexes into the program's functions),
@@ -74,11 +77,41 @@ pub enum Callback {
     ChillSpin,
 }
 
-/// A reference from an instruction (the first half of an ld_imm64) to a callback.
+/// A function an instruction refers to: a callback every program shares, or one of the
+/// program's own [`Subprogram`]s, by index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Func {
+    Shared(Callback),
+    Own(usize),
+}
+
+/// A reference from an instruction (the first half of an ld_imm64) to a function.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FuncRef {
     pub insn: usize,
-    pub func: Callback,
+    pub func: Func,
+}
+
+/// A function of one program that it passes to bpf_for_each_map_elem: a loop's body.
+#[derive(Clone, Debug, Default)]
+pub struct Subprogram {
+    pub insns: Vec<Insn>,
+    pub map_refs: Vec<MapRef>,
+    /// Functions it refers to (a loop or chill() inside it); `Own` indexes the program's.
+    pub func_refs: Vec<FuncRef>,
+}
+
+/// The ELF symbol of program `program`'s subprogram `index`.
+pub fn subprogram_name(program: &str, index: usize) -> String {
+    format!("{program}__loop{index}")
+}
+
+/// The ELF symbol a function reference of program `program` resolves to.
+pub fn func_name(program: &str, f: Func) -> String {
+    match f {
+        Func::Shared(c) => c.name().to_string(),
+        Func::Own(i) => subprogram_name(program, i),
+    }
 }
 
 /// What the code generator needs to know of the machine the program will run on: the

@@ -6,7 +6,7 @@
 //! would be walked step by step.
 
 use super::*;
-use crate::abi::{Callback, CHILL_MAP};
+use crate::abi::{Callback, Func, CHILL_MAP};
 
 /// bpf_loop's largest count (BPF_MAX_LOOPS). With [`SPIN_READS`] clock reads per call it
 /// covers far more than [`CHILL_MAX`] even at a few ns per read.
@@ -58,7 +58,7 @@ impl Emitter<'_> {
             e.push(Insn::alu_reg(Alu::Add, R0, R3));
             e.push(Insn::stx(DW, R10, end, R0));
             e.push(Insn::mov_imm(R1, MAX_LOOPS));
-            e.ld_func(R2, Callback::ChillSpin);
+            e.ld_func(R2, Func::Shared(Callback::ChillSpin));
             e.push(Insn::mov(R3, R10));
             e.push(Insn::alu_imm(Alu::Add, R3, end as i32));
             e.push(Insn::mov_imm(R4, 0));

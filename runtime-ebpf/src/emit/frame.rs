@@ -38,6 +38,11 @@ impl Frame {
         Frame { depth: if has_scratch { 24 } else { 8 }, scratch: 0, scratch_max: 0, has_scratch }
     }
 
+    /// Bytes in use below r10.
+    pub(super) fn depth(&self) -> i32 {
+        self.depth
+    }
+
     /// A fresh 8-aligned slot of `size` bytes as its offset from r10, or None past the
     /// kernel's limit.
     fn take(&mut self, size: usize) -> Option<i16> {

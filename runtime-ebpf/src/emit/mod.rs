@@ -5,7 +5,7 @@
 //! (syscall programs), r8 the reserved output record while a clause fills it.
 
 use crate::abi::drops::{DropKind, DROPS_MAP};
-use crate::abi::{agg_map_name, array_map_name, record, Target, Callback, FuncRef, MapRef, ProgramCode, EVENTS_MAP, SCRATCH_DEPTH_MAP, SCRATCH_LEVELS, SCRATCH_MAP, STACKS_MAP, SYSCALL_NAMES_MAP, SYSCALL_NAME_SIZE, TLS_STR_MAP};
+use crate::abi::{agg_map_name, array_map_name, record, Target, Func, FuncRef, Subprogram, MapRef, ProgramCode, EVENTS_MAP, SCRATCH_DEPTH_MAP, SCRATCH_LEVELS, SCRATCH_MAP, STACKS_MAP, SYSCALL_NAMES_MAP, SYSCALL_NAME_SIZE, TLS_STR_MAP};
 use crate::insn::*;
 use crumbs_lang::ast::{BinOp, UnOp};
 use crumbs_lang::builtins::{KernelValue, Part, VarHook};
@@ -25,9 +25,11 @@ mod frame;
 mod inet;
 mod link_ntop;
 mod loops;
+mod map_loops;
 mod numbers;
 mod objects;
 mod search;
+mod send;
 mod memory;
 mod psargs;
 mod speculation;
@@ -86,7 +88,7 @@ fn emit(p: &Program, group: &Group, functions: &[u16], target: &Target) -> Resul
     let errors = p.group(AttachPoint::Error).map_or(&[][..], |g| &g.clauses[..]);
     let faults_here = group.clauses.iter().any(|c| faults::may_fault(p, c));
     let scratch = group.clauses.iter().any(needs_scratch) || (errors.iter().any(needs_scratch) && faults_here);
-    let mut e = Emitter { p, loops: Vec::new(), return_to: None, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), func_refs: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(scratch), clause: None, locals: Vec::new(), exit_flag, fault: None, error_args: None, pieces: Default::default(), strtok: None, shared_locals: Vec::new(), nr_in_r7: false, multi: !functions.is_empty(), fentry: target.fbt_fentry && matches!(group.attach, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_)) };
+    let mut e = Emitter { p, loops: Vec::new(), return_to: None, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), func_refs: Vec::new(), subprograms: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(scratch), clause: None, locals: Vec::new(), exit_flag, fault: None, error_args: None, pieces: Default::default(), strtok: None, shared_locals: Vec::new(), nr_in_r7: false, multi: !functions.is_empty(), fentry: target.fbt_fentry && matches!(group.attach, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_)) };
     e.push(Insn::mov(R6, R1));
     e.context().prologue(&mut e, group);
     if scratch {
@@ -115,7 +117,7 @@ fn emit(p: &Program, group: &Group, functions: &[u16], target: &Target) -> Resul
     e.push(Insn::mov_imm(R0, 0));
     e.push(Insn::exit());
     e.resolve()?;
-    Ok(ProgramCode { name: e.context().program_name(p, group.attach), attach: group.attach, insns: e.insns, map_refs: e.map_refs, func_refs: e.func_refs, scratch: e.frame.scratch_max, functions: functions.to_vec(), fentry: e.fentry })
+    Ok(ProgramCode { name: e.context().program_name(p, group.attach), attach: group.attach, insns: e.insns, map_refs: e.map_refs, func_refs: e.func_refs, subprograms: e.subprograms, scratch: e.frame.scratch_max, functions: functions.to_vec(), fentry: e.fentry })
 }
 
 /// Whether a clause works with strings in buffers larger than the stack holds comfortably,
@@ -127,7 +129,7 @@ fn needs_scratch(c: &Clause) -> bool {
             Node::Str(s) => matches!(s.repr(), Repr::Str(n) if n > 16) || matches!(s, StrExpr::Var(..) | StrExpr::Call { .. } | StrExpr::Cwd { .. } | StrExpr::DPath { .. }),
             // Two names ordered: both are written out in strsize buffers.
             Node::Expr(Expr::StrCmp(op, a, b)) => !matches!(op, BinOp::Eq | BinOp::Ne) && a.repr() == Repr::StrId && b.repr() == Repr::StrId,
-            Node::Stmt(Stmt::SetStr(..) | Stmt::SetObject(..) | Stmt::SetMember { .. } | Stmt::Copy { .. } | Stmt::CopyOut { .. }) | Node::Expr(Expr::Alloc { .. }) => true,
+            Node::Stmt(Stmt::SetStr(..) | Stmt::SetObject(..) | Stmt::SetMember { .. } | Stmt::Copy { .. } | Stmt::CopyOut { .. } | Stmt::Send { .. }) | Node::Expr(Expr::Alloc { .. }) => true,
             // A struct key may be larger than the stack holds.
             Node::Stmt(Stmt::Aggregate { keys, .. } | Stmt::SetElement { keys, .. }) | Node::Expr(Expr::Element { keys, .. } | Expr::VarAddr(StrVar::Element { keys, .. })) => keys.iter().any(|k| matches!(k, Expr::Object { .. })),
             // The searches work in scratch buffers, and so do caller and stackdepth.
@@ -159,6 +161,8 @@ pub(crate) struct Emitter<'a> {
     insns: Vec<Insn>,
     map_refs: Vec<MapRef>,
     func_refs: Vec<FuncRef>,
+    /// The program's own functions so far (loop bodies).
+    subprograms: Vec<Subprogram>,
     labels: Vec<Option<usize>>,
     /// Jumps to patch: (instruction, target, the clause it is in).
     fixups: Vec<(usize, Label, Option<usize>)>,
@@ -219,7 +223,7 @@ impl Emitter<'_> {
     }
 
     /// Loads the address of `func` for a helper that calls it back.
-    fn ld_func(&mut self, r: Reg, func: Callback) {
+    fn ld_func(&mut self, r: Reg, func: Func) {
         self.func_refs.push(FuncRef { insn: self.insns.len(), func });
         let [a, b] = Insn::ld_imm64(r, 0);
         self.push(a);
@@ -242,6 +246,15 @@ impl Emitter<'_> {
 
     fn goto(&mut self, l: Label) {
         self.jump(Insn::jmp_imm(Cond::Ja, 0, 0, 0), l);
+    }
+
+    /// Whether the code emitted so far can run on into the next instruction: it does not
+    /// end with a `goto` or `exit`, or a jump lands right after it. (The verifier refuses
+    /// code nothing reaches: a loop's step after a body that ends in `break`.)
+    fn falls_through(&self) -> bool {
+        let here = self.insns.len();
+        let ends = self.insns.last().is_some_and(|i| *i == Insn::jmp_imm(Cond::Ja, 0, 0, i.off) || *i == Insn::exit());
+        !ends || self.labels.contains(&Some(here))
     }
 
     /// Patches every jump; a jump further than a BPF jump's 16-bit offset reaches is an
@@ -471,9 +484,12 @@ impl Emitter<'_> {
                 let r = self.scoped(|e| body.iter().try_for_each(|s| e.stmt(s, record)));
                 self.loops.pop();
                 r?;
-                self.goto(head);
+                if self.falls_through() {
+                    self.goto(head);
+                }
                 self.bind(out);
             }
+            Stmt::ForMap { array, keys, value, body } => self.for_map(*array, keys, *value, body)?,
             Stmt::Break | Stmt::Continue => {
                 let &(head, out) = self.loops.last().ok_or_else(|| self.err("internal: break or continue outside a loop"))?;
                 self.goto(if matches!(s, Stmt::Break) { out } else { head });
@@ -505,6 +521,7 @@ impl Emitter<'_> {
                     self.check_speculation_id(layout.offsets[*item][0] as i16)?;
                 }
             }
+            Stmt::Send { record, args } => self.send(*record, args)?,
             Stmt::Aggregate { agg, keys, value } => self.aggregate(*agg, keys, value)?,
             Stmt::Speculate(id) => self.speculate(id, record)?,
             Stmt::Copy { user, src, dest, size } => self.copy_into(*user, src, dest, size)?,

@@ -209,7 +209,7 @@ pub(crate) fn load(ebpf: &Ebpf, code: &ProgramCode) -> Result<Result<OwnedFd, (i
 /// Callbacks are not linked here: a program that passes one is loaded by aya.
 pub(super) fn resolved(ebpf: &Ebpf, code: &ProgramCode) -> Result<Vec<Insn>, RunError> {
     if let Some(r) = code.func_refs.first() {
-        return Err(RunError::Other(format!("program {} passes callback {} to a helper, which crumbs' own loader does not link", code.name, r.func.name())));
+        return Err(RunError::Other(format!("program {} passes callback {} to a helper, which crumbs' own loader does not link", code.name, crumbs_ebpf::abi::func_name(&code.name, r.func))));
     }
     let mut insns = code.insns.clone();
     for r in &code.map_refs {

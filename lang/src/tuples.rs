@@ -1,0 +1,667 @@
+//! bpftrace's tuples and `for` over a range, lowered in the AST before checking. A tuple is
+//! immutable and its elements are read by constant index, so a scratch variable that holds
+//! one is a scratch variable per element (`$t.0`, `$t.1`, `$t.2.0`, ...), a tuple among a
+//! map's keys is its elements as keys (bpftrace's multiple keys are a tuple), and two tuples
+//! compare element by element. `for ($i : a..b)` becomes a `while` over a hidden counter.
+//! What reaches the checker of tuples: `print()` of one (a tuple of its elements), and a
+//! `for` over a map, whose variable is the tuple (key, value) with its elements named as
+//! here.
+
+use crate::ast::*;
+use crate::diag::Diagnostic;
+use std::collections::HashMap;
+
+/// What a value is: one value, or a tuple of values.
+#[derive(Clone, Debug, PartialEq)]
+enum Shape {
+    Scalar,
+    Tuple(Vec<Shape>),
+}
+
+impl Shape {
+    /// The paths of its scalar elements: "" for a scalar, ".0", ".1.0", ... for a tuple.
+    fn leaves(&self) -> Vec<String> {
+        match self {
+            Shape::Scalar => vec![String::new()],
+            Shape::Tuple(elems) => elems.iter().enumerate().flat_map(|(i, s)| s.leaves().into_iter().map(move |p| format!(".{i}{p}"))).collect(),
+        }
+    }
+}
+
+/// The name of the scratch variable holding the element `path` (".0", ".1.0") of tuple
+/// variable `var`.
+pub fn element_name(var: &str, path: &str) -> String {
+    format!("{var}{path}")
+}
+
+/// Lowers the tuples and range loops of a bpftrace program.
+pub fn lower(program: &mut Program) -> Result<(), Diagnostic> {
+    for clause in &mut program.clauses {
+        let mut seen = HashMap::new();
+        clause.body.iter_mut().flatten().for_each(|s| scope_loop_variables(s, &mut seen));
+    }
+    let mut arity = HashMap::new();
+    // Twice: map keys may be tuples held in variables, and a `for` variable's shape needs
+    // the number of its map's keys.
+    for _ in 0..2 {
+        let mut found = HashMap::new();
+        for clause in &program.clauses {
+            let shapes = Shapes::infer(clause, &arity)?;
+            clause_map_keys(clause, &shapes, &mut found);
+        }
+        arity = found;
+    }
+    for clause in &mut program.clauses {
+        let shapes = Shapes::infer(clause, &arity)?;
+        let mut l = Lowering { shapes };
+        if let Some(p) = clause.predicate.take() {
+            clause.predicate = Some(l.scalar(p)?);
+        }
+        if let Some(body) = clause.body.take() {
+            clause.body = Some(l.stmts(body)?);
+        }
+    }
+    Ok(())
+}
+
+/// The shapes of a clause's scratch variables, from what is assigned to them.
+#[derive(Default)]
+struct Shapes {
+    vars: HashMap<String, Shape>,
+}
+
+impl Shapes {
+    fn infer(clause: &Clause, arity: &HashMap<String, usize>) -> Result<Shapes, Diagnostic> {
+        let mut s = Shapes::default();
+        // Until nothing changes: `$b = $a` may come before `$a = (1, 2)` in the text (in
+        // another branch), and each round settles at least one more variable.
+        for _ in 0..64 {
+            let mut changed = false;
+            for st in clause.body.iter().flatten() {
+                s.visit(st, arity, &mut changed)?;
+            }
+            if !changed {
+                break;
+            }
+        }
+        Ok(s)
+    }
+
+    fn visit(&mut self, st: &Stmt, arity: &HashMap<String, usize>, changed: &mut bool) -> Result<(), Diagnostic> {
+        match st {
+            Stmt::Assign { target: LValue::ClauseLocal(id, _), op: None, value, .. } => {
+                let shape = self.of(value);
+                if shape != Shape::Scalar {
+                    match self.vars.get(&id.name) {
+                        Some(old) if *old == shape => {}
+                        Some(_) => {
+                            return Err(Diagnostic::new(value.span.clone(), format!("`{}` is given tuples of two shapes", id.name))
+                                .label("not the shape it had")
+                                .hint("a scratch variable keeps one type: use another variable for this tuple"))
+                        }
+                        None => {
+                            self.vars.insert(id.name.clone(), shape);
+                            *changed = true;
+                        }
+                    }
+                }
+            }
+            Stmt::If { then, els, .. } => {
+                for s in then.iter().chain(els.iter().flatten()) {
+                    self.visit(s, arity, changed)?;
+                }
+            }
+            Stmt::Block(b) | Stmt::While { body: b, .. } => b.iter().try_for_each(|s| self.visit(s, arity, changed))?,
+            Stmt::For { var, iter, body, .. } => {
+                if let ForIter::Map(m) = iter {
+                    let keys = match arity.get(&m.name).copied().unwrap_or(1) {
+                        1 => Shape::Scalar,
+                        n => Shape::Tuple(vec![Shape::Scalar; n]),
+                    };
+                    if self.vars.insert(var.name.clone(), Shape::Tuple(vec![keys, Shape::Scalar])).is_none() {
+                        *changed = true;
+                    }
+                }
+                body.iter().try_for_each(|s| self.visit(s, arity, changed))?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A variable's shape, or its element's (`$t.1.0`).
+    fn var(&self, name: &str) -> Shape {
+        if let Some(s) = self.vars.get(name) {
+            return s.clone();
+        }
+        match name.rsplit_once('.') {
+            Some((base, i)) if i.chars().all(|c| c.is_ascii_digit()) => match self.var(base) {
+                Shape::Tuple(elems) => i.parse::<usize>().ok().and_then(|i| elems.get(i).cloned()).unwrap_or(Shape::Scalar),
+                Shape::Scalar => Shape::Scalar,
+            },
+            _ => Shape::Scalar,
+        }
+    }
+
+    fn of(&self, e: &Expr) -> Shape {
+        match &e.kind {
+            ExprKind::Tuple(elems) => Shape::Tuple(elems.iter().map(|x| self.of(x)).collect()),
+            ExprKind::ClauseLocal(n) => self.var(n),
+            ExprKind::Member { base, member, arrow: false } => match (self.of(base), member.name.parse::<usize>()) {
+                (Shape::Tuple(elems), Ok(i)) => elems.get(i).cloned().unwrap_or(Shape::Scalar),
+                _ => Shape::Scalar,
+            },
+            ExprKind::Index(base, keys) if keys.len() == 1 => match (self.of(base), constant(&keys[0])) {
+                (Shape::Tuple(elems), Some(i)) => usize::try_from(i).ok().and_then(|i| elems.get(i).cloned()).unwrap_or(Shape::Scalar),
+                _ => Shape::Scalar,
+            },
+            _ => Shape::Scalar,
+        }
+    }
+}
+
+/// The number of keys each map is written with in a clause (a tuple counting its
+/// elements).
+fn clause_map_keys(clause: &Clause, shapes: &Shapes, found: &mut HashMap<String, usize>) {
+    let count = |keys: &[Expr]| keys.iter().map(|k| shapes.of(k).leaves().len()).sum::<usize>();
+    let mut exprs: Vec<&Expr> = clause.predicate.iter().collect();
+    fn stmt_exprs<'a>(s: &'a Stmt, out: &mut Vec<&'a Expr>, lv: &mut Vec<&'a LValue>, aggs: &mut Vec<&'a AggRef>) {
+        match s {
+            Stmt::Expr(e) => out.push(e),
+            Stmt::Assign { target, value, .. } => {
+                lv.push(target);
+                out.push(value);
+            }
+            Stmt::IncDec { target, .. } => lv.push(target),
+            Stmt::Aggregate { agg, args, .. } => {
+                aggs.push(agg);
+                out.extend(args);
+            }
+            Stmt::If { cond, then, els, .. } => {
+                out.push(cond);
+                then.iter().chain(els.iter().flatten()).for_each(|s| stmt_exprs(s, out, lv, aggs));
+            }
+            Stmt::Block(b) => b.iter().for_each(|s| stmt_exprs(s, out, lv, aggs)),
+            Stmt::While { cond, body, .. } => {
+                out.push(cond);
+                body.iter().for_each(|s| stmt_exprs(s, out, lv, aggs));
+            }
+            Stmt::For { iter, body, .. } => {
+                if let ForIter::Range(a, b) = iter {
+                    out.extend([a, b]);
+                }
+                body.iter().for_each(|s| stmt_exprs(s, out, lv, aggs));
+            }
+            Stmt::Jump(..) => {}
+        }
+    }
+    let (mut lvalues, mut aggs) = (Vec::new(), Vec::new());
+    for s in clause.body.iter().flatten() {
+        stmt_exprs(s, &mut exprs, &mut lvalues, &mut aggs);
+    }
+    let mut note = |name: &str, n: usize| {
+        found.entry(name.to_string()).or_insert(n);
+    };
+    for a in aggs {
+        note(&a.name, count(&a.keys));
+    }
+    for lv in lvalues {
+        if let LValue::Element { name, keys, .. } = lv {
+            if let Some(m) = name.name.strip_prefix('@') {
+                note(m, count(keys));
+            }
+        }
+    }
+    fn walk<'a>(e: &'a Expr, f: &mut dyn FnMut(&'a AggRef)) {
+        if let ExprKind::Agg(a) = &e.kind {
+            f(a);
+        }
+        e.children().into_iter().for_each(|c| walk(c, f));
+    }
+    for e in exprs {
+        walk(e, &mut |a| {
+            if !a.keys.is_empty() {
+                note(&a.name, count(&a.keys));
+            }
+        });
+    }
+}
+
+/// A `for` loop's variable lives in its loop: a second loop over a map with a variable of
+/// the same name gets a name of its own (`$kv#2`), as its elements may have other types.
+fn scope_loop_variables(s: &mut Stmt, seen: &mut HashMap<String, usize>) {
+    match s {
+        Stmt::For { var, iter: ForIter::Map(_), body, .. } => {
+            let n = seen.entry(var.name.clone()).or_insert(0);
+            *n += 1;
+            if *n > 1 {
+                let to = format!("{}#{n}", var.name);
+                body.iter_mut().for_each(|s| rename_stmt(s, &var.name, &to));
+                var.name = to;
+            }
+            body.iter_mut().for_each(|s| scope_loop_variables(s, seen));
+        }
+        Stmt::If { then, els, .. } => then.iter_mut().chain(els.iter_mut().flatten()).for_each(|s| scope_loop_variables(s, seen)),
+        Stmt::Block(b) | Stmt::While { body: b, .. } | Stmt::For { body: b, .. } => b.iter_mut().for_each(|s| scope_loop_variables(s, seen)),
+        _ => {}
+    }
+}
+
+/// Scratch variable `from` (and its elements) renamed `to` in a statement.
+fn rename_stmt(s: &mut Stmt, from: &str, to: &str) {
+    let e = |x: &mut Expr| rename_expr(x, from, to);
+    match s {
+        Stmt::Expr(x) => e(x),
+        Stmt::Assign { target, value, .. } => {
+            rename_lvalue(target, from, to);
+            e(value);
+        }
+        Stmt::IncDec { target, .. } => rename_lvalue(target, from, to),
+        Stmt::Aggregate { agg, args, .. } => agg.keys.iter_mut().chain(args.iter_mut()).for_each(e),
+        Stmt::If { cond, then, els, .. } => {
+            e(cond);
+            then.iter_mut().chain(els.iter_mut().flatten()).for_each(|s| rename_stmt(s, from, to));
+        }
+        Stmt::Block(b) => b.iter_mut().for_each(|s| rename_stmt(s, from, to)),
+        Stmt::While { cond, body, .. } => {
+            e(cond);
+            body.iter_mut().for_each(|s| rename_stmt(s, from, to));
+        }
+        Stmt::For { var, iter, body, .. } => {
+            match iter {
+                ForIter::Range(a, b) => [a, b].into_iter().for_each(e),
+                ForIter::Map(m) => m.keys.iter_mut().for_each(e),
+            }
+            // An inner loop's own variable of the same name hides this one.
+            if var.name != from {
+                body.iter_mut().for_each(|s| rename_stmt(s, from, to));
+            }
+        }
+        Stmt::Jump(..) => {}
+    }
+}
+
+fn renamed(name: &str, from: &str, to: &str) -> Option<String> {
+    let rest = name.strip_prefix(from)?;
+    (rest.is_empty() || rest.starts_with('.')).then(|| format!("{to}{rest}"))
+}
+
+fn rename_lvalue(lv: &mut LValue, from: &str, to: &str) {
+    match lv {
+        LValue::ClauseLocal(id, _) => {
+            if let Some(n) = renamed(&id.name, from, to) {
+                id.name = n;
+            }
+        }
+        LValue::Element { keys, .. } => keys.iter_mut().for_each(|k| rename_expr(k, from, to)),
+        LValue::Member(e) => rename_expr(e, from, to),
+        LValue::Global(_) | LValue::ThreadLocal(..) => {}
+    }
+}
+
+fn rename_expr(e: &mut Expr, from: &str, to: &str) {
+    let r = |x: &mut Expr| rename_expr(x, from, to);
+    match &mut e.kind {
+        ExprKind::ClauseLocal(n) => {
+            if let Some(m) = renamed(n, from, to) {
+                *n = m;
+            }
+        }
+        ExprKind::Agg(a) => a.keys.iter_mut().for_each(r),
+        ExprKind::Call(_, xs) | ExprKind::Tuple(xs) => xs.iter_mut().for_each(r),
+        ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::Deref(a) | ExprKind::AddrOf(a) | ExprKind::SizeofExpr(a) | ExprKind::Xlate(_, a) | ExprKind::Member { base: a, .. } => r(a),
+        ExprKind::Binary(_, a, b) => {
+            r(a);
+            r(b);
+        }
+        ExprKind::Ternary(a, b, c) => [a, b, c].into_iter().for_each(|x| r(x)),
+        ExprKind::Index(a, keys) => {
+            r(a);
+            keys.iter_mut().for_each(r);
+        }
+        ExprKind::Assign { target, value, .. } => {
+            rename_lvalue(target, from, to);
+            r(value);
+        }
+        ExprKind::IncDec { target, .. } => rename_lvalue(target, from, to),
+        ExprKind::Int(..) | ExprKind::Str(_) | ExprKind::Ident(_) | ExprKind::Macro(_) | ExprKind::ThreadLocal(_) | ExprKind::ArgsField(_) | ExprKind::SizeofType(_) | ExprKind::Offsetof(..) => {}
+    }
+}
+
+/// An integer constant expression (a tuple's index): literals and + - *.
+fn constant(e: &Expr) -> Option<i64> {
+    match &e.kind {
+        ExprKind::Int(v, _) => Some(*v),
+        ExprKind::Unary(UnOp::Neg, a) => constant(a)?.checked_neg(),
+        ExprKind::Binary(op, a, b) => {
+            let (a, b) = (constant(a)?, constant(b)?);
+            match op {
+                BinOp::Add => a.checked_add(b),
+                BinOp::Sub => a.checked_sub(b),
+                BinOp::Mul => a.checked_mul(b),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+struct Lowering {
+    shapes: Shapes,
+}
+
+fn not_here(span: &Span) -> Diagnostic {
+    Diagnostic::new(span.clone(), "a tuple cannot be used here")
+        .label("a tuple")
+        .hint("read one of its elements ($t.0, $t[1]); a whole tuple can be stored in a scratch variable, used as a map's keys, compared with == or !=, or printed with print()")
+}
+
+impl Lowering {
+    fn stmts(&mut self, body: Vec<Stmt>) -> Result<Vec<Stmt>, Diagnostic> {
+        body.into_iter().map(|s| self.stmt(s)).collect()
+    }
+
+    fn stmt(&mut self, s: Stmt) -> Result<Stmt, Diagnostic> {
+        Ok(match s {
+            Stmt::Assign { target: LValue::ClauseLocal(id, sp), op, value, span } if self.shapes.var(&id.name) != Shape::Scalar => {
+                let shape = self.shapes.var(&id.name);
+                if op.is_some() {
+                    return Err(Diagnostic::new(span, format!("`{}` holds a tuple, which cannot be computed with", id.name))
+                        .label("a tuple")
+                        .hint("assign a whole tuple, `$t = (a, b)`, or compute with its elements"));
+                }
+                let parts = self.components(value, &shape)?;
+                // `$t = ($t.1, $t.0)` reads every element before any is written.
+                let reads_itself = parts.iter().any(|(_, e)| mentions(e, &id.name));
+                let store = |name: String, e: Expr| Stmt::Assign { target: LValue::ClauseLocal(Ident { name, span: id.span.clone() }, sp.clone()), op: None, value: e, span: span.clone() };
+                let var = |name: String, sp: &Span| Expr { kind: ExprKind::ClauseLocal(name), span: sp.clone() };
+                if reads_itself {
+                    let mut out = Vec::new();
+                    for (path, e) in &parts {
+                        out.push(store(format!("{}#{path}", id.name), e.clone()));
+                    }
+                    for (path, e) in parts {
+                        out.push(store(element_name(&id.name, &path), var(format!("{}#{path}", id.name), &e.span)));
+                    }
+                    Stmt::Block(out)
+                } else {
+                    Stmt::Block(parts.into_iter().map(|(path, e)| store(element_name(&id.name, &path), e)).collect())
+                }
+            }
+            Stmt::Assign { target, op, value, span } => Stmt::Assign { target: self.lvalue(target)?, op, value: self.scalar(value)?, span },
+            Stmt::IncDec { target, delta, span } => Stmt::IncDec { target: self.lvalue(target)?, delta, span },
+            Stmt::Expr(e) => Stmt::Expr(self.scalar(e)?),
+            Stmt::Aggregate { agg, func, args, span } => {
+                let args = args.into_iter().map(|a| self.scalar(a)).collect::<Result<_, _>>()?;
+                Stmt::Aggregate { agg: self.agg(agg)?, func, args, span }
+            }
+            Stmt::If { cond, then, els, span } => Stmt::If { cond: self.scalar(cond)?, then: self.stmts(then)?, els: els.map(|b| self.stmts(b)).transpose()?, span },
+            Stmt::Block(b) => Stmt::Block(self.stmts(b)?),
+            Stmt::While { cond, body, span } => Stmt::While { cond: self.scalar(cond)?, body: self.stmts(body)?, span },
+            Stmt::For { var, iter: ForIter::Range(start, end), body, span } => self.range_loop(var, start, end, body, span)?,
+            Stmt::For { var, iter: ForIter::Map(m), body, span } => {
+                if !m.keys.is_empty() {
+                    return Err(Diagnostic::new(m.span.clone(), format!("`for` runs over a whole map, not an element of @{}", m.name))
+                        .label("keys given")
+                        .hint(format!("write for ($kv : @{}) {{ ... }}: $kv.0 is each key, $kv.1 its value", m.name)));
+                }
+                Stmt::For { var, iter: ForIter::Map(m), body: self.stmts(body)?, span }
+            }
+            j @ Stmt::Jump(..) => j,
+        })
+    }
+
+    /// `for ($i : start..end) body`: a counter from start while below end (both read once),
+    /// copied into `$i` at the top of each turn (so `continue` and changes to `$i` in the
+    /// body do not disturb it).
+    fn range_loop(&mut self, var: Ident, start: Expr, end: Expr, body: Vec<Stmt>, span: Span) -> Result<Stmt, Diagnostic> {
+        let hidden = |what: &str| Ident { name: format!("{}#{what}", var.name), span: var.span.clone() };
+        let local = |id: &Ident| Expr { kind: ExprKind::ClauseLocal(id.name.clone()), span: id.span.clone() };
+        let set = |id: &Ident, value: Expr| Stmt::Assign { target: LValue::ClauseLocal(id.clone(), id.span.clone()), op: None, value, span: span.clone() };
+        let (next, last) = (hidden("next"), hidden("end"));
+        let mut turn = vec![set(&var, local(&next)), Stmt::IncDec { target: LValue::ClauseLocal(next.clone(), next.span.clone()), delta: 1, span: span.clone() }];
+        turn.extend(self.stmts(body)?);
+        let cond = Expr { kind: ExprKind::Binary(BinOp::Lt, Box::new(local(&next)), Box::new(local(&last))), span: var.span.clone() };
+        Ok(Stmt::Block(vec![set(&next, self.scalar(start)?), set(&last, self.scalar(end)?), Stmt::While { cond, body: turn, span }]))
+    }
+
+    fn lvalue(&mut self, lv: LValue) -> Result<LValue, Diagnostic> {
+        Ok(match lv {
+            LValue::Element { name, thread, keys, span } => LValue::Element { name, thread, keys: self.keys(keys)?, span },
+            LValue::Member(e) => LValue::Member(Box::new(self.scalar(*e)?)),
+            LValue::ClauseLocal(id, sp) if self.shapes.var(&id.name) != Shape::Scalar => return Err(not_here(&sp)),
+            other => other,
+        })
+    }
+
+    fn agg(&mut self, a: AggRef) -> Result<AggRef, Diagnostic> {
+        Ok(AggRef { keys: self.keys(a.keys)?, ..a })
+    }
+
+    /// A map's keys, each tuple among them as its elements.
+    fn keys(&mut self, keys: Vec<Expr>) -> Result<Vec<Expr>, Diagnostic> {
+        let mut out = Vec::new();
+        for k in keys {
+            match self.shapes.of(&k) {
+                Shape::Scalar => out.push(self.scalar(k)?),
+                shape => out.extend(self.components(k, &shape)?.into_iter().map(|(_, e)| e)),
+            }
+        }
+        Ok(out)
+    }
+
+    /// The scalar elements of a tuple-valued expression of `shape`, with their paths.
+    fn components(&mut self, e: Expr, shape: &Shape) -> Result<Vec<(String, Expr)>, Diagnostic> {
+        let e = self.reduce(e)?;
+        let found = self.shapes.of(&e);
+        if let (Shape::Tuple(want), Shape::Tuple(have)) = (shape, &found) {
+            if want.len() != have.len() {
+                return Err(Diagnostic::new(e.span.clone(), format!("a tuple of {} elements where one of {} is expected", have.len(), want.len()))
+                    .label(format!("{} elements", have.len()))
+                    .hint("a scratch variable keeps one type: give it tuples of one shape"));
+            }
+        }
+        Ok(match (e.kind, shape) {
+            (kind, Shape::Scalar) => vec![(String::new(), self.scalar(Expr { kind, span: e.span })?)],
+            (ExprKind::Tuple(elems), Shape::Tuple(shapes)) => {
+                let mut out = Vec::new();
+                for (i, (x, s)) in elems.into_iter().zip(shapes).enumerate() {
+                    out.extend(self.components(x, s)?.into_iter().map(|(p, x)| (format!(".{i}{p}"), x)));
+                }
+                out
+            }
+            (ExprKind::ClauseLocal(n), shape) => shape.leaves().into_iter().map(|p| (p.clone(), Expr { kind: ExprKind::ClauseLocal(element_name(&n, &p)), span: e.span.clone() })).collect(),
+            (_, _) => {
+                return Err(Diagnostic::new(e.span, "a tuple is expected here")
+                    .label("not a tuple")
+                    .hint("give a tuple, (a, b), or a scratch variable that holds one"))
+            }
+        })
+    }
+
+    /// A tuple's element read by `.N` or `[N]`, down to the tuple literal's element or the
+    /// element's own scratch variable.
+    fn reduce(&mut self, e: Expr) -> Result<Expr, Diagnostic> {
+        let (base, index, span) = match e.kind {
+            ExprKind::Member { base, member, arrow: false } if member.name.chars().all(|c| c.is_ascii_digit()) => {
+                let i = member.name.parse::<usize>().map_err(|_| out_of_range(&member.span, &member.name, 0))?;
+                (base, i, e.span)
+            }
+            ExprKind::Index(base, keys) if keys.len() == 1 && self.shapes.of(&base) != Shape::Scalar => {
+                let Some(i) = constant(&keys[0]).and_then(|i| usize::try_from(i).ok()) else {
+                    return Err(Diagnostic::new(keys[0].span.clone(), "a tuple's index must be a constant")
+                        .label("not a constant")
+                        .hint("index a tuple with a number written in the program: $t[1], $t.1"));
+                };
+                (base, i, e.span)
+            }
+            kind => return Ok(Expr { kind, span: e.span }),
+        };
+        let base = self.reduce(*base)?;
+        match (self.shapes.of(&base), base.kind) {
+            (Shape::Tuple(elems), ExprKind::Tuple(mut xs)) if index < elems.len() => self.reduce(xs.swap_remove(index)),
+            (Shape::Tuple(elems), ExprKind::ClauseLocal(n)) if index < elems.len() => Ok(Expr { kind: ExprKind::ClauseLocal(element_name(&n, &format!(".{index}"))), span }),
+            (Shape::Tuple(elems), _) => Err(out_of_range(&span, &index.to_string(), elems.len())),
+            (Shape::Scalar, _) => Err(Diagnostic::new(span, format!("element {index} of something that is not a tuple"))
+                .label("not a tuple")
+                .hint("`.N` and `[N]` read a tuple's elements: $t = (a, b); $t.0")),
+        }
+    }
+
+    /// An expression whose value is one value (not a tuple), its tuples lowered.
+    fn scalar(&mut self, e: Expr) -> Result<Expr, Diagnostic> {
+        let e = self.reduce(e)?;
+        if self.shapes.of(&e) != Shape::Scalar {
+            return Err(not_here(&e.span));
+        }
+        let span = e.span;
+        let b = |x: Expr| Box::new(x);
+        let kind = match e.kind {
+            ExprKind::Binary(op @ (BinOp::Eq | BinOp::Ne), l, r) if self.shapes.of(&l) != Shape::Scalar || self.shapes.of(&r) != Shape::Scalar => return self.tuples_equal(op, *l, *r, span),
+            ExprKind::Call(f, args) if f.name == "print" && args.first().is_some_and(|a| self.shapes.of(a) != Shape::Scalar) => {
+                let mut args = args.into_iter();
+                let first = args.next().expect("checked");
+                let shape = self.shapes.of(&first);
+                let whole = self.nested(first, &shape)?;
+                ExprKind::Call(f, std::iter::once(Ok(whole)).chain(args.map(|a| self.scalar(a))).collect::<Result<_, _>>()?)
+            }
+            ExprKind::Call(f, args) if matches!(f.name.as_str(), "has_key" | "delete") && !args.is_empty() => {
+                let mut args = args.into_iter();
+                let map = self.scalar(args.next().expect("checked"))?;
+                let keys = self.keys(args.collect())?;
+                ExprKind::Call(f, std::iter::once(map).chain(keys).collect())
+            }
+            ExprKind::Call(f, args) => ExprKind::Call(f, args.into_iter().map(|a| self.scalar(a)).collect::<Result<_, _>>()?),
+            ExprKind::Agg(a) => ExprKind::Agg(self.agg(a)?),
+            ExprKind::Unary(op, a) => ExprKind::Unary(op, b(self.scalar(*a)?)),
+            ExprKind::Binary(op, l, r) => ExprKind::Binary(op, b(self.scalar(*l)?), b(self.scalar(*r)?)),
+            ExprKind::Ternary(c, x, y) => ExprKind::Ternary(b(self.scalar(*c)?), b(self.scalar(*x)?), b(self.scalar(*y)?)),
+            ExprKind::Cast(t, a) => ExprKind::Cast(t, b(self.scalar(*a)?)),
+            ExprKind::Member { base, member, arrow } => ExprKind::Member { base: b(self.scalar(*base)?), member, arrow },
+            ExprKind::Index(base, keys) => ExprKind::Index(b(self.scalar(*base)?), keys.into_iter().map(|k| self.scalar(k)).collect::<Result<_, _>>()?),
+            ExprKind::Assign { target, op, value } => ExprKind::Assign { target: Box::new(self.lvalue(*target)?), op, value: b(self.scalar(*value)?) },
+            ExprKind::IncDec { target, delta, post } => ExprKind::IncDec { target: Box::new(self.lvalue(*target)?), delta, post },
+            ExprKind::Deref(a) => ExprKind::Deref(b(self.scalar(*a)?)),
+            ExprKind::AddrOf(a) => ExprKind::AddrOf(b(self.scalar(*a)?)),
+            ExprKind::SizeofExpr(a) => ExprKind::SizeofExpr(b(self.scalar(*a)?)),
+            ExprKind::Xlate(t, a) => ExprKind::Xlate(t, b(self.scalar(*a)?)),
+            kind @ (ExprKind::Int(..) | ExprKind::Str(_) | ExprKind::Ident(_) | ExprKind::Macro(_) | ExprKind::ThreadLocal(_) | ExprKind::ArgsField(_) | ExprKind::ClauseLocal(_) | ExprKind::SizeofType(_) | ExprKind::Offsetof(..)) => kind,
+            ExprKind::Tuple(_) => return Err(not_here(&span)),
+        };
+        Ok(Expr { kind, span })
+    }
+
+    /// A tuple as a tuple literal of its scalar elements (nested as it is): what print()
+    /// prints.
+    fn nested(&mut self, e: Expr, shape: &Shape) -> Result<Expr, Diagnostic> {
+        let span = e.span.clone();
+        let mut parts = self.components(e, shape)?.into_iter().map(|(_, x)| x);
+        fn build(shape: &Shape, parts: &mut dyn Iterator<Item = Expr>, span: &Span) -> Expr {
+            match shape {
+                Shape::Scalar => parts.next().expect("one part per leaf"),
+                Shape::Tuple(elems) => Expr { kind: ExprKind::Tuple(elems.iter().map(|s| build(s, parts, span)).collect()), span: span.clone() },
+            }
+        }
+        Ok(build(shape, &mut parts, &span))
+    }
+
+    /// `a == b` / `a != b` of tuples: every element equal / some element not.
+    fn tuples_equal(&mut self, op: BinOp, l: Expr, r: Expr, span: Span) -> Result<Expr, Diagnostic> {
+        let (ls, rs) = (self.shapes.of(&l), self.shapes.of(&r));
+        if ls.leaves() != rs.leaves() {
+            return Err(Diagnostic::new(span, "tuples of different shapes are compared")
+                .label("not the same shape")
+                .hint("== and != compare tuples element by element: both sides need the same elements"));
+        }
+        let (lp, rp) = (self.components(l, &ls)?, self.components(r, &rs)?);
+        let join = if op == BinOp::Eq { BinOp::LogAnd } else { BinOp::LogOr };
+        let mut out: Option<Expr> = None;
+        for ((_, a), (_, b)) in lp.into_iter().zip(rp) {
+            let cmp = Expr { kind: ExprKind::Binary(op, Box::new(a), Box::new(b)), span: span.clone() };
+            out = Some(match out {
+                None => cmp,
+                Some(acc) => Expr { kind: ExprKind::Binary(join, Box::new(acc), Box::new(cmp)), span: span.clone() },
+            });
+        }
+        Ok(out.expect("a tuple has elements"))
+    }
+}
+
+fn out_of_range(span: &Span, index: &str, len: usize) -> Diagnostic {
+    Diagnostic::new(span.clone(), format!("the tuple has no element {index}"))
+        .label(format!("it has {len}"))
+        .hint(format!("a tuple of {len} elements has elements 0 to {}", len.saturating_sub(1)))
+}
+
+/// Whether `e` reads scratch variable `var` or one of its elements.
+fn mentions(e: &Expr, var: &str) -> bool {
+    match &e.kind {
+        ExprKind::ClauseLocal(n) => n == var || n.strip_prefix(var).is_some_and(|rest| rest.starts_with('.')),
+        _ => e.children().into_iter().any(|c| mentions(c, var)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dialect::Dialect;
+
+    fn lowered(src: &str) -> Result<Program, Diagnostic> {
+        crate::parse::parse_program_in(src, None, Dialect::Bpftrace)
+    }
+
+    fn locals(p: &Program) -> Vec<String> {
+        let mut out = Vec::new();
+        for c in &p.clauses {
+            c.each_target(&mut |t| {
+                if let LValue::ClauseLocal(id, _) = t {
+                    out.push(id.name.clone());
+                }
+            });
+        }
+        out
+    }
+
+    #[test]
+    fn a_tuple_variable_is_a_variable_per_element() {
+        let p = lowered("BEGIN { $a = (1, \"x\"); $b = (2, $a); printf(\"%d %s\\n\", $b.1.0, $b.1[1]); }").unwrap();
+        assert_eq!(locals(&p), ["$a.0", "$a.1", "$b.0", "$b.1.0", "$b.1.1"]);
+    }
+
+    #[test]
+    fn a_tuple_among_keys_is_its_elements() {
+        let p = lowered("BEGIN { $k = (1, 2); @m[$k] = 1; @n[(3, 4), 5] = count(); }").unwrap();
+        let Some(Stmt::Assign { target: LValue::Element { keys, .. }, .. }) = p.clauses[0].body.as_ref().unwrap().get(1) else { panic!() };
+        assert_eq!(keys.len(), 2);
+        let Some(Stmt::Aggregate { agg, .. }) = p.clauses[0].body.as_ref().unwrap().get(2) else { panic!() };
+        assert_eq!(agg.keys.len(), 3);
+    }
+
+    #[test]
+    fn a_swap_reads_before_it_writes() {
+        let p = lowered("BEGIN { $t = (1, 2); $t = ($t.1, $t.0); }").unwrap();
+        assert_eq!(locals(&p), ["$t.0", "$t.1", "$t#.0", "$t#.1", "$t.0", "$t.1"]);
+    }
+
+    #[test]
+    fn wrong_uses_say_what_a_tuple_is() {
+        for (src, msg) in [
+            ("BEGIN { $t = (1, 2); $x = $t + 1; }", "a tuple cannot be used here"),
+            ("BEGIN { $t = (1, 2); $x = $t.2; }", "the tuple has no element 2"),
+            ("BEGIN { $t = (1, 2); $i = 0; $x = $t[$i]; }", "a tuple's index must be a constant"),
+            ("BEGIN { $t = (1, 2); $t = (1, 2, 3); }", "given tuples of two shapes"),
+            ("BEGIN { $x = 1; $y = $x.0; }", "not a tuple"),
+            ("BEGIN { @m[1] = 1; for ($kv : @m[1]) { } }", "not an element"),
+        ] {
+            let d = lowered(src).expect_err(src);
+            assert!(d.message.contains(msg), "{src}: {}", d.message);
+        }
+    }
+
+    #[test]
+    fn a_range_loop_is_a_while_over_a_counter() {
+        let p = lowered("BEGIN { for ($i : 0..3) { @s += $i; } }").unwrap();
+        let Some(Stmt::Block(b)) = p.clauses[0].body.as_ref().unwrap().first() else { panic!() };
+        assert!(matches!(b.as_slice(), [Stmt::Assign { .. }, Stmt::Assign { .. }, Stmt::While { .. }]));
+    }
+}
