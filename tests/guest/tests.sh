@@ -364,6 +364,24 @@ test_crumbs_fbt_vfs_read() {
     done
 }
 
+# bpftrace's loops at kernel functions: a `for` over a map walked in the kernel
+# (bpf_for_each_map_elem calling the body, which reads the kprobe's registers and prints),
+# a range loop and a tuple, in each fbt mode: io-benchmark's 128 reads of 512 bytes.
+test_crumbs_bt_loops() {
+    modes="kprobe fentry"
+    if has_kprobe_multi; then modes="$modes multi"; else expect_no_kprobe_multi; fi
+    for mode in $modes; do
+        out=$(crumbs -q -x fbtmode=$mode -e 'BEGIN { @one[1] = 1; }
+            kprobe:vfs_read /pid == cpid/ { for ($kv : @one) { @size[arg2, $kv.0] = @size[arg2, $kv.0] + 1; } $t = (comm, 2); @by[$t] = @by[$t] + 1; }
+            END { for ($kv : @size) { printf("size %d %d %d\n", $kv.0.0, $kv.0.1, $kv.1); } for ($i : 0..2) { printf("r%d\n", $i); }
+                  for ($kv : @by) { print($kv); } clear(@size); clear(@by); clear(@one); }' \
+            -c 'io-benchmark -c -r -b 512 -s 64K /tmp/loopfile' 2>&1) || die "crumbs ($mode) failed: $out"
+        for line in 'size 512 1 128' 'r0' 'r1' '((io-benchmark, 2), 128)'; do
+            echo "$out" | grep -qxF "$line" || die "no line '$line' with fbtmode=$mode in: $out"
+        done
+    done
+}
+
 # kprobe.multi over a wide glob (hundreds of functions, one program and one link per
 # direction; on a kernel without kprobe.multi, the error for forcing it): each function counted under its own name (the cookie's), io-benchmark's 128
 # vfs_read calls exactly, at entry and at return; the attach+detach time is printed.
