@@ -237,6 +237,8 @@ pub enum FnHook {
     Delete,
     /// bpftrace's `has_key(@m, k)`.
     HasKey,
+    /// bpftrace's `len(@m)`: how many elements a map has.
+    Len,
     /// bpftrace's `strftime(format, ns)`: a time printed in user space.
     Strftime,
     /// bpftrace's `kaddr("name")` and `cgroupid("path")`: constants found when compiling.
@@ -315,6 +317,7 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "trace", kind: FnKind::Action, args: &[ArgSpec::Any], hook: FnHook::Trace, signature: "trace(expr)", doc: "print the value of an expression" },
     BuiltinFn { name: "print", kind: FnKind::Action, args: &[ArgSpec::Any, ArgSpec::OptConstInt, ArgSpec::OptConstInt], hook: FnHook::Print, signature: "print(expr)", doc: "print a value by its C type, a struct or array member by member, as DTrace's print(); bpftrace's print(@map [, top [, div]]) prints a map now, its top largest rows (all if 0 or not given), values divided by div" },
     BuiltinFn { name: "zero", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Clear, signature: "zero(@map)", doc: "bpftrace's: set every value of an aggregation to zero, keeping its keys (D's clear(); bpftrace's clear() removes the keys)" },
+    BuiltinFn { name: "len", kind: FnKind::Subroutine, args: &[ArgSpec::Aggregation], hook: FnHook::Len, signature: "len(@map)", doc: "bpftrace's: how many elements a map of values has now" },
     BuiltinFn { name: "has_key", kind: FnKind::Subroutine, args: &[ArgSpec::Aggregation, ArgSpec::Rest], hook: FnHook::HasKey, signature: "has_key(@map, key...)", doc: "bpftrace's: 1 if the map has an element at the keys, else 0" },
     BuiltinFn { name: "exit", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Exit, signature: "exit(status)", doc: "stop tracing: run END, print aggregations, exit with status" },
     BuiltinFn { name: "setopt", kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::OptInt], hook: FnHook::SetOpt, signature: "setopt(name [, value])", doc: "change an option while tracing (quiet, aggsortkey, aggsortrev, aggsortpos, aggsortkeypos, aggpack), from the next record on; both are string literals" },

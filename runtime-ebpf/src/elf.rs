@@ -98,7 +98,7 @@ pub fn write_elf(programs: &[ProgramCode], maps: &[MapDef], globals_size: usize)
             offset
         };
         for f in &callbacks {
-            add(&mut obj, f.name().to_string(), &f.code(), FuncKind::Loop);
+            add(&mut obj, f.name().to_string(), &f.code(), f.kind());
         }
         let mut placed = Vec::new();
         for p in programs {

@@ -114,6 +114,25 @@ impl Checker<'_> {
         Ok(TExpr::new(Expr::HasElement { array, keys }, self.c_int("int")))
     }
 
+    /// `len(@m)`: how many elements the map of values has.
+    pub(super) fn map_len(&mut self, args: &[ast::Expr], span: &Span) -> Result<TExpr, Diagnostic> {
+        let [ast::Expr { kind: ExprKind::Agg(a), .. }] = args else {
+            return Err(Diagnostic::new(span.clone(), "len() takes a map").label("not a map").hint("write len(@map)"));
+        };
+        if !a.keys.is_empty() {
+            return Err(Diagnostic::new(a.span.clone(), "len() takes a whole map").label("keys given").hint(format!("write len(@{})", a.name)));
+        }
+        if let Some(id) = self.aggs.iter().position(|x| x.name == a.name) {
+            let func = self.agg_spans[id].1.clone();
+            return Err(Diagnostic::new(a.span.clone(), format!("len() counts a map of values; @{} holds {func}()", a.name))
+                .label("an aggregation")
+                .related(self.agg_spans[id].0.clone(), "made an aggregation here")
+                .hint(format!("count the keys in a map of their own: `@{}_keys[key] = 1`, then len(@{}_keys)", a.name, a.name)));
+        }
+        let array = self.map_array(a)?;
+        Ok(TExpr::new(Expr::MapLen(array), self.c_int("int64_t")))
+    }
+
     /// `while (cond) { body }`.
     pub(super) fn while_loop(&mut self, cond: &ast::Expr, stmts: &[ast::Stmt], items: &mut Vec<Item>) -> Result<Stmt, Diagnostic> {
         let cond = self.condition(cond, "the condition of `while`")?;

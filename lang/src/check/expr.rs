@@ -371,6 +371,7 @@ impl Checker<'_> {
             }
             FnHook::Kernel(k) => self.kernel_call(f, k, args, span)?,
             FnHook::HasKey => self.has_key(args, span)?,
+            FnHook::Len => self.map_len(args, span)?,
             FnHook::Strftime => {
                 check_arity(f, args, span)?;
                 let ExprKind::Str(s) = &args[0].kind else {

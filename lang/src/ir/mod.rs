@@ -305,6 +305,8 @@ pub enum Expr {
     Element { array: usize, keys: Vec<Expr> },
     /// bpftrace's `has_key(@m, k)`: 1 if array `array` has element `keys`, else 0.
     HasElement { array: usize, keys: Vec<Expr> },
+    /// bpftrace's `len(@m)`: how many elements associative array `.0` has.
+    MapLen(usize),
     /// bpftrace's `probe`: the id of the probe that fired, printed as its name.
     Probe,
     /// bpftrace's `strftime(format, ns)`: `ns`, printed as the local time it was by the

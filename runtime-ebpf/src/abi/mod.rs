@@ -75,6 +75,9 @@ pub struct MapRef {
 pub enum Callback {
     /// chill()'s spin: stops bpf_loop once the time in its context has come.
     ChillSpin,
+    /// len()'s: bpf_for_each_map_elem's callback that goes on to the next element, so that
+    /// the helper returns how many there are.
+    CountElement,
 }
 
 /// A function an instruction refers to: a callback every program shares, or one of the

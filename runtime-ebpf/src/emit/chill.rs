@@ -12,7 +12,7 @@ use crate::abi::{Callback, Func, CHILL_MAP};
 /// covers far more than [`CHILL_MAX`] even at a few ns per read.
 const MAX_LOOPS: i32 = 1 << 23;
 /// Clock reads per call of the spin callback.
-const SPIN_READS: usize = 32;
+pub(super) const SPIN_READS: usize = 32;
 
 impl Emitter<'_> {
     pub(super) fn chill(&mut self, ns: &Expr) -> Result<(), EmitError> {
@@ -66,33 +66,6 @@ impl Emitter<'_> {
             e.bind(done);
             Ok(())
         })
-    }
-}
-
-impl Callback {
-    /// Its name in the ELF (a C identifier: BTF names it).
-    pub fn name(self) -> &'static str {
-        match self {
-            Callback::ChillSpin => "crumbs_chill_spin",
-        }
-    }
-
-    /// Its code: `long f(u32 index, void *ctx)`, returning 1 to stop bpf_loop.
-    pub fn code(self) -> Vec<Insn> {
-        match self {
-            Callback::ChillSpin => {
-                // ctx points at the end time, on the caller's stack.
-                let mut code = vec![Insn::ldx(DW, R6, R2, 0)];
-                for i in 0..SPIN_READS {
-                    code.push(Insn::call(helper::KTIME_GET_NS));
-                    // To the `r0 = 1` after the `r0 = 0; exit` that follows the reads.
-                    let left = (SPIN_READS - 1 - i) * 2 + 2;
-                    code.push(Insn::jmp_reg(Cond::Ge, R0, R6, left as i16));
-                }
-                code.extend([Insn::mov_imm(R0, 0), Insn::exit(), Insn::mov_imm(R0, 1), Insn::exit()]);
-                code
-            }
-        }
     }
 }
 

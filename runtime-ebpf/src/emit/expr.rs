@@ -1,7 +1,7 @@
 //! Expressions into r0: integers, builtins, variables, strings and their comparisons.
 
 use super::*;
-use crate::abi::{F_USER_STACK, USTACKS_MAP};
+use crate::abi::{Callback, F_USER_STACK, USTACKS_MAP};
 
 /// bpf_get_stackid's error for a probe that fired with no kernel stack (in user mode).
 const EFAULT: i32 = 14;
@@ -132,6 +132,14 @@ impl Emitter<'_> {
                     e.push(Insn::ldx(DW, R0, R0, 0));
                     Ok(())
                 })?;
+            }
+            Expr::MapLen(array) => {
+                // The callback goes on at every element: the helper returns how many it saw.
+                self.ld_map(R1, &array_map_name(*array), 0);
+                self.ld_func(R2, Func::Shared(Callback::CountElement));
+                self.push(Insn::mov_imm(R3, 0));
+                self.push(Insn::mov_imm(R4, 0));
+                self.push(Insn::call(helper::FOR_EACH_MAP_ELEM));
             }
             Expr::HasElement { array, keys } => {
                 self.scoped(|e| {

@@ -14,6 +14,7 @@ use crumbs_lang::providers::AttachPoint;
 
 mod aggregate;
 pub(crate) mod attach;
+mod callbacks;
 mod chill;
 mod cleanpath;
 mod copyout;
