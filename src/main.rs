@@ -159,7 +159,7 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool,
     };
     let target = child.as_ref().map(|c| c.pid).or(cli.pid).map(i64::from).or(if compile_only && cli.command.is_some() { Some(0) } else { None });
     let dialect = cli.dialect.or(if inline { None } else { Dialect::of_path(name) });
-    let opts = CompileOptions { target, args: std::iter::once(name.to_string()).chain(operands).collect(), options: cli.options.clone(), destructive: cli.destructive, dialect };
+    let opts = CompileOptions { target, args: std::iter::once(name.to_string()).chain(operands).collect(), options: cli.options.clone(), destructive: cli.destructive, dialect, config: Default::default() };
     let compiled = match driver::compile(text, &opts, &LiveKernel) {
         Ok(c) => c,
         Err(CompileError::Source(d)) => return render(&d),

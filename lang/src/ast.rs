@@ -10,6 +10,62 @@ pub struct Program {
     /// Type declarations, in program order.
     pub decls: Vec<Decl>,
     pub clauses: Vec<Clause>,
+    /// bpftrace's `config = { name = value; ... }` block's settings, in order.
+    pub config: Vec<ConfigEntry>,
+    /// bpftrace's `macro name(params) { body }` definitions, in order (expanded into their
+    /// calls by [`crate::macros`] before checking).
+    pub macros: Vec<MacroDef>,
+}
+
+/// `name = value` in bpftrace's config block.
+#[derive(Clone, Debug)]
+pub struct ConfigEntry {
+    pub name: Ident,
+    pub value: ConfigValue,
+    pub value_span: Span,
+    pub span: Span,
+}
+
+/// A config variable's value as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConfigValue {
+    Int(u64),
+    Bool(bool),
+    Str(String),
+    /// A bare name: `perf`, `warn`.
+    Name(String),
+}
+
+/// bpftrace's `macro name(params) { body }`.
+#[derive(Clone, Debug)]
+pub struct MacroDef {
+    pub name: Ident,
+    pub params: Vec<MacroParam>,
+    /// The statements before the value (all of them when there is no value).
+    pub body: Vec<Stmt>,
+    /// The final expression written without `;`: the macro's value.
+    pub value: Option<Expr>,
+    pub span: Span,
+}
+
+/// A macro's parameter: what its argument must be.
+#[derive(Clone, Debug)]
+pub enum MacroParam {
+    /// `$x`: a scratch variable, which the body may change.
+    Var(Ident),
+    /// `@m`: a map, which the body may change.
+    Map(Ident),
+    /// `x`: any expression, put where the body names `x`.
+    Expr(Ident),
+}
+
+impl MacroParam {
+    /// The parameter as written (`$x`, `@m`, `x`).
+    pub fn ident(&self) -> &Ident {
+        match self {
+            MacroParam::Var(i) | MacroParam::Map(i) | MacroParam::Expr(i) => i,
+        }
+    }
 }
 
 /// A C type declaration of the script: `struct s { int a; char b[4]; };`,

@@ -85,20 +85,14 @@ const SIGNALS: &[(&str, i64)] = &[
     ("IO", 29), ("PWR", 30), ("SYS", 31),
 ];
 
-/// A call in a bpftrace program, in D's terms: `kstack([mode,] [n])` is `stack([n])`,
-/// `ustack([mode,] [n])` `ustack([n])` (the mode names how bpftrace prints a stack: crumbs
-/// prints bpftrace's default), `ksym(addr)` is `sym(addr)`, `signal(sig)` is `raise(sig)`
-/// with a signal's name or number.
+/// A call in a bpftrace program, in D's terms: `kstack([mode,] [n])` is `stack([mode,] [n])`,
+/// `ustack([mode,] [n])` `ustack([mode,] [n])` (the checker reads the mode, how bpftrace
+/// prints the stack), `ksym(addr)` is `sym(addr)`, `signal(sig)` is `raise(sig)` with a
+/// signal's name or number.
 pub fn bpftrace_call(name: Ident, mut args: Vec<Expr>) -> Result<ExprKind, Diagnostic> {
     let renamed = |to: &str| Ident { name: to.into(), span: name.span.clone() };
-    let is_mode = |e: &Expr| matches!(&e.kind, ExprKind::Ident(m) if matches!(m.as_str(), "bpftrace" | "perf" | "raw"));
     Ok(match name.name.as_str() {
-        "kstack" | "ustack" => {
-            if args.first().is_some_and(is_mode) {
-                args.remove(0);
-            }
-            ExprKind::Call(renamed(if name.name == "kstack" { "stack" } else { "ustack" }), args)
-        }
+        "kstack" => ExprKind::Call(renamed("stack"), args),
         "ksym" => ExprKind::Call(renamed("sym"), args),
         "signal" => {
             if let Some(ExprKind::Str(s)) = args.first().map(|a| &a.kind) {

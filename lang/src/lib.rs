@@ -14,6 +14,8 @@ pub mod preprocess;
 pub mod printf;
 pub mod builtins;
 pub mod check;
+pub mod config;
+pub mod macros;
 pub mod ir;
 pub mod providers;
 pub mod stdlib;

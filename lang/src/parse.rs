@@ -35,9 +35,16 @@ pub fn parse_program_detecting(src: &str, facts: Option<Rc<dyn KernelFacts>>, di
     let _dialect = DialectGuard::enter(dialect);
     let mut program = whole_program(src, build_unit(root)?)?;
     if dialect == Dialect::Bpftrace {
-        crate::tuples::lower(&mut program)?;
+        bpftrace_passes(&mut program)?;
     }
     Ok((program, dialect))
+}
+
+/// What a bpftrace program's syntax tree goes through before checking: its macros expanded,
+/// then its tuples and range loops lowered.
+fn bpftrace_passes(program: &mut Program) -> Result<(), Diagnostic> {
+    crate::macros::expand(program)?;
+    crate::tuples::lower(program)
 }
 
 /// Parses a whole program in `dialect` (see [`parse_program_with`]); a bpftrace program's
@@ -57,7 +64,7 @@ pub fn parse_program_in(src: &str, facts: Option<Rc<dyn KernelFacts>>, dialect: 
         let ty = TypeName { base: BaseType::Named(vec![ty.to_string()]), pointers: 0, span: d.name_span.clone() };
         program.decls.insert(i, Decl::Inline { ty, name, value, span: d.name_span.start..d.value.end });
     }
-    crate::tuples::lower(&mut program)?;
+    bpftrace_passes(&mut program)?;
     Ok(program)
 }
 
@@ -99,7 +106,8 @@ fn parse_unit(src: &str, facts: Option<Rc<dyn KernelFacts>>) -> Result<Program, 
 
 /// The program a parse tree's root is (in the type scope entered for its parse).
 fn build_unit(root: Pair<Rule>) -> Result<Program, Diagnostic> {
-    let mut program = Program { pragmas: Vec::new(), decls: Vec::new(), clauses: Vec::new() };
+    let mut config_seen: Option<Span> = None;
+    let mut program = Program { pragmas: Vec::new(), decls: Vec::new(), clauses: Vec::new(), config: Vec::new(), macros: Vec::new() };
     for pair in root.into_inner() {
         match pair.as_rule() {
             Rule::pragma => program.pragmas.push(pragma(pair)?),
@@ -113,10 +121,95 @@ fn build_unit(root: Pair<Rule>) -> Result<Program, Diagnostic> {
                 }
             }
             Rule::clause => program.clauses.push(clause(pair)?),
+            Rule::config_block => {
+                let sp = span(&pair);
+                let at = sp.start..sp.start + "config".len();
+                bpftrace_only_here(at.clone(), "config")?;
+                // As bpftrace's parser says: one block, before probes and macros.
+                if !program.clauses.is_empty() || !program.macros.is_empty() {
+                    return Err(Diagnostic::new(at, "config must appear before probes and functions")
+                        .label("after a probe or macro")
+                        .hint("move the config block to the top of the program, after #include and #define lines"));
+                }
+                if config_seen.replace(sp).is_some() {
+                    return Err(Diagnostic::new(at, "duplicate config block").label("a second one").hint("set every config variable in the first block"));
+                }
+                program.config.extend(pair.into_inner().filter(|p| p.as_rule() == Rule::config_entry).map(config_entry).collect::<Result<Vec<_>, _>>()?);
+            }
+            Rule::macro_def => {
+                let sp = span(&pair);
+                bpftrace_only_here(sp.start..sp.start + "macro".len(), "macro")?;
+                program.macros.push(macro_def(pair)?);
+            }
             _ => {}
         }
     }
     Ok(program)
+}
+
+/// A construct only bpftrace has (`config`, `macro`): in D, an error that says whose it is.
+fn bpftrace_only_here(at: Span, word: &str) -> Result<(), Diagnostic> {
+    if bpftrace() {
+        return Ok(());
+    }
+    Err(Diagnostic::new(at, format!("`{word}` is bpftrace's, not D's")).label("not in D").hint("run the program as bpftrace: --dialect bpftrace, or a .bt file"))
+}
+
+/// `name = value` in a config block.
+fn config_entry(p: Pair<Rule>) -> Result<ConfigEntry, Diagnostic> {
+    let sp = span(&p);
+    let mut it = p.into_inner();
+    let name = ident(it.next().unwrap());
+    let v = it.next().unwrap();
+    let value_span = span(&v);
+    let value = match v.as_rule() {
+        Rule::string => ConfigValue::Str(string_literal(&v)?.value),
+        Rule::number => {
+            let n = parse_int(v.as_str(), value_span.clone())?;
+            ConfigValue::Int(u64::try_from(n).map_err(|_| Diagnostic::new(value_span.clone(), "invalid integer in config").label("too large").hint("a config value is a number from 0 to 2^63-1"))?)
+        }
+        _ if v.as_str() == "true" => ConfigValue::Bool(true),
+        _ if v.as_str() == "false" => ConfigValue::Bool(false),
+        _ => ConfigValue::Name(v.as_str().to_string()),
+    };
+    Ok(ConfigEntry { name, value, value_span, span: sp })
+}
+
+/// `macro name(params) { statements [value] }`: the value is a last expression with no `;`
+/// after it.
+fn macro_def(p: Pair<Rule>) -> Result<MacroDef, Diagnostic> {
+    let sp = span(&p);
+    let mut it = p.into_inner().filter(|x| x.as_rule() != Rule::macro_kw);
+    let name = ident(it.next().unwrap());
+    let mut params = Vec::new();
+    let mut block = None;
+    for part in it {
+        match part.as_rule() {
+            Rule::macro_param => {
+                let inner = part.into_inner().next().unwrap();
+                let id = Ident { name: inner.as_str().to_string(), span: span(&inner) };
+                params.push(match inner.as_rule() {
+                    Rule::macro_var => MacroParam::Var(id),
+                    Rule::map_param => MacroParam::Map(id),
+                    _ => MacroParam::Expr(id),
+                });
+            }
+            _ => block = Some(part.into_inner().next().unwrap()),
+        }
+    }
+    let stmts_pair = block.expect("a macro has a block");
+    let stmts_end = stmts_pair.as_span().end();
+    let last_end = stmts_pair.clone().into_inner().last().map(|l| l.as_span().end());
+    let mut body = statements(stmts_pair)?;
+    // A `;` after the last statement is inside the statements' span, after the statement's.
+    let value = match body.last() {
+        Some(Stmt::Expr(_)) if last_end == Some(stmts_end) => match body.pop() {
+            Some(Stmt::Expr(e)) => Some(e),
+            _ => unreachable!(),
+        },
+        _ => None,
+    };
+    Ok(MacroDef { name, params, body, value, span: sp })
 }
 
 /// The type names a parenthesised name may be, while a program is parsed. Which names are
@@ -236,7 +329,7 @@ fn bpftrace_only(p: Pair<Rule>) -> bool {
 fn bpftrace_only_at(p: Pair<Rule>) -> bool {
     match p.as_rule() {
         Rule::macro_var => return !dialect::is_d_macro(&p.as_str()[1..]),
-        Rule::while_stmt | Rule::for_stmt | Rule::unroll_stmt | Rule::jump_stmt | Rule::let_stmt | Rule::tuple_index | Rule::trailing_comma => return true,
+        Rule::while_stmt | Rule::for_stmt | Rule::unroll_stmt | Rule::jump_stmt | Rule::let_stmt | Rule::tuple_index | Rule::trailing_comma | Rule::config_block | Rule::macro_def => return true,
         // A tuple.
         Rule::paren if p.clone().into_inner().count() != 1 => return true,
         Rule::agg_assign => {
@@ -254,6 +347,11 @@ fn bpftrace_only_at(p: Pair<Rule>) -> bool {
             let mut it = p.clone().into_inner();
             let name = it.next().map_or("", |n| n.as_str());
             if BPFTRACE_FUNCTIONS.contains(&name) || (name == "exit" && it.next().is_none()) {
+                return true;
+            }
+            // `ustack(perf, 5)`: a stack mode is bpftrace's.
+            let first = p.clone().into_inner().nth(1).map(|a| a.as_str().trim().to_string());
+            if name == "ustack" && first.is_some_and(|a| matches!(a.as_str(), "bpftrace" | "perf" | "raw" | "build_id")) {
                 return true;
             }
             // `@a` alone as the argument of printa(), clear(), ... is D's; elsewhere a map.

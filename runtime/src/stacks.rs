@@ -5,7 +5,8 @@ use crate::output::Value;
 use crate::sys;
 use crate::ustacks::{ExitMaps, UserStacks};
 use crumbs_ebpf::abi::STACK_DEPTH;
-use crumbs_lang::ir::{IntRepr, StackUse, SymKind, STACK_FRAMES_DEFAULT};
+use crate::output::bpftrace::keys;
+use crumbs_lang::ir::{IntRepr, StackMode, StackUse, SymKind, STACK_FRAMES_DEFAULT};
 use crumbs_lang::printf::Conv;
 use std::cell::OnceCell;
 use std::collections::HashMap;
@@ -59,8 +60,15 @@ impl Stacks {
 
     /// What user space reads from stack `id` as `use` says, as a value.
     pub fn read(&self, id: i64, u: StackUse) -> Value {
-        let StackUse::Frames(n) = u;
-        Value::Stack(self.frames_of(self.recorded(id), if n == 0 { self.default_frames } else { n as usize }))
+        let StackUse::Frames(n, mode) = u;
+        let n = if n == 0 { self.default_frames } else { n as usize };
+        let frames = match (mode, self.recorded(id)) {
+            // As perf prints a frame: the address, then the symbol as bpftrace's own mode has it.
+            (StackMode::Perf, Recorded::Pcs(pcs)) => pcs.iter().take(n).map(|pc| format!("{pc:x} {}", keys::frame(&self.symbols().frame(*pc)))).collect(),
+            (StackMode::Raw, Recorded::Pcs(pcs)) => pcs.iter().take(n).map(|pc| format!("{pc:x}")).collect(),
+            (_, r) => self.frames_of(r, n),
+        };
+        Value::Stack(frames, mode)
     }
 
     /// Address `pc` as an integer, or as a symbol of `kind`.
@@ -282,7 +290,7 @@ mod tests {
     #[test]
     fn unrecorded_stacks_read_as_zero() {
         let s = Stacks::new(None).with_default_frames(Some(2));
-        assert_eq!(s.read(-(libc::EFAULT as i64), StackUse::Frames(0)), Value::Stack(vec![]));
+        assert_eq!(s.read(-(libc::EFAULT as i64), StackUse::Frames(0, StackMode::Bpftrace)), Value::Stack(vec![], crumbs_lang::ir::StackMode::Bpftrace));
         let pieces = crumbs_lang::printf::parse("%a %d").unwrap();
         let v = s.symbolize(crumbs_lang::printf::conversions(&pieces), vec![Value::long(0), Value::long(0)]);
         assert_eq!(v, [Value::Sym(0, "0x0".into()), Value::long(0)]);

@@ -14,7 +14,7 @@ use crate::sys;
 use blazesym::symbolize::source::{Elf, Source};
 use blazesym::symbolize::{Input, Symbolized, Symbolizer};
 use crumbs_ebpf::abi::USTACK_DEPTH;
-use crumbs_lang::ir::{UStackUse, USymKind, USTACK_FRAMES_MAX};
+use crumbs_lang::ir::{StackMode, UStackUse, USymKind, USTACK_FRAMES_MAX};
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::os::fd::RawFd;
@@ -52,11 +52,11 @@ impl ExitMaps {
     }
 }
 
-/// What an address is in a process: its module (file name and first address) and symbol
-/// (name and first address), each if known.
+/// What an address is in a process: its module (file name, first address and the file's
+/// path) and symbol (name and first address), each if known.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Resolved {
-    module: Option<(String, u64)>,
+    module: Option<(String, u64, String)>,
     symbol: Option<(String, u64)>,
 }
 
@@ -86,13 +86,19 @@ impl UserStacks {
     /// The frames `u` keeps of a recorded user stack word (stack id and tgid), symbolized.
     pub fn read(&self, word: i64, u: UStackUse) -> Value {
         let (id, pid) = (word as i32 as i64, (word as u64 >> 32) as u32);
-        let UStackUse::Frames(n) = u;
+        let UStackUse::Frames(n, mode) = u;
         let n = if n == 0 { self.default_frames } else { n as usize };
-        Value::Stack(match self.recorded(id) {
-            Ok(pcs) => pcs.iter().take(n).map(|pc| self.text(pid, *pc, USymKind::Addr)).collect(),
+        let frame = |pc: u64| match mode {
+            StackMode::Bpftrace => self.text(pid, pc, USymKind::Addr),
+            StackMode::Perf => perf_frame(&self.resolve(pid, pc), pc),
+            StackMode::Raw => format!("{pc:x}"),
+        };
+        let frames = match self.recorded(id) {
+            Ok(pcs) => pcs.iter().take(n).map(|pc| frame(*pc)).collect(),
             Err(why) if why.is_empty() => Vec::new(),
             Err(why) => vec![why],
-        })
+        };
+        Value::Stack(frames, mode)
     }
 
     /// User address `pc` of process `pid`, printed as `kind` says (as a key: standing for
@@ -101,7 +107,7 @@ impl UserStacks {
         let r = self.resolve(pid, pc);
         let at = match (key, kind, &r) {
             (true, USymKind::Func, Resolved { symbol: Some((_, start)), .. }) => *start,
-            (true, USymKind::Mod, Resolved { module: Some((_, start)), .. }) => *start,
+            (true, USymKind::Mod, Resolved { module: Some((_, start, _)), .. }) => *start,
             _ => pc,
         };
         Value::Sym(at, describe(&r, pc, kind))
@@ -142,7 +148,7 @@ impl UserStacks {
         let Some(m) = maps.iter().find(|m| (m.start..m.end).contains(&pc)) else { return Resolved::default() };
         // The module starts at the first mapping of its file.
         let start = maps.iter().filter(|x| x.path == m.path).map(|x| x.start).min().unwrap_or(m.start);
-        let module = Some((basename(&m.path).to_string(), start));
+        let module = Some((basename(&m.path).to_string(), start, m.path.clone()));
         let symbolizer = self.symbolizer.get_or_init(|| Symbolizer::builder().enable_code_info(false).enable_inlined_fns(false).enable_demangling(false).build());
         let offset = pc - m.start + m.offset;
         // A process with another root directory (a container's) sees its files under it
@@ -182,11 +188,21 @@ impl UserStacks {
 /// symbol covers it, the module alone for `umod()`, and `0xaddr` outside any file.
 fn describe(r: &Resolved, pc: u64, kind: USymKind) -> String {
     match (kind, &r.module, &r.symbol) {
-        (USymKind::Mod, Some((m, _)), _) => m.clone(),
-        (USymKind::Addr, Some((m, _)), Some((name, start))) if pc > *start => format!("{m}`{name}+0x{:x}", pc - start),
-        (USymKind::Addr | USymKind::Func, Some((m, _)), Some((name, _))) => format!("{m}`{name}"),
-        (USymKind::Addr | USymKind::Func, Some((m, _)), None) => format!("{m}`0x{pc:x}"),
+        (USymKind::Mod, Some((m, _, _)), _) => m.clone(),
+        (USymKind::Addr, Some((m, _, _)), Some((name, start))) if pc > *start => format!("{m}`{name}+0x{:x}", pc - start),
+        (USymKind::Addr | USymKind::Func, Some((m, _, _)), Some((name, _))) => format!("{m}`{name}"),
+        (USymKind::Addr | USymKind::Func, Some((m, _, _)), None) => format!("{m}`0x{pc:x}"),
         (_, None, _) => format!("0x{pc:x}"),
+    }
+}
+
+/// A user frame as bpftrace's perf mode prints it (after its tab): the address in hex, then
+/// `symbol+offset (file)` (the offset in decimal, the file as the process mapped it), or
+/// `0xaddress ([unknown])` where no symbol covers it.
+fn perf_frame(r: &Resolved, pc: u64) -> String {
+    match (&r.module, &r.symbol) {
+        (Some((_, _, path)), Some((name, start))) => format!("{pc:x} {name}+{} ({path})", pc - start),
+        _ => format!("{pc:x} 0x{pc:x} ([unknown])"),
     }
 }
 
@@ -277,14 +293,25 @@ mod tests {
 
     #[test]
     fn prints_like_dtrace() {
-        let r = Resolved { module: Some(("libc.so.6".into(), 0x1000)), symbol: Some(("write".into(), 0x1200)) };
+        let r = Resolved { module: Some(("libc.so.6".into(), 0x1000, "/usr/lib/libc.so.6".into())), symbol: Some(("write".into(), 0x1200)) };
         assert_eq!(describe(&r, 0x1234, USymKind::Addr), "libc.so.6`write+0x34");
         assert_eq!(describe(&r, 0x1200, USymKind::Addr), "libc.so.6`write");
         assert_eq!(describe(&r, 0x1234, USymKind::Func), "libc.so.6`write");
         assert_eq!(describe(&r, 0x1234, USymKind::Mod), "libc.so.6");
-        let m = Resolved { module: Some(("prog".into(), 0x1000)), symbol: None };
+        let m = Resolved { module: Some(("prog".into(), 0x1000, "/opt/prog".into())), symbol: None };
         assert_eq!(describe(&m, 0x1234, USymKind::Func), "prog`0x1234");
         assert_eq!(describe(&Resolved::default(), 0x1234, USymKind::Mod), "0x1234");
+    }
+
+    #[test]
+    fn perf_frames_name_the_file() {
+        // bpftrace 0.17: uprobe:/lib/x86_64-linux-gnu/libc.so.6:getpid { printf("%s", ustack(perf, 2)); }
+        // printed "\t7f151e13c4e0 __getpid+0 (/usr/lib/x86_64-linux-gnu/libc.so.6)" and
+        // "\t94bc20 0x94bc20 ([unknown])".
+        let r = Resolved { module: Some(("libc.so.6".into(), 0x1000, "/usr/lib/libc.so.6".into())), symbol: Some(("write".into(), 0x1200)) };
+        assert_eq!(perf_frame(&r, 0x1234), "1234 write+52 (/usr/lib/libc.so.6)");
+        assert_eq!(perf_frame(&r, 0x1200), "1200 write+0 (/usr/lib/libc.so.6)");
+        assert_eq!(perf_frame(&Resolved::default(), 0x94bc20), "94bc20 0x94bc20 ([unknown])");
     }
 
     #[test]
@@ -299,7 +326,7 @@ mod tests {
     fn a_gone_process_prints_addresses() {
         let u = UserStacks::new(None, None, ExitMaps::default());
         assert_eq!(u.address(0x1234, u32::MAX, USymKind::Addr, false), Value::Sym(0x1234, "0x1234".into()));
-        assert_eq!(u.read(-(libc::EFAULT as i64) & 0xffff_ffff, UStackUse::Frames(0)), Value::Stack(vec![]));
+        assert_eq!(u.read(-(libc::EFAULT as i64) & 0xffff_ffff, UStackUse::Frames(0, StackMode::Bpftrace)), Value::Stack(vec![], crumbs_lang::ir::StackMode::Bpftrace));
     }
 
     /// This very process, symbolized through its own maps: its `main` is in its executable.

@@ -42,10 +42,8 @@ struct Request {
     output: Option<String>,
     dry_run_dump: bool,
     emit_elf: Option<String>,
-    /// `-x`-style options for the compiler, from the environment (`strsize=N`).
-    options: Vec<String>,
-    /// `BPFTRACE_STACK_MODE`: how bpftrace would print stacks (`bpftrace`, `perf`, `raw`).
-    stack_mode: Option<String>,
+    /// bpftrace's config variables the environment sets (`BPFTRACE_STACK_MODE`, ...).
+    config: crumbs_lang::config::Config,
 }
 
 /// A usage error: getopt's line, then the usage; status 1 as bpftrace's.
@@ -141,29 +139,11 @@ fn opt_v(options: &[args::Opt]) -> bool {
     options.iter().any(|o| o.name == "v")
 }
 
-/// `BPFTRACE_STRLEN` (and `BPFTRACE_MAX_STRLEN`) as the strsize option,
-/// `BPFTRACE_MAP_KEYS_MAX` checked, `BPFTRACE_STACK_MODE` kept.
+/// bpftrace's config variables from the environment (`BPFTRACE_MAX_STRLEN` and 0.17's
+/// `BPFTRACE_STRLEN`, `BPFTRACE_STACK_MODE`, ...: the table in crumbs_lang::config, shared with
+/// the program's config block, over which they win).
 fn read_environment(r: &mut Request) -> Result<(), String> {
-    let number = |var: &str| -> Result<Option<u64>, String> {
-        match std::env::var(var) {
-            Err(_) => Ok(None),
-            Ok(v) => match v.parse::<u64>() {
-                // bpftrace takes 0 as "not set".
-                Ok(0) => Ok(None),
-                Ok(n) => Ok(Some(n)),
-                Err(_) => Err(format!("Env var '{var}' did not contain a valid uint64_t, or was zero-valued.")),
-            },
-        }
-    };
-    for var in ["BPFTRACE_MAX_STRLEN", "BPFTRACE_STRLEN"] {
-        if let Some(n) = number(var)? {
-            r.options.push(format!("strsize={n}"));
-        }
-    }
-    // crumbs sizes its maps itself (-x dynvarsize, aggsize); the variable is checked as
-    // bpftrace checks it, and needs nothing more.
-    number("BPFTRACE_MAP_KEYS_MAX")?;
-    r.stack_mode = std::env::var("BPFTRACE_STACK_MODE").ok();
+    r.config = crumbs_lang::config::from_env(|var| std::env::var(var).ok())?;
     Ok(())
 }
 
@@ -179,9 +159,6 @@ fn trace(r: Request, name: &str, text: &str, params: Vec<String>) -> ExitCode {
             return BPFTRACE.fail(msg);
         }
     }
-    if !r.no_warnings && r.stack_mode.as_deref().is_some_and(|m| m != "bpftrace") {
-        eprintln!("WARNING: BPFTRACE_STACK_MODE={}: crumbs prints stacks in bpftrace's own mode", r.stack_mode.as_deref().unwrap_or_default());
-    }
     let child = match (&r.command, compile_only) {
         (Some(cmd), false) => match Child::spawn(cmd) {
             Ok(c) => Some(c),
@@ -191,7 +168,7 @@ fn trace(r: Request, name: &str, text: &str, params: Vec<String>) -> ExitCode {
         _ => None,
     };
     let target = child.as_ref().map(|c| c.pid).or(pid).map(i64::from).or((compile_only && r.command.is_some()).then_some(0));
-    let opts = CompileOptions { target, args: std::iter::once(name.to_string()).chain(params).collect(), options: r.options.clone(), destructive: r.unsafe_, dialect: Some(Dialect::Bpftrace) };
+    let opts = CompileOptions { target, args: std::iter::once(name.to_string()).chain(params).collect(), options: Vec::new(), destructive: r.unsafe_, dialect: Some(Dialect::Bpftrace), config: r.config.clone() };
     let compiled = match driver::compile(text, &opts, &LiveKernel) {
         Ok(c) => c,
         // crumbs' own diagnostic (file:line:col, the line, a caret, a hint); bpftrace's status.

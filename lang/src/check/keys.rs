@@ -129,17 +129,23 @@ impl Checker<'_> {
 
 /// A stack key as messages name it.
 fn describe_stack(u: StackUse) -> String {
-    match u {
-        StackUse::Frames(0) => "stack() (the stackframes option's frames)".into(),
-        StackUse::Frames(n) => format!("stack({n})"),
-    }
+    let StackUse::Frames(n, mode) = u;
+    let s = if n == 0 { "stack() (the stackframes option's frames)".to_string() } else { format!("stack({n})") };
+    s + mode_text(mode)
 }
 
 /// A user stack key as messages name it.
 fn describe_ustack(u: crate::ir::UStackUse) -> String {
-    use crate::ir::UStackUse;
-    match u {
-        UStackUse::Frames(0) => "ustack() (the ustackframes option's frames)".into(),
-        UStackUse::Frames(n) => format!("ustack({n})"),
+    let crate::ir::UStackUse::Frames(n, mode) = u;
+    let s = if n == 0 { "ustack() (the ustackframes option's frames)".to_string() } else { format!("ustack({n})") };
+    s + mode_text(mode)
+}
+
+/// A stack's mode as key messages say it (bpftrace's own mode, the default, unsaid).
+fn mode_text(mode: crate::ir::StackMode) -> &'static str {
+    match mode {
+        crate::ir::StackMode::Bpftrace => "",
+        crate::ir::StackMode::Perf => " in perf mode",
+        crate::ir::StackMode::Raw => " in raw mode",
     }
 }

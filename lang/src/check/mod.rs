@@ -67,6 +67,9 @@ pub struct CheckOptions {
     /// The language the program is written in (None: found from its syntax, see
     /// [`crate::parse::detect_dialect`]).
     pub dialect: Option<crate::dialect::Dialect>,
+    /// bpftrace's config variables the environment sets (`BPFTRACE_STACK_MODE`, ...): they
+    /// win over the program's `config = { ... }` block.
+    pub config: crate::config::Config,
     /// CLOCK_MONOTONIC when tracing starts (as near as the caller knows it), in ns:
     /// bpftrace's `elapsed` counts from it.
     pub start_ns: u64,
@@ -133,9 +136,12 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         None => (None, KeyBuffers::new()),
     };
     let mut options = options(&program.pragmas)?;
-    if let Some(n) = opts.strsize {
+    // bpftrace's config block, under the environment's settings, over the pragmas.
+    let config = crate::config::from_block(&program.config)?.under(&opts.config);
+    if let Some(n) = opts.strsize.or(config.max_strlen) {
         options.strsize = Some(n);
     }
+    options.no_maps_at_exit = config.print_maps_on_exit == Some(false);
     options.destructive |= opts.destructive;
     let pragma_jstack = program.pragmas.iter().rev().find(|p| p.name == "jstackframes");
     let jstackframes = match (opts.jstackframes, pragma_jstack) {
@@ -191,6 +197,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         key_buffers,
         key_types: std::collections::HashMap::new(),
         c_ints: std::collections::HashMap::new(),
+        stack_mode: config.stack_mode.unwrap_or_default(),
     };
     var_decls::no_assignments(&program.decls)?;
     if !second {
@@ -442,7 +449,7 @@ fn fbtmode_option(value: Option<&str>) -> Result<crate::ir::FbtMode, (String, St
     }
 }
 
-fn strsize_option(value: Option<&str>) -> Result<u64, (String, String)> {
+pub(crate) fn strsize_option(value: Option<&str>) -> Result<u64, (String, String)> {
     let v = value.and_then(parse_size).ok_or((format!("option `strsize` needs a size, got `{}`", value.unwrap_or("")), "write a size such as `strsize=512`".to_string()))?;
     if !(2..=4096).contains(&v) {
         return Err((format!("strsize={} is out of range", value.unwrap_or("")), "a string can be 2 to 4096 bytes (its NUL included)".to_string()));
@@ -545,6 +552,8 @@ struct Checker<'a> {
     key_types: std::collections::HashMap<(String, usize), crate::types::TypeId>,
     /// D's integer types by name, as [`Checker::c_int`] found them.
     c_ints: std::collections::HashMap<&'static str, crate::types::TypeId>,
+    /// How bpftrace's stacks that name no mode print (its `stack_mode`).
+    stack_mode: StackMode,
 }
 
 type Lowered = (Option<Expr>, Vec<Stmt>, Vec<u32>, Option<usize>, Vec<Variable>);

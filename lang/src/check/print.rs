@@ -39,7 +39,7 @@ impl Checker<'_> {
         let repr = self.repr_of(&v);
         let item = match (print, repr) {
             (false, _) => Item::Trace(repr),
-            (true, r) if r.printed_only() => return Err(Diagnostic::new(span.clone(), format!("print() cannot print {}", r.describe())).label(r.describe()).hint(match r { Repr::Stack(StackUse::Frames(_)) => "trace it with stack();", Repr::UStack(crate::ir::UStackUse::Frames(_)) => "trace it with ustack();", _ => "trace it with trace()" })),
+            (true, r) if r.printed_only() => return Err(Diagnostic::new(span.clone(), format!("print() cannot print {}", r.describe())).label(r.describe()).hint(match r { Repr::Stack(StackUse::Frames(..)) => "trace it with stack();", Repr::UStack(crate::ir::UStackUse::Frames(..)) => "trace it with ustack();", _ => "trace it with trace()" })),
             (true, Repr::Int(_)) => Item::Print(repr, Box::new(self.layout_of(v.ty).map_err(|x| no_types(span, x))?)),
             (true, _) => Item::Print(repr, Box::new(Layout { name: "string".into(), shape: Shape::Opaque })),
         };

@@ -8,6 +8,7 @@ use crate::ir::{UStackUse, USymKind, STACK_FRAMES_MAX, USTACK_FRAMES_MAX};
 impl Checker<'_> {
     /// A call of a subroutine that records a stack or names a symbol.
     pub(super) fn stack_or_symbol(&mut self, f: &builtins::BuiltinFn, args: &[ast::Expr], span: &Span) -> Result<TExpr, Diagnostic> {
+        let (mode, args) = self.stack_mode_arg(f, args)?;
         check_arity(f, args, span)?;
         match f.hook {
             FnHook::Sym(kind) => {
@@ -32,15 +33,35 @@ impl Checker<'_> {
                 if let Some(a) = args.get(1) {
                     string_room(f, a)?;
                 }
-                Ok(self.ustack(UStackUse::Frames(frames)))
+                Ok(self.ustack(UStackUse::Frames(frames, mode)))
             }
             _ => {
                 let frames = match args.first() {
                     None => 0,
                     Some(a) => frame_count(f, a, STACK_FRAMES_MAX, "a kernel stack")?,
                 };
-                Ok(self.stack(StackUse::Frames(frames)))
+                Ok(self.stack(StackUse::Frames(frames, mode)))
             }
+        }
+    }
+
+    /// bpftrace's `kstack(mode, ...)` and `ustack(mode, ...)`: the mode a stack prints in
+    /// (the program's `stack_mode` when none is named) and the arguments after it. A name
+    /// that is not a mode is the frame count's (a `#define`d constant).
+    fn stack_mode_arg<'x>(&self, f: &builtins::BuiltinFn, args: &'x [ast::Expr]) -> Result<(StackMode, &'x [ast::Expr]), Diagnostic> {
+        let stack = matches!(f.hook, FnHook::Stack | FnHook::UStack { java: false });
+        if !stack || !self.bpftrace() {
+            return Ok((StackMode::Bpftrace, args));
+        }
+        let func = if f.name == "stack" { "kstack" } else { f.name };
+        match args.first().map(|a| &a.kind) {
+            Some(ast::ExprKind::Ident(m)) if args.len() == 2 || matches!(m.as_str(), "bpftrace" | "perf" | "raw" | "build_id") => {
+                let mode = crate::config::stack_mode(func, m).map_err(|(msg, hint)| {
+                    Diagnostic::new(args[0].span.clone(), format!("Error parsing stack mode: {msg}")).label("not a stack mode").hint(hint)
+                })?;
+                Ok((mode, &args[1..]))
+            }
+            _ => Ok((self.stack_mode, args)),
         }
     }
 

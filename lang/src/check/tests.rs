@@ -383,9 +383,9 @@ fn data_loc_arrays_point_into_the_record() {
 #[test]
 fn stacks_and_symbols_lower_to_their_uses() {
     let p = ok("profile-997 { @a[stack(3), func(arg0), mod(caller)] = count(); @b[stack(), sym(caller), stackdepth] = count(); printf(\"%a %k\", caller, stack(2)); }");
-    assert_eq!(p.aggregations[0].keys, [Repr::Stack(StackUse::Frames(3)), Repr::Sym(SymKind::Func), Repr::Sym(SymKind::Mod)]);
-    assert_eq!(p.aggregations[1].keys, [Repr::Stack(StackUse::Frames(0)), Repr::Sym(SymKind::Func), Repr::Int(IntRepr { size: 4, signed: false })]);
-    assert_eq!(p.records[0].items[0].arg_reprs(), [Repr::Int(IntRepr::U64), Repr::Stack(StackUse::Frames(2))]);
+    assert_eq!(p.aggregations[0].keys, [Repr::Stack(StackUse::Frames(3, StackMode::Bpftrace)), Repr::Sym(SymKind::Func), Repr::Sym(SymKind::Mod)]);
+    assert_eq!(p.aggregations[1].keys, [Repr::Stack(StackUse::Frames(0, StackMode::Bpftrace)), Repr::Sym(SymKind::Func), Repr::Int(IntRepr { size: 4, signed: false })]);
+    assert_eq!(p.records[0].items[0].arg_reprs(), [Repr::Int(IntRepr::U64), Repr::Stack(StackUse::Frames(2, StackMode::Bpftrace))]);
     assert!(p.uses_stack);
     let Stmt::Aggregate { keys, .. } = &p.groups[0].clauses[0].body[0] else { panic!() };
     assert_eq!(keys[1], Expr::Sym(SymKind::Func, Box::new(Expr::Var(VarHook::Arg(0)))));

@@ -292,7 +292,7 @@ impl Checker<'_> {
         }
         if let ctypes::Val::Value(x @ (Expr::Stack(_) | Expr::Sym(..) | Expr::UStack(_) | Expr::USym(..))) = &t.val {
             let what = x.repr().describe();
-            let hint = if matches!(x, Expr::Stack(StackUse::Frames(_))) { "use a stack as an aggregation key (@[stack()] = count()) or trace it (stack();)" } else if matches!(x, Expr::UStack(crate::ir::UStackUse::Frames(_))) { "use a user stack as an aggregation key (@[ustack()] = count()) or trace it (ustack();)" } else { symbols::printed_only_hint(x.repr()) };
+            let hint = if matches!(x, Expr::Stack(StackUse::Frames(..))) { "use a stack as an aggregation key (@[stack()] = count()) or trace it (stack();)" } else if matches!(x, Expr::UStack(crate::ir::UStackUse::Frames(..))) { "use a user stack as an aggregation key (@[ustack()] = count()) or trace it (ustack();)" } else { symbols::printed_only_hint(x.repr()) };
             return Err(Diagnostic::new(e.span.clone(), format!("a variable cannot hold {what}")).label(what).hint(hint));
         }
         // An array stored is its address, a pointer to its first element (as in C).

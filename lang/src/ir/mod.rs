@@ -94,21 +94,37 @@ pub enum Repr {
 /// many programs share a tracepoint).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StackUse {
-    /// `stack(n)`: the innermost n frames; 0 is the `stackframes` option's number.
-    Frames(u8),
+    /// `stack(n)`: the innermost n frames (0 is the `stackframes` option's number), printed
+    /// as the mode says.
+    Frames(u8, StackMode),
+}
+
+/// How a stack prints in bpftrace's output (its `stack_mode`; D's output has one layout):
+/// part of the stack's value, as one program may print stacks in several modes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum StackMode {
+    /// `function+offset`, a frame a line, indented.
+    #[default]
+    Bpftrace,
+    /// As perf prints them: a tab, the address in hex, the symbol (a user frame's file after
+    /// it in parentheses).
+    Perf,
+    /// The addresses in hex, not symbolized.
+    Raw,
 }
 
 /// What user space reads from a recorded user stack (`ustack()`, `ucaller`, `ustackdepth`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UStackUse {
-    /// `ustack(n)`: the innermost n frames; 0 is the `ustackframes` option's number.
-    Frames(u8),
+    /// `ustack(n)`: the innermost n frames (0 is the `ustackframes` option's number),
+    /// printed as the mode says.
+    Frames(u8, StackMode),
 }
 
 impl UStackUse {
     pub fn describe(self) -> &'static str {
         match self {
-            UStackUse::Frames(_) => "a user stack",
+            UStackUse::Frames(..) => "a user stack",
         }
     }
 }
@@ -147,7 +163,7 @@ pub const STACK_FRAMES_DEFAULT: u8 = 20;
 impl StackUse {
     pub fn describe(self) -> &'static str {
         match self {
-            StackUse::Frames(_) => "a stack",
+            StackUse::Frames(..) => "a stack",
         }
     }
 }
@@ -245,7 +261,7 @@ impl Repr {
 
     /// Whether it is a stack's frames (kernel or user), printed by `%k`.
     pub fn is_frames(self) -> bool {
-        matches!(self, Repr::Stack(StackUse::Frames(_)) | Repr::UStack(UStackUse::Frames(_)))
+        matches!(self, Repr::Stack(StackUse::Frames(..)) | Repr::UStack(UStackUse::Frames(..)))
     }
 }
 
@@ -920,6 +936,8 @@ pub struct Options {
     pub specsize: Option<u64>,
     /// How fbt probes attach, if forced (`-x fbtmode=`); else the back end chooses per kernel.
     pub fbtmode: Option<FbtMode>,
+    /// bpftrace's `print_maps_on_exit = false`: its maps are not printed when tracing ends.
+    pub no_maps_at_exit: bool,
 }
 
 /// How fbt probes attach to kernel functions.

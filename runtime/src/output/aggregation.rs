@@ -142,7 +142,7 @@ fn rank(v: &Value) -> u8 {
     match v {
         Value::Int(..) => 0,
         Value::Str(_) => 1,
-        Value::Stack(_) => 2,
+        Value::Stack(..) => 2,
         Value::Bytes(_) => 3,
         Value::Sym(..) => 4,
     }
@@ -166,7 +166,7 @@ pub fn compare_keys_from(a: &[Value], b: &[Value], pos: u64) -> Ordering {
             let o = match (x, y) {
                 (Value::Int(x, _), Value::Int(y, _)) => (*x as u64).cmp(&(*y as u64)),
                 (Value::Str(x), Value::Str(y)) => x.as_bytes().cmp(y.as_bytes()),
-                (Value::Stack(x), Value::Stack(y)) => x.cmp(y),
+                (Value::Stack(x, _), Value::Stack(y, _)) => x.cmp(y),
                 // By address, as DTrace compares the recorded (function-start) addresses.
                 (Value::Sym(x, _), Value::Sym(y, _)) => x.cmp(y),
                 (x, y) => rank(x).cmp(&rank(y)),
@@ -240,7 +240,7 @@ pub(super) fn print_key(out: &mut String, key: &Value) {
             push_n(out, ' ', 2);
             pad(out, s, s.len(), 50, true);
         }
-        Value::Stack(frames) => out.push_str(&Value::stack_text(frames)),
+        Value::Stack(frames, _) => out.push_str(&Value::stack_text(frames)),
         Value::Sym(_, text) => Value::sym_column(out, text),
         Value::Bytes(b) => bytes_column(out, b),
     }

@@ -154,8 +154,9 @@ pub enum Value {
     /// An integer and its C type's width and sign.
     Int(i64, IntRepr),
     Str(String),
-    /// A kernel stack: its frames, innermost first, already symbolized.
-    Stack(Vec<String>),
+    /// A kernel or user stack: its frames, innermost first, already symbolized as the
+    /// mode says, and how bpftrace's output lays them out (D's has one layout).
+    Stack(Vec<String>, crumbs_lang::ir::StackMode),
     /// A struct, union or array: its bytes as recorded.
     Bytes(Vec<u8>),
     /// A kernel address and how it prints (`func()`, `mod()`, or printf's `%a`).

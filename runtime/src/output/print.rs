@@ -33,7 +33,7 @@ pub fn print(layout: &Layout, value: &Value) -> String {
             &scalar
         }
         Value::Str(s) => return format!("{} \"{s}\"\n", layout.name),
-        Value::Stack(frames) => return Value::stack_text(frames),
+        Value::Stack(frames, _) => return Value::stack_text(frames),
         Value::Sym(_, text) => return format!("{} {text}\n", layout.name),
     };
     let mut p = Printer { out: String::new(), bytes, depth: 0, nest: 0 };

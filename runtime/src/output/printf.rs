@@ -77,14 +77,14 @@ pub fn format_conv(out: &mut String, c: &Conv, v: &Value) {
             let left = c.has_flag('-');
             pad(out, s, s.len(), c.width.unwrap_or(0), left);
         }
-        ('k', Value::Stack(frames)) => format_stack(out, c, frames),
+        ('k', Value::Stack(frames, _)) => format_stack(out, c, frames),
         // %a's argument arrives symbolized; `func()` and `mod()` values print as text too
         // with %s.
         ('a' | 'A' | 's', Value::Sym(_, text)) => format_str(out, c, text),
         (_, Value::Sym(pc, _)) => format_int(out, c, *pc as i64, IntRepr::U64),
         // The checker keeps stacks out of other conversions (printa's %s of a stack key
         // prints it as traced).
-        (_, Value::Stack(frames)) => out.push_str(&Value::stack_text(frames)),
+        (_, Value::Stack(frames, _)) => out.push_str(&Value::stack_text(frames)),
         (_, Value::Bytes(b)) => out.push_str(&Value::bytes_text(b)),
     }
 }
@@ -253,7 +253,7 @@ mod tests {
         let sym = Value::Sym(0xffffffff81000123, "vmlinux`helper+0x23".into());
         assert_eq!(f("%a|%-25a|%25a|%.7a", &[sym.clone(), sym.clone(), sym.clone(), sym.clone()]), "vmlinux`helper+0x23|vmlinux`helper+0x23      |      vmlinux`helper+0x23|vmlinux");
         assert_eq!(f("%p %d %x", &[sym.clone(), sym.clone(), sym]), format!("ffffffff81000123 {} ffffffff81000123", 0xffffffff81000123u64));
-        let stack = Value::Stack(vec!["vmlinux`a+0x1".into(), "vmlinux`b".into()]);
+        let stack = Value::Stack(vec!["vmlinux`a+0x1".into(), "vmlinux`b".into()], crumbs_lang::ir::StackMode::Bpftrace);
         assert_eq!(f("%k|", std::slice::from_ref(&stack)), "\nvmlinux`a+0x1\nvmlinux`b\n|");
         assert_eq!(f("%-3k|", std::slice::from_ref(&stack)), "\n   vmlinux`a+0x1\n   vmlinux`b\n|");
         assert_eq!(f("%12k|", &[stack]), "\nvmlinux`a+0x1\n   vmlinux`b\n|");

@@ -58,7 +58,7 @@ pub fn prefix(cpu: u32, id: u32, func: &str, name: &str) -> String {
 /// text in every case.
 pub fn trace(v: &Value, quiet: bool) -> String {
     let mut out = String::new();
-    if let Value::Stack(frames) = v {
+    if let Value::Stack(frames, _) = v {
         return Value::stack_text(frames);
     }
     match (v, quiet) {
@@ -69,7 +69,7 @@ pub fn trace(v: &Value, quiet: bool) -> String {
             push_n(&mut out, ' ', 2);
             pad(&mut out, s, s.len(), 33, true);
         }
-        (Value::Stack(_), _) => unreachable!("returned above"),
+        (Value::Stack(..), _) => unreachable!("returned above"),
         (Value::Bytes(b), _) => out.push_str(&Value::bytes_text(b)),
         // dt_print_sym()'s and dt_print_mod()'s column, quiet or not.
         (Value::Sym(_, text), _) => Value::sym_column(&mut out, text),

@@ -133,7 +133,9 @@ impl Sink for BpftraceJson<'_> {
         self.console.write_all(AT_EXIT.as_bytes())?;
         self.console.flush()?;
         let mut text = String::new();
-        for m in every::by_name(&self.aggregations, &[], aggregations, &self.value_maps) {
+        // `print_maps_on_exit = false`: no maps.
+        let maps = if self.options.no_maps_at_exit { Vec::new() } else { every::by_name(&self.aggregations, &[], aggregations, &self.value_maps) };
+        for m in maps {
             let written = match m {
                 AnyMap::Agg(map, rows) => records::aggregation(&map, rows, Limits::default()),
                 AnyMap::Values(v) => records::value_map(v.name.trim_start_matches('@'), &v.rows, Limits::default()),

@@ -13,6 +13,7 @@
 //! -1 last).
 
 use super::super::Value;
+use crumbs_lang::ir::StackMode;
 use std::cmp::Ordering;
 
 /// The 64-bit number bpftrace stores for an integer key or value of type `r`.
@@ -32,7 +33,7 @@ pub fn key_text(key: &Value) -> String {
     match key {
         Value::Int(n, r) => widened(*n, *r).to_string(),
         Value::Str(s) => s.clone(),
-        Value::Stack(frames) => Value::stack_with(frames, 4, &frame),
+        Value::Stack(frames, mode) => stack_text(frames, *mode, 4),
         Value::Sym(_, text) => symbol(text),
         Value::Bytes(b) => Value::bytes_text(b),
     }
@@ -107,6 +108,17 @@ pub fn frame(dtrace: &str) -> String {
     }
 }
 
+/// A stack as bpftrace prints it in `mode`: a newline, then a frame a line; in its own mode
+/// `function+offset` indented by `indent` (4 as a key, 8 as a value or in printf()), in
+/// perf's a tab before each frame (its address and symbol), raw addresses as they are.
+pub fn stack_text(frames: &[String], mode: StackMode, indent: usize) -> String {
+    match mode {
+        StackMode::Bpftrace => Value::stack_with(frames, indent, &frame),
+        StackMode::Perf => Value::stack_with(frames, 0, &|f| format!("\t{f}")),
+        StackMode::Raw => Value::stack_with(frames, 0, &|f| f.to_string()),
+    }
+}
+
 /// ksym()'s symbol as bpftrace prints it: the function's name alone, from crumbs' DTrace
 /// form (`` module`function+0xoffset ``); anything else as it is.
 pub fn symbol(dtrace: &str) -> String {
@@ -148,7 +160,7 @@ mod tests {
     fn a_stack_key_has_a_frame_a_line_indented_by_4() {
         // tracepoint:sched:sched_switch { @x[kstack(2), 5] = 3; exit(); } printed
         // "@x[\n    __schedule+1560\n    schedule+35\n, 5]: 3".
-        let stack = Value::Stack(vec!["__schedule+1560".into(), "schedule+35".into()]);
+        let stack = Value::Stack(vec!["__schedule+1560".into(), "schedule+35".into()], crumbs_lang::ir::StackMode::Bpftrace);
         assert_eq!(map_key("x", &[stack, Value::long(5)]), "@x[\n    __schedule+1560\n    schedule+35\n, 5]");
     }
 
@@ -176,7 +188,7 @@ mod tests {
         assert_eq!(symbol("vmlinux`vfs_read+0x10"), "vfs_read");
         assert_eq!(symbol("0xffffffffc0001234"), "0xffffffffc0001234");
         // A stack key with crumbs' frames prints bpftrace's.
-        let stack = Value::Stack(vec!["vmlinux`__schedule+0x618".into(), "vmlinux`schedule".into()]);
+        let stack = Value::Stack(vec!["vmlinux`__schedule+0x618".into(), "vmlinux`schedule".into()], crumbs_lang::ir::StackMode::Bpftrace);
         assert_eq!(key_text(&stack), "\n    __schedule+1560\n    schedule+0\n");
     }
 }

@@ -253,7 +253,7 @@ pub fn print_value_map(out: &mut String, name: &str, rows: &[(Vec<Value>, Value)
     let lines: Vec<String> = ordered_values(rows, limits).into_iter().map(|(k, v)| format!("{}: {}", map_key(name, k), value_text(v, limits.div()))).collect();
     // Stacks end in a newline; symbols are joined with nothing, as bpftrace 0.17 does.
     let joiner = match rows.first() {
-        Some((_, Value::Stack(_) | Value::Sym(..))) => "",
+        Some((_, Value::Stack(..) | Value::Sym(..))) => "",
         _ => "\n",
     };
     out.push_str(&lines.join(joiner));
@@ -283,7 +283,7 @@ fn value_order(a: &Value, b: &Value) -> Ordering {
 /// symbol (`%s` of ksym(), made `%a`) as its name.
 pub fn printf_text(pieces: &[crumbs_lang::printf::Piece], values: &[Value]) -> String {
     use crumbs_lang::printf::Piece;
-    if !values.iter().any(|v| matches!(v, Value::Stack(_) | Value::Sym(..))) {
+    if !values.iter().any(|v| matches!(v, Value::Stack(..) | Value::Sym(..))) {
         return super::super::printf::format(pieces, values);
     }
     let pieces: Vec<Piece> = pieces
@@ -297,7 +297,7 @@ pub fn printf_text(pieces: &[crumbs_lang::printf::Piece], values: &[Value]) -> S
             p => p.clone(),
         })
         .collect();
-    let values: Vec<Value> = values.iter().map(|v| if matches!(v, Value::Stack(_) | Value::Sym(..)) { Value::Str(value_text(v, 1)) } else { v.clone() }).collect();
+    let values: Vec<Value> = values.iter().map(|v| if matches!(v, Value::Stack(..) | Value::Sym(..)) { Value::Str(value_text(v, 1)) } else { v.clone() }).collect();
     super::super::printf::format(&pieces, &values)
 }
 
@@ -307,7 +307,7 @@ pub fn value_text(v: &Value, div: u64) -> String {
         Value::Int(n, r) if r.signed => (keys::widened(*n, *r) as i128 / div as i128).to_string(),
         Value::Int(n, r) => (r.unsigned(*n) / div).to_string(),
         Value::Str(s) => s.clone(),
-        Value::Stack(frames) => Value::stack_with(frames, 8, &keys::frame),
+        Value::Stack(frames, mode) => keys::stack_text(frames, *mode, 8),
         Value::Sym(_, text) => keys::symbol(text),
         Value::Bytes(b) => Value::bytes_text(b),
     }
@@ -529,7 +529,7 @@ mod tests {
         // tracepoint:sched:sched_switch { @s = kstack(2); @w[1] = kstack(2); @w[2]=kstack(2);
         //   exit(); } printed "@s: \n        __schedule+1560\n        schedule+35\n\n" and
         //   "@w[1]: \n        __schedule+1560\n        schedule+35\n@w[2]: \n ...\n\n".
-        let stack = Value::Stack(vec!["__schedule+1560".into(), "schedule+35".into()]);
+        let stack = Value::Stack(vec!["__schedule+1560".into(), "schedule+35".into()], crumbs_lang::ir::StackMode::Bpftrace);
         let frames = "\n        __schedule+1560\n        schedule+35\n";
         assert_eq!(value_map("s", &[(vec![], stack.clone())]), format!("@s: {frames}\n"));
         let rows = [(vec![Value::long(2)], stack.clone()), (vec![Value::long(1)], stack)];

@@ -193,7 +193,7 @@ mod tests {
         assert_eq!(record("value", &value(&long(-3), 1)), "{\"type\": \"value\", \"data\": -3}\n");
         assert_eq!(record("time", &string("13:17:28\n")), "{\"type\": \"time\", \"data\": \"13:17:28\\n\"}\n");
         // print(kstack(2)) wrote the text format's stack, frames indented by 8.
-        let stack = Value::Stack(vec!["__schedule+1560".into(), "schedule+35".into()]);
+        let stack = Value::Stack(vec!["__schedule+1560".into(), "schedule+35".into()], crumbs_lang::ir::StackMode::Bpftrace);
         assert_eq!(value(&stack, 1), r#""\n        __schedule+1560\n        schedule+35\n""#);
         // @u[1] = (uint64)-1 wrote 18446744073709551615.
         assert_eq!(value(&Value::Int(-1, IntRepr::U64), 1), "18446744073709551615");
@@ -347,7 +347,7 @@ mod tests {
         // tracepoint:sched:sched_switch { @k[kstack(2)] = count(); @x[kstack(2), 5] = 3;
         //   @ks[1] = kstack(2); @ss = ksym(0xffffffff81000000); } wrote keys indented by 4,
         //   values by 8, and a symbol by name:
-        let stack = Value::Stack(vec!["__schedule+1560".into(), "schedule+35".into()]);
+        let stack = Value::Stack(vec!["__schedule+1560".into(), "schedule+35".into()], crumbs_lang::ir::StackMode::Bpftrace);
         let count = kind(&agg::count::Count, vec![]);
         let k = [row(vec![stack.clone()], &count, vec![97])];
         assert_eq!(written("k", &count, false, false, &k, Limits::default()), "{\"type\": \"map\", \"data\": {\"@k\": {\"\\n    __schedule+1560\\n    schedule+35\\n\": 97}}}\n");

@@ -171,7 +171,9 @@ impl Sink for BpftraceText<'_> {
 
     /// Two newlines, then every map by name; then, on standard error, what was lost.
     fn finish(&mut self, aggregations: &[Vec<AggRow>], drops: &Drops) -> io::Result<()> {
-        let text = format!("{AT_EXIT}{}", self.all_maps(aggregations));
+        // `print_maps_on_exit = false`: the newlines that end tracing, and no maps.
+        let maps = if self.options.no_maps_at_exit { String::new() } else { self.all_maps(aggregations) };
+        let text = format!("{AT_EXIT}{maps}");
         self.out.write_all(text.as_bytes())?;
         self.out.flush()?;
         for line in drops.messages(&self.options) {
