@@ -47,6 +47,10 @@ pub enum KernelValue {
     MonotonicNs,
     /// The current task's `struct task_struct *`.
     CurrentTask,
+    /// The NUMA node of the CPU the probe fired on.
+    NumaNode,
+    /// The kernel's jiffies counter, 64 bits.
+    Jiffies,
 }
 
 /// Which part of a [`KernelValue`] a variable is.
@@ -156,6 +160,8 @@ pub const VARIABLES: &[BuiltinVar] = &[
     BuiltinVar { name: "kstack", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Stack, hook: VarHook::Call("kstack"), doc: "the kernel stack where the probe fired, as kstack()" },
     BuiltinVar { name: "ustack", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Stack, hook: VarHook::Call("ustack"), doc: "the user stack where the probe fired, as ustack()" },
     BuiltinVar { name: "rand", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("int"), hook: VarHook::Call("rand"), doc: "a pseudo-random int, as rand()" },
+    BuiltinVar { name: "numaid", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("uint32_t"), hook: VarHook::Kernel(KernelValue::NumaNode, Part::Whole), doc: "NUMA node of the CPU the probe fired on" },
+    BuiltinVar { name: "jiffies", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::Kernel(KernelValue::Jiffies, Part::Whole), doc: "the kernel's jiffies counter, 64 bits (bpf_jiffies64; bpftrace 0.18 has it, 0.17 does not)" },
     BuiltinVar { name: "cgroup", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::Call("__cgroup"), doc: "the id of the current thread's cgroup (version 2), as cgroupid() gives it (__cgroup())" },
 ];
 
@@ -301,6 +307,10 @@ pub enum FnHook {
     /// bpftrace's `str(p[, n])`: the string at a kernel or user address, as the pointer's
     /// type (or, for an integer, the address) says.
     AnyStr,
+    /// bpftrace's `bswap(n)`: n's bytes reversed, at the width of n's type.
+    Bswap,
+    /// bpftrace's `strcontains(haystack, needle)`: 1 if needle occurs in haystack.
+    Strcontains,
     /// A subroutine on one of the kernel's own objects: a `dev_t`, a lock, a `struct path`.
     Kernel(KernelFn),
 }
@@ -424,6 +434,8 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "ntohs", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Swap(2)), signature: "ntohs(n)", doc: "a 16-bit integer from network (big-endian) to host byte order" },
     BuiltinFn { name: "ntohl", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Swap(4)), signature: "ntohl(n)", doc: "a 32-bit integer from network (big-endian) to host byte order" },
     BuiltinFn { name: "ntohll", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Swap(8)), signature: "ntohll(n)", doc: "a 64-bit integer from network (big-endian) to host byte order" },
+    BuiltinFn { name: "bswap", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Bswap, signature: "bswap(n)", doc: "n with its bytes in the reverse order, as an unsigned integer as wide as n's type (1, 2, 4 or 8 bytes; 1 byte stays itself)" },
+    BuiltinFn { name: "strcontains", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str], hook: FnHook::Strcontains, signature: "strcontains(haystack, needle)", doc: "1 if the string needle occurs in the string haystack (\"\" occurs in every string), else 0" },
     BuiltinFn { name: "rand", dialects: Both, kind: FnKind::Subroutine, args: &[], hook: FnHook::Int(crate::ir::IntFn::Rand), signature: "rand()", doc: "a pseudo-random int (bpf_get_prandom_u32), not for cryptography" },
     BuiltinFn { name: "progenyof", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Progenyof), signature: "progenyof(pid)", doc: "1 if the current process is pid or one of its descendants, else 0" },
     BuiltinFn { name: "inet_ntoa", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::InetNtoa), signature: "inet_ntoa(addr)", doc: "the IPv4 address (4 bytes, network order) at kernel address addr, dotted: 192.168.1.23" },

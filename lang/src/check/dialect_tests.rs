@@ -47,3 +47,15 @@ fn unknown_names_are_suggested_from_the_dialect() {
     let (d, _) = err(Dialect::D, "BEGIN { kstak(); }");
     assert_eq!(d.hint.as_deref(), Some("did you mean `stack()`?"));
 }
+
+#[test]
+fn bswap_and_strcontains_check_their_arguments() {
+    let p = ok(Dialect::Bpftrace, "BEGIN { @a = bswap((uint16)1); @b = bswap((uint8)1); @c = strcontains(comm, \"x\"); }");
+    assert_eq!(p.arrays.len(), 3);
+    let (d, text) = err(Dialect::Bpftrace, "BEGIN { @a = bswap(comm); }");
+    assert_eq!((d.message.as_str(), text.as_str()), ("the argument of bswap() must be an integer, but this is a string", "comm"));
+    let (d, text) = err(Dialect::Bpftrace, "BEGIN { @a = strcontains(comm, 1); }");
+    assert_eq!((d.message.as_str(), text.as_str()), ("strcontains() needs a string here, but this is an integer", "1"));
+    let (d, _) = err(Dialect::Bpftrace, "BEGIN { @a = strcontains(comm); }");
+    assert_eq!(d.hint.as_deref(), Some("usage: strcontains(haystack, needle)"));
+}

@@ -748,3 +748,4 @@ fn unassigned_local(name: &str, span: &Span) -> Diagnostic {
 mod tests;
 #[cfg(test)]
 mod dialect_tests;
+mod bpftrace_fns;

@@ -310,6 +310,8 @@ impl Emitter<'_> {
                     KernelValue::Cpu => helper::GET_SMP_PROCESSOR_ID,
                     KernelValue::MonotonicNs => helper::KTIME_GET_NS,
                     KernelValue::CurrentTask => helper::GET_CURRENT_TASK,
+                    KernelValue::NumaNode => helper::GET_NUMA_NODE_ID,
+                    KernelValue::Jiffies => helper::JIFFIES64,
                 }));
                 match part {
                     Part::Whole => {}
