@@ -42,3 +42,31 @@ fn jiffies_counts_up() {
     out.assert_ok();
     assert!(out.stdout.starts_with("1\n"), "{}", out.dump());
 }
+
+/// ntop() of integers: constants, and a workload's read sizes and descriptors as keys.
+#[test]
+fn ntop_of_integers() {
+    let program = r#"BEGIN { printf("%s %s %s\n", ntop(0x0100007f), ntop(2, 0xfeffffc0), ntop(0)); exit(); }"#;
+    let out = run(&["-e", program]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n127.0.0.1 192.255.255.254 0.0.0.0\n\n\n", "{}", out.dump());
+    let file = TempPath::new("btfnsntop");
+    let program = "tracepoint:syscalls:sys_enter_read /pid == cpid/ { @[ntop(args->count), ntop(2, args->fd > 2)] = count(); }";
+    let out = run(&["-e", program, "-c", &reader(&file)]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n\n\n@[0.2.0.0, 1.0.0.0]: 128\n", "{}", out.dump());
+}
+
+/// What ntop() does not take says so, with exit status 2.
+#[test]
+fn ntop_refuses_what_it_cannot_print() {
+    for (program, message) in [
+        ("BEGIN { printf(\"%s\", ntop(10, 1)); exit(); }", "ntop() of an IPv6 address is not in crumbs yet"),
+        ("BEGIN { printf(\"%s\", ntop(3, 1)); exit(); }", "ntop()'s address family must be AF_INET (2)"),
+        ("BEGIN { printf(\"%s\", ntop(comm)); exit(); }", "ntop() takes an IPv4 address as an integer, but this is a string"),
+    ] {
+        let out = run(&["--dialect", "bpftrace", "-e", program]);
+        assert_eq!(out.status.code(), Some(2), "{}", out.dump());
+        assert!(out.stderr.contains(message), "{}", out.dump());
+    }
+}

@@ -311,6 +311,8 @@ pub enum FnHook {
     Bswap,
     /// bpftrace's `strcontains(haystack, needle)`: 1 if needle occurs in haystack.
     Strcontains,
+    /// bpftrace's `ntop([af,] addr)` of an integer IPv4 address.
+    Ntop,
     /// A subroutine on one of the kernel's own objects: a `dev_t`, a lock, a `struct path`.
     Kernel(KernelFn),
 }
@@ -436,6 +438,7 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "ntohll", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Swap(8)), signature: "ntohll(n)", doc: "a 64-bit integer from network (big-endian) to host byte order" },
     BuiltinFn { name: "bswap", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Bswap, signature: "bswap(n)", doc: "n with its bytes in the reverse order, as an unsigned integer as wide as n's type (1, 2, 4 or 8 bytes; 1 byte stays itself)" },
     BuiltinFn { name: "strcontains", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str], hook: FnHook::Strcontains, signature: "strcontains(haystack, needle)", doc: "1 if the string needle occurs in the string haystack (\"\" occurs in every string), else 0" },
+    BuiltinFn { name: "ntop", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::OptInt], hook: FnHook::Ntop, signature: "ntop([af,] addr)", doc: "the IPv4 address whose bytes are the low four of the integer addr in memory order, dotted (ntop(0x0100007f) is 127.0.0.1); af, if given, is AF_INET (2)" },
     BuiltinFn { name: "rand", dialects: Both, kind: FnKind::Subroutine, args: &[], hook: FnHook::Int(crate::ir::IntFn::Rand), signature: "rand()", doc: "a pseudo-random int (bpf_get_prandom_u32), not for cryptography" },
     BuiltinFn { name: "progenyof", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Progenyof), signature: "progenyof(pid)", doc: "1 if the current process is pid or one of its descendants, else 0" },
     BuiltinFn { name: "inet_ntoa", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::InetNtoa), signature: "inet_ntoa(addr)", doc: "the IPv4 address (4 bytes, network order) at kernel address addr, dotted: 192.168.1.23" },

@@ -367,6 +367,7 @@ impl Checker<'_> {
             FnHook::Kernel(k) => self.kernel_call(f, k, args, span)?,
             FnHook::Bswap => self.bswap(f, args, span)?,
             FnHook::Strcontains => self.strcontains(f, args, span)?,
+            FnHook::Ntop => self.ntop(f, args, span)?,
             FnHook::HasKey => self.has_key(args, span)?,
             FnHook::Strftime => {
                 check_arity(f, args, span)?;
