@@ -28,6 +28,7 @@ fn candidates(before: &str, word: &str) -> Vec<String> {
     } else if before.ends_with("syscall::") {
         out.extend(SyscallTable::get().iter().map(|(_, n)| n.to_string()));
     } else {
+        // Both dialects' names: a program typed here may be either.
         out.extend(VARIABLES.iter().flat_map(|v| std::iter::once(v.name).chain(v.aliases.iter().copied())).map(String::from));
         out.extend(FUNCTIONS.iter().map(|f| format!("{}(", f.name)));
         out.extend(PROVIDERS.iter().map(|p| format!("{}:", p.name())));
@@ -165,5 +166,7 @@ mod tests {
         assert!(candidates("", "sysc").contains(&"syscall:".to_string()));
         assert!(candidates("syscall::", "clock_g").contains(&"clock_gettime".to_string()));
         assert_eq!(candidates("", ":q"), vec![":quit".to_string()]);
+        // bpftrace's names too: the REPL reads either dialect.
+        assert_eq!(candidates("", "kst"), vec!["kstack".to_string(), "kstack(".to_string()]);
     }
 }

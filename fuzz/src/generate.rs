@@ -8,6 +8,7 @@
 use crate::catalog;
 use crate::rng::Rng;
 use crumbs_lang::builtins::{FnKind, VarType, FUNCTIONS, VARIABLES};
+use crumbs_lang::dialect::Dialect;
 use crumbs_lang::tracepoints::FieldKind;
 use std::collections::BTreeSet;
 
@@ -248,7 +249,7 @@ impl<'r> Generator<'r> {
             0 => String::new(),
             _ => format!("[{}]", keys.iter().map(|k| self.key(*k)).collect::<Vec<_>>().join(", ")),
         };
-        let f = crumbs_lang::builtins::function(&func).expect("an aggregating function");
+        let f = crumbs_lang::builtins::function(&func, Dialect::D).expect("an aggregating function");
         let call = match f.args.len() {
             0 => format!("{func}()"),
             1 => format!("{func}({})", self.expr(2)),
@@ -398,7 +399,7 @@ impl<'r> Generator<'r> {
     }
 
     fn string_atom(&mut self) -> String {
-        let strings: Vec<&str> = VARIABLES.iter().filter(|v| v.ty == VarType::Str).map(|v| v.name).collect();
+        let strings: Vec<&str> = VARIABLES.iter().filter(|v| v.ty == VarType::Str && v.dialects.includes(Dialect::D)).map(|v| v.name).collect();
         match self.rng.below(7) {
             0 => format!("\"{}\"", self.rng.pick(&["", "io-benchmark", "a\\tb", "\\377", "£é", "0123456789abcdef", "%d", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"])),
             1 => format!("{}({})", self.rng.pick(&["copyinstr", "str"]), self.expr(1)),
@@ -445,7 +446,7 @@ impl<'r> Generator<'r> {
     fn atom(&mut self) -> String {
         // retval belongs to return probes only: anywhere else it is an error, which would
         // crowd out the programs that compile.
-        let ints: Vec<&str> = VARIABLES.iter().filter(|v| matches!(v.ty, VarType::Int(_)) && v.name != "retval").map(|v| v.name).collect();
+        let ints: Vec<&str> = VARIABLES.iter().filter(|v| matches!(v.ty, VarType::Int(_)) && v.name != "retval" && v.dialects.includes(Dialect::D)).map(|v| v.name).collect();
         match self.rng.below(9) {
             0 | 1 => self.rng.pick(NUMBERS).to_string(),
             2 => {

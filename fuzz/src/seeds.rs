@@ -255,7 +255,7 @@ fn rust_unescape(body: &str) -> (String, usize) {
 /// and pieces that have broken crumbs-like front ends before.
 fn builtin_words() -> Vec<String> {
     use crumbs_lang::{builtins, providers};
-    let mut w: Vec<String> = builtins::variable_names().map(str::to_string).collect();
+    let mut w: Vec<String> = builtins::VARIABLES.iter().flat_map(|v| std::iter::once(v.name).chain(v.aliases.iter().copied())).map(str::to_string).collect();
     w.extend(builtins::FUNCTIONS.iter().flat_map(|f| [f.name.to_string(), format!("{}(", f.name), f.signature.to_string()]));
     w.extend(providers::PROVIDERS.iter().map(|p| p.name().to_string()));
     w.extend(catalog::names().flat_map(|n| [format!("tracepoint:{n}"), format!("tp:{n}")]));

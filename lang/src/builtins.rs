@@ -1,6 +1,38 @@
 //! The one table of builtin variables, functions and actions. The checker, the code
 //! generator (through the `hook` enums), `-l`/help output and spec.md all read from here.
 
+use crate::dialect::Dialect;
+
+/// The dialect(s) a builtin's name is read in (spec §13): bpftrace spells some of D's
+/// builtins its own way (`kstack`, `ksym()`, `signal()`) and has a few D does not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dialects {
+    D,
+    Bpftrace,
+    Both,
+}
+
+use Dialects::Both;
+
+impl Dialects {
+    pub fn includes(self, d: Dialect) -> bool {
+        match self {
+            Dialects::Both => true,
+            Dialects::D => d == Dialect::D,
+            Dialects::Bpftrace => d == Dialect::Bpftrace,
+        }
+    }
+
+    /// As spec.md's tables write it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Dialects::D => "D",
+            Dialects::Bpftrace => "bpftrace",
+            Dialects::Both => "both",
+        }
+    }
+}
+
 /// A value the kernel gives any probe about the current task or CPU, read with one helper
 /// call. A builtin variable that is (part of) one of these is one row of [`VARIABLES`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -15,6 +47,10 @@ pub enum KernelValue {
     MonotonicNs,
     /// The current task's `struct task_struct *`.
     CurrentTask,
+    /// The NUMA node of the CPU the probe fired on.
+    NumaNode,
+    /// The kernel's jiffies counter, 64 bits.
+    Jiffies,
 }
 
 /// Which part of a [`KernelValue`] a variable is.
@@ -51,6 +87,16 @@ pub enum VarHook {
     Caller { user: bool },
     /// `stackdepth` (`ustackdepth` if `user`): the frames of that stack.
     StackDepth { user: bool },
+    /// bpftrace's `probe`: the probe that fired, as bpftrace names it (its id, named when
+    /// printed).
+    BpftraceProbe,
+    /// bpftrace's `cpid`: D's `$target`.
+    Target,
+    /// bpftrace's `elapsed`: `timestamp` less when tracing began.
+    Elapsed,
+    /// A bpftrace name that is a call of the function named without arguments (`kstack`
+    /// is `kstack()`).
+    Call(&'static str),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,10 +106,13 @@ pub enum VarType {
     Str,
     /// A pointer to the kernel's `struct NAME` (its layout from the kernel's BTF).
     Kernel(&'static str),
+    /// A stack (bpftrace's `kstack`, `ustack`).
+    Stack,
 }
 
 pub struct BuiltinVar {
     pub name: &'static str,
+    pub dialects: Dialects,
     /// Other spellings (bpftrace's and DTrace's).
     pub aliases: &'static [&'static str],
     pub ty: VarType,
@@ -72,39 +121,48 @@ pub struct BuiltinVar {
 }
 
 pub const VARIABLES: &[BuiltinVar] = &[
-    BuiltinVar { name: "execname", aliases: &["comm"], ty: VarType::Str, hook: VarHook::Comm, doc: "name of the current process (16 bytes, as the kernel's comm)" },
-    BuiltinVar { name: "pid", aliases: &[], ty: VarType::Int("pid_t"), hook: VarHook::Kernel(KernelValue::PidTgid, Part::High32), doc: "process id (thread group id) of the current thread" },
-    BuiltinVar { name: "tid", aliases: &[], ty: VarType::Int("id_t"), hook: VarHook::Kernel(KernelValue::PidTgid, Part::Low32), doc: "thread id of the current thread" },
-    BuiltinVar { name: "curthread", aliases: &["curtask"], ty: VarType::Kernel("task_struct"), hook: VarHook::Kernel(KernelValue::CurrentTask, Part::Whole), doc: "the current thread's task_struct, typed from the kernel's BTF: curthread->real_parent->tgid" },
-    BuiltinVar { name: "ppid", aliases: &[], ty: VarType::Int("pid_t"), hook: VarHook::Ppid, doc: "process id of the parent process" },
-    BuiltinVar { name: "uid", aliases: &[], ty: VarType::Int("uid_t"), hook: VarHook::Kernel(KernelValue::UidGid, Part::Low32), doc: "real user id" },
-    BuiltinVar { name: "gid", aliases: &[], ty: VarType::Int("gid_t"), hook: VarHook::Kernel(KernelValue::UidGid, Part::High32), doc: "real group id" },
-    BuiltinVar { name: "cpu", aliases: &[], ty: VarType::Int("processorid_t"), hook: VarHook::Kernel(KernelValue::Cpu, Part::Whole), doc: "CPU the probe fired on" },
-    BuiltinVar { name: "timestamp", aliases: &["nsecs"], ty: VarType::Int("uint64_t"), hook: VarHook::Kernel(KernelValue::MonotonicNs, Part::Whole), doc: "nanoseconds since boot (CLOCK_MONOTONIC)" },
-    BuiltinVar { name: "walltimestamp", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::WallTimestamp, doc: "nanoseconds since the Unix epoch" },
-    BuiltinVar { name: "probeprov", aliases: &[], ty: VarType::Str, hook: VarHook::ProbeProv, doc: "provider of the probe that fired" },
-    BuiltinVar { name: "probemod", aliases: &[], ty: VarType::Str, hook: VarHook::ProbeMod, doc: "module of the probe that fired" },
-    BuiltinVar { name: "probefunc", aliases: &["func"], ty: VarType::Str, hook: VarHook::ProbeFunc, doc: "function of the probe that fired (the system call's name for syscall probes)" },
-    BuiltinVar { name: "probename", aliases: &[], ty: VarType::Str, hook: VarHook::ProbeName, doc: "name of the probe that fired (entry, return, BEGIN, ...)" },
-    BuiltinVar { name: "arg0", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(0), doc: "first probe argument (syscall entry: first argument; return: return value)" },
-    BuiltinVar { name: "arg1", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(1), doc: "second probe argument (syscall return: return value)" },
-    BuiltinVar { name: "arg2", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(2), doc: "third probe argument" },
-    BuiltinVar { name: "arg3", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(3), doc: "fourth probe argument" },
-    BuiltinVar { name: "arg4", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(4), doc: "fifth probe argument" },
-    BuiltinVar { name: "arg5", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(5), doc: "sixth probe argument" },
-    BuiltinVar { name: "arg6", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(6), doc: "seventh probe argument (0 where the probe has fewer)" },
-    BuiltinVar { name: "arg7", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(7), doc: "eighth probe argument (0 where the probe has fewer)" },
-    BuiltinVar { name: "arg8", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(8), doc: "ninth probe argument (0 where the probe has fewer)" },
-    BuiltinVar { name: "arg9", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(9), doc: "tenth probe argument (0 where the probe has fewer)" },
-    BuiltinVar { name: "id", aliases: &[], ty: VarType::Int("uint_t"), hook: VarHook::ProbeId, doc: "id of the probe that fired, as `-l` lists it" },
-    BuiltinVar { name: "cwd", aliases: &[], ty: VarType::Str, hook: VarHook::Cwd, doc: "the current process's working directory, as a path from its root (read from the kernel's dentries, at most 24 components)" },
-    BuiltinVar { name: "epid", aliases: &[], ty: VarType::Int("uint_t"), hook: VarHook::Epid, doc: "enabled probe id of the clause: its position in the program, from 1 (the ERROR probe's arg1 names a clause by it)" },
-    BuiltinVar { name: "caller", aliases: &[], ty: VarType::Int("uintptr_t"), hook: VarHook::Caller { user: false }, doc: "kernel address the probed function returns to (the second frame of stack()): printf(\"%a\", caller), @[func(caller)]" },
-    BuiltinVar { name: "stackdepth", aliases: &[], ty: VarType::Int("uint32_t"), hook: VarHook::StackDepth { user: false }, doc: "number of kernel stack frames where the probe fired (as stack() shows them, up to 64)" },
-    BuiltinVar { name: "ucaller", aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::Caller { user: true }, doc: "user address the current user function returns to (the second frame of ustack()): printf(\"%A\", ucaller), @[usym(ucaller)]" },
-    BuiltinVar { name: "ustackdepth", aliases: &[], ty: VarType::Int("uint32_t"), hook: VarHook::StackDepth { user: true }, doc: "number of user stack frames where the probe fired (as ustack() shows them, up to 100)" },
-    BuiltinVar { name: "retval", aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Retval, doc: "the value the function returns, at return probes: args[1] with the function's type at fbt return probes (kretprobe:), arg0 at syscall return probes, arg1 at pid and uretprobe return probes (bpftrace's spelling)" },
-    BuiltinVar { name: "errno", aliases: &[], ty: VarType::Int("int"), hook: VarHook::Errno, doc: "error number of a failed system call (syscall return probes; 0 otherwise)" },
+    BuiltinVar { name: "execname", dialects: Both, aliases: &["comm"], ty: VarType::Str, hook: VarHook::Comm, doc: "name of the current process (16 bytes, as the kernel's comm)" },
+    BuiltinVar { name: "pid", dialects: Both, aliases: &[], ty: VarType::Int("pid_t"), hook: VarHook::Kernel(KernelValue::PidTgid, Part::High32), doc: "process id (thread group id) of the current thread" },
+    BuiltinVar { name: "tid", dialects: Both, aliases: &[], ty: VarType::Int("id_t"), hook: VarHook::Kernel(KernelValue::PidTgid, Part::Low32), doc: "thread id of the current thread" },
+    BuiltinVar { name: "curthread", dialects: Both, aliases: &["curtask"], ty: VarType::Kernel("task_struct"), hook: VarHook::Kernel(KernelValue::CurrentTask, Part::Whole), doc: "the current thread's task_struct, typed from the kernel's BTF: curthread->real_parent->tgid" },
+    BuiltinVar { name: "ppid", dialects: Both, aliases: &[], ty: VarType::Int("pid_t"), hook: VarHook::Ppid, doc: "process id of the parent process" },
+    BuiltinVar { name: "uid", dialects: Both, aliases: &[], ty: VarType::Int("uid_t"), hook: VarHook::Kernel(KernelValue::UidGid, Part::Low32), doc: "real user id" },
+    BuiltinVar { name: "gid", dialects: Both, aliases: &[], ty: VarType::Int("gid_t"), hook: VarHook::Kernel(KernelValue::UidGid, Part::High32), doc: "real group id" },
+    BuiltinVar { name: "cpu", dialects: Both, aliases: &[], ty: VarType::Int("processorid_t"), hook: VarHook::Kernel(KernelValue::Cpu, Part::Whole), doc: "CPU the probe fired on" },
+    BuiltinVar { name: "timestamp", dialects: Both, aliases: &["nsecs"], ty: VarType::Int("uint64_t"), hook: VarHook::Kernel(KernelValue::MonotonicNs, Part::Whole), doc: "nanoseconds since boot (CLOCK_MONOTONIC)" },
+    BuiltinVar { name: "walltimestamp", dialects: Both, aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::WallTimestamp, doc: "nanoseconds since the Unix epoch" },
+    BuiltinVar { name: "probeprov", dialects: Both, aliases: &[], ty: VarType::Str, hook: VarHook::ProbeProv, doc: "provider of the probe that fired" },
+    BuiltinVar { name: "probemod", dialects: Both, aliases: &[], ty: VarType::Str, hook: VarHook::ProbeMod, doc: "module of the probe that fired" },
+    BuiltinVar { name: "probefunc", dialects: Both, aliases: &["func"], ty: VarType::Str, hook: VarHook::ProbeFunc, doc: "function of the probe that fired (the system call's name for syscall probes)" },
+    BuiltinVar { name: "probename", dialects: Both, aliases: &[], ty: VarType::Str, hook: VarHook::ProbeName, doc: "name of the probe that fired (entry, return, BEGIN, ...)" },
+    BuiltinVar { name: "arg0", dialects: Both, aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(0), doc: "first probe argument (syscall entry: first argument; return: return value)" },
+    BuiltinVar { name: "arg1", dialects: Both, aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(1), doc: "second probe argument (syscall return: return value)" },
+    BuiltinVar { name: "arg2", dialects: Both, aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(2), doc: "third probe argument" },
+    BuiltinVar { name: "arg3", dialects: Both, aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(3), doc: "fourth probe argument" },
+    BuiltinVar { name: "arg4", dialects: Both, aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(4), doc: "fifth probe argument" },
+    BuiltinVar { name: "arg5", dialects: Both, aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(5), doc: "sixth probe argument" },
+    BuiltinVar { name: "arg6", dialects: Both, aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(6), doc: "seventh probe argument (0 where the probe has fewer)" },
+    BuiltinVar { name: "arg7", dialects: Both, aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(7), doc: "eighth probe argument (0 where the probe has fewer)" },
+    BuiltinVar { name: "arg8", dialects: Both, aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(8), doc: "ninth probe argument (0 where the probe has fewer)" },
+    BuiltinVar { name: "arg9", dialects: Both, aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Arg(9), doc: "tenth probe argument (0 where the probe has fewer)" },
+    BuiltinVar { name: "id", dialects: Both, aliases: &[], ty: VarType::Int("uint_t"), hook: VarHook::ProbeId, doc: "id of the probe that fired, as `-l` lists it" },
+    BuiltinVar { name: "cwd", dialects: Both, aliases: &[], ty: VarType::Str, hook: VarHook::Cwd, doc: "the current process's working directory, as a path from its root (read from the kernel's dentries, at most 24 components)" },
+    BuiltinVar { name: "epid", dialects: Both, aliases: &[], ty: VarType::Int("uint_t"), hook: VarHook::Epid, doc: "enabled probe id of the clause: its position in the program, from 1 (the ERROR probe's arg1 names a clause by it)" },
+    BuiltinVar { name: "caller", dialects: Both, aliases: &[], ty: VarType::Int("uintptr_t"), hook: VarHook::Caller { user: false }, doc: "kernel address the probed function returns to (the second frame of stack()): printf(\"%a\", caller), @[func(caller)]" },
+    BuiltinVar { name: "stackdepth", dialects: Both, aliases: &[], ty: VarType::Int("uint32_t"), hook: VarHook::StackDepth { user: false }, doc: "number of kernel stack frames where the probe fired (as stack() shows them, up to 64)" },
+    BuiltinVar { name: "ucaller", dialects: Both, aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::Caller { user: true }, doc: "user address the current user function returns to (the second frame of ustack()): printf(\"%A\", ucaller), @[usym(ucaller)]" },
+    BuiltinVar { name: "ustackdepth", dialects: Both, aliases: &[], ty: VarType::Int("uint32_t"), hook: VarHook::StackDepth { user: true }, doc: "number of user stack frames where the probe fired (as ustack() shows them, up to 100)" },
+    BuiltinVar { name: "retval", dialects: Both, aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Retval, doc: "the value the function returns, at return probes: args[1] with the function's type at fbt return probes (kretprobe:), arg0 at syscall return probes, arg1 at pid and uretprobe return probes (bpftrace's spelling)" },
+    BuiltinVar { name: "errno", dialects: Both, aliases: &[], ty: VarType::Int("int"), hook: VarHook::Errno, doc: "error number of a failed system call (syscall return probes; 0 otherwise)" },
+    BuiltinVar { name: "probe", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Str, hook: VarHook::BpftraceProbe, doc: "the probe that fired as bpftrace names it (tracepoint:syscalls:sys_enter_read, kprobe:vfs_read, BEGIN, ...): kept as its id and named when printed, so a key or printed with %s, not compared" },
+    BuiltinVar { name: "cpid", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("pid_t"), hook: VarHook::Target, doc: "process id of the -c command (D's $target)" },
+    BuiltinVar { name: "elapsed", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::Elapsed, doc: "nanoseconds since crumbs compiled the program (moments before tracing starts)" },
+    BuiltinVar { name: "kstack", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Stack, hook: VarHook::Call("kstack"), doc: "the kernel stack where the probe fired, as kstack()" },
+    BuiltinVar { name: "ustack", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Stack, hook: VarHook::Call("ustack"), doc: "the user stack where the probe fired, as ustack()" },
+    BuiltinVar { name: "rand", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("int"), hook: VarHook::Call("rand"), doc: "a pseudo-random int, as rand()" },
+    BuiltinVar { name: "numaid", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("uint32_t"), hook: VarHook::Kernel(KernelValue::NumaNode, Part::Whole), doc: "NUMA node of the CPU the probe fired on" },
+    BuiltinVar { name: "jiffies", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::Kernel(KernelValue::Jiffies, Part::Whole), doc: "the kernel's jiffies counter, 64 bits (bpf_jiffies64; bpftrace 0.18 has it, 0.17 does not)" },
+    BuiltinVar { name: "cgroup", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::Call("__cgroup"), doc: "the id of the current thread's cgroup (version 2), as cgroupid() gives it (__cgroup())" },
 ];
 
 /// A constant of DTrace's D library: a name for an integer of a C type.
@@ -150,13 +208,14 @@ pub fn constant(name: &str) -> Option<&'static BuiltinConst> {
     CONSTANTS.iter().find(|c| c.name == name)
 }
 
-pub fn variable(name: &str) -> Option<&'static BuiltinVar> {
-    VARIABLES.iter().find(|v| v.name == name || v.aliases.contains(&name))
+/// The builtin variable a name is in the dialect.
+pub fn variable(name: &str, dialect: Dialect) -> Option<&'static BuiltinVar> {
+    VARIABLES.iter().find(|v| v.dialects.includes(dialect) && (v.name == name || v.aliases.contains(&name)))
 }
 
-/// The spelling of every builtin variable, for "did you mean" and completion.
-pub fn variable_names() -> impl Iterator<Item = &'static str> {
-    VARIABLES.iter().flat_map(|v| std::iter::once(v.name).chain(v.aliases.iter().copied()))
+/// The spelling of every builtin variable of the dialect, for "did you mean" and completion.
+pub fn variable_names(dialect: Dialect) -> impl Iterator<Item = &'static str> {
+    VARIABLES.iter().filter(move |v| v.dialects.includes(dialect)).flat_map(|v| std::iter::once(v.name).chain(v.aliases.iter().copied()))
 }
 
 use crate::ir::agg::{self, Aggregator};
@@ -250,6 +309,12 @@ pub enum FnHook {
     /// bpftrace's `str(p[, n])`: the string at a kernel or user address, as the pointer's
     /// type (or, for an integer, the address) says.
     AnyStr,
+    /// bpftrace's `bswap(n)`: n's bytes reversed, at the width of n's type.
+    Bswap,
+    /// bpftrace's `strcontains(haystack, needle)`: 1 if needle occurs in haystack.
+    Strcontains,
+    /// bpftrace's `ntop([af,] addr)` of an integer IPv4 address.
+    Ntop,
     /// A subroutine on one of the kernel's own objects: a `dev_t`, a lock, a `struct path`.
     Kernel(KernelFn),
 }
@@ -305,6 +370,7 @@ pub enum ArgSpec {
 
 pub struct BuiltinFn {
     pub name: &'static str,
+    pub dialects: Dialects,
     pub kind: FnKind,
     pub args: &'static [ArgSpec],
     pub hook: FnHook,
@@ -313,111 +379,124 @@ pub struct BuiltinFn {
 }
 
 pub const FUNCTIONS: &[BuiltinFn] = &[
-    BuiltinFn { name: "printf", kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::Printf, signature: "printf(format, ...)", doc: "formatted output; conversions %d %i %u %x %X %o %c %p %s %S %Y %% with flags, width, precision, %a (a kernel address as symbol+offset), %A (a user address as symbol+offset) and %k (a stack)" },
-    BuiltinFn { name: "trace", kind: FnKind::Action, args: &[ArgSpec::Any], hook: FnHook::Trace, signature: "trace(expr)", doc: "print the value of an expression" },
-    BuiltinFn { name: "print", kind: FnKind::Action, args: &[ArgSpec::Any, ArgSpec::OptConstInt, ArgSpec::OptConstInt], hook: FnHook::Print, signature: "print(expr)", doc: "print a value by its C type, a struct or array member by member, as DTrace's print(); bpftrace's print(@map [, top [, div]]) prints a map now, its top largest rows (all if 0 or not given), values divided by div" },
-    BuiltinFn { name: "zero", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Clear, signature: "zero(@map)", doc: "bpftrace's: set every value of an aggregation to zero, keeping its keys (D's clear(); bpftrace's clear() removes the keys)" },
-    BuiltinFn { name: "len", kind: FnKind::Subroutine, args: &[ArgSpec::Aggregation], hook: FnHook::Len, signature: "len(@map)", doc: "bpftrace's: how many elements a map of values has now" },
-    BuiltinFn { name: "has_key", kind: FnKind::Subroutine, args: &[ArgSpec::Aggregation, ArgSpec::Rest], hook: FnHook::HasKey, signature: "has_key(@map, key...)", doc: "bpftrace's: 1 if the map has an element at the keys, else 0" },
-    BuiltinFn { name: "exit", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Exit, signature: "exit(status)", doc: "stop tracing: run END, print aggregations, exit with status" },
-    BuiltinFn { name: "setopt", kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::OptInt], hook: FnHook::SetOpt, signature: "setopt(name [, value])", doc: "change an option while tracing (quiet, aggsortkey, aggsortrev, aggsortpos, aggsortkeypos, aggpack), from the next record on; both are string literals" },
-    BuiltinFn { name: "raise", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Raise, signature: "raise(signal)", doc: "destructive (-w): send signal to the process that fired the probe" },
-    BuiltinFn { name: "stop", kind: FnKind::Action, args: &[], hook: FnHook::Stop, signature: "stop()", doc: "destructive (-w): stop the process that fired the probe (SIGSTOP; SIGCONT resumes it)" },
-    BuiltinFn { name: "chill", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Chill, signature: "chill(nanoseconds)", doc: "destructive (-w): spin on the CPU for nanoseconds (at most 500 ms of each second per CPU)" },
-    BuiltinFn { name: "copyout", kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::Int, ArgSpec::Int], hook: FnHook::CopyOut, signature: "copyout(buf, addr, nbytes)", doc: "destructive (-w): write nbytes from kernel memory at buf to the user-space address addr of the process that fired the probe" },
-    BuiltinFn { name: "copyoutstr", kind: FnKind::Action, args: &[ArgSpec::Str, ArgSpec::Int, ArgSpec::Int], hook: FnHook::CopyOutStr, signature: "copyoutstr(str, addr, maxlen)", doc: "destructive (-w): write the string and its NUL, at most maxlen bytes, to the user-space address addr of the process that fired the probe" },
-    BuiltinFn { name: "freopen", kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::Freopen, signature: "freopen(format, ...)", doc: "destructive (-w): send trace output from here on to the file printf would name (appended to); \"\" sends it back where it went first" },
-    BuiltinFn { name: "ftruncate", kind: FnKind::Action, args: &[], hook: FnHook::Ftruncate, signature: "ftruncate()", doc: "empty the file trace output goes to (nothing for a terminal or pipe)" },
-    BuiltinFn { name: "pcap", kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::Int], hook: FnHook::Pcap, signature: "pcap(skb, protocol)", doc: "record the packet in struct sk_buff *skb (its linear data, at most option pcapsize's bytes, 1514 unless set) with link type protocol (PCAP_ETHER, PCAP_IP, ...): written to the capture file freopen() named, else shown as a hex dump" },
-    BuiltinFn { name: "system", kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::System, signature: "system(format, ...)", doc: "destructive (-w): run the command printf would print with /bin/sh when crumbs reads the record" },
-    BuiltinFn { name: "speculation", kind: FnKind::Subroutine, args: &[], hook: FnHook::Speculation, signature: "speculation()", doc: "a new speculation's id (1 to nspec), or 0 if every speculation is in use" },
-    BuiltinFn { name: "speculate", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Speculate, signature: "speculate(id)", doc: "what the rest of the clause records goes to speculation id, printed only if it is committed" },
-    BuiltinFn { name: "commit", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Commit, signature: "commit(id)", doc: "print what speculation id holds and free it" },
-    BuiltinFn { name: "discard", kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Discard, signature: "discard(id)", doc: "throw away what speculation id holds and free it" },
-    BuiltinFn { name: "printa", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Printa, signature: "printa([format,] @agg, ...)", doc: "print aggregations now, several joined by key: in the default layout, or each row as printf(format, keys...) with %@ conversions for the values" },
-    BuiltinFn { name: "clear", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Clear, signature: "clear(@agg)", doc: "set every value of an aggregation to zero, keeping its keys" },
-    BuiltinFn { name: "trunc", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Trunc, signature: "trunc(@agg [, n])", doc: "remove every key of an aggregation, or all but the n largest (n < 0: the -n smallest)" },
-    BuiltinFn { name: "tracemem", kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::ConstInt, ArgSpec::OptInt], hook: FnHook::Tracemem, signature: "tracemem(addr, size [, dsize])", doc: "print size bytes (a constant) of kernel memory at addr as DTrace's hex dump; only the first dsize of them if dsize is given and less" },
-    BuiltinFn { name: "copyinstr", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::CopyInStr, signature: "copyinstr(addr)", doc: "the NUL-terminated string at a user-space address, up to strsize - 1 bytes (bpftrace: str)" },
-    BuiltinFn { name: "stringof", kind: FnKind::Subroutine, args: &[ArgSpec::Any], hook: FnHook::StringOf, signature: "stringof(x)", doc: "x as a string: the NUL-terminated string at a kernel pointer or in a kernel char array, up to strsize - 1 bytes; a string stays itself" },
-    BuiltinFn { name: "__psargs", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Psargs, signature: "__psargs(task)", doc: "stdlib's pr_psargs: the current process's arguments joined by spaces, up to 79 bytes (\"\" if task is not the current thread or is a kernel thread)" },
-    BuiltinFn { name: "__syscall", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Syscall), signature: "__syscall(task)", doc: "stdlib's pr_syscall: the number of the system call the current thread is in, from its saved user registers (-1 if it is in none, is a kernel thread, or task is not the current thread)" },
-    BuiltinFn { name: "copyin", kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::Int], hook: FnHook::CopyIn, signature: "copyin(addr, size)", doc: "a `void *` to size bytes copied from a user-space address into scratch memory that lasts until the clause ends" },
-    BuiltinFn { name: "alloca", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Alloca, signature: "alloca(size)", doc: "a `void *` to size bytes of zeroed scratch memory that lasts until the clause ends" },
-    BuiltinFn { name: "copyinto", kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::Int, ArgSpec::Int], hook: FnHook::CopyInto, signature: "copyinto(addr, size, dest)", doc: "copy size bytes from a user-space address into scratch memory at dest (from alloca() or copyin())" },
-    BuiltinFn { name: "bcopy", kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::Int, ArgSpec::Int], hook: FnHook::Bcopy, signature: "bcopy(src, dest, size)", doc: "copy size bytes from kernel memory at src into scratch memory at dest (from alloca() or copyin())" },
-    BuiltinFn { name: "str", kind: FnKind::Subroutine, args: &[ArgSpec::Any, ArgSpec::OptInt], hook: FnHook::AnyStr, signature: "str(addr [, length])", doc: "bpftrace's: the NUL-terminated string at an address, up to length - 1 bytes (strsize - 1 if not given): a user-space pointer's as copyinstr() reads it, a kernel pointer's or char array's as stringof(), an integer's from the kernel if it is a kernel address (the upper half), else from the process; a string stays itself" },
-    BuiltinFn { name: "strftime", kind: FnKind::Subroutine, args: &[ArgSpec::Format, ArgSpec::Int], hook: FnHook::Strftime, signature: "strftime(format, ns)", doc: "bpftrace's: the local time ns (nanoseconds since boot, as nsecs) was, formatted by strftime(3) when crumbs prints it; %f is its microseconds" },
-    BuiltinFn { name: "kaddr", kind: FnKind::Subroutine, args: &[ArgSpec::Format], hook: FnHook::KernelAddr, signature: "kaddr(name)", doc: "bpftrace's: the address of the kernel symbol name (a string literal), from /proc/kallsyms when the program is compiled" },
-    BuiltinFn { name: "cgroupid", kind: FnKind::Subroutine, args: &[ArgSpec::Format], hook: FnHook::CgroupId, signature: "cgroupid(path)", doc: "bpftrace's: the id of the cgroup at path (a string literal) in the cgroup file system, its inode number, found when the program is compiled" },
-    BuiltinFn { name: "__cgroup", kind: FnKind::Subroutine, args: &[], hook: FnHook::Int(crate::ir::IntFn::Cgroup), signature: "__cgroup()", doc: "bpftrace's cgroup: the id of the current thread's cgroup (version 2), as cgroupid() gives it" },
-    BuiltinFn { name: "delete", kind: FnKind::Action, args: &[ArgSpec::Any, ArgSpec::Rest], hook: FnHook::Delete, signature: "delete(@map[key])", doc: "bpftrace's: remove a map's element (also delete(@map, key)); a map without keys is 0 or \"\" again" },
-    BuiltinFn { name: "time", kind: FnKind::Action, args: &[ArgSpec::Rest], hook: FnHook::Time, signature: "time([format])", doc: "bpftrace's: print the local time when crumbs reads the record, formatted by strftime(3) (\"%H:%M:%S\\n\" if not given)" },
-    BuiltinFn { name: "strlen", kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Strlen, signature: "strlen(s)", doc: "the length of a string in bytes, its NUL not counted" },
-    BuiltinFn { name: "strjoin", kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Join), signature: "strjoin(a, b)", doc: "a followed by b, cut to strsize - 1 bytes" },
-    BuiltinFn { name: "substr", kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Int, ArgSpec::OptInt], hook: FnHook::Str(crate::ir::StrFn::Substr), signature: "substr(s, index [, length])", doc: "the part of s from index (from the end if negative) of at most length bytes (to the end if left out; a negative length leaves that many off the end)" },
-    BuiltinFn { name: "toupper", kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Upper), signature: "toupper(s)", doc: "s with its ASCII lower-case letters in upper case" },
-    BuiltinFn { name: "tolower", kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Lower), signature: "tolower(s)", doc: "s with its ASCII upper-case letters in lower case" },
-    BuiltinFn { name: "basename", kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Basename), signature: "basename(path)", doc: "the last component of a path, trailing slashes ignored (\".\" for \"\", \"/\" for \"/\")" },
-    BuiltinFn { name: "dirname", kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Dirname), signature: "dirname(path)", doc: "a path without its last component (\".\" where there is no slash, \"/\" at the root)" },
-    BuiltinFn { name: "index", kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str, ArgSpec::OptInt], hook: FnHook::Int(crate::ir::IntFn::Index), signature: "index(s, t [, start])", doc: "where t first occurs in s, looking from start (0 if left out or negative); -1 if it does not" },
-    BuiltinFn { name: "rindex", kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str, ArgSpec::OptInt], hook: FnHook::Int(crate::ir::IntFn::Rindex), signature: "rindex(s, t [, start])", doc: "where t last occurs in s, at start or before (anywhere if left out); -1 if it does not or start is negative" },
-    BuiltinFn { name: "strstr", kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Strstr), signature: "strstr(s, t)", doc: "s from the first occurrence of t in it; \"\" if there is none" },
-    BuiltinFn { name: "strchr", kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::Strchr), signature: "strchr(s, c)", doc: "s from its first character c; \"\" if there is none" },
-    BuiltinFn { name: "strrchr", kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::Strrchr), signature: "strrchr(s, c)", doc: "s from its last character c; \"\" if there is none" },
-    BuiltinFn { name: "strtok", kind: FnKind::Subroutine, args: &[ArgSpec::StrOrNull, ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Strtok), signature: "strtok(s, delims)", doc: "the first token of s (bytes not in delims); strtok(NULL, delims) the next token of the last string given, in the same firing; \"\" when there are no more" },
-    BuiltinFn { name: "lltostr", kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::OptInt], hook: FnHook::Str(crate::ir::StrFn::Lltostr), signature: "lltostr(n [, base])", doc: "a 64-bit integer as a string: signed decimal, or in base 2 to 36 (digits 0-9a-z) unsigned, base 16 after 0x and base 8 after 0; a base outside 2..36 is a run-time error (illegal operation)" },
-    BuiltinFn { name: "htons", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Swap(2)), signature: "htons(n)", doc: "a 16-bit integer from host to network (big-endian) byte order" },
-    BuiltinFn { name: "htonl", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Swap(4)), signature: "htonl(n)", doc: "a 32-bit integer from host to network (big-endian) byte order" },
-    BuiltinFn { name: "htonll", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Swap(8)), signature: "htonll(n)", doc: "a 64-bit integer from host to network (big-endian) byte order" },
-    BuiltinFn { name: "ntohs", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Swap(2)), signature: "ntohs(n)", doc: "a 16-bit integer from network (big-endian) to host byte order" },
-    BuiltinFn { name: "ntohl", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Swap(4)), signature: "ntohl(n)", doc: "a 32-bit integer from network (big-endian) to host byte order" },
-    BuiltinFn { name: "ntohll", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Swap(8)), signature: "ntohll(n)", doc: "a 64-bit integer from network (big-endian) to host byte order" },
-    BuiltinFn { name: "rand", kind: FnKind::Subroutine, args: &[], hook: FnHook::Int(crate::ir::IntFn::Rand), signature: "rand()", doc: "a pseudo-random int (bpf_get_prandom_u32), not for cryptography" },
-    BuiltinFn { name: "progenyof", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Progenyof), signature: "progenyof(pid)", doc: "1 if the current process is pid or one of its descendants, else 0" },
-    BuiltinFn { name: "inet_ntoa", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::InetNtoa), signature: "inet_ntoa(addr)", doc: "the IPv4 address (4 bytes, network order) at kernel address addr, dotted: 192.168.1.23" },
-    BuiltinFn { name: "inet_ntoa6", kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::OptConstInt], hook: FnHook::Str(crate::ir::StrFn::InetNtoa6), signature: "inet_ntoa6(addr [, strict])", doc: "the IPv6 address (16 bytes) at kernel address addr, zeros shortened with ::; an IPv4-mapped or -compatible one as dotted IPv4 (with its ::ffff: or :: prefix if strict is not 0)" },
-    BuiltinFn { name: "inet_ntop", kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::InetNtop), signature: "inet_ntop(af, addr)", doc: "the address at kernel address addr of family af: AF_INET (2) as inet_ntoa(), AF_INET6 (10) as inet_ntoa6(addr, 1); another family is a run-time error (illegal operation)" },
-    BuiltinFn { name: "cleanpath", kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Cleanpath), signature: "cleanpath(path)", doc: "path without its empty and `.` components, a component followed by `..` taken out with it, and no trailing slash, by text alone (\"\" stays \"\")" },
-    BuiltinFn { name: "link_ntop", kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::LinkNtop), signature: "link_ntop(type, addr)", doc: "the link-layer address at kernel address addr of hardware type type as hex bytes joined by colons: ARPHRD_ETHER (1) 6 bytes, ARPHRD_INFINIBAND (32) 20; another type is a run-time error (illegal operation)" },
-    BuiltinFn { name: "d_path", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::DPath), signature: "d_path(path)", doc: "the name of a `struct path *` as the kernel's d_path() writes it, from the current process's root; an address that cannot be read is a run-time error (invalid address)" },
-    BuiltinFn { name: "getmajor", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::Getmajor), signature: "getmajor(dev)", doc: "the major number of a kernel dev_t: dev >> 20 of its low 32 bits" },
-    BuiltinFn { name: "getminor", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::Getminor), signature: "getminor(dev)", doc: "the minor number of a kernel dev_t: dev & 0xfffff" },
-    BuiltinFn { name: "mutex_owned", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::MutexOwned), signature: "mutex_owned(mutex)", doc: "1 if the current thread owns the `struct mutex *`, else 0" },
-    BuiltinFn { name: "mutex_owner", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::MutexOwner), signature: "mutex_owner(mutex)", doc: "the `struct task_struct *` that owns the `struct mutex *`, NULL if it is free" },
-    BuiltinFn { name: "mutex_type_adaptive", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::MutexTypeAdaptive), signature: "mutex_type_adaptive(mutex)", doc: "1: every Linux `struct mutex` is adaptive (spins while its owner runs, else sleeps)" },
-    BuiltinFn { name: "mutex_type_spin", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::MutexTypeSpin), signature: "mutex_type_spin(mutex)", doc: "0: no Linux `struct mutex` is a spin mutex" },
-    BuiltinFn { name: "rw_read_held", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::RwReadHeld), signature: "rw_read_held(rwlock)", doc: "1 if the `rwlock_t *` is held by readers, else 0" },
-    BuiltinFn { name: "rw_write_held", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::RwWriteHeld), signature: "rw_write_held(rwlock)", doc: "1 if the `rwlock_t *` is held by a writer, else 0" },
-    BuiltinFn { name: "rw_iswriter", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::RwIswriter), signature: "rw_iswriter(rwlock)", doc: "1 if the `rwlock_t *` is held or wanted by a writer, else 0" },
-    BuiltinFn { name: "stack", kind: FnKind::Subroutine, args: &[ArgSpec::OptConstInt], hook: FnHook::Stack, signature: "stack([nframes])", doc: "the kernel stack where the probe fired, its innermost nframes frames (1 to 64; default: option stackframes, 20): an aggregation key, traced, or printf's %k" },
-    BuiltinFn { name: "func", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Func), signature: "func(pc)", doc: "the kernel function holding address pc, printed as module`function (keys at different offsets in one function aggregate together)" },
-    BuiltinFn { name: "sym", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Func), signature: "sym(pc)", doc: "the kernel symbol holding address pc, printed as module`symbol; the same as func(pc)" },
-    BuiltinFn { name: "mod", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Mod), signature: "mod(pc)", doc: "the kernel module holding address pc (vmlinux for the kernel itself), printed as its name" },
-    BuiltinFn { name: "ustack", kind: FnKind::Subroutine, args: &[ArgSpec::OptConstInt, ArgSpec::OptConstInt], hook: FnHook::UStack { java: false }, signature: "ustack([nframes [, strsize]])", doc: "the user stack of the process where the probe fired, its innermost nframes frames (1 to 100; default: option ustackframes, 100), symbolized in that process (strsize, DTrace's room for JIT frame names, is accepted and ignored): an aggregation key, traced, or printf's %k" },
-    BuiltinFn { name: "jstack", kind: FnKind::Subroutine, args: &[ArgSpec::OptConstInt, ArgSpec::OptConstInt], hook: FnHook::UStack { java: true }, signature: "jstack([nframes [, strsize]])", doc: "DTrace's Java stack; Linux has no Java helper, so the user stack as ustack() records it, its innermost nframes frames (1 to 100; default: option jstackframes, 50)" },
-    BuiltinFn { name: "usym", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::USym(USymKind::Func), signature: "usym(pc)", doc: "the symbol holding user address pc in the process where the probe fired, printed as module`symbol (keys at different offsets in one symbol aggregate together)" },
-    BuiltinFn { name: "ufunc", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::USym(USymKind::Func), signature: "ufunc(pc)", doc: "the user function holding address pc, printed as module`function; the same as usym(pc)" },
-    BuiltinFn { name: "uaddr", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::USym(USymKind::Addr), signature: "uaddr(pc)", doc: "user address pc in the process where the probe fired, printed as module`symbol+0xoffset" },
-    BuiltinFn { name: "umod", kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::USym(USymKind::Mod), signature: "umod(pc)", doc: "the module (executable or shared library) holding user address pc in the process where the probe fired, printed as its file name" },
-    BuiltinFn { name: "normalize", kind: FnKind::Action, args: &[ArgSpec::Aggregation, ArgSpec::Int], hook: FnHook::Normalize, signature: "normalize(@agg, n)", doc: "print an aggregation's values divided by n from now on" },
-    BuiltinFn { name: "denormalize", kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Denormalize, signature: "denormalize(@agg)", doc: "print an aggregation's values undivided again" },
-    BuiltinFn { name: "count", kind: FnKind::Aggregating, args: &[], hook: FnHook::Aggregate(&agg::count::Count), signature: "count()", doc: "number of times called" },
-    BuiltinFn { name: "sum", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::sum::Sum), signature: "sum(x)", doc: "total of the values" },
-    BuiltinFn { name: "min", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::extreme::MIN), signature: "min(x)", doc: "smallest value" },
-    BuiltinFn { name: "max", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::extreme::MAX), signature: "max(x)", doc: "largest value" },
-    BuiltinFn { name: "avg", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::avg::Avg), signature: "avg(x)", doc: "integer mean of the values" },
-    BuiltinFn { name: "stddev", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::stddev::Stddev), signature: "stddev(x)", doc: "integer standard deviation of the values" },
-    BuiltinFn { name: "quantize", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::quantize::Quantize), signature: "quantize(x)", doc: "power-of-two frequency distribution" },
-    BuiltinFn { name: "lquantize", kind: FnKind::Aggregating, args: &[ArgSpec::Int, ArgSpec::ConstInt, ArgSpec::ConstInt, ArgSpec::ConstInt], hook: FnHook::Aggregate(&agg::lquantize::Lquantize), signature: "lquantize(x, low, high, step)", doc: "linear frequency distribution from low to high in steps of step" },
-    BuiltinFn { name: "hist", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::bpftrace::HIST), signature: "hist(x)", doc: "bpftrace's power-of-two histogram (quantize()'s buckets)" },
-    BuiltinFn { name: "lhist", kind: FnKind::Aggregating, args: &[ArgSpec::Int, ArgSpec::ConstInt, ArgSpec::ConstInt, ArgSpec::ConstInt], hook: FnHook::Aggregate(&agg::bpftrace::LHIST), signature: "lhist(x, min, max, step)", doc: "bpftrace's linear histogram from min to max in steps of step (lquantize()'s buckets)" },
-    BuiltinFn { name: "stats", kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::bpftrace::STATS), signature: "stats(x)", doc: "bpftrace's count, average and total of the values" },
-    BuiltinFn { name: "llquantize", kind: FnKind::Aggregating, args: &[ArgSpec::Int, ArgSpec::ConstInt, ArgSpec::ConstInt, ArgSpec::ConstInt, ArgSpec::ConstInt], hook: FnHook::Aggregate(&agg::llquantize::Llquantize), signature: "llquantize(x, factor, low, high, steps)", doc: "log-linear frequency distribution: each power of factor from factor^low to factor^high split into steps linear buckets" },
+    BuiltinFn { name: "printf", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::Printf, signature: "printf(format, ...)", doc: "formatted output; conversions %d %i %u %x %X %o %c %p %s %S %Y %% with flags, width, precision, %a (a kernel address as symbol+offset), %A (a user address as symbol+offset) and %k (a stack)" },
+    BuiltinFn { name: "trace", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Any], hook: FnHook::Trace, signature: "trace(expr)", doc: "print the value of an expression" },
+    BuiltinFn { name: "print", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Any, ArgSpec::OptConstInt, ArgSpec::OptConstInt], hook: FnHook::Print, signature: "print(expr)", doc: "print a value by its C type, a struct or array member by member, as DTrace's print(); bpftrace's print(@map [, top [, div]]) prints a map now, its top largest rows (all if 0 or not given), values divided by div" },
+    BuiltinFn { name: "zero", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Clear, signature: "zero(@map)", doc: "bpftrace's: set every value of an aggregation to zero, keeping its keys (D's clear(); bpftrace's clear() removes the keys)" },
+    BuiltinFn { name: "len", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Aggregation], hook: FnHook::Len, signature: "len(@map)", doc: "bpftrace's: how many elements a map of values has now" },
+    BuiltinFn { name: "has_key", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Aggregation, ArgSpec::Rest], hook: FnHook::HasKey, signature: "has_key(@map, key...)", doc: "bpftrace's: 1 if the map has an element at the keys, else 0" },
+    BuiltinFn { name: "exit", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Exit, signature: "exit(status)", doc: "stop tracing: run END, print aggregations, exit with status" },
+    BuiltinFn { name: "setopt", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::OptInt], hook: FnHook::SetOpt, signature: "setopt(name [, value])", doc: "change an option while tracing (quiet, aggsortkey, aggsortrev, aggsortpos, aggsortkeypos, aggpack), from the next record on; both are string literals" },
+    BuiltinFn { name: "raise", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Raise, signature: "raise(signal)", doc: "destructive (-w): send signal to the process that fired the probe" },
+    BuiltinFn { name: "stop", dialects: Both, kind: FnKind::Action, args: &[], hook: FnHook::Stop, signature: "stop()", doc: "destructive (-w): stop the process that fired the probe (SIGSTOP; SIGCONT resumes it)" },
+    BuiltinFn { name: "chill", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Chill, signature: "chill(nanoseconds)", doc: "destructive (-w): spin on the CPU for nanoseconds (at most 500 ms of each second per CPU)" },
+    BuiltinFn { name: "copyout", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::Int, ArgSpec::Int], hook: FnHook::CopyOut, signature: "copyout(buf, addr, nbytes)", doc: "destructive (-w): write nbytes from kernel memory at buf to the user-space address addr of the process that fired the probe" },
+    BuiltinFn { name: "copyoutstr", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Str, ArgSpec::Int, ArgSpec::Int], hook: FnHook::CopyOutStr, signature: "copyoutstr(str, addr, maxlen)", doc: "destructive (-w): write the string and its NUL, at most maxlen bytes, to the user-space address addr of the process that fired the probe" },
+    BuiltinFn { name: "freopen", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::Freopen, signature: "freopen(format, ...)", doc: "destructive (-w): send trace output from here on to the file printf would name (appended to); \"\" sends it back where it went first" },
+    BuiltinFn { name: "ftruncate", dialects: Both, kind: FnKind::Action, args: &[], hook: FnHook::Ftruncate, signature: "ftruncate()", doc: "empty the file trace output goes to (nothing for a terminal or pipe)" },
+    BuiltinFn { name: "pcap", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::Int], hook: FnHook::Pcap, signature: "pcap(skb, protocol)", doc: "record the packet in struct sk_buff *skb (its linear data, at most option pcapsize's bytes, 1514 unless set) with link type protocol (PCAP_ETHER, PCAP_IP, ...): written to the capture file freopen() named, else shown as a hex dump" },
+    BuiltinFn { name: "system", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::System, signature: "system(format, ...)", doc: "destructive (-w): run the command printf would print with /bin/sh when crumbs reads the record" },
+    BuiltinFn { name: "speculation", dialects: Both, kind: FnKind::Subroutine, args: &[], hook: FnHook::Speculation, signature: "speculation()", doc: "a new speculation's id (1 to nspec), or 0 if every speculation is in use" },
+    BuiltinFn { name: "speculate", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Speculate, signature: "speculate(id)", doc: "what the rest of the clause records goes to speculation id, printed only if it is committed" },
+    BuiltinFn { name: "commit", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Commit, signature: "commit(id)", doc: "print what speculation id holds and free it" },
+    BuiltinFn { name: "discard", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Discard, signature: "discard(id)", doc: "throw away what speculation id holds and free it" },
+    BuiltinFn { name: "printa", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Printa, signature: "printa([format,] @agg, ...)", doc: "print aggregations now, several joined by key: in the default layout, or each row as printf(format, keys...) with %@ conversions for the values" },
+    BuiltinFn { name: "clear", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Clear, signature: "clear(@agg)", doc: "set every value of an aggregation to zero, keeping its keys" },
+    BuiltinFn { name: "trunc", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Trunc, signature: "trunc(@agg [, n])", doc: "remove every key of an aggregation, or all but the n largest (n < 0: the -n smallest)" },
+    BuiltinFn { name: "tracemem", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::ConstInt, ArgSpec::OptInt], hook: FnHook::Tracemem, signature: "tracemem(addr, size [, dsize])", doc: "print size bytes (a constant) of kernel memory at addr as DTrace's hex dump; only the first dsize of them if dsize is given and less" },
+    BuiltinFn { name: "copyinstr", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::CopyInStr, signature: "copyinstr(addr)", doc: "the NUL-terminated string at a user-space address, up to strsize - 1 bytes (bpftrace: str)" },
+    BuiltinFn { name: "stringof", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Any], hook: FnHook::StringOf, signature: "stringof(x)", doc: "x as a string: the NUL-terminated string at a kernel pointer or in a kernel char array, up to strsize - 1 bytes; a string stays itself" },
+    BuiltinFn { name: "__psargs", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Psargs, signature: "__psargs(task)", doc: "stdlib's pr_psargs: the current process's arguments joined by spaces, up to 79 bytes (\"\" if task is not the current thread or is a kernel thread)" },
+    BuiltinFn { name: "__syscall", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Syscall), signature: "__syscall(task)", doc: "stdlib's pr_syscall: the number of the system call the current thread is in, from its saved user registers (-1 if it is in none, is a kernel thread, or task is not the current thread)" },
+    BuiltinFn { name: "copyin", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::Int], hook: FnHook::CopyIn, signature: "copyin(addr, size)", doc: "a `void *` to size bytes copied from a user-space address into scratch memory that lasts until the clause ends" },
+    BuiltinFn { name: "alloca", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Alloca, signature: "alloca(size)", doc: "a `void *` to size bytes of zeroed scratch memory that lasts until the clause ends" },
+    BuiltinFn { name: "copyinto", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::Int, ArgSpec::Int], hook: FnHook::CopyInto, signature: "copyinto(addr, size, dest)", doc: "copy size bytes from a user-space address into scratch memory at dest (from alloca() or copyin())" },
+    BuiltinFn { name: "bcopy", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::Int, ArgSpec::Int], hook: FnHook::Bcopy, signature: "bcopy(src, dest, size)", doc: "copy size bytes from kernel memory at src into scratch memory at dest (from alloca() or copyin())" },
+    BuiltinFn { name: "str", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Any, ArgSpec::OptInt], hook: FnHook::AnyStr, signature: "str(addr [, length])", doc: "bpftrace's: the NUL-terminated string at an address, up to length - 1 bytes (strsize - 1 if not given): a user-space pointer's as copyinstr() reads it, a kernel pointer's or char array's as stringof(), an integer's from the kernel if it is a kernel address (the upper half), else from the process; a string stays itself" },
+    BuiltinFn { name: "strftime", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Format, ArgSpec::Int], hook: FnHook::Strftime, signature: "strftime(format, ns)", doc: "bpftrace's: the local time ns (nanoseconds since boot, as nsecs) was, formatted by strftime(3) when crumbs prints it; %f is its microseconds" },
+    BuiltinFn { name: "kaddr", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Format], hook: FnHook::KernelAddr, signature: "kaddr(name)", doc: "bpftrace's: the address of the kernel symbol name (a string literal), from /proc/kallsyms when the program is compiled" },
+    BuiltinFn { name: "cgroupid", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Format], hook: FnHook::CgroupId, signature: "cgroupid(path)", doc: "bpftrace's: the id of the cgroup at path (a string literal) in the cgroup file system, its inode number, found when the program is compiled" },
+    BuiltinFn { name: "__cgroup", dialects: Both, kind: FnKind::Subroutine, args: &[], hook: FnHook::Int(crate::ir::IntFn::Cgroup), signature: "__cgroup()", doc: "bpftrace's cgroup: the id of the current thread's cgroup (version 2), as cgroupid() gives it" },
+    BuiltinFn { name: "delete", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Any, ArgSpec::Rest], hook: FnHook::Delete, signature: "delete(@map[key])", doc: "bpftrace's: remove a map's element (also delete(@map, key)); a map without keys is 0 or \"\" again" },
+    BuiltinFn { name: "time", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Rest], hook: FnHook::Time, signature: "time([format])", doc: "bpftrace's: print the local time when crumbs reads the record, formatted by strftime(3) (\"%H:%M:%S\\n\" if not given)" },
+    BuiltinFn { name: "strlen", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Strlen, signature: "strlen(s)", doc: "the length of a string in bytes, its NUL not counted" },
+    BuiltinFn { name: "strjoin", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Join), signature: "strjoin(a, b)", doc: "a followed by b, cut to strsize - 1 bytes" },
+    BuiltinFn { name: "substr", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Int, ArgSpec::OptInt], hook: FnHook::Str(crate::ir::StrFn::Substr), signature: "substr(s, index [, length])", doc: "the part of s from index (from the end if negative) of at most length bytes (to the end if left out; a negative length leaves that many off the end)" },
+    BuiltinFn { name: "toupper", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Upper), signature: "toupper(s)", doc: "s with its ASCII lower-case letters in upper case" },
+    BuiltinFn { name: "tolower", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Lower), signature: "tolower(s)", doc: "s with its ASCII upper-case letters in lower case" },
+    BuiltinFn { name: "basename", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Basename), signature: "basename(path)", doc: "the last component of a path, trailing slashes ignored (\".\" for \"\", \"/\" for \"/\")" },
+    BuiltinFn { name: "dirname", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Dirname), signature: "dirname(path)", doc: "a path without its last component (\".\" where there is no slash, \"/\" at the root)" },
+    BuiltinFn { name: "index", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str, ArgSpec::OptInt], hook: FnHook::Int(crate::ir::IntFn::Index), signature: "index(s, t [, start])", doc: "where t first occurs in s, looking from start (0 if left out or negative); -1 if it does not" },
+    BuiltinFn { name: "rindex", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str, ArgSpec::OptInt], hook: FnHook::Int(crate::ir::IntFn::Rindex), signature: "rindex(s, t [, start])", doc: "where t last occurs in s, at start or before (anywhere if left out); -1 if it does not or start is negative" },
+    BuiltinFn { name: "strstr", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Strstr), signature: "strstr(s, t)", doc: "s from the first occurrence of t in it; \"\" if there is none" },
+    BuiltinFn { name: "strchr", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::Strchr), signature: "strchr(s, c)", doc: "s from its first character c; \"\" if there is none" },
+    BuiltinFn { name: "strrchr", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::Strrchr), signature: "strrchr(s, c)", doc: "s from its last character c; \"\" if there is none" },
+    BuiltinFn { name: "strtok", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::StrOrNull, ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Strtok), signature: "strtok(s, delims)", doc: "the first token of s (bytes not in delims); strtok(NULL, delims) the next token of the last string given, in the same firing; \"\" when there are no more" },
+    BuiltinFn { name: "lltostr", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::OptInt], hook: FnHook::Str(crate::ir::StrFn::Lltostr), signature: "lltostr(n [, base])", doc: "a 64-bit integer as a string: signed decimal, or in base 2 to 36 (digits 0-9a-z) unsigned, base 16 after 0x and base 8 after 0; a base outside 2..36 is a run-time error (illegal operation)" },
+    BuiltinFn { name: "htons", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Swap(2)), signature: "htons(n)", doc: "a 16-bit integer from host to network (big-endian) byte order" },
+    BuiltinFn { name: "htonl", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Swap(4)), signature: "htonl(n)", doc: "a 32-bit integer from host to network (big-endian) byte order" },
+    BuiltinFn { name: "htonll", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Swap(8)), signature: "htonll(n)", doc: "a 64-bit integer from host to network (big-endian) byte order" },
+    BuiltinFn { name: "ntohs", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Swap(2)), signature: "ntohs(n)", doc: "a 16-bit integer from network (big-endian) to host byte order" },
+    BuiltinFn { name: "ntohl", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Swap(4)), signature: "ntohl(n)", doc: "a 32-bit integer from network (big-endian) to host byte order" },
+    BuiltinFn { name: "ntohll", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Swap(8)), signature: "ntohll(n)", doc: "a 64-bit integer from network (big-endian) to host byte order" },
+    BuiltinFn { name: "bswap", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Bswap, signature: "bswap(n)", doc: "n with its bytes in the reverse order, as an unsigned integer as wide as n's type (1, 2, 4 or 8 bytes; 1 byte stays itself)" },
+    BuiltinFn { name: "strcontains", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str], hook: FnHook::Strcontains, signature: "strcontains(haystack, needle)", doc: "1 if the string needle occurs in the string haystack (\"\" occurs in every string), else 0" },
+    BuiltinFn { name: "ntop", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::OptInt], hook: FnHook::Ntop, signature: "ntop([af,] addr)", doc: "the IPv4 address whose bytes are the low four of the integer addr in memory order, dotted (ntop(0x0100007f) is 127.0.0.1); af, if given, is AF_INET (2)" },
+    BuiltinFn { name: "rand", dialects: Both, kind: FnKind::Subroutine, args: &[], hook: FnHook::Int(crate::ir::IntFn::Rand), signature: "rand()", doc: "a pseudo-random int (bpf_get_prandom_u32), not for cryptography" },
+    BuiltinFn { name: "progenyof", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Progenyof), signature: "progenyof(pid)", doc: "1 if the current process is pid or one of its descendants, else 0" },
+    BuiltinFn { name: "inet_ntoa", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::InetNtoa), signature: "inet_ntoa(addr)", doc: "the IPv4 address (4 bytes, network order) at kernel address addr, dotted: 192.168.1.23" },
+    BuiltinFn { name: "inet_ntoa6", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::OptConstInt], hook: FnHook::Str(crate::ir::StrFn::InetNtoa6), signature: "inet_ntoa6(addr [, strict])", doc: "the IPv6 address (16 bytes) at kernel address addr, zeros shortened with ::; an IPv4-mapped or -compatible one as dotted IPv4 (with its ::ffff: or :: prefix if strict is not 0)" },
+    BuiltinFn { name: "inet_ntop", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::InetNtop), signature: "inet_ntop(af, addr)", doc: "the address at kernel address addr of family af: AF_INET (2) as inet_ntoa(), AF_INET6 (10) as inet_ntoa6(addr, 1); another family is a run-time error (illegal operation)" },
+    BuiltinFn { name: "cleanpath", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Cleanpath), signature: "cleanpath(path)", doc: "path without its empty and `.` components, a component followed by `..` taken out with it, and no trailing slash, by text alone (\"\" stays \"\")" },
+    BuiltinFn { name: "link_ntop", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::LinkNtop), signature: "link_ntop(type, addr)", doc: "the link-layer address at kernel address addr of hardware type type as hex bytes joined by colons: ARPHRD_ETHER (1) 6 bytes, ARPHRD_INFINIBAND (32) 20; another type is a run-time error (illegal operation)" },
+    BuiltinFn { name: "d_path", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::DPath), signature: "d_path(path)", doc: "the name of a `struct path *` as the kernel's d_path() writes it, from the current process's root; an address that cannot be read is a run-time error (invalid address)" },
+    BuiltinFn { name: "getmajor", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::Getmajor), signature: "getmajor(dev)", doc: "the major number of a kernel dev_t: dev >> 20 of its low 32 bits" },
+    BuiltinFn { name: "getminor", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::Getminor), signature: "getminor(dev)", doc: "the minor number of a kernel dev_t: dev & 0xfffff" },
+    BuiltinFn { name: "mutex_owned", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::MutexOwned), signature: "mutex_owned(mutex)", doc: "1 if the current thread owns the `struct mutex *`, else 0" },
+    BuiltinFn { name: "mutex_owner", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::MutexOwner), signature: "mutex_owner(mutex)", doc: "the `struct task_struct *` that owns the `struct mutex *`, NULL if it is free" },
+    BuiltinFn { name: "mutex_type_adaptive", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::MutexTypeAdaptive), signature: "mutex_type_adaptive(mutex)", doc: "1: every Linux `struct mutex` is adaptive (spins while its owner runs, else sleeps)" },
+    BuiltinFn { name: "mutex_type_spin", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::MutexTypeSpin), signature: "mutex_type_spin(mutex)", doc: "0: no Linux `struct mutex` is a spin mutex" },
+    BuiltinFn { name: "rw_read_held", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::RwReadHeld), signature: "rw_read_held(rwlock)", doc: "1 if the `rwlock_t *` is held by readers, else 0" },
+    BuiltinFn { name: "rw_write_held", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::RwWriteHeld), signature: "rw_write_held(rwlock)", doc: "1 if the `rwlock_t *` is held by a writer, else 0" },
+    BuiltinFn { name: "rw_iswriter", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Kernel(KernelFn::RwIswriter), signature: "rw_iswriter(rwlock)", doc: "1 if the `rwlock_t *` is held or wanted by a writer, else 0" },
+    BuiltinFn { name: "stack", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::OptConstInt], hook: FnHook::Stack, signature: "stack([nframes])", doc: "the kernel stack where the probe fired, its innermost nframes frames (1 to 64; default: option stackframes, 20): an aggregation key, traced, or printf's %k" },
+    BuiltinFn { name: "func", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Func), signature: "func(pc)", doc: "the kernel function holding address pc, printed as module`function (keys at different offsets in one function aggregate together)" },
+    BuiltinFn { name: "sym", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Func), signature: "sym(pc)", doc: "the kernel symbol holding address pc, printed as module`symbol; the same as func(pc)" },
+    BuiltinFn { name: "mod", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Mod), signature: "mod(pc)", doc: "the kernel module holding address pc (vmlinux for the kernel itself), printed as its name" },
+    BuiltinFn { name: "ustack", dialects: Dialects::D, kind: FnKind::Subroutine, args: &[ArgSpec::OptConstInt, ArgSpec::OptConstInt], hook: FnHook::UStack { java: false }, signature: "ustack([nframes [, strsize]])", doc: "the user stack of the process where the probe fired, its innermost nframes frames (1 to 100; default: option ustackframes, 100), symbolized in that process (strsize, DTrace's room for JIT frame names, is accepted and ignored): an aggregation key, traced, or printf's %k" },
+    BuiltinFn { name: "ustack", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::OptConstInt], hook: FnHook::UStack { java: false }, signature: "ustack([mode,] [n])", doc: "the user stack of the process where the probe fired, its innermost n frames (1 to 100; default: option ustackframes, 100), symbolized in that process; the mode (bpftrace, perf, raw) is accepted and the stack printed in bpftrace's layout" },
+    BuiltinFn { name: "kstack", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::OptConstInt], hook: FnHook::Stack, signature: "kstack([mode,] [n])", doc: "the kernel stack where the probe fired, its innermost n frames (1 to 64; default: option stackframes, 20); the mode (bpftrace, perf, raw) is accepted and the stack printed in bpftrace's layout" },
+    BuiltinFn { name: "ksym", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Func), signature: "ksym(addr)", doc: "the kernel symbol holding address addr, as sym()" },
+    BuiltinFn { name: "signal", dialects: Dialects::Bpftrace, kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Raise, signature: "signal(sig)", doc: "destructive (--unsafe): send signal sig, a name (\"SIGKILL\" or \"KILL\") or a number, to the process that fired the probe, as raise()" },
+    BuiltinFn { name: "jstack", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::OptConstInt, ArgSpec::OptConstInt], hook: FnHook::UStack { java: true }, signature: "jstack([nframes [, strsize]])", doc: "DTrace's Java stack; Linux has no Java helper, so the user stack as ustack() records it, its innermost nframes frames (1 to 100; default: option jstackframes, 50)" },
+    BuiltinFn { name: "usym", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::USym(USymKind::Func), signature: "usym(pc)", doc: "the symbol holding user address pc in the process where the probe fired, printed as module`symbol (keys at different offsets in one symbol aggregate together)" },
+    BuiltinFn { name: "ufunc", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::USym(USymKind::Func), signature: "ufunc(pc)", doc: "the user function holding address pc, printed as module`function; the same as usym(pc)" },
+    BuiltinFn { name: "uaddr", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::USym(USymKind::Addr), signature: "uaddr(pc)", doc: "user address pc in the process where the probe fired, printed as module`symbol+0xoffset" },
+    BuiltinFn { name: "umod", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::USym(USymKind::Mod), signature: "umod(pc)", doc: "the module (executable or shared library) holding user address pc in the process where the probe fired, printed as its file name" },
+    BuiltinFn { name: "normalize", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Aggregation, ArgSpec::Int], hook: FnHook::Normalize, signature: "normalize(@agg, n)", doc: "print an aggregation's values divided by n from now on" },
+    BuiltinFn { name: "denormalize", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Denormalize, signature: "denormalize(@agg)", doc: "print an aggregation's values undivided again" },
+    BuiltinFn { name: "count", dialects: Both, kind: FnKind::Aggregating, args: &[], hook: FnHook::Aggregate(&agg::count::Count), signature: "count()", doc: "number of times called" },
+    BuiltinFn { name: "sum", dialects: Both, kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::sum::Sum), signature: "sum(x)", doc: "total of the values" },
+    BuiltinFn { name: "min", dialects: Both, kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::extreme::MIN), signature: "min(x)", doc: "smallest value" },
+    BuiltinFn { name: "max", dialects: Both, kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::extreme::MAX), signature: "max(x)", doc: "largest value" },
+    BuiltinFn { name: "avg", dialects: Both, kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::avg::Avg), signature: "avg(x)", doc: "integer mean of the values" },
+    BuiltinFn { name: "stddev", dialects: Both, kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::stddev::Stddev), signature: "stddev(x)", doc: "integer standard deviation of the values" },
+    BuiltinFn { name: "quantize", dialects: Both, kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::quantize::Quantize), signature: "quantize(x)", doc: "power-of-two frequency distribution" },
+    BuiltinFn { name: "lquantize", dialects: Both, kind: FnKind::Aggregating, args: &[ArgSpec::Int, ArgSpec::ConstInt, ArgSpec::ConstInt, ArgSpec::ConstInt], hook: FnHook::Aggregate(&agg::lquantize::Lquantize), signature: "lquantize(x, low, high, step)", doc: "linear frequency distribution from low to high in steps of step" },
+    BuiltinFn { name: "hist", dialects: Both, kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::bpftrace::HIST), signature: "hist(x)", doc: "bpftrace's power-of-two histogram (quantize()'s buckets)" },
+    BuiltinFn { name: "lhist", dialects: Both, kind: FnKind::Aggregating, args: &[ArgSpec::Int, ArgSpec::ConstInt, ArgSpec::ConstInt, ArgSpec::ConstInt], hook: FnHook::Aggregate(&agg::bpftrace::LHIST), signature: "lhist(x, min, max, step)", doc: "bpftrace's linear histogram from min to max in steps of step (lquantize()'s buckets)" },
+    BuiltinFn { name: "stats", dialects: Both, kind: FnKind::Aggregating, args: &[ArgSpec::Int], hook: FnHook::Aggregate(&agg::bpftrace::STATS), signature: "stats(x)", doc: "bpftrace's count, average and total of the values" },
+    BuiltinFn { name: "llquantize", dialects: Both, kind: FnKind::Aggregating, args: &[ArgSpec::Int, ArgSpec::ConstInt, ArgSpec::ConstInt, ArgSpec::ConstInt, ArgSpec::ConstInt], hook: FnHook::Aggregate(&agg::llquantize::Llquantize), signature: "llquantize(x, factor, low, high, steps)", doc: "log-linear frequency distribution: each power of factor from factor^low to factor^high split into steps linear buckets" },
 ];
 
-pub fn function(name: &str) -> Option<&'static BuiltinFn> {
-    FUNCTIONS.iter().find(|f| f.name == name)
+/// The builtin function a name is in the dialect.
+pub fn function(name: &str, dialect: Dialect) -> Option<&'static BuiltinFn> {
+    FUNCTIONS.iter().find(|f| f.dialects.includes(dialect) && f.name == name)
+}
+
+/// The names of the dialect's functions, for "did you mean" and completion.
+pub fn function_names(dialect: Dialect) -> impl Iterator<Item = &'static str> {
+    FUNCTIONS.iter().filter(move |f| f.dialects.includes(dialect)).map(|f| f.name)
 }
 
 #[cfg(test)]

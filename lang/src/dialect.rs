@@ -52,27 +52,22 @@ pub fn is_d_macro(name: &str) -> bool {
 /// bpftrace's aggregating functions and D's: `@m = f(...)` with one of these is an
 /// aggregation; with anything else (in bpftrace) it stores a value in a map.
 pub fn is_aggregating(name: &str) -> bool {
-    crate::builtins::function(name).is_some_and(|f| f.kind == crate::builtins::FnKind::Aggregating)
+    crate::builtins::FUNCTIONS.iter().any(|f| f.name == name && f.kind == crate::builtins::FnKind::Aggregating)
 }
 
 use crate::ast::{Expr, ExprKind, Ident, Span};
+use crate::builtins::{FnHook, VarHook};
 use crate::diag::Diagnostic;
 
-/// A name alone in a bpftrace program, in D's terms: its builtins that are D's functions
-/// (`kstack` is `stack()`, `ustack` is `ustack()`, `rand` is `rand()`) and `elapsed`
-/// (nanoseconds since tracing began: `timestamp - $__start`, the start given when
-/// checking).
+/// A name alone in a bpftrace program, as its row in the builtins table says: a call
+/// without arguments (`kstack` is `kstack()`) or `elapsed` (nanoseconds since tracing
+/// began: `timestamp - $__start`, the start given when checking); any other name stays
+/// itself, for the checker.
 pub fn bpftrace_ident(name: &str, sp: &Span) -> ExprKind {
-    let call = |f: &str| ExprKind::Call(Ident { name: f.into(), span: sp.clone() }, Vec::new());
-    match name {
-        "kstack" => call("stack"),
-        "ustack" | "rand" => call(name),
-        "cgroup" => call("__cgroup"),
-        "elapsed" => ExprKind::Binary(
-            crate::ast::BinOp::Sub,
-            Box::new(Expr { kind: ExprKind::Ident("timestamp".into()), span: sp.clone() }),
-            Box::new(Expr { kind: ExprKind::Macro("__start".into()), span: sp.clone() }),
-        ),
+    let ident = |n: &str| Box::new(Expr { kind: ExprKind::Ident(n.into()), span: sp.clone() });
+    match crate::builtins::variable(name, Dialect::Bpftrace).map(|v| v.hook) {
+        Some(VarHook::Call(f)) => ExprKind::Call(Ident { name: f.into(), span: sp.clone() }, Vec::new()),
+        Some(VarHook::Elapsed) => ExprKind::Binary(crate::ast::BinOp::Sub, ident("timestamp"), Box::new(Expr { kind: ExprKind::Macro("__start".into()), span: sp.clone() })),
         _ => ExprKind::Ident(name.into()),
     }
 }
@@ -85,17 +80,12 @@ const SIGNALS: &[(&str, i64)] = &[
     ("IO", 29), ("PWR", 30), ("SYS", 31),
 ];
 
-/// A call in a bpftrace program, in D's terms: `kstack([mode,] [n])` is `stack([mode,] [n])`,
-/// `ustack([mode,] [n])` `ustack([mode,] [n])` (the checker reads the mode, how bpftrace
-/// prints the stack), `ksym(addr)` is `sym(addr)`, `signal(sig)` is `raise(sig)` with a
-/// signal's name or number.
+/// The arguments of a call in a bpftrace program as the function's row takes them:
+/// `signal(sig)` with a signal's name as its number. (`kstack([mode,] [n])` and
+/// `ustack([mode,] [n])` keep their mode: the checker reads it.)
 pub fn bpftrace_call(name: Ident, mut args: Vec<Expr>) -> Result<ExprKind, Diagnostic> {
-    let renamed = |to: &str| Ident { name: to.into(), span: name.span.clone() };
-    Ok(match name.name.as_str() {
-        "kstack" => ExprKind::Call(renamed("stack"), args),
-        "ksym" => ExprKind::Call(renamed("sym"), args),
-        "signal" => {
-            if let Some(ExprKind::Str(s)) = args.first().map(|a| &a.kind) {
+    if let Some(FnHook::Raise) = crate::builtins::function(&name.name, Dialect::Bpftrace).map(|f| f.hook) {
+        if let Some(ExprKind::Str(s)) = args.first().map(|a| &a.kind) {
                 let bare = s.value.strip_prefix("SIG").unwrap_or(&s.value);
                 let Some((_, n)) = SIGNALS.iter().find(|(n, _)| *n == bare) else {
                     return Err(Diagnostic::new(args[0].span.clone(), format!("`{}` is not a signal", s.value))
@@ -103,11 +93,9 @@ pub fn bpftrace_call(name: Ident, mut args: Vec<Expr>) -> Result<ExprKind, Diagn
                         .hint("name a signal as bpftrace does: signal(\"SIGKILL\"), signal(\"KILL\") or signal(9)"));
                 };
                 args[0] = Expr { kind: ExprKind::Int(*n, crate::types::IntType { name: "int".into(), size: 4, signed: true, char: false, bool: false }), span: args[0].span.clone() };
-            }
-            ExprKind::Call(renamed("raise"), args)
         }
-        _ => ExprKind::Call(name, args),
-    })
+    }
+    Ok(ExprKind::Call(name, args))
 }
 
 /// bpftrace's integer type names as D's: `uint64` is `uint64_t`, `int8` is `int8_t`.

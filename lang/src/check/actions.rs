@@ -4,7 +4,7 @@ use super::*;
 
 impl Checker<'_> {
     pub(super) fn aggregate(&mut self, agg: &ast::AggRef, func: &ast::Ident, args: &[ast::Expr], span: &Span, body: &mut Vec<Stmt>) -> Result<(), Diagnostic> {
-        let f = builtins::function(&func.name).ok_or_else(|| unknown_function(func))?;
+        let f = builtins::function(&func.name, self.dialect()).ok_or_else(|| unknown_function(func, self.dialect()))?;
         if f.kind != FnKind::Aggregating {
             return Err(Diagnostic::new(func.span.clone(), format!("`{}` is not an aggregating function", func.name))
                 .label("cannot be assigned to an aggregation")
@@ -61,7 +61,7 @@ impl Checker<'_> {
     }
 
     pub(super) fn action(&mut self, name: &ast::Ident, args: &[ast::Expr], span: &Span, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
-        let f = builtins::function(&name.name).ok_or_else(|| unknown_function(name))?;
+        let f = builtins::function(&name.name, self.dialect()).ok_or_else(|| unknown_function(name, self.dialect()))?;
         if f.hook == FnHook::Speculate {
             check_arity(f, args, span)?;
             return self.speculate(&args[0], span, body);

@@ -11,6 +11,11 @@ impl Checker<'_> {
         self.opts.dialect == Some(Dialect::Bpftrace)
     }
 
+    /// The dialect the program is read in: which builtins it has.
+    pub(super) fn dialect(&self) -> Dialect {
+        self.opts.dialect.unwrap_or_default()
+    }
+
     /// `@m[k]` or `@m` used as a value: the map's element (0 or "" if it has none), with its
     /// C type.
     pub(super) fn map_typed(&mut self, a: &ast::AggRef) -> Result<super::ctypes::Typed, Diagnostic> {

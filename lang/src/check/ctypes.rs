@@ -139,8 +139,8 @@ impl Checker<'_> {
             }
         }
         Ok(match &e.kind {
-            ExprKind::Ident(n) if builtins::variable(n).is_some_and(|v| matches!(v.ty, VarType::Kernel(_))) => {
-                let v = builtins::variable(n).expect("checked");
+            ExprKind::Ident(n) if builtins::variable(n, self.dialect()).is_some_and(|v| matches!(v.ty, VarType::Kernel(_))) => {
+                let v = builtins::variable(n, self.dialect()).expect("checked");
                 let VarType::Kernel(strukt) = v.ty else { unreachable!() };
                 let Some(target) = self.types.lookup(TypeSpace::Struct, strukt).map_err(types_err)? else {
                     return Err(Diagnostic::new(span.clone(), format!("the kernel has no `struct {strukt}`")).label("needs it").hint("this kernel's BTF lacks the type"));

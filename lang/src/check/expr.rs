@@ -60,13 +60,13 @@ impl Checker<'_> {
             ExprKind::Int(v, t) => TExpr::new(Expr::Int(*v), self.types.int_of(t.clone())),
             ExprKind::Str(s) => TExpr::new(Expr::Str(StrExpr::Const(self.strings.intern(&s.value))), string),
             ExprKind::Ident(name) if name == "retval" => self.retval(&e.span)?,
-            // bpftrace's `probe`: the probe's id, named when printed.
-            ExprKind::Ident(name) if name == "probe" && self.bpftrace() => TExpr::new(Expr::Probe, string),
-            // bpftrace's `cpid` is D's `$target`.
-            ExprKind::Ident(name) if name == "cpid" && self.bpftrace() => self.plain(&ast::Expr { kind: ExprKind::Macro("target".into()), span: e.span.clone() })?,
             ExprKind::Ident(name) => {
-                if let Some(v) = builtins::variable(name) {
+                if let Some(v) = builtins::variable(name, self.dialect()) {
                     match (v.ty, v.hook) {
+                        // The probe's id, named when printed.
+                        (_, VarHook::BpftraceProbe) => TExpr::new(Expr::Probe, string),
+                        (_, VarHook::Target) => self.plain(&ast::Expr { kind: ExprKind::Macro("target".into()), span: e.span.clone() })?,
+                        (_, VarHook::Elapsed | VarHook::Call(_)) | (VarType::Stack, _) => unreachable!("the parser makes bpftrace's {name} an expression"),
                         (VarType::Int(c), h) => TExpr::new(Expr::Var(h), self.c_int(c)),
                         (VarType::Str, VarHook::Comm) => TExpr::new(Expr::Str(StrExpr::Comm), string),
                         (VarType::Str, VarHook::Cwd) => TExpr::new(Expr::Str(StrExpr::Cwd { offsets: self.cwd_offsets(&e.span)?, size: self.strsize }), string),
@@ -87,7 +87,7 @@ impl Checker<'_> {
                     return Err(unindexed_array(name, &e.span));
                 } else {
                     let mut d = Diagnostic::new(e.span.clone(), format!("unknown variable `{name}`")).label("not a builtin and never assigned");
-                    let mut names: Vec<&str> = builtins::variable_names().collect();
+                    let mut names: Vec<&str> = builtins::variable_names(self.dialect()).collect();
                     names.extend(self.globals.iter().map(String::as_str));
                     d = match closest(name, names) {
                         Some(c) => d.hint(format!("did you mean `{c}`?")),
@@ -359,7 +359,7 @@ impl Checker<'_> {
     /// A function call used as a value: its one lookup in the table, then what its hook
     /// makes of it; an action or aggregating function has no value.
     fn call_value(&mut self, name: &ast::Ident, args: &[ast::Expr], span: &Span, string: TypeId) -> Result<TExpr, Diagnostic> {
-        let Some(f) = builtins::function(&name.name) else { return Err(unknown_function(name)) };
+        let Some(f) = builtins::function(&name.name, self.dialect()) else { return Err(unknown_function(name, self.dialect())) };
         Ok(match f.hook {
             FnHook::StringOf => {
                 check_arity(f, args, span)?;
@@ -370,6 +370,9 @@ impl Checker<'_> {
                 self.string_call(f, args)?
             }
             FnHook::Kernel(k) => self.kernel_call(f, k, args, span)?,
+            FnHook::Bswap => self.bswap(f, args, span)?,
+            FnHook::Strcontains => self.strcontains(f, args, span)?,
+            FnHook::Ntop => self.ntop(f, args, span)?,
             FnHook::HasKey => self.has_key(args, span)?,
             FnHook::Len => self.map_len(args, span)?,
             FnHook::Strftime => {

@@ -594,7 +594,7 @@ impl Checker<'_> {
         for target in targets {
             match target {
                 LValue::ThreadLocal(i, _) if !self.thread_locals.contains(&i.name) => self.thread_locals.push(i.name.clone()),
-                LValue::Global(i) if !vars::is_builtin(&i.name) && !self.globals.contains(&i.name) => self.globals.push(i.name.clone()),
+                LValue::Global(i) if !vars::is_builtin(&i.name, self.dialect()) && !self.globals.contains(&i.name) => self.globals.push(i.name.clone()),
                 LValue::Element { name, thread, .. } => self.declare_array(name, *thread)?,
                 _ => {}
             }
@@ -737,11 +737,11 @@ fn check_arity(f: &builtins::BuiltinFn, args: &[ast::Expr], span: &Span) -> Resu
         .hint(format!("usage: {}", f.signature)))
 }
 
-fn unknown_function(name: &ast::Ident) -> Diagnostic {
-    let d = Diagnostic::new(name.span.clone(), format!("unknown function `{}`", name.name)).label("not a D function");
-    match closest(&name.name, builtins::FUNCTIONS.iter().map(|f| f.name)) {
+fn unknown_function(name: &ast::Ident, dialect: crate::dialect::Dialect) -> Diagnostic {
+    let d = Diagnostic::new(name.span.clone(), format!("unknown function `{}`", name.name)).label(format!("not a {dialect} function"));
+    match closest(&name.name, builtins::function_names(dialect)) {
         Some(c) => d.hint(format!("did you mean `{c}()`?")),
-        None => d.hint(format!("functions: {}", builtins::FUNCTIONS.iter().map(|f| f.name).collect::<Vec<_>>().join(", "))),
+        None => d.hint(format!("functions: {}", builtins::function_names(dialect).collect::<Vec<_>>().join(", "))),
     }
 }
 
@@ -762,3 +762,6 @@ fn unassigned_local(name: &str, span: &Span) -> Diagnostic {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod dialect_tests;
+mod bpftrace_fns;

@@ -17,7 +17,7 @@ impl Checker<'_> {
                 Decl::Var { scope, ty, name, keys, len: None, span } => self.declare_variable(*scope, ty, name, keys.as_deref(), span)?,
                 Decl::Var { scope, ty, name, len: Some(n), span, .. } => self.declare_scalar_array(*scope, ty, name, *n, span)?,
                 Decl::Inline { ty, name, value, .. } => {
-                    if vars::is_builtin(&name.name) || self.inlines.iter().any(|i| i.0 == name.name) {
+                    if vars::is_builtin(&name.name, self.dialect()) || self.inlines.iter().any(|i| i.0 == name.name) {
                         return Err(Diagnostic::new(name.span.clone(), format!("`{}` is already defined", name.name)).label("defined again").hint("an inline needs a name of its own"));
                     }
                     self.inlines.push((name.name.clone(), ty.clone(), value.clone()));
@@ -38,7 +38,7 @@ impl Checker<'_> {
             return Err(Diagnostic::new(ty.span.clone(), "a scalar array holds integers or pointers").label("strings").hint(format!("for strings indexed by number use an associative array: `string {}[int];`", name.name)));
         }
         let t = self.scalar_type(ty)?;
-        if vars::is_builtin(&name.name) {
+        if vars::is_builtin(&name.name, self.dialect()) {
             return Err(Diagnostic::new(name.span.clone(), format!("cannot declare builtin variable `{}`", name.name)).label("a builtin").hint("choose another name for your variable"));
         }
         if self.array(&name.name, false).is_some() || self.globals.contains(&name.name) {
@@ -51,7 +51,7 @@ impl Checker<'_> {
 
     fn declare_variable(&mut self, scope: Scope, ty: &TypeName, name: &ast::Ident, keys: Option<&[TypeName]>, span: &Span) -> Result<(), Diagnostic> {
         let t = self.variable_type(ty)?;
-        if vars::is_builtin(&name.name) {
+        if vars::is_builtin(&name.name, self.dialect()) {
             return Err(Diagnostic::new(name.span.clone(), format!("cannot declare builtin variable `{}`", name.name)).label("a builtin").hint("choose another name for your variable"));
         }
         let var = match (scope, keys) {

@@ -380,7 +380,7 @@ impl Checker<'_> {
         };
         match target {
             LValue::Global(i) => {
-                if is_builtin(&i.name) {
+                if is_builtin(&i.name, self.dialect()) {
                     return Err(builtin_assigned(&i.name, &i.span));
                 }
                 let g = self.globals.iter().position(|g| g == &i.name).ok_or_else(|| not_assignable(&i.span))?;
@@ -431,7 +431,7 @@ impl Checker<'_> {
 
     /// Declares associative array `name` (`thread`: `self->name[...]`) where it is assigned.
     pub(super) fn declare_array(&mut self, name: &ast::Ident, thread: bool) -> Result<(), Diagnostic> {
-        if !thread && is_builtin(&name.name) {
+        if !thread && is_builtin(&name.name, self.dialect()) {
             return Err(builtin_assigned(&name.name, &name.span));
         }
         if self.array(&name.name, thread).is_none() {
@@ -562,8 +562,8 @@ fn str_var(v: VarRef, keys: Vec<Expr>) -> StrVar {
 }
 
 /// A builtin variable's or library constant's name, `args` included (it is only ever indexed or followed by `->`).
-pub(super) fn is_builtin(name: &str) -> bool {
-    name == "args" || builtins::variable(name).is_some() || builtins::constant(name).is_some()
+pub(super) fn is_builtin(name: &str, dialect: crate::dialect::Dialect) -> bool {
+    name == "args" || builtins::variable(name, dialect).is_some() || builtins::constant(name).is_some()
 }
 
 fn builtin_assigned(name: &str, span: &Span) -> Diagnostic {

@@ -318,6 +318,8 @@ impl Emitter<'_> {
                     KernelValue::Cpu => helper::GET_SMP_PROCESSOR_ID,
                     KernelValue::MonotonicNs => helper::KTIME_GET_NS,
                     KernelValue::CurrentTask => helper::GET_CURRENT_TASK,
+                    KernelValue::NumaNode => helper::GET_NUMA_NODE_ID,
+                    KernelValue::Jiffies => helper::JIFFIES64,
                 }));
                 match part {
                     Part::Whole => {}
@@ -344,7 +346,7 @@ impl Emitter<'_> {
             }
             VarHook::Arg(n) => self.context().arg(self, n)?,
             VarHook::Errno => self.context().errno(self),
-            VarHook::Retval => return Err(self.err("internal: retval is lowered by the checker")),
+            VarHook::Retval | VarHook::BpftraceProbe | VarHook::Target | VarHook::Elapsed | VarHook::Call(_) => return Err(self.err(format!("internal: {h:?} is lowered by the checker"))),
             VarHook::ProbeId => self.context().probe_id(self)?,
             VarHook::Epid => {
                 let c = self.clause.ok_or_else(|| self.err("internal: epid outside a clause"))?;
