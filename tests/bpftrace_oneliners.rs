@@ -507,7 +507,6 @@ fn tool_statsnoop() {
 /// tools/statsnoop.bt's header comes first, as in bpftrace: what crumbs does itself
 /// between attaching the probes and running BEGIN must not show as the tool's first rows.
 #[test]
-#[ignore = "crumbs' own two statx(2) calls (comm crumbs, an empty path) print before BEGIN's header"]
 fn tool_statsnoop_header_first() {
     let out = bt_tool("statsnoop", STATSNOOP, "true");
     out.assert_ok();

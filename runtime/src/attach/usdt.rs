@@ -35,20 +35,31 @@ pub(super) fn attach(p: &UProbe, u: &UserProbe) -> io::Result<OwnedFd> {
         Some(pid) => (pid as i32, -1),
         None => (-1, 0),
     };
-    // SAFETY: perf_event_open with a valid attr that outlives the call (path too).
+    let event = perf_open(&attr, pid, cpu)?;
+    let prog = p.fd().map_err(io::Error::other)?;
+    run_on(&event, prog.as_fd().as_raw_fd())?;
+    Ok(event)
+}
+
+/// perf_event_open(2) of `attr` (a perf_event_attr in 16 words, its size in the first).
+pub(super) fn perf_open(attr: &[u64; 16], pid: i32, cpu: i32) -> io::Result<OwnedFd> {
+    // SAFETY: perf_event_open with a valid attr that outlives the call (and what it points to).
     let fd = unsafe { libc::syscall(libc::SYS_perf_event_open, attr.as_ptr(), pid, cpu, -1, PERF_FLAG_FD_CLOEXEC) };
     if fd < 0 {
         return Err(io::Error::last_os_error());
     }
     // SAFETY: a new descriptor this process owns.
-    let event = unsafe { OwnedFd::from_raw_fd(fd as i32) };
-    let prog = p.fd().map_err(io::Error::other)?;
-    let prog_fd = prog.as_fd().as_raw_fd();
-    // SAFETY: ioctls on the perf event this function owns, with a program descriptor.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
+}
+
+/// Makes perf event `event` run program `prog_fd` and enables it; closing the event
+/// detaches the program.
+pub(super) fn run_on(event: &OwnedFd, prog_fd: i32) -> io::Result<()> {
+    // SAFETY: ioctls on a perf event the caller owns, with a program descriptor.
     unsafe {
         if libc::ioctl(event.as_raw_fd(), PERF_EVENT_IOC_SET_BPF as _, prog_fd) < 0 || libc::ioctl(event.as_raw_fd(), PERF_EVENT_IOC_ENABLE as _, 0) < 0 {
             return Err(io::Error::last_os_error());
         }
     }
-    Ok(event)
+    Ok(())
 }

@@ -8,7 +8,7 @@ pub(crate) mod codegen;
 pub mod cpus;
 mod functions;
 mod raw_tracepoints;
-mod tracefs;
+pub(crate) mod tracefs;
 mod user;
 
 use codegen::codegen_target;
