@@ -142,6 +142,12 @@ fn output_to_a_file_holds_the_attaching_line() {
     assert_status(&out, 0);
     let written = std::fs::read_to_string(file.path()).unwrap();
     assert!(written.starts_with("Attaching 1 probe...\nhi\n"), "{written:?}");
+    // As bpftrace 0.17: the file holds the output and the maps, standard output the two
+    // newlines that end tracing.
+    let out = bpftrace(&["-o", file.str(), "-e", r#"BEGIN { printf("x\n"); @a = 1; exit(); }"#]);
+    assert_status(&out, 0);
+    assert_eq!(std::fs::read_to_string(file.path()).unwrap(), "Attaching 1 probe...\nx\n@a: 1\n");
+    assert_eq!(out.stdout, "\n\n");
 }
 
 #[test]

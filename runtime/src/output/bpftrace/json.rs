@@ -166,26 +166,7 @@ mod tests {
     use super::*;
     use crate::output::{AggData, Value};
     use crumbs_lang::ir::IntRepr;
-    use std::cell::RefCell;
-    use std::rc::Rc;
-
-    /// A writer the test reads back after the sink is gone.
-    #[derive(Clone, Default)]
-    struct Shared(Rc<RefCell<Vec<u8>>>);
-    impl Write for Shared {
-        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-            self.0.borrow_mut().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
-    impl Shared {
-        fn text(&self) -> String {
-            String::from_utf8(self.0.borrow().clone()).unwrap()
-        }
-    }
+    use crate::output::bpftrace::shared::Shared;
 
     /// A sink for `program` writing records and the end's newlines to one writer (as
     /// without `-o`), and that writer.

@@ -24,3 +24,31 @@ pub use text::{BpftraceText, ValueMap};
 
 /// What bpftrace prints when tracing ends, before the maps.
 pub const AT_EXIT: &str = "\n\n";
+
+/// A writer tests read back after the sink that wrote it is gone (a sink may hold two:
+/// its output and the console).
+#[cfg(test)]
+pub(crate) mod shared {
+    use std::cell::RefCell;
+    use std::io::{self, Write};
+    use std::rc::Rc;
+
+    #[derive(Clone, Default)]
+    pub struct Shared(Rc<RefCell<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Shared {
+        pub fn text(&self) -> String {
+            String::from_utf8(self.0.borrow().clone()).unwrap()
+        }
+    }
+}

@@ -21,6 +21,9 @@ pub use crate::value_maps::ValueMap;
 
 pub struct BpftraceText<'w> {
     out: Destination<'w>,
+    /// Where the two newlines that end tracing go: standard output, even when `out` is
+    /// `-o`'s file, as bpftrace writes them.
+    console: Destination<'w>,
     /// The program's aggregations, by id.
     aggregations: Vec<Aggregation>,
     /// Which of them are stats(), by id.
@@ -35,12 +38,18 @@ pub struct BpftraceText<'w> {
 impl<'w> BpftraceText<'w> {
     pub fn new(out: Destination<'w>, program: &Program) -> Self {
         let n = program.aggregations.len();
-        BpftraceText { out, aggregations: program.aggregations.clone(), stats: vec![false; n], value_maps: Vec::new(), options: program.options.clone(), voice: "crumbs" }
+        BpftraceText { out, console: Destination::stdout(), aggregations: program.aggregations.clone(), stats: vec![false; n], value_maps: Vec::new(), options: program.options.clone(), voice: "crumbs" }
     }
 
     /// Messages on standard error start with `name:` instead of `crumbs:`.
     pub fn voice(mut self, name: &'static str) -> Self {
         self.voice = name;
+        self
+    }
+
+    /// The two newlines at the end go to `console` instead of standard output.
+    pub fn console(mut self, console: Destination<'w>) -> Self {
+        self.console = console;
         self
     }
 
@@ -173,8 +182,11 @@ impl Sink for BpftraceText<'_> {
     fn finish(&mut self, aggregations: &[Vec<AggRow>], drops: &Drops) -> io::Result<()> {
         // `print_maps_on_exit = false`: the newlines that end tracing, and no maps.
         let maps = if self.options.no_maps_at_exit { String::new() } else { self.all_maps(aggregations) };
-        let text = format!("{AT_EXIT}{maps}");
-        self.out.write_all(text.as_bytes())?;
+        // In order when both are standard output.
+        self.out.flush()?;
+        self.console.write_all(AT_EXIT.as_bytes())?;
+        self.console.flush()?;
+        self.out.write_all(maps.as_bytes())?;
         self.out.flush()?;
         for line in drops.messages(&self.options) {
             eprintln!("{}: {line}", self.voice);
@@ -197,7 +209,13 @@ impl Sink for BpftraceText<'_> {
 mod tests {
     use super::*;
     use crate::output::{AggData, Value};
+    use crate::output::bpftrace::shared::Shared;
     use crumbs_lang::ir::IntRepr;
+
+    /// A sink writing its output and the end's newlines to `out` (as without `-o`).
+    fn sink<'w>(p: &Program, out: &Shared) -> BpftraceText<'w> {
+        BpftraceText::new(Destination::writer(Box::new(out.clone())), p).console(Destination::writer(Box::new(out.clone())))
+    }
 
     /// The sink's output at the end for `program`'s aggregations (by id: no row, or one
     /// keyless row of those state words), `stats` of them stats(), and the value maps.
@@ -209,13 +227,11 @@ mod tests {
             .zip(words)
             .map(|(a, w)| w.iter().map(|w| AggRow { keys: vec![], data: AggData { kind: a.kind.clone(), words: w.clone() } }).collect())
             .collect();
-        let mut out = Vec::new();
-        {
-            let mut sink = BpftraceText::new(Destination::writer(Box::new(&mut out)), &p).stats(stats);
-            sink.set_value_maps(values);
-            sink.finish(&rows, &Drops::default()).unwrap();
-        }
-        String::from_utf8(out).unwrap()
+        let out = Shared::default();
+        let mut sink = sink(&p, &out).stats(stats);
+        sink.set_value_maps(values);
+        sink.finish(&rows, &Drops::default()).unwrap();
+        out.text()
     }
 
     #[test]
@@ -267,13 +283,22 @@ mod tests {
             Output::Printf { pieces: &x, values: vec![] },
             Output::Trace(Value::long(-3)),
         ];
-        let mut out = Vec::new();
-        {
-            let mut sink = BpftraceText::new(Destination::writer(Box::new(&mut out)), &p);
-            sink.firing(&Firing { program: &p, cpu: 0, probe: 1, record: 0, outputs }).unwrap();
-            sink.finish(&[], &Drops::default()).unwrap();
-        }
-        assert_eq!(String::from_utf8(out).unwrap(), "5\nhi\nx-3\n\n\n");
+        let out = Shared::default();
+        let mut sink = sink(&p, &out);
+        sink.firing(&Firing { program: &p, cpu: 0, probe: 1, record: 0, outputs }).unwrap();
+        sink.finish(&[], &Drops::default()).unwrap();
+        assert_eq!(out.text(), "5\nhi\nx-3\n\n\n");
+    }
+
+    /// bpftrace -o F: F holds the output and the maps, standard output the two newlines.
+    #[test]
+    fn with_an_output_file_the_end_s_newlines_go_to_the_console() {
+        let p = crumbs_lang::compile("BEGIN { @a = sum(1); }", &Default::default()).unwrap();
+        let rows = vec![vec![AggRow { keys: vec![], data: AggData { kind: p.aggregations[0].kind.clone(), words: vec![1] } }]];
+        let (file, console) = (Shared::default(), Shared::default());
+        let mut sink = BpftraceText::new(Destination::writer(Box::new(file.clone())), &p).console(Destination::writer(Box::new(console.clone())));
+        sink.finish(&rows, &Drops::default()).unwrap();
+        assert_eq!((file.text(), console.text()), ("@a: 1\n".to_string(), "\n\n".to_string()));
     }
 
     #[test]
