@@ -844,3 +844,95 @@ interval:s:1
     let row = out.stdout.lines().find(|l| l.contains(" load averages: ")).unwrap_or_else(|| panic!("{}", out.dump()));
     assert!(is_clock(&row[..8]), "{}", out.dump());
 }
+
+/// tools/biosnoop.bt as current bpftrace has it (block_io_start/block_io_done, a tuple of
+/// the device and sector as the maps' keys and in has_key()): dd's 16 direct writes of 4 KiB,
+/// each one request, started and done, matched by its tuple.
+#[test]
+fn tool_biosnoop_matches_requests_by_a_tuple() {
+    const BIOSNOOP: &str = r#"#!/usr/bin/env bpftrace
+// biosnoop.bt   Block I/O tracing tool, showing per I/O latency.
+//               For Linux, uses bpftrace, eBPF.
+//
+// TODO: Add offset and size columns.
+//
+// Example of usage:
+//
+// # ./biosnoop.bt
+// Attaching 4 probes...
+// TIME(ms)     DISK ID        COMM             PID    LAT(ms)
+// 				MAJOR MINOR
+// 611          259   0        bash             4179        10
+// 611          259   0        cksum            4179         0
+// 627          259   0        cksum            4179        15
+// 641          259   0        cksum            4179        13
+// [...]
+//
+// This output shows the cksum process was issuing block I/O, which were
+// completing with around 12 milliseconds of latency. Each block I/O event is
+// printed out, with a completion time as the first column, measured from
+// program start.
+//
+//
+// An example of some background flushing:
+//
+// # ./biosnoop.bt
+// Attaching 4 probes...
+// TIME(ms)     DISK ID        COMM             PID    LAT(ms)
+//              MAJOR MINOR
+// 2966         259   0        jbd2/nvme0n1-8   615          0
+// 2967         259   0        jbd2/nvme0n1-8   615          0
+// [...]
+//
+//
+// This is a bpftrace version of the bcc tool of the same name.
+// The bcc version provides more fields.
+
+BEGIN
+{
+  printf("%-12s %-14s %-16s %-6s %7s\n", "TIME(ms)", "DISK ID", "COMM", "PID", "LAT(ms)");
+  printf("             MAJOR MINOR\n");
+}
+
+tracepoint:block:block_io_start
+{
+  $key = (args.dev, args.sector);
+  @start[$key] = nsecs;
+  @iopid[$key] = pid;
+  @iocomm[$key] = comm;
+}
+
+tracepoint:block:block_io_done
+/has_key(@start, (args.dev, args.sector)) &&
+ has_key(@iopid, (args.dev, args.sector)) && has_key(@iocomm, (args.dev, args.sector))/
+{
+  $key = (args.dev, args.sector);
+  $now = nsecs;
+  $major = args.dev >> 20;
+  $minor = args.dev & ((1 << 20) - 1);
+  printf("%-12u %-5d %-8d %-16s %-6d %7d\n", elapsed / 1e6,
+         $major, $minor, @iocomm[$key], @iopid[$key], ($now - @start[$key]) / 1e6);
+
+  delete(@start, $key);
+  delete(@iopid, $key);
+  delete(@iocomm, $key);
+}
+
+END
+{
+  clear(@start);
+  clear(@iopid);
+  clear(@iocomm);
+}
+"#;
+    let file = TempPath::new("btbiosnoop");
+    let out = bt_tool("biosnoop", BIOSNOOP, &format!("dd if=/dev/zero of={} bs=4k count=16 oflag=direct", file.str()));
+    out.assert_ok();
+    assert!(out.stdout.starts_with("Attaching 4 probes...\nTIME(ms)     DISK ID        COMM             PID    LAT(ms)\n             MAJOR MINOR\n"), "{}", out.dump());
+    let rows = rows_of(&out, 3, "dd");
+    assert_eq!(rows.len(), 16, "{}", out.dump());
+    for r in rows {
+        let cols: Vec<&str> = r.split_whitespace().collect();
+        assert!(cols.len() == 6 && [0, 1, 2, 4, 5].iter().all(|&i| is_digits(cols[i])), "{r:?}\n{}", out.dump());
+    }
+}

@@ -1191,7 +1191,12 @@ fn chain(parts: Vec<Pair<Rule>>, level: usize, built: &RefCell<HashMap<usize, Op
                             .hint(if arrow { "expected a name after `->` (a tuple's element is read with `.`: $t.0)" } else { "expected a name after `.` (tuples and their elements, $t.0, are bpftrace's: --dialect bpftrace, or a .bt file)" }));
                     }
                     let member = ident(name);
-                    (ExprKind::Member { base: Box::new(lhs.e), member, arrow }, lhs.h + 1)
+                    // bpftrace's `args.name` is `args->name`, whatever the probe.
+                    if !arrow && matches!(&lhs.e.kind, ExprKind::Ident(a) if a == "args") {
+                        (ExprKind::ArgsField(member.name), lhs.h + 1)
+                    } else {
+                        (ExprKind::Member { base: Box::new(lhs.e), member, arrow }, lhs.h + 1)
+                    }
                 }
                 Rule::post_incdec => (incdec(op.as_str(), lhs.e, true)?, lhs.h + 1),
                 _ => {
