@@ -247,3 +247,23 @@ fn len_counts_a_maps_elements() {
     assert_eq!(out.code(), 2, "{}", out.dump());
     assert!(out.stderr.contains("len() counts a map of values; @c holds count()"), "{}", out.dump());
 }
+
+/// Current bpftrace's spellings: `if` and `for` without parentheses, `$pid` as a scratch
+/// variable, a tool's own `#define` of a constant crumbs knows, `.` through a pointer,
+/// delete() as a value, getopt() (bpftrace 0.17 has none of them; the values are the ones
+/// bpftrace's docs give; @m, emptied, prints as an empty line at exit).
+#[test]
+fn current_bpftrace_spellings() {
+    let program = r#"#define AF_INET 2
+        BEGIN { $pid = 5; if $pid > 3 { printf("bare if %d\n", $pid); } else { printf("no\n"); }
+            for $i : 0..2 { printf("for %d\n", $i); }
+            @m[1] = 1; $d = delete(@m, 1); $e = delete(@m, 1); printf("%d %d %d\n", $d, $e, AF_INET);
+            printf("%d\n", curtask.pid == pid);
+            printf("%d %d %d %s\n", getopt("n", 7), getopt("flag"), getopt("other"), getopt("s", "dflt")); exit(); }"#;
+    let out = run(&["-e", program, "--", "--n=9", "--flag"]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\nbare if 5\nfor 0\nfor 1\n1 0 2\n1\n9 1 0 dflt\n\n\n\n", "{}", out.dump());
+    let d = run(&["--dialect", "d", "-e", "BEGIN { if 1 { exit(0); } }"]);
+    assert_eq!(d.code(), 2, "{}", d.dump());
+    assert!(d.stderr.contains("a condition without parentheses is bpftrace's, not D's"), "{}", d.dump());
+}

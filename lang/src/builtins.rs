@@ -298,6 +298,8 @@ pub enum FnHook {
     HasKey,
     /// bpftrace's `len(@m)`: how many elements a map has.
     Len,
+    /// bpftrace's `getopt(name[, default[, help]])`: a named parameter's value.
+    Getopt,
     /// bpftrace's `strftime(format, ns)`: a time printed in user space.
     Strftime,
     /// bpftrace's `kaddr("name")` and `cgroupid("path")`: constants found when compiling.
@@ -414,6 +416,7 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "bcopy", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::Int, ArgSpec::Int], hook: FnHook::Bcopy, signature: "bcopy(src, dest, size)", doc: "copy size bytes from kernel memory at src into scratch memory at dest (from alloca() or copyin())" },
     BuiltinFn { name: "str", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Any, ArgSpec::OptInt], hook: FnHook::AnyStr, signature: "str(addr [, length])", doc: "bpftrace's: the NUL-terminated string at an address, up to length - 1 bytes (strsize - 1 if not given): a user-space pointer's as copyinstr() reads it, a kernel pointer's or char array's as stringof(), an integer's from the kernel if it is a kernel address (the upper half), else from the process; a string stays itself" },
     BuiltinFn { name: "strftime", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Format, ArgSpec::Int], hook: FnHook::Strftime, signature: "strftime(format, ns)", doc: "bpftrace's: the local time ns (nanoseconds since boot, as nsecs) was, formatted by strftime(3) when crumbs prints it; %f is its microseconds" },
+    BuiltinFn { name: "getopt", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::Getopt, signature: "getopt(name [, default [, description]])", doc: "bpftrace's: the named parameter --name=value given after the program (an integer or a string as default is; without a default, 1 if --name is given, else 0), default when not given" },
     BuiltinFn { name: "kaddr", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Format], hook: FnHook::KernelAddr, signature: "kaddr(name)", doc: "bpftrace's: the address of the kernel symbol name (a string literal), from /proc/kallsyms when the program is compiled" },
     BuiltinFn { name: "cgroupid", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Format], hook: FnHook::CgroupId, signature: "cgroupid(path)", doc: "bpftrace's: the id of the cgroup at path (a string literal) in the cgroup file system, its inode number, found when the program is compiled" },
     BuiltinFn { name: "__cgroup", dialects: Both, kind: FnKind::Subroutine, args: &[], hook: FnHook::Int(crate::ir::IntFn::Cgroup), signature: "__cgroup()", doc: "bpftrace's cgroup: the id of the current thread's cgroup (version 2), as cgroupid() gives it" },

@@ -49,6 +49,12 @@ pub fn is_d_macro(name: &str) -> bool {
         || matches!(n, "target" | "pid" | "ppid" | "pgid" | "sid" | "uid" | "euid" | "gid" | "egid" | "projid" | "taskid" | "zoneid")
 }
 
+/// bpftrace's positional parameters: `$1`, `$2`, ... and `$#` (`$$1` is D's string form,
+/// which crumbs' bpftrace reads as `str($1)`). Any other `$name` is a scratch variable.
+pub fn is_positional(name: &str) -> bool {
+    name == "#" || (!name.is_empty() && name.trim_start_matches('$').chars().all(|c| c.is_ascii_digit()))
+}
+
 /// bpftrace's aggregating functions and D's: `@m = f(...)` with one of these is an
 /// aggregation; with anything else (in bpftrace) it stores a value in a map.
 pub fn is_aggregating(name: &str) -> bool {

@@ -329,7 +329,7 @@ fn bpftrace_only(p: Pair<Rule>) -> bool {
 fn bpftrace_only_at(p: Pair<Rule>) -> bool {
     match p.as_rule() {
         Rule::macro_var => return !dialect::is_d_macro(&p.as_str()[1..]),
-        Rule::while_stmt | Rule::for_stmt | Rule::unroll_stmt | Rule::jump_stmt | Rule::let_stmt | Rule::tuple_index | Rule::trailing_comma | Rule::config_block | Rule::macro_def => return true,
+        Rule::while_stmt | Rule::for_stmt | Rule::unroll_stmt | Rule::jump_stmt | Rule::let_stmt | Rule::tuple_index | Rule::trailing_comma | Rule::bare_cond | Rule::config_block | Rule::macro_def => return true,
         // A tuple.
         Rule::paren if p.clone().into_inner().count() != 1 => return true,
         Rule::agg_assign => {
@@ -857,8 +857,18 @@ fn bpftrace_stmt(p: Pair<Rule>) -> Result<Stmt, Diagnostic> {
 fn if_stmt(p: Pair<Rule>) -> Result<Stmt, Diagnostic> {
     let sp = span(&p);
     let mut it = p.into_inner().filter(|x| !matches!(x.as_rule(), Rule::if_kw | Rule::else_kw));
-    let cond = expr(it.next().unwrap())?;
-    let then = branch(it.next().unwrap())?;
+    let c = it.next().unwrap();
+    let (cond, then) = if c.as_rule() == Rule::bare_cond {
+        if !bpftrace() {
+            return Err(Diagnostic::new(span(&c), "a condition without parentheses is bpftrace's, not D's")
+                .label("no parentheses")
+                .hint("write if (cond) { ... }"));
+        }
+        let cond = expr(c.into_inner().next().unwrap())?;
+        (cond, statements(it.next().unwrap().into_inner().next().unwrap())?)
+    } else {
+        (expr(c)?, branch(it.next().unwrap())?)
+    };
     let els = it.next().map(branch).transpose()?;
     Ok(Stmt::If { cond, then, els, span: sp })
 }
@@ -1308,7 +1318,8 @@ fn primary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
             return node(ExprKind::Agg(agg), sp, h + 1);
         }
         // bpftrace's scratch variables are clause-locals, named with their `$`.
-        Rule::macro_var if bpftrace() && !dialect::is_d_macro(&p.as_str()[1..]) && p.as_str() != "$#" => ExprKind::ClauseLocal(p.as_str().to_string()),
+        // (`$pid`, `$target` too: bpftrace's only parameters are `$1`, `$2`, ... and `$#`.)
+        Rule::macro_var if bpftrace() && !dialect::is_positional(&p.as_str()[1..]) => ExprKind::ClauseLocal(p.as_str().to_string()),
         Rule::macro_var => ExprKind::Macro(p.as_str()[1..].to_string()),
         Rule::args_field => ExprKind::ArgsField(p.into_inner().next().unwrap().as_str().to_string()),
         Rule::thread_var => {

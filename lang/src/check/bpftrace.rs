@@ -56,6 +56,26 @@ impl Checker<'_> {
         Ok(())
     }
 
+    /// `delete(...)` as a value (current bpftrace's): 1 if the element was there, else 0.
+    pub(super) fn delete_value(&mut self, args: &[ast::Expr], span: &Span) -> Result<TExpr, Diagnostic> {
+        let mut stmts = Vec::new();
+        self.delete(args, span, &mut stmts)?;
+        let Some(Stmt::DeleteElement { array, keys }) = stmts.first() else { unreachable!("delete() checks into one DeleteElement") };
+        let int = self.c_int("int");
+        // The keys are read once: into hidden variables if they have effects.
+        let mut setup = Vec::new();
+        let mut keys = keys.clone();
+        for k in keys.iter_mut().filter(|k| k.has_effects() && k.is_int()) {
+            let long = self.long();
+            let l = self.hidden_local(long);
+            setup.push(Stmt::SetClauseLocal(l, std::mem::replace(k, Expr::ClauseLocal(l))));
+        }
+        let was = self.hidden_local(int);
+        setup.push(Stmt::SetClauseLocal(was, Expr::HasElement { array: *array, keys: keys.clone() }));
+        setup.push(Stmt::DeleteElement { array: *array, keys });
+        Ok(TExpr::new(Expr::Seq(setup, Box::new(Expr::ClauseLocal(was))), int))
+    }
+
     /// The associative array that holds map `@m`: a compile error if nothing stores into it.
     pub(super) fn map_array(&mut self, a: &ast::AggRef) -> Result<usize, Diagnostic> {
         self.array(&format!("@{}", a.name), false).ok_or_else(|| {
@@ -326,6 +346,62 @@ impl Checker<'_> {
         };
         let v = value.map_err(|m| Diagnostic::new(args[0].span.clone(), m).label("not found").hint(format!("usage: {}", f.signature)))?;
         Ok(TExpr::new(Expr::Int(v as i64), self.c_int("uint64_t")))
+    }
+
+    /// `getopt("name"[, default[, "description"]])`: the named parameter `--name=value` (or
+    /// `--name`) among the program's arguments, as the default's type reads it (an integer,
+    /// a string, `true`/`false`); without a default, 1 if `--name` is given, else 0.
+    pub(super) fn getopt(&mut self, args: &[ast::Expr], span: &Span) -> Result<TExpr, Diagnostic> {
+        let usage = "getopt(\"name\"[, default[, \"description\"]])";
+        let Some(ast::Expr { kind: ExprKind::Str(name), .. }) = args.first() else {
+            return Err(Diagnostic::new(span.clone(), "getopt() takes a parameter's name as a string literal").label("no name").hint(format!("write {usage}")));
+        };
+        if args.len() > 3 {
+            return Err(Diagnostic::new(args[3].span.clone(), "getopt() takes at most three arguments").label("one too many").hint(format!("write {usage}")));
+        }
+        let given = self.opts.args.iter().skip(1).find_map(|a| {
+            let rest = a.strip_prefix("--")?.strip_prefix(name.value.as_str())?;
+            if rest.is_empty() {
+                Some(None)
+            } else {
+                rest.strip_prefix('=').map(|v| Some(v.to_string()))
+            }
+        });
+        let boolean = |e: &ast::Expr| matches!(&e.kind, ExprKind::Ident(b) if b == "true" || b == "false");
+        match args.get(1) {
+            None => Ok(TExpr::new(Expr::Int(given.is_some() as i64), self.c_int("int"))),
+            Some(d) if boolean(d) => {
+                let value = match given {
+                    None => matches!(&d.kind, ExprKind::Ident(b) if b == "true"),
+                    Some(None) => true,
+                    Some(Some(v)) => match v.as_str() {
+                        "true" | "1" | "yes" | "on" => true,
+                        "false" | "0" | "no" | "off" => false,
+                        _ => return Err(Diagnostic::new(d.span.clone(), format!("--{}={v} is not true or false", name.value)).label("a boolean parameter").hint("give --name, --name=true or --name=false")),
+                    },
+                };
+                Ok(TExpr::new(Expr::Int(value as i64), self.c_int("int")))
+            }
+            Some(ast::Expr { kind: ExprKind::Str(s), .. }) => {
+                let text = match given {
+                    Some(Some(v)) => v,
+                    Some(None) => String::new(),
+                    None => s.value.clone(),
+                };
+                let id = self.strings.intern(&text);
+                Ok(TExpr::new(Expr::Str(StrExpr::Const(id)), self.c_string()))
+            }
+            Some(d) => {
+                let Some(default) = super::const_int(d) else {
+                    return Err(Diagnostic::new(d.span.clone(), "getopt()'s default must be a constant").label("not a constant").hint("give an integer, a string literal, true or false"));
+                };
+                let value = match given {
+                    Some(Some(v)) => crate::parse::integer_literal(&v).ok_or_else(|| Diagnostic::new(d.span.clone(), format!("--{}={v} is not an integer", name.value)).label("an integer parameter").hint(format!("give --{}=N", name.value)))?,
+                    _ => default,
+                };
+                Ok(TExpr::new(Expr::Int(value), self.c_int("int64_t")))
+            }
+        }
     }
 
     /// `$N` that is not given: 0 (or "" where a string is wanted, which bpftrace decides

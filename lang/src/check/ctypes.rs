@@ -173,7 +173,9 @@ impl Checker<'_> {
             }
             ExprKind::Member { base, member, arrow } => {
                 let b = self.typed(base)?;
-                let (addr, record) = if *arrow {
+                // bpftrace reads `p.member` of a pointer to a struct as `p->member`.
+                let through_pointer = !*arrow && self.bpftrace() && matches!(self.types.real(b.ty), Ok(Type::Ptr { to, .. }) if matches!(self.types.real(to), Ok(Type::Struct(_) | Type::Union(_))));
+                let (addr, record) = if *arrow || through_pointer {
                     match self.types.real(b.ty).map_err(types_err)? {
                         Type::Ptr { to, space } => {
                             let p = self.value_of(b, &base.span)?;

@@ -385,6 +385,7 @@ impl Checker<'_> {
                 TExpr::new(Expr::Strftime { format, ns: Box::new(ns) }, string)
             }
             FnHook::KernelAddr | FnHook::CgroupId => self.compiled_constant(f, args, span)?,
+            FnHook::Getopt => self.getopt(args, span)?,
             FnHook::AnyStr => {
                 check_arity(f, args, span)?;
                 TExpr::new(self.any_str(args)?, string)
@@ -406,6 +407,7 @@ impl Checker<'_> {
                 TExpr::new(Expr::Speculation, self.int())
             }
             _ if f.kind == FnKind::Subroutine => self.stack_or_symbol(f, args, span)?,
+            FnHook::Delete if self.bpftrace() => self.delete_value(args, span)?,
             _ => {
                 return Err(Diagnostic::new(span.clone(), format!("`{}()` has no value", f.name))
                     .label("used as a value")

@@ -17,7 +17,9 @@ impl Checker<'_> {
                 Decl::Var { scope, ty, name, keys, len: None, span } => self.declare_variable(*scope, ty, name, keys.as_deref(), span)?,
                 Decl::Var { scope, ty, name, len: Some(n), span, .. } => self.declare_scalar_array(*scope, ty, name, *n, span)?,
                 Decl::Inline { ty, name, value, .. } => {
-                    if vars::is_builtin(&name.name, self.dialect()) || self.inlines.iter().any(|i| i.0 == name.name) {
+                    // bpftrace's tools #define what crumbs knows as a constant (AF_INET): theirs wins.
+                    let shadows_constant = self.bpftrace() && crate::builtins::constant(&name.name).is_some();
+                    if (vars::is_builtin(&name.name, self.dialect()) && !shadows_constant) || self.inlines.iter().any(|i| i.0 == name.name) {
                         return Err(Diagnostic::new(name.span.clone(), format!("`{}` is already defined", name.name)).label("defined again").hint("an inline needs a name of its own"));
                     }
                     self.inlines.push((name.name.clone(), ty.clone(), value.clone()));
