@@ -29,6 +29,7 @@ mod speculation;
 mod stable;
 mod print;
 mod rawtracepoint;
+mod registers;
 mod strings;
 mod symbols;
 mod tracepoint;

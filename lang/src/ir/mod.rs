@@ -11,9 +11,11 @@ use crate::syscalls::SyscallTable;
 pub mod agg;
 mod bpftrace_names;
 mod fault;
+mod fbt_needs;
 pub mod layout;
 pub use agg::AggKind;
 pub use fault::Fault;
+pub use fbt_needs::FbtNeeds;
 pub use layout::Layout;
 
 /// Interned string ids at or above this are system call names: `SYSCALL_STR_BASE + nr`.
@@ -367,6 +369,12 @@ pub enum IntFn {
     UserReg(u8),
     /// bpftrace's cgroup: the current thread's cgroup v2 id (bpf_get_current_cgroup_id).
     Cgroup,
+    /// bpftrace's `reg("name")`: word N of the registers the probe's context holds (a
+    /// `struct pt_regs`: kprobes, uprobes, perf events).
+    ProbeReg(u8),
+    /// bpftrace's `sargN`: the Nth argument passed on the stack, the word at sp + 8 * (N + 1)
+    /// of the probe's registers (in user memory at a uprobe, kernel memory at a kprobe).
+    StackArg(u8),
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -126,4 +126,14 @@ impl ProbeContext for Kprobe {
         }
         Ok(())
     }
+
+    fn register(&self, e: &mut Emitter, word: u8) -> Result<(), EmitError> {
+        super::pt_regs::register(e, word)
+    }
+
+    /// At entry, where the probe fires on the function's first instruction: sp points at
+    /// the return address, the stack arguments above it.
+    fn stack_arg(&self, e: &mut Emitter, n: u8) -> Result<(), EmitError> {
+        super::pt_regs::stack_word(e, n, false)
+    }
 }
