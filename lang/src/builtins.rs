@@ -237,7 +237,7 @@ use crate::ir::{SymKind, USymKind};
 impl FnHook {
     /// Whether it changes the system: allowed only with -w (spec §7.15).
     pub fn is_destructive(self) -> bool {
-        matches!(self, FnHook::Raise | FnHook::Stop | FnHook::System | FnHook::Chill | FnHook::CopyOut | FnHook::CopyOutStr | FnHook::Freopen)
+        matches!(self, FnHook::Raise | FnHook::Stop | FnHook::System | FnHook::Chill | FnHook::CopyOut | FnHook::CopyOutStr | FnHook::Freopen | FnHook::Override)
     }
 }
 
@@ -332,6 +332,8 @@ pub enum FnHook {
     Kernel(KernelFn),
     /// bpftrace's `reg(name)`: a register of the probe's context.
     Register,
+    /// bpftrace's `override(rc)`: bpf_override_return() at a kprobe.
+    Override,
 }
 
 /// DTrace's subroutines on the kernel's objects (lang/src/check/kernel_subrs.rs).
@@ -458,6 +460,7 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "strcontains", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str], hook: FnHook::Strcontains, signature: "strcontains(haystack, needle)", doc: "1 if the string needle occurs in the string haystack (\"\" occurs in every string), else 0" },
     BuiltinFn { name: "ntop", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::OptInt], hook: FnHook::Ntop, signature: "ntop([af,] addr)", doc: "the IPv4 address whose bytes are the low four of the integer addr in memory order, dotted (ntop(0x0100007f) is 127.0.0.1); af, if given, is AF_INET (2)" },
     BuiltinFn { name: "reg", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Format], hook: FnHook::Register, signature: "reg(name)", doc: "the register name (a string literal, as bpftrace names x86-64's: ip, sp, bp, ax, bx, cx, dx, si, di, r8 to r15, orig_ax, flags, cs, ss) where the probe fired: at kprobes, uprobes, USDT probes and perf events (profile, interval, software, hardware), a uint64" },
+    BuiltinFn { name: "override", dialects: Dialects::Bpftrace, kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Override, signature: "override(rc)", doc: "destructive (--unsafe): the probed kernel function does not run and returns rc instead (bpf_override_return): at kprobes of functions the kernel allows error injection into (ALLOW_ERROR_INJECTION), on a kernel built with CONFIG_BPF_KPROBE_OVERRIDE; they then attach as kprobes" },
     BuiltinFn { name: "rand", dialects: Both, kind: FnKind::Subroutine, args: &[], hook: FnHook::Int(crate::ir::IntFn::Rand), signature: "rand()", doc: "a pseudo-random int (bpf_get_prandom_u32), not for cryptography" },
     BuiltinFn { name: "progenyof", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Progenyof), signature: "progenyof(pid)", doc: "1 if the current process is pid or one of its descendants, else 0" },
     BuiltinFn { name: "inet_ntoa", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::InetNtoa), signature: "inet_ntoa(addr)", doc: "the IPv4 address (4 bytes, network order) at kernel address addr, dotted: 192.168.1.23" },

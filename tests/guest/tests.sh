@@ -402,6 +402,20 @@ test_crumbs_bt_registers() {
     echo "$out" | grep -qF 'reg() reads the registers saved where the probe fired, which an fentry/fexit trampoline does not save' || die "no reason in: $out"
 }
 
+# bpftrace's override(): Debian's kernels are built without CONFIG_BPF_KPROBE_OVERRIDE
+# (nor CONFIG_FUNCTION_ERROR_INJECTION, whose list debugfs would show), so the kernel
+# refuses bpf_override_return and crumbs says so, exit status 2, before anything runs;
+# without -w it is a compile error. A kernel with error injection needs a real test here.
+test_crumbs_bt_override_refused() {
+    [ -e /sys/kernel/debug/error_injection/list ] && die "this kernel has error injection: test override() for real"
+    out=$(crumbs -w -e 'kprobe:__x64_sys_getpgid { override(42); } BEGIN { printf("began\n"); }' 2>&1); rc=$?
+    [ $rc -eq 2 ] || die "exit status $rc, not 2: $out"
+    echo "$out" | grep -qF 'this kernel was built without CONFIG_BPF_KPROBE_OVERRIDE (bpf_override_return is not among its BPF helpers), so override() cannot run here' || die "no reason in: $out"
+    ! echo "$out" | grep -q began || die "BEGIN ran: $out"
+    out=$(crumbs -e 'kprobe:__x64_sys_getpgid { override(42); }' 2>&1); rc=$?
+    [ $rc -eq 2 ] && echo "$out" | grep -qF 'override() is a destructive action' || die "without -w: exit status $rc: $out"
+}
+
 # kprobe.multi over a wide glob (hundreds of functions, one program and one link per
 # direction; on a kernel without kprobe.multi, the error for forcing it): each function counted under its own name (the cookie's), io-benchmark's 128
 # vfs_read calls exactly, at entry and at return; the attach+detach time is printed.

@@ -22,6 +22,7 @@ mod fbt;
 mod keys;
 mod kernel_fields;
 mod kernel_subrs;
+mod kprobe_override;
 mod memory;
 mod pcap;
 mod pointers;

@@ -1,8 +1,9 @@
 //! What a program's fbt clauses need of the programs their probes run in: how fbt probes
 //! attach (kprobe, kprobe.multi, fentry) is the back end's choice, but bpftrace's reg() and
-//! sargN read the registers a kprobe saves, which a trampoline does not.
+//! sargN read the registers a kprobe saves, which a trampoline does not, and override()
+//! needs a kprobe of its own.
 
-use super::{Expr, IntFn, Node, Program};
+use super::{Expr, IntFn, Node, Program, Stmt};
 use crate::providers::AttachPoint;
 
 /// Which contexts the program's fbt clauses can run in.
@@ -10,6 +11,8 @@ use crate::providers::AttachPoint;
 pub struct FbtNeeds {
     /// They read the saved registers (reg(), sargN): kprobes or kprobe.multi, not fentry.
     pub registers: bool,
+    /// They call override(): a kprobe per function (bpf_override_return), not kprobe.multi.
+    pub override_return: bool,
 }
 
 impl Program {
@@ -19,8 +22,10 @@ impl Program {
         let fbt = self.groups.iter().filter(|g| matches!(g.attach, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_)));
         for c in fbt.flat_map(|g| &g.clauses) {
             c.any(&mut |n| {
-                if let Node::Expr(Expr::IntCall { f: IntFn::ProbeReg(_) | IntFn::StackArg(_), .. }) = n {
-                    needs.registers = true;
+                match n {
+                    Node::Expr(Expr::IntCall { f: IntFn::ProbeReg(_) | IntFn::StackArg(_), .. }) => needs.registers = true,
+                    Node::Stmt(Stmt::Override(_)) => needs.override_return = true,
+                    _ => {}
                 }
                 false
             });

@@ -626,6 +626,9 @@ pub enum Stmt {
     Copy { user: bool, src: Expr, dest: Expr, size: Expr },
     /// `raise(signal)` (`stop()`: SIGSTOP) to the process that fired the probe.
     Signal(Expr),
+    /// bpftrace's `override(rc)`: the probed kernel function returns rc without running
+    /// (bpf_override_return, at a kprobe of its entry).
+    Override(Expr),
     /// `chill(ns)`: spin on the CPU for `ns` nanoseconds, within [`CHILL_MAX`] of each
     /// [`CHILL_INTERVAL`] per CPU (else an illegal-operation fault).
     Chill(Expr),
@@ -671,7 +674,7 @@ impl Stmt {
             Stmt::Break | Stmt::Continue | Stmt::Return => false,
             Stmt::SetStr(v, s) => s.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
             Stmt::SetObject(v, o) | Stmt::SetMember { var: v, value: o, .. } => o.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
-            Stmt::Speculate(e) | Stmt::Signal(e) | Stmt::Chill(e) => e.any(f),
+            Stmt::Speculate(e) | Stmt::Signal(e) | Stmt::Chill(e) | Stmt::Override(e) => e.any(f),
             Stmt::CopyOut { src, addr, size } => {
                 (match src {
                     CopyOutSrc::Memory(e) => e.any(f),

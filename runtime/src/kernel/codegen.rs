@@ -104,6 +104,8 @@ fn fbt_mode(program: &Program) -> Option<FbtMode> {
     let needs = program.fbt_needs();
     Some(match program.options.fbtmode {
         Some(mode) => mode,
+        // bpf_override_return() needs a kprobe of its own.
+        None if needs.override_return => FbtMode::Kprobe,
         None if crate::attach::kprobe_multi::supported().is_ok() => FbtMode::Multi,
         // reg() and sargN read the registers a kprobe saves and a trampoline does not.
         None if needs.registers => FbtMode::Kprobe,

@@ -127,6 +127,19 @@ impl ProbeContext for Kprobe {
         Ok(())
     }
 
+    /// bpf_override_return(ctx, rc): the kernel refuses the program where it was not built
+    /// with CONFIG_BPF_KPROBE_OVERRIDE, and the attachment on a function it does not allow
+    /// errors to be injected into.
+    fn override_return(&self, e: &mut Emitter) -> Result<(), EmitError> {
+        if self.ret || self.multi {
+            return Err(e.err("override() makes a kernel function return at once, which only a kprobe of its own on the function's entry can do: -x fbtmode=kprobe attaches those"));
+        }
+        e.push(Insn::mov(R2, R0));
+        e.push(Insn::mov(R1, R6));
+        e.push(Insn::call(helper::OVERRIDE_RETURN));
+        Ok(())
+    }
+
     fn register(&self, e: &mut Emitter, word: u8) -> Result<(), EmitError> {
         super::pt_regs::register(e, word)
     }
