@@ -94,6 +94,9 @@ pub enum VarHook {
     Target,
     /// bpftrace's `elapsed`: `timestamp` less when tracing began.
     Elapsed,
+    /// bpftrace's `sargN`: the Nth argument passed on the stack (lowered by the checker to
+    /// [`crate::ir::IntFn::StackArg`]).
+    StackArg(u8),
     /// A bpftrace name that is a call of the function named without arguments (`kstack`
     /// is `kstack()`).
     Call(&'static str),
@@ -162,6 +165,16 @@ pub const VARIABLES: &[BuiltinVar] = &[
     BuiltinVar { name: "rand", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("int"), hook: VarHook::Call("rand"), doc: "a pseudo-random int, as rand()" },
     BuiltinVar { name: "numaid", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("uint32_t"), hook: VarHook::Kernel(KernelValue::NumaNode, Part::Whole), doc: "NUMA node of the CPU the probe fired on" },
     BuiltinVar { name: "jiffies", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::Kernel(KernelValue::Jiffies, Part::Whole), doc: "the kernel's jiffies counter, 64 bits (bpf_jiffies64; bpftrace 0.18 has it, 0.17 does not)" },
+    BuiltinVar { name: "sarg0", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::StackArg(0), doc: "the first argument passed on the stack (kprobes and uprobes at a function's entry): the word at sp + 8, read from user memory at a uprobe" },
+    BuiltinVar { name: "sarg1", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::StackArg(1), doc: "the second argument passed on the stack (kprobes and uprobes at a function's entry): the word at sp + 16, read from user memory at a uprobe" },
+    BuiltinVar { name: "sarg2", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::StackArg(2), doc: "the third argument passed on the stack (kprobes and uprobes at a function's entry): the word at sp + 24, read from user memory at a uprobe" },
+    BuiltinVar { name: "sarg3", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::StackArg(3), doc: "the fourth argument passed on the stack (kprobes and uprobes at a function's entry): the word at sp + 32, read from user memory at a uprobe" },
+    BuiltinVar { name: "sarg4", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::StackArg(4), doc: "the fifth argument passed on the stack (kprobes and uprobes at a function's entry): the word at sp + 40, read from user memory at a uprobe" },
+    BuiltinVar { name: "sarg5", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::StackArg(5), doc: "the sixth argument passed on the stack (kprobes and uprobes at a function's entry): the word at sp + 48, read from user memory at a uprobe" },
+    BuiltinVar { name: "sarg6", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::StackArg(6), doc: "the seventh argument passed on the stack (kprobes and uprobes at a function's entry): the word at sp + 56, read from user memory at a uprobe" },
+    BuiltinVar { name: "sarg7", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::StackArg(7), doc: "the eighth argument passed on the stack (kprobes and uprobes at a function's entry): the word at sp + 64, read from user memory at a uprobe" },
+    BuiltinVar { name: "sarg8", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::StackArg(8), doc: "the ninth argument passed on the stack (kprobes and uprobes at a function's entry): the word at sp + 72, read from user memory at a uprobe" },
+    BuiltinVar { name: "sarg9", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::StackArg(9), doc: "the tenth argument passed on the stack (kprobes and uprobes at a function's entry): the word at sp + 80, read from user memory at a uprobe" },
     BuiltinVar { name: "cgroup", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::Call("__cgroup"), doc: "the id of the current thread's cgroup (version 2), as cgroupid() gives it (__cgroup())" },
 ];
 
@@ -224,7 +237,7 @@ use crate::ir::{SymKind, USymKind};
 impl FnHook {
     /// Whether it changes the system: allowed only with -w (spec §7.15).
     pub fn is_destructive(self) -> bool {
-        matches!(self, FnHook::Raise | FnHook::Stop | FnHook::System | FnHook::Chill | FnHook::CopyOut | FnHook::CopyOutStr | FnHook::Freopen)
+        matches!(self, FnHook::Raise | FnHook::Stop | FnHook::System | FnHook::Chill | FnHook::CopyOut | FnHook::CopyOutStr | FnHook::Freopen | FnHook::Override)
     }
 }
 
@@ -319,6 +332,10 @@ pub enum FnHook {
     Ntop,
     /// A subroutine on one of the kernel's own objects: a `dev_t`, a lock, a `struct path`.
     Kernel(KernelFn),
+    /// bpftrace's `reg(name)`: a register of the probe's context.
+    Register,
+    /// bpftrace's `override(rc)`: bpf_override_return() at a kprobe.
+    Override,
 }
 
 /// DTrace's subroutines on the kernel's objects (lang/src/check/kernel_subrs.rs).
@@ -445,6 +462,8 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "bswap", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Bswap, signature: "bswap(n)", doc: "n with its bytes in the reverse order, as an unsigned integer as wide as n's type (1, 2, 4 or 8 bytes; 1 byte stays itself)" },
     BuiltinFn { name: "strcontains", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str], hook: FnHook::Strcontains, signature: "strcontains(haystack, needle)", doc: "1 if the string needle occurs in the string haystack (\"\" occurs in every string), else 0" },
     BuiltinFn { name: "ntop", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::OptInt], hook: FnHook::Ntop, signature: "ntop([af,] addr)", doc: "the IPv4 address whose bytes are the low four of the integer addr in memory order, dotted (ntop(0x0100007f) is 127.0.0.1); af, if given, is AF_INET (2)" },
+    BuiltinFn { name: "reg", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Format], hook: FnHook::Register, signature: "reg(name)", doc: "the register name (a string literal, as bpftrace names x86-64's: ip, sp, bp, ax, bx, cx, dx, si, di, r8 to r15, orig_ax, flags, cs, ss) where the probe fired: at kprobes, uprobes, USDT probes and perf events (profile, interval, software, hardware), a uint64" },
+    BuiltinFn { name: "override", dialects: Dialects::Bpftrace, kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Override, signature: "override(rc)", doc: "destructive (--unsafe): the probed kernel function does not run and returns rc instead (bpf_override_return): at kprobes of functions the kernel allows error injection into (ALLOW_ERROR_INJECTION), on a kernel built with CONFIG_BPF_KPROBE_OVERRIDE; they then attach as kprobes" },
     BuiltinFn { name: "rand", dialects: Both, kind: FnKind::Subroutine, args: &[], hook: FnHook::Int(crate::ir::IntFn::Rand), signature: "rand()", doc: "a pseudo-random int (bpf_get_prandom_u32), not for cryptography" },
     BuiltinFn { name: "progenyof", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Progenyof), signature: "progenyof(pid)", doc: "1 if the current process is pid or one of its descendants, else 0" },
     BuiltinFn { name: "inet_ntoa", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Str(crate::ir::StrFn::InetNtoa), signature: "inet_ntoa(addr)", doc: "the IPv4 address (4 bytes, network order) at kernel address addr, dotted: 192.168.1.23" },

@@ -162,11 +162,12 @@ pub mod helper {
         BPF_FUNC_ringbuf_submit as RINGBUF_SUBMIT, BPF_FUNC_ringbuf_discard as RINGBUF_DISCARD, BPF_FUNC_send_signal as SEND_SIGNAL, BPF_FUNC_get_attach_cookie as GET_ATTACH_COOKIE,
         BPF_FUNC_get_func_arg as GET_FUNC_ARG, BPF_FUNC_get_func_ret as GET_FUNC_RET, BPF_FUNC_get_current_cgroup_id as GET_CURRENT_CGROUP_ID,
         BPF_FUNC_for_each_map_elem as FOR_EACH_MAP_ELEM,
-        BPF_FUNC_get_numa_node_id as GET_NUMA_NODE_ID, BPF_FUNC_jiffies64 as JIFFIES64,
+        BPF_FUNC_get_numa_node_id as GET_NUMA_NODE_ID, BPF_FUNC_jiffies64 as JIFFIES64, BPF_FUNC_override_return as OVERRIDE_RETURN,
     };
 
     /// The helpers the disassembler names (the enum cannot be built from a call's id).
-    pub(super) const NAMED: [bpf_func_id; 32] = [
+    pub(super) const NAMED: [bpf_func_id; 33] = [
+        OVERRIDE_RETURN,
         FOR_EACH_MAP_ELEM,
         GET_NUMA_NODE_ID,
         JIFFIES64,

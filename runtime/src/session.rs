@@ -154,6 +154,10 @@ pub(crate) fn load(program: &Program, compiled: &Compiled, quiet: bool) -> Resul
                     if log.contains("cannot use helper bpf_probe_write_user") || log.contains("unknown func bpf_probe_write_user") {
                         return Err(RunError::Other("this kernel does not let BPF programs write user memory (kernel lockdown; see /sys/kernel/security/lockdown), so copyout() and copyoutstr() cannot run here".into()));
                     }
+                    // A kernel built without CONFIG_BPF_KPROBE_OVERRIDE has no such helper.
+                    if log.contains("unknown func bpf_override_return") || log.contains("cannot use helper bpf_override_return") {
+                        return Err(RunError::Other("this kernel was built without CONFIG_BPF_KPROBE_OVERRIDE (bpf_override_return is not among its BPF helpers), so override() cannot run here".into()));
+                    }
                     let lines: Vec<&str> = log.lines().collect();
                     let tail = lines[lines.len().saturating_sub(12)..].join("\n");
                     let clauses = program.group(code.attach).map(|g| g.clauses.iter().map(|c| c.index).collect()).unwrap_or_default();

@@ -382,6 +382,40 @@ test_crumbs_bt_loops() {
     done
 }
 
+# bpftrace's reg() and sargN at kprobes, in the automatic attach mode (kprobes here, not the
+# fentry it would choose for one function: a trampoline saves no registers; kprobe.multi on
+# 6.12): vfs_read's registers at entry (di its struct file *, dx io-benchmark's 512-byte
+# counts), ax at return (the 512 bytes each read), and do_mmap's stack arguments (its 7th, pgoff, is
+# sarg0, as arg6 reads it; its 8th, populate, a kernel stack address). Forcing fentry is an
+# error that says why.
+test_crumbs_bt_registers() {
+    out=$(crumbs -q --dialect bpftrace -e 'kprobe:vfs_read /pid == cpid/ { @entry[reg("dx"), reg("di") == arg0, reg("ip") != 0] = count(); }
+        kretprobe:vfs_read /pid == cpid/ { @ret[reg("ax")] = count(); }
+        kprobe:do_mmap /pid == cpid/ { @pgoff[sarg0 == arg6] = count(); @populate[sarg1 > 0xffff000000000000] = count(); }' \
+        -c 'io-benchmark -c -r -b 512 -s 64K /tmp/regfile' 2>&1) || die "crumbs failed: $out"
+    for line in '@entry[512, 1, 1]: 128' '@ret[512]: 128'; do
+        echo "$out" | grep -qxF "$line" || die "no line '$line' in: $out"
+    done
+    echo "$out" | grep -qE '^@pgoff\[1\]: [1-9]' || die "no do_mmap call whose sarg0 is arg6 in: $out"
+    ! echo "$out" | grep -qE '^@(pgoff|populate)\[0\]' || die "a stack argument read wrong in: $out"
+    out=$(crumbs -x fbtmode=fentry -e 'kprobe:vfs_read { @ = reg("di"); }' 2>&1) && die "reg() at fentry was accepted: $out"
+    echo "$out" | grep -qF 'reg() reads the registers saved where the probe fired, which an fentry/fexit trampoline does not save' || die "no reason in: $out"
+}
+
+# bpftrace's override(): Debian's kernels are built without CONFIG_BPF_KPROBE_OVERRIDE
+# (nor CONFIG_FUNCTION_ERROR_INJECTION, whose list debugfs would show), so the kernel
+# refuses bpf_override_return and crumbs says so, exit status 2, before anything runs;
+# without -w it is a compile error. A kernel with error injection needs a real test here.
+test_crumbs_bt_override_refused() {
+    [ -e /sys/kernel/debug/error_injection/list ] && die "this kernel has error injection: test override() for real"
+    out=$(crumbs -w -e 'kprobe:__x64_sys_getpgid { override(42); } BEGIN { printf("began\n"); }' 2>&1); rc=$?
+    [ $rc -eq 2 ] || die "exit status $rc, not 2: $out"
+    echo "$out" | grep -qF 'this kernel was built without CONFIG_BPF_KPROBE_OVERRIDE (bpf_override_return is not among its BPF helpers), so override() cannot run here' || die "no reason in: $out"
+    ! echo "$out" | grep -q began || die "BEGIN ran: $out"
+    out=$(crumbs -e 'kprobe:__x64_sys_getpgid { override(42); }' 2>&1); rc=$?
+    [ $rc -eq 2 ] && echo "$out" | grep -qF 'override() is a destructive action' || die "without -w: exit status $rc: $out"
+}
+
 # kprobe.multi over a wide glob (hundreds of functions, one program and one link per
 # direction; on a kernel without kprobe.multi, the error for forcing it): each function counted under its own name (the cookie's), io-benchmark's 128
 # vfs_read calls exactly, at entry and at return; the attach+detach time is printed.

@@ -91,6 +91,9 @@ impl Checker<'_> {
             body.push(Stmt::Chill(ns));
             return Ok(());
         }
+        if f.hook == FnHook::Override {
+            return self.override_return(f, args, span, body);
+        }
         if matches!(f.hook, FnHook::Raise | FnHook::Stop) {
             check_arity(f, args, span)?;
             let signal = match args.first() {

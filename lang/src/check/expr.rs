@@ -65,6 +65,7 @@ impl Checker<'_> {
                     match (v.ty, v.hook) {
                         // The probe's id, named when printed.
                         (_, VarHook::BpftraceProbe) => TExpr::new(Expr::Probe, string),
+                        (_, VarHook::StackArg(n)) => self.stack_arg(name, n, &e.span)?,
                         (_, VarHook::Target) => self.plain(&ast::Expr { kind: ExprKind::Macro("target".into()), span: e.span.clone() })?,
                         (_, VarHook::Elapsed | VarHook::Call(_)) | (VarType::Stack, _) => unreachable!("the parser makes bpftrace's {name} an expression"),
                         (VarType::Int(c), h) => TExpr::new(Expr::Var(h), self.c_int(c)),
@@ -373,6 +374,7 @@ impl Checker<'_> {
             FnHook::Bswap => self.bswap(f, args, span)?,
             FnHook::Strcontains => self.strcontains(f, args, span)?,
             FnHook::Ntop => self.ntop(f, args, span)?,
+            FnHook::Register => self.register(f, args, span)?,
             FnHook::HasKey => self.has_key(args, span)?,
             FnHook::Len => self.map_len(args, span)?,
             FnHook::Strftime => {

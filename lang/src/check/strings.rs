@@ -54,7 +54,7 @@ impl Checker<'_> {
                     IntFn::Swap(4) => self.c_int("uint32_t"),
                     IntFn::Swap(_) => self.c_int("uint64_t"),
                     IntFn::Index | IntFn::Rindex | IntFn::Rand | IntFn::Progenyof | IntFn::Syscall => self.int(),
-                    IntFn::UserReg(_) | IntFn::Cgroup => self.c_int("uint64_t"),
+                    IntFn::UserReg(_) | IntFn::Cgroup | IntFn::ProbeReg(_) | IntFn::StackArg(_) => self.c_int("uint64_t"),
                 };
                 TExpr::new(Expr::IntCall { f: g, args: lowered }, ty)
             }

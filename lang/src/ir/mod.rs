@@ -11,9 +11,11 @@ use crate::syscalls::SyscallTable;
 pub mod agg;
 mod bpftrace_names;
 mod fault;
+mod fbt_needs;
 pub mod layout;
 pub use agg::AggKind;
 pub use fault::Fault;
+pub use fbt_needs::FbtNeeds;
 pub use layout::Layout;
 
 /// Interned string ids at or above this are system call names: `SYSCALL_STR_BASE + nr`.
@@ -367,6 +369,12 @@ pub enum IntFn {
     UserReg(u8),
     /// bpftrace's cgroup: the current thread's cgroup v2 id (bpf_get_current_cgroup_id).
     Cgroup,
+    /// bpftrace's `reg("name")`: word N of the registers the probe's context holds (a
+    /// `struct pt_regs`: kprobes, uprobes, perf events).
+    ProbeReg(u8),
+    /// bpftrace's `sargN`: the Nth argument passed on the stack, the word at sp + 8 * (N + 1)
+    /// of the probe's registers (in user memory at a uprobe, kernel memory at a kprobe).
+    StackArg(u8),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -618,6 +626,9 @@ pub enum Stmt {
     Copy { user: bool, src: Expr, dest: Expr, size: Expr },
     /// `raise(signal)` (`stop()`: SIGSTOP) to the process that fired the probe.
     Signal(Expr),
+    /// bpftrace's `override(rc)`: the probed kernel function returns rc without running
+    /// (bpf_override_return, at a kprobe of its entry).
+    Override(Expr),
     /// `chill(ns)`: spin on the CPU for `ns` nanoseconds, within [`CHILL_MAX`] of each
     /// [`CHILL_INTERVAL`] per CPU (else an illegal-operation fault).
     Chill(Expr),
@@ -663,7 +674,7 @@ impl Stmt {
             Stmt::Break | Stmt::Continue | Stmt::Return => false,
             Stmt::SetStr(v, s) => s.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
             Stmt::SetObject(v, o) | Stmt::SetMember { var: v, value: o, .. } => o.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
-            Stmt::Speculate(e) | Stmt::Signal(e) | Stmt::Chill(e) => e.any(f),
+            Stmt::Speculate(e) | Stmt::Signal(e) | Stmt::Chill(e) | Stmt::Override(e) => e.any(f),
             Stmt::CopyOut { src, addr, size } => {
                 (match src {
                     CopyOutSrc::Memory(e) => e.any(f),

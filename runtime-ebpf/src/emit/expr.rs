@@ -346,7 +346,7 @@ impl Emitter<'_> {
             }
             VarHook::Arg(n) => self.context().arg(self, n)?,
             VarHook::Errno => self.context().errno(self),
-            VarHook::Retval | VarHook::BpftraceProbe | VarHook::Target | VarHook::Elapsed | VarHook::Call(_) => return Err(self.err(format!("internal: {h:?} is lowered by the checker"))),
+            VarHook::Retval | VarHook::BpftraceProbe | VarHook::Target | VarHook::Elapsed | VarHook::Call(_) | VarHook::StackArg(_) => return Err(self.err(format!("internal: {h:?} is lowered by the checker"))),
             VarHook::ProbeId => self.context().probe_id(self)?,
             VarHook::Epid => {
                 let c = self.clause.ok_or_else(|| self.err("internal: epid outside a clause"))?;

@@ -528,6 +528,10 @@ impl Emitter<'_> {
             Stmt::Copy { user, src, dest, size } => self.copy_into(*user, src, dest, size)?,
             Stmt::Chill(ns) => self.chill(ns)?,
             Stmt::CopyOut { src, addr, size } => self.copy_out(src, addr, size)?,
+            Stmt::Override(rc) => {
+                self.expr(rc)?;
+                self.context().override_return(self)?;
+            }
             Stmt::Signal(sig) => {
                 self.expr(sig)?;
                 self.push(Insn::mov(R1, R0));

@@ -37,6 +37,8 @@ impl Emitter<'_> {
                 self.current_syscall(task)?;
             }
             IntFn::UserReg(n) => self.user_register(n)?,
+            IntFn::ProbeReg(word) => self.context().register(self, word)?,
+            IntFn::StackArg(n) => self.context().stack_arg(self, n)?,
         }
         Ok(())
     }

@@ -94,15 +94,21 @@ const FENTRY_AUTO_MAX: usize = 8;
 /// with kprobe.multi links wherever the kernel has them (one program and one link for a
 /// set of functions: under qemu, 317 functions attached and detached in 1.1 s, against
 /// 12.9 s as kprobes and 55 s as fentry, and about a kprobe's cost per call), else fentry
-/// for a few functions where the kernel runs it, else kprobes
+/// for a few functions where the kernel runs it (and the program does not read the
+/// registers), else kprobes
 /// (tests/guest/bench.sh measures them).
 fn fbt_mode(program: &Program) -> Option<FbtMode> {
     if program.functions.is_empty() {
         return None;
     }
+    let needs = program.fbt_needs();
     Some(match program.options.fbtmode {
         Some(mode) => mode,
+        // bpf_override_return() needs a kprobe of its own.
+        None if needs.override_return => FbtMode::Kprobe,
         None if crate::attach::kprobe_multi::supported().is_ok() => FbtMode::Multi,
+        // reg() and sargN read the registers a kprobe saves and a trampoline does not.
+        None if needs.registers => FbtMode::Kprobe,
         // fentry reaches functions with a BTF prototype of their name (not a compiler's
         // copy, finish_task_switch.isra.0).
         None if program.functions.len() <= FENTRY_AUTO_MAX && program.functions.iter().all(|f| !f.name.contains('.')) && crate::attach::fentry::supported().is_ok() => FbtMode::Fentry,

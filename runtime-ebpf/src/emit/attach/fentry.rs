@@ -83,4 +83,16 @@ impl ProbeContext for Fentry {
             Ok(())
         })
     }
+
+    fn register(&self, e: &mut Emitter, _word: u8) -> Result<(), EmitError> {
+        Err(e.err(TRAMPOLINE_HAS_NO_REGISTERS.replace("{what}", "reg()")))
+    }
+
+    fn stack_arg(&self, e: &mut Emitter, _n: u8) -> Result<(), EmitError> {
+        Err(e.err(TRAMPOLINE_HAS_NO_REGISTERS.replace("{what}", "sargN")))
+    }
 }
+
+/// Why reg() and sargN cannot be read in a trampoline's program: crumbs attaches fbt probes
+/// as kprobes for them unless told otherwise.
+const TRAMPOLINE_HAS_NO_REGISTERS: &str = "{what} reads the registers saved where the probe fired, which an fentry/fexit trampoline does not save: -x fbtmode=kprobe (or multi) attaches kprobes, which do";

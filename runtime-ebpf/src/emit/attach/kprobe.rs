@@ -126,4 +126,27 @@ impl ProbeContext for Kprobe {
         }
         Ok(())
     }
+
+    /// bpf_override_return(ctx, rc): the kernel refuses the program where it was not built
+    /// with CONFIG_BPF_KPROBE_OVERRIDE, and the attachment on a function it does not allow
+    /// errors to be injected into.
+    fn override_return(&self, e: &mut Emitter) -> Result<(), EmitError> {
+        if self.ret || self.multi {
+            return Err(e.err("override() makes a kernel function return at once, which only a kprobe of its own on the function's entry can do: -x fbtmode=kprobe attaches those"));
+        }
+        e.push(Insn::mov(R2, R0));
+        e.push(Insn::mov(R1, R6));
+        e.push(Insn::call(helper::OVERRIDE_RETURN));
+        Ok(())
+    }
+
+    fn register(&self, e: &mut Emitter, word: u8) -> Result<(), EmitError> {
+        super::pt_regs::register(e, word)
+    }
+
+    /// At entry, where the probe fires on the function's first instruction: sp points at
+    /// the return address, the stack arguments above it.
+    fn stack_arg(&self, e: &mut Emitter, n: u8) -> Result<(), EmitError> {
+        super::pt_regs::stack_word(e, n, false)
+    }
 }

@@ -58,6 +58,25 @@ pub(crate) trait ProbeContext {
         (1, true)
     }
 
+    /// bpftrace's `reg()`: word `word` of the registers saved where the probe fired, into
+    /// r0; only a context that is a `struct pt_regs` has them (the checker allows reg() at
+    /// those alone, but an fbt probe's context depends on how it attaches).
+    fn register(&self, e: &mut Emitter, _word: u8) -> Result<(), EmitError> {
+        Err(e.err("reg() reads the registers saved where the probe fired, and this probe's program has none"))
+    }
+
+    /// bpftrace's `sargN`: the function's Nth argument passed on the stack, into r0.
+    fn stack_arg(&self, e: &mut Emitter, _n: u8) -> Result<(), EmitError> {
+        Err(e.err("sargN reads the stack through the registers saved where the probe fired, and this probe's program has none"))
+    }
+
+    /// bpftrace's `override(rc)`, rc in r0: the probed function returns it without running.
+    /// Only a kprobe of its own on a function's entry can (the checker allows override() at
+    /// fbt entry probes alone, and they attach as kprobes for it).
+    fn override_return(&self, e: &mut Emitter) -> Result<(), EmitError> {
+        Err(e.err("override() makes a kernel function return at once, which only a kprobe of its own on the function's entry can do: -x fbtmode=kprobe attaches those"))
+    }
+
     /// `errno` into r0 (0 except where a failed system call returns).
     fn errno(&self, e: &mut Emitter) {
         e.push(Insn::mov_imm(R0, 0));

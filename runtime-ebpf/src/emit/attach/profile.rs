@@ -67,4 +67,9 @@ impl ProbeContext for Profile {
         e.push(Insn::mov_imm(R0, 0));
         Ok(())
     }
+
+    /// The interrupted registers (`bpf_perf_event_data` begins with them).
+    fn register(&self, e: &mut Emitter, word: u8) -> Result<(), EmitError> {
+        super::pt_regs::register(e, word)
+    }
 }

@@ -37,6 +37,36 @@ pub(super) const ORIG_AX: i16 = 120;
 /// The stack pointer.
 pub(super) const SP: i16 = 152;
 
+use super::{EmitError, Emitter};
+use crate::insn::*;
+
+/// bpftrace's `reg()`: word `word` of the registers the context (r6) is, into r0.
+pub(super) fn register(e: &mut Emitter, word: u8) -> Result<(), EmitError> {
+    if word > 20 {
+        return Err(e.err(format!("internal: pt_regs has no word {word}")));
+    }
+    e.push(Insn::ldx(DW, R0, R6, 8 * word as i16));
+    Ok(())
+}
+
+/// The `n`th word above the return address at the top of the stack the context's sp
+/// points at (a function's stack arguments: bpftrace's `sargN`, and `arg6`...), into r0;
+/// read from user memory (`user`, at a uprobe) or the kernel's; 0 if it cannot be read.
+pub(super) fn stack_word(e: &mut Emitter, n: u8, user: bool) -> Result<(), EmitError> {
+    e.scoped(|e| {
+        let tmp = e.slot(8)?;
+        e.push(Insn::st_imm(DW, R10, tmp, 0));
+        e.push(Insn::ldx(DW, R3, R6, SP));
+        e.push(Insn::alu_imm(Alu::Add, R3, 8 * (n as i32 + 1)));
+        e.push(Insn::mov(R1, R10));
+        e.push(Insn::alu_imm(Alu::Add, R1, tmp as i32));
+        e.push(Insn::mov_imm(R2, 8));
+        e.push(Insn::call(if user { helper::PROBE_READ_USER } else { helper::PROBE_READ_KERNEL }));
+        e.push(Insn::ldx(DW, R0, R10, tmp));
+        Ok(())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

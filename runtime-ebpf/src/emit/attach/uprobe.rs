@@ -109,6 +109,15 @@ impl ProbeContext for Uprobe {
         }
         Ok(())
     }
+
+    fn register(&self, e: &mut Emitter, word: u8) -> Result<(), EmitError> {
+        super::pt_regs::register(e, word)
+    }
+
+    /// The user stack's words above the return address sp points at a function's entry.
+    fn stack_arg(&self, e: &mut Emitter, n: u8) -> Result<(), EmitError> {
+        super::pt_regs::stack_word(e, n, true)
+    }
 }
 
 

@@ -1,0 +1,35 @@
+//! What a program's fbt clauses need of the programs their probes run in: how fbt probes
+//! attach (kprobe, kprobe.multi, fentry) is the back end's choice, but bpftrace's reg() and
+//! sargN read the registers a kprobe saves, which a trampoline does not, and override()
+//! needs a kprobe of its own.
+
+use super::{Expr, IntFn, Node, Program, Stmt};
+use crate::providers::AttachPoint;
+
+/// Which contexts the program's fbt clauses can run in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FbtNeeds {
+    /// They read the saved registers (reg(), sargN): kprobes or kprobe.multi, not fentry.
+    pub registers: bool,
+    /// They call override(): a kprobe per function (bpf_override_return), not kprobe.multi.
+    pub override_return: bool,
+}
+
+impl Program {
+    /// What the program's fbt clauses need of their context.
+    pub fn fbt_needs(&self) -> FbtNeeds {
+        let mut needs = FbtNeeds::default();
+        let fbt = self.groups.iter().filter(|g| matches!(g.attach, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_)));
+        for c in fbt.flat_map(|g| &g.clauses) {
+            c.any(&mut |n| {
+                match n {
+                    Node::Expr(Expr::IntCall { f: IntFn::ProbeReg(_) | IntFn::StackArg(_), .. }) => needs.registers = true,
+                    Node::Stmt(Stmt::Override(_)) => needs.override_return = true,
+                    _ => {}
+                }
+                false
+            });
+        }
+        needs
+    }
+}
