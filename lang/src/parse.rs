@@ -400,7 +400,16 @@ fn syntax_error(src: &str, e: pest::error::Error<Rule>) -> Diagnostic {
     if let Some(word) = reserved_word(src, start).filter(|_| wants_name) {
         return Diagnostic::new(start..start + word.len(), format!("syntax error: `{word}` is a reserved word"))
             .label("not a name")
-            .hint("C's type keywords, `sizeof` and `offsetof` cannot name variables, members or functions; types are written only in casts `(int)x`, `sizeof(type)` and `offsetof(type, member)`");
+            .hint(RESERVED_HINT);
+    }
+    // `if = 1;`: bpftrace's `if cond {` lets the parser read on past the keyword to the `=`.
+    let before = src[..start].trim_end();
+    let word_start = before.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+    if src[start..].starts_with('=') && !src[start..].starts_with("==") && matches!(&before[word_start..], "if" | "else") {
+        let word = &before[word_start..];
+        return Diagnostic::new(word_start..before.len(), format!("syntax error: `{word}` is a reserved word"))
+            .label("not a name")
+            .hint(RESERVED_HINT);
     }
     let end = if end > start { end } else { start + found.map_or(0, char::len_utf8) };
     let hint = expected_hint(&e).or_else(|| Some(fallback_hint(src, start)));
@@ -416,6 +425,9 @@ fn syntax_error(src: &str, e: pest::error::Error<Rule>) -> Diagnostic {
 }
 
 /// The reserved word (d.pest's `keyword`) at `pos`, if there is one.
+/// What a reserved word where a name goes is told.
+const RESERVED_HINT: &str = "C's type keywords, `sizeof` and `offsetof` cannot name variables, members or functions; types are written only in casts `(int)x`, `sizeof(type)` and `offsetof(type, member)`";
+
 fn reserved_word(src: &str, pos: usize) -> Option<&str> {
     let mut pairs = DParser::parse(Rule::keyword, &src[pos..]).ok()?;
     Some(pairs.next()?.as_str())
