@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{io_benchmark, run, TempPath};
+use common::{compiled_c, io_benchmark, run, TempPath};
 
 /// io-benchmark creating a 64 KiB file and reading it back in 128 reads of 512 bytes: it
 /// opens the file twice, to write (O_WRONLY|O_CREAT|O_TRUNC) and to read (O_RDONLY).
@@ -64,6 +64,73 @@ fn ntop_refuses_what_it_cannot_print() {
         ("BEGIN { printf(\"%s\", ntop(10, 1)); exit(); }", "ntop() of an IPv6 address is not in crumbs yet"),
         ("BEGIN { printf(\"%s\", ntop(3, 1)); exit(); }", "ntop()'s address family must be AF_INET (2)"),
         ("BEGIN { printf(\"%s\", ntop(comm)); exit(); }", "ntop() takes an IPv4 address as an integer, but this is a string"),
+    ] {
+        let out = run(&["--dialect", "bpftrace", "-e", program]);
+        assert_eq!(out.status.code(), Some(2), "{}", out.dump());
+        assert!(out.stderr.contains(message), "{}", out.dump());
+    }
+}
+
+/// A program that runs /bin/true four times with arguments: a few, 17 (join() prints the
+/// first 16), an empty one in the middle (join() stops there) and one of 1099 bytes (join()
+/// keeps 1023 of it).
+const EXECER: &str = r#"#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void run(char *const argv[]) {
+    pid_t p = fork();
+    if (p == 0) {
+        /* The kernel reads the strings without faulting their pages in: touch them. */
+        static volatile size_t touched;
+        for (char *const *a = argv; *a; a++)
+            touched += strlen(*a);
+        char *envp[] = { NULL };
+        execve("/bin/true", argv, envp);
+        _exit(127);
+    }
+    waitpid(p, NULL, 0);
+}
+
+int main(void) {
+    static char long_arg[1100];
+    memset(long_arg, 'x', sizeof long_arg - 1);
+    char *plain[] = { "/bin/true", "hi", "two words", NULL };
+    char *many[] = { "/bin/true", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17", NULL };
+    char *gap[] = { "/bin/true", "a", "", "b", NULL };
+    char *longer[] = { "/bin/true", long_arg, "end", NULL };
+    run(plain);
+    run(many);
+    run(gap);
+    run(longer);
+    return 0;
+}
+"#;
+
+/// join() of execve's argv, with and without a separator, twice in one clause and between
+/// printf()s: bpftrace 0.17 printed the same bytes.
+#[test]
+fn join_of_execve_arguments() {
+    let dir = TempPath::dir("btjoin");
+    let execer = compiled_c(&dir, "execer", EXECER, &[]);
+    let program = r#"tracepoint:syscalls:sys_enter_execve /curtask->real_parent->tgid == cpid/ { printf("%d: ", 1); join(args->argv); join(args->argv, ","); printf("<\n"); }"#;
+    let out = run(&["--dialect", "bpftrace", "-e", program, "-c", &execer]);
+    out.assert_ok();
+    let long = "x".repeat(1023);
+    let want = format!(
+        "Attaching 1 probe...\n1: /bin/true hi two words\n/bin/true,hi,two words\n<\n1: /bin/true 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15\n/bin/true,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\n<\n1: /bin/true a\n/bin/true,a\n<\n1: /bin/true {long} end\n/bin/true,{long},end\n<\n\n\n"
+    );
+    assert_eq!(out.stdout, want, "{}", out.dump());
+}
+
+/// What join() does not take says so, with exit status 2.
+#[test]
+fn join_refuses_what_it_cannot_print() {
+    for (program, message) in [
+        ("tracepoint:syscalls:sys_enter_execve { join(comm); }", "join() takes an array of string pointers, but this is a `string`"),
+        ("tracepoint:syscalls:sys_enter_execve { $s = \",\"; join(args->argv, $s); }", "join()'s separator must be a string literal"),
+        ("tracepoint:syscalls:sys_enter_execve { join(args->argv, \",\", 1); }", "join() takes 1 or 2 arguments, but 3 given"),
+        ("tracepoint:syscalls:sys_enter_execve { $x = join(args->argv); }", "join"),
     ] {
         let out = run(&["--dialect", "bpftrace", "-e", program]);
         assert_eq!(out.status.code(), Some(2), "{}", out.dump());

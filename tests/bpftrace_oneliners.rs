@@ -657,7 +657,6 @@ END
 
 /// tools/execsnoop.bt: new programs with their arguments, joined by join().
 #[test]
-#[ignore = "join() is unknown to crumbs"]
 fn tool_execsnoop() {
     const EXECSNOOP: &str = r#"BEGIN
 {

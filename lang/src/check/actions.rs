@@ -262,6 +262,7 @@ impl Checker<'_> {
                 (Item::Time(format), vec![])
             }
             FnHook::Pcap => self.pcap(args, span)?,
+            FnHook::Join => self.join(args, span)?,
             _ => unreachable!("action hook"),
         };
         items.push(item);

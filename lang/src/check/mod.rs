@@ -765,3 +765,4 @@ mod tests;
 #[cfg(test)]
 mod dialect_tests;
 mod bpftrace_fns;
+mod bpftrace_out;

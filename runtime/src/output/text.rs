@@ -148,7 +148,12 @@ impl Sink for DtraceText<'_> {
                     self.out.truncate()?;
                 }
                 Output::Trace(v) => text.push_str(&record::trace(v, quiet)),
-                Output::Text(t) => text.push_str(t),
+                Output::Text { text: t, line, .. } => {
+                    text.push_str(t);
+                    if *line {
+                        text.push('\n');
+                    }
+                }
                 // bpftrace's print(@m): only its programs have it, which print through their
                 // own sink; an aggregation prints here as printa() would.
                 Output::PrintMap { map: super::PrintedMap::Aggregation(_, rows), .. } => self.rows(&mut text, rows),

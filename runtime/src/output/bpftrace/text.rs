@@ -136,7 +136,12 @@ impl Sink for BpftraceText<'_> {
                 }
                 Output::Pcap { bytes, .. } | Output::Tracemem(bytes) => text.push_str(&record::raw_bytes(bytes)),
                 Output::SetOpt { .. } => {}
-                Output::Text(t) => text.push_str(t),
+                Output::Text { text: t, line, .. } => {
+                    text.push_str(t);
+                    if *line {
+                        text.push('\n');
+                    }
+                }
                 Output::PrintMap { map, top, div } => {
                     let limits = Limits { top: *top, div: *div };
                     match map {
