@@ -137,3 +137,43 @@ fn join_refuses_what_it_cannot_print() {
         assert!(out.stderr.contains(message), "{}", out.dump());
     }
 }
+
+/// cat() of a file named by a format, in order with printf()'s output; a file that cannot
+/// be opened is a message on standard error and nothing printed: bpftrace 0.17 printed the
+/// same bytes (and the message, as `ERROR: ...`).
+#[test]
+fn cat_prints_a_file_in_order() {
+    let dir = TempPath::dir("btcat");
+    std::fs::write(dir.path().join("f.txt"), "line1\nline2").unwrap();
+    let program = format!(r#"BEGIN {{ printf("<"); cat("{}/%s", "f.txt"); printf(">\n"); cat("{}/nope%d", 3); printf("after\n"); exit(); }}"#, dir.str(), dir.str());
+    let out = run(&["--dialect", "bpftrace", "-e", &program]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n<line1\nline2>\nafter\n\n\n", "{}", out.dump());
+    assert!(out.stderr.contains(&format!("failed to open file '{}/nope3': No such file or directory", dir.str())), "{}", out.dump());
+}
+
+/// cat() prints at most max_cat_bytes bytes of a file: 10240 unless the config block (or
+/// BPFTRACE_MAX_CAT_BYTES) says.
+#[test]
+fn cat_stops_at_max_cat_bytes() {
+    let file = TempPath::with_contents("btcatbig", &"a".repeat(20000));
+    let program = format!(r#"BEGIN {{ cat("{}"); exit(); }}"#, file.str());
+    let out = run(&["--dialect", "bpftrace", "-e", &program]);
+    out.assert_ok();
+    assert_eq!(out.stdout, format!("Attaching 1 probe...\n{}\n\n", "a".repeat(10240)), "{}", out.dump());
+    let program = format!(r#"config = {{ max_cat_bytes = 7 }} BEGIN {{ cat("{}"); printf("|\n"); exit(); }}"#, file.str());
+    let out = run(&["-e", &program]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\naaaaaaa|\n\n\n", "{}", out.dump());
+}
+
+/// cat() of the file a workload (grep -q, which prints nothing) opens, named by the openat(2) argument: bpftrace
+/// 0.17 printed the same bytes.
+#[test]
+fn cat_of_a_file_a_workload_opens() {
+    let file = TempPath::with_contents("btcatopen", "first\nsecond\n");
+    let program = r#"tracepoint:syscalls:sys_enter_openat /pid == cpid && strcontains(str(args->filename), "btcatopen")/ { printf("[%s]\n", str(args->filename)); cat("%s", str(args->filename)); }"#;
+    let out = run(&["-e", program, "-c", &format!("/bin/grep -q first {}", file.str())]);
+    out.assert_ok();
+    assert_eq!(out.stdout, format!("Attaching 1 probe...\n[{}]\nfirst\nsecond\n\n\n", file.str()), "{}", out.dump());
+}

@@ -144,6 +144,10 @@ impl<'p> Events<'p> {
                     firing.outputs.push(Output::Freopen { pieces, values })
                 }
                 Item::Ftruncate => firing.outputs.push(Output::Ftruncate),
+                Item::Cat { pieces, max, .. } => {
+                    let values = aggregations.stacks.symbolize(printf::conversions(pieces), values);
+                    firing.outputs.push(Output::Cat { path: crate::output::printf::format(pieces, &values), max: *max });
+                }
                 Item::Time(format) => firing.outputs.push(Output::Text { record: "time", text: crate::output::local_time::now(format), line: false }),
                 Item::Join { sep, count, .. } => {
                     let bytes = match values.first() {

@@ -10,6 +10,10 @@ use crate::types::{AddrSpace, Type};
 pub const JOIN_ARGS: u32 = 16;
 pub const JOIN_ARG_SIZE: u32 = 1024;
 
+/// What cat() prints of a file at most unless the `max_cat_bytes` config variable says:
+/// bpftrace's default.
+pub const CAT_BYTES: u64 = 10240;
+
 impl Checker<'_> {
     /// `join(arr [, sep])`: the first [`JOIN_ARGS`] strings of the array of pointers `arr`
     /// (a user-space one is read from the process), printed up to the first empty one,

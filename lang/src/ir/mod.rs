@@ -789,6 +789,9 @@ pub enum Item {
     /// (Expr::PointedStrings), printed up to the first empty one, joined by `sep`, as a
     /// line.
     Join { sep: String, count: u32, size: u32 },
+    /// bpftrace's `cat(format, ...)`: the file the formatted text names, its first `max`
+    /// bytes printed as they are.
+    Cat { pieces: Vec<Piece>, args: Vec<Repr>, max: u64 },
 }
 
 /// A bpftrace map: an aggregation or an associative array of values, by id.
@@ -801,7 +804,7 @@ pub enum MapRef {
 impl Item {
     pub fn arg_reprs(&self) -> Vec<Repr> {
         match self {
-            Item::Printf { args, .. } | Item::System { args, .. } | Item::Freopen { args, .. } => args.clone(),
+            Item::Printf { args, .. } | Item::System { args, .. } | Item::Freopen { args, .. } | Item::Cat { args, .. } => args.clone(),
             Item::Trace(r) | Item::Print(r, _) => vec![*r],
             Item::Exit | Item::Commit | Item::Discard => vec![Repr::Int(IntRepr::I64)],
             Item::Normalize { by_arg: true, .. } => vec![Repr::Int(IntRepr::I64)],

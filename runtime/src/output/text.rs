@@ -143,6 +143,11 @@ impl Sink for DtraceText<'_> {
                     }
                     None => text.push_str(&record::raw_bytes(bytes)),
                 },
+                Output::Cat { path, max } => {
+                    self.out.write_all(std::mem::take(&mut text).as_bytes())?;
+                    self.out.flush()?;
+                    text.push_str(&super::cat::contents(path, *max, self.voice));
+                }
                 Output::Ftruncate => {
                     self.out.write_all(std::mem::take(&mut text).as_bytes())?;
                     self.out.truncate()?;

@@ -99,6 +99,11 @@ impl Sink for BpftraceJson<'_> {
                         eprintln!("{}: couldn't freopen() \"{path}\": {}", self.voice, super::super::strerror(&e));
                     }
                 }
+                Output::Cat { path, max } => {
+                    self.out.write_all(std::mem::take(&mut text).as_bytes())?;
+                    self.out.flush()?;
+                    text.push_str(&records::record("cat", &records::string(&super::super::cat::contents(path, *max, self.voice))));
+                }
                 Output::Ftruncate => {
                     self.out.write_all(std::mem::take(&mut text).as_bytes())?;
                     self.out.truncate()?;

@@ -130,6 +130,11 @@ impl Sink for BpftraceText<'_> {
                         eprintln!("{}: couldn't freopen() \"{path}\": {}", self.voice, super::super::strerror(&e));
                     }
                 }
+                Output::Cat { path, max } => {
+                    self.out.write_all(std::mem::take(&mut text).as_bytes())?;
+                    self.out.flush()?;
+                    text.push_str(&super::super::cat::contents(path, *max, self.voice));
+                }
                 Output::Ftruncate => {
                     self.out.write_all(std::mem::take(&mut text).as_bytes())?;
                     self.out.truncate()?;
