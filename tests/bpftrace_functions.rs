@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{io_benchmark, run, TempPath};
+use common::{compiled_c, io_benchmark, run, TempPath};
 
 /// io-benchmark creating a 64 KiB file and reading it back in 128 reads of 512 bytes: it
 /// opens the file twice, to write (O_WRONLY|O_CREAT|O_TRUNC) and to read (O_RDONLY).
@@ -69,4 +69,111 @@ fn ntop_refuses_what_it_cannot_print() {
         assert_eq!(out.status.code(), Some(2), "{}", out.dump());
         assert!(out.stderr.contains(message), "{}", out.dump());
     }
+}
+
+/// A program that runs /bin/true four times with arguments: a few, 17 (join() prints the
+/// first 16), an empty one in the middle (join() stops there) and one of 1099 bytes (join()
+/// keeps 1023 of it).
+const EXECER: &str = r#"#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void run(char *const argv[]) {
+    pid_t p = fork();
+    if (p == 0) {
+        /* The kernel reads the strings without faulting their pages in: touch them. */
+        static volatile size_t touched;
+        for (char *const *a = argv; *a; a++)
+            touched += strlen(*a);
+        char *envp[] = { NULL };
+        execve("/bin/true", argv, envp);
+        _exit(127);
+    }
+    waitpid(p, NULL, 0);
+}
+
+int main(void) {
+    static char long_arg[1100];
+    memset(long_arg, 'x', sizeof long_arg - 1);
+    char *plain[] = { "/bin/true", "hi", "two words", NULL };
+    char *many[] = { "/bin/true", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17", NULL };
+    char *gap[] = { "/bin/true", "a", "", "b", NULL };
+    char *longer[] = { "/bin/true", long_arg, "end", NULL };
+    run(plain);
+    run(many);
+    run(gap);
+    run(longer);
+    return 0;
+}
+"#;
+
+/// join() of execve's argv, with and without a separator, twice in one clause and between
+/// printf()s: bpftrace 0.17 printed the same bytes.
+#[test]
+fn join_of_execve_arguments() {
+    let dir = TempPath::dir("btjoin");
+    let execer = compiled_c(&dir, "execer", EXECER, &[]);
+    let program = r#"tracepoint:syscalls:sys_enter_execve /curtask->real_parent->tgid == cpid/ { printf("%d: ", 1); join(args->argv); join(args->argv, ","); printf("<\n"); }"#;
+    let out = run(&["--dialect", "bpftrace", "-e", program, "-c", &execer]);
+    out.assert_ok();
+    let long = "x".repeat(1023);
+    let want = format!(
+        "Attaching 1 probe...\n1: /bin/true hi two words\n/bin/true,hi,two words\n<\n1: /bin/true 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15\n/bin/true,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\n<\n1: /bin/true a\n/bin/true,a\n<\n1: /bin/true {long} end\n/bin/true,{long},end\n<\n\n\n"
+    );
+    assert_eq!(out.stdout, want, "{}", out.dump());
+}
+
+/// What join() does not take says so, with exit status 2.
+#[test]
+fn join_refuses_what_it_cannot_print() {
+    for (program, message) in [
+        ("tracepoint:syscalls:sys_enter_execve { join(comm); }", "join() takes an array of string pointers, but this is a `string`"),
+        ("tracepoint:syscalls:sys_enter_execve { $s = \",\"; join(args->argv, $s); }", "join()'s separator must be a string literal"),
+        ("tracepoint:syscalls:sys_enter_execve { join(args->argv, \",\", 1); }", "join() takes 1 or 2 arguments, but 3 given"),
+        ("tracepoint:syscalls:sys_enter_execve { $x = join(args->argv); }", "join"),
+    ] {
+        let out = run(&["--dialect", "bpftrace", "-e", program]);
+        assert_eq!(out.status.code(), Some(2), "{}", out.dump());
+        assert!(out.stderr.contains(message), "{}", out.dump());
+    }
+}
+
+/// cat() of a file named by a format, in order with printf()'s output; a file that cannot
+/// be opened is a message on standard error and nothing printed: bpftrace 0.17 printed the
+/// same bytes (and the message, as `ERROR: ...`).
+#[test]
+fn cat_prints_a_file_in_order() {
+    let dir = TempPath::dir("btcat");
+    std::fs::write(dir.path().join("f.txt"), "line1\nline2").unwrap();
+    let program = format!(r#"BEGIN {{ printf("<"); cat("{}/%s", "f.txt"); printf(">\n"); cat("{}/nope%d", 3); printf("after\n"); exit(); }}"#, dir.str(), dir.str());
+    let out = run(&["--dialect", "bpftrace", "-e", &program]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n<line1\nline2>\nafter\n\n\n", "{}", out.dump());
+    assert!(out.stderr.contains(&format!("failed to open file '{}/nope3': No such file or directory", dir.str())), "{}", out.dump());
+}
+
+/// cat() prints at most max_cat_bytes bytes of a file: 10240 unless the config block (or
+/// BPFTRACE_MAX_CAT_BYTES) says.
+#[test]
+fn cat_stops_at_max_cat_bytes() {
+    let file = TempPath::with_contents("btcatbig", &"a".repeat(20000));
+    let program = format!(r#"BEGIN {{ cat("{}"); exit(); }}"#, file.str());
+    let out = run(&["--dialect", "bpftrace", "-e", &program]);
+    out.assert_ok();
+    assert_eq!(out.stdout, format!("Attaching 1 probe...\n{}\n\n", "a".repeat(10240)), "{}", out.dump());
+    let program = format!(r#"config = {{ max_cat_bytes = 7 }} BEGIN {{ cat("{}"); printf("|\n"); exit(); }}"#, file.str());
+    let out = run(&["-e", &program]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\naaaaaaa|\n\n\n", "{}", out.dump());
+}
+
+/// cat() of the file a workload (grep -q, which prints nothing) opens, named by the openat(2) argument: bpftrace
+/// 0.17 printed the same bytes.
+#[test]
+fn cat_of_a_file_a_workload_opens() {
+    let file = TempPath::with_contents("btcatopen", "first\nsecond\n");
+    let program = r#"tracepoint:syscalls:sys_enter_openat /pid == cpid && strcontains(str(args->filename), "btcatopen")/ { printf("[%s]\n", str(args->filename)); cat("%s", str(args->filename)); }"#;
+    let out = run(&["-e", program, "-c", &format!("/bin/grep -q first {}", file.str())]);
+    out.assert_ok();
+    assert_eq!(out.stdout, format!("Attaching 1 probe...\n[{}]\nfirst\nsecond\n\n\n", file.str()), "{}", out.dump());
 }

@@ -330,6 +330,10 @@ pub enum FnHook {
     Strcontains,
     /// bpftrace's `ntop([af,] addr)` of an integer IPv4 address.
     Ntop,
+    /// bpftrace's `join(arr [, sep])`: an array's strings printed joined.
+    Join,
+    /// bpftrace's `cat(format, ...)`: a file's contents printed.
+    Cat,
     /// A subroutine on one of the kernel's own objects: a `dev_t`, a lock, a `struct path`.
     Kernel(KernelFn),
     /// bpftrace's `reg(name)`: a register of the probe's context.
@@ -439,6 +443,8 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "__cgroup", dialects: Both, kind: FnKind::Subroutine, args: &[], hook: FnHook::Int(crate::ir::IntFn::Cgroup), signature: "__cgroup()", doc: "bpftrace's cgroup: the id of the current thread's cgroup (version 2), as cgroupid() gives it" },
     BuiltinFn { name: "delete", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Any, ArgSpec::Rest], hook: FnHook::Delete, signature: "delete(@map[key])", doc: "bpftrace's: remove a map's element (also delete(@map, key)); a map without keys is 0 or \"\" again" },
     BuiltinFn { name: "time", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Rest], hook: FnHook::Time, signature: "time([format])", doc: "bpftrace's: print the local time when crumbs reads the record, formatted by strftime(3) (\"%H:%M:%S\\n\" if not given)" },
+    BuiltinFn { name: "join", dialects: Dialects::Bpftrace, kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::Rest], hook: FnHook::Join, signature: "join(arr [, sep])", doc: "print the strings the first 16 pointers of array arr point at (execve's argv; a user-space array is read from the process), each up to 1023 bytes, up to the first that is empty or cannot be read, joined by the string literal sep (\" \" if not given), as a line" },
+    BuiltinFn { name: "cat", dialects: Dialects::Bpftrace, kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::Cat, signature: "cat(format, ...)", doc: "print the contents of the file printf would name, when crumbs reads the record: its first max_cat_bytes bytes (config variable, 10240 if not set); a file that cannot be read is an error message on standard error" },
     BuiltinFn { name: "strlen", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Str], hook: FnHook::Strlen, signature: "strlen(s)", doc: "the length of a string in bytes, its NUL not counted" },
     BuiltinFn { name: "strjoin", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Join), signature: "strjoin(a, b)", doc: "a followed by b, cut to strsize - 1 bytes" },
     BuiltinFn { name: "substr", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Int, ArgSpec::OptInt], hook: FnHook::Str(crate::ir::StrFn::Substr), signature: "substr(s, index [, length])", doc: "the part of s from index (from the end if negative) of at most length bytes (to the end if left out; a negative length leaves that many off the end)" },

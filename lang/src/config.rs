@@ -5,7 +5,8 @@
 //! A variable is named as the block writes it (`stack_mode`), upper case (`STACK_MODE`) or
 //! as its environment variable (`BPFTRACE_STACK_MODE`). Those crumbs honours map onto what
 //! it has (`max_strlen` is the string size, `stack_mode` the mode of stacks that name none,
-//! `print_maps_on_exit` whether maps print when tracing ends); the others change nothing in
+//! `print_maps_on_exit` whether maps print when tracing ends, `max_cat_bytes` what cat()
+//! prints of a file); the others change nothing in
 //! crumbs (it sizes its maps, buffers and programs itself) and have their values checked.
 //! Messages are bpftrace's.
 
@@ -70,6 +71,8 @@ pub struct Config {
     pub stack_mode: Option<StackMode>,
     /// `print_maps_on_exit`: whether every map prints when tracing ends.
     pub print_maps_on_exit: Option<bool>,
+    /// `max_cat_bytes`: the most cat() prints of a file.
+    pub max_cat_bytes: Option<u64>,
 }
 
 impl Config {
@@ -80,6 +83,7 @@ impl Config {
             max_strlen: over.max_strlen.or(self.max_strlen),
             stack_mode: over.stack_mode.or(self.stack_mode),
             print_maps_on_exit: over.print_maps_on_exit.or(self.print_maps_on_exit),
+            max_cat_bytes: over.max_cat_bytes.or(self.max_cat_bytes),
         }
     }
 }
@@ -192,6 +196,9 @@ fn set_number(config: &mut Config, key: &str, n: u64) -> Result<(), (String, Str
         crate::check::strsize_option(Some(&n.to_string())).map_err(|(m, h)| (format!("max_strlen: {m}"), h))?;
         config.max_strlen = Some(n);
     }
+    if key == "max_cat_bytes" {
+        config.max_cat_bytes = Some(n);
+    }
     Ok(())
 }
 
@@ -261,7 +268,7 @@ mod tests {
             entry("str_trunc_trailer", ConfigValue::Str("".into())),
         ])
         .unwrap();
-        assert_eq!(c, Config { max_strlen: Some(200), stack_mode: Some(StackMode::Perf), print_maps_on_exit: Some(false) });
+        assert_eq!(c, Config { max_strlen: Some(200), stack_mode: Some(StackMode::Perf), print_maps_on_exit: Some(false), max_cat_bytes: None });
     }
 
     #[test]
@@ -290,9 +297,9 @@ mod tests {
     fn the_environment_wins_and_reads_old_names() {
         let env = |pairs: &'static [(&'static str, &'static str)]| move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string());
         let c = from_env(env(&[("BPFTRACE_STACK_MODE", "raw"), ("BPFTRACE_STRLEN", "100")])).unwrap();
-        assert_eq!(c, Config { max_strlen: Some(100), stack_mode: Some(StackMode::Raw), print_maps_on_exit: None });
-        let block = Config { max_strlen: Some(8), stack_mode: Some(StackMode::Perf), print_maps_on_exit: Some(false) };
-        assert_eq!(block.under(&c), Config { max_strlen: Some(100), stack_mode: Some(StackMode::Raw), print_maps_on_exit: Some(false) });
+        assert_eq!(c, Config { max_strlen: Some(100), stack_mode: Some(StackMode::Raw), print_maps_on_exit: None, max_cat_bytes: None });
+        let block = Config { max_strlen: Some(8), stack_mode: Some(StackMode::Perf), print_maps_on_exit: Some(false), max_cat_bytes: None };
+        assert_eq!(block.under(&c), Config { max_strlen: Some(100), stack_mode: Some(StackMode::Raw), print_maps_on_exit: Some(false), max_cat_bytes: None });
         assert_eq!(from_env(env(&[("BPFTRACE_STRLEN", "abc")])).unwrap_err(), "Env var 'BPFTRACE_STRLEN' did not contain a valid uint64_t, or was zero-valued.");
         assert_eq!(from_env(env(&[("BPFTRACE_STACK_MODE", "x")])).unwrap_err(), "BPFTRACE_STACK_MODE: Invalid value for stack_mode: valid values are bpftrace, raw, perf, and build_id.");
         assert_eq!(from_env(env(&[("BPFTRACE_MAX_STRLEN", "0")])).unwrap(), Config::default());

@@ -144,7 +144,18 @@ impl<'p> Events<'p> {
                     firing.outputs.push(Output::Freopen { pieces, values })
                 }
                 Item::Ftruncate => firing.outputs.push(Output::Ftruncate),
-                Item::Time(format) => firing.outputs.push(Output::Text(crate::output::local_time::now(format))),
+                Item::Cat { pieces, max, .. } => {
+                    let values = aggregations.stacks.symbolize(printf::conversions(pieces), values);
+                    firing.outputs.push(Output::Cat { path: crate::output::printf::format(pieces, &values), max: *max });
+                }
+                Item::Time(format) => firing.outputs.push(Output::Text { record: "time", text: crate::output::local_time::now(format), line: false }),
+                Item::Join { sep, count, .. } => {
+                    let bytes = match values.first() {
+                        Some(Value::Bytes(b)) => b.as_slice(),
+                        _ => &[],
+                    };
+                    firing.outputs.push(Output::Text { record: "join", text: crate::output::join::joined(bytes, *count as usize, sep), line: true });
+                }
                 Item::ClearArray(id) => value_maps.clear(program, *id)?,
                 Item::PrintMap { map, top, div } => {
                     let map = match map {

@@ -164,7 +164,7 @@ impl Checker<'_> {
         }
         check_arity(f, args, span)?;
         let (item, lowered) = match f.hook {
-            FnHook::Printf | FnHook::System | FnHook::Freopen => {
+            FnHook::Printf | FnHook::System | FnHook::Freopen | FnHook::Cat => {
                 let fmt = &args[0];
                 let pieces = self.format(fmt, "printf()")?;
                 if let Some(c) = printf::conversions(&pieces).find(|c| c.is_agg_value()) {
@@ -232,6 +232,7 @@ impl Checker<'_> {
                 match f.hook {
                     FnHook::System => (Item::System { pieces, args: reprs }, lowered),
                     FnHook::Freopen => (Item::Freopen { pieces, args: reprs }, lowered),
+                    FnHook::Cat => (Item::Cat { pieces, args: reprs, max: self.cat_bytes }, lowered),
                     _ => (Item::Printf { pieces, args: reprs }, lowered),
                 }
             }
@@ -265,6 +266,7 @@ impl Checker<'_> {
                 (Item::Time(format), vec![])
             }
             FnHook::Pcap => self.pcap(args, span)?,
+            FnHook::Join => self.join(args, span)?,
             _ => unreachable!("action hook"),
         };
         items.push(item);

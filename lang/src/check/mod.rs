@@ -200,6 +200,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         key_types: std::collections::HashMap::new(),
         c_ints: std::collections::HashMap::new(),
         stack_mode: config.stack_mode.unwrap_or_default(),
+        cat_bytes: config.max_cat_bytes.unwrap_or(bpftrace_out::CAT_BYTES),
     };
     var_decls::no_assignments(&program.decls)?;
     if !second {
@@ -556,6 +557,8 @@ struct Checker<'a> {
     c_ints: std::collections::HashMap<&'static str, crate::types::TypeId>,
     /// How bpftrace's stacks that name no mode print (its `stack_mode`).
     stack_mode: StackMode,
+    /// bpftrace's `max_cat_bytes`: the most cat() prints of a file.
+    cat_bytes: u64,
 }
 
 type Lowered = (Option<Expr>, Vec<Stmt>, Vec<u32>, Option<usize>, Vec<Variable>);
@@ -767,3 +770,4 @@ mod tests;
 #[cfg(test)]
 mod dialect_tests;
 mod bpftrace_fns;
+mod bpftrace_out;

@@ -312,6 +312,10 @@ pub enum Expr {
     /// place (the rest left as it is): pcap()'s packet. An address that cannot be read is a
     /// fault; a `len` of 0 reads nothing.
     ObjectPrefix { addr: Box<Expr>, size: u32, len: Box<Expr> },
+    /// The strings the first `count` pointers of the array at `addr` point at (bpftrace's
+    /// join() of execve's argv), each in `size` bytes read from where `from` says; a pointer
+    /// or a string that cannot be read is "" (never a fault: the array's end is read past).
+    PointedStrings { addr: Box<Expr>, from: ReadFrom, count: u32, size: u32 },
     /// The address of a struct or union variable's buffer, as a number (0 where a
     /// thread-local one or an element does not exist): its members are read from there as
     /// from kernel memory.
@@ -346,6 +350,16 @@ pub enum Expr {
     Bounded { index: Box<Expr>, len: u64 },
     /// A subroutine that gives an integer (index(), htons(), rand(), ...).
     IntCall { f: IntFn, args: Vec<StrArg> },
+}
+
+/// Which memory an address is read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReadFrom {
+    User,
+    Kernel,
+    /// The kernel's if the address is in the upper half of the 64-bit space, else the
+    /// process's (bpftrace's reading of an integer address).
+    ByAddress,
 }
 
 /// The subroutines that give an integer (strlen() aside).
@@ -541,6 +555,7 @@ impl Expr {
                 Expr::Ternary(a, b, c) => a.any(f) || b.any(f) || c.any(f),
                 Expr::Load { addr: a, .. } | Expr::Bits { inner: a, .. } | Expr::Object { addr: a, .. } | Expr::Sym(_, a) | Expr::USym(_, a) | Expr::Strftime { ns: a, .. } => a.any(f),
                 Expr::ObjectPrefix { addr, len, .. } => addr.any(f) || len.any(f),
+                Expr::PointedStrings { addr, .. } => addr.any(f),
                 Expr::Element { keys, .. } | Expr::HasElement { keys, .. } | Expr::VarAddr(StrVar::Element { keys, .. }) => keys.iter().any(|k| k.any(f)),
                 Expr::Seq(stmts, v) => stmts.iter().any(|s| s.any(f)) || v.any(f),
                 Expr::Strlen(s) => s.any(f),
@@ -566,6 +581,7 @@ impl Expr {
             Expr::UStack(u) => Repr::UStack(*u),
             Expr::USym(k, _) => Repr::USym(*k),
             Expr::Object { size, .. } | Expr::ObjectPrefix { size, .. } => Repr::Object(*size),
+            Expr::PointedStrings { count, size, .. } => Repr::Object(count * size),
             Expr::Probe => Repr::Probe,
             Expr::Strftime { format, .. } => Repr::Strftime(*format),
             _ => Repr::Int(IntRepr::I64),
@@ -780,6 +796,13 @@ pub enum Item {
     /// bpftrace's `print(@m, top, div)`: a map now, its `top` largest rows (0: all), values
     /// divided by `div` (0 or 1: as they are).
     PrintMap { map: MapRef, top: u32, div: u32 },
+    /// bpftrace's `join(arr, sep)`: the argument's `count` strings of `size` bytes each
+    /// (Expr::PointedStrings), printed up to the first empty one, joined by `sep`, as a
+    /// line.
+    Join { sep: String, count: u32, size: u32 },
+    /// bpftrace's `cat(format, ...)`: the file the formatted text names, its first `max`
+    /// bytes printed as they are.
+    Cat { pieces: Vec<Piece>, args: Vec<Repr>, max: u64 },
 }
 
 /// A bpftrace map: an aggregation or an associative array of values, by id.
@@ -792,12 +815,13 @@ pub enum MapRef {
 impl Item {
     pub fn arg_reprs(&self) -> Vec<Repr> {
         match self {
-            Item::Printf { args, .. } | Item::System { args, .. } | Item::Freopen { args, .. } => args.clone(),
+            Item::Printf { args, .. } | Item::System { args, .. } | Item::Freopen { args, .. } | Item::Cat { args, .. } => args.clone(),
             Item::Trace(r) | Item::Print(r, _) => vec![*r],
             Item::Exit | Item::Commit | Item::Discard => vec![Repr::Int(IntRepr::I64)],
             Item::Normalize { by_arg: true, .. } => vec![Repr::Int(IntRepr::I64)],
             Item::Tracemem { size, dynamic } => [Repr::Object(*size)].into_iter().chain(dynamic.then_some(Repr::Int(IntRepr::I64))).collect(),
             Item::Pcap { size } => vec![Repr::Int(IntRepr::U64), Repr::Int(IntRepr::U64), Repr::Int(IntRepr::I64), Repr::Object(*size)],
+            Item::Join { count, size, .. } => vec![Repr::Object(count * size)],
             Item::Printa { .. } | Item::SetOpt { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } | Item::Ftruncate | Item::ClearArray(_) | Item::Time(_) | Item::PrintMap { .. } => vec![],
         }
     }

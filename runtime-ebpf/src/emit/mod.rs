@@ -24,6 +24,7 @@ mod expr;
 mod faults;
 mod frame;
 mod inet;
+mod join;
 mod link_ntop;
 mod loops;
 mod map_loops;
@@ -640,6 +641,7 @@ impl Emitter<'_> {
                 self.push(Insn::stx(DW, base, off + 8, R0));
             }
             (Expr::ObjectPrefix { addr, size, len }, _) => self.object_prefix(addr, *size, len, dst)?,
+            (Expr::PointedStrings { addr, from, count, size }, _) => self.pointed_strings(addr, *from, *count, *size, dst)?,
             // Copied whole into the record.
             (Expr::Object { addr, size }, _) => {
                 self.expr(addr)?;

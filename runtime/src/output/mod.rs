@@ -12,9 +12,11 @@ use std::io;
 
 pub mod aggregation;
 pub mod bpftrace;
+pub mod cat;
 pub mod destination;
 pub mod flow;
 pub mod joined;
+pub mod join;
 pub mod local_time;
 pub mod packed;
 pub mod pcap;
@@ -79,8 +81,13 @@ pub enum Output<'p> {
     Printa { aggs: &'p [usize], rows: Vec<Vec<AggRow>>, format: Option<&'p [Piece]> },
     /// tracemem(): the bytes to show.
     Tracemem(Vec<u8>),
-    /// Text printed as it is: bpftrace's time(), formatted when the record was read.
-    Text(String),
+    /// Text printed as it is, made when the record was read: bpftrace's time(), join(),
+    /// cat(); `record` is the type of bpftrace's JSON record that holds it, `line` whether
+    /// the text output ends it with a newline (the JSON record has none).
+    Text { record: &'static str, text: String, line: bool },
+    /// bpftrace's cat(): the file to print, and the most bytes of it; the sink reads it
+    /// when it prints (an error goes to standard error in order with the output).
+    Cat { path: String, max: u64 },
     /// bpftrace's print(@m, top, div): the map now, its `top` largest rows (0: all), values
     /// divided by `div`.
     PrintMap { map: PrintedMap, top: u32, div: u32 },

@@ -143,12 +143,22 @@ impl Sink for DtraceText<'_> {
                     }
                     None => text.push_str(&record::raw_bytes(bytes)),
                 },
+                Output::Cat { path, max } => {
+                    self.out.write_all(std::mem::take(&mut text).as_bytes())?;
+                    self.out.flush()?;
+                    text.push_str(&super::cat::contents(path, *max, self.voice));
+                }
                 Output::Ftruncate => {
                     self.out.write_all(std::mem::take(&mut text).as_bytes())?;
                     self.out.truncate()?;
                 }
                 Output::Trace(v) => text.push_str(&record::trace(v, quiet)),
-                Output::Text(t) => text.push_str(t),
+                Output::Text { text: t, line, .. } => {
+                    text.push_str(t);
+                    if *line {
+                        text.push('\n');
+                    }
+                }
                 // bpftrace's print(@m): only its programs have it, which print through their
                 // own sink; an aggregation prints here as printa() would.
                 Output::PrintMap { map: super::PrintedMap::Aggregation(_, rows), .. } => self.rows(&mut text, rows),

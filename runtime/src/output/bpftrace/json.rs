@@ -75,8 +75,7 @@ impl Sink for BpftraceJson<'_> {
                 Output::Printf { pieces, values } => text.push_str(&records::record("printf", &records::string(&super::maps::printf_text(pieces, values)))),
                 Output::Trace(v) => text.push_str(&records::record("value", &records::value(v, 1))),
                 Output::Print { layout, value } => text.push_str(&records::record("value", &records::string(&super::super::print::print(layout, value)))),
-                // time(): the only text the front end hands over as it is.
-                Output::Text(t) => text.push_str(&records::record("time", &records::string(t))),
+                Output::Text { record, text: t, .. } => text.push_str(&records::record(record, &records::string(t))),
                 Output::Printa { aggs, rows, .. } => {
                     for (id, rows) in aggs.iter().zip(rows) {
                         text.push_str(&self.aggregation(*id, rows, Limits::default()).unwrap_or_default());
@@ -99,6 +98,11 @@ impl Sink for BpftraceJson<'_> {
                         self.out.flush()?;
                         eprintln!("{}: couldn't freopen() \"{path}\": {}", self.voice, super::super::strerror(&e));
                     }
+                }
+                Output::Cat { path, max } => {
+                    self.out.write_all(std::mem::take(&mut text).as_bytes())?;
+                    self.out.flush()?;
+                    text.push_str(&records::record("cat", &records::string(&super::super::cat::contents(path, *max, self.voice))));
                 }
                 Output::Ftruncate => {
                     self.out.write_all(std::mem::take(&mut text).as_bytes())?;
@@ -213,7 +217,7 @@ mod tests {
         let outputs = vec![
             Output::Trace(Value::long(5)),
             Output::Trace(Value::Str("hi\"x".into())),
-            Output::Text("13".into()),
+            Output::Text { record: "time", text: "13".into(), line: false },
             Output::PrintMap { map: PrintedMap::Aggregation(0, vec![row]), top: 0, div: 0 },
             Output::PrintMap { map: PrintedMap::Aggregation(1, vec![]), top: 0, div: 0 },
         ];

@@ -139,13 +139,23 @@ impl Sink for BpftraceText<'_> {
                         eprintln!("{}: couldn't freopen() \"{path}\": {}", self.voice, super::super::strerror(&e));
                     }
                 }
+                Output::Cat { path, max } => {
+                    self.out.write_all(std::mem::take(&mut text).as_bytes())?;
+                    self.out.flush()?;
+                    text.push_str(&super::super::cat::contents(path, *max, self.voice));
+                }
                 Output::Ftruncate => {
                     self.out.write_all(std::mem::take(&mut text).as_bytes())?;
                     self.out.truncate()?;
                 }
                 Output::Pcap { bytes, .. } | Output::Tracemem(bytes) => text.push_str(&record::raw_bytes(bytes)),
                 Output::SetOpt { .. } => {}
-                Output::Text(t) => text.push_str(t),
+                Output::Text { text: t, line, .. } => {
+                    text.push_str(t);
+                    if *line {
+                        text.push('\n');
+                    }
+                }
                 Output::PrintMap { map, top, div } => {
                     let limits = Limits { top: *top, div: *div };
                     match map {
