@@ -151,34 +151,27 @@ fn programs(p: &Program, target: &Target) -> Result<Vec<ProgramCode>, EmitError>
 /// A readable listing of every program, for `--dump-bpf`.
 pub fn dump(c: &Compiled) -> String {
     let mut out = String::new();
-    for p in &c.programs {
-        let attach = emit::attach::context_of(p).describe(p.attach);
-        out.push_str(&format!("{} ({attach}), {} instructions:\n", p.name, p.insns.len()));
-        out.push_str(&insn::disassemble(&p.insns));
-        for r in &p.map_refs {
+    // One function's code and what its instructions refer to (`program`'s functions).
+    let mut listing = |title: String, insns: &[insn::Insn], maps: &[abi::MapRef], funcs: &[abi::FuncRef], program: &str| {
+        out.push_str(&format!("{title}, {} instructions:\n", insns.len()));
+        out.push_str(&insn::disassemble(insns));
+        for r in maps {
             out.push_str(&format!("      reloc insn {} -> {}\n", r.insn, r.map));
         }
-        for r in &p.func_refs {
-            out.push_str(&format!("      reloc insn {} -> {}\n", r.insn, abi::func_name(&p.name, r.func)));
+        for r in funcs {
+            out.push_str(&format!("      reloc insn {} -> {}\n", r.insn, abi::func_name(program, r.func)));
         }
         out.push('\n');
+    };
+    for p in &c.programs {
+        let attach = emit::attach::context_of(p).describe(p.attach);
+        listing(format!("{} ({attach})", p.name), &p.insns, &p.map_refs, &p.func_refs, &p.name);
         for (i, sub) in p.subprograms.iter().enumerate() {
-            out.push_str(&format!("{} (loop body), {} instructions:\n", abi::subprogram_name(&p.name, i), sub.insns.len()));
-            out.push_str(&insn::disassemble(&sub.insns));
-            for r in &sub.map_refs {
-                out.push_str(&format!("      reloc insn {} -> {}\n", r.insn, r.map));
-            }
-            for r in &sub.func_refs {
-                out.push_str(&format!("      reloc insn {} -> {}\n", r.insn, abi::func_name(&p.name, r.func)));
-            }
-            out.push('\n');
+            listing(format!("{} (loop body)", abi::subprogram_name(&p.name, i)), &sub.insns, &sub.map_refs, &sub.func_refs, &p.name);
         }
     }
     for f in elf::callbacks(&c.programs) {
-        let code = f.code();
-        out.push_str(&format!("{} (callback), {} instructions:\n", f.name(), code.len()));
-        out.push_str(&insn::disassemble(&code));
-        out.push('\n');
+        listing(format!("{} (callback)", f.name()), &f.code(), &[], &[], "");
     }
     out
 }

@@ -25,14 +25,14 @@ impl Checker<'_> {
     }
 
     fn not_aggregation(&mut self, a: &ast::AggRef) -> Result<(), Diagnostic> {
-        if let Some(id) = self.aggs.iter().position(|x| x.name == a.name) {
-            let func = self.agg_spans[id].1.clone();
-            return Err(Diagnostic::new(a.span.clone(), format!("map `@{}` holds {func}(), which cannot be read in an expression", a.name))
-                .label("an aggregation")
-                .related(self.agg_spans[id].0.clone(), "made an aggregation here")
-                .hint(format!("keep a value to read back in a map of its own: `@{}_n[...]++` or `@{}_v[...] = value`", a.name, a.name)));
-        }
-        Ok(())
+        self.refuse_aggregation(a, |func| format!("map `@{}` holds {func}(), which cannot be read in an expression", a.name), format!("keep a value to read back in a map of its own: `@{}_n[...]++` or `@{}_v[...] = value`", a.name, a.name))
+    }
+
+    /// A compile error if map `@a` holds an aggregation: `what(func)` says what wanted a map
+    /// of values instead.
+    fn refuse_aggregation(&self, a: &ast::AggRef, what: impl FnOnce(&str) -> String, hint: String) -> Result<(), Diagnostic> {
+        let Some(id) = self.aggs.iter().position(|x| x.name == a.name) else { return Ok(()) };
+        Err(Diagnostic::new(a.span.clone(), what(&self.agg_spans[id].1)).label("an aggregation").related(self.agg_spans[id].0.clone(), "made an aggregation here").hint(hint))
     }
 
     /// `delete(@m[k])` (bpftrace 0.17) or `delete(@m, k)`: the element goes.
@@ -147,13 +147,7 @@ impl Checker<'_> {
         if !a.keys.is_empty() {
             return Err(Diagnostic::new(a.span.clone(), "len() takes a whole map").label("keys given").hint(format!("write len(@{})", a.name)));
         }
-        if let Some(id) = self.aggs.iter().position(|x| x.name == a.name) {
-            let func = self.agg_spans[id].1.clone();
-            return Err(Diagnostic::new(a.span.clone(), format!("len() counts a map of values; @{} holds {func}()", a.name))
-                .label("an aggregation")
-                .related(self.agg_spans[id].0.clone(), "made an aggregation here")
-                .hint(format!("count the keys in a map of their own: `@{}_keys[key] = 1`, then len(@{}_keys)", a.name, a.name)));
-        }
+        self.refuse_aggregation(a, |func| format!("len() counts a map of values; @{} holds {func}()", a.name), format!("count the keys in a map of their own: `@{}_keys[key] = 1`, then len(@{}_keys)", a.name, a.name))?;
         let array = self.map_array(a)?;
         Ok(TExpr::new(Expr::MapLen(array), self.c_int("int64_t")))
     }
@@ -207,13 +201,7 @@ impl Checker<'_> {
     /// `$kv.1` its value, as tuples.rs names a tuple's elements.
     pub(super) fn for_loop(&mut self, var: &ast::Ident, iter: &ast::ForIter, stmts: &[ast::Stmt], items: &mut Vec<Item>) -> Result<Stmt, Diagnostic> {
         let ast::ForIter::Map(m) = iter else { unreachable!("tuples.rs lowers a range loop to a while") };
-        if let Some(id) = self.aggs.iter().position(|x| x.name == m.name) {
-            let func = self.agg_spans[id].1.clone();
-            return Err(Diagnostic::new(m.span.clone(), format!("`for` runs over maps of values; @{} holds {func}()", m.name))
-                .label("an aggregation")
-                .related(self.agg_spans[id].0.clone(), "made an aggregation here")
-                .hint(format!("keep the values to loop over in a map of their own: `@{}_v[key] = value`, or print the aggregation with print(@{})", m.name, m.name)));
-        }
+        self.refuse_aggregation(m, |func| format!("`for` runs over maps of values; @{} holds {func}()", m.name), format!("keep the values to loop over in a map of their own: `@{}_v[key] = value`, or print the aggregation with print(@{})", m.name, m.name))?;
         let array = self.map_array(m)?;
         let owner = format!("associative array @{}", m.name);
         let reprs = match self.arrays[array].keys.clone() {

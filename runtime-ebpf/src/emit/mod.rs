@@ -359,12 +359,7 @@ impl Emitter<'_> {
             self.goto(end);
             self.bind(got);
             self.push(Insn::mov(R8, R0));
-            self.push(Insn::st_imm(W, R8, 0, rid as i32));
-            self.context().probe_id(self)?;
-            self.push(Insn::stx(W, R8, 4, R0));
-            self.push(Insn::call(helper::GET_SMP_PROCESSOR_ID));
-            self.push(Insn::stx(W, R8, 8, R0));
-            self.push(Insn::st_imm(W, R8, 12, 0));
+            self.record_header(rid)?;
             if let Some(at) = record::layout(&self.p.records[rid]).present {
                 // Ring buffer space is not cleared: no item is there until one is stored.
                 for w in (at..at + self.p.records[rid].items.len()).step_by(8) {
@@ -399,6 +394,17 @@ impl Emitter<'_> {
             self.fault_block(c, slot, body, fault_before)?;
         }
         self.bind(end);
+        Ok(())
+    }
+
+    /// The header of record `rid` at r8: its id, the probe's, the CPU's, a zero word.
+    fn record_header(&mut self, rid: usize) -> Result<(), EmitError> {
+        self.push(Insn::st_imm(W, R8, 0, rid as i32));
+        self.context().probe_id(self)?;
+        self.push(Insn::stx(W, R8, 4, R0));
+        self.push(Insn::call(helper::GET_SMP_PROCESSOR_ID));
+        self.push(Insn::stx(W, R8, 8, R0));
+        self.push(Insn::st_imm(W, R8, 12, 0));
         Ok(())
     }
 

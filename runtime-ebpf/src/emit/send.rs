@@ -15,12 +15,7 @@ impl Emitter<'_> {
         self.scoped(|e| {
             let at = e.scratch(layout.size)?;
             e.buf_addr(R8, Buf::Scratch(at));
-            e.push(Insn::st_imm(W, R8, 0, rid as i32));
-            e.context().probe_id(e)?;
-            e.push(Insn::stx(W, R8, 4, R0));
-            e.push(Insn::call(helper::GET_SMP_PROCESSOR_ID));
-            e.push(Insn::stx(W, R8, 8, R0));
-            e.push(Insn::st_imm(W, R8, 12, 0));
+            e.record_header(rid)?;
             for ((a, off), r) in args.iter().zip(&layout.offsets[0]).zip(reprs) {
                 e.store_value(a, r, Buf::Record(*off as i16))?;
             }
