@@ -177,3 +177,18 @@ fn cat_of_a_file_a_workload_opens() {
     out.assert_ok();
     assert_eq!(out.stdout, format!("Attaching 1 probe...\n[{}]\nfirst\nsecond\n\n\n", file.str()), "{}", out.dump());
 }
+
+/// `username` and `strerror()` are kept as numbers and named when printed, in printf() and
+/// as keys (checked against bpftrace 0.17, which aborts on a strerror() key).
+#[test]
+fn username_and_strerror_are_named_when_printed() {
+    let out = run(&["-e", r#"BEGIN { printf("%s %s\n", username, strerror(2)); @u[username] = count(); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\nroot No such file or directory\n\n\n@u[root]: 1\n", "{}", out.dump());
+    // cat's failed open of a file that is not there.
+    let program = r#"tracepoint:syscalls:sys_exit_openat /pid == cpid && args.ret < 0/ { @[strerror(-args.ret)] = count(); }"#;
+    let out = run(&["-e", program, "-c", "cat /no/such/file"]);
+    assert!(out.stdout.lines().any(|l| l.starts_with("@[No such file or directory]: ")), "{}", out.dump());
+    let bad = run(&["--dialect", "bpftrace", "-e", r#"BEGIN { printf("%s\n", strerror("x")); }"#]);
+    assert_eq!(bad.code(), 2, "{}", bad.dump());
+}

@@ -92,6 +92,8 @@ pub enum VarHook {
     BpftraceProbe,
     /// bpftrace's `cpid`: D's `$target`.
     Target,
+    /// bpftrace's `username`: the real uid, printed as its user name.
+    Username,
     /// bpftrace's `elapsed`: `timestamp` less when tracing began.
     Elapsed,
     /// bpftrace's `sargN`: the Nth argument passed on the stack (lowered by the checker to
@@ -158,6 +160,7 @@ pub const VARIABLES: &[BuiltinVar] = &[
     BuiltinVar { name: "retval", dialects: Both, aliases: &[], ty: VarType::Int("int64_t"), hook: VarHook::Retval, doc: "the value the function returns, at return probes: args[1] with the function's type at fbt return probes (kretprobe:), arg0 at syscall return probes, arg1 at pid and uretprobe return probes (bpftrace's spelling)" },
     BuiltinVar { name: "errno", dialects: Both, aliases: &[], ty: VarType::Int("int"), hook: VarHook::Errno, doc: "error number of a failed system call (syscall return probes; 0 otherwise)" },
     BuiltinVar { name: "probe", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Str, hook: VarHook::BpftraceProbe, doc: "the probe that fired as bpftrace names it (tracepoint:syscalls:sys_enter_read, kprobe:vfs_read, BEGIN, ...): kept as its id and named when printed, so a key or printed with %s, not compared" },
+    BuiltinVar { name: "username", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Str, hook: VarHook::Username, doc: "the user name of the real user id (kept as the uid and named from /etc/passwd when printed, so a key or printed with %s, not compared)" },
     BuiltinVar { name: "cpid", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("pid_t"), hook: VarHook::Target, doc: "process id of the -c command (D's $target)" },
     BuiltinVar { name: "elapsed", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::Elapsed, doc: "nanoseconds since crumbs compiled the program (moments before tracing starts)" },
     BuiltinVar { name: "kstack", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Stack, hook: VarHook::Call("kstack"), doc: "the kernel stack where the probe fired, as kstack()" },
@@ -313,6 +316,8 @@ pub enum FnHook {
     Len,
     /// bpftrace's `getopt(name[, default[, help]])`: a named parameter's value.
     Getopt,
+    /// bpftrace's `strerror(errno)`: an error number printed as its message.
+    Strerror,
     /// bpftrace's `strftime(format, ns)`: a time printed in user space.
     Strftime,
     /// bpftrace's `kaddr("name")` and `cgroupid("path")`: constants found when compiling.
@@ -437,6 +442,7 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "bcopy", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::Int, ArgSpec::Int], hook: FnHook::Bcopy, signature: "bcopy(src, dest, size)", doc: "copy size bytes from kernel memory at src into scratch memory at dest (from alloca() or copyin())" },
     BuiltinFn { name: "str", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Any, ArgSpec::OptInt], hook: FnHook::AnyStr, signature: "str(addr [, length])", doc: "bpftrace's: the NUL-terminated string at an address, up to length - 1 bytes (strsize - 1 if not given): a user-space pointer's as copyinstr() reads it, a kernel pointer's or char array's as stringof(), an integer's from the kernel if it is a kernel address (the upper half), else from the process; a string stays itself" },
     BuiltinFn { name: "strftime", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Format, ArgSpec::Int], hook: FnHook::Strftime, signature: "strftime(format, ns)", doc: "bpftrace's: the local time ns (nanoseconds since boot, as nsecs) was, formatted by strftime(3) when crumbs prints it; %f is its microseconds" },
+    BuiltinFn { name: "strerror", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Strerror, signature: "strerror(errno)", doc: "bpftrace's: the error number's message, as strerror(3) gives it when printed (a key or printed with %s, not compared)" },
     BuiltinFn { name: "getopt", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::Getopt, signature: "getopt(name [, default [, description]])", doc: "bpftrace's: the named parameter --name=value given after the program (an integer or a string as default is; without a default, 1 if --name is given, else 0), default when not given" },
     BuiltinFn { name: "kaddr", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Format], hook: FnHook::KernelAddr, signature: "kaddr(name)", doc: "bpftrace's: the address of the kernel symbol name (a string literal), from /proc/kallsyms when the program is compiled" },
     BuiltinFn { name: "cgroupid", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Format], hook: FnHook::CgroupId, signature: "cgroupid(path)", doc: "bpftrace's: the id of the cgroup at path (a string literal) in the cgroup file system, its inode number, found when the program is compiled" },

@@ -65,6 +65,10 @@ impl Checker<'_> {
                     match (v.ty, v.hook) {
                         // The probe's id, named when printed.
                         (_, VarHook::BpftraceProbe) => TExpr::new(Expr::Probe, string),
+                        (_, VarHook::Username) => {
+                            let uid = Expr::Var(VarHook::Kernel(builtins::KernelValue::UidGid, builtins::Part::Low32));
+                            TExpr::new(Expr::Named(crate::ir::NameOf::User, Box::new(uid)), string)
+                        }
                         (_, VarHook::StackArg(n)) => self.stack_arg(name, n, &e.span)?,
                         (_, VarHook::Target) => self.plain(&ast::Expr { kind: ExprKind::Macro("target".into()), span: e.span.clone() })?,
                         (_, VarHook::Elapsed | VarHook::Call(_)) | (VarType::Stack, _) => unreachable!("the parser makes bpftrace's {name} an expression"),
@@ -388,6 +392,11 @@ impl Checker<'_> {
             }
             FnHook::KernelAddr | FnHook::CgroupId => self.compiled_constant(f, args, span)?,
             FnHook::Getopt => self.getopt(args, span)?,
+            FnHook::Strerror => {
+                check_arity(f, args, span)?;
+                let errno = self.int_expr(&args[0], "strerror()'s error number")?;
+                TExpr::new(Expr::Named(crate::ir::NameOf::Errno, Box::new(errno)), string)
+            }
             FnHook::AnyStr => {
                 check_arity(f, args, span)?;
                 TExpr::new(self.any_str(args)?, string)

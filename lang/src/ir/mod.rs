@@ -88,6 +88,16 @@ pub enum Repr {
     /// bpftrace's `strftime(format, ns)`: nanoseconds since boot (8 bytes), printed in user
     /// space as the local time by strftime(3) with the interned format `.0`.
     Strftime(u32),
+    /// A number (8 bytes) printed as the name user space finds for it ([`NameOf`]).
+    Named(NameOf),
+}
+
+/// What name user space prints for a number: bpftrace's `username` (a uid's user name)
+/// and `strerror(errno)` (an error number's message).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NameOf {
+    User,
+    Errno,
 }
 
 /// What user space reads from a recorded kernel stack. The kernel records the whole stack
@@ -244,12 +254,14 @@ impl Repr {
             Repr::Object(_) => "a struct or array",
             Repr::Probe => "a probe's name",
             Repr::Strftime(_) => "a formatted time",
+            Repr::Named(NameOf::User) => "a user name",
+            Repr::Named(NameOf::Errno) => "an error message",
         }
     }
 
     pub fn size(self) -> usize {
         match self {
-            Repr::Int(_) | Repr::StrId | Repr::Stack(_) | Repr::Sym(_) | Repr::UStack(_) | Repr::Probe | Repr::Strftime(_) => 8,
+            Repr::Int(_) | Repr::StrId | Repr::Stack(_) | Repr::Sym(_) | Repr::UStack(_) | Repr::Probe | Repr::Strftime(_) | Repr::Named(_) => 8,
             Repr::USym(_) => 16,
             Repr::Str(n) | Repr::Object(n) => n as usize,
         }
@@ -258,7 +270,7 @@ impl Repr {
     /// Whether user space turns it into text when printing (a stack, a symbol, or what is
     /// read from a recorded stack): it cannot be computed with or stored in a variable.
     pub fn printed_only(self) -> bool {
-        matches!(self, Repr::Stack(_) | Repr::Sym(_) | Repr::UStack(_) | Repr::USym(_) | Repr::Probe | Repr::Strftime(_))
+        matches!(self, Repr::Stack(_) | Repr::Sym(_) | Repr::UStack(_) | Repr::USym(_) | Repr::Probe | Repr::Strftime(_) | Repr::Named(_))
     }
 
     /// Whether it is a stack's frames (kernel or user), printed by `%k`.
@@ -334,6 +346,8 @@ pub enum Expr {
     /// bpftrace's `strftime(format, ns)`: `ns`, printed as the local time it was by the
     /// interned format `format`.
     Strftime { format: u32, ns: Box<Expr> },
+    /// A number printed as its name ([`NameOf`]): `username`'s uid, strerror()'s errno.
+    Named(NameOf, Box<Expr>),
     /// Runs the statements, then is the value: an assignment or `++`/`--` used as a value.
     Seq(Vec<Stmt>, Box<Expr>),
     /// strlen(s).
@@ -553,7 +567,7 @@ impl Expr {
                 Expr::Binary(_, a, b) | Expr::Unsigned(_, a, b) => a.any(f) || b.any(f),
                 Expr::StrCmp(_, a, b) => a.any(f) || b.any(f),
                 Expr::Ternary(a, b, c) => a.any(f) || b.any(f) || c.any(f),
-                Expr::Load { addr: a, .. } | Expr::Bits { inner: a, .. } | Expr::Object { addr: a, .. } | Expr::Sym(_, a) | Expr::USym(_, a) | Expr::Strftime { ns: a, .. } => a.any(f),
+                Expr::Load { addr: a, .. } | Expr::Bits { inner: a, .. } | Expr::Object { addr: a, .. } | Expr::Sym(_, a) | Expr::USym(_, a) | Expr::Strftime { ns: a, .. } | Expr::Named(_, a) => a.any(f),
                 Expr::ObjectPrefix { addr, len, .. } => addr.any(f) || len.any(f),
                 Expr::PointedStrings { addr, .. } => addr.any(f),
                 Expr::Element { keys, .. } | Expr::HasElement { keys, .. } | Expr::VarAddr(StrVar::Element { keys, .. }) => keys.iter().any(|k| k.any(f)),
@@ -584,6 +598,7 @@ impl Expr {
             Expr::PointedStrings { count, size, .. } => Repr::Object(count * size),
             Expr::Probe => Repr::Probe,
             Expr::Strftime { format, .. } => Repr::Strftime(*format),
+            Expr::Named(k, _) => Repr::Named(*k),
             _ => Repr::Int(IntRepr::I64),
         }
     }

@@ -92,7 +92,7 @@ impl Emitter<'_> {
             // The address itself: user space symbolizes it.
             Expr::Sym(_, pc) => self.expr(pc)?,
             Expr::Probe => self.context().probe_id(self)?,
-            Expr::Strftime { ns, .. } => self.expr(ns)?,
+            Expr::Strftime { ns, .. } | Expr::Named(_, ns) => self.expr(ns)?,
             // A stack's id: user space reads its frames.
             Expr::Stack(_) => self.stack_id(STACKS_MAP, 0)?,
             // A user stack's too, with the process's id, for the symbols.
@@ -346,7 +346,7 @@ impl Emitter<'_> {
             }
             VarHook::Arg(n) => self.context().arg(self, n)?,
             VarHook::Errno => self.context().errno(self),
-            VarHook::Retval | VarHook::BpftraceProbe | VarHook::Target | VarHook::Elapsed | VarHook::Call(_) | VarHook::StackArg(_) => return Err(self.err(format!("internal: {h:?} is lowered by the checker"))),
+            VarHook::Retval | VarHook::BpftraceProbe | VarHook::Username | VarHook::Target | VarHook::Elapsed | VarHook::Call(_) | VarHook::StackArg(_) => return Err(self.err(format!("internal: {h:?} is lowered by the checker"))),
             VarHook::ProbeId => self.context().probe_id(self)?,
             VarHook::Epid => {
                 let c = self.clause.ok_or_else(|| self.err("internal: epid outside a clause"))?;

@@ -18,6 +18,7 @@ pub mod flow;
 pub mod joined;
 pub mod join;
 pub mod local_time;
+pub mod names;
 pub mod packed;
 pub mod pcap;
 pub mod print;

@@ -1,0 +1,56 @@
+//! Numbers printed as the names user space finds for them ([`NameOf`]): bpftrace's
+//! `username` (a uid's entry in /etc/passwd) and `strerror(errno)` (strerror(3)).
+
+use crumbs_lang::ir::NameOf;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+pub fn name_of(kind: NameOf, n: i64) -> String {
+    match kind {
+        NameOf::User => user_name(n as u32),
+        NameOf::Errno => error_message(n),
+    }
+}
+
+/// The user name of `uid` in /etc/passwd (read once), or the number where it has none.
+fn user_name(uid: u32) -> String {
+    static USERS: OnceLock<Mutex<Option<HashMap<u32, String>>>> = OnceLock::new();
+    let mut users = USERS.get_or_init(|| Mutex::new(None)).lock().unwrap_or_else(|e| e.into_inner());
+    let table = users.get_or_insert_with(|| std::fs::read_to_string("/etc/passwd").map(|t| passwd_users(&t)).unwrap_or_default());
+    table.get(&uid).cloned().unwrap_or_else(|| uid.to_string())
+}
+
+/// uid → name from /etc/passwd's lines (`name:x:uid:...`), the first name of a uid.
+fn passwd_users(text: &str) -> HashMap<u32, String> {
+    let mut out = HashMap::new();
+    for line in text.lines() {
+        let mut f = line.split(':');
+        if let (Some(name), Some(_), Some(uid)) = (f.next(), f.next(), f.next()) {
+            if let Ok(uid) = uid.parse() {
+                out.entry(uid).or_insert_with(|| name.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// strerror(3) of `errno`.
+fn error_message(errno: i64) -> String {
+    let Ok(n) = i32::try_from(errno) else { return format!("Unknown error {errno}") };
+    // SAFETY: strerror returns a NUL-terminated string valid until the next call; it is
+    // copied at once (crumbs formats output on one thread).
+    unsafe { std::ffi::CStr::from_ptr(libc::strerror(n)) }.to_string_lossy().into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn users_come_from_passwd_lines_and_errors_from_strerror() {
+        let t = passwd_users("root:x:0:0:root:/root:/bin/bash\nbad line\ndaemon:x:1:1::/:/bin/sh\ntoor:x:0:0::/:/bin/sh\n");
+        assert_eq!((t[&0].as_str(), t[&1].as_str(), t.len()), ("root", "daemon", 2));
+        assert_eq!(name_of(NameOf::Errno, 2), "No such file or directory");
+        assert_eq!(name_of(NameOf::User, 4_000_000), "4000000");
+    }
+}
