@@ -392,6 +392,20 @@ impl Checker<'_> {
         }
     }
 
+    /// `s[i]` of a string: its byte at `i`, a `char` (a literal's at a constant index is
+    /// that constant; past the string's buffer, 0).
+    pub(super) fn string_byte(&mut self, base: &ast::Expr, i: Expr) -> Result<super::ctypes::Typed, Diagnostic> {
+        let char_type = self.c_int("char");
+        let value = match (&base.kind, &i) {
+            (ExprKind::Str(lit), Expr::Int(k)) => Expr::Int(usize::try_from(*k).ok().and_then(|k| lit.value.as_bytes().get(k)).map_or(0, |b| *b as i8 as i64)),
+            _ => {
+                let s = self.string_arg(base, "[]")?;
+                Expr::IntCall { f: crate::ir::IntFn::ByteAt, args: vec![StrArg::Str(s), StrArg::Int(i)] }
+            }
+        };
+        Ok(super::ctypes::Typed { val: super::ctypes::Val::Value(value), ty: char_type })
+    }
+
     /// `$N` that is not given: 0 (or "" where a string is wanted, which bpftrace decides
     /// by use; here an integer), and `$#`, how many are given.
     pub(super) fn positional(&mut self, m: &str) -> Option<TExpr> {

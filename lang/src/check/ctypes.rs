@@ -250,6 +250,8 @@ impl Checker<'_> {
                         self.kernel_space(space, &base.span, "[]")?;
                         (self.value_of(b, &base.span)?, to, i)
                     }
+                    // bpftrace's `s[i]`: the string's byte, a char (0 past its buffer).
+                    Type::String { .. } if self.bpftrace() => return self.string_byte(base, i),
                     _ => {
                         let name = self.types.name(b.ty);
                         return Err(Diagnostic::new(base.span.clone(), format!("`[]` needs an array or a pointer, but this is `{name}`")).label("cannot be indexed").hint("index arrays and pointers"));

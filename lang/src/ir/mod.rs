@@ -379,6 +379,8 @@ pub enum ReadFrom {
 /// The subroutines that give an integer (strlen() aside).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum IntFn {
+    /// bpftrace's `s[i]`: the byte of string s at i, sign-extended (0 past its buffer).
+    ByteAt,
     /// index(s, t[, start]): where t first occurs in s, from start; -1 if nowhere.
     Index,
     /// rindex(s, t[, start]): where t last occurs in s, at start or before; -1 if nowhere.

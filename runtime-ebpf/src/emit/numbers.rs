@@ -39,8 +39,41 @@ impl Emitter<'_> {
             IntFn::UserReg(n) => self.user_register(n)?,
             IntFn::ProbeReg(word) => self.context().register(self, word)?,
             IntFn::StackArg(n) => self.context().stack_arg(self, n)?,
+            IntFn::ByteAt => self.byte_at(args)?,
         }
         Ok(())
+    }
+
+    /// r0 = the byte of string `args[0]` at index `args[1]`, sign-extended (a `char`); 0 past
+    /// the string's buffer.
+    fn byte_at(&mut self, args: &[StrArg]) -> Result<(), EmitError> {
+        let (Some(StrArg::Str(s)), Some(StrArg::Int(i))) = (args.first(), args.get(1)) else {
+            return Err(self.err("internal: s[i] takes a string and an index"));
+        };
+        self.scoped(|e| {
+            // A string kept as an id (a constant, probefunc) is written out at strsize.
+            let size = match s.repr() {
+                Repr::Str(n) => n,
+                _ => crumbs_lang::ir::str_buffer(e.p.options.strsize()),
+            };
+            let index = e.slot(8)?;
+            e.expr(i)?;
+            e.push(Insn::stx(DW, R10, index, R0));
+            let buf = e.readable(s, size)?;
+            let (past, done) = (e.label(), e.label());
+            e.push(Insn::ldx(DW, R1, R10, index));
+            e.jump(Insn::jmp_imm(Cond::Ge, R1, size as i32, 0), past);
+            e.buf_addr(R2, buf);
+            e.push(Insn::alu_reg(Alu::Add, R2, R1));
+            e.push(Insn::ldx(B, R0, R2, 0));
+            e.push(Insn::alu_imm(Alu::Lsh, R0, 56));
+            e.push(Insn::alu_imm(Alu::Arsh, R0, 56));
+            e.goto(done);
+            e.bind(past);
+            e.push(Insn::mov_imm(R0, 0));
+            e.bind(done);
+            Ok(())
+        })
     }
 
     /// r0 = 1 if the current process (thread group) is `pid` or descends from it: its
