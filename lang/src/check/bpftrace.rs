@@ -62,17 +62,16 @@ impl Checker<'_> {
         self.delete(args, span, &mut stmts)?;
         let Some(Stmt::DeleteElement { array, keys }) = stmts.first() else { unreachable!("delete() checks into one DeleteElement") };
         let int = self.c_int("int");
-        // The keys are read once: into hidden variables if they have effects.
-        let mut setup = Vec::new();
-        let mut keys = keys.clone();
-        for k in keys.iter_mut().filter(|k| k.has_effects() && k.is_int()) {
-            let long = self.long();
-            let l = self.hidden_local(long);
-            setup.push(Stmt::SetClauseLocal(l, std::mem::replace(k, Expr::ClauseLocal(l))));
-        }
+        // Tested, then deleted: the keys are read once.
+        let (array, mut keys) = (*array, keys.clone());
+        let written = match args.first().map(|a| &a.kind) {
+            Some(ExprKind::Agg(a)) if !a.keys.is_empty() => &a.keys[..],
+            _ => args.get(1..).unwrap_or_default(),
+        };
+        let mut setup = self.keys_read_once(&mut keys, written)?;
         let was = self.hidden_local(int);
-        setup.push(Stmt::SetClauseLocal(was, Expr::HasElement { array: *array, keys: keys.clone() }));
-        setup.push(Stmt::DeleteElement { array: *array, keys });
+        setup.push(Stmt::SetClauseLocal(was, Expr::HasElement { array, keys: keys.clone() }));
+        setup.push(Stmt::DeleteElement { array, keys });
         Ok(TExpr::new(Expr::Seq(setup, Box::new(Expr::ClauseLocal(was))), int))
     }
 
@@ -270,7 +269,7 @@ impl Checker<'_> {
         self.loop_depth -= 1;
         r?;
         if items.len() > before || body.iter().any(|s| s.any(&mut |n| matches!(n, crate::ir::Node::Stmt(Stmt::Emit { .. })))) {
-            self.prints_in_loop = true;
+            self.sends_each_output = true;
         }
         Ok(body)
     }
@@ -426,18 +425,9 @@ impl Checker<'_> {
     }
 }
 
-/// The D name of an integer type of this width and sign.
+/// The D name of an integer type of this width and sign (D's own typedefs).
 fn int_type_name(i: crate::ir::IntRepr) -> &'static str {
-    match (i.size, i.signed) {
-        (1, true) => "int8_t",
-        (1, false) => "uint8_t",
-        (2, true) => "int16_t",
-        (2, false) => "uint16_t",
-        (4, true) => "int32_t",
-        (4, false) => "uint32_t",
-        (_, true) => "int64_t",
-        (_, false) => "uint64_t",
-    }
+    crate::types::BUILTIN_TYPEDEFS.iter().find(|(_, size, signed)| *size == i.size && *signed == i.signed).map_or("int64_t", |(name, ..)| name)
 }
 
 /// The expression `@m[k]` reads in D's terms: an element of the associative array `@m` (the

@@ -43,7 +43,7 @@ impl Checker<'_> {
         // The strings take 16 KiB of a record, whose most is 32 KiB: the clause sends each
         // output action as a record of its own when it runs (as bpftrace does), so two
         // join()s, or a join() and other output, fit.
-        self.prints_in_loop = true;
+        self.sends_each_output = true;
         let strings = Expr::PointedStrings { addr: Box::new(addr), from, count: JOIN_ARGS, size: JOIN_ARG_SIZE };
         Ok((Item::Join { sep, count: JOIN_ARGS, size: JOIN_ARG_SIZE }, vec![strings]))
     }

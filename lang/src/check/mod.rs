@@ -172,7 +172,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         spec: Default::default(),
         if_depth: 0,
         loop_depth: 0,
-        prints_in_loop: false,
+        sends_each_output: false,
         alloc_sites: 0,
         destructive: options.destructive,
         translators: Vec::new(),
@@ -509,8 +509,9 @@ struct Checker<'a> {
     if_depth: usize,
     /// How many `while` loops the statement being checked is in (bpftrace).
     loop_depth: usize,
-    /// The clause being checked has an output action inside a loop.
-    prints_in_loop: bool,
+    /// The clause being checked sends each output action as a record of its own: it has
+    /// one inside a loop, or a join() (too large to share a record).
+    sends_each_output: bool,
     /// Scratch allocations (alloca(), copyin()) of the clause being checked so far.
     alloc_sites: u32,
     /// Destructive actions are allowed (-w, or the option).
@@ -634,7 +635,7 @@ impl Checker<'_> {
             actions.resize(body.len(), n as u32 + 1);
         }
         self.check_speculation()?;
-        if std::mem::take(&mut self.prints_in_loop) {
+        if std::mem::take(&mut self.sends_each_output) {
             self.send_each_output(&mut body, &mut items, &c.span)?;
         }
         let default_action = c.body.as_ref().is_none_or(|b| b.is_empty());

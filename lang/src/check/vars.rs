@@ -406,27 +406,32 @@ impl Checker<'_> {
                 let a = self.array(&name.name, *thread).ok_or_else(|| not_assignable(span))?;
                 let mut keys = self.array_keys(a, keys, span)?;
                 // Read and then stored: keys that change variables are evaluated once.
-                let mut setup = Vec::new();
-                if reads {
-                    for (k, written) in keys.iter_mut().zip(target.keys()) {
-                        if !k.has_effects() {
-                            continue;
-                        }
-                        if !k.is_int() {
-                            return Err(Diagnostic::new(written.span.clone(), "a string key that assigns a variable cannot be used where the element is also read")
-                                .label("assigns a variable")
-                                .hint("assign the variable in a statement of its own first"));
-                        }
-                        let long = self.long();
-                        let l = self.hidden_local(long);
-                        setup.push(Stmt::SetClauseLocal(l, std::mem::replace(k, Expr::ClauseLocal(l))));
-                    }
-                }
+                let setup = if reads { self.keys_read_once(&mut keys, target.keys())? } else { Vec::new() };
                 let var = VarRef::Array(a);
                 let read = read_of(var, keys.clone(), self.buffer_var(var));
                 Ok(Target { var, setup, read, store: Box::new(move |v| store_into(var, keys.clone(), v)) })
             }
         }
+    }
+
+    /// Keys of an element that is read and then stored (or tested and deleted): the ones that
+    /// change variables are evaluated once, into hidden variables by the statements returned.
+    pub(super) fn keys_read_once(&mut self, keys: &mut [Expr], written: &[ast::Expr]) -> Result<Vec<Stmt>, Diagnostic> {
+        let mut setup = Vec::new();
+        for (k, written) in keys.iter_mut().zip(written) {
+            if !k.has_effects() {
+                continue;
+            }
+            if !k.is_int() {
+                return Err(Diagnostic::new(written.span.clone(), "a string key that assigns a variable cannot be used where the element is also read")
+                    .label("assigns a variable")
+                    .hint("assign the variable in a statement of its own first"));
+            }
+            let long = self.long();
+            let l = self.hidden_local(long);
+            setup.push(Stmt::SetClauseLocal(l, std::mem::replace(k, Expr::ClauseLocal(l))));
+        }
+        Ok(setup)
     }
 
     /// Declares associative array `name` (`thread`: `self->name[...]`) where it is assigned.

@@ -45,24 +45,12 @@ impl Emitter<'_> {
             self.push(Insn::ldx(DW, R3, R10, array));
             self.push(Insn::alu_imm(Alu::Add, R3, 8 * i as i32));
             self.push(Insn::call(read));
-            let at = self.buf_at(dst, i * size)?;
+            let at = i16::try_from(i * size).ok().and_then(|by| dst.plus(by)).ok_or_else(|| self.err("internal: join()'s strings past a buffer's reach"))?;
             self.buf_addr(R1, at);
             self.push(Insn::mov_imm(R2, size as i32));
             self.push(Insn::ldx(DW, R3, R10, ptr));
             self.push(Insn::call(read_str));
         }
         Ok(())
-    }
-
-    /// `buf` moved on by `by` bytes.
-    fn buf_at(&self, buf: Buf, by: u32) -> Result<Buf, EmitError> {
-        let near = |off: i16| i16::try_from(off as i64 + by as i64).map_err(|_| self.err("internal: join()'s strings past a buffer's reach"));
-        Ok(match buf {
-            Buf::Stack(off) => Buf::Stack(near(off)?),
-            Buf::Record(off) => Buf::Record(near(off)?),
-            Buf::Scratch(off) => Buf::Scratch(near(off)?),
-            Buf::Global(off) => Buf::Global(off + by as i32),
-            Buf::Ptr(_) => return Err(self.err("internal: join()'s strings stored through a pointer")),
-        })
     }
 }

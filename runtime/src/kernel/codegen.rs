@@ -73,14 +73,15 @@ fn tracing_frames(p: &Program) -> Vec<(u64, u64)> {
 /// when the program uses ppid or progenyof(), /proc/kallsyms when it uses caller or
 /// stackdepth.
 pub fn codegen_target(program: &Program) -> Target {
+    let fbt = fbt_mode(program);
     Target {
         wall_offset: wall_offset(),
         task_offsets: if uses_ppid(program) { task_offsets() } else { None },
         cpus: super::cpus::possible() as u32,
         iter_num: if loops_over_strings(program) { iter_num() } else { None },
         tracing_frames: if uses_kernel_stack_values(program) { tracing_frames(program) } else { Vec::new() },
-        fbt_multi: fbt_mode(program) == Some(FbtMode::Multi),
-        fbt_fentry: fbt_mode(program) == Some(FbtMode::Fentry),
+        fbt_multi: fbt == Some(FbtMode::Multi),
+        fbt_fentry: fbt == Some(FbtMode::Fentry),
     }
 }
 

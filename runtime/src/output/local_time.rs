@@ -9,13 +9,9 @@ pub fn now(format: &str) -> String {
 /// The local time it was `ns` nanoseconds after boot (CLOCK_MONOTONIC, as the kernel's
 /// timestamps), by `format`; bpftrace's `%f` is the microseconds.
 pub fn at_boot_ns(format: &str, ns: u64) -> String {
-    let clock = |id| {
-        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-        // SAFETY: clock_gettime writes only the timespec given.
-        unsafe { libc::clock_gettime(id, &mut ts) };
-        ts.tv_sec as i128 * 1_000_000_000 + ts.tv_nsec as i128
-    };
-    let wall = ns as i128 + clock(libc::CLOCK_REALTIME) - clock(libc::CLOCK_MONOTONIC);
+    // CLOCK_REALTIME - CLOCK_MONOTONIC, taken once, as walltimestamp's is.
+    static OFFSET: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
+    let wall = ns as i128 + *OFFSET.get_or_init(crate::kernel::codegen::wall_offset) as i128;
     let micros = format!("{:06}", (wall.rem_euclid(1_000_000_000) / 1000) as u64);
     at(&format.replace("%f", &micros), wall.div_euclid(1_000_000_000) as libc::time_t)
 }

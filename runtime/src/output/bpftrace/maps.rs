@@ -275,9 +275,6 @@ fn value_order(a: &Value, b: &Value) -> Ordering {
     }
 }
 
-/// A map's value as bpftrace prints it: an integer as its type has it (divided by `div`),
-/// a string as it is, a stack as a newline and one frame a line indented by 8 (in
-/// bpftrace's form, [`keys::frame`]), a symbol by name ([`keys::symbol`]).
 /// printf()'s text, a stack (`%s` of kstack, which the checker makes `%k`) laid out as
 /// bpftrace prints one: each frame on its own line, indented 8, `function+offset`; a kernel
 /// symbol (`%s` of ksym(), made `%a`) as its name.
@@ -301,6 +298,9 @@ pub fn printf_text(pieces: &[crumbs_lang::printf::Piece], values: &[Value]) -> S
     super::super::printf::format(&pieces, &values)
 }
 
+/// A map's value as bpftrace prints it: an integer as its type has it (divided by `div`),
+/// a string as it is, a stack as a newline and one frame a line indented by 8 (in
+/// bpftrace's form, [`keys::frame`]), a symbol by name ([`keys::symbol`]).
 pub fn value_text(v: &Value, div: u64) -> String {
     let div = div.max(1);
     match v {
