@@ -28,12 +28,16 @@ pub fn preprocess(src: &str) -> Result<(String, Vec<Define>), Diagnostic> {
     // Each open #if: whether its lines are kept, whether a branch was taken, and where it is.
     let mut open: Vec<(bool, bool, Range<usize>)> = Vec::new();
     let mut at = 0;
+    let mut in_comment = false;
     for line in src.split_inclusive('\n') {
         let span = at..at + line.trim_end_matches('\n').len();
         at += line.len();
         let active = open.iter().all(|(keep, _, _)| *keep);
         let text = line.trim_start();
-        let Some(directive) = text.strip_prefix('#').map(str::trim_start) else {
+        // C removes comments before it reads directives: a `#` line inside /* */ is text.
+        let commented = in_comment;
+        in_comment = ends_in_comment(line, in_comment);
+        let Some(directive) = text.strip_prefix('#').filter(|_| !commented).map(str::trim_start) else {
             out.push_str(&if active { line.to_string() } else { blank(line) });
             continue;
         };
@@ -104,6 +108,34 @@ pub fn preprocess(src: &str) -> Result<(String, Vec<Define>), Diagnostic> {
     Ok((out, defines))
 }
 
+/// Whether a line that begins inside a block comment (`in_comment`) or not ends inside one;
+/// string and character literals and `//` comments are skipped.
+fn ends_in_comment(line: &str, mut in_comment: bool) -> bool {
+    let b = line.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if in_comment {
+            if b[i..].starts_with(b"*/") {
+                in_comment = false;
+                i += 1;
+            }
+        } else if b[i..].starts_with(b"/*") {
+            in_comment = true;
+            i += 1;
+        } else if b[i..].starts_with(b"//") {
+            break;
+        } else if b[i] == b'"' || b[i] == b'\'' {
+            let quote = b[i];
+            i += 1;
+            while i < b.len() && b[i] != quote {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+        }
+        i += 1;
+    }
+    in_comment
+}
+
 /// A line as spaces, byte for byte (its newline kept).
 fn blank(line: &str) -> String {
     line.bytes().map(|b| if b == b'\n' { '\n' } else { ' ' }).collect()
@@ -161,5 +193,13 @@ mod tests {
         assert!(preprocess("#define F(x) x\n").unwrap_err().message.contains("function-like macro"));
         assert!(preprocess("#if X > 1\n#endif\n").unwrap_err().message.contains("cannot evaluate"));
         assert!(preprocess("#error no\n").unwrap_err().message.contains("does not run"));
+    }
+
+    #[test]
+    fn a_hash_line_inside_a_block_comment_is_text() {
+        let src = "/*\n # need changes\n#define X 1\n */ #define Y 2\nBEGIN { printf(\"/*\"); }\n#define Z 3\n";
+        let (out, defs) = preprocess(src).unwrap();
+        assert_eq!(out, src.replace("#define Z 3", "           "));
+        assert_eq!(defs.iter().map(|d| d.name.as_str()).collect::<Vec<_>>(), ["Z"]);
     }
 }
