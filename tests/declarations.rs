@@ -27,6 +27,18 @@ fn inlines_are_typed_constants_and_expressions() {
     assert_eq!(printed(p), "3 6 crumbs 8 1 1 10\n");
 }
 
+/// A `string` inline of a kernel char array is read as stringof() reads it (this was an
+/// internal error: the array was taken for an interned string). BEGIN runs in crumbs, whose
+/// parent is this test's thread (each test runs in a thread named after it).
+#[test]
+fn a_string_inline_of_a_kernel_char_array() {
+    let p = r#"inline string ME = curthread->comm; inline string PARENT = curthread->real_parent->comm;
+        BEGIN { printf("%s|%s|%s\n", ME, PARENT, ME == "crumbs" ? "same" : "other"); exit(0); }"#;
+    let parent = std::fs::read_to_string("/proc/thread-self/comm").unwrap();
+    assert_eq!(printed(p), format!("crumbs|{}|same\n", parent.trim_end()));
+    assert_error("inline string A = 1; BEGIN { trace(A); }", "a `string` inline needs a string", "");
+}
+
 #[test]
 fn declaration_errors() {
     assert_error("int x; int x; BEGIN { exit(0); }", "`x` is declared twice", "declare each variable once");

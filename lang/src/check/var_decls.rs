@@ -181,10 +181,14 @@ impl Checker<'_> {
     fn inline_of_type(&mut self, ty: &TypeName, value: &ast::Expr) -> Result<TExpr, Diagnostic> {
         let v = self.value(value)?;
         if is_string(ty) {
-            if v.expr.is_int() {
-                return Err(Diagnostic::new(value.span.clone(), "a `string` inline needs a string").label("an integer").hint("write a string, e.g. inline string NAME = \"bash\";"));
-            }
-            return Ok(v);
+            // A kernel char array or char pointer (`curthread->comm`) is read as a string,
+            // as stringof() reads it.
+            let string = self.c_string();
+            return match self.string_of(value) {
+                Ok(s) => Ok(TExpr::new(s, string)),
+                Err(_) if v.expr.is_int() => Err(Diagnostic::new(value.span.clone(), "a `string` inline needs a string").label("an integer").hint("write a string, e.g. inline string NAME = \"bash\";")),
+                Err(d) => Err(d),
+            };
         }
         let t = self.scalar_type(ty)?;
         if !v.expr.is_int() {
