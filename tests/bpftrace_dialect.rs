@@ -267,3 +267,23 @@ fn current_bpftrace_spellings() {
     assert_eq!(d.code(), 2, "{}", d.dump());
     assert!(d.stderr.contains("a condition without parentheses is bpftrace's, not D's"), "{}", d.dump());
 }
+
+/// `let @m = hash(N)` declarations: a declared hash holds N elements and drops the next
+/// (counted); an lruhash makes room by evicting (which element the kernel picks is
+/// approximate: the newest is kept and there are never more than N); an aggregation is
+/// declared per CPU. bpftrace's pcomm, leader_comm and leader_tid name the parent and the
+/// thread group's leader. (The maps at exit are as bpftrace 0.17 prints them, @l emptied
+/// among them.)
+#[test]
+fn map_declarations_and_process_names() {
+    let program = r#"let @h = hash(2); let @l = lruhash(2); let @c = percpuhash(2);
+        BEGIN { @h[1] = 1; @h[2] = 2; @h[3] = 3; @l[1] = 1; @l[2] = 2; @l[3] = 3; @c[1] = count(); @c[2] = count();
+            printf("%d %d %d\n", len(@h), len(@l), has_key(@l, 3));
+            printf("%d %d %s\n", leader_tid == pid, leader_comm == comm, pcomm);
+            clear(@l); exit(); }"#;
+    let out = run(&["-e", program]);
+    out.assert_ok();
+    let parent = std::fs::read_to_string("/proc/thread-self/comm").unwrap();
+    assert_eq!(out.stdout, format!("Attaching 1 probe...\n2 2 1\n1 1 {}\n\n\n@c[1]: 1\n@c[2]: 1\n@h[1]: 1\n@h[2]: 2\n\n", parent.trim_end()), "{}", out.dump());
+    assert!(out.stderr.contains("1 dynamic variable drop"), "{}", out.dump());
+}

@@ -1338,3 +1338,87 @@ END
     assert!(tails[0][0].parse::<u32>().is_ok() && tails[0][1..] == ["0", "/etc/hostname"], "{}", out.dump());
     assert_eq!(tails[1], ["-1", "2", "/no/such/file"], "{}", out.dump());
 }
+
+/// bpftrace's current tools/naptime.bt as it ships: a map declaration (`let @rqtp =
+/// lruhash(4096)`), pcomm, time(), `.` through a user pointer kept in a map, and
+/// `delete(@map, key)`. A copy of sleep under a name of its own sleeps 0.25 s: one row, its
+/// parent crumbs (which ran it).
+#[test]
+fn tool_naptime_current_syntax() {
+    const NAPTIME: &str = r#"#!/usr/bin/env bpftrace
+// naptime - Show voluntary sleep calls.
+//
+// See BPF Performance Tools, Chapter 13, for an explanation of this tool.
+//
+// Example of usage:
+//
+// # ./naptime.bt
+// Attaching 2 probes...
+// Tracing sleeps. Hit Ctrl-C to end.
+// TIME     PCOMM  PPID             COMM   PID              SECONDS
+// 15:50:00 1      systemd          1319   mysqld           1.000
+// 15:50:01 4388   bash             25250  sleep            5.000
+// 15:50:01 1      systemd          1319   mysqld           1.000
+// 15:50:01 1      systemd          1180   cron             60.000
+// [...]
+//
+// The output shows mysqld performing a one second sleep every second (likely
+// a daemon thread), a sleep(1) command sleeping for five seconds and called
+// by bash, and cron threads sleeping for 60 seconds.
+//
+// Copyright (c) 2019 Brendan Gregg.
+// This was originally created for the BPF Performance Tools book
+// published by Addison Wesley. ISBN-13: 9780136554820
+// When copying or porting, include this comment.
+//
+// 16-Feb-2019  Brendan Gregg   Created this.
+
+#ifndef BPFTRACE_HAVE_BTF
+#include <linux/time.h>
+#include <linux/sched.h>
+#endif
+
+let @rqtp = lruhash(4096);
+
+BEGIN
+{
+  printf("Tracing sleeps. Hit Ctrl-C to end.\n");
+  printf("%-8s %-6s %-16s %-6s %-16s %s\n",
+         "TIME", "PPID", "PCOMM", "PID", "COMM", "SECONDS");
+}
+
+tracepoint:syscalls:sys_enter_clock_nanosleep,
+tracepoint:syscalls:sys_enter_nanosleep
+{
+  @rqtp[tid] = args.rqtp;
+}
+
+tracepoint:syscalls:sys_exit_clock_nanosleep,
+tracepoint:syscalls:sys_exit_nanosleep
+/has_key(@rqtp, tid)/
+{
+  if (args.ret == 0) {
+    time("%H:%M:%S ");
+    $t = @rqtp[tid];
+    printf("%-6d %-16s %-6d %-16s %d.%03d\n",
+           ppid, pcomm, pid, comm, $t.tv_sec, ((uint64)$t.tv_nsec) / 1e6);
+  }
+  delete(@rqtp, tid);
+}
+
+END
+{
+  clear(@rqtp);
+}
+"#;
+    let dir = TempPath::dir("btnaptime");
+    let sleeper = dir.path().join("btnapsleep");
+    std::fs::copy("/bin/sleep", &sleeper).unwrap();
+    let out = bt_tool("naptime", NAPTIME, &format!("{} 0.25", sleeper.display()));
+    assert!(out.stdout.starts_with("Attaching 6 probes...\nTracing sleeps. Hit Ctrl-C to end.\nTIME     PPID   PCOMM            PID    COMM             SECONDS\n"), "{}", out.dump());
+    let rows: Vec<Vec<&str>> = rows_of(&out, 4, "btnapsleep").into_iter().map(|r| r.split_whitespace().collect()).collect();
+    assert_eq!(rows.len(), 1, "{}", out.dump());
+    let r = &rows[0];
+    assert!(is_clock(r[0]) && is_digits(r[1]) && is_digits(r[3]) && r[1] != r[3], "{}", out.dump());
+    assert_eq!((r[2], r[5]), ("crumbs", "0.250"), "{}", out.dump());
+}

@@ -15,6 +15,20 @@ pub struct Program {
     /// bpftrace's `macro name(params) { body }` definitions, in order (expanded into their
     /// calls by [`crate::macros`] before checking).
     pub macros: Vec<MacroDef>,
+    /// bpftrace's `let @name = kind(max_entries);` map declarations, in order.
+    pub map_decls: Vec<MapDecl>,
+}
+
+/// bpftrace's `let @name = kind(max_entries);`: which BPF map type holds map `@name` and how
+/// many elements it may have.
+#[derive(Clone, Debug)]
+pub struct MapDecl {
+    /// The name without `@` ("" for `@`).
+    pub name: String,
+    pub name_span: Span,
+    pub kind: Ident,
+    pub max_entries: u64,
+    pub max_entries_span: Span,
 }
 
 /// `name = value` in bpftrace's config block.

@@ -27,6 +27,6 @@ pub mod types;
 /// Parses and checks a program: the front half of the pipeline.
 pub fn compile(source: &str, opts: &check::CheckOptions) -> Result<ir::Program, diag::Diagnostic> {
     let (mut ast, dialect) = parse::parse_program_detecting(source, opts.facts.clone(), opts.dialect)?;
-    stdlib::add_used(&mut ast, source, opts.facts.clone())?;
+    stdlib::add_used(&mut ast, source, dialect, opts.facts.clone())?;
     check::check(&ast, &check::CheckOptions { dialect: Some(dialect), ..opts.clone() })
 }

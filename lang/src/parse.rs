@@ -107,7 +107,7 @@ fn parse_unit(src: &str, facts: Option<Rc<dyn KernelFacts>>) -> Result<Program, 
 /// The program a parse tree's root is (in the type scope entered for its parse).
 fn build_unit(root: Pair<Rule>) -> Result<Program, Diagnostic> {
     let mut config_seen: Option<Span> = None;
-    let mut program = Program { pragmas: Vec::new(), decls: Vec::new(), clauses: Vec::new(), config: Vec::new(), macros: Vec::new() };
+    let mut program = Program { pragmas: Vec::new(), decls: Vec::new(), clauses: Vec::new(), config: Vec::new(), macros: Vec::new(), map_decls: Vec::new() };
     for pair in root.into_inner() {
         match pair.as_rule() {
             Rule::pragma => program.pragmas.push(pragma(pair)?),
@@ -141,6 +141,18 @@ fn build_unit(root: Pair<Rule>) -> Result<Program, Diagnostic> {
                 bpftrace_only_here(sp.start..sp.start + "macro".len(), "macro")?;
                 program.macros.push(macro_def(pair)?);
             }
+            Rule::map_decl => {
+                let sp = span(&pair);
+                bpftrace_only_here(sp.start..sp.start + "let".len(), "let @map")?;
+                let decl = map_decl(pair)?;
+                if let Some(first) = program.map_decls.iter().find(|d| d.name == decl.name) {
+                    return Err(Diagnostic::new(decl.name_span, format!("map `@{}` is declared twice", decl.name))
+                        .label("again")
+                        .related(first.name_span.clone(), "first declared here")
+                        .hint("keep one declaration"));
+                }
+                program.map_decls.push(decl);
+            }
             _ => {}
         }
     }
@@ -173,6 +185,25 @@ fn config_entry(p: Pair<Rule>) -> Result<ConfigEntry, Diagnostic> {
         _ => ConfigValue::Name(v.as_str().to_string()),
     };
     Ok(ConfigEntry { name, value, value_span, span: sp })
+}
+
+/// `let @name = kind(max_entries);`: the kind is checked with the map's use.
+fn map_decl(p: Pair<Rule>) -> Result<MapDecl, Diagnostic> {
+    let mut it = p.into_inner().filter(|x| x.as_rule() != Rule::let_kw);
+    let map = it.next().unwrap();
+    let kind = ident(it.next().unwrap());
+    let n = it.next().unwrap();
+    let max_entries_span = span(&n);
+    let max_entries = parse_int(n.as_str(), max_entries_span.clone())
+        .ok()
+        .and_then(|v| u64::try_from(v).ok())
+        .filter(|v| (1..=u32::MAX as u64).contains(v))
+        .ok_or_else(|| {
+            Diagnostic::new(max_entries_span.clone(), "expected positive integer for map declaration max entries")
+                .label("not a count of elements")
+                .hint(format!("a map holds from 1 to {} elements", u32::MAX))
+        })?;
+    Ok(MapDecl { name: map.as_str()[1..].to_string(), name_span: span(&map), kind, max_entries, max_entries_span })
 }
 
 /// `macro name(params) { statements [value] }`: the value is a last expression with no `;`
@@ -329,7 +360,7 @@ fn bpftrace_only(p: Pair<Rule>) -> bool {
 fn bpftrace_only_at(p: Pair<Rule>) -> bool {
     match p.as_rule() {
         Rule::macro_var => return !dialect::is_d_macro(&p.as_str()[1..]),
-        Rule::while_stmt | Rule::for_stmt | Rule::unroll_stmt | Rule::jump_stmt | Rule::let_stmt | Rule::tuple_index | Rule::trailing_comma | Rule::bare_cond | Rule::config_block | Rule::macro_def => return true,
+        Rule::while_stmt | Rule::for_stmt | Rule::unroll_stmt | Rule::jump_stmt | Rule::let_stmt | Rule::tuple_index | Rule::trailing_comma | Rule::bare_cond | Rule::config_block | Rule::macro_def | Rule::map_decl => return true,
         // A tuple.
         Rule::paren if p.clone().into_inner().count() != 1 => return true,
         Rule::agg_assign => {

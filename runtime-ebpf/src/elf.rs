@@ -27,6 +27,7 @@ pub const MAP_TYPE_HASH: u32 = 1;
 pub const MAP_TYPE_ARRAY: u32 = 2;
 pub const MAP_TYPE_PERCPU_ARRAY: u32 = 6;
 pub const MAP_TYPE_STACK_TRACE: u32 = 7;
+pub const MAP_TYPE_LRU_HASH: u32 = 9;
 pub const MAP_TYPE_RINGBUF: u32 = 27;
 /// BPF_F_MMAPABLE: user space can map an array's elements into memory.
 pub const F_MMAPABLE: u32 = 1 << 10;

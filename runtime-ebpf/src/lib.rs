@@ -78,7 +78,13 @@ pub fn map_defs(p: &Program, target: &Target) -> Vec<MapDef> {
         let def = match a.len {
             // A scalar array: every element there from the start, its index the key.
             Some(len) => MapDef { name: array_map_name(i), map_type: MAP_TYPE_ARRAY, key_size: 4, value_size: a.value.size() as u32, max_entries: len, flags: 0 },
-            None => MapDef { name: array_map_name(i), map_type: MAP_TYPE_HASH, key_size: a.key_size() as u32, value_size: a.value.size() as u32, max_entries: dynvar_entries(p, a.key_size(), a.value.size()), flags: 0 },
+            None => {
+                let (map_type, max_entries) = match a.declared {
+                    Some(d) => (if d.lru { MAP_TYPE_LRU_HASH } else { MAP_TYPE_HASH }, d.max_entries),
+                    None => (MAP_TYPE_HASH, dynvar_entries(p, a.key_size(), a.value.size())),
+                };
+                MapDef { name: array_map_name(i), map_type, key_size: a.key_size() as u32, value_size: a.value.size() as u32, max_entries, flags: 0 }
+            }
         };
         maps.push(def);
     }

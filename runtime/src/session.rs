@@ -63,9 +63,10 @@ fn value_maps(ebpf: &Ebpf, program: &Program) -> crate::value_maps::ValueMaps {
     crate::value_maps::ValueMaps::new(arrays)
 }
 
-fn map_fd(m: &Map) -> Option<RawFd> {
+/// A map's descriptor, for the programs crumbs loads itself and for reading maps of values.
+pub(crate) fn map_fd(m: &Map) -> Option<RawFd> {
     let data: &MapData = match m {
-        Map::PerCpuHashMap(d) | Map::Array(d) | Map::HashMap(d) | Map::RingBuf(d) | Map::PerCpuArray(d) | Map::StackTraceMap(d) => d,
+        Map::PerCpuHashMap(d) | Map::Array(d) | Map::HashMap(d) | Map::LruHashMap(d) | Map::RingBuf(d) | Map::PerCpuArray(d) | Map::StackTraceMap(d) => d,
         _ => return None,
     };
     Some(data.fd().as_fd().as_raw_fd())

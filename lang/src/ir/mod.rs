@@ -737,6 +737,17 @@ pub struct Array {
     /// A bpftrace map: storing 0 or "" keeps the element (only delete() removes one), and
     /// it may have no keys (`@x = 1`: one element).
     pub keeps_zero: bool,
+    /// What bpftrace's `let @m = hash(N)` or `lruhash(N)` declared (`None`: sized by
+    /// dynvarsize).
+    pub declared: Option<Declared>,
+}
+
+/// A bpftrace map's declaration (`let @m = lruhash(1024);`): its most elements, and whether
+/// the kernel evicts the least recently used when it is full (else a new key is dropped).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Declared {
+    pub max_entries: u32,
+    pub lru: bool,
 }
 
 /// A global or thread-local variable: its name and how its value is stored (an integer, 8
@@ -899,6 +910,8 @@ pub struct Aggregation {
     pub name: String,
     pub kind: AggKind,
     pub keys: Vec<Repr>,
+    /// What bpftrace's `let @m = percpuhash(N)` declared (`None`: a share of aggsize).
+    pub declared: Option<Declared>,
 }
 
 impl Aggregation {

@@ -79,8 +79,14 @@ pub fn layout(p: &Program, id: usize, cpus: u32) -> Layout {
     let slot_size = (8 + key_size + value_size) as u64;
     let slots = if a.keys.is_empty() {
         1
+    } else if let Some(d) = a.declared {
+        // Declared with bpftrace's `let @a = percpuhash(N)`: room for N keys, with free
+        // slots left for probing; a full table drops new keys (the lru kinds too: this
+        // table does not evict).
+        let fit = (MAX_TABLE_BYTES / slot_size).max(1);
+        (2 * d.max_entries as u64).next_power_of_two().min(1 << fit.ilog2()) as u32
     } else {
-        let keyed = p.aggregations.iter().filter(|a| !a.keys.is_empty()).count() as u64;
+        let keyed = p.aggregations.iter().filter(|a| !a.keys.is_empty() && a.declared.is_none()).count().max(1) as u64;
         let share = (p.options.aggsize.unwrap_or(DEFAULT_AGGSIZE) / keyed).min(MAX_TABLE_BYTES);
         let fit = (share / slot_size).max(1);
         1 << fit.ilog2()

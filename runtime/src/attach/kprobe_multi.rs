@@ -11,7 +11,6 @@
 use super::{Link, Tally};
 use crate::session::RunError;
 use crate::sys::bpf;
-use aya::maps::{Map, MapData};
 use aya::Ebpf;
 use crumbs_ebpf::abi::{fbt_cookie, ProgramCode};
 use crumbs_ebpf::emit::GLOBALS_SYMBOL;
@@ -20,7 +19,7 @@ use crumbs_lang::ir::Program;
 use crumbs_lang::providers::AttachPoint;
 use std::ffi::CString;
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::OnceLock;
 
 const BPF_PROG_LOAD: i32 = 5;
@@ -191,11 +190,7 @@ fn link(prog: &OwnedFd, syms: &[u64], cookies: &[u64], ret: bool) -> io::Result<
 fn map_fd(ebpf: &Ebpf, name: &str) -> Option<RawFd> {
     // D's globals are the `.bss` section, which aya makes a map of that name.
     let name = if name == GLOBALS_SYMBOL { ".bss" } else { name };
-    let data: &MapData = match ebpf.map(name)? {
-        Map::PerCpuHashMap(d) | Map::Array(d) | Map::HashMap(d) | Map::RingBuf(d) | Map::PerCpuArray(d) | Map::StackTraceMap(d) => d,
-        _ => return None,
-    };
-    Some(data.fd().as_fd().as_raw_fd())
+    crate::session::map_fd(ebpf.map(name)?)
 }
 
 /// Loads a kprobe.multi program, its map references resolved to the maps aya created (as
