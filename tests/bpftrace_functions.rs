@@ -192,3 +192,20 @@ fn username_and_strerror_are_named_when_printed() {
     let bad = run(&["--dialect", "bpftrace", "-e", r#"BEGIN { printf("%s\n", strerror("x")); }"#]);
     assert_eq!(bad.code(), 2, "{}", bad.dump());
 }
+
+/// `syscall_name(nr)` (current bpftrace; 0.17 lacks it): a system call's name as a string
+/// that compares, keys and is stored; "Unknown syscall" beyond the table. Keyed by
+/// raw_syscalls' number, cat's one write of the file it read.
+#[test]
+fn syscall_name_names_system_calls() {
+    let program = r#"BEGIN { $s = syscall_name(59); printf("%s|%s|%s|%d|%s\n", syscall_name(0), syscall_name(-1), syscall_name(100000), syscall_name(1) == "write", $s); exit(); }"#;
+    let out = run(&["--dialect", "bpftrace", "-e", program]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\nread|Unknown syscall|Unknown syscall|1|execve\n\n\n", "{}", out.dump());
+    let program = r#"tracepoint:raw_syscalls:sys_enter /pid == cpid/ { @[syscall_name(args.id)] = count(); }"#;
+    let out = run(&["--dialect", "bpftrace", "-e", program, "-c", "cat /etc/hostname"]);
+    assert!(out.stdout.lines().any(|l| l == "@[write]: 1"), "{}", out.dump());
+    assert!(out.stdout.lines().any(|l| l.starts_with("@[openat]: ")), "{}", out.dump());
+    let bad = run(&["--dialect", "bpftrace", "-e", r#"BEGIN { printf("%s\n", syscall_name("read")); }"#]);
+    assert_eq!(bad.code(), 2, "{}", bad.dump());
+}

@@ -1422,3 +1422,140 @@ END
     assert!(is_clock(r[0]) && is_digits(r[1]) && is_digits(r[3]) && r[1] != r[3], "{}", out.dump());
     assert_eq!((r[2], r[5]), ("crumbs", "0.250"), "{}", out.dump());
 }
+
+/// bpftrace's current tools/syscount.bt as it ships, with `--sysname`: syscall_name() keys,
+/// getopt(), a macro taking a map, print(@map, 10). cat under a name of its own reads
+/// /etc/hostname: its row among the processes, and ten syscalls by name, fewest first.
+#[test]
+fn tool_syscount_current_syntax() {
+    const SYSCOUNT: &str = r#"#!/usr/bin/env bpftrace
+// syscount.bt	Count system calls.
+// 		For Linux, uses bpftrace, eBPF.
+//
+// USAGE: syscount.bt -- [--sysname]
+//
+// Example of usage:
+//
+// # ./syscount.bt
+// Attaching 3 probes...
+// Counting syscalls... Hit Ctrl-C to end.
+// ^C
+// Top 10 syscalls IDs:
+// @syscall[6]: 36862
+// @syscall[21]: 42189
+// @syscall[13]: 44532
+// @syscall[12]: 58456
+// @syscall[9]: 82113
+// @syscall[8]: 95575
+// @syscall[5]: 147658
+// @syscall[3]: 163269
+// @syscall[2]: 270801
+// @syscall[4]: 326333
+//
+// Top 10 processes:
+// @process[rm]: 14360
+// @process[tail]: 16011
+// @process[objtool]: 20767
+// @process[fixdep]: 28489
+// @process[as]: 48982
+// @process[gcc]: 90652
+// @process[command-not-fou]: 172874
+// @process[sh]: 270515
+// @process[cc1]: 482888
+// @process[make]: 1404065
+//
+// # ./syscount.bt -- --sysname
+// Attached 3 probes
+// Counting syscalls... Hit Ctrl-C to end.
+// ^C
+// Top 10 syscalls NAMEs:
+// @syscallname[mprotect]: 110
+// @syscallname[epoll_pwait]: 120
+// @syscallname[recvmsg]: 135
+// @syscallname[ioctl]: 167
+// @syscallname[write]: 216
+// @syscallname[gettid]: 243
+// @syscallname[ppoll]: 339
+// @syscallname[epoll_wait]: 420
+// @syscallname[read]: 667
+// @syscallname[futex]: 762
+//
+// Top 10 processes:
+// @process[chrome]: 65
+// @process[terminator]: 85
+// @process[systemd-oomd]: 164
+// @process[KMS thread]: 168
+// @process[gdbus]: 184
+// @process[containerd]: 242
+// @process[Mutter Input Th]: 484
+// @process[VizCompositorTh]: 558
+// @process[gnome-shell]: 684
+// @process[systemd-logind]: 714
+//
+// The above output was traced during a Linux kernel build, and the process name
+// with the most syscalls was "make" with 1,404,065 syscalls while tracing. The
+// highest syscall ID was 4, which is stat().
+//
+// This is a bpftrace version of the bcc tool of the same name.
+// The bcc versions translates syscall IDs to their names, and this version
+// currently does not. Syscall IDs can be listed by "ausyscall --dump".
+// The bcc version provides different command line options.
+//
+// Copyright 2018 Netflix, Inc.
+//
+// 13-Sep-2018	Brendan Gregg	Created this.
+
+BEGIN
+{
+  printf("Counting syscalls... Hit Ctrl-C to end.\n"); // ausyscall --dump | awk 'NR > 1 { printf("\t@sysname[%d] = \"%s\";\n", $1, $2); }'
+}
+
+macro sysname()
+{
+  getopt("sysname", false, "Show syscall name instead of syscall number")
+}
+
+tracepoint:raw_syscalls:sys_enter
+{
+
+  if sysname {
+    @syscallname[syscall_name(args.id)] = count();
+  } else {
+    @syscall[args.id] = count();
+  }
+  @process[comm] = count();
+}
+
+macro display_map(description, @map)
+{
+  printf(description);
+  print(@map, 10);
+  clear(@map);
+}
+
+END
+{
+  if sysname {
+    display_map("\nTop 10 syscalls NAMEs:\n", @syscallname);
+  } else {
+    display_map("\nTop 10 syscalls IDs:\n", @syscall);
+  }
+
+  display_map("\nTop 10 processes:\n", @process);
+}
+"#;
+    let dir = TempPath::dir("btsyscount");
+    let cat = dir.path().join("btsyscat");
+    std::fs::copy("/bin/cat", &cat).unwrap();
+    std::fs::write(dir.path().join("syscount.bt"), SYSCOUNT).unwrap();
+    let out = run(&[dir.path().join("syscount.bt").to_str().unwrap(), "-c", &format!("{} /etc/hostname", cat.display()), "--", "--sysname"]);
+    out.assert_no_panic();
+    let text = &out.stdout;
+    let names = text.split("\nTop 10 syscalls NAMEs:\n").nth(1).unwrap_or_else(|| panic!("{}", out.dump()));
+    let rows: Vec<&str> = names.lines().take_while(|l| l.starts_with("@syscallname[")).collect();
+    assert_eq!(rows.len(), 10, "{}", out.dump());
+    let counts: Vec<u64> = rows.iter().map(|r| r.rsplit(": ").next().unwrap().parse().unwrap()).collect();
+    assert!(counts.windows(2).all(|w| w[0] <= w[1]), "{}", out.dump());
+    assert!(rows.iter().all(|r| r["@syscallname[".len()..].split(']').next().unwrap().bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')), "{}", out.dump());
+    assert!(text.contains("\nTop 10 processes:\n") && text.lines().any(|l| l.starts_with("@process[btsyscat]: ")), "{}", out.dump());
+}

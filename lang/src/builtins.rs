@@ -318,6 +318,8 @@ pub enum FnHook {
     Getopt,
     /// bpftrace's `strerror(errno)`: an error number printed as its message.
     Strerror,
+    /// bpftrace's `syscall_name(nr)`: a system call's name.
+    SyscallName,
     /// bpftrace's `strftime(format, ns)`: a time printed in user space.
     Strftime,
     /// bpftrace's `kaddr("name")` and `cgroupid("path")`: constants found when compiling.
@@ -442,6 +444,7 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "bcopy", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::Int, ArgSpec::Int], hook: FnHook::Bcopy, signature: "bcopy(src, dest, size)", doc: "copy size bytes from kernel memory at src into scratch memory at dest (from alloca() or copyin())" },
     BuiltinFn { name: "str", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Any, ArgSpec::OptInt], hook: FnHook::AnyStr, signature: "str(addr [, length])", doc: "bpftrace's: the NUL-terminated string at an address, up to length - 1 bytes (strsize - 1 if not given): a user-space pointer's as copyinstr() reads it, a kernel pointer's or char array's as stringof(), an integer's from the kernel if it is a kernel address (the upper half), else from the process; a string stays itself" },
     BuiltinFn { name: "strftime", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Format, ArgSpec::Int], hook: FnHook::Strftime, signature: "strftime(format, ns)", doc: "bpftrace's: the local time ns (nanoseconds since boot, as nsecs) was, formatted by strftime(3) when crumbs prints it; %f is its microseconds" },
+    BuiltinFn { name: "syscall_name", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::SyscallName, signature: "syscall_name(nr)", doc: "bpftrace's: the name of system call number nr (\"Unknown syscall\" beyond the table), a string" },
     BuiltinFn { name: "strerror", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Strerror, signature: "strerror(errno)", doc: "bpftrace's: the error number's message, as strerror(3) gives it when printed (a key or printed with %s, not compared)" },
     BuiltinFn { name: "getopt", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::Getopt, signature: "getopt(name [, default [, description]])", doc: "bpftrace's: the named parameter --name=value given after the program (an integer or a string as default is; without a default, 1 if --name is given, else 0), default when not given" },
     BuiltinFn { name: "kaddr", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Format], hook: FnHook::KernelAddr, signature: "kaddr(name)", doc: "bpftrace's: the address of the kernel symbol name (a string literal), from /proc/kallsyms when the program is compiled" },

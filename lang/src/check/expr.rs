@@ -397,6 +397,12 @@ impl Checker<'_> {
                 let errno = self.int_expr(&args[0], "strerror()'s error number")?;
                 TExpr::new(Expr::Named(crate::ir::NameOf::Errno, Box::new(errno)), string)
             }
+            FnHook::SyscallName => {
+                check_arity(f, args, span)?;
+                let nr = self.int_expr(&args[0], "syscall_name()'s system call number")?;
+                let unknown = self.strings.intern("Unknown syscall");
+                TExpr::new(Expr::Str(StrExpr::SyscallName { nr: Box::new(nr), unknown }), string)
+            }
             FnHook::AnyStr => {
                 check_arity(f, args, span)?;
                 TExpr::new(self.any_str(args)?, string)

@@ -415,6 +415,10 @@ pub enum StrExpr {
     Comm,
     /// probeprov/probemod/probefunc/probename of the probe that fired.
     Probe(VarHook),
+    /// bpftrace's `syscall_name(nr)`: the system call's name as its interned id
+    /// ([`SYSCALL_STR_BASE`] + nr), or `unknown`'s (the interned "Unknown syscall") for a
+    /// number beyond the table.
+    SyscallName { nr: Box<Expr>, unknown: u64 },
     /// `args->name`, a `char[N]` (N <= 16) field of the tracepoint's record, as a name.
     TpField(String),
     /// `cwd`: the current process's working directory, in a buffer of `size` bytes.
@@ -530,7 +534,7 @@ impl StrExpr {
                 (x, y) => Repr::Str(x.size().max(y.size()).max(8) as u32),
             },
             StrExpr::Seq(_, s) => s.repr(),
-            StrExpr::Const(_) | StrExpr::Probe(_) => Repr::StrId,
+            StrExpr::Const(_) | StrExpr::Probe(_) | StrExpr::SyscallName { .. } => Repr::StrId,
         }
     }
 
@@ -549,7 +553,7 @@ impl StrExpr {
     pub fn any(&self, f: &mut dyn FnMut(Node) -> bool) -> bool {
         f(Node::Str(self))
             || match self {
-                StrExpr::UserStr(addr, _) | StrExpr::KernelStr(addr, _) | StrExpr::AnyStr(addr, _) | StrExpr::Psargs { task: addr, .. } | StrExpr::DPath { path: addr, .. } => addr.any(f),
+                StrExpr::UserStr(addr, _) | StrExpr::KernelStr(addr, _) | StrExpr::AnyStr(addr, _) | StrExpr::Psargs { task: addr, .. } | StrExpr::DPath { path: addr, .. } | StrExpr::SyscallName { nr: addr, .. } => addr.any(f),
                 StrExpr::Var(StrVar::Element { keys, .. }, _) => keys.iter().any(|k| k.any(f)),
                 StrExpr::Ternary(c, a, b) => c.any(f) || a.any(f) || b.any(f),
                 StrExpr::Call { args, .. } => args.iter().any(|a| a.any(f)),

@@ -24,8 +24,26 @@ impl Emitter<'_> {
                 let id = self.p.strings.lookup(&text).ok_or_else(|| self.err(format!("internal: probe string `{text}` not interned")))?;
                 self.ld64(R0, id as i64);
             }
+            StrExpr::SyscallName { nr, unknown } => self.syscall_name_id(nr, *unknown)?,
             _ => return Err(self.err("internal: a string in a buffer has no string id")),
         }
+        Ok(())
+    }
+
+    /// bpftrace's `syscall_name(nr)` into r0: the interned id of system call `nr`'s name
+    /// (SYSCALL_STR_BASE + nr), or `unknown` for a number beyond the table.
+    pub(super) fn syscall_name_id(&mut self, nr: &Expr, unknown: u64) -> Result<(), EmitError> {
+        let max = crumbs_lang::syscalls::SyscallTable::get().iter().map(|(n, _)| n).max().unwrap_or(0);
+        let (beyond, out) = (self.label(), self.label());
+        self.expr(nr)?;
+        // Unsigned: a negative number is beyond the table too.
+        self.jump(Insn::jmp_imm(Cond::Gt, R0, max as i32, 0), beyond);
+        self.ld64(R1, SYSCALL_STR_BASE as i64);
+        self.push(Insn::alu_reg(Alu::Add, R0, R1));
+        self.goto(out);
+        self.bind(beyond);
+        self.ld64(R0, unknown as i64);
+        self.bind(out);
         Ok(())
     }
 

@@ -119,6 +119,10 @@ impl Emitter<'_> {
                 }
                 None => self.probe_name_into(dst, size)?,
             },
+            StrExpr::SyscallName { nr, unknown } => {
+                self.syscall_name_id(nr, *unknown)?;
+                self.syscall_id_into(dst, size, Some(*unknown))?;
+            }
             StrExpr::Comm => {
                 // Kernels before 6.2 copy the name without zero-padding: clear it first, or
                 // keys and comparisons would see stale bytes.
@@ -218,7 +222,22 @@ impl Emitter<'_> {
         if self.multi || !self.context().probe_func_id(self) {
             return Err(self.err("internal: a probe name with no value here"));
         }
-        // r0 = the interned id, SYSCALL_STR_BASE + nr: the table's key is nr.
+        self.syscall_id_into(dst, size, None)
+    }
+
+    /// The system call name whose interned id is in r0 (SYSCALL_STR_BASE + nr, or
+    /// `unknown`'s, "Unknown syscall") into `dst`, from the names table the runtime fills.
+    fn syscall_id_into(&mut self, dst: Buf, size: u32, unknown: Option<u64>) -> Result<(), EmitError> {
+        let out = self.label();
+        if let Some(unknown) = unknown {
+            let named = self.label();
+            self.ld64(R1, unknown as i64);
+            self.jump(Insn::jmp_reg(Cond::Ne, R0, R1, 0), named);
+            self.const_into("Unknown syscall", dst, size);
+            self.goto(out);
+            self.bind(named);
+        }
+        // r0 = SYSCALL_STR_BASE + nr: the table's key is nr.
         self.scoped(|e| {
             let key = e.slot(8)?;
             e.ld64(R1, SYSCALL_STR_BASE as i64);
@@ -232,7 +251,9 @@ impl Emitter<'_> {
             // An unknown number (no entry) reads from address 0: the name stays "".
             e.push(Insn::call(helper::PROBE_READ_KERNEL_STR));
             Ok(())
-        })
+        })?;
+        self.bind(out);
+        Ok(())
     }
 
     /// String variable `v` (a `vsize`-byte buffer) at `dst` as `size` bytes; "" where the
