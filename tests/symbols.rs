@@ -234,7 +234,7 @@ fn symbol_misuse() {
     assert_compile_error(r#"BEGIN { printf("%d", stack()); }"#, "%d cannot print a stack", "%k");
     assert_compile_error(r#"BEGIN { printf("%A", stack()); }"#, "%A cannot print a stack", "%k");
     assert_compile_error("BEGIN { trace(func(arg0) + 1); }", "must be an integer, but this is a kernel symbol", "@[func(pc)]");
-    assert_compile_error("BEGIN { x = func(caller); }", "a variable cannot hold a kernel symbol", "aggregation key");
+    assert_compile_error("BEGIN { self->x = func(caller); }", "`self->x` cannot hold a kernel symbol: storing 0 deletes a thread-local variable", "a this-> variable");
     assert_compile_error("BEGIN { @[stack(65)] = count(); }", "stack() cannot keep 65 frames", "1 to 64");
     assert_compile_error("BEGIN { trace(mod()); }", "mod() takes 1 argument, but 0 given", "mod(pc)");
     assert_compile_error("BEGIN { @[stack(1, 2)] = count(); }", "stack() takes at most 1 argument, but 2 given", "stack([nframes])");

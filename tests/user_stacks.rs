@@ -296,7 +296,7 @@ fn ustack_on_io_benchmark() {
 #[test]
 fn misuse_is_a_compile_error() {
     assert_compile_error("BEGIN { x = usym(arg0) + 1; }", "an operand of `+` must be an integer, but this is a user symbol", "@[usym(pc)] = count()");
-    assert_compile_error("BEGIN { x = ustack(); }", "a variable cannot hold a user stack", "@[ustack()] = count()");
+    assert_compile_error("BEGIN { a[1] = ustack(); }", "`a[...]` cannot hold a user stack: storing 0 deletes an associative array's element", "a bpftrace map");
     assert_compile_error("BEGIN { ustack(0); }", "ustack() cannot keep 0 frames", "a user stack keeps 1 to 100 frames");
     assert_compile_error("BEGIN { ustack(101); }", "ustack() cannot keep 101 frames", "a user stack keeps 1 to 100 frames");
     assert_compile_error("BEGIN { ustack(arg0); }", "ustack()'s frame count must be an integer constant", "e.g. ustack(5)");
@@ -312,7 +312,7 @@ fn misuse_is_a_compile_error() {
     assert_compile_error("BEGIN { jstack(arg0); }", "jstack()'s frame count must be an integer constant", "e.g. jstack(5)");
     assert_compile_error("BEGIN { jstack(5, arg0); }", "jstack()'s string size must be a non-negative integer constant", "jstack(n, 0)");
     assert_compile_error("BEGIN { jstack(1, 2, 3); }", "jstack() takes at most 2 arguments, but 3 given", "usage: jstack([nframes [, strsize]])");
-    assert_compile_error("BEGIN { x = jstack(); }", "a variable cannot hold a user stack", "@[ustack()] = count()");
+    assert_compile_error("BEGIN { a[1] = jstack(); }", "`a[...]` cannot hold a user stack: storing 0 deletes an associative array's element", "a bpftrace map");
     assert_compile_error("#pragma D option jstackframes=0\nBEGIN { }", "jstackframes=0 is out of range", "a user stack keeps 1 to 100 frames");
     assert_compile_error("#pragma D option jstackstrsize=big\nBEGIN { }", "option `jstackstrsize` needs a size, got `big`", "jstackstrsize=4m");
 }

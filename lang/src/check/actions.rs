@@ -186,7 +186,8 @@ impl Checker<'_> {
                 let mut stacks_as_s = Vec::new();
                 for (n, (c, a)) in convs.iter().zip(rest).enumerate() {
                     let mut t = self.value(a)?;
-                    if c.conv == 'A' && !t.expr.repr().is_frames() {
+                    // (A user symbol read back from a variable prints as it was stored.)
+                    if c.conv == 'A' && !t.expr.repr().is_frames() && !matches!(t.expr, Expr::Stored(Repr::USym(_), _)) {
                         // The address is recorded with the process it belongs to, and
                         // printed as uaddr() prints it.
                         t = self.user_symbol(USymKind::Addr, t.expr, a, "%A's argument")?;

@@ -772,5 +772,7 @@ fn unassigned_local(name: &str, span: &Span) -> Diagnostic {
 mod tests;
 #[cfg(test)]
 mod dialect_tests;
+#[cfg(test)]
+mod stored_values_tests;
 mod bpftrace_fns;
 mod bpftrace_out;

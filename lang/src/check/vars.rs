@@ -91,7 +91,11 @@ impl Checker<'_> {
     /// How variable `v` is stored: a string buffer or an integer of its type.
     pub(super) fn var_repr(&mut self, v: VarRef) -> Repr {
         match self.var_types.get(&v).copied() {
-            Some(t) => self.buffer_of(t).map_or_else(|| Repr::Int(self.int_repr(t)), |b| b.stored()),
+            Some(t) => match (self.printed_of(t), self.buffer_of(t)) {
+                (Some(r), _) => r,
+                (None, Some(b)) => b.stored(),
+                (None, None) => Repr::Int(self.int_repr(t)),
+            },
             None => Repr::Int(IntRepr::I64),
         }
     }
@@ -103,6 +107,17 @@ impl Checker<'_> {
         match self.types.real(t) {
             Ok(Type::String { .. }) => Some(Buffer::Str(self.strsize)),
             Ok(Type::Struct(r) | Type::Union(r)) => Some(Buffer::Object(r.size)),
+            // A user symbol is two words: kept in a buffer as a struct is.
+            Ok(Type::Printed(r @ Repr::USym(_))) => Some(Buffer::Object(r.size() as u32)),
+            _ => None,
+        }
+    }
+
+    /// The printed-only representation a variable of type `t` holds (a stack, a symbol, a
+    /// probe, ...), if it holds one.
+    pub(super) fn printed_of(&mut self, t: TypeId) -> Option<Repr> {
+        match self.types.real(t) {
+            Ok(Type::Printed(r)) => Some(r),
             _ => None,
         }
     }
@@ -113,7 +128,15 @@ impl Checker<'_> {
     pub(super) fn var_expr(&mut self, v: VarRef, keys: Vec<Expr>) -> TExpr {
         let ty = self.var_type(v);
         let buffer = self.buffer_of(ty);
-        TExpr::new(read_of(v, keys, buffer), ty)
+        let printed = self.printed_of(ty);
+        TExpr::new(printed_read(read_of(v, keys, buffer), printed), ty)
+    }
+
+    /// Reading variable `v` (`keys`: an array element's) as far as its type is known yet.
+    fn read_var(&mut self, v: VarRef, keys: Vec<Expr>) -> Expr {
+        let buffer = self.buffer_var(v);
+        let printed = self.var_types.get(&v).copied().and_then(|t| self.printed_of(t));
+        printed_read(read_of(v, keys, buffer), printed)
     }
 
     /// How variable `v` is already known to be kept in a buffer, if it is.
@@ -147,6 +170,12 @@ impl Checker<'_> {
                 .label("a string")
                 .hint("assign a string with `=`; join strings with strjoin()"));
         }
+        if let Some(r) = self.var_types.get(&var).copied().and_then(|t| self.printed_of(t)).filter(|_| op.is_some() || value.is_none()) {
+            let what = if value.is_none() { "`++`/`--`" } else { "a compound assignment" };
+            return Err(Diagnostic::new(span.clone(), format!("{what} of `{}`, which holds {}", target.text(), r.describe()))
+                .label("not a number")
+                .hint("it is printed as text, never computed with: assign it with `=`"));
+        }
         if (op.is_some() || value.is_none()) && matches!(self.buffer_var(var), Some(Buffer::Object(_))) {
             let what = if value.is_none() { "`++`/`--`" } else { "a compound assignment" };
             let name = self.types.name(self.var_types[&var]);
@@ -178,6 +207,9 @@ impl Checker<'_> {
                 v.ty
             }
         };
+        if let Some(r) = self.printed_of(ty) {
+            self.may_hold_printed(var, r, target, span)?;
+        }
         let zero_deletes = matches!(var, VarRef::Thread(_) | VarRef::Array(_)) && value.is_some_and(|e| matches!(e.kind, ExprKind::Int(0, _)));
         self.assignable(ty, &v, value.map_or(span, |e| &e.span), target, zero_deletes)?;
         let value = match v.expr {
@@ -190,6 +222,24 @@ impl Checker<'_> {
             }
         };
         Ok(Assignment { target: t, value, ty })
+    }
+
+    /// Refuses a printed-only value (`r`) in a D thread-local or associative array: storing 0
+    /// deletes those, and the word kept may be 0 (a stack's id, a probe's, root's uid).
+    /// bpftrace's maps keep 0; globals and `this->`/`$` variables are plain words.
+    fn may_hold_printed(&mut self, var: VarRef, r: Repr, target: &LValue, span: &Span) -> Result<(), Diagnostic> {
+        let deletes_zero = match var {
+            VarRef::Thread(_) => true,
+            VarRef::Array(a) => !self.arrays[a].name.starts_with('@'),
+            VarRef::Global(_) | VarRef::Clause(_) => false,
+        };
+        if !deletes_zero {
+            return Ok(());
+        }
+        let what = if matches!(var, VarRef::Thread(_)) { "a thread-local variable" } else { "an associative array's element" };
+        Err(Diagnostic::new(span.clone(), format!("`{}` cannot hold {}: storing 0 deletes {what}, and this value may be 0", target.text(), r.describe()))
+            .label(r.describe())
+            .hint("keep it in a global, a this-> variable or a bpftrace map (@s[tid] = kstack)"))
     }
 
     /// `v.m = value`, `v.m op= value`, `v.m++`: a member (at a fixed offset) of a struct
@@ -290,10 +340,13 @@ impl Checker<'_> {
             let string = self.c_string();
             return Ok(TExpr::new(v, string));
         }
-        if let ctypes::Val::Value(x @ (Expr::Stack(_) | Expr::Sym(..) | Expr::UStack(_) | Expr::USym(..))) = &t.val {
-            let what = x.repr().describe();
-            let hint = if matches!(x, Expr::Stack(StackUse::Frames(..))) { "use a stack as an aggregation key (@[stack()] = count()) or trace it (stack();)" } else if matches!(x, Expr::UStack(crate::ir::UStackUse::Frames(..))) { "use a user stack as an aggregation key (@[ustack()] = count()) or trace it (ustack();)" } else { symbols::printed_only_hint(x.repr()) };
-            return Err(Diagnostic::new(e.span.clone(), format!("a variable cannot hold {what}")).label(what).hint(hint));
+        // A stack, a symbol, a probe, ...: the word (a user symbol's 16 bytes) user space
+        // turns into text, kept with its representation in the variable's type.
+        if let ctypes::Val::Value(x) = &t.val {
+            if x.repr().printed_only() {
+                let ty = self.types.printed(x.repr());
+                return Ok(TExpr::new(x.clone(), ty));
+            }
         }
         // An array stored is its address, a pointer to its first element (as in C).
         let ty = match self.types.real(ty).map_err(|x| ctypes::no_types(&e.span, x))? {
@@ -341,6 +394,11 @@ impl Checker<'_> {
         if to.is_scalar() && from.is_scalar() {
             return Ok(());
         }
+        // A stack, symbol, probe, ... only into a variable of the same representation (a
+        // stack's frames included).
+        if matches!(to, Type::Printed(r) if v.expr.repr() == r) {
+            return Ok(());
+        }
         // A struct or union only from one of the same type (as D's ctf_type_compat).
         if matches!(to, Type::Struct(_) | Type::Union(_)) && matches!(v.expr, Expr::Object { .. }) && self.same_type(ty, v.ty) {
             return Ok(());
@@ -375,8 +433,8 @@ impl Checker<'_> {
         // The read is only used where the statement reads the variable; building it must not
         // count as a read (see [`Checker::var_type`]).
         let simple = |cx: &mut Self, var| {
-            let buffer = cx.buffer_var(var);
-            Target { var, setup: Vec::new(), read: read_of(var, Vec::new(), buffer), store: Box::new(move |v| store_into(var, Vec::new(), v)) }
+            let read = cx.read_var(var, Vec::new());
+            Target { var, setup: Vec::new(), read, store: Box::new(move |v| store_into(var, Vec::new(), v)) }
         };
         match target {
             LValue::Global(i) => {
@@ -408,7 +466,7 @@ impl Checker<'_> {
                 // Read and then stored: keys that change variables are evaluated once.
                 let setup = if reads { self.keys_read_once(&mut keys, target.keys())? } else { Vec::new() };
                 let var = VarRef::Array(a);
-                let read = read_of(var, keys.clone(), self.buffer_var(var));
+                let read = self.read_var(var, keys.clone());
                 Ok(Target { var, setup, read, store: Box::new(move |v| store_into(var, keys.clone(), v)) })
             }
         }
@@ -526,6 +584,14 @@ impl Buffer {
 
 /// Reading variable `v` (`keys`: an array element's) as it is stored: a string in a buffer,
 /// a struct's bytes where its buffer is, else an integer.
+/// A variable's read as the printed-only representation it holds, if it holds one.
+fn printed_read(read: Expr, printed: Option<Repr>) -> Expr {
+    match printed {
+        Some(r) => Expr::Stored(r, Box::new(read)),
+        None => read,
+    }
+}
+
 fn read_of(v: VarRef, keys: Vec<Expr>, buffer: Option<Buffer>) -> Expr {
     match buffer {
         Some(Buffer::Str(size)) => Expr::Str(StrExpr::Var(str_var(v, keys), size)),
@@ -544,6 +610,8 @@ fn store_into(v: VarRef, keys: Vec<Expr>, value: Expr) -> Stmt {
     match (value, v) {
         (Expr::Str(s), v) => Stmt::SetStr(str_var(v, keys), s),
         (o @ Expr::Object { .. }, v) => Stmt::SetObject(str_var(v, keys), o),
+        // A user symbol's two words go into the variable's buffer, as a struct's bytes.
+        (u, v) if matches!(u.repr(), Repr::USym(_)) => Stmt::SetObject(str_var(v, keys), u),
         (value, VarRef::Global(g)) => Stmt::SetGlobal(g, value),
         (value, VarRef::Thread(t)) => Stmt::SetThreadLocal(t, value),
         (value, VarRef::Clause(l)) => Stmt::SetClauseLocal(l, value),

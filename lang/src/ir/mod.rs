@@ -125,6 +125,17 @@ pub enum StackMode {
     Raw,
 }
 
+impl StackMode {
+    /// The mode as bpftrace's programs name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            StackMode::Bpftrace => "bpftrace",
+            StackMode::Perf => "perf",
+            StackMode::Raw => "raw",
+        }
+    }
+}
+
 /// What user space reads from a recorded user stack (`ustack()`, `ucaller`, `ustackdepth`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UStackUse {
@@ -273,6 +284,31 @@ impl Repr {
         matches!(self, Repr::Stack(_) | Repr::Sym(_) | Repr::UStack(_) | Repr::USym(_) | Repr::Probe | Repr::Strftime(_) | Repr::Named(_))
     }
 
+    /// How a variable holding it is typed in messages (a printed-only representation; the
+    /// stack's frames are part of its type): bpftrace's type names.
+    pub fn type_name(self) -> String {
+        let stack = |what: &str, n: u8, mode: StackMode| match (n, mode) {
+            (0, StackMode::Bpftrace) => what.to_string(),
+            (n, StackMode::Bpftrace) => format!("{what}({n})"),
+            (0, m) => format!("{what}({})", m.name()),
+            (n, m) => format!("{what}({}, {n})", m.name()),
+        };
+        match self {
+            Repr::Stack(StackUse::Frames(n, m)) => stack("kstack", n, m),
+            Repr::UStack(UStackUse::Frames(n, m)) => stack("ustack", n, m),
+            Repr::Sym(SymKind::Func) => "ksym".into(),
+            Repr::Sym(SymKind::Mod) => "kmod".into(),
+            Repr::USym(USymKind::Func) => "usym".into(),
+            Repr::USym(USymKind::Addr) => "uaddr".into(),
+            Repr::USym(USymKind::Mod) => "umod".into(),
+            Repr::Probe => "probe".into(),
+            Repr::Strftime(_) => "timestamp".into(),
+            Repr::Named(NameOf::User) => "username".into(),
+            Repr::Named(NameOf::Errno) => "strerror".into(),
+            r => r.describe().into(),
+        }
+    }
+
     /// Whether it is a stack's frames (kernel or user), printed by `%k`.
     pub fn is_frames(self) -> bool {
         matches!(self, Repr::Stack(StackUse::Frames(..)) | Repr::UStack(UStackUse::Frames(..)))
@@ -348,6 +384,12 @@ pub enum Expr {
     Strftime { format: u32, ns: Box<Expr> },
     /// A number printed as its name ([`NameOf`]): `username`'s uid, strerror()'s errno.
     Named(NameOf, Box<Expr>),
+    /// A printed-only value kept in a variable or a map's element (`@s[tid] = kstack`,
+    /// `$p = probe`), read back: the word stored (a stack id, an address, a probe id, ...),
+    /// or for a user symbol its 16 bytes (an [`Expr::Object`] where the variable keeps
+    /// them: [`Repr::USym`]), printed as the representation says, like the value it was
+    /// computed from.
+    Stored(Repr, Box<Expr>),
     /// Runs the statements, then is the value: an assignment or `++`/`--` used as a value.
     Seq(Vec<Stmt>, Box<Expr>),
     /// strlen(s).
@@ -573,7 +615,7 @@ impl Expr {
                 Expr::Binary(_, a, b) | Expr::Unsigned(_, a, b) => a.any(f) || b.any(f),
                 Expr::StrCmp(_, a, b) => a.any(f) || b.any(f),
                 Expr::Ternary(a, b, c) => a.any(f) || b.any(f) || c.any(f),
-                Expr::Load { addr: a, .. } | Expr::Bits { inner: a, .. } | Expr::Object { addr: a, .. } | Expr::Sym(_, a) | Expr::USym(_, a) | Expr::Strftime { ns: a, .. } | Expr::Named(_, a) => a.any(f),
+                Expr::Load { addr: a, .. } | Expr::Bits { inner: a, .. } | Expr::Object { addr: a, .. } | Expr::Sym(_, a) | Expr::USym(_, a) | Expr::Strftime { ns: a, .. } | Expr::Named(_, a) | Expr::Stored(_, a) => a.any(f),
                 Expr::ObjectPrefix { addr, len, .. } => addr.any(f) || len.any(f),
                 Expr::PointedStrings { addr, .. } => addr.any(f),
                 Expr::Element { keys, .. } | Expr::HasElement { keys, .. } | Expr::VarAddr(StrVar::Element { keys, .. }) => keys.iter().any(|k| k.any(f)),
@@ -605,6 +647,7 @@ impl Expr {
             Expr::Probe => Repr::Probe,
             Expr::Strftime { format, .. } => Repr::Strftime(*format),
             Expr::Named(k, _) => Repr::Named(*k),
+            Expr::Stored(r, _) => *r,
             _ => Repr::Int(IntRepr::I64),
         }
     }
@@ -767,9 +810,10 @@ impl Variable {
         matches!(self.repr, Repr::Str(_))
     }
 
-    /// Whether it holds a struct or union.
+    /// Whether it is kept in a buffer of its bytes: a struct or union, or a user symbol's
+    /// two words.
     pub fn is_object(&self) -> bool {
-        matches!(self.repr, Repr::Object(_))
+        matches!(self.repr, Repr::Object(_) | Repr::USym(_))
     }
 }
 

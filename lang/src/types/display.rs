@@ -33,6 +33,7 @@ impl Types {
             Type::Function => "a function".into(),
             Type::String { .. } => "string".into(),
             Type::Stack => "stack".into(),
+            Type::Printed(r) => r.type_name(),
             Type::Incomplete { space, name } => match space {
                 TypeSpace::Struct => format!("struct {name}"),
                 TypeSpace::Union => format!("union {name}"),

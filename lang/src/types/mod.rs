@@ -85,6 +85,10 @@ pub enum Type {
     String { size: u32 },
     /// D's `stack`: a kernel stack, as `stack()` records it.
     Stack,
+    /// A variable's type when it holds a value user space turns into text (a stack, a
+    /// symbol, a probe, ...: [`Repr::printed_only`]): stored as the representation says and
+    /// printed as it was.
+    Printed(crate::ir::Repr),
     /// A struct, union or enum declared but not defined.
     Incomplete { space: TypeSpace, name: String },
     /// A kernel type not read yet; [`Types::resolve`] reads it.
@@ -157,6 +161,11 @@ impl Types {
     /// D's `stack` type.
     pub fn stack(&mut self) -> TypeId {
         self.intern(Type::Stack)
+    }
+
+    /// The type of a variable holding printed-only values of representation `r`.
+    pub fn printed(&mut self, r: crate::ir::Repr) -> TypeId {
+        self.intern(Type::Printed(r))
     }
 
     fn intern(&mut self, t: Type) -> TypeId {
@@ -305,6 +314,7 @@ impl Types {
             Type::Enum { size, .. } => Some(size as u64),
             Type::String { size } => Some(size as u64),
             Type::Stack => Some(8),
+            Type::Printed(r) => Some(r.size() as u64),
             Type::Void | Type::Function | Type::Incomplete { .. } => None,
             Type::Typedef { .. } | Type::Kernel(_) => unreachable!("resolved"),
         })

@@ -128,7 +128,9 @@ impl Emitter<'_> {
                     Ok(())
                 })?;
             }
-            Expr::USym(..) => return Err(self.err("internal: a user symbol is stored, not computed")),
+            Expr::USym(..) | Expr::Stored(Repr::USym(_), _) => return Err(self.err("internal: a user symbol is stored, not computed")),
+            // The word the variable holds: the stack id, address or number it was stored as.
+            Expr::Stored(_, v) => self.expr(v)?,
             Expr::ClauseLocal(l) => {
                 let Buf::Stack(at) = self.local(*l)? else { return Err(self.err("internal: an integer local in the scratch space")) };
                 self.push(Insn::ldx(DW, R0, R10, at));

@@ -61,17 +61,21 @@ impl Emitter<'_> {
     /// copy that faults, as DTrace's); a thread-local one or an element is built aside and
     /// stored whole (a store the full map refuses is counted as a dynamic variable drop).
     pub(super) fn set_object(&mut self, v: &StrVar, o: &Expr) -> Result<(), EmitError> {
-        let Expr::Object { addr, size } = o else {
-            return Err(self.err("internal: a struct variable stores an object"));
+        let (addr, size) = match o {
+            Expr::Object { addr, size } => (Some(addr), *size),
+            // A user symbol's 16 bytes (address and process), computed into the buffer.
+            Expr::USym(..) | Expr::Stored(Repr::USym(_), _) => (None, Repr::USym(USymKind::Func).size() as u32),
+            _ => return Err(self.err("internal: a struct variable stores an object")),
         };
-        let size = *size;
         if size == 0 {
             return self.delete_var(v);
         }
         self.scoped(|e| {
             let src = e.slot(8)?;
-            e.expr(addr)?;
-            e.push(Insn::stx(DW, R10, src, R0));
+            if let Some(addr) = addr {
+                e.expr(addr)?;
+                e.push(Insn::stx(DW, R10, src, R0));
+            }
             let dst = match v {
                 StrVar::Global(g) => Buf::Global(e.p.global_offset(*g) as i32),
                 StrVar::Clause(l) => e.local(*l)?,
@@ -86,12 +90,16 @@ impl Emitter<'_> {
                     tmp
                 }
             };
-            e.push(Insn::ldx(DW, R3, R10, src));
-            e.keep_fault_value(R3)?;
-            e.buf_addr(R1, dst);
-            e.push(Insn::mov_imm(R2, size as i32));
-            e.push(Insn::call(helper::PROBE_READ_KERNEL));
-            e.fault_unless(Cond::Eq, R0, 0, Fault::BadAddr, FaultValue::Kept)?;
+            if addr.is_some() {
+                e.push(Insn::ldx(DW, R3, R10, src));
+                e.keep_fault_value(R3)?;
+                e.buf_addr(R1, dst);
+                e.push(Insn::mov_imm(R2, size as i32));
+                e.push(Insn::call(helper::PROBE_READ_KERNEL));
+                e.fault_unless(Cond::Eq, R0, 0, Fault::BadAddr, FaultValue::Kept)?;
+            } else {
+                e.store_value(o, o.repr(), dst)?;
+            }
             let (map, key) = match v {
                 StrVar::Global(_) | StrVar::Clause(_) => return Ok(()),
                 StrVar::Thread(t) => (TLS_OBJ_MAP.to_string(), e.tls_key(*t)?),
