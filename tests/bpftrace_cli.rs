@@ -281,3 +281,10 @@ fn json_output_to_a_file_leaves_the_end_newlines_on_standard_output() {
     let written = std::fs::read_to_string(file.path()).unwrap();
     assert_eq!(written, "{\"type\": \"attached_probes\", \"data\": {\"probes\": 1}}\n{\"type\": \"printf\", \"data\": \"x\"}\n{\"type\": \"map\", \"data\": {\"@a\": 1}}\n");
 }
+
+/// A map of tuples in `-f json`: each tuple an array, as bpftrace 0.17 writes it.
+#[test]
+fn json_of_a_map_of_tuples() {
+    let out = bpftrace(&["-f", "json", "-e", r#"BEGIN { @m[2] = (1, "a"); @n = (5, (6, "x")); exit(); }"#]);
+    assert!(out.stdout.ends_with("{\"type\": \"map\", \"data\": {\"@m\": {\"2\": [1,\"a\"]}}}\n{\"type\": \"map\", \"data\": {\"@n\": [5,[6,\"x\"]]}}\n"), "{}", out.dump());
+}

@@ -119,7 +119,7 @@ fn wrong_tuples_and_loops_are_compile_errors() {
         ("BEGIN { $t = (1, 2); $i = 1; printf(\"%d\\n\", $t[$i]); }", "a tuple's index must be a constant", "$t[1]"),
         ("BEGIN { @m[1] = 1; for ($kv : @m[1]) { } }", "`for` runs over a whole map, not an element of @m", "$kv.1 its value"),
         ("BEGIN { for ($kv : @nothing) { } }", "map `@nothing` is never assigned", "store into it"),
-        ("BEGIN { @m[1] = (1, 2); }", "a tuple cannot be used here", "scratch variable"),
+        ("BEGIN { @m[1] = (1, 2); @m[2] = 3; }", "`@m` is given values of two shapes", "a map keeps one type of value"),
     ];
     for (program, message, hint) in cases {
         let out = run(&["--dialect", "bpftrace", "-e", program]);

@@ -3,6 +3,9 @@
 //! one is a scratch variable per element (`$t.0`, `$t.1`, `$t.2.0`, ...), a tuple among a
 //! map's keys is its elements as keys (bpftrace's multiple keys are a tuple), and two tuples
 //! compare element by element. `for ($i : a..b)` becomes a `while` over a hidden counter.
+//! A map whose values are tuples is a map per element with the same keys (`@m.0`, `@m.1`,
+//! `@m.1.0`, ...: [`element_name`] of the map's name), written, read and deleted together;
+//! user space prints them as one map of tuples ([`split_element_name`]).
 //! What reaches the checker of tuples: `print()` of one (a tuple of its elements), and a
 //! `for` over a map, whose variable is the tuple (key, value) with its elements named as
 //! here.
@@ -34,6 +37,14 @@ pub fn element_name(var: &str, path: &str) -> String {
     format!("{var}{path}")
 }
 
+/// A map's (or variable's) name and the path of its element, if it is one (`@m.1.0` is
+/// `@m` and `[1, 0]`); `None` for a name of the program's own.
+pub fn split_element_name(name: &str) -> Option<(&str, Vec<usize>)> {
+    let (base, path) = name.split_once('.')?;
+    let path = path.split('.').map(|i| i.parse().ok()).collect::<Option<Vec<usize>>>()?;
+    Some((base, path))
+}
+
 /// Lowers the tuples and range loops of a bpftrace program.
 pub fn lower(program: &mut Program) -> Result<(), Diagnostic> {
     for clause in &mut program.clauses {
@@ -41,18 +52,32 @@ pub fn lower(program: &mut Program) -> Result<(), Diagnostic> {
         clause.body.iter_mut().flatten().for_each(|s| scope_loop_variables(s, &mut seen));
     }
     let mut arity = HashMap::new();
-    // Twice: map keys may be tuples held in variables, and a `for` variable's shape needs
-    // the number of its map's keys.
-    for _ in 0..2 {
+    let mut maps = HashMap::new();
+    // Until nothing changes (at least twice): map keys may be tuples held in variables, a
+    // `for` variable's shape needs the number of its map's keys, and a map's values may be
+    // tuples read from variables or other maps.
+    for round in 0..8 {
         let mut found = HashMap::new();
+        let mut found_maps = HashMap::new();
         for clause in &program.clauses {
-            let shapes = Shapes::infer(clause, &arity)?;
+            let shapes = Shapes::infer(clause, &arity, &maps)?;
             clause_map_keys(clause, &shapes, &mut found);
+            clause_map_shapes(clause, &shapes, &mut found_maps, false)?;
         }
+        let settled = round > 0 && found == arity && found_maps.len() == maps.len() && found_maps.iter().all(|(k, (s, _))| maps.get(k) == Some(s));
         arity = found;
+        maps = found_maps.into_iter().map(|(k, (s, _))| (k, s)).collect();
+        if settled {
+            break;
+        }
+    }
+    // Now that every value's shape is known, a map given a tuple and a number is an error.
+    let mut found_maps = HashMap::new();
+    for clause in &program.clauses {
+        clause_map_shapes(clause, &Shapes::infer(clause, &arity, &maps)?, &mut found_maps, true)?;
     }
     for clause in &mut program.clauses {
-        let shapes = Shapes::infer(clause, &arity)?;
+        let shapes = Shapes::infer(clause, &arity, &maps)?;
         let mut l = Lowering { shapes };
         if let Some(p) = clause.predicate.take() {
             clause.predicate = Some(l.scalar(p)?);
@@ -64,15 +89,17 @@ pub fn lower(program: &mut Program) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-/// The shapes of a clause's scratch variables, from what is assigned to them.
+/// The shapes of a clause's scratch variables, from what is assigned to them, and of the
+/// program's maps' values (by name without `@`).
 #[derive(Default)]
 struct Shapes {
     vars: HashMap<String, Shape>,
+    maps: HashMap<String, Shape>,
 }
 
 impl Shapes {
-    fn infer(clause: &Clause, arity: &HashMap<String, usize>) -> Result<Shapes, Diagnostic> {
-        let mut s = Shapes::default();
+    fn infer(clause: &Clause, arity: &HashMap<String, usize>, maps: &HashMap<String, Shape>) -> Result<Shapes, Diagnostic> {
+        let mut s = Shapes { maps: maps.clone(), ..Shapes::default() };
         // Until nothing changes: `$b = $a` may come before `$a = (1, 2)` in the text (in
         // another branch), and each round settles at least one more variable.
         for _ in 0..64 {
@@ -118,7 +145,8 @@ impl Shapes {
                         1 => Shape::Scalar,
                         n => Shape::Tuple(vec![Shape::Scalar; n]),
                     };
-                    if self.vars.insert(var.name.clone(), Shape::Tuple(vec![keys, Shape::Scalar])).is_none() {
+                    let value = self.maps.get(&m.name).cloned().unwrap_or(Shape::Scalar);
+                    if self.vars.insert(var.name.clone(), Shape::Tuple(vec![keys, value])).is_none() {
                         *changed = true;
                     }
                 }
@@ -143,10 +171,27 @@ impl Shapes {
         }
     }
 
+    /// The shape of map `name`'s values (without `@`), or its element's (`m.1`).
+    fn map(&self, name: &str) -> Shape {
+        if let Some(s) = self.maps.get(name) {
+            return s.clone();
+        }
+        let Some((base, path)) = split_element_name(name) else { return Shape::Scalar };
+        let mut shape = self.maps.get(base).cloned().unwrap_or(Shape::Scalar);
+        for i in path {
+            shape = match shape {
+                Shape::Tuple(mut elems) if i < elems.len() => elems.swap_remove(i),
+                _ => return Shape::Scalar,
+            };
+        }
+        shape
+    }
+
     fn of(&self, e: &Expr) -> Shape {
         match &e.kind {
             ExprKind::Tuple(elems) => Shape::Tuple(elems.iter().map(|x| self.of(x)).collect()),
             ExprKind::ClauseLocal(n) => self.var(n),
+            ExprKind::Agg(a) => self.map(&a.name),
             ExprKind::Member { base, member, arrow: false } => match (self.of(base), member.name.parse::<usize>()) {
                 (Shape::Tuple(elems), Ok(i)) => elems.get(i).cloned().unwrap_or(Shape::Scalar),
                 _ => Shape::Scalar,
@@ -225,6 +270,46 @@ fn clause_map_keys(clause: &Clause, shapes: &Shapes, found: &mut HashMap<String,
             }
         });
     }
+}
+
+/// The shapes of the values the clause stores into maps (by name without `@`), with where
+/// each was first seen: a map holds values of one shape. While shapes are still being found
+/// (not `strict`), a value read from a map may not have its shape yet: the fullest shape
+/// seen wins, and the strict pass at the end finds the maps given two.
+fn clause_map_shapes(clause: &Clause, shapes: &Shapes, found: &mut HashMap<String, (Shape, Span)>, strict: bool) -> Result<(), Diagnostic> {
+    fn visit(s: &Stmt, shapes: &Shapes, found: &mut HashMap<String, (Shape, Span)>, strict: bool) -> Result<(), Diagnostic> {
+        match s {
+            Stmt::Assign { target: LValue::Element { name, thread: false, .. }, op: None, value, .. } if name.name.starts_with('@') => {
+                let shape = shapes.of(value);
+                let map = &name.name[1..];
+                match found.get(map) {
+                    Some((old, _)) if *old == shape => {}
+                    // Elements read from maps may be tuples not known yet: the shape with
+                    // the most elements is the nearest to the last.
+                    Some((old, _)) if !strict => {
+                        if shape.leaves().len() > old.leaves().len() {
+                            found.insert(map.to_string(), (shape, value.span.clone()));
+                        }
+                    }
+                    Some((old, first)) if *old != Shape::Scalar || shape != Shape::Scalar => {
+                        return Err(Diagnostic::new(value.span.clone(), format!("`{}` is given values of two shapes", name.name))
+                            .label(if shape == Shape::Scalar { "not a tuple" } else { "not the shape it had" })
+                            .related(first.clone(), "the first")
+                            .hint("a map keeps one type of value: use another map for these"));
+                    }
+                    Some(_) => {}
+                    None => {
+                        found.insert(map.to_string(), (shape, value.span.clone()));
+                    }
+                }
+            }
+            Stmt::If { then, els, .. } => then.iter().chain(els.iter().flatten()).try_for_each(|s| visit(s, shapes, found, strict))?,
+            Stmt::Block(b) | Stmt::While { body: b, .. } | Stmt::For { body: b, .. } => b.iter().try_for_each(|s| visit(s, shapes, found, strict))?,
+            _ => {}
+        }
+        Ok(())
+    }
+    clause.body.iter().flatten().try_for_each(|s| visit(s, shapes, found, strict))
 }
 
 /// A `for` loop's variable lives in its loop: a second loop over a map with a variable of
@@ -388,8 +473,46 @@ impl Lowering {
                     Stmt::Block(parts.into_iter().map(|(path, e)| store(element_name(&id.name, &path), e)).collect())
                 }
             }
+            Stmt::Assign { target: LValue::Element { name, thread: false, keys, span: tsp }, op, value, span } if self.map_shape(&name.name) != Shape::Scalar => {
+                let shape = self.map_shape(&name.name);
+                if op.is_some() {
+                    return Err(tuple_map_computed(&name.name, span));
+                }
+                let keys = self.keys(keys)?;
+                let parts = self.components(value, &shape)?;
+                // `@m[k] = (@m[k].1, @m[k].0)` reads every element before any is written.
+                let map = &name.name[1..];
+                let reads_itself = parts.iter().any(|(_, e)| reads_map(e, map));
+                let store = |path: &str, e: Expr| Stmt::Assign { target: LValue::Element { name: Ident { name: element_name(&name.name, path), span: name.span.clone() }, thread: false, keys: keys.clone(), span: tsp.clone() }, op: None, value: e, span: span.clone() };
+                let temp = |path: &str| Ident { name: format!("$#{map}{path}"), span: name.span.clone() };
+                let mut out = Vec::new();
+                if reads_itself {
+                    for (path, e) in &parts {
+                        let t = temp(path);
+                        out.push(Stmt::Assign { target: LValue::ClauseLocal(t.clone(), t.span.clone()), op: None, value: e.clone(), span: span.clone() });
+                    }
+                    out.extend(parts.iter().map(|(path, e)| store(path, Expr { kind: ExprKind::ClauseLocal(temp(path).name), span: e.span.clone() })));
+                } else {
+                    out.extend(parts.into_iter().map(|(path, e)| store(&path, e)));
+                }
+                Stmt::Block(out)
+            }
+            Stmt::IncDec { target: LValue::Element { name, .. }, span, .. } if self.map_shape(&name.name) != Shape::Scalar => return Err(tuple_map_computed(&name.name, span)),
             Stmt::Assign { target, op, value, span } => Stmt::Assign { target: self.lvalue(target)?, op, value: self.scalar(value)?, span },
             Stmt::IncDec { target, delta, span } => Stmt::IncDec { target: self.lvalue(target)?, delta, span },
+            Stmt::Expr(Expr { kind: ExprKind::Call(f, args), span }) if matches!(f.name.as_str(), "delete" | "clear") && args.first().is_some_and(|a| self.tuple_map(a).is_some()) => {
+                // Each element's map loses the element (or everything).
+                let (map, shape) = self.tuple_map(&args[0]).expect("checked");
+                let mut out = Vec::new();
+                for path in shape.leaves() {
+                    let mut args = args.clone();
+                    if let ExprKind::Agg(a) = &mut args[0].kind {
+                        a.name = element_name(&map, &path);
+                    }
+                    out.push(Stmt::Expr(self.scalar(Expr { kind: ExprKind::Call(f.clone(), args), span: span.clone() })?));
+                }
+                Stmt::Block(out)
+            }
             Stmt::Expr(e) => Stmt::Expr(self.scalar(e)?),
             Stmt::Aggregate { agg, func, args, span } => {
                 let args = args.into_iter().map(|a| self.scalar(a)).collect::<Result<_, _>>()?;
@@ -405,7 +528,25 @@ impl Lowering {
                         .label("keys given")
                         .hint(format!("write for ($kv : @{}) {{ ... }}: $kv.0 is each key, $kv.1 its value", m.name)));
                 }
-                Stmt::For { var, iter: ForIter::Map(m), body: self.stmts(body)?, span }
+                let value = self.shapes.maps.get(&m.name).cloned().unwrap_or(Shape::Scalar);
+                if value == Shape::Scalar {
+                    return Ok(Stmt::For { var, iter: ForIter::Map(m), body: self.stmts(body)?, span });
+                }
+                // The loop walks the first element's map; the body starts by reading the
+                // others' with the element's keys.
+                let Shape::Tuple(parts) = self.shapes.var(&var.name) else { unreachable!("a loop over a map of tuples has a tuple variable") };
+                let local = |name: String| Expr { kind: ExprKind::ClauseLocal(name), span: var.span.clone() };
+                let keys: Vec<Expr> = parts[0].leaves().iter().map(|p| local(element_name(&var.name, &format!(".0{p}")))).collect();
+                let leaves = value.leaves();
+                let mut turn = Vec::new();
+                for (i, path) in leaves.iter().enumerate() {
+                    let read = if i == 0 { local(element_name(&var.name, ".1")) } else { Expr { kind: ExprKind::Agg(AggRef { name: element_name(&m.name, path), keys: keys.clone(), span: m.span.clone() }), span: m.span.clone() } };
+                    let id = Ident { name: element_name(&var.name, &format!(".1{path}")), span: var.span.clone() };
+                    turn.push(Stmt::Assign { target: LValue::ClauseLocal(id.clone(), id.span.clone()), op: None, value: read, span: span.clone() });
+                }
+                turn.extend(self.stmts(body)?);
+                let first = AggRef { name: element_name(&m.name, &leaves[0]), ..m };
+                Stmt::For { var, iter: ForIter::Map(first), body: turn, span }
             }
             j @ Stmt::Jump(..) => j,
         })
@@ -423,6 +564,19 @@ impl Lowering {
         turn.extend(self.stmts(body)?);
         let cond = Expr { kind: ExprKind::Binary(BinOp::Lt, Box::new(local(&next)), Box::new(local(&last))), span: var.span.clone() };
         Ok(Stmt::Block(vec![set(&next, self.scalar(start)?), set(&last, self.scalar(end)?), Stmt::While { cond, body: turn, span }]))
+    }
+
+    /// The shape of the values of map `name` (with its `@`).
+    fn map_shape(&self, name: &str) -> Shape {
+        name.strip_prefix('@').and_then(|m| self.shapes.maps.get(m)).cloned().unwrap_or(Shape::Scalar)
+    }
+
+    /// The name (without `@`) and value shape of a whole map of tuples (`@m`, no keys given,
+    /// as delete(@m, k), clear(@m) and print(@m) take it).
+    fn tuple_map(&self, e: &Expr) -> Option<(String, Shape)> {
+        let ExprKind::Agg(a) = &e.kind else { return None };
+        let shape = self.shapes.maps.get(&a.name)?;
+        (*shape != Shape::Scalar).then(|| (a.name.clone(), shape.clone()))
     }
 
     fn lvalue(&mut self, lv: LValue) -> Result<LValue, Diagnostic> {
@@ -471,6 +625,10 @@ impl Lowering {
                 out
             }
             (ExprKind::ClauseLocal(n), shape) => shape.leaves().into_iter().map(|p| (p.clone(), Expr { kind: ExprKind::ClauseLocal(element_name(&n, &p)), span: e.span.clone() })).collect(),
+            (ExprKind::Agg(a), shape) => {
+                let keys = self.keys(a.keys)?;
+                shape.leaves().into_iter().map(|p| (p.clone(), Expr { kind: ExprKind::Agg(AggRef { name: element_name(&a.name, &p), keys: keys.clone(), span: a.span.clone() }), span: e.span.clone() })).collect()
+            }
             (_, _) => {
                 return Err(Diagnostic::new(e.span, "a tuple is expected here")
                     .label("not a tuple")
@@ -501,6 +659,7 @@ impl Lowering {
         match (self.shapes.of(&base), base.kind) {
             (Shape::Tuple(elems), ExprKind::Tuple(mut xs)) if index < elems.len() => self.reduce(xs.swap_remove(index)),
             (Shape::Tuple(elems), ExprKind::ClauseLocal(n)) if index < elems.len() => Ok(Expr { kind: ExprKind::ClauseLocal(element_name(&n, &format!(".{index}"))), span }),
+            (Shape::Tuple(elems), ExprKind::Agg(a)) if index < elems.len() => Ok(Expr { kind: ExprKind::Agg(AggRef { name: element_name(&a.name, &format!(".{index}")), ..a }), span }),
             (Shape::Tuple(elems), _) => Err(out_of_range(&span, &index.to_string(), elems.len())),
             (Shape::Scalar, _) => Err(Diagnostic::new(span, format!("element {index} of something that is not a tuple"))
                 .label("not a tuple")
@@ -518,6 +677,20 @@ impl Lowering {
         let b = |x: Expr| Box::new(x);
         let kind = match e.kind {
             ExprKind::Binary(op @ (BinOp::Eq | BinOp::Ne), l, r) if self.shapes.of(&l) != Shape::Scalar || self.shapes.of(&r) != Shape::Scalar => return self.tuples_equal(op, *l, *r, span),
+            ExprKind::Call(f, mut args) if matches!(f.name.as_str(), "print" | "has_key" | "len") && args.first().is_some_and(|a| self.tuple_map(a).is_some_and(|_| matches!(&a.kind, ExprKind::Agg(x) if x.keys.is_empty()))) => {
+                // The whole map: its first element's map has its keys (user space prints
+                // the elements' maps as one).
+                let (map, shape) = self.tuple_map(&args[0]).expect("checked");
+                if let ExprKind::Agg(a) = &mut args[0].kind {
+                    a.name = element_name(&map, &shape.leaves()[0]);
+                }
+                return self.scalar(Expr { kind: ExprKind::Call(f, args), span });
+            }
+            ExprKind::Call(f, args) if matches!(f.name.as_str(), "delete" | "clear") && args.first().is_some_and(|a| self.tuple_map(a).is_some()) => {
+                return Err(Diagnostic::new(span, format!("{}() of a map of tuples gives no value", f.name))
+                    .label("used as a value")
+                    .hint(format!("call {}() as a statement of its own", f.name)));
+            }
             ExprKind::Call(f, args) if f.name == "print" && args.first().is_some_and(|a| self.shapes.of(a) != Shape::Scalar) => {
                 let mut args = args.into_iter();
                 let first = args.next().expect("checked");
@@ -587,6 +760,20 @@ impl Lowering {
     }
 }
 
+fn tuple_map_computed(map: &str, span: Span) -> Diagnostic {
+    Diagnostic::new(span, format!("`{map}` holds tuples, which cannot be computed with"))
+        .label("a map of tuples")
+        .hint(format!("store a whole tuple, `{map}[k] = (a, b)`, or compute with its elements"))
+}
+
+/// Whether `e` reads map `map` (its name without `@`) or one of its elements' maps.
+fn reads_map(e: &Expr, map: &str) -> bool {
+    match &e.kind {
+        ExprKind::Agg(a) if a.name == map || a.name.strip_prefix(map).is_some_and(|rest| rest.starts_with('.')) => true,
+        _ => e.children().into_iter().any(|c| reads_map(c, map)),
+    }
+}
+
 fn out_of_range(span: &Span, index: &str, len: usize) -> Diagnostic {
     Diagnostic::new(span.clone(), format!("the tuple has no element {index}"))
         .label(format!("it has {len}"))
@@ -652,6 +839,44 @@ mod tests {
             ("BEGIN { $t = (1, 2); $t = (1, 2, 3); }", "given tuples of two shapes"),
             ("BEGIN { $x = 1; $y = $x.0; }", "not a tuple"),
             ("BEGIN { @m[1] = 1; for ($kv : @m[1]) { } }", "not an element"),
+        ] {
+            let d = lowered(src).expect_err(src);
+            assert!(d.message.contains(msg), "{src}: {}", d.message);
+        }
+    }
+
+    /// The maps each statement of the first clause stores into, by name.
+    fn stored_maps(p: &Program) -> Vec<String> {
+        let mut out = Vec::new();
+        p.clauses[0].each_target(&mut |t| {
+            if let LValue::Element { name, .. } = t {
+                out.push(name.name.clone());
+            }
+        });
+        out
+    }
+
+    #[test]
+    fn a_map_of_tuples_is_a_map_per_element() {
+        let p = lowered("BEGIN { $t = (1, (\"a\", 2)); @m[1] = $t; @m[2] = @m[1]; @m[3] = (@m[3].1.1, (\"b\", @m[3].0)); }").unwrap();
+        let elements = ["@m.0", "@m.1.0", "@m.1.1"];
+        let want: Vec<&str> = elements.iter().chain(&elements).chain(&elements).copied().collect();
+        assert_eq!(stored_maps(&p), want);
+        assert_eq!(split_element_name("@m.1.0"), Some(("@m", vec![1, 0])));
+        assert_eq!(split_element_name("@m"), None);
+        assert_eq!(split_element_name("@m.x"), None);
+    }
+
+    #[test]
+    fn wrong_uses_of_a_map_of_tuples() {
+        for (src, msg) in [
+            ("BEGIN { @m[1] = (1, 2); @m[2] = 3; }", "`@m` is given values of two shapes"),
+            ("BEGIN { @m[1] = (1, 2); @m[2] = (1, 2, 3); }", "`@m` is given values of two shapes"),
+            ("BEGIN { @m[1] = (1, 2); @m[1] += 1; }", "`@m` holds tuples, which cannot be computed with"),
+            ("BEGIN { @m[1] = (1, 2); @m[1]++; }", "`@m` holds tuples, which cannot be computed with"),
+            ("BEGIN { @m[1] = (1, 2); $x = delete(@m, 1); }", "delete() of a map of tuples gives no value"),
+            ("BEGIN { @m[1] = (1, 2); $x = @m[1] + 1; }", "a tuple cannot be used here"),
+            ("BEGIN { @m[1] = (1, 2); $x = @m[1].2; }", "the tuple has no element 2"),
         ] {
             let d = lowered(src).expect_err(src);
             assert!(d.message.contains(msg), "{src}: {}", d.message);

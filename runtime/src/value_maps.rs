@@ -1,11 +1,14 @@
 //! bpftrace's maps of values (`@m[k] = v`, `@v = 3`): the associative arrays the checker
 //! names with their `@` (a map without keys is an array of one element), read back from the
 //! kernel when tracing ends (bpftrace prints every map then) and emptied by `clear(@m)`.
+//! A map of tuples is a map per element (`@m.0`, `@m.1.0`, ...: lang's tuples.rs), read
+//! back as one map whose values are the tuples.
 
 use crate::aggregate::{self, Decoder};
 use crate::output::Value;
 use crate::sys;
 use crumbs_lang::ir::Program;
+use crumbs_lang::tuples::split_element_name;
 use std::io;
 use std::os::fd::RawFd;
 
@@ -39,13 +42,60 @@ impl ValueMaps {
         Ok(())
     }
 
-    /// Every map of values with what it holds now, in the order the program names them.
+    /// Every map of values with what it holds now, in the order the program names them (a
+    /// map of tuples where its first element's map is).
     pub fn read(&self, program: &Program, dec: &Decoder) -> io::Result<Vec<ValueMap>> {
-        (0..program.arrays.len()).filter(|id| self.arrays.get(*id).copied().flatten().is_some()).map(|id| self.read_array(program, id, dec)).collect()
+        let mut out = Vec::new();
+        let mut tuple_maps = Vec::new();
+        for id in (0..program.arrays.len()).filter(|id| self.arrays.get(*id).copied().flatten().is_some()) {
+            if let Some((base, _)) = split_element_name(&program.arrays[id].name) {
+                if tuple_maps.contains(&base) {
+                    continue;
+                }
+                tuple_maps.push(base);
+            }
+            out.push(self.read_array(program, id, dec)?);
+        }
+        Ok(out)
     }
 
-    /// What map of values `id` (an associative array's id) holds now.
+    /// What map of values `id` (an associative array's id) holds now: the whole map of
+    /// tuples if it is one of its elements' maps.
     pub fn read_array(&self, program: &Program, id: usize, dec: &Decoder) -> io::Result<ValueMap> {
+        match split_element_name(&program.arrays[id].name) {
+            Some((base, _)) => self.read_tuples(program, base, dec),
+            None => self.read_plain(program, id, dec),
+        }
+    }
+
+    /// Map of tuples `base`: the keys of its first element's map, each with the tuple of
+    /// every element's value under that key.
+    fn read_tuples(&self, program: &Program, base: &str, dec: &Decoder) -> io::Result<ValueMap> {
+        let mut members: Vec<(Vec<usize>, usize)> = program.arrays.iter().enumerate().filter_map(|(i, a)| split_element_name(&a.name).filter(|(b, _)| *b == base).map(|(_, p)| (p, i))).collect();
+        members.sort();
+        let mut rows = Vec::new();
+        let first = &program.arrays[members[0].1];
+        if let Some(fd) = self.arrays.get(members[0].1).copied().flatten() {
+            let mut key: Option<Vec<u8>> = None;
+            while let Some(k) = sys::next_key(fd, key.as_deref(), first.key_size())? {
+                let mut leaves = Vec::new();
+                for (path, id) in &members {
+                    let a = &program.arrays[*id];
+                    let mut value = vec![0u8; a.value.size().next_multiple_of(8)];
+                    if let Some(fd) = self.arrays.get(*id).copied().flatten() {
+                        sys::lookup(fd, &k, &mut value)?;
+                    }
+                    leaves.push((path.as_slice(), aggregate::decode_value(a.value, &value, dec)));
+                }
+                rows.push((aggregate::decode_keys(&k, &first.keys, dec), nest(&leaves)));
+                key = Some(k);
+            }
+        }
+        Ok(ValueMap { name: base.to_string(), rows })
+    }
+
+    /// What plain map of values `id` holds now.
+    fn read_plain(&self, program: &Program, id: usize, dec: &Decoder) -> io::Result<ValueMap> {
         let a = &program.arrays[id];
         let mut rows = Vec::new();
         if let Some(fd) = self.arrays.get(id).copied().flatten() {
@@ -60,5 +110,36 @@ impl ValueMaps {
             }
         }
         Ok(ValueMap { name: a.name.clone(), rows })
+    }
+}
+
+/// A tuple from its scalar elements and their paths, in order (`[0]`, `[1, 0]`, `[1, 1]`):
+/// `(a, (b, c))`.
+fn nest(leaves: &[(&[usize], Value)]) -> Value {
+    match leaves {
+        [([], v)] => v.clone(),
+        _ => {
+            let mut elems = Vec::new();
+            let mut rest = leaves;
+            while let Some(((path, _), _)) = rest.split_first() {
+                let n = rest.iter().take_while(|(p, _)| p.first() == path.first()).count();
+                let inner: Vec<(&[usize], Value)> = rest[..n].iter().map(|(p, v)| (&p[1..], v.clone())).collect();
+                elems.push(nest(&inner));
+                rest = &rest[n..];
+            }
+            Value::Tuple(elems)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leaves_nest_by_their_paths() {
+        let (a, b, c) = (Value::long(1), Value::Str("b".into()), Value::long(3));
+        let leaves: Vec<(&[usize], Value)> = vec![(&[0], a.clone()), (&[1, 0], b.clone()), (&[1, 1], c.clone())];
+        assert_eq!(nest(&leaves), Value::Tuple(vec![a, Value::Tuple(vec![b, c])]));
     }
 }

@@ -145,6 +145,7 @@ fn rank(v: &Value) -> u8 {
         Value::Stack(..) => 2,
         Value::Bytes(_) => 3,
         Value::Sym(..) => 4,
+        Value::Tuple(_) => 5,
     }
 }
 
@@ -243,6 +244,7 @@ pub(super) fn print_key(out: &mut String, key: &Value) {
         Value::Stack(frames, _) => out.push_str(&Value::stack_text(frames)),
         Value::Sym(_, text) => Value::sym_column(out, text),
         Value::Bytes(b) => bytes_column(out, b),
+        Value::Tuple(t) => out.push_str(&Value::tuple_text(t)),
     }
 }
 

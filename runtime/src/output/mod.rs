@@ -169,9 +169,17 @@ pub enum Value {
     Bytes(Vec<u8>),
     /// A kernel address and how it prints (`func()`, `mod()`, or printf's `%a`).
     Sym(u64, String),
+    /// bpftrace's tuple, a map's value: its elements.
+    Tuple(Vec<Value>),
 }
 
 impl Value {
+    /// A tuple as bpftrace writes one, `(1, a, (2, b))`: also where another output meets
+    /// one (only bpftrace's maps hold them).
+    pub fn tuple_text(elems: &[Value]) -> String {
+        bpftrace::keys::tuple_text(elems, &bpftrace::keys::key_text)
+    }
+
     /// A signed 64-bit integer.
     pub fn long(n: i64) -> Value {
         Value::Int(n, IntRepr::I64)

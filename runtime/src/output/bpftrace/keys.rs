@@ -36,7 +36,13 @@ pub fn key_text(key: &Value) -> String {
         Value::Stack(frames, mode) => stack_text(frames, *mode, 4),
         Value::Sym(_, text) => symbol(text),
         Value::Bytes(b) => Value::bytes_text(b),
+        Value::Tuple(elems) => tuple_text(elems, &key_text),
     }
+}
+
+/// A tuple as bpftrace prints it: `(1, text, (2, 3))`, each element as `text` writes it.
+pub fn tuple_text(elems: &[Value], text: &dyn Fn(&Value) -> String) -> String {
+    format!("({})", elems.iter().map(text).collect::<Vec<_>>().join(", "))
 }
 
 /// `@name` and its keys: `@name` with none, `@name[a, b]` with some. `name` is without

@@ -310,6 +310,7 @@ pub fn value_text(v: &Value, div: u64) -> String {
         Value::Stack(frames, mode) => keys::stack_text(frames, *mode, 8),
         Value::Sym(_, text) => keys::symbol(text),
         Value::Bytes(b) => Value::bytes_text(b),
+        Value::Tuple(elems) => keys::tuple_text(elems, &|v| value_text(v, 1)),
     }
 }
 

@@ -61,10 +61,12 @@ pub fn attached_probes(n: usize) -> String {
 }
 
 /// A value as print() and maps of values write it: an integer as a number (as its type's
-/// sign says, divided by `div`), anything else as the text format prints it, as a string.
+/// sign says, divided by `div`), a tuple as an array of its elements (`[1,"a"]`, as
+/// bpftrace 0.17 writes one), anything else as the text format prints it, as a string.
 pub fn value(v: &Value, div: u64) -> String {
     match v {
         Value::Int(..) => maps::value_text(v, div),
+        Value::Tuple(elems) => format!("[{}]", elems.iter().map(|e| value(e, 1)).collect::<Vec<_>>().join(",")),
         _ => string(&maps::value_text(v, 1)),
     }
 }
