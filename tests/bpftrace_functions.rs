@@ -138,6 +138,31 @@ fn ntop_of_connections_addresses() {
     assert!(out.stdout.ends_with("\n\n@k[0.0.0.0]: 2\n@k[::1]: 2\n@k[::ffff:127.0.0.1]: 2\n@v[2]: ::ffff:127.0.0.1\n@v[10]: ::ffff:127.0.0.1\n"), "{}", out.dump());
 }
 
+/// A process that makes getpid(2) with arguments whose bytes are known: 0x1234, then
+/// 00 1a 2b 3c 4d 5e ff ee and ab cd ef 01 23 45 67 89 in memory.
+const KNOWN_BYTES: &str = "import ctypes, struct\nlibc = ctypes.CDLL(None)\na, b = struct.unpack('<QQ', bytes.fromhex('001a2b3c4d5effeeabcdef0123456789'))\nlibc.syscall(39, 0x1234, ctypes.c_ulong(a), ctypes.c_ulong(b), 0, 0, 0)\n";
+
+/// macaddr() of the record's words holding known bytes, by address, as a 6-byte array and
+/// as a struct, in printf, a key and a value; an address that cannot be read is zeros.
+/// bpftrace 0.17 (which has no `&`) printed the same for `macaddr((uint64)args + 24)`.
+#[test]
+fn macaddr_of_known_bytes() {
+    let script = TempPath::with_contents("btmac.py", KNOWN_BYTES);
+    let program = r#"struct six { unsigned char b[6]; }
+tracepoint:raw_syscalls:sys_enter /pid == cpid && args->id == 39 && args->args[0] == 0x1234/
+{
+  $s = (struct six *)&args->args[2];
+  printf("%s %s\n", macaddr(&args->args[1]), macaddr(&args->args[2]));
+  printf("%s %s %s\n", macaddr($s->b), macaddr(*$s), macaddr(0));
+  @m[macaddr(&args->args[2])] = count();
+  @v = macaddr(&args->args[1]);
+}"#;
+    let out = run(&["-e", program, "-c", &format!("python3 {}", script.str())]);
+    out.assert_ok();
+    let want = "Attaching 1 probe...\n00:1A:2B:3C:4D:5E AB:CD:EF:01:23:45\nAB:CD:EF:01:23:45 AB:CD:EF:01:23:45 00:00:00:00:00:00\n\n\n@m[AB:CD:EF:01:23:45]: 1\n@v: 00:1A:2B:3C:4D:5E\n";
+    assert_eq!(out.stdout, want, "{}", out.dump());
+}
+
 /// A program that runs /bin/true four times with arguments: a few, 17 (join() prints the
 /// first 16), an empty one in the middle (join() stops there) and one of 1099 bytes (join()
 /// keeps 1023 of it).

@@ -83,3 +83,17 @@ fn ntop_and_pton_check_their_arguments() {
     let (d, _) = err(Dialect::D, "BEGIN { trace(pton(\"::1\")); }");
     assert!(d.message.starts_with("unknown function"), "{}", d.message);
 }
+
+#[test]
+fn macaddr_takes_six_bytes_or_an_address() {
+    ok(Dialect::Bpftrace, "struct six { unsigned char b[6]; } BEGIN { @a[macaddr(0)] = 1; @b = macaddr(((struct six *)8)->b); @c = macaddr(*(struct six *)8); }");
+    for (src, message, span) in [
+        ("BEGIN { @a = macaddr(comm); }", "macaddr() takes an array or an address, but this is a string", "comm"),
+        ("struct five { unsigned char b[5]; } BEGIN { @a = macaddr(((struct five *)8)->b); }", "macaddr() argument must be 6 bytes in size, but a `unsigned char [5]` is 5", "((struct five *)8)->b"),
+        ("BEGIN { @a = macaddr(); }", "macaddr() takes 1 argument, but 0 given", "macaddr()"),
+    ] {
+        let (d, text) = err(Dialect::Bpftrace, src);
+        assert_eq!((d.message.as_str(), text.as_str()), (message, span), "{src}");
+        assert!(d.hint.is_some(), "{src}");
+    }
+}

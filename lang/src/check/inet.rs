@@ -3,6 +3,7 @@
 //! `pton("addr")`, a constant address's bytes, which ntop() prints and `==`/`!=` compare
 //! with an address in memory. The text is built when the probe fires ([`StrFn::Ntop`]), or
 //! here for a constant, as glibc's inet_ntop(3) writes it, which is what bpftrace prints.
+//! `macaddr(addr)`: a hardware address's 6 bytes as text, built when the probe fires.
 
 use super::*;
 use crate::ir::NtopFrom;
@@ -156,6 +157,48 @@ impl Checker<'_> {
         Ok(Some(TExpr::new(v, int)))
     }
 }
+
+impl Checker<'_> {
+    /// `macaddr(addr)`: a 6-byte array or struct in memory, or a kernel pointer or integer
+    /// address of the bytes.
+    pub(super) fn macaddr(&mut self, f: &builtins::BuiltinFn, args: &[ast::Expr], span: &Span) -> Result<TExpr, Diagnostic> {
+        check_arity(f, args, span)?;
+        let e = &args[0];
+        let t = self.typed(e)?;
+        let real = self.types.real(t.ty).map_err(|x| ctypes::no_types(&e.span, x))?;
+        let addr = match (real, &t.val) {
+            (Type::Array { .. } | Type::Struct(_) | Type::Union(_), val) => {
+                let size = self.sized(t.ty, &e.span)?;
+                match val {
+                    ctypes::Val::Place(a) if size == 6 => a.clone(),
+                    _ => {
+                        let name = self.types.name(t.ty);
+                        return Err(Diagnostic::new(e.span.clone(), format!("macaddr() argument must be 6 bytes in size, but a `{name}` is {size}"))
+                            .label("not a hardware address")
+                            .hint("pass a 6-byte array (an ethhdr's h_source) or the kernel address of one (a net_device's dev_addr)"));
+                    }
+                }
+            }
+            (Type::Ptr { space: crate::types::AddrSpace::User, .. }, _) => {
+                return Err(Diagnostic::new(e.span.clone(), "macaddr() of a user-space pointer").label("points into the traced process").hint("macaddr() reads kernel memory; copy user bytes in first"));
+            }
+            _ => {
+                let v = self.value_of(t, &e.span)?;
+                if !v.is_int() {
+                    return Err(Diagnostic::new(e.span.clone(), format!("macaddr() takes an array or an address, but this is {}", v.repr().describe()))
+                        .label("not an address")
+                        .hint("pass a 6-byte array or the kernel address of one"));
+                }
+                v
+            }
+        };
+        let string = self.c_string();
+        Ok(TExpr::new(Expr::Str(StrExpr::Call { f: StrFn::Macaddr, args: vec![StrArg::Int(addr)], size: MACADDR_SIZE }), string))
+    }
+}
+
+/// Bytes of macaddr()'s text: 17 and its NUL.
+const MACADDR_SIZE: u32 = 24;
 
 fn compare_op(op: BinOp, span: &Span) -> Diagnostic {
     Diagnostic::new(span.clone(), format!("addresses are compared with == and !=, not `{}`", op.symbol())).label("not an equality").hint("write addr == pton(\"...\") or addr != pton(\"...\")")

@@ -504,6 +504,9 @@ pub enum StrFn {
     /// AF_INET the first 4 bytes, AF_INET6 16 (those the source lacks are 0), another ""
     /// (as bpftrace prints it).
     Ntop(NtopFrom),
+    /// bpftrace's `macaddr(addr)`: the 6 bytes at a kernel address as upper-case hex bytes
+    /// joined by colons (bytes that cannot be read are 0).
+    Macaddr,
 }
 
 /// Where bpftrace's `ntop()` takes an address's bytes from.
