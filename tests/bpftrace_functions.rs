@@ -57,18 +57,110 @@ fn ntop_of_integers() {
     assert_eq!(out.stdout, "Attaching 1 probe...\n\n\n@[0.2.0.0, 1.0.0.0]: 128\n", "{}", out.dump());
 }
 
-/// What ntop() does not take says so, with exit status 2.
+/// What ntop() and pton() do not take says so, with exit status 2.
 #[test]
 fn ntop_refuses_what_it_cannot_print() {
     for (program, message) in [
-        ("BEGIN { printf(\"%s\", ntop(10, 1)); exit(); }", "ntop() of an IPv6 address is not in crumbs yet"),
-        ("BEGIN { printf(\"%s\", ntop(3, 1)); exit(); }", "ntop()'s address family must be AF_INET (2)"),
-        ("BEGIN { printf(\"%s\", ntop(comm)); exit(); }", "ntop() takes an IPv4 address as an integer, but this is a string"),
+        ("BEGIN { printf(\"%s\", ntop(comm)); exit(); }", "ntop() takes an address, but this is a string"),
+        ("BEGIN { printf(\"%s\", ntop(pton(\"1.2.3\"))); exit(); }", "pton() expects a valid IPv4/IPv6 address, got 1.2.3"),
+        ("BEGIN { $a = pton(\"::1\"); exit(); }", "pton()'s bytes can only be printed with ntop() or compared with an address here"),
+        ("tracepoint:sock:inet_sock_set_state { if (args->daddr == pton(\"::1\")) { exit(); } }", "this address is 4 bytes, but pton()'s is 16"),
     ] {
         let out = run(&["--dialect", "bpftrace", "-e", program]);
         assert_eq!(out.status.code(), Some(2), "{}", out.dump());
         assert!(out.stderr.contains(message), "{}", out.dump());
     }
+}
+
+/// ntop() of pton()'s constants (folded when compiling) and of integers as AF_INET and
+/// AF_INET6 (built when the probe fires), with a family known only then: bpftrace 0.17
+/// printed the same bytes (inet_ntop(3)'s forms: `::` for the longest zero run, mapped and
+/// compatible IPv4 dotted, "" for another family).
+#[test]
+fn ntop_of_pton_and_of_integers_in_each_family() {
+    let program = r#"BEGIN
+{
+  $i = 0x0100007f; $af = 2; $af6 = 10; $bad = 7;
+  printf("%s|%s|%s|%s|%s\n", ntop(0x0100007f), ntop($i), ntop(2, $i + 1), ntop($af6, $i), ntop($bad, $i));
+  printf("%s|%s|%s|%s\n", ntop(pton("10.1.2.3")), ntop(pton("::")), ntop(pton("::5")), ntop(pton("::1:2")));
+  printf("%s|%s|%s\n", ntop(pton("1:0:0:1:0:0:0:1")), ntop(pton("1:0:1:0:1:0:1:0")), ntop(pton("fe80::1:0:0:5")));
+  printf("%s|%s|%s|%s\n", ntop(pton("::ffff:7f00:1")), ntop($af, pton("::ffff:7f00:1")), ntop($af6, pton("1.2.3.4")), ntop($bad, pton("1.2.3.4")));
+  printf("%s|%s|%s|%s|%s\n", ntop(pton("ABCD:EF01::")), ntop(pton("0:0:0:0:0:1:0:0")), ntop(10, 0), ntop(10, 0x100), ntop(10, 0x1000000));
+  @a[ntop($i)] = 1;
+  exit();
+}"#;
+    let out = run(&["-e", program]);
+    out.assert_ok();
+    let want = "Attaching 1 probe...\n127.0.0.1|127.0.0.1|128.0.0.1|7f00:1::|\n10.1.2.3|::|::5|::0.1.0.2\n1:0:0:1::1|1:0:1:0:1:0:1:0|fe80::1:0:0:5\n\
+        ::ffff:127.0.0.1|0.0.0.0|102:304::|\nabcd:ef01::|::1:0:0|::|1::|0:1::\n\n\n@a[127.0.0.1]: 1\n";
+    assert_eq!(out.stdout, want, "{}", out.dump());
+}
+
+/// A process that connects a TCP socket to a listener on 127.0.0.1, on ::1 and on
+/// ::ffff:127.0.0.1, each in turn.
+const CONNECTER: &str = r#"import socket
+for fam, host in ((socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1"), (socket.AF_INET6, "::ffff:127.0.0.1")):
+    srv = socket.socket(fam); srv.bind((host, 0)); srv.listen(1)
+    c = socket.socket(fam); c.connect((host, srv.getsockname()[1])); a, _ = srv.accept()
+    c.close(); a.close(); srv.close()
+"#;
+
+/// ntop() of sock:inet_sock_set_state's address arrays (`__u8 saddr[4]`, `daddr_v6[16]`)
+/// and of the socket's own (`u6_addr8`, `struct in6_addr`, `skc_daddr`) as the workload's
+/// connections are established: printf's %s, keys and values, and pton() compared with
+/// them. bpftrace 0.17 printed the same lines (but printed the map of values without their
+/// newlines, and cannot take a struct in6_addr).
+#[test]
+fn ntop_of_connections_addresses() {
+    let script = TempPath::with_contents("btconnect.py", CONNECTER);
+    let program = r#"tracepoint:sock:inet_sock_set_state /pid == cpid && args->newstate == 1/
+{
+  $sk = (struct sock *)args->skaddr;
+  printf("%d %s %s %s %s %s\n", args->family, ntop(args->daddr), ntop(args->daddr_v6), ntop($sk->__sk_common.skc_v6_daddr.in6_u.u6_addr8), ntop(10, $sk->__sk_common.skc_v6_daddr), ntop($sk->__sk_common.skc_daddr));
+  @k[ntop(args->family, args->daddr_v6)] = count();
+  @v[args->family] = ntop(10, args->saddr_v6);
+  if (args->daddr == pton("127.0.0.1")) { printf("v4 loopback\n"); }
+  if (args->daddr_v6 != pton("::1")) { printf("not ::1\n"); }
+}"#;
+    let out = run(&["-e", program, "-c", &format!("python3 {}", script.str())]);
+    out.assert_ok();
+    // Each connection is established twice, at its two ends; args->daddr of an IPv6
+    // socket is what the kernel left there (only its IPv4-mapped ones say 127.0.0.1).
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    let v4 = "2 127.0.0.1 ::ffff:127.0.0.1 ::ffff:127.0.0.1 ::ffff:127.0.0.1 127.0.0.1";
+    let mapped = "10 127.0.0.1 ::ffff:127.0.0.1 ::ffff:127.0.0.1 ::ffff:127.0.0.1 127.0.0.1";
+    for want in [v4, mapped] {
+        assert_eq!(lines.iter().filter(|l| **l == want).count(), 2, "{want}: {}", out.dump());
+    }
+    assert_eq!(lines.iter().filter(|l| l.starts_with("10 ") && l.contains(" ::1 ::1 ::1 ")).count(), 2, "{}", out.dump());
+    assert_eq!(lines.iter().filter(|l| **l == "v4 loopback").count(), 4, "{}", out.dump());
+    assert_eq!(lines.iter().filter(|l| **l == "not ::1").count(), 4, "{}", out.dump());
+    assert!(out.stdout.ends_with("\n\n@k[0.0.0.0]: 2\n@k[::1]: 2\n@k[::ffff:127.0.0.1]: 2\n@v[2]: ::ffff:127.0.0.1\n@v[10]: ::ffff:127.0.0.1\n"), "{}", out.dump());
+}
+
+/// A process that makes getpid(2) with arguments whose bytes are known: 0x1234, then
+/// 00 1a 2b 3c 4d 5e ff ee and ab cd ef 01 23 45 67 89 in memory.
+const KNOWN_BYTES: &str = "import ctypes, struct\nlibc = ctypes.CDLL(None)\na, b = struct.unpack('<QQ', bytes.fromhex('001a2b3c4d5effeeabcdef0123456789'))\nlibc.syscall(39, 0x1234, ctypes.c_ulong(a), ctypes.c_ulong(b), 0, 0, 0)\n";
+
+/// macaddr() of the record's words holding known bytes, by address, as a 6-byte array and
+/// as a struct, in printf, a key and a value; an address that cannot be read is zeros.
+/// bpftrace 0.17 (which has no `&`) printed the same for `macaddr((uint64)args + 24)`.
+#[test]
+fn macaddr_of_known_bytes() {
+    let script = TempPath::with_contents("btmac.py", KNOWN_BYTES);
+    let program = r#"struct six { unsigned char b[6]; }
+tracepoint:raw_syscalls:sys_enter /pid == cpid && args->id == 39 && args->args[0] == 0x1234/
+{
+  $s = (struct six *)&args->args[2];
+  printf("%s %s\n", macaddr(&args->args[1]), macaddr(&args->args[2]));
+  printf("%s %s %s\n", macaddr($s->b), macaddr(*$s), macaddr(0));
+  @m[macaddr(&args->args[2])] = count();
+  @v = macaddr(&args->args[1]);
+}"#;
+    let out = run(&["-e", program, "-c", &format!("python3 {}", script.str())]);
+    out.assert_ok();
+    let want = "Attaching 1 probe...\n00:1A:2B:3C:4D:5E AB:CD:EF:01:23:45\nAB:CD:EF:01:23:45 AB:CD:EF:01:23:45 00:00:00:00:00:00\n\n\n@m[AB:CD:EF:01:23:45]: 1\n@v: 00:1A:2B:3C:4D:5E\n";
+    assert_eq!(out.stdout, want, "{}", out.dump());
 }
 
 /// A program that runs /bin/true four times with arguments: a few, 17 (join() prints the

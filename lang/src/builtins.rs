@@ -335,8 +335,12 @@ pub enum FnHook {
     Bswap,
     /// bpftrace's `strcontains(haystack, needle)`: 1 if needle occurs in haystack.
     Strcontains,
-    /// bpftrace's `ntop([af,] addr)` of an integer IPv4 address.
+    /// bpftrace's `ntop([af,] addr)`: an address (an integer, 4 or 16 bytes) as text.
     Ntop,
+    /// bpftrace's `pton("addr")`: a constant address's bytes.
+    Pton,
+    /// bpftrace's `macaddr(addr)`: a 6-byte hardware address as text.
+    Macaddr,
     /// bpftrace's `join(arr [, sep])`: an array's strings printed joined.
     Join,
     /// bpftrace's `cat(format, ...)`: a file's contents printed.
@@ -476,7 +480,9 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "ntohll", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Swap(8)), signature: "ntohll(n)", doc: "a 64-bit integer from network (big-endian) to host byte order" },
     BuiltinFn { name: "bswap", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Bswap, signature: "bswap(n)", doc: "n with its bytes in the reverse order, as an unsigned integer as wide as n's type (1, 2, 4 or 8 bytes; 1 byte stays itself)" },
     BuiltinFn { name: "strcontains", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str], hook: FnHook::Strcontains, signature: "strcontains(haystack, needle)", doc: "1 if the string needle occurs in the string haystack (\"\" occurs in every string), else 0" },
-    BuiltinFn { name: "ntop", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::OptInt], hook: FnHook::Ntop, signature: "ntop([af,] addr)", doc: "the IPv4 address whose bytes are the low four of the integer addr in memory order, dotted (ntop(0x0100007f) is 127.0.0.1); af, if given, is AF_INET (2)" },
+    BuiltinFn { name: "ntop", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Any, ArgSpec::OptInt], hook: FnHook::Ntop, signature: "ntop([af,] addr)", doc: "the address addr as text, as inet_ntop(3) writes it: an integer's low four bytes in memory order (ntop(0x0100007f) is 127.0.0.1), a 4- or 16-byte array or struct (args.saddr, $sk->__sk_common.skc_v6_daddr.in6_u.u6_addr8), or pton(\"...\"); af, AF_INET (2) or AF_INET6 (10), is by default AF_INET6 for 16 bytes and AF_INET else; another af gives \"\"" },
+    BuiltinFn { name: "pton", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Format], hook: FnHook::Pton, signature: "pton(addr)", doc: "the bytes of the address in the string literal addr: IPv4 (4 bytes) if it has a `.`, else IPv6 (16) if it has a `:`; printed with ntop(), or compared (== or !=) with an address in memory of its size" },
+    BuiltinFn { name: "macaddr", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Any], hook: FnHook::Macaddr, signature: "macaddr(addr)", doc: "the 6-byte hardware address addr as upper-case hex bytes joined by colons (00:1A:2B:3C:4D:5E): a 6-byte array or struct in memory, or the kernel address of one; bytes that cannot be read are 0" },
     BuiltinFn { name: "reg", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Format], hook: FnHook::Register, signature: "reg(name)", doc: "the register name (a string literal, as bpftrace names x86-64's: ip, sp, bp, ax, bx, cx, dx, si, di, r8 to r15, orig_ax, flags, cs, ss) where the probe fired: at kprobes, uprobes, USDT probes and perf events (profile, interval, software, hardware), a uint64" },
     BuiltinFn { name: "override", dialects: Dialects::Bpftrace, kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Override, signature: "override(rc)", doc: "destructive (--unsafe): the probed kernel function does not run and returns rc instead (bpf_override_return): at kprobes of functions the kernel allows error injection into (ALLOW_ERROR_INJECTION), on a kernel built with CONFIG_BPF_KPROBE_OVERRIDE; they then attach as kprobes" },
     BuiltinFn { name: "rand", dialects: Both, kind: FnKind::Subroutine, args: &[], hook: FnHook::Int(crate::ir::IntFn::Rand), signature: "rand()", doc: "a pseudo-random int (bpf_get_prandom_u32), not for cryptography" },

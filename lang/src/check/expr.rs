@@ -211,6 +211,9 @@ impl Checker<'_> {
 
     /// `l op r` of two values.
     fn binary(&mut self, op: BinOp, l: &ast::Expr, r: &ast::Expr) -> Result<TExpr, Diagnostic> {
+        if let Some(v) = self.address_compare(op, l, r)? {
+            return Ok(v);
+        }
         let (lv, rv) = (self.value(l)?, self.value(r)?);
         for (v, e) in [(&lv, l), (&rv, r)] {
             if v.expr.repr().printed_only() {
@@ -378,6 +381,8 @@ impl Checker<'_> {
             FnHook::Bswap => self.bswap(f, args, span)?,
             FnHook::Strcontains => self.strcontains(f, args, span)?,
             FnHook::Ntop => self.ntop(f, args, span)?,
+            FnHook::Pton => self.pton(args, span)?,
+            FnHook::Macaddr => self.macaddr(f, args, span)?,
             FnHook::Register => self.register(f, args, span)?,
             FnHook::HasKey => self.has_key(args, span)?,
             FnHook::Len => self.map_len(args, span)?,

@@ -19,6 +19,7 @@ mod ctypes;
 mod decls;
 mod expr;
 mod fbt;
+mod inet;
 mod keys;
 mod kernel_fields;
 mod kernel_subrs;

@@ -545,6 +545,24 @@ pub enum StrFn {
     /// link_ntop(type, addr): the link-layer address at a kernel address, hex bytes joined
     /// by colons.
     LinkNtop,
+    /// bpftrace's `ntop(af, addr)`: the address as glibc's inet_ntop(3) writes it (IPv6
+    /// compressed as RFC 5952 says, mapped and compatible IPv4 dotted), of family af:
+    /// AF_INET the first 4 bytes, AF_INET6 16 (those the source lacks are 0), another ""
+    /// (as bpftrace prints it).
+    Ntop(NtopFrom),
+    /// bpftrace's `macaddr(addr)`: the 6 bytes at a kernel address as upper-case hex bytes
+    /// joined by colons (bytes that cannot be read are 0).
+    Macaddr,
+}
+
+/// Where bpftrace's `ntop()` takes an address's bytes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NtopFrom {
+    /// The integer argument's low four bytes, in memory order.
+    Int,
+    /// This many bytes (4 or 16) of kernel memory at the address argument (an array in a
+    /// record, a struct, or a variable's buffer); bytes that cannot be read are 0.
+    Memory(u8),
 }
 
 /// An argument of a string subroutine.

@@ -16,6 +16,17 @@ const AF_INET6: i32 = 10;
 /// place kept in a stack slot and masked to the buffer, so the verifier needs no checks.
 const TEXT: u32 = 64;
 
+/// How an IPv6 address's IPv4 forms are written.
+#[derive(Clone, Copy)]
+enum V6Form {
+    /// DTrace's inet_ntoa6(): mapped and compatible (but not :: or ::1) addresses dotted,
+    /// with their prefix if strict.
+    Dtrace { strict: bool },
+    /// glibc's inet_ntop(3) (bpftrace's ntop()): ::ffff:a.b.c.d, and ::a.b.c.d where only
+    /// the last two words are not zero and the first of them is not.
+    Glibc,
+}
+
 /// Where an address is being formatted.
 #[derive(Clone, Copy)]
 struct Text {
@@ -65,7 +76,7 @@ impl Emitter<'_> {
                 StrFn::InetNtoa6 => {
                     let strict = matches!(args.get(1), Some(StrArg::Int(Expr::Int(s))) if *s != 0);
                     read(e, 16)?;
-                    e.put_ipv6(t, strict)?;
+                    e.put_ipv6(t, V6Form::Dtrace { strict })?;
                 }
                 _ => {
                     let v6 = e.label();
@@ -79,7 +90,65 @@ impl Emitter<'_> {
                     e.goto(copy);
                     e.bind(v6);
                     read(e, 16)?;
-                    e.put_ipv6(t, true)?;
+                    e.put_ipv6(t, V6Form::Dtrace { strict: true })?;
+                    e.bind(copy);
+                }
+            }
+            e.buf_addr(R1, out);
+            e.push(Insn::mov_imm(R2, e.str_limit(own).min(TEXT) as i32));
+            e.buf_addr(R3, t.text);
+            e.push(Insn::call(helper::PROBE_READ_KERNEL_STR));
+            Ok(())
+        })
+    }
+
+    /// bpftrace's ntop(af, addr) at `out` ([`StrFn::Ntop`]): the address's bytes (16,
+    /// zeroed first) from the integer or from memory, then AF_INET's or AF_INET6's text
+    /// (an af known when compiling writes only its own), else "".
+    pub(super) fn ntop(&mut self, from: NtopFrom, args: &[StrArg], out: Buf, own: u32) -> Result<(), EmitError> {
+        let (Some(StrArg::Int(af)), Some(StrArg::Int(addr))) = (args.first(), args.get(1)) else {
+            return Err(self.err("internal: ntop() without two integers"));
+        };
+        self.scoped(|e| {
+            let (af_at, addr_at) = (e.slot(8)?, e.slot(8)?);
+            let t = Text { bytes: Buf::Scratch(e.scratch(16)?), text: Buf::Scratch(e.scratch(TEXT as usize)?), pos: e.slot(8)?, val: e.slot(8)? };
+            if !matches!(af, Expr::Int(_)) {
+                e.expr(af)?;
+                e.push(Insn::stx(DW, R10, af_at, R0));
+            }
+            e.expr(addr)?;
+            e.push(Insn::stx(DW, R10, addr_at, R0));
+            e.zero_buf(out, own);
+            e.zero_buf(t.text, TEXT);
+            e.zero_buf(t.bytes, 16);
+            e.push(Insn::st_imm(DW, R10, t.pos, 0));
+            match from {
+                NtopFrom::Int => {
+                    e.push(Insn::ldx(DW, R0, R10, addr_at));
+                    let (base, off) = e.buf_base(R1, t.bytes);
+                    e.push(Insn::stx(W, base, off, R0));
+                }
+                // bpftrace reads the bytes with a probe read that leaves zeros on failure.
+                NtopFrom::Memory(n) => {
+                    e.buf_addr(R1, t.bytes);
+                    e.push(Insn::mov_imm(R2, n.min(16) as i32));
+                    e.push(Insn::ldx(DW, R3, R10, addr_at));
+                    e.push(Insn::call(helper::PROBE_READ_KERNEL));
+                }
+            }
+            match af {
+                Expr::Int(k) if *k == AF_INET as i64 => e.put_ipv4(t, 0),
+                Expr::Int(k) if *k == AF_INET6 as i64 => e.put_ipv6(t, V6Form::Glibc)?,
+                Expr::Int(_) => {}
+                _ => {
+                    let (v6, copy) = (e.label(), e.label());
+                    e.push(Insn::ldx(DW, R1, R10, af_at));
+                    e.jump(Insn::jmp_imm(Cond::Eq, R1, AF_INET6, 0), v6);
+                    e.jump(Insn::jmp_imm(Cond::Ne, R1, AF_INET, 0), copy);
+                    e.put_ipv4(t, 0);
+                    e.goto(copy);
+                    e.bind(v6);
+                    e.put_ipv6(t, V6Form::Glibc)?;
                     e.bind(copy);
                 }
             }
@@ -182,7 +251,7 @@ impl Emitter<'_> {
     }
 
     /// Appends the 16-byte address as IPv6 text (see the module's comment).
-    fn put_ipv6(&mut self, t: Text, strict: bool) -> Result<(), EmitError> {
+    fn put_ipv6(&mut self, t: Text, form: V6Form) -> Result<(), EmitError> {
         let (v6, mapped, compat, done) = (self.label(), self.label(), self.label(), self.label());
         for i in 0..5 {
             self.word(t, i);
@@ -193,9 +262,20 @@ impl Emitter<'_> {
         self.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), v6);
         self.word(t, 6);
         self.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), compat);
-        // :: and ::1 are IPv6's own.
-        self.word(t, 7);
-        self.jump(Insn::jmp_imm(Cond::Le, R0, 1, 0), v6);
+        let strict = match form {
+            V6Form::Dtrace { strict } => {
+                // :: and ::1 are IPv6's own.
+                self.word(t, 7);
+                self.jump(Insn::jmp_imm(Cond::Le, R0, 1, 0), v6);
+                strict
+            }
+            // glibc's: six zero words and a seventh that is not (a longer zero run is
+            // written `::`).
+            V6Form::Glibc => {
+                self.goto(v6);
+                true
+            }
+        };
         self.bind(compat);
         if strict {
             self.put_char(t, b':');

@@ -94,6 +94,8 @@ impl Emitter<'_> {
             },
             StrFn::InetNtoa | StrFn::InetNtoa6 | StrFn::InetNtop => self.inet(f, args, out, own)?,
             StrFn::LinkNtop => self.link_ntop(args, out, own)?,
+            StrFn::Ntop(from) => self.ntop(from, args, out, own)?,
+            StrFn::Macaddr => self.macaddr(args, out, own)?,
             StrFn::Cleanpath => self.cleanpath(str_arg(0)?, out, own)?,
         }
         if !direct {
