@@ -301,3 +301,22 @@ fn syscall_name_names_system_calls() {
     let bad = run(&["--dialect", "bpftrace", "-e", r#"BEGIN { printf("%s\n", syscall_name("read")); }"#]);
     assert_eq!(bad.code(), 2, "{}", bad.dump());
 }
+
+/// `strncmp()` and `uptr()`, checked against bpftrace 0.17 on cat's opens (0.17 prints the
+/// same lines): the loader's and locale files (which depend on the environment), then the
+/// file named.
+#[test]
+fn strncmp_and_uptr() {
+    let program = r#"tracepoint:syscalls:sys_enter_openat /pid == cpid/ { $f = str(args->filename); printf("%d %d %d %s\n", strncmp($f, "/etc", 4), strncmp($f, "/etc/hostnameXX", 13), strncmp(comm, "cat", 3), str(uptr(args->filename))); }"#;
+    let out = run(&["--dialect", "bpftrace", "-e", program, "-c", "/bin/cat /etc/hostname"]);
+    out.assert_ok();
+    let rows: Vec<&str> = out.stdout.lines().filter(|l| l.starts_with("0 ") || l.starts_with("1 ")).collect();
+    assert_eq!(rows.last(), Some(&"0 0 0 /etc/hostname"), "{}", out.dump());
+    for r in &rows[..rows.len() - 1] {
+        let path = r.splitn(4, ' ').nth(3).unwrap();
+        assert_eq!(&r[..6], if path.starts_with("/etc") { "0 1 0 " } else { "1 1 0 " }, "{}", out.dump());
+    }
+    let bad = run(&["--dialect", "bpftrace", "-e", r#"BEGIN { $n = 3; printf("%d\n", strncmp(comm, "x", $n)); }"#]);
+    assert_eq!(bad.code(), 2, "{}", bad.dump());
+    assert!(bad.stderr.contains("strncmp() needs a constant length"), "{}", bad.dump());
+}

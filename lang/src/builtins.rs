@@ -335,6 +335,11 @@ pub enum FnHook {
     Bswap,
     /// bpftrace's `strcontains(haystack, needle)`: 1 if needle occurs in haystack.
     Strcontains,
+    /// bpftrace's `strncmp(a, b, n)`: 0 if the first n bytes of two strings are equal.
+    Strncmp,
+    /// bpftrace's `kptr(p)` and `uptr(p)`: a pointer said to point into kernel or user
+    /// memory (true: user).
+    PtrSpace(bool),
     /// bpftrace's `ntop([af,] addr)`: an address (an integer, 4 or 16 bytes) as text.
     Ntop,
     /// bpftrace's `pton("addr")`: a constant address's bytes.
@@ -479,6 +484,9 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "ntohl", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Swap(4)), signature: "ntohl(n)", doc: "a 32-bit integer from network (big-endian) to host byte order" },
     BuiltinFn { name: "ntohll", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Int(crate::ir::IntFn::Swap(8)), signature: "ntohll(n)", doc: "a 64-bit integer from network (big-endian) to host byte order" },
     BuiltinFn { name: "bswap", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Bswap, signature: "bswap(n)", doc: "n with its bytes in the reverse order, as an unsigned integer as wide as n's type (1, 2, 4 or 8 bytes; 1 byte stays itself)" },
+    BuiltinFn { name: "strncmp", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str, ArgSpec::Int], hook: FnHook::Strncmp, signature: "strncmp(a, b, n)", doc: "0 if the first n bytes of strings a and b are equal (n an integer constant), else 1" },
+    BuiltinFn { name: "kptr", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::PtrSpace(false), signature: "kptr(p)", doc: "p, a pointer into kernel memory: what str() and members read through it come from the kernel" },
+    BuiltinFn { name: "uptr", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::PtrSpace(true), signature: "uptr(p)", doc: "p, a pointer into the process's memory: what str() and members read through it come from user space" },
     BuiltinFn { name: "strcontains", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str], hook: FnHook::Strcontains, signature: "strcontains(haystack, needle)", doc: "1 if the string needle occurs in the string haystack (\"\" occurs in every string), else 0" },
     BuiltinFn { name: "ntop", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Any, ArgSpec::OptInt], hook: FnHook::Ntop, signature: "ntop([af,] addr)", doc: "the address addr as text, as inet_ntop(3) writes it: an integer's low four bytes in memory order (ntop(0x0100007f) is 127.0.0.1), a 4- or 16-byte array or struct (args.saddr, $sk->__sk_common.skc_v6_daddr.in6_u.u6_addr8), or pton(\"...\"); af, AF_INET (2) or AF_INET6 (10), is by default AF_INET6 for 16 bytes and AF_INET else; another af gives \"\"" },
     BuiltinFn { name: "pton", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Format], hook: FnHook::Pton, signature: "pton(addr)", doc: "the bytes of the address in the string literal addr: IPv4 (4 bytes) if it has a `.`, else IPv6 (16) if it has a `:`; printed with ntop(), or compared (== or !=) with an address in memory of its size" },

@@ -97,3 +97,14 @@ fn macaddr_takes_six_bytes_or_an_address() {
         assert!(d.hint.is_some(), "{src}");
     }
 }
+
+#[test]
+fn strncmp_kptr_and_uptr_check_their_arguments() {
+    ok(Dialect::Bpftrace, "BEGIN { $a = strncmp(comm, \"ba\", 2); $p = kptr(arg1); $s = str(uptr(arg0)); }");
+    let (d, text) = err(Dialect::Bpftrace, "BEGIN { $a = strncmp(comm, \"ba\", -1); }");
+    assert_eq!((d.message.as_str(), text.as_str()), ("strncmp() needs a constant length", "-1"));
+    let (d, _) = err(Dialect::Bpftrace, "BEGIN { $a = strncmp(comm, 1, 2); }");
+    assert!(d.message.contains("needs a string"), "{}", d.message);
+    let (d, _) = err(Dialect::D, "BEGIN { trace(kptr(0)); }");
+    assert!(d.message.starts_with("unknown function"), "{}", d.message);
+}

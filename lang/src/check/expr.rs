@@ -380,6 +380,8 @@ impl Checker<'_> {
             FnHook::Kernel(k) => self.kernel_call(f, k, args, span)?,
             FnHook::Bswap => self.bswap(f, args, span)?,
             FnHook::Strcontains => self.strcontains(f, args, span)?,
+            FnHook::Strncmp => self.strncmp(f, args, span)?,
+            FnHook::PtrSpace(user) => self.pointer_space(f, args, span, user)?,
             FnHook::Ntop => self.ntop(f, args, span)?,
             FnHook::Pton => self.pton(args, span)?,
             FnHook::Macaddr => self.macaddr(f, args, span)?,
