@@ -92,12 +92,14 @@ pub enum Repr {
     Named(NameOf),
 }
 
-/// What name user space prints for a number: bpftrace's `username` (a uid's user name)
-/// and `strerror(errno)` (an error number's message).
+/// What name user space prints for a number: bpftrace's `username` (a uid's user name),
+/// `strerror(errno)` (an error number's message) and `cgroup_path(id [, filter])` (a cgroup
+/// id's paths in the hierarchies whose names match the interned filter `.0`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum NameOf {
     User,
     Errno,
+    CgroupPath(u32),
 }
 
 /// What user space reads from a recorded kernel stack. The kernel records the whole stack
@@ -267,6 +269,7 @@ impl Repr {
             Repr::Strftime(_) => "a formatted time",
             Repr::Named(NameOf::User) => "a user name",
             Repr::Named(NameOf::Errno) => "an error message",
+            Repr::Named(NameOf::CgroupPath(_)) => "a cgroup's path",
         }
     }
 
@@ -305,6 +308,7 @@ impl Repr {
             Repr::Strftime(_) => "timestamp".into(),
             Repr::Named(NameOf::User) => "username".into(),
             Repr::Named(NameOf::Errno) => "strerror".into(),
+            Repr::Named(NameOf::CgroupPath(_)) => "cgroup_path".into(),
             r => r.describe().into(),
         }
     }
