@@ -22,6 +22,7 @@ mod expr;
 mod fbt;
 mod keys;
 mod kernel_fields;
+mod kernel_path;
 mod kernel_subrs;
 mod kprobe_override;
 mod map_decls;

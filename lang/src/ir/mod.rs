@@ -472,6 +472,11 @@ pub enum StrExpr {
     /// `d_path(path)`: the name of the `struct path` at `path` from the current process's
     /// root, as the kernel's d_path() writes it, in a buffer of `size` bytes.
     DPath { path: Box<Expr>, offsets: Box<CwdOffsets>, more: DPathOffsets, size: u32 },
+    /// bpftrace's `path(p [, size])`: the kernel's bpf_d_path() of the `struct path` at
+    /// `offset` past the pointer that is argument `arg` of the probed function, read from an
+    /// fentry program's context (the one place the verifier takes it from, as a pointer it
+    /// trusts), at most `limit` bytes with the NUL, in a buffer of `size` bytes.
+    KernelPath { arg: u8, offset: i32, limit: u32, size: u32 },
     /// `__psargs(task)`: the arguments of the current process, spaces between them, the
     /// first [`PSARGS_SIZE`] - 1 bytes ("" for another task or a kernel thread). `offsets`:
     /// of task_struct's `mm`, and of mm_struct's `arg_start` and `arg_end`.
@@ -573,7 +578,7 @@ impl StrExpr {
         match self {
             StrExpr::Comm | StrExpr::TpField(_) => Repr::Str(COMM_SIZE),
             StrExpr::Psargs { .. } => Repr::Str(PSARGS_SIZE),
-            StrExpr::Cwd { size, .. } | StrExpr::DPath { size, .. } => Repr::Str(*size),
+            StrExpr::Cwd { size, .. } | StrExpr::DPath { size, .. } | StrExpr::KernelPath { size, .. } => Repr::Str(*size),
             StrExpr::UserStr(_, size) | StrExpr::KernelStr(_, size) | StrExpr::AnyStr(_, size) | StrExpr::Padded { size, .. } | StrExpr::Var(_, size) | StrExpr::Call { size, .. } => Repr::Str(*size),
             StrExpr::Ternary(_, a, b) => match (a.repr(), b.repr()) {
                 (Repr::StrId, Repr::StrId) => Repr::StrId,
