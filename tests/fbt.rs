@@ -91,7 +91,8 @@ fn listing_with_globs_and_types() {
     assert!(out.stdout.lines().count() > 10, "{}", out.dump());
     assert!(out.stdout.lines().skip(1).all(|l| l.contains(" vfs_") && l.ends_with(" entry")), "{}", out.dump());
     let out = run(&["-lv", "-e", "kprobe:vfs_read, kretprobe:vfs_read"]);
-    assert!(out.stdout.contains("args[0]: struct file *\n") && out.stdout.contains("args[2]: size_t\n"), "{}", out.dump());
+    // Entry arguments by name too (args->file, bpftrace's args.file).
+    assert!(out.stdout.contains("args[0]: struct file * (args->file)\n") && out.stdout.contains("args[2]: size_t (args->count)\n"), "{}", out.dump());
     assert!(out.stdout.contains("args[1]: ssize_t\n"), "{}", out.dump());
     let out = run(&["-l", "-e", "fbt::vfs_raed:entry"]);
     assert_eq!(out.code(), 2, "{}", out.dump());

@@ -320,6 +320,10 @@ pub enum FnHook {
     Strerror,
     /// bpftrace's `syscall_name(nr)`: a system call's name.
     SyscallName,
+    /// bpftrace's `cgroup_path(id [, filter])`: a cgroup id printed as its paths.
+    CgroupPath,
+    /// bpftrace's `path(p [, size])`: the kernel's bpf_d_path() of a `struct path`.
+    KernelPath,
     /// bpftrace's `strftime(format, ns)`: a time printed in user space.
     Strftime,
     /// bpftrace's `kaddr("name")` and `cgroupid("path")`: constants found when compiling.
@@ -401,6 +405,8 @@ pub enum ArgSpec {
     StrOrNull,
     /// An integer that may be left out (only last).
     OptInt,
+    /// A string literal that may be left out (only last).
+    OptFormat,
     /// Any number of further integer-or-string arguments.
     Rest,
     /// An aggregation name, `@a`.
@@ -454,6 +460,8 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "str", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Any, ArgSpec::OptInt], hook: FnHook::AnyStr, signature: "str(addr [, length])", doc: "bpftrace's: the NUL-terminated string at an address, up to length - 1 bytes (strsize - 1 if not given): a user-space pointer's as copyinstr() reads it, a kernel pointer's or char array's as stringof(), an integer's from the kernel if it is a kernel address (the upper half), else from the process; a string stays itself" },
     BuiltinFn { name: "strftime", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Format, ArgSpec::Int], hook: FnHook::Strftime, signature: "strftime(format, ns)", doc: "bpftrace's: the local time ns (nanoseconds since boot, as nsecs) was, formatted by strftime(3) when crumbs prints it; %f is its microseconds" },
     BuiltinFn { name: "syscall_name", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::SyscallName, signature: "syscall_name(nr)", doc: "bpftrace's: the name of system call number nr (\"Unknown syscall\" beyond the table), a string" },
+    BuiltinFn { name: "cgroup_path", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::OptFormat], hook: FnHook::CgroupPath, signature: "cgroup_path(id [, filter])", doc: "bpftrace's: the paths of the cgroup with that id, found under /sys/fs/cgroup when printed, as HIERARCHY:PATH joined by commas (unified: cgroup v2's) in the hierarchies whose names match filter (a string literal, * a wildcard; all if not given); a key or printed with %s, not compared" },
+    BuiltinFn { name: "path", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Any, ArgSpec::OptConstInt], hook: FnHook::KernelPath, signature: "path(p [, size])", doc: "bpftrace's: the name of a struct path as the kernel's bpf_d_path() writes it (at most size bytes with the NUL, strsize if not given); p is a `struct path *` argument of the probed function or a struct path in what one points to (args.file->f_path), in kfunc/fentry clauses on the functions the kernel allows it in (security_file_open, vfs_getattr, filp_close, ...), which then attach as fentry" },
     BuiltinFn { name: "strerror", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Strerror, signature: "strerror(errno)", doc: "bpftrace's: the error number's message, as strerror(3) gives it when printed (a key or printed with %s, not compared)" },
     BuiltinFn { name: "getopt", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::Getopt, signature: "getopt(name [, default [, description]])", doc: "bpftrace's: the named parameter --name=value given after the program (an integer or a string as default is; without a default, 1 if --name is given, else 0), default when not given" },
     BuiltinFn { name: "kaddr", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Format], hook: FnHook::KernelAddr, signature: "kaddr(name)", doc: "bpftrace's: the address of the kernel symbol name (a string literal), from /proc/kallsyms when the program is compiled" },

@@ -127,7 +127,7 @@ pub fn decode_value(r: Repr, bytes: &[u8], dec: &Decoder) -> Value {
         Repr::Object(_) => Value::Bytes(bytes.to_vec()),
         Repr::StrId => Value::Str(dec.strings.resolve(word(bytes, 0) as u64)),
         Repr::Strftime(format) => Value::Str(crate::output::local_time::at_boot_ns(&dec.strings.resolve(format as u64), word(bytes, 0) as u64)),
-        Repr::Named(k) => Value::Str(crate::output::names::name_of(k, word(bytes, 0))),
+        Repr::Named(k) => Value::Str(crate::output::names::name_of(k, word(bytes, 0), dec.strings)),
         Repr::Probe => Value::Str(dec.program.map_or_else(|| format!("probe {}", word(bytes, 0)), |p| p.bpftrace_probe_name(word(bytes, 0) as u32))),
         Repr::Stack(u) => dec.stacks.read(word(bytes, 0), u),
         Repr::Sym(k) => dec.stacks.address(word(bytes, 0) as u64, Some(k)),

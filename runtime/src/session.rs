@@ -338,7 +338,7 @@ pub async fn trace(program: &Program, compiled: &Compiled, mut opts: RunOptions,
 async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptions, sink: &mut dyn Sink) -> Result<i32, RunError> {
     // Before loading, so that nothing runs (BEGIN included) where the probes cannot attach.
     // Loading alone needs no kprobes: the fuzzer's live lane verifies fbt programs anywhere.
-    attach::prepare(&compiled.programs)?;
+    attach::prepare(program, &compiled.programs)?;
     let (mut ebpf, own) = load(program, compiled, opts.quiet)?;
     let agg_fds: Vec<RawFd> = (0..program.aggregations.len())
         .map(|i| ebpf.map(&agg_map_name(i)).and_then(map_fd).ok_or_else(|| RunError::Other(format!("map {} missing", agg_map_name(i)))))

@@ -416,6 +416,24 @@ test_crumbs_bt_override_refused() {
     [ $rc -eq 2 ] && echo "$out" | grep -qF 'override() is a destructive action' || die "without -w: exit status $rc: $out"
 }
 
+# bpftrace's path(): the kernel's bpf_d_path() of a struct path, at fentry programs on the
+# functions it allows it in (chosen for path() whatever else the kernel has): the file
+# io-benchmark opens twice (to write, to read) at security_file_open, whole and cut to 8
+# bytes (the kernel keeps a long name's end); the file busybox
+# stat(1) stats at security_inode_getattr (a `struct path *` argument; vfs_getattr itself
+# is inlined into stat(2)'s path in Debian's kernels); forcing kprobes is an error.
+test_crumbs_bt_path() {
+    out=$(crumbs -q -e 'kfunc:security_file_open /pid == cpid/ { @open[path(args.file->f_path)] = count(); @cut[path(args.file->f_path, 8)] = count(); }' \
+        -c 'io-benchmark -c -r -b 512 -s 64K /tmp/btpathfile' 2>&1) || die "crumbs failed: $out"
+    for line in '@open[/tmp/btpathfile]: 2' '@cut[athfile]: 2'; do
+        echo "$out" | grep -qxF "$line" || die "no line '$line' in: $out"
+    done
+    out=$(crumbs -q -e 'fentry:security_inode_getattr /pid == cpid/ { printf("stat %s\n", path(args.path)); }' -c 'stat -c %s /tmp/btpathfile' 2>&1) || die "crumbs (security_inode_getattr) failed: $out"
+    echo "$out" | grep -qxF 'stat /tmp/btpathfile' || die "no stat line in: $out"
+    out=$(crumbs -x fbtmode=kprobe -e 'kfunc:security_file_open { printf("%s\n", path(args.file->f_path)); }' 2>&1); rc=$?
+    [ $rc -eq 2 ] && echo "$out" | grep -qF "path() calls the kernel's bpf_d_path(), which it allows only in fentry/fexit programs" || die "forced kprobes: exit status $rc: $out"
+}
+
 # kprobe.multi over a wide glob (hundreds of functions, one program and one link per
 # direction; on a kernel without kprobe.multi, the error for forcing it): each function counted under its own name (the cookie's), io-benchmark's 128
 # vfs_read calls exactly, at entry and at return; the attach+detach time is printed.

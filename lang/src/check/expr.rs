@@ -399,6 +399,8 @@ impl Checker<'_> {
             }
             FnHook::KernelAddr | FnHook::CgroupId => self.compiled_constant(f, args, span)?,
             FnHook::Getopt => self.getopt(args, span)?,
+            FnHook::CgroupPath => self.cgroup_path(f, args, span, string)?,
+            FnHook::KernelPath => self.kernel_path(f, args, span, string)?,
             FnHook::Strerror => {
                 check_arity(f, args, span)?;
                 let errno = self.int_expr(&args[0], "strerror()'s error number")?;

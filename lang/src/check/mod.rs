@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 mod actions;
 mod args;
 mod bpftrace;
+mod cgroup_path;
 mod ctypes;
 mod decls;
 mod expr;
@@ -22,6 +23,7 @@ mod fbt;
 mod inet;
 mod keys;
 mod kernel_fields;
+mod kernel_path;
 mod kernel_subrs;
 mod kprobe_override;
 mod map_decls;
@@ -728,8 +730,8 @@ fn const_int(e: &ast::Expr) -> Option<i64> {
 
 fn check_arity(f: &builtins::BuiltinFn, args: &[ast::Expr], span: &Span) -> Result<(), Diagnostic> {
     let rest = f.args.contains(&ArgSpec::Rest);
-    let fixed = f.args.iter().filter(|a| !matches!(a, ArgSpec::Rest | ArgSpec::OptInt | ArgSpec::OptConstInt)).count();
-    let optional = f.args.iter().filter(|a| matches!(a, ArgSpec::OptInt | ArgSpec::OptConstInt)).count();
+    let fixed = f.args.iter().filter(|a| !matches!(a, ArgSpec::Rest | ArgSpec::OptInt | ArgSpec::OptConstInt | ArgSpec::OptFormat)).count();
+    let optional = f.args.iter().filter(|a| matches!(a, ArgSpec::OptInt | ArgSpec::OptConstInt | ArgSpec::OptFormat)).count();
     let ok = if rest { args.len() >= fixed } else { (fixed..=fixed + optional).contains(&args.len()) };
     if ok {
         return Ok(());

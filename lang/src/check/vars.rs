@@ -411,6 +411,13 @@ impl Checker<'_> {
         }
         let (want, got) = (self.types.name(ty), self.types.name(v.ty));
         let name = target.text();
+        // The filter is part of a cgroup path's type: say which differ.
+        if let (Type::Printed(crate::ir::Repr::Named(crate::ir::NameOf::CgroupPath(was))), crate::ir::Repr::Named(crate::ir::NameOf::CgroupPath(is))) = (to, v.expr.repr()) {
+            let (was, is) = (self.strings.resolve(was as u64), self.strings.resolve(is as u64));
+            return Err(Diagnostic::new(span.clone(), format!("`{name}` holds cgroup_path()s filtered by \"{was}\", but this one is filtered by \"{is}\""))
+                .label("another filter")
+                .hint("a variable keeps one filter: use another variable"));
+        }
         Err(Diagnostic::new(span.clone(), format!("`{name}` is `{want}`, but this is `{got}`")).label("type differs").hint("a variable keeps the type of its first assignment; use another variable"))
     }
 

@@ -39,7 +39,11 @@ pub fn type_id(space: TypeSpace, name: &str) -> Option<KernelTypeId> {
 
 /// A few kernel functions fbt probes can name, sorted: the vfs calls the users' scripts
 /// trace, one more that globs apart (`ksys_read`), and one returning void (`fput`).
-pub const FUNCTIONS: &[&str] = &["fput", "ksys_read", "vfs_fsync", "vfs_open", "vfs_read", "vfs_write"];
+/// And two that bpftrace's path() may be used in (`security_file_open`, `vfs_getattr`).
+pub const FUNCTIONS: &[&str] = &["fput", "ksys_read", "security_file_open", "vfs_fsync", "vfs_getattr", "vfs_open", "vfs_read", "vfs_write"];
+
+/// The prototypes of FUNCTIONS, in its order (ids of [`KernelType::Function`]s).
+const PROTOTYPES: [KernelTypeId; 8] = [70, 71, 76, 72, 77, 73, 74, 75];
 
 /// A few raw tracepoints, sorted: a context switch (two tasks), an exec (a task) and the
 /// system call entry (registers).
@@ -52,7 +56,7 @@ pub fn raw_tracepoint(name: &str) -> Option<KernelTypeId> {
 
 /// The prototype of a sample function (an id of a [`KernelType::Function`]).
 pub fn function(name: &str) -> Option<KernelTypeId> {
-    FUNCTIONS.iter().position(|f| *f == name).map(|i| 70 + i as KernelTypeId)
+    FUNCTIONS.iter().position(|f| *f == name).map(|i| PROTOTYPES[i])
 }
 
 pub fn kernel_type(id: KernelTypeId) -> Result<KernelType, String> {
@@ -115,13 +119,15 @@ pub fn kernel_type(id: KernelTypeId) -> Result<KernelType, String> {
         58 => KernelType::Ptr(57),
         59 => KernelType::Qualified(22),
         60 => KernelType::Ptr(59),
-        // The functions of FUNCTIONS, in its order.
+        // The functions of FUNCTIONS (PROTOTYPES numbers them).
         70 => KernelType::Function { ret: 0, params: vec![("file".into(), 51)] },
         71 => KernelType::Function { ret: 52, params: vec![("fd".into(), 7), ("buf".into(), 26), ("count".into(), 53)] },
         72 => KernelType::Function { ret: 6, params: vec![("file".into(), 51), ("datasync".into(), 6)] },
         73 => KernelType::Function { ret: 6, params: vec![("path".into(), 60), ("file".into(), 51)] },
         74 => KernelType::Function { ret: 52, params: vec![("file".into(), 51), ("buf".into(), 26), ("count".into(), 53), ("pos".into(), 56)] },
         75 => KernelType::Function { ret: 52, params: vec![("file".into(), 51), ("buf".into(), 58), ("count".into(), 53), ("pos".into(), 56)] },
+        76 => KernelType::Function { ret: 6, params: vec![("file".into(), 51)] },
+        77 => KernelType::Function { ret: 6, params: vec![("path".into(), 60), ("stat".into(), 35), ("request_mask".into(), 7), ("query_flags".into(), 7)] },
         // The raw tracepoints of RAW_TRACEPOINTS, in its order: `void *` first, as BTF has it.
         90 => KernelType::Function { ret: 0, params: vec![("__data".into(), 35), ("p".into(), 2), ("old_pid".into(), 5), ("bprm".into(), 35)] },
         91 => KernelType::Function { ret: 0, params: vec![("__data".into(), 35), ("preempt".into(), 94), ("prev".into(), 2), ("next".into(), 2), ("prev_state".into(), 7)] },

@@ -1,9 +1,9 @@
 //! What a program's fbt clauses need of the programs their probes run in: how fbt probes
 //! attach (kprobe, kprobe.multi, fentry) is the back end's choice, but bpftrace's reg() and
-//! sargN read the registers a kprobe saves, which a trampoline does not, and override()
-//! needs a kprobe of its own.
+//! sargN read the registers a kprobe saves, which a trampoline does not, override()
+//! needs a kprobe of its own, and path() a trampoline.
 
-use super::{Expr, IntFn, Node, Program, Stmt};
+use super::{Expr, IntFn, Node, Program, Stmt, StrExpr};
 use crate::providers::AttachPoint;
 
 /// Which contexts the program's fbt clauses can run in.
@@ -13,6 +13,9 @@ pub struct FbtNeeds {
     pub registers: bool,
     /// They call override(): a kprobe per function (bpf_override_return), not kprobe.multi.
     pub override_return: bool,
+    /// They call path(): bpf_d_path() on an argument the verifier trusts, which only an
+    /// fentry/fexit program (a trampoline) has.
+    pub trampoline: bool,
 }
 
 impl Program {
@@ -25,6 +28,7 @@ impl Program {
                 match n {
                     Node::Expr(Expr::IntCall { f: IntFn::ProbeReg(_) | IntFn::StackArg(_), .. }) => needs.registers = true,
                     Node::Stmt(Stmt::Override(_)) => needs.override_return = true,
+                    Node::Str(StrExpr::KernelPath { .. }) => needs.trampoline = true,
                     _ => {}
                 }
                 false

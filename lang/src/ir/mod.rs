@@ -92,12 +92,14 @@ pub enum Repr {
     Named(NameOf),
 }
 
-/// What name user space prints for a number: bpftrace's `username` (a uid's user name)
-/// and `strerror(errno)` (an error number's message).
+/// What name user space prints for a number: bpftrace's `username` (a uid's user name),
+/// `strerror(errno)` (an error number's message) and `cgroup_path(id [, filter])` (a cgroup
+/// id's paths in the hierarchies whose names match the interned filter `.0`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum NameOf {
     User,
     Errno,
+    CgroupPath(u32),
 }
 
 /// What user space reads from a recorded kernel stack. The kernel records the whole stack
@@ -267,6 +269,7 @@ impl Repr {
             Repr::Strftime(_) => "a formatted time",
             Repr::Named(NameOf::User) => "a user name",
             Repr::Named(NameOf::Errno) => "an error message",
+            Repr::Named(NameOf::CgroupPath(_)) => "a cgroup's path",
         }
     }
 
@@ -305,6 +308,7 @@ impl Repr {
             Repr::Strftime(_) => "timestamp".into(),
             Repr::Named(NameOf::User) => "username".into(),
             Repr::Named(NameOf::Errno) => "strerror".into(),
+            Repr::Named(NameOf::CgroupPath(_)) => "cgroup_path".into(),
             r => r.describe().into(),
         }
     }
@@ -468,6 +472,11 @@ pub enum StrExpr {
     /// `d_path(path)`: the name of the `struct path` at `path` from the current process's
     /// root, as the kernel's d_path() writes it, in a buffer of `size` bytes.
     DPath { path: Box<Expr>, offsets: Box<CwdOffsets>, more: DPathOffsets, size: u32 },
+    /// bpftrace's `path(p [, size])`: the kernel's bpf_d_path() of the `struct path` at
+    /// `offset` past the pointer that is argument `arg` of the probed function, read from an
+    /// fentry program's context (the one place the verifier takes it from, as a pointer it
+    /// trusts), at most `limit` bytes with the NUL, in a buffer of `size` bytes.
+    KernelPath { arg: u8, offset: i32, limit: u32, size: u32 },
     /// `__psargs(task)`: the arguments of the current process, spaces between them, the
     /// first [`PSARGS_SIZE`] - 1 bytes ("" for another task or a kernel thread). `offsets`:
     /// of task_struct's `mm`, and of mm_struct's `arg_start` and `arg_end`.
@@ -587,7 +596,7 @@ impl StrExpr {
         match self {
             StrExpr::Comm | StrExpr::TpField(_) => Repr::Str(COMM_SIZE),
             StrExpr::Psargs { .. } => Repr::Str(PSARGS_SIZE),
-            StrExpr::Cwd { size, .. } | StrExpr::DPath { size, .. } => Repr::Str(*size),
+            StrExpr::Cwd { size, .. } | StrExpr::DPath { size, .. } | StrExpr::KernelPath { size, .. } => Repr::Str(*size),
             StrExpr::UserStr(_, size) | StrExpr::KernelStr(_, size) | StrExpr::AnyStr(_, size) | StrExpr::Padded { size, .. } | StrExpr::Var(_, size) | StrExpr::Call { size, .. } => Repr::Str(*size),
             StrExpr::Ternary(_, a, b) => match (a.repr(), b.repr()) {
                 (Repr::StrId, Repr::StrId) => Repr::StrId,

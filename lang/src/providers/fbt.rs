@@ -1,7 +1,7 @@
 //! `fbt:MODULE:FUNCTION:entry|return`, DTrace's function boundary tracing: the entry to and
 //! return from kernel functions, listed through the kernel facts (BTF). bpftrace's
-//! `kprobe:FUNC`, `kretprobe:FUNC` (and `kprobe:MODULE:FUNC`, `kprobe::FUNC:`) name the same
-//! probes. How a probe is attached (kprobe now; kprobe.multi, fentry later) is the back end's
+//! `kprobe:FUNC`, `kretprobe:FUNC` (and `kprobe:MODULE:FUNC`, `kprobe::FUNC:`), and its
+//! `kfunc:FUNC`/`fentry:FUNC` for entries, name the same probes. How a probe is attached (kprobe now; kprobe.multi, fentry later) is the back end's
 //! choice: the attach points say only entry or return.
 
 use super::{glob, interned, ArgType, AttachPoint, Probe, Provider};
@@ -42,9 +42,9 @@ impl Provider for Fbt {
         let f: Vec<&str> = desc.fields.iter().map(String::as_str).collect();
         let (module, func, names): (&str, &str, &str) = match f.as_slice() {
             ["fbt", module, func, name] => (module, func, name),
-            ["kprobe", func] => ("", func, "entry"),
+            ["kprobe" | "kfunc" | "fentry", func] => ("", func, "entry"),
             ["kretprobe", func] => ("", func, "return"),
-            ["kprobe", module, func] | ["kprobe", module, func, ""] => (module, func, "entry"),
+            ["kprobe" | "kfunc" | "fentry", module, func] | ["kprobe", module, func, ""] => (module, func, "entry"),
             ["kretprobe", module, func] | ["kretprobe", module, func, ""] => (module, func, "return"),
             _ => return None,
         };
@@ -63,6 +63,19 @@ impl Provider for Fbt {
             Err(e) => return Some(Err(e)),
         };
         Some(prototype(facts, proto, probe.name == "return"))
+    }
+
+    /// Entry: the names of the function's parameters (`args.file`), where its prototype
+    /// names them all. Return: none (its args[] are DTrace's).
+    fn arg_names(&self, probe: &Probe, facts: Option<&dyn KernelFacts>) -> Option<Vec<String>> {
+        let facts = facts?;
+        if probe.name == "return" {
+            return None;
+        }
+        let found = if probe.module == FBT_MODULE { facts.kernel_function(probe.function) } else { facts.module_function(probe.module, probe.function) };
+        let KernelType::Function { params, .. } = facts.kernel_type(found.ok()??).ok()? else { return None };
+        let names: Vec<String> = params.into_iter().filter(|(name, id)| !(name.is_empty() && *id == 0)).map(|(name, _)| name).collect();
+        (!names.iter().any(String::is_empty)).then_some(names)
     }
 
     fn no_match_hint(&self, _: [&str; 4]) -> Option<String> {

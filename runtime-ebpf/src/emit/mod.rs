@@ -25,6 +25,7 @@ mod faults;
 mod frame;
 mod inet;
 mod join;
+mod kernel_path;
 mod link_ntop;
 mod loops;
 mod map_loops;

@@ -143,6 +143,7 @@ impl Emitter<'_> {
             StrExpr::Psargs { task, offsets } => self.psargs_into(task, *offsets, dst, size)?,
             StrExpr::Cwd { offsets, .. } => self.cwd_into(offsets, dst, size)?,
             StrExpr::DPath { path, offsets, more, .. } => self.d_path_into(path, offsets, more, dst, size)?,
+            StrExpr::KernelPath { arg, offset, limit, .. } => self.kernel_path_into(*arg, *offset, *limit, dst, size)?,
             StrExpr::UserStr(addr, _) | StrExpr::KernelStr(addr, _) | StrExpr::AnyStr(addr, _) => {
                 // The address first (it may use the stack), then clear the whole buffer (the
                 // helper stops at the NUL) and copy.

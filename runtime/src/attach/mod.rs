@@ -56,10 +56,15 @@ fn missing(code: &ProgramCode) -> RunError {
 /// Whether the kernel has what the program's probes attach with, asked before anything is
 /// loaded, so that a kernel without kprobes says so (and nothing runs, BEGIN included);
 /// and room for their files.
-pub(crate) fn prepare(compiled: &[ProgramCode]) -> Result<(), RunError> {
+pub(crate) fn prepare(program: &Program, compiled: &[ProgramCode]) -> Result<(), RunError> {
     let kprobes = compiled.iter().filter(|c| matches!(c.attach, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_))).count();
     if compiled.iter().any(|c| c.fentry) {
-        fentry::supported().map_err(|why| RunError::Other(format!("fbt probes with -x fbtmode=fentry need fentry/fexit programs, and {why}; -x fbtmode=kprobe attaches kprobes instead. Nothing was attached")))?;
+        // Chosen for path() (bpf_d_path() runs in a trampoline's program alone), or forced.
+        let chosen = program.options.fbtmode.is_none() && program.fbt_needs().trampoline;
+        fentry::supported().map_err(|why| match chosen {
+            true => RunError::Other(format!("path() calls the kernel's bpf_d_path(), which it allows only in fentry/fexit programs, and {why}. Nothing was attached")),
+            false => RunError::Other(format!("fbt probes with -x fbtmode=fentry need fentry/fexit programs, and {why}; -x fbtmode=kprobe attaches kprobes instead. Nothing was attached")),
+        })?;
     }
     if compiled.iter().any(|c| !c.functions.is_empty()) {
         kprobe_multi::supported().map_err(|why| RunError::Other(format!("fbt probes with -x fbtmode=multi need kprobe.multi links, and {why}; -x fbtmode=kprobe attaches a kprobe per function instead. Nothing was attached")))?;

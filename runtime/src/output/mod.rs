@@ -13,6 +13,7 @@ use std::io;
 pub mod aggregation;
 pub mod bpftrace;
 pub mod cat;
+pub mod cgroup_paths;
 pub mod destination;
 pub mod flow;
 pub mod joined;

@@ -1,14 +1,17 @@
 //! Numbers printed as the names user space finds for them ([`NameOf`]): bpftrace's
-//! `username` (a uid's entry in /etc/passwd) and `strerror(errno)` (strerror(3)).
+//! `username` (a uid's entry in /etc/passwd), `strerror(errno)` (strerror(3)) and
+//! `cgroup_path(id)` (the cgroup's directories under /sys/fs/cgroup).
 
-use crumbs_lang::ir::NameOf;
+use crumbs_lang::ir::{NameOf, Strings};
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
-pub fn name_of(kind: NameOf, n: i64) -> String {
+/// The name of `n`; `strings` holds the program's interned strings (cgroup_path()'s filter).
+pub fn name_of(kind: NameOf, n: i64, strings: &Strings) -> String {
     match kind {
         NameOf::User => user_name(n as u32),
         NameOf::Errno => error_message(n),
+        NameOf::CgroupPath(filter) => super::cgroup_paths::cgroup_paths(n as u64, &strings.resolve(filter as u64)),
     }
 }
 
@@ -50,7 +53,8 @@ mod tests {
     fn users_come_from_passwd_lines_and_errors_from_strerror() {
         let t = passwd_users("root:x:0:0:root:/root:/bin/bash\nbad line\ndaemon:x:1:1::/:/bin/sh\ntoor:x:0:0::/:/bin/sh\n");
         assert_eq!((t[&0].as_str(), t[&1].as_str(), t.len()), ("root", "daemon", 2));
-        assert_eq!(name_of(NameOf::Errno, 2), "No such file or directory");
-        assert_eq!(name_of(NameOf::User, 4_000_000), "4000000");
+        let strings = Strings::default();
+        assert_eq!(name_of(NameOf::Errno, 2, &strings), "No such file or directory");
+        assert_eq!(name_of(NameOf::User, 4_000_000, &strings), "4000000");
     }
 }

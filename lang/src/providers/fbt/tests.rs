@@ -15,10 +15,10 @@ fn descriptions_and_spellings() {
     assert_eq!(names("fbt::vfs_read:entry"), ["fbt:vmlinux:vfs_read:entry"]);
     assert_eq!(names("fbt:vmlinux:vfs_read:"), ["fbt:vmlinux:vfs_read:entry", "fbt:vmlinux:vfs_read:return"]);
     assert_eq!(names("fbt:*:vfs_re*:ret*"), ["fbt:vmlinux:vfs_read:return"]);
-    assert_eq!(names("fbt::vfs_*:entry").len(), 4);
+    assert_eq!(names("fbt::vfs_*:entry").len(), 5);
     let modules: usize = crate::facts::sample::MODULES.iter().map(|m| m.1.len()).sum();
     assert_eq!(names("fbt:::").len(), 2 * (crate::facts::sample::FUNCTIONS.len() + modules));
-    for same in ["kprobe:vfs_read", "kprobe::vfs_read:", "kprobe:vmlinux:vfs_read"] {
+    for same in ["kprobe:vfs_read", "kprobe::vfs_read:", "kprobe:vmlinux:vfs_read", "kfunc:vfs_read", "fentry:vfs_read", "kfunc:vmlinux:vfs_read"] {
         assert_eq!(names(same), ["fbt:vmlinux:vfs_read:entry"], "{same}");
     }
     for same in ["kretprobe:vfs_read", "kretprobe::vfs_read:"] {

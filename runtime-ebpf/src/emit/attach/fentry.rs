@@ -84,6 +84,13 @@ impl ProbeContext for Fentry {
         })
     }
 
+    /// The context is the arguments as u64s: a pointer read from there is typed by the
+    /// function's prototype.
+    fn trusted_arg(&self, e: &mut Emitter, reg: Reg, n: u8) -> Result<(), EmitError> {
+        e.push(Insn::ldx(DW, reg, R6, 8 * n as i16));
+        Ok(())
+    }
+
     fn register(&self, e: &mut Emitter, _word: u8) -> Result<(), EmitError> {
         Err(e.err(TRAMPOLINE_HAS_NO_REGISTERS.replace("{what}", "reg()")))
     }

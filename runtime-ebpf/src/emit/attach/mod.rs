@@ -77,6 +77,14 @@ pub(crate) trait ProbeContext {
         Err(e.err("override() makes a kernel function return at once, which only a kprobe of its own on the function's entry can do: -x fbtmode=kprobe attaches those"))
     }
 
+    /// bpftrace's `path()`: argument `n` of the probed function into `reg` as the pointer
+    /// the verifier trusts (PTR_TO_BTF_ID), which only a trampoline's context holds; the
+    /// kernel allows bpf_d_path() only there (the checker allows path() at fbt probes alone,
+    /// and they attach as fentry for it).
+    fn trusted_arg(&self, e: &mut Emitter, _reg: Reg, _n: u8) -> Result<(), EmitError> {
+        Err(e.err("path() calls the kernel's bpf_d_path(), which it allows only in fentry/fexit programs: -x fbtmode=fentry attaches fbt probes as those"))
+    }
+
     /// `errno` into r0 (0 except where a failed system call returns).
     fn errno(&self, e: &mut Emitter) {
         e.push(Insn::mov_imm(R0, 0));
