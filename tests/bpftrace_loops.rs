@@ -32,6 +32,18 @@ fn tuples_are_values_keys_and_print_arguments() {
     assert_eq!(out.stdout, "Attaching 1 probe...\n(1, hi, (2, x), 3, -4)\n(1, 2)\n1 x\n(2, x)\n2\n(5, 1)\neq\nhas\n\n\n@m[8, l]: 2\n@n[1, 2, 3]: 4\n", "{}", out.dump());
 }
 
+/// bpftrace's records (current bpftrace's docs; 0.17 lacks them): fields by name, in any
+/// order, printed as the docs show (`{ .color = "green", .size = 2 }`), compared field by
+/// field, inside tuples.
+#[test]
+fn records_are_fields_by_name() {
+    let program = r#"BEGIN { $a = (color = "green", size = 2); print($a); print($a.size); $a = (size = 10, color = "blue"); print($a.color);
+        $t = (1, $a); print($t.1.size); if ($a == (color = "blue", size = 10)) { printf("eq\n"); } print((n = 1)); exit(); }"#;
+    let out = run(&["-e", program]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n{ .color = \"green\", .size = 2 }\n2\nblue\n10\neq\n{ .n = 1 }\n\n\n", "{}", out.dump());
+}
+
 #[test]
 fn range_loops_count_from_start_to_before_end() {
     let program = r#"BEGIN { for ($i : 0..5) { if ($i == 1) { continue; } if ($i == 4) { break; } printf("%d\n", $i); @s += $i; }

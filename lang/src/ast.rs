@@ -290,6 +290,8 @@ pub enum ExprKind {
     Xlate(TypeName, Box<Expr>),
     /// bpftrace's tuple `(a, b, ...)`.
     Tuple(Vec<Expr>),
+    /// bpftrace's record `(name = a, other = b)`: its fields as written.
+    Record(Vec<(Ident, Expr)>),
 }
 
 /// A C type as written: `int`, `unsigned long`, `struct file *`, `uint64_t`, `char **`.
@@ -406,6 +408,7 @@ impl Expr {
             ExprKind::Ternary(a, b, c) => vec![a, b, c],
             ExprKind::Index(a, keys) => std::iter::once(&**a).chain(keys).collect(),
             ExprKind::Tuple(elems) => elems.iter().collect(),
+            ExprKind::Record(fields) => fields.iter().map(|(_, e)| e).collect(),
             ExprKind::Assign { target, value, .. } => target.keys().iter().chain(std::iter::once(&**value)).collect(),
             ExprKind::IncDec { target, .. } => target.keys().iter().collect(),
             _ => Vec::new(),

@@ -272,6 +272,11 @@ impl<'m> Expander<'_, 'm> {
                     self.expr(a, pre, hoist)?;
                 }
             }
+            ExprKind::Record(fields) => {
+                for (_, a) in fields {
+                    self.expr(a, pre, hoist)?;
+                }
+            }
             ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::Deref(a) | ExprKind::AddrOf(a) | ExprKind::SizeofExpr(a) | ExprKind::Xlate(_, a) => self.expr(a, pre, hoist)?,
             ExprKind::Member { base, .. } => self.expr(base, pre, hoist)?,
             ExprKind::Binary(op, a, b) => {

@@ -1376,12 +1376,36 @@ fn primary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
         }
         Rule::ident if bpftrace() => crate::dialect::bpftrace_ident(p.as_str(), &sp),
         Rule::ident => ExprKind::Ident(p.as_str().to_string()),
-        Rule::paren if p.clone().into_inner().count() == 1 => return expr_at(p.into_inner().next().unwrap(), level + 1),
+        Rule::paren if p.clone().into_inner().count() == 1 => {
+            let (e, h) = expr_at(p.into_inner().next().unwrap(), level + 1)?;
+            // bpftrace's record of one field, `(name = a)`.
+            if bpftrace() && matches!(&e.kind, ExprKind::Assign { target, op: None, .. } if matches!(**target, LValue::Global(_))) {
+                let ExprKind::Assign { target, value, .. } = e.kind else { unreachable!("checked") };
+                let LValue::Global(name) = *target else { unreachable!("checked") };
+                return node(ExprKind::Record(vec![(name, *value)]), sp, h + 1);
+            }
+            return Ok((e, h));
+        }
         Rule::paren => {
             if !bpftrace() {
                 return Err(Diagnostic::new(sp, "a tuple is bpftrace's, not D's").label("not in D").hint("D has no tuples or comma operator; run the program as bpftrace (--dialect bpftrace, or a .bt file)"));
             }
             let (elems, h) = operands(p.into_inner().filter(|x| x.as_rule() != Rule::trailing_comma), level + 1)?;
+            // `(name = a, ...)`: bpftrace has no variables written without `$` or `@`, so
+            // what reads as assignments to them is a record's fields.
+            let named = |e: &Expr| matches!(&e.kind, ExprKind::Assign { target, op: None, .. } if matches!(**target, LValue::Global(_)));
+            if elems.iter().all(named) {
+                let mut fields: Vec<(Ident, Expr)> = Vec::new();
+                for e in elems {
+                    let ExprKind::Assign { target, value, .. } = e.kind else { unreachable!("checked") };
+                    let LValue::Global(name) = *target else { unreachable!("checked") };
+                    if fields.iter().any(|(n, _)| n.name == name.name) {
+                        return Err(Diagnostic::new(name.span, format!("the record's field `{}` is given twice", name.name)).label("again").hint("give each field once: (a = 1, b = 2)"));
+                    }
+                    fields.push((name, *value));
+                }
+                return node(ExprKind::Record(fields), sp, h + 1);
+            }
             return node(ExprKind::Tuple(elems), sp, h + 1);
         }
         Rule::sizeof_type => {
@@ -1616,6 +1640,7 @@ mod tests {
             ExprKind::Offsetof(t, path) => format!("offsetof({}, {})", show_type(t), path.iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join(".")),
             ExprKind::Xlate(t, a) => format!("xlate<{}>({})", show_type(t), show(a)),
             ExprKind::Tuple(elems) => format!("({},)", elems.iter().map(show).collect::<Vec<_>>().join(", ")),
+            ExprKind::Record(fields) => format!("({},)", fields.iter().map(|(n, e)| format!("{}={}", n.name, show(e))).collect::<Vec<_>>().join(", ")),
         }
     }
 

@@ -14,19 +14,41 @@ use crate::ast::*;
 use crate::diag::Diagnostic;
 use std::collections::HashMap;
 
-/// What a value is: one value, or a tuple of values.
+/// What a value is: one value, a tuple of values, or a record (its fields by name, in
+/// name order: records given the same fields in another order are of one type).
 #[derive(Clone, Debug, PartialEq)]
 enum Shape {
     Scalar,
     Tuple(Vec<Shape>),
+    Record(Vec<(String, Shape)>),
 }
 
 impl Shape {
-    /// The paths of its scalar elements: "" for a scalar, ".0", ".1.0", ... for a tuple.
+    /// The paths of its scalar elements: "" for a scalar, ".0", ".1.0", ... for a tuple,
+    /// ".name" for a record's field.
     fn leaves(&self) -> Vec<String> {
         match self {
             Shape::Scalar => vec![String::new()],
             Shape::Tuple(elems) => elems.iter().enumerate().flat_map(|(i, s)| s.leaves().into_iter().map(move |p| format!(".{i}{p}"))).collect(),
+            Shape::Record(fields) => fields.iter().flat_map(|(n, s)| s.leaves().into_iter().map(move |p| format!(".{n}{p}"))).collect(),
+        }
+    }
+
+    /// Whether a record is in it.
+    fn has_record(&self) -> bool {
+        match self {
+            Shape::Scalar => false,
+            Shape::Tuple(elems) => elems.iter().any(Shape::has_record),
+            Shape::Record(_) => true,
+        }
+    }
+
+    /// The shape of element `name` (an index, or a record's field's name).
+    fn element(&self, name: &str) -> Option<&Shape> {
+        match self {
+            Shape::Scalar => None,
+            Shape::Tuple(elems) => name.parse::<usize>().ok().and_then(|i| elems.get(i)),
+            Shape::Record(fields) => fields.iter().find(|(n, _)| n == name).map(|(_, s)| s),
         }
     }
 }
@@ -163,10 +185,7 @@ impl Shapes {
             return s.clone();
         }
         match name.rsplit_once('.') {
-            Some((base, i)) if i.chars().all(|c| c.is_ascii_digit()) => match self.var(base) {
-                Shape::Tuple(elems) => i.parse::<usize>().ok().and_then(|i| elems.get(i).cloned()).unwrap_or(Shape::Scalar),
-                Shape::Scalar => Shape::Scalar,
-            },
+            Some((base, i)) => self.var(base).element(i).cloned().unwrap_or(Shape::Scalar),
             _ => Shape::Scalar,
         }
     }
@@ -190,12 +209,14 @@ impl Shapes {
     fn of(&self, e: &Expr) -> Shape {
         match &e.kind {
             ExprKind::Tuple(elems) => Shape::Tuple(elems.iter().map(|x| self.of(x)).collect()),
+            ExprKind::Record(fields) => {
+                let mut shapes: Vec<(String, Shape)> = fields.iter().map(|(n, x)| (n.name.clone(), self.of(x))).collect();
+                shapes.sort_by(|a, b| a.0.cmp(&b.0));
+                Shape::Record(shapes)
+            }
             ExprKind::ClauseLocal(n) => self.var(n),
             ExprKind::Agg(a) => self.map(&a.name),
-            ExprKind::Member { base, member, arrow: false } => match (self.of(base), member.name.parse::<usize>()) {
-                (Shape::Tuple(elems), Ok(i)) => elems.get(i).cloned().unwrap_or(Shape::Scalar),
-                _ => Shape::Scalar,
-            },
+            ExprKind::Member { base, member, arrow: false } => self.of(base).element(&member.name).cloned().unwrap_or(Shape::Scalar),
             ExprKind::Index(base, keys) if keys.len() == 1 => match (self.of(base), constant(&keys[0])) {
                 (Shape::Tuple(elems), Some(i)) => usize::try_from(i).ok().and_then(|i| elems.get(i).cloned()).unwrap_or(Shape::Scalar),
                 _ => Shape::Scalar,
@@ -281,6 +302,9 @@ fn clause_map_shapes(clause: &Clause, shapes: &Shapes, found: &mut HashMap<Strin
         match s {
             Stmt::Assign { target: LValue::Element { name, thread: false, .. }, op: None, value, .. } if name.name.starts_with('@') => {
                 let shape = shapes.of(value);
+                if shape.has_record() {
+                    return Err(record_in_map(&value.span));
+                }
                 let map = &name.name[1..];
                 match found.get(map) {
                     Some((old, _)) if *old == shape => {}
@@ -394,6 +418,7 @@ fn rename_expr(e: &mut Expr, from: &str, to: &str) {
         }
         ExprKind::Agg(a) => a.keys.iter_mut().for_each(r),
         ExprKind::Call(_, xs) | ExprKind::Tuple(xs) => xs.iter_mut().for_each(r),
+        ExprKind::Record(fields) => fields.iter_mut().for_each(|(_, x)| r(x)),
         ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::Deref(a) | ExprKind::AddrOf(a) | ExprKind::SizeofExpr(a) | ExprKind::Xlate(_, a) | ExprKind::Member { base: a, .. } => r(a),
         ExprKind::Binary(_, a, b) => {
             r(a);
@@ -598,6 +623,7 @@ impl Lowering {
         for k in keys {
             match self.shapes.of(&k) {
                 Shape::Scalar => out.push(self.scalar(k)?),
+                shape if shape.has_record() => return Err(record_in_map(&k.span)),
                 shape => out.extend(self.components(k, &shape)?.into_iter().map(|(_, e)| e)),
             }
         }
@@ -617,6 +643,17 @@ impl Lowering {
         }
         Ok(match (e.kind, shape) {
             (kind, Shape::Scalar) => vec![(String::new(), self.scalar(Expr { kind, span: e.span })?)],
+            (ExprKind::Record(mut fields), Shape::Record(shapes)) => {
+                let mut out = Vec::new();
+                for (name, s) in shapes {
+                    let Some(at) = fields.iter().position(|(n, _)| n.name == *name) else {
+                        return Err(Diagnostic::new(e.span.clone(), format!("the record has no field `{name}`")).label("a field missing").hint("a scratch variable keeps one type: give it records with the same fields"));
+                    };
+                    let x = fields.swap_remove(at).1;
+                    out.extend(self.components(x, s)?.into_iter().map(|(p, x)| (format!(".{name}{p}"), x)));
+                }
+                out
+            }
             (ExprKind::Tuple(elems), Shape::Tuple(shapes)) => {
                 let mut out = Vec::new();
                 for (i, (x, s)) in elems.into_iter().zip(shapes).enumerate() {
@@ -640,6 +677,24 @@ impl Lowering {
     /// A tuple's element read by `.N` or `[N]`, down to the tuple literal's element or the
     /// element's own scratch variable.
     fn reduce(&mut self, e: Expr) -> Result<Expr, Diagnostic> {
+        if let ExprKind::Member { base, member, arrow: false } = &e.kind {
+            if let Shape::Record(fields) = self.shapes.of(base) {
+                if !fields.iter().any(|(n, _)| *n == member.name) {
+                    return Err(Diagnostic::new(member.span.clone(), format!("the record has no field `{}`", member.name))
+                        .label("not one of its fields")
+                        .hint(format!("its fields: {}", fields.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", "))));
+                }
+                let ExprKind::Member { base, member, .. } = e.kind else { unreachable!("matched") };
+                let base = self.reduce(*base)?;
+                return match base.kind {
+                    ExprKind::Record(xs) => self.reduce(xs.into_iter().find(|(n, _)| n.name == member.name).expect("checked").1),
+                    ExprKind::ClauseLocal(n) => Ok(Expr { kind: ExprKind::ClauseLocal(element_name(&n, &format!(".{}", member.name))), span: e.span }),
+                    _ => Err(Diagnostic::new(e.span, "a record's field is read from a record or a scratch variable that holds one")
+                        .label("not one")
+                        .hint("store the record in a scratch variable first: $r = (a = 1); $r.a")),
+                };
+            }
+        }
         let (base, index, span) = match e.kind {
             ExprKind::Member { base, member, arrow: false } if member.name.chars().all(|c| c.is_ascii_digit()) => {
                 let i = member.name.parse::<usize>().map_err(|_| out_of_range(&member.span, &member.name, 0))?;
@@ -661,6 +716,7 @@ impl Lowering {
             (Shape::Tuple(elems), ExprKind::ClauseLocal(n)) if index < elems.len() => Ok(Expr { kind: ExprKind::ClauseLocal(element_name(&n, &format!(".{index}"))), span }),
             (Shape::Tuple(elems), ExprKind::Agg(a)) if index < elems.len() => Ok(Expr { kind: ExprKind::Agg(AggRef { name: element_name(&a.name, &format!(".{index}")), ..a }), span }),
             (Shape::Tuple(elems), _) => Err(out_of_range(&span, &index.to_string(), elems.len())),
+            (Shape::Record(_), _) => Err(Diagnostic::new(span, "a record's fields are read by name").label("by number").hint("write $r.name")),
             (Shape::Scalar, _) => Err(Diagnostic::new(span, format!("element {index} of something that is not a tuple"))
                 .label("not a tuple")
                 .hint("`.N` and `[N]` read a tuple's elements: $t = (a, b); $t.0")),
@@ -719,7 +775,7 @@ impl Lowering {
             ExprKind::SizeofExpr(a) => ExprKind::SizeofExpr(b(self.scalar(*a)?)),
             ExprKind::Xlate(t, a) => ExprKind::Xlate(t, b(self.scalar(*a)?)),
             kind @ (ExprKind::Int(..) | ExprKind::Str(_) | ExprKind::Ident(_) | ExprKind::Macro(_) | ExprKind::ThreadLocal(_) | ExprKind::ArgsField(_) | ExprKind::ClauseLocal(_) | ExprKind::SizeofType(_) | ExprKind::Offsetof(..)) => kind,
-            ExprKind::Tuple(_) => return Err(not_here(&span)),
+            ExprKind::Tuple(_) | ExprKind::Record(_) => return Err(not_here(&span)),
         };
         Ok(Expr { kind, span })
     }
@@ -733,6 +789,7 @@ impl Lowering {
             match shape {
                 Shape::Scalar => parts.next().expect("one part per leaf"),
                 Shape::Tuple(elems) => Expr { kind: ExprKind::Tuple(elems.iter().map(|s| build(s, parts, span)).collect()), span: span.clone() },
+                Shape::Record(fields) => Expr { kind: ExprKind::Record(fields.iter().map(|(n, s)| (Ident { name: n.clone(), span: span.clone() }, build(s, parts, span))).collect()), span: span.clone() },
             }
         }
         Ok(build(shape, &mut parts, &span))
@@ -758,6 +815,12 @@ impl Lowering {
         }
         Ok(out.expect("a tuple has elements"))
     }
+}
+
+fn record_in_map(span: &Span) -> Diagnostic {
+    Diagnostic::new(span.clone(), "a record cannot be a map's key or value")
+        .label("a record")
+        .hint("store its fields, or a tuple of them: @m[k] = ($r.a, $r.b)")
 }
 
 fn tuple_map_computed(map: &str, span: Span) -> Diagnostic {
@@ -877,6 +940,22 @@ mod tests {
             ("BEGIN { @m[1] = (1, 2); $x = delete(@m, 1); }", "delete() of a map of tuples gives no value"),
             ("BEGIN { @m[1] = (1, 2); $x = @m[1] + 1; }", "a tuple cannot be used here"),
             ("BEGIN { @m[1] = (1, 2); $x = @m[1].2; }", "the tuple has no element 2"),
+        ] {
+            let d = lowered(src).expect_err(src);
+            assert!(d.message.contains(msg), "{src}: {}", d.message);
+        }
+    }
+
+    #[test]
+    fn a_record_is_a_variable_per_field_in_name_order() {
+        let p = lowered("BEGIN { $a = (size = 2, color = \"green\"); $a = (color = \"blue\", size = 10); $t = (1, $a); printf(\"%s\\n\", $t.1.color); }").unwrap();
+        assert_eq!(locals(&p), ["$a.color", "$a.size", "$a.color", "$a.size", "$t.0", "$t.1.color", "$t.1.size"]);
+        for (src, msg) in [
+            ("BEGIN { $a = (c = 1); $x = $a.d; }", "the record has no field `d`"),
+            ("BEGIN { $a = (c = 1, c = 2); }", "the record's field `c` is given twice"),
+            ("BEGIN { @m[1] = (c = 1); }", "a record cannot be a map's key or value"),
+            ("BEGIN { @m[(c = 1)] = 1; }", "a record cannot be a map's key or value"),
+            ("BEGIN { $a = (c = 1, d = 2); $a = (c = 1, e = 2); }", "given tuples of two shapes"),
         ] {
             let d = lowered(src).expect_err(src);
             assert!(d.message.contains(msg), "{src}: {}", d.message);

@@ -139,7 +139,7 @@ impl Checker<'_> {
             body.push(Stmt::Emit { item: items.len() - 1, args: vec![] });
             return Ok(());
         }
-        if f.hook == FnHook::Print && self.bpftrace() && matches!(args.first().map(|a| &a.kind), Some(ExprKind::Tuple(_))) {
+        if f.hook == FnHook::Print && self.bpftrace() && matches!(args.first().map(|a| &a.kind), Some(ExprKind::Tuple(_) | ExprKind::Record(_))) {
             check_arity(f, args, span)?;
             return self.print_tuple(&args[0], body, items);
         }

@@ -173,7 +173,28 @@ impl Checker<'_> {
         self.action(&printf, &std::iter::once(fmt).chain(leaves).collect::<Vec<_>>(), &sp, body, items)
     }
 
+    /// The printf format printing tuple or record `e` as bpftrace does, `(1, a)` and
+    /// `{ .name = "a", .n = 1 }` (a record's strings quoted), and its scalar elements.
     fn tuple_format(&mut self, e: &ast::Expr, format: &mut String, leaves: &mut Vec<ast::Expr>) -> Result<(), Diagnostic> {
+        if let ExprKind::Record(fields) = &e.kind {
+            format.push_str("{ ");
+            for (i, (name, x)) in fields.iter().enumerate() {
+                if i > 0 {
+                    format.push_str(", ");
+                }
+                format.push_str(&format!(".{} = ", name.name));
+                let quoted = !matches!(x.kind, ExprKind::Tuple(_) | ExprKind::Record(_)) && !self.value(x)?.expr.is_int();
+                if quoted {
+                    format.push('"');
+                }
+                self.tuple_format(x, format, leaves)?;
+                if quoted {
+                    format.push('"');
+                }
+            }
+            format.push_str(" }");
+            return Ok(());
+        }
         let ExprKind::Tuple(elems) = &e.kind else {
             let t = self.value(e)?;
             format.push_str(match self.repr_of(&t) {

@@ -52,6 +52,11 @@ impl Checker<'_> {
         Ok(match &e.kind {
             ExprKind::Cast(..) | ExprKind::Member { .. } | ExprKind::Index(..) | ExprKind::Deref(_) | ExprKind::AddrOf(_) | ExprKind::SizeofType(_) | ExprKind::SizeofExpr(_) | ExprKind::Offsetof(..) => unreachable!("typed forms are checked by typed()"),
             ExprKind::Xlate(..) => return Err(translators::whole_translation(&e.span)),
+            ExprKind::Record(_) => {
+                return Err(Diagnostic::new(e.span.clone(), "a record cannot be used here")
+                    .label("a record")
+                    .hint("a record can be stored in a scratch variable, compared with == or !=, or printed with print(); read a field with $r.name"))
+            }
             ExprKind::Tuple(_) => {
                 return Err(Diagnostic::new(e.span.clone(), "a tuple cannot be used here")
                     .label("a tuple")
