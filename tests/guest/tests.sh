@@ -382,6 +382,26 @@ test_crumbs_bt_loops() {
     done
 }
 
+# bpftrace's kfunc:/fentry: and kretfunc:/fexit: names of a kernel function's entry and
+# return: io-benchmark's one write of 64 KiB and 128 reads of 512 bytes, the count by name at
+# entry and the return value at return, in each attach mode; an argument by name at the
+# return is refused.
+test_crumbs_bt_kfunc() {
+    modes="kprobe fentry"
+    if has_kprobe_multi; then modes="$modes multi"; else expect_no_kprobe_multi; fi
+    for mode in $modes; do
+        out=$(crumbs -q -x fbtmode=$mode -e 'kfunc:vfs_read /pid == cpid/ { @count[tid] = args.count; }
+            kretfunc:vfs_read /pid == cpid && has_key(@count, tid)/ { @ret[@count[tid], retval] = count(); delete(@count, tid); }
+            fentry:vfs_write /pid == cpid/ { @writes = count(); } fexit:vfs_write /pid == cpid/ { @written[retval] = count(); }' \
+            -c 'io-benchmark -c -r -b 512 -s 64K /tmp/kfuncfile' 2>&1) || die "crumbs ($mode) failed: $out"
+        for line in '@ret[512, 512]: 128' '@writes: 1' '@written[65536]: 1'; do
+            echo "$out" | grep -qxF "$line" || die "no line '$line' with fbtmode=$mode in: $out"
+        done
+    done
+    out=$(crumbs -e 'fexit:vfs_read { @[args.count] = count(); }' 2>&1); rc=$?
+    [ "$rc" = 2 ] && echo "$out" | grep -qF "arguments by name are not read at its return" || die "args at fexit not refused ($rc): $out"
+}
+
 # bpftrace's reg() and sargN at kprobes, in the automatic attach mode (kprobes here, not the
 # fentry it would choose for one function: a trampoline saves no registers; kprobe.multi on
 # 6.12): vfs_read's registers at entry (di its struct file *, dx io-benchmark's 512-byte

@@ -1,8 +1,9 @@
 //! `fbt:MODULE:FUNCTION:entry|return`, DTrace's function boundary tracing: the entry to and
 //! return from kernel functions, listed through the kernel facts (BTF). bpftrace's
 //! `kprobe:FUNC`, `kretprobe:FUNC` (and `kprobe:MODULE:FUNC`, `kprobe::FUNC:`), and its
-//! `kfunc:FUNC`/`fentry:FUNC` for entries, name the same probes. How a probe is attached (kprobe now; kprobe.multi, fentry later) is the back end's
-//! choice: the attach points say only entry or return.
+//! `kfunc:FUNC`/`fentry:FUNC` for entries and `kretfunc:FUNC`/`fexit:FUNC` for returns, name
+//! the same probes. How a probe is attached (kprobe, kprobe.multi or fentry) is the back
+//! end's choice: the attach points say only entry or return.
 
 use super::{glob, interned, ArgType, AttachPoint, Probe, Provider};
 use crate::ast::ProbeDesc;
@@ -43,9 +44,9 @@ impl Provider for Fbt {
         let (module, func, names): (&str, &str, &str) = match f.as_slice() {
             ["fbt", module, func, name] => (module, func, name),
             ["kprobe" | "kfunc" | "fentry", func] => ("", func, "entry"),
-            ["kretprobe", func] => ("", func, "return"),
+            ["kretprobe" | "kretfunc" | "fexit", func] => ("", func, "return"),
             ["kprobe" | "kfunc" | "fentry", module, func] | ["kprobe", module, func, ""] => (module, func, "entry"),
-            ["kretprobe", module, func] | ["kretprobe", module, func, ""] => (module, func, "return"),
+            ["kretprobe" | "kretfunc" | "fexit", module, func] | ["kretprobe", module, func, ""] => (module, func, "return"),
             _ => return None,
         };
         Some(match_functions(desc, module, func, names, facts))
