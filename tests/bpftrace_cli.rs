@@ -213,6 +213,19 @@ fn verbose_listing_shows_tracepoint_fields() {
     assert_eq!(out.stdout, "tracepoint:sched:sched_process_exec\n    __data_loc char[] filename\n    pid_t pid\n    pid_t old_pid\n");
 }
 
+/// Kernel functions are kprobes and kfuncs; `-lv` gives a kfunc's parameters and return
+/// value from BTF, as bpftrace 0.17 lists them.
+#[test]
+fn listing_kfuncs_with_their_parameters() {
+    let out = bpftrace(&["-l", "kfunc:vfs_read"]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "kfunc:vfs_read\n");
+    let out = bpftrace(&["-lv", "kfunc:vfs_read"]);
+    assert_eq!(out.stdout, "kfunc:vfs_read\n    struct file * file\n    char * buf\n    size_t count\n    loff_t * pos\n    ssize_t retval\n");
+    let out = bpftrace(&["-l", "k*:vfs_fsync"]);
+    assert_eq!(out.stdout, "kfunc:vfs_fsync\nkprobe:vfs_fsync\n");
+}
+
 #[test]
 fn listing_a_files_functions_as_uprobes() {
     let out = bpftrace(&["-l", "uprobe:/bin/bash:*"]);

@@ -1,9 +1,10 @@
 //! `bpftrace -l [PATTERN]`: the probes crumbs can attach, named as bpftrace names them
-//! (`tracepoint:CATEGORY:EVENT`, `kprobe:FUNCTION`, `rawtracepoint:EVENT`,
+//! (`tracepoint:CATEGORY:EVENT`, `kprobe:FUNCTION`, `kfunc:FUNCTION`, `rawtracepoint:EVENT`,
 //! `uprobe:PATH:FUNCTION`, `usdt:PATH:PROVIDER:NAME`), sorted, one a line, as bpftrace 0.17
 //! prints them. The probes come from crumbs' own providers (the listing of `crumbs -l`);
 //! this only renames and filters them. `-lv` follows each tracepoint with its fields, as the
-//! kernel's format file declares them.
+//! kernel's format file declares them, and each kfunc with its parameters and return value
+//! from its BTF prototype.
 
 use crumbs_lang::ast::ProbeDesc;
 use crumbs_lang::facts::KernelFacts;
@@ -34,6 +35,11 @@ pub fn list(pattern: Option<&str>, verbose: bool, out: &mut dyn Write) -> Result
                     let _ = writeln!(out, "    {field}");
                 }
             }
+            if let Some(function) = name.strip_prefix("kfunc:") {
+                for param in kfunc_params(function) {
+                    let _ = writeln!(out, "    {param}");
+                }
+            }
         }
     }
     let _ = out.flush();
@@ -41,26 +47,55 @@ pub fn list(pattern: Option<&str>, verbose: bool, out: &mut dyn Write) -> Result
 }
 
 /// The kernel's probes crumbs lists (`crumbs -l`), in bpftrace's names: tracepoints, kernel
-/// functions as kprobes (bpftrace lists kretprobes under no name of their own), raw
-/// tracepoints. Why some could not be listed goes to standard error as bpftrace's warning.
+/// functions as kprobes and (those of vmlinux) kfuncs (bpftrace lists kretprobes and
+/// kretfuncs under no names of their own), raw tracepoints. Why some could not be listed goes to standard error as bpftrace's warning.
 fn kernel_probes() -> BTreeSet<String> {
     let (probes, missing) = crate::list::every_probe();
     if let Some(why) = missing {
         eprintln!("WARNING: {why}");
     }
-    probes.iter().filter_map(bpftrace_name).collect()
+    probes.iter().flat_map(bpftrace_names).collect()
 }
 
-fn bpftrace_name(p: &Probe) -> Option<String> {
+fn bpftrace_names(p: &Probe) -> Vec<String> {
     match p.provider {
         // ftrace's own events (tracefs' events/ftrace) are not tracepoints a program can
         // attach to; bpftrace lists only available_events, which leaves them out.
-        "tracepoint" if p.module == "ftrace" => None,
-        "tracepoint" => Some(format!("tracepoint:{}:{}", p.module, p.name)),
-        "fbt" if p.name == "entry" => Some(format!("kprobe:{}", p.function)),
-        "rawtracepoint" => Some(format!("rawtracepoint:{}", p.name)),
-        _ => None,
+        "tracepoint" if p.module == "ftrace" => Vec::new(),
+        "tracepoint" => vec![format!("tracepoint:{}:{}", p.module, p.name)],
+        "fbt" if p.name == "entry" && p.module == crumbs_lang::providers::FBT_MODULE => vec![format!("kprobe:{}", p.function), format!("kfunc:{}", p.function)],
+        "fbt" if p.name == "entry" => vec![format!("kprobe:{}", p.function)],
+        "rawtracepoint" => vec![format!("rawtracepoint:{}", p.name)],
+        _ => Vec::new(),
     }
+}
+
+/// A kernel function's parameters as `-lv` lists a kfunc's, `struct file * file`, then its
+/// return value, `ssize_t retval` (none for a void function), from its BTF prototype.
+fn kfunc_params(function: &str) -> Vec<String> {
+    let probes = |name: &str| {
+        let fields: Vec<String> = ["fbt", "vmlinux", function, name].iter().map(|f| f.to_string()).collect();
+        match_probes_with(&ProbeDesc { text: fields.join(":"), fields, span: 0..0 }, Some(&LiveKernel)).unwrap_or_default()
+    };
+    let fbt = crumbs_lang::providers::provider("fbt").expect("fbt is a provider");
+    let mut out = Vec::new();
+    if let Some(entry) = probes("entry").first() {
+        let types = fbt.arg_types(entry, Some(&LiveKernel)).and_then(Result::ok).unwrap_or_default();
+        let names = fbt.arg_names(entry, Some(&LiveKernel)).unwrap_or_default();
+        out.extend(types.iter().zip(&names).map(|(t, n)| typed(&t.c_type, n)));
+    }
+    if let Some(ret) = probes("return").first() {
+        // DTrace's args: the return's offset, then its value.
+        if let Some(t) = fbt.arg_types(ret, Some(&LiveKernel)).and_then(Result::ok).and_then(|t| t.get(1).cloned()) {
+            out.push(typed(&t.c_type, "retval"));
+        }
+    }
+    out
+}
+
+/// `TYPE NAME` as bpftrace writes a declaration: `struct file * file`, `size_t count`.
+fn typed(c_type: &str, name: &str) -> String {
+    format!("{} {name}", c_type.trim_end())
 }
 
 /// `uprobe:PATH[:FUNCTION]` or `usdt:PATH[:PROVIDER[:NAME]]` (`rest` after the type):
@@ -158,10 +193,10 @@ mod tests {
     #[test]
     fn kernel_probes_get_bpftraces_names() {
         let p = |provider, module, function, name| Probe { id: 0, provider, module, function, name, attach: crumbs_lang::providers::AttachPoint::Begin, nr: None, user: None };
-        assert_eq!(bpftrace_name(&p("tracepoint", "sched", "", "sched_switch")).unwrap(), "tracepoint:sched:sched_switch");
-        assert_eq!(bpftrace_name(&p("fbt", "vmlinux", "vfs_read", "entry")).unwrap(), "kprobe:vfs_read");
-        assert_eq!(bpftrace_name(&p("fbt", "vmlinux", "vfs_read", "return")), None);
-        assert_eq!(bpftrace_name(&p("syscall", "", "read", "entry")), None);
-        assert_eq!(bpftrace_name(&p("tracepoint", "ftrace", "", "function")), None);
+        assert_eq!(bpftrace_names(&p("tracepoint", "sched", "", "sched_switch")), ["tracepoint:sched:sched_switch"]);
+        assert_eq!(bpftrace_names(&p("fbt", "vmlinux", "vfs_read", "entry")), ["kprobe:vfs_read", "kfunc:vfs_read"]);
+        assert!(bpftrace_names(&p("fbt", "vmlinux", "vfs_read", "return")).is_empty());
+        assert!(bpftrace_names(&p("syscall", "", "read", "entry")).is_empty());
+        assert!(bpftrace_names(&p("tracepoint", "ftrace", "", "function")).is_empty());
     }
 }
