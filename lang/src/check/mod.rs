@@ -198,6 +198,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         types,
         var_types: known.unwrap_or_default(),
         second_pass_needed: false,
+        guessed: None,
         key_buffers,
         key_types: std::collections::HashMap::new(),
         c_ints: std::collections::HashMap::new(),
@@ -334,7 +335,9 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         dialect: opts.dialect.unwrap_or_default(),
     };
     if again {
-        let vars = cx.var_types.into_iter().filter(|(v, _)| !matches!(v, VarRef::Clause(_))).collect();
+        // A type taken from a guessed read is the guess, not known.
+        let guessed = cx.guessed;
+        let vars = cx.var_types.into_iter().filter(|(v, t)| !matches!(v, VarRef::Clause(_)) && Some(*t) != guessed).collect();
         return Ok((program, Some((cx.types, vars, cx.key_buffers))));
     }
     Ok((program, None))
@@ -552,6 +555,10 @@ struct Checker<'a> {
     /// Whether the first pass found what only a second can use: a variable read before its
     /// first assignment was checked, or a key position that needs a string buffer.
     second_pass_needed: bool,
+    /// The type a variable read before its first assignment reads as in the first pass: a
+    /// `long` of its own id, so that a variable assigned from such a read (`$p = @p[1];
+    /// @q = $p;`) is not taken as known to the second pass, which types it from the real one.
+    guessed: Option<crate::types::TypeId>,
     /// Key positions whose strings go in buffers (found by the first pass).
     key_buffers: KeyBuffers,
     /// The struct or union type of struct key positions (by owner and position), from

@@ -54,7 +54,19 @@ impl Checker<'_> {
             return *t;
         }
         self.second_pass_needed = true;
-        self.long()
+        self.guessed_long()
+    }
+
+    /// A `long` named as such, but with an id of its own, which tells the types a guess gave
+    /// from those of real values (see [`Checker::guessed`]).
+    fn guessed_long(&mut self) -> TypeId {
+        if let Some(t) = self.guessed {
+            return t;
+        }
+        let long = self.long();
+        let t = self.types.add(Type::Typedef { name: "long".into(), to: long });
+        self.guessed = Some(t);
+        t
     }
 
     /// `target = value`, `target op= value`, `target++` as a statement.
