@@ -201,6 +201,15 @@ impl Checker<'_> {
                         lowered.push(self.own(&t));
                         continue;
                     }
+                    // bpftrace's buffers print with %r, %rx and %rh, and those print nothing else.
+                    if let Some(d) = buffers::conversion(c, v.repr(), &a.span) {
+                        return Err(d);
+                    }
+                    if matches!(v.repr(), Repr::Buf(_)) {
+                        reprs.push(self.repr_of(&t));
+                        lowered.push(self.own(&t));
+                        continue;
+                    }
                     if let Some(d) = symbols::stack_conversion(c, v.repr(), &a.span) {
                         return Err(d);
                     }

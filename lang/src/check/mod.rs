@@ -164,6 +164,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         jstackframes,
         pcapsize,
         strsize: str_buffer(options.strsize()),
+        max_strlen: options.strsize(),
         globals: Vec::new(),
         thread_locals: Vec::new(),
         arrays: Vec::new(),
@@ -497,6 +498,8 @@ struct Checker<'a> {
     pcapsize: u32,
     /// The buffer every string variable and copied string is kept in (strsize rounded up to whole 8-byte words).
     strsize: u32,
+    /// The strsize option's bytes: the most bpftrace's buf() reads (its max_strlen).
+    max_strlen: u32,
     globals: Vec<String>,
     thread_locals: Vec<String>,
     /// Associative arrays, global and thread-local.
@@ -784,3 +787,4 @@ mod dialect_tests;
 mod stored_values_tests;
 mod bpftrace_fns;
 mod bpftrace_out;
+mod buffers;

@@ -120,7 +120,7 @@ impl Checker<'_> {
             Ok(Type::String { .. }) => Some(Buffer::Str(self.strsize)),
             Ok(Type::Struct(r) | Type::Union(r)) => Some(Buffer::Object(r.size)),
             // A user symbol is two words: kept in a buffer as a struct is.
-            Ok(Type::Printed(r @ Repr::USym(_))) => Some(Buffer::Object(r.size() as u32)),
+            Ok(Type::Printed(r @ (Repr::USym(_) | Repr::Buf(_)))) => Some(Buffer::Object(r.size() as u32)),
             _ => None,
         }
     }
@@ -623,7 +623,7 @@ fn store_into(v: VarRef, keys: Vec<Expr>, value: Expr) -> Stmt {
         (Expr::Str(s), v) => Stmt::SetStr(str_var(v, keys), s),
         (o @ Expr::Object { .. }, v) => Stmt::SetObject(str_var(v, keys), o),
         // A user symbol's two words go into the variable's buffer, as a struct's bytes.
-        (u, v) if matches!(u.repr(), Repr::USym(_)) => Stmt::SetObject(str_var(v, keys), u),
+        (u, v) if matches!(u.repr(), Repr::USym(_) | Repr::Buf(_)) => Stmt::SetObject(str_var(v, keys), u),
         (value, VarRef::Global(g)) => Stmt::SetGlobal(g, value),
         (value, VarRef::Thread(t)) => Stmt::SetThreadLocal(t, value),
         (value, VarRef::Clause(l)) => Stmt::SetClauseLocal(l, value),
