@@ -320,3 +320,77 @@ fn strncmp_and_uptr() {
     assert_eq!(bad.code(), 2, "{}", bad.dump());
     assert!(bad.stderr.contains("strncmp() needs a constant length"), "{}", bad.dump());
 }
+
+/// A program that writes known bytes to /dev/null: 15 with printable and other bytes, 200
+/// letters (more than max_strlen 64), and none; `work()` is a function for a uprobe.
+const WRITER: &str = r#"#include <fcntl.h>
+#include <unistd.h>
+__attribute__((noinline)) int work(int x) { asm volatile(""); return x * 3; }
+int main(void) {
+    int fd = open("/dev/null", O_WRONLY);
+    static const char known[] = "Hi\\\"%\0\001\t\n\x7f\x80\xff~ z";
+    char big[200];
+    for (int i = 0; i < 200; i++) big[i] = 'a' + i % 26;
+    write(fd, known, sizeof known - 1);
+    write(fd, big, 200);
+    write(fd, known, 0);
+    return work(fd) == 99;
+}
+"#;
+
+/// buf() of write(2)'s user buffer with its computed and constant lengths, printed by %r,
+/// %rx, %rh, print(), as keys and values, through a scratch variable: bpftrace 0.17
+/// (BPFTRACE_STRLEN=64) printed the same, except its keys of a computed length, which it
+/// printed with all 64 bytes (\x00 past the count); crumbs prints the count's, as current
+/// bpftrace does.
+#[test]
+fn buf_of_a_writes_known_bytes() {
+    let dir = TempPath::dir("btbuf");
+    let writer = compiled_c(&dir, "writer", WRITER, &[]);
+    let program = r#"config = { max_strlen = 64 }
+tracepoint:syscalls:sys_enter_write /pid == cpid/ {
+  printf("[%r] %d\n", buf(args->buf, args->count), args->count);
+  @[buf(args->buf, args->count)] = sum(args->count); @v = buf(args->buf, 3); print(buf(args->buf, 5));
+  printf("%rx|%rh|\n", buf(args->buf, 4), buf(args->buf, 4));
+  $b = buf(args->buf, 2); printf("<%r>\n", $b); @m = buf(args->buf, 6);
+}"#;
+    let out = run(&["--dialect", "bpftrace", "-e", program, "-c", &writer]);
+    out.assert_ok();
+    let letters = "abcdefghijklmnopqrstuvwxyz".repeat(3)[..64].to_string();
+    let want = format!(
+        r#"Attaching 1 probe...
+[Hi\"%\x00\x01\x09\x0a\x7f\x80\xff~ z] 15
+Hi\"%
+\x48\x69\x5c\x22|48 69 5c 22|
+<Hi>
+[{letters}] 200
+abcde
+\x61\x62\x63\x64|61 62 63 64|
+<ab>
+[] 0
+Hi\"%
+\x48\x69\x5c\x22|48 69 5c 22|
+<Hi>
+
+
+@[]: 0
+@[Hi\"%\x00\x01\x09\x0a\x7f\x80\xff~ z]: 15
+@[{letters}]: 200
+@m: Hi\"%\x00
+@v: Hi\
+"#
+    );
+    assert_eq!(out.stdout, want, "{}", out.dump());
+}
+
+/// printf's %s of usym() at a uprobe prints the function's name, as bpftrace 0.17 does
+/// (`[work]`), from the call and from a scratch variable.
+#[test]
+fn usym_prints_with_percent_s() {
+    let dir = TempPath::dir("btusym");
+    let writer = compiled_c(&dir, "writer", WRITER, &[]);
+    let program = format!(r#"uprobe:{writer}:work {{ printf("[%s]\n", usym(reg("ip"))); $u = usym(reg("ip")); printf("<%s>\n", $u); }}"#);
+    let out = run(&["--dialect", "bpftrace", "-e", &program, "-c", &writer]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n[work]\n<work>\n\n\n", "{}", out.dump());
+}

@@ -25,7 +25,7 @@
 use std::fmt;
 
 /// The conversions [`parse`] accepts, as shown in hints.
-pub const SUPPORTED: &str = "%d %i %u %x %X %o %c %p %a %A %s %k %Y %S (and %% for a literal '%')";
+pub const SUPPORTED: &str = "%d %i %u %x %X %o %c %p %a %A %s %k %Y %S, bpftrace's %r %rx %rh (and %% for a literal '%')";
 
 /// Largest width or precision accepted; a larger one is almost certainly a typo and would
 /// make every firing print megabytes of padding.
@@ -57,6 +57,9 @@ pub struct Conv {
     pub length: String,
     /// The conversion character: one of `d i u x X o c s`.
     pub conv: char,
+    /// bpftrace's `%rx` and `%rh` (a buffer all in hex, with `\x` or spaced): the letter
+    /// after `r`, `x` or `h`; `None` for `%r` and every other conversion.
+    pub suffix: Option<char>,
     /// Byte offset of the `%` in the format string.
     pub start: usize,
     /// Byte offset just past the conversion character.
@@ -72,6 +75,8 @@ pub enum ArgKind {
     Str,
     /// A kernel stack (`k`).
     Stack,
+    /// bpftrace's buffer, `buf()`'s value (`r`, `rx`, `rh`).
+    Buffer,
 }
 
 impl Conv {
@@ -80,6 +85,7 @@ impl Conv {
         match self.conv {
             's' | 'S' => ArgKind::Str,
             'k' => ArgKind::Stack,
+            'r' => ArgKind::Buffer,
             _ => ArgKind::Int,
         }
     }
@@ -267,9 +273,17 @@ pub fn parse(fmt: &str) -> Result<Vec<Piece>, FormatError> {
                 supported_hint(),
             ));
         };
-        let end = i + c.len_utf8();
+        let mut end = i + c.len_utf8();
+        // bpftrace's %rx and %rh: a letter after the r says how its buffer prints.
+        let suffix = match (c, bytes.get(end)) {
+            ('r', Some(b @ (b'x' | b'h'))) => {
+                end += 1;
+                Some(*b as char)
+            }
+            _ => None,
+        };
         match c {
-            'd' | 'i' | 'u' | 'x' | 'X' | 'o' | 'c' | 's' | 'S' | 'Y' | 'p' | 'a' | 'A' | 'k' => {}
+            'd' | 'i' | 'u' | 'x' | 'X' | 'o' | 'c' | 's' | 'S' | 'Y' | 'p' | 'a' | 'A' | 'k' | 'r' => {}
             '%' => {
                 return Err(err(
                     start,
@@ -309,6 +323,7 @@ pub fn parse(fmt: &str) -> Result<Vec<Piece>, FormatError> {
             precision,
             length: length.to_string(),
             conv: c,
+            suffix,
             start,
             end,
         }));
@@ -364,6 +379,7 @@ mod tests {
             precision,
             length: length.into(),
             conv: c,
+            suffix: None,
             start,
             end,
         })
@@ -553,5 +569,16 @@ mod tests {
             s.starts_with("unknown format conversion %q (hint: supported conversions are %d"),
             "{s}"
         );
+    }
+
+    /// bpftrace's buffer conversions: `%r`, and `%rx`/`%rh` whose letter is part of the
+    /// conversion (`%rz` is `%r` then a literal `z`).
+    #[test]
+    fn buffer_conversions() {
+        let p = parse("%r|%rx|%-4rh|%rz").unwrap();
+        let convs: Vec<(char, Option<char>, usize, usize)> = conversions(&p).map(|c| (c.conv, c.suffix, c.start, c.end)).collect();
+        assert_eq!(convs, [('r', None, 0, 2), ('r', Some('x'), 3, 6), ('r', Some('h'), 7, 12), ('r', None, 13, 15)]);
+        assert_eq!(p.last(), Some(&lit("z")));
+        assert!(conversions(&p).all(|c| c.arg_kind() == ArgKind::Buffer));
     }
 }

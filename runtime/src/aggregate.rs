@@ -125,6 +125,8 @@ pub fn decode_value(r: Repr, bytes: &[u8], dec: &Decoder) -> Value {
     match r {
         Repr::Int(r) => Value::Int(word(bytes, 0), r),
         Repr::Object(_) => Value::Bytes(bytes.to_vec()),
+        // The count read, then the bytes (the count is at most the place's bytes).
+        Repr::Buf(cap) => Value::Buf(bytes[8..8 + (word(bytes, 0) as u64).min(cap as u64) as usize].to_vec()),
         Repr::StrId => Value::Str(dec.strings.resolve(word(bytes, 0) as u64)),
         Repr::Strftime(format) => Value::Str(crate::output::local_time::at_boot_ns(&dec.strings.resolve(format as u64), word(bytes, 0) as u64)),
         Repr::Named(k) => Value::Str(crate::output::names::name_of(k, word(bytes, 0), dec.strings)),

@@ -181,8 +181,8 @@ impl Checker<'_> {
                 }
                 let mut lowered = Vec::new();
                 let mut reprs = Vec::new();
-                // bpftrace prints a stack or a kernel symbol (ksym()) with %s: those conversions
-                // become %k and %a.
+                // bpftrace prints a stack, a kernel symbol (ksym()) or a user one (usym()) with
+                // %s: the first two conversions become %k and %a.
                 let mut stacks_as_s = Vec::new();
                 for (n, (c, a)) in convs.iter().zip(rest).enumerate() {
                     let mut t = self.value(a)?;
@@ -193,8 +193,19 @@ impl Checker<'_> {
                         t = self.user_symbol(USymKind::Addr, t.expr, a, "%A's argument")?;
                     }
                     let v = &t.expr;
-                    if c.conv == 's' && (v.repr().is_frames() || matches!(v.repr(), Repr::Sym(_))) && self.bpftrace() {
-                        stacks_as_s.push((n, if v.repr().is_frames() { 'k' } else { 'a' }));
+                    // A user symbol (usym()) is recorded with its process and printed by
+                    // name as bpftrace prints it: it keeps %s.
+                    if c.conv == 's' && (v.repr().is_frames() || matches!(v.repr(), Repr::Sym(_) | Repr::USym(_))) && self.bpftrace() {
+                        stacks_as_s.push((n, match v.repr() { r if r.is_frames() => 'k', Repr::Sym(_) => 'a', _ => 's' }));
+                        reprs.push(self.repr_of(&t));
+                        lowered.push(self.own(&t));
+                        continue;
+                    }
+                    // bpftrace's buffers print with %r, %rx and %rh, and those print nothing else.
+                    if let Some(d) = buffers::conversion(c, v.repr(), &a.span) {
+                        return Err(d);
+                    }
+                    if matches!(v.repr(), Repr::Buf(_)) {
                         reprs.push(self.repr_of(&t));
                         lowered.push(self.own(&t));
                         continue;

@@ -119,3 +119,29 @@ fn kretfunc_and_fexit_are_return_probes_without_arguments_by_name() {
     assert_eq!((d.message.as_str(), &src[d.span.clone()]), ("a function's arguments by name are not read at its return (vfs_read) in crumbs", "args.count"));
     assert!(d.hint.as_deref().is_some_and(|h| h.contains("kfunc:vfs_read")), "{:?}", d.hint);
 }
+
+#[test]
+fn buf_reads_an_address_or_an_array_and_prints_with_percent_r() {
+    let p = ok(Dialect::Bpftrace, r#"struct s { unsigned char b[5]; } BEGIN { $n = 3; printf("%r %rx %rh\n", buf(8, 4), buf(((struct s *)8)->b), buf((struct s *)8, $n)); @k[buf(8, 1000)] = count(); @v = buf(8, 2); $b = buf(8, 2); print($b); }"#);
+    let printf = p.records.iter().flat_map(|r| &r.items).find_map(|i| match i { Item::Printf { args, .. } => Some(args.clone()), _ => None }).unwrap();
+    // A constant length sizes the buffer, an array's size too; a computed one takes strsize.
+    assert_eq!(printf, [Repr::Buf(4), Repr::Buf(5), Repr::Buf(crate::ir::DEFAULT_STRSIZE)]);
+    assert_eq!(p.aggregations[0].keys, [Repr::Buf(crate::ir::DEFAULT_STRSIZE)]);
+    for (src, message, span) in [
+        ("BEGIN { printf(\"%r\", buf(0, -1)); }", "buf cannot use negative length (-1)", "-1"),
+        ("BEGIN { printf(\"%r\", buf(1)); }", "buf() expects a length argument for non-array type `int`", "buf(1)"),
+        ("BEGIN { printf(\"%r\", buf(comm, 4)); }", "buf() of a string is not in crumbs yet", "comm"),
+        ("BEGIN { printf(\"%r\", 5); }", "%r expects a buffer, but this is an integer", "5"),
+        ("BEGIN { printf(\"%rh\", comm); }", "%rh expects a buffer, but this is a string", "comm"),
+        ("BEGIN { printf(\"%s\", buf(0, 2)); }", "%s of a buffer", "buf(0, 2)"),
+        ("BEGIN { $b = buf(0, 2); $b = buf(0, 3); }", "`$b` is `buffer[2]`, but this is `buffer[3]`", "buf(0, 3)"),
+        ("BEGIN { if (buf(0, 2) == buf(0, 2)) {} }", "an operand of `==` must be an integer, but this is a buffer", "buf(0, 2)"),
+        ("BEGIN { @a = buf(); }", "buf() takes 1 or 2 arguments, but 0 given", "buf()"),
+    ] {
+        let (d, text) = err(Dialect::Bpftrace, src);
+        assert_eq!((d.message.as_str(), text.as_str()), (message, span), "{src}");
+        assert!(d.hint.is_some(), "{src}");
+    }
+    let (d, _) = err(Dialect::D, "BEGIN { trace(buf(0, 2)); }");
+    assert!(d.message.starts_with("unknown function"), "{}", d.message);
+}

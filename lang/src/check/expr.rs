@@ -390,6 +390,7 @@ impl Checker<'_> {
             FnHook::Ntop => self.ntop(f, args, span)?,
             FnHook::Pton => self.pton(args, span)?,
             FnHook::Macaddr => self.macaddr(f, args, span)?,
+            FnHook::Buf => self.buf(f, args, span)?,
             FnHook::Register => self.register(f, args, span)?,
             FnHook::HasKey => self.has_key(args, span)?,
             FnHook::Len => self.map_len(args, span)?,

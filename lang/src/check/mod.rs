@@ -166,6 +166,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         jstackframes,
         pcapsize,
         strsize: str_buffer(options.strsize()),
+        max_strlen: options.strsize(),
         globals: Vec::new(),
         thread_locals: Vec::new(),
         arrays: Vec::new(),
@@ -200,6 +201,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         types,
         var_types: known.unwrap_or_default(),
         second_pass_needed: false,
+        guessed: None,
         key_buffers,
         key_types: std::collections::HashMap::new(),
         c_ints: std::collections::HashMap::new(),
@@ -336,7 +338,9 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         dialect: opts.dialect.unwrap_or_default(),
     };
     if again {
-        let vars = cx.var_types.into_iter().filter(|(v, _)| !matches!(v, VarRef::Clause(_))).collect();
+        // A type taken from a guessed read is the guess, not known.
+        let guessed = cx.guessed;
+        let vars = cx.var_types.into_iter().filter(|(v, t)| !matches!(v, VarRef::Clause(_)) && Some(*t) != guessed).collect();
         return Ok((program, Some((cx.types, vars, cx.key_buffers))));
     }
     Ok((program, None))
@@ -496,6 +500,8 @@ struct Checker<'a> {
     pcapsize: u32,
     /// The buffer every string variable and copied string is kept in (strsize rounded up to whole 8-byte words).
     strsize: u32,
+    /// The strsize option's bytes: the most bpftrace's buf() reads (its max_strlen).
+    max_strlen: u32,
     globals: Vec<String>,
     thread_locals: Vec<String>,
     /// Associative arrays, global and thread-local.
@@ -554,6 +560,10 @@ struct Checker<'a> {
     /// Whether the first pass found what only a second can use: a variable read before its
     /// first assignment was checked, or a key position that needs a string buffer.
     second_pass_needed: bool,
+    /// The type a variable read before its first assignment reads as in the first pass: a
+    /// `long` of its own id, so that a variable assigned from such a read (`$p = @p[1];
+    /// @q = $p;`) is not taken as known to the second pass, which types it from the real one.
+    guessed: Option<crate::types::TypeId>,
     /// Key positions whose strings go in buffers (found by the first pass).
     key_buffers: KeyBuffers,
     /// The struct or union type of struct key positions (by owner and position), from
@@ -779,3 +789,4 @@ mod dialect_tests;
 mod stored_values_tests;
 mod bpftrace_fns;
 mod bpftrace_out;
+mod buffers;

@@ -107,3 +107,27 @@ fn arithmetic_comparison_and_other_types_stay_refused() {
     let (m, at, _) = bt("@m[@s[tid]] = 1;");
     assert_eq!((m.as_str(), at.as_str()), ("an associative array's key cannot be a stack", "@s[tid]"));
 }
+
+/// A map read in a clause before the clause that assigns it: the second pass types the
+/// scratch variable from the map, and what is assigned from it from that (a string, a
+/// stack), not from the first pass's guess of a `long`.
+#[test]
+fn variables_assigned_from_maps_typed_later_take_the_maps_types() {
+    let p = ok(Dialect::Bpftrace, "BEGIN { $p = @p[1]; @q = $p; $s = @s[1]; @t = $s; @n = @c[1] + 1; } END { @p[tid] = comm; @s[tid] = kstack; @c[tid] = 2; }");
+    assert!(matches!(array(&p, "@q").value, Repr::Str(_)));
+    assert!(matches!(array(&p, "@t").value, Repr::Stack(_)));
+    assert!(matches!(array(&p, "@n").value, Repr::Int(_)));
+    // A real mismatch stays an error, found by the second pass.
+    let (m, text, hint) = err(Dialect::Bpftrace, "BEGIN { $p = @p[1]; @q = $p; @q = 1; } END { @p[tid] = comm; }");
+    assert_eq!((m.as_str(), text.as_str()), ("`@q[...]` is `string`, but this is `int`", "1"));
+    assert!(!hint.is_empty());
+}
+
+/// bpftrace prints a user symbol with `%s` (by name); D keeps %A for it.
+#[test]
+fn a_user_symbol_prints_with_percent_s_in_bpftrace() {
+    ok(Dialect::Bpftrace, r#"profile:hz:99 { printf("%s %s\n", usym(reg("ip")), usym(0)); $u = usym(reg("ip")); printf("%s\n", $u); }"#);
+    let (m, text, _) = err(Dialect::D, r#"profile-99 { printf("%s\n", usym(arg1)); }"#);
+    assert!(m.starts_with("%s expects a string"), "{m}");
+    assert_eq!(text, "usym(arg1)");
+}

@@ -54,7 +54,19 @@ impl Checker<'_> {
             return *t;
         }
         self.second_pass_needed = true;
-        self.long()
+        self.guessed_long()
+    }
+
+    /// A `long` named as such, but with an id of its own, which tells the types a guess gave
+    /// from those of real values (see [`Checker::guessed`]).
+    fn guessed_long(&mut self) -> TypeId {
+        if let Some(t) = self.guessed {
+            return t;
+        }
+        let long = self.long();
+        let t = self.types.add(Type::Typedef { name: "long".into(), to: long });
+        self.guessed = Some(t);
+        t
     }
 
     /// `target = value`, `target op= value`, `target++` as a statement.
@@ -108,7 +120,7 @@ impl Checker<'_> {
             Ok(Type::String { .. }) => Some(Buffer::Str(self.strsize)),
             Ok(Type::Struct(r) | Type::Union(r)) => Some(Buffer::Object(r.size)),
             // A user symbol is two words: kept in a buffer as a struct is.
-            Ok(Type::Printed(r @ Repr::USym(_))) => Some(Buffer::Object(r.size() as u32)),
+            Ok(Type::Printed(r @ (Repr::USym(_) | Repr::Buf(_)))) => Some(Buffer::Object(r.size() as u32)),
             _ => None,
         }
     }
@@ -618,7 +630,7 @@ fn store_into(v: VarRef, keys: Vec<Expr>, value: Expr) -> Stmt {
         (Expr::Str(s), v) => Stmt::SetStr(str_var(v, keys), s),
         (o @ Expr::Object { .. }, v) => Stmt::SetObject(str_var(v, keys), o),
         // A user symbol's two words go into the variable's buffer, as a struct's bytes.
-        (u, v) if matches!(u.repr(), Repr::USym(_)) => Stmt::SetObject(str_var(v, keys), u),
+        (u, v) if matches!(u.repr(), Repr::USym(_) | Repr::Buf(_)) => Stmt::SetObject(str_var(v, keys), u),
         (value, VarRef::Global(g)) => Stmt::SetGlobal(g, value),
         (value, VarRef::Thread(t)) => Stmt::SetThreadLocal(t, value),
         (value, VarRef::Clause(l)) => Stmt::SetClauseLocal(l, value),

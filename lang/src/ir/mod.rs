@@ -90,6 +90,10 @@ pub enum Repr {
     Strftime(u32),
     /// A number (8 bytes) printed as the name user space finds for it ([`NameOf`]).
     Named(NameOf),
+    /// bpftrace's `buf(addr, n)`: a word holding how many bytes were read (at most this
+    /// many), then this many bytes' place rounded up to whole words, zero past the length;
+    /// printed in user space with `\x..` escapes ([`Expr::Buf`]).
+    Buf(u32),
 }
 
 /// What name user space prints for a number: bpftrace's `username` (a uid's user name),
@@ -270,6 +274,7 @@ impl Repr {
             Repr::Named(NameOf::User) => "a user name",
             Repr::Named(NameOf::Errno) => "an error message",
             Repr::Named(NameOf::CgroupPath(_)) => "a cgroup's path",
+            Repr::Buf(_) => "a buffer",
         }
     }
 
@@ -278,13 +283,14 @@ impl Repr {
             Repr::Int(_) | Repr::StrId | Repr::Stack(_) | Repr::Sym(_) | Repr::UStack(_) | Repr::Probe | Repr::Strftime(_) | Repr::Named(_) => 8,
             Repr::USym(_) => 16,
             Repr::Str(n) | Repr::Object(n) => n as usize,
+            Repr::Buf(n) => 8 + n.next_multiple_of(8) as usize,
         }
     }
 
     /// Whether user space turns it into text when printing (a stack, a symbol, or what is
     /// read from a recorded stack): it cannot be computed with or stored in a variable.
     pub fn printed_only(self) -> bool {
-        matches!(self, Repr::Stack(_) | Repr::Sym(_) | Repr::UStack(_) | Repr::USym(_) | Repr::Probe | Repr::Strftime(_) | Repr::Named(_))
+        matches!(self, Repr::Stack(_) | Repr::Sym(_) | Repr::UStack(_) | Repr::USym(_) | Repr::Probe | Repr::Strftime(_) | Repr::Named(_) | Repr::Buf(_))
     }
 
     /// How a variable holding it is typed in messages (a printed-only representation; the
@@ -309,6 +315,7 @@ impl Repr {
             Repr::Named(NameOf::User) => "username".into(),
             Repr::Named(NameOf::Errno) => "strerror".into(),
             Repr::Named(NameOf::CgroupPath(_)) => "cgroup_path".into(),
+            Repr::Buf(n) => format!("buffer[{n}]"),
             r => r.describe().into(),
         }
     }
@@ -368,6 +375,11 @@ pub enum Expr {
     /// join() of execve's argv), each in `size` bytes read from where `from` says; a pointer
     /// or a string that cannot be read is "" (never a fault: the array's end is read past).
     PointedStrings { addr: Box<Expr>, from: ReadFrom, count: u32, size: u32 },
+    /// bpftrace's `buf(addr, len)`: `len` bytes (at most `cap`; a negative `len` is taken as
+    /// `cap`, an unsigned comparison, as bpftrace's) read from `addr` where `from` says, kept
+    /// with their count as [`Repr::Buf`] says. Bytes that cannot be read are 0, as the read
+    /// helpers leave them (never a fault, as in bpftrace).
+    Buf { addr: Box<Expr>, from: ReadFrom, len: Box<Expr>, cap: u32 },
     /// The address of a struct or union variable's buffer, as a number (0 where a
     /// thread-local one or an element does not exist): its members are read from there as
     /// from kernel memory.
@@ -643,7 +655,7 @@ impl Expr {
                 Expr::StrCmp(_, a, b) => a.any(f) || b.any(f),
                 Expr::Ternary(a, b, c) => a.any(f) || b.any(f) || c.any(f),
                 Expr::Load { addr: a, .. } | Expr::Bits { inner: a, .. } | Expr::Object { addr: a, .. } | Expr::Sym(_, a) | Expr::USym(_, a) | Expr::Strftime { ns: a, .. } | Expr::Named(_, a) | Expr::Stored(_, a) => a.any(f),
-                Expr::ObjectPrefix { addr, len, .. } => addr.any(f) || len.any(f),
+                Expr::ObjectPrefix { addr, len, .. } | Expr::Buf { addr, len, .. } => addr.any(f) || len.any(f),
                 Expr::PointedStrings { addr, .. } => addr.any(f),
                 Expr::Element { keys, .. } | Expr::HasElement { keys, .. } | Expr::VarAddr(StrVar::Element { keys, .. }) => keys.iter().any(|k| k.any(f)),
                 Expr::Seq(stmts, v) => stmts.iter().any(|s| s.any(f)) || v.any(f),
@@ -671,6 +683,7 @@ impl Expr {
             Expr::USym(k, _) => Repr::USym(*k),
             Expr::Object { size, .. } | Expr::ObjectPrefix { size, .. } => Repr::Object(*size),
             Expr::PointedStrings { count, size, .. } => Repr::Object(count * size),
+            Expr::Buf { cap, .. } => Repr::Buf(*cap),
             Expr::Probe => Repr::Probe,
             Expr::Strftime { format, .. } => Repr::Strftime(*format),
             Expr::Named(k, _) => Repr::Named(*k),
@@ -840,7 +853,7 @@ impl Variable {
     /// Whether it is kept in a buffer of its bytes: a struct or union, or a user symbol's
     /// two words.
     pub fn is_object(&self) -> bool {
-        matches!(self.repr, Repr::Object(_) | Repr::USym(_))
+        matches!(self.repr, Repr::Object(_) | Repr::USym(_) | Repr::Buf(_))
     }
 }
 

@@ -13,6 +13,7 @@ use crumbs_lang::ir::*;
 use crumbs_lang::providers::AttachPoint;
 
 mod aggregate;
+mod buffer;
 pub(crate) mod attach;
 mod callbacks;
 mod chill;
@@ -647,8 +648,9 @@ impl Emitter<'_> {
                 let (base, off) = self.buf_base(R1, dst);
                 self.push(Insn::stx(DW, base, off + 8, R0));
             }
-            // A user symbol read back from a variable: its 16 bytes copied.
-            (Expr::Stored(Repr::USym(_), o), _) => self.store_value(o, repr, dst)?,
+            // A user symbol or a buffer read back from a variable: its bytes copied.
+            (Expr::Stored(Repr::USym(_) | Repr::Buf(_), o), _) => self.store_value(o, repr, dst)?,
+            (Expr::Buf { addr, from, len, cap }, _) => self.buffer(addr, *from, len, *cap, dst)?,
             (Expr::ObjectPrefix { addr, size, len }, _) => self.object_prefix(addr, *size, len, dst)?,
             (Expr::PointedStrings { addr, from, count, size }, _) => self.pointed_strings(addr, *from, *count, *size, dst)?,
             // Copied whole into the record.
@@ -677,7 +679,7 @@ impl Emitter<'_> {
             let at = match v.repr {
                 Repr::Str(n) | Repr::Object(n) => Buf::Scratch(self.scratch(n as usize)?),
                 // A user symbol's two words, kept as a struct's bytes are.
-                r @ Repr::USym(_) => Buf::Scratch(self.scratch(r.size())?),
+                r @ (Repr::USym(_) | Repr::Buf(_)) => Buf::Scratch(self.scratch(r.size())?),
                 _ => Buf::Stack(self.slot(8)?),
             };
             if zero {
@@ -692,7 +694,7 @@ impl Emitter<'_> {
     fn zero_local(&mut self, at: Buf, repr: Repr) {
         match (at, repr) {
             (at, Repr::Str(n) | Repr::Object(n)) => self.zero_buf(at, n),
-            (at, r @ Repr::USym(_)) => self.zero_buf(at, r.size() as u32),
+            (at, r @ (Repr::USym(_) | Repr::Buf(_))) => self.zero_buf(at, r.size() as u32),
             (Buf::Stack(off), _) => self.push(Insn::st_imm(DW, R10, off, 0)),
             _ => {}
         }

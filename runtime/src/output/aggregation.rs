@@ -146,6 +146,7 @@ fn rank(v: &Value) -> u8 {
         Value::Bytes(_) => 3,
         Value::Sym(..) => 4,
         Value::Tuple(_) => 5,
+        Value::Buf(_) => 6,
     }
 }
 
@@ -245,6 +246,11 @@ pub(super) fn print_key(out: &mut String, key: &Value) {
         Value::Sym(_, text) => Value::sym_column(out, text),
         Value::Bytes(b) => bytes_column(out, b),
         Value::Tuple(t) => out.push_str(&Value::tuple_text(t)),
+        Value::Buf(b) => {
+            push_n(out, ' ', 2);
+            let text = super::buffer::text(b, None);
+            pad(out, &text, text.len(), 50, true);
+        }
     }
 }
 

@@ -12,6 +12,7 @@ use std::io;
 
 pub mod aggregation;
 pub mod bpftrace;
+pub mod buffer;
 pub mod cat;
 pub mod cgroup_paths;
 pub mod destination;
@@ -172,6 +173,8 @@ pub enum Value {
     Sym(u64, String),
     /// bpftrace's tuple, a map's value: its elements.
     Tuple(Vec<Value>),
+    /// bpftrace's buffer (`buf()`): the bytes read, as many as were asked for.
+    Buf(Vec<u8>),
 }
 
 impl Value {

@@ -37,6 +37,7 @@ pub fn key_text(key: &Value) -> String {
         Value::Sym(_, text) => symbol(text),
         Value::Bytes(b) => Value::bytes_text(b),
         Value::Tuple(elems) => tuple_text(elems, &key_text),
+        Value::Buf(b) => crate::output::buffer::text(b, None),
     }
 }
 
@@ -84,6 +85,8 @@ pub fn by_bytes(a: &[Value], b: &[Value]) -> Ordering {
             (Value::Str(x), Value::Str(y)) => x.as_bytes().cmp(y.as_bytes()),
             (Value::Sym(x, _), Value::Sym(y, _)) => x.to_le_bytes().cmp(&y.to_le_bytes()),
             (Value::Bytes(x), Value::Bytes(y)) => x.cmp(y),
+            // As stored: the count's little-endian bytes, then the bytes.
+            (Value::Buf(x), Value::Buf(y)) => (x.len() as u64).to_le_bytes().cmp(&(y.len() as u64).to_le_bytes()).then_with(|| x.cmp(y)),
             _ => Ordering::Equal,
         };
         if o != Ordering::Equal {
@@ -105,6 +108,11 @@ pub fn frame(dtrace: &str) -> String {
         // bpftrace's form.
         return dtrace.to_string();
     };
+    // A user frame in a module where no symbol covers it (`` module`0xaddr ``): the
+    // address alone, as bpftrace prints it.
+    if symbol.starts_with("0x") {
+        return symbol.to_string();
+    }
     match symbol.rsplit_once("+0x") {
         Some((name, hex)) => match u64::from_str_radix(hex, 16) {
             Ok(off) => format!("{name}+{off}"),
@@ -188,6 +196,8 @@ mod tests {
         assert_eq!(frame("vmlinux`__schedule+0x618"), "__schedule+1560");
         assert_eq!(frame("vmlinux`schedule"), "schedule+0");
         assert_eq!(frame("0xffffffffc0001234"), "0xffffffffc0001234");
+        // bpftrace 0.17 printed a stripped program's frame as its address, without `+0`.
+        assert_eq!(frame("prog`0x55cb5137a139"), "0x55cb5137a139");
         assert_eq!(frame("<stack no longer available>"), "<stack no longer available>");
         assert_eq!(frame("__schedule+1560"), "__schedule+1560");
         assert_eq!(symbol("vmlinux`_text"), "_text");
