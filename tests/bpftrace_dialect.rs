@@ -288,6 +288,16 @@ fn map_declarations_and_process_names() {
     assert!(out.stderr.contains("1 dynamic variable drop"), "{}", out.dump());
 }
 
+/// print() of an element of a map of tuples prints that value, as bpftrace 0.17 does
+/// (output byte for byte 0.17's); it was taken for print() of a map with keys.
+#[test]
+fn print_of_an_element_of_a_map_of_tuples() {
+    let program = r#"BEGIN { @m[1] = (1, ("x", 2)); print(@m[1].0); print(@m[1].1); print(@m[1].1.0); exit(); }"#;
+    let out = run(&["--dialect", "bpftrace", "-e", program]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n1\n(x, 2)\nx\n\n\n@m[1]: (1, (x, 2))\n", "{}", out.dump());
+}
+
 /// Maps whose values are tuples: stored, read whole and by element, printed at exit and by
 /// print() (the first program's output is bpftrace 0.17's, byte for byte; its JSON is in
 /// bpftrace_cli.rs); then a loop, has_key, delete and len, which 0.17 lacks. Live: cat's reads keep

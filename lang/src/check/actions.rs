@@ -132,7 +132,10 @@ impl Checker<'_> {
         if f.hook == FnHook::Clear && name.name == "clear" && args.len() == 1 && self.clear_map(&args[0], body, items)? {
             return Ok(());
         }
-        if f.hook == FnHook::Print && self.bpftrace() && matches!(args.first().map(|a| &a.kind), Some(ExprKind::Agg(_))) {
+        // An element of a map of tuples (`print(@m[k].0)`, lowered to its element's map) is a
+        // value, as bpftrace prints it.
+        let tuple_element = |a: &ast::AggRef| !a.keys.is_empty() && crate::tuples::split_element_name(&a.name).is_some();
+        if f.hook == FnHook::Print && self.bpftrace() && matches!(args.first().map(|a| &a.kind), Some(ExprKind::Agg(a)) if !tuple_element(a)) {
             check_arity(f, args, span)?;
             let item = self.print_map(args)?;
             items.push(item);

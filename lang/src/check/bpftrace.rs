@@ -16,6 +16,25 @@ impl Checker<'_> {
         self.opts.dialect.unwrap_or_default()
     }
 
+    /// A bpftrace map is an aggregation or a map of values (a map of tuples' element maps
+    /// count as their map), not both: the program's first store into a map that is also an
+    /// aggregation is an error, as in bpftrace (else both printed under one name).
+    pub(super) fn maps_of_one_kind(&self) -> Result<(), Diagnostic> {
+        let aggregation = |array: &str| {
+            let name = crate::tuples::split_element_name(array).map_or(array, |(base, _)| base);
+            name.strip_prefix('@').is_some_and(|n| self.aggs.iter().any(|g| g.name == n))
+        };
+        match self.arrays.iter().find(|a| !a.thread && aggregation(&a.name)) {
+            Some(a) => {
+                let name = crate::tuples::split_element_name(&a.name).map_or(a.name.as_str(), |(base, _)| base);
+                Err(Diagnostic::new(a.span.clone(), format!("`{name}` is an aggregation and is given a value"))
+                    .label("a value stored into an aggregation")
+                    .hint(format!("a map holds aggregated values (count(), sum(), ...) or values it is given, not both: use another map for one of them, e.g. `{name}_v`")))
+            }
+            None => Ok(()),
+        }
+    }
+
     /// `@m[k]` or `@m` used as a value: the map's element (0 or "" if it has none), with its
     /// C type.
     pub(super) fn map_typed(&mut self, a: &ast::AggRef) -> Result<super::ctypes::Typed, Diagnostic> {

@@ -42,7 +42,9 @@ impl Checker<'_> {
                     .hint("write the number of bytes to compare: strncmp(comm, \"bash\", 4)"))
             }
         };
-        let size = (n as u32).saturating_add(1).next_multiple_of(8).min(self.strsize.next_multiple_of(8));
+        // A length beyond the string size compares whole strings (the length may not fit
+        // 32 bits).
+        let size = (n.min(i64::from(self.strsize)) as u32 + 1).next_multiple_of(8).min(self.strsize.next_multiple_of(8));
         let cut = |s: StrExpr| StrExpr::Call { f: crate::ir::StrFn::Substr, args: vec![StrArg::Str(s), StrArg::Int(Expr::Int(0)), StrArg::Int(Expr::Int(n))], size };
         Ok(TExpr::new(Expr::StrCmp(BinOp::Ne, cut(a), cut(b)), self.int()))
     }

@@ -145,3 +145,18 @@ fn buf_reads_an_address_or_an_array_and_prints_with_percent_r() {
     let (d, _) = err(Dialect::D, "BEGIN { trace(buf(0, 2)); }");
     assert!(d.message.starts_with("unknown function"), "{}", d.message);
 }
+
+#[test]
+fn a_map_is_an_aggregation_or_a_map_of_values_not_both() {
+    for (src, at) in [
+        ("BEGIN { @m[1] = 1; @m[2] = count(); }", "@m"),
+        ("BEGIN { @m[2] = count(); } END { @m[1] = 3; }", "@m"),
+        // A map of tuples is stored as maps `@m.0`, `@m.1`: still the map `@m`.
+        ("BEGIN { @m[1] = (1, \"a\"); @m[2] = count(); }", "@m"),
+    ] {
+        let (d, text) = err(Dialect::Bpftrace, src);
+        assert_eq!((d.message.as_str(), text.as_str()), ("`@m` is an aggregation and is given a value", at), "{src}");
+        assert!(d.hint.is_some(), "{src}");
+    }
+    ok(Dialect::Bpftrace, "BEGIN { @m[1] = (1, 2); @m_n[1] = count(); @v = 1; @c = count(); }");
+}

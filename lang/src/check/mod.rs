@@ -309,6 +309,9 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
                 .hint(format!("assign it first, e.g. `@{name} = count();`")));
         }
     }
+    if cx.bpftrace() {
+        cx.maps_of_one_kind()?;
+    }
     order.sort();
     let globals = (0..cx.globals.len()).map(|g| Variable { name: cx.globals[g].clone(), repr: cx.var_repr(VarRef::Global(g)) }).collect();
     let thread_locals = (0..cx.thread_locals.len()).map(|t| Variable { name: cx.thread_locals[t].clone(), repr: cx.var_repr(VarRef::Thread(t)) }).collect();

@@ -94,10 +94,7 @@ impl Emitter<'_> {
                     e.bind(copy);
                 }
             }
-            e.buf_addr(R1, out);
-            e.push(Insn::mov_imm(R2, e.str_limit(own).min(TEXT) as i32));
-            e.buf_addr(R3, t.text);
-            e.push(Insn::call(helper::PROBE_READ_KERNEL_STR));
+            e.text_into(t, out, own);
             Ok(())
         })
     }
@@ -152,12 +149,17 @@ impl Emitter<'_> {
                     e.bind(copy);
                 }
             }
-            e.buf_addr(R1, out);
-            e.push(Insn::mov_imm(R2, e.str_limit(own).min(TEXT) as i32));
-            e.buf_addr(R3, t.text);
-            e.push(Insn::call(helper::PROBE_READ_KERNEL_STR));
+            e.text_into(t, out, own);
             Ok(())
         })
+    }
+
+    /// The text written into `out` (`own` bytes), cut at its string size.
+    fn text_into(&mut self, t: Text, out: Buf, own: u32) {
+        self.buf_addr(R1, out);
+        self.push(Insn::mov_imm(R2, self.str_limit(own).min(TEXT) as i32));
+        self.buf_addr(R3, t.text);
+        self.push(Insn::call(helper::PROBE_READ_KERNEL_STR));
     }
 
     /// Appends the byte in r3 to the text (clobbers r1, r2).
