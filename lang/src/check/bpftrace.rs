@@ -125,7 +125,7 @@ impl Checker<'_> {
     pub(super) fn print_map(&mut self, args: &[ast::Expr]) -> Result<Item, Diagnostic> {
         let ExprKind::Agg(a) = &args[0].kind else { unreachable!("checked: a map") };
         if !a.keys.is_empty() {
-            return Err(Diagnostic::new(a.span.clone(), "print() takes a whole map").label("keys not allowed here").hint(format!("print(@{}) prints every element; print a value with print(@{}[...]) inside an expression: print((@{}[...]))", a.name, a.name, a.name)));
+            return Err(Diagnostic::new(a.span.clone(), "print() takes a whole map").label("keys not allowed here").hint(format!("print(@{}) prints every element; print one value from a scratch variable: $v = @{}[...]; print($v)", a.name, a.name)));
         }
         let limit = |i: usize, what: &str| -> Result<u32, Diagnostic> {
             match args.get(i) {
