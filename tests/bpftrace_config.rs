@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{compiled_c, crumbs, io_benchmark, run, run_command, Output, TempPath, TIMEOUT};
+use common::{compiled_c, crumbs, io_benchmark, run, run_command, Output, TempPath, CALLS, TIMEOUT};
 use std::process::Command;
 
 /// crumbs as `bpftrace` (a symlink) with `args` and the environment variables `env`.
@@ -54,13 +54,6 @@ fn kernel_stacks_print_in_their_modes() {
     assert!(out.stdout.ends_with(&format!("@r[\n{}\n{}\n]: 32\n", r[0], r[1])), "io-benchmark reads 16K in 32 reads, and @r is the last map\n{}", out.dump());
 }
 
-/// main -> a -> b -> c, c probed: its user stack in perf's layout names the file.
-const CALLS: &str = r#"
-__attribute__((noinline)) int c(int x) { return x + 1; }
-__attribute__((noinline)) int b(int x) { return c(x) * 2; }
-__attribute__((noinline)) int a(int x) { return b(x) + 3; }
-int main(void) { return a(1) == 7 ? 0 : 1; }
-"#;
 
 #[test]
 fn user_stacks_print_in_their_modes() {

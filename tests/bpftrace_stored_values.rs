@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{compiled_c, io_benchmark, run, TempPath};
+use common::{compiled_c, io_benchmark, run, TempPath, CALLS};
 
 /// The lines of the first stack key of `@name` in `out` (a `@name[` line, then the frames,
 /// then `]: `).
@@ -53,13 +53,6 @@ fn kernel_stacks_probes_and_names_stored_per_thread() {
     assert_eq!(out.stdout, want, "{}", out.dump());
 }
 
-/// main -> a -> b -> c; c probed.
-const CALLS: &str = r#"
-__attribute__((noinline)) int c(int x) { return x + 1; }
-__attribute__((noinline)) int b(int x) { return c(x) * 2; }
-__attribute__((noinline)) int a(int x) { return b(x) + 3; }
-int main(void) { return a(1) == 7 ? 0 : 1; }
-"#;
 
 /// A user stack and a user symbol (16 bytes: the address and the process) stored at the
 /// uprobe, read back at the uretprobe as keys and into scratch variables, and maps holding

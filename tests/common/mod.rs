@@ -404,3 +404,13 @@ pub fn compiled_c(dir: &TempPath, name: &str, source: &str, flags: &[&str]) -> S
     assert!(out.status.success(), "gcc {name}.c: {}", String::from_utf8_lossy(&out.stderr));
     exe
 }
+
+/// A C program whose main calls a, which calls b, which calls c: user stacks three frames
+/// deep at c (built with `-O0 -fno-omit-frame-pointer`).
+#[allow(dead_code)]
+pub const CALLS: &str = r#"
+__attribute__((noinline)) int c(int x) { return x + 1; }
+__attribute__((noinline)) int b(int x) { return c(x) * 2; }
+__attribute__((noinline)) int a(int x) { return b(x) + 3; }
+int main(void) { return a(1) == 7 ? 0 : 1; }
+"#;
