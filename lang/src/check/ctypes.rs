@@ -155,6 +155,8 @@ impl Checker<'_> {
                 Typed { val: Val::Place(add_offset(Expr::TpRecord, offset as i64)), ty }
             }
             // Arguments by name, where the clause's probes' prototypes name them.
+            ExprKind::ArgsField(n) if self.clause_on_fbt_returns() => self.return_args_named(n, span)?,
+            ExprKind::Member { base, member, arrow: false } if matches!(&base.kind, ExprKind::Ident(a) if a == "args") && self.clause_on_fbt_returns() => self.return_args_named(&member.name, &member.span)?,
             ExprKind::ArgsField(n) if self.clause_args_named() => self.args_named(n, span)?,
             ExprKind::Member { base, member, arrow: false } if matches!(&base.kind, ExprKind::Ident(a) if a == "args") && self.clause_args_named() => self.args_named(&member.name, &member.span)?,
             ExprKind::Cast(t, inner) => {

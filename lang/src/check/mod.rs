@@ -35,6 +35,7 @@ mod stable;
 mod print;
 mod rawtracepoint;
 mod registers;
+mod return_args;
 mod strings;
 mod symbols;
 mod tracepoint;

@@ -50,11 +50,6 @@ impl Checker<'_> {
                 .label("no argument of this name")
                 .hint(format!("read them by position, args[N]; `crumbs -lv -e '{}:{}'` lists their types", p.provider, p.name)));
         }
-        if let Some(p) = self.clause_probes.iter().find(|p| p.provider == "fbt" && p.name == "return") {
-            return Err(Diagnostic::new(span.clone(), format!("a function's arguments by name are not read at its return ({}) in crumbs", p.function))
-                .label("at a return probe")
-                .hint(format!("keep what you need at the entry, in a map keyed by the thread: kfunc:{f} {{ @count[tid] = args.count; }} kretfunc:{f} {{ ... @count[tid] ... }}", f = p.function)));
-        }
         if !self.clause_only_tracepoints() {
             return Err(Diagnostic::new(span.clone(), "args-> is only for tracepoint probes")
                 .label("this clause fires on other probes")

@@ -1,7 +1,7 @@
 //! What a program's fbt clauses need of the programs their probes run in: how fbt probes
 //! attach (kprobe, kprobe.multi, fentry) is the back end's choice, but bpftrace's reg() and
 //! sargN read the registers a kprobe saves, which a trampoline does not, override()
-//! needs a kprobe of its own, and path() a trampoline.
+//! needs a kprobe of its own, and path() and arguments at a return a trampoline.
 
 use super::{Expr, IntFn, Node, Program, Stmt, StrExpr};
 use crate::providers::AttachPoint;
@@ -13,8 +13,9 @@ pub struct FbtNeeds {
     pub registers: bool,
     /// They call override(): a kprobe per function (bpf_override_return), not kprobe.multi.
     pub override_return: bool,
-    /// They call path(): bpf_d_path() on an argument the verifier trusts, which only an
-    /// fentry/fexit program (a trampoline) has.
+    /// They call path() (bpf_d_path() on an argument the verifier trusts) or read a
+    /// function's arguments at its return: only an fentry/fexit program (a trampoline) has
+    /// them in its context.
     pub trampoline: bool,
 }
 
@@ -28,7 +29,7 @@ impl Program {
                 match n {
                     Node::Expr(Expr::IntCall { f: IntFn::ProbeReg(_) | IntFn::StackArg(_), .. }) => needs.registers = true,
                     Node::Stmt(Stmt::Override(_)) => needs.override_return = true,
-                    Node::Str(StrExpr::KernelPath { .. }) => needs.trampoline = true,
+                    Node::Str(StrExpr::KernelPath { .. }) | Node::Expr(Expr::IntCall { f: IntFn::FunctionArg(_), .. }) => needs.trampoline = true,
                     _ => {}
                 }
                 false

@@ -463,6 +463,9 @@ pub enum IntFn {
     /// bpftrace's `sargN`: the Nth argument passed on the stack, the word at sp + 8 * (N + 1)
     /// of the probe's registers (in user memory at a uprobe, kernel memory at a kprobe).
     StackArg(u8),
+    /// A kernel function's Nth argument, read from the context of the trampoline (fentry or
+    /// fexit) the probe runs in: bpftrace's arguments by name at kretfunc/fexit probes.
+    FunctionArg(u8),
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -39,6 +39,7 @@ impl Emitter<'_> {
             IntFn::UserReg(n) => self.user_register(n)?,
             IntFn::ProbeReg(word) => self.context().register(self, word)?,
             IntFn::StackArg(n) => self.context().stack_arg(self, n)?,
+            IntFn::FunctionArg(n) => self.context().trusted_arg(self, R0, n)?,
             IntFn::ByteAt => self.byte_at(args)?,
         }
         Ok(())

@@ -59,10 +59,11 @@ fn missing(code: &ProgramCode) -> RunError {
 pub(crate) fn prepare(program: &Program, compiled: &[ProgramCode]) -> Result<(), RunError> {
     let kprobes = compiled.iter().filter(|c| matches!(c.attach, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_))).count();
     if compiled.iter().any(|c| c.fentry) {
-        // Chosen for path() (bpf_d_path() runs in a trampoline's program alone), or forced.
+        // Chosen for path() (bpf_d_path() runs in a trampoline's program alone) or arguments
+        // at a return, or forced.
         let chosen = program.options.fbtmode.is_none() && program.fbt_needs().trampoline;
         fentry::supported().map_err(|why| match chosen {
-            true => RunError::Other(format!("path() calls the kernel's bpf_d_path(), which it allows only in fentry/fexit programs, and {why}. Nothing was attached")),
+            true => RunError::Other(format!("path() (the kernel's bpf_d_path()) and a function's arguments at its return are read only in fentry/fexit programs, and {why}. Nothing was attached")),
             false => RunError::Other(format!("fbt probes with -x fbtmode=fentry need fentry/fexit programs, and {why}; -x fbtmode=kprobe attaches kprobes instead. Nothing was attached")),
         })?;
     }

@@ -105,7 +105,7 @@ fn fbt_mode(program: &Program) -> Option<FbtMode> {
     let needs = program.fbt_needs();
     Some(match program.options.fbtmode {
         Some(mode) => mode,
-        // bpf_d_path() runs only in a trampoline's program (path()).
+        // bpf_d_path() (path()) and arguments at a return are only in a trampoline's program.
         None if needs.trampoline => FbtMode::Fentry,
         // bpf_override_return() needs a kprobe of its own.
         None if needs.override_return => FbtMode::Kprobe,

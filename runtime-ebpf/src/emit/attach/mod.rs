@@ -82,7 +82,7 @@ pub(crate) trait ProbeContext {
     /// kernel allows bpf_d_path() only there (the checker allows path() at fbt probes alone,
     /// and they attach as fentry for it).
     fn trusted_arg(&self, e: &mut Emitter, _reg: Reg, _n: u8) -> Result<(), EmitError> {
-        Err(e.err("path() calls the kernel's bpf_d_path(), which it allows only in fentry/fexit programs: -x fbtmode=fentry attaches fbt probes as those"))
+        Err(e.err("path() (the kernel's bpf_d_path()) and a function's arguments at its return are read only in fentry/fexit programs: -x fbtmode=fentry attaches fbt probes as those"))
     }
 
     /// `errno` into r0 (0 except where a failed system call returns).
