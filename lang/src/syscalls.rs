@@ -34,6 +34,11 @@ impl SyscallTable {
         self.by_nr.iter().position(|n| *n == Some(name)).map(|i| i as u32)
     }
 
+    /// The highest system call number the table names.
+    pub fn highest(&self) -> u32 {
+        self.by_nr.len().saturating_sub(1) as u32
+    }
+
     /// All (number, name) pairs in number order.
     pub fn iter(&self) -> impl Iterator<Item = (u32, &'static str)> + '_ {
         self.by_nr.iter().enumerate().filter_map(|(i, n)| n.map(|n| (i as u32, n)))

@@ -105,7 +105,7 @@ pub fn compile(p: &Program, target: &Target) -> Result<Compiled, EmitError> {
         maps.push(MapDef { name: SCRATCH_DEPTH_MAP.into(), map_type: MAP_TYPE_PERCPU_ARRAY, key_size: 4, value_size: 8, max_entries: 1, flags: 0 });
     }
     if programs.iter().any(|c| c.map_refs.iter().any(|r| r.map == SYSCALL_NAMES_MAP)) {
-        let entries = crumbs_lang::syscalls::SyscallTable::get().iter().map(|(nr, _)| nr + 1).max().unwrap_or(1);
+        let entries = crumbs_lang::syscalls::SyscallTable::get().highest() + 1;
         maps.push(MapDef { name: SYSCALL_NAMES_MAP.into(), map_type: MAP_TYPE_ARRAY, key_size: 4, value_size: SYSCALL_NAME_SIZE, max_entries: entries, flags: 0 });
     }
     if programs.iter().any(|c| c.map_refs.iter().any(|r| r.map == CHILL_MAP)) {

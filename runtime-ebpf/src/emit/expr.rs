@@ -33,7 +33,7 @@ impl Emitter<'_> {
     /// bpftrace's `syscall_name(nr)` into r0: the interned id of system call `nr`'s name
     /// (SYSCALL_STR_BASE + nr), or `unknown` for a number beyond the table.
     pub(super) fn syscall_name_id(&mut self, nr: &Expr, unknown: u64) -> Result<(), EmitError> {
-        let max = crumbs_lang::syscalls::SyscallTable::get().iter().map(|(n, _)| n).max().unwrap_or(0);
+        let max = crumbs_lang::syscalls::SyscallTable::get().highest();
         let (beyond, out) = (self.label(), self.label());
         self.expr(nr)?;
         // Unsigned: a negative number is beyond the table too.

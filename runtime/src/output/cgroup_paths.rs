@@ -11,12 +11,14 @@ use std::sync::{Mutex, OnceLock};
 
 /// The paths of cgroup `id` in the hierarchies whose names match `filter`.
 pub fn cgroup_paths(id: u64, filter: &str) -> String {
-    let mounts = std::fs::read_to_string("/proc/mounts").unwrap_or_default();
+    // The hierarchies are read once, not per printed value.
+    static MOUNTED: OnceLock<Vec<(String, PathBuf)>> = OnceLock::new();
+    let mounted = MOUNTED.get_or_init(|| hierarchies(&std::fs::read_to_string("/proc/mounts").unwrap_or_default()));
     let pattern = Wildcard::new(filter);
-    let mut found: Vec<(String, String)> = hierarchies(&mounts)
-        .into_iter()
+    let mut found: Vec<(String, String)> = mounted
+        .iter()
         .filter(|(name, _)| pattern.matches(name))
-        .filter_map(|(name, root)| path_in(id, &root).map(|p| (name, p)))
+        .filter_map(|(name, root)| path_in(id, root).map(|p| (name.clone(), p)))
         .collect();
     found.sort_by(|a, b| (a.0 != "unified", &a.0).cmp(&(b.0 != "unified", &b.0)));
     found.iter().map(|(name, path)| format!("{name}:{path}")).collect::<Vec<_>>().join(",")
