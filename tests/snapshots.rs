@@ -80,8 +80,11 @@ impl Kernel for FixedKernel {
         Rc::new(*self)
     }
 
-    fn codegen_target(&self, _: &Program) -> Target {
-        Target { wall_offset: 1_700_000_000_000_000_000, task_offsets: Some((2456, 2384)), cpus: 4, iter_num: Some([1001, 1002, 1003]), tracing_frames: vec![(0xffffffff81200000, 0xffffffff81200400), (0xffffffff81345600, 0xffffffff81345640)], ..Default::default() }
+    fn codegen_target(&self, program: &Program) -> Target {
+        // kprobes, except for a program whose fbt clauses need a trampoline (path(),
+        // arguments at a return), as the live kernel's choice is (§6.6).
+        let fbt_fentry = program.fbt_needs().trampoline;
+        Target { wall_offset: 1_700_000_000_000_000_000, task_offsets: Some((2456, 2384)), cpus: 4, iter_num: Some([1001, 1002, 1003]), tracing_frames: vec![(0xffffffff81200000, 0xffffffff81200400), (0xffffffff81345600, 0xffffffff81345640)], fbt_fentry, ..Default::default() }
     }
 }
 
