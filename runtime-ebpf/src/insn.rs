@@ -163,11 +163,12 @@ pub mod helper {
         BPF_FUNC_get_func_arg as GET_FUNC_ARG, BPF_FUNC_get_func_ret as GET_FUNC_RET, BPF_FUNC_get_current_cgroup_id as GET_CURRENT_CGROUP_ID,
         BPF_FUNC_for_each_map_elem as FOR_EACH_MAP_ELEM,
         BPF_FUNC_get_numa_node_id as GET_NUMA_NODE_ID, BPF_FUNC_jiffies64 as JIFFIES64, BPF_FUNC_override_return as OVERRIDE_RETURN,
-        BPF_FUNC_d_path as D_PATH,
+        BPF_FUNC_d_path as D_PATH, BPF_FUNC_get_func_ip as GET_FUNC_IP,
     };
 
     /// The helpers the disassembler names (the enum cannot be built from a call's id).
-    pub(super) const NAMED: [bpf_func_id; 34] = [
+    pub(super) const NAMED: [bpf_func_id; 35] = [
+        GET_FUNC_IP,
         D_PATH,
         OVERRIDE_RETURN,
         FOR_EACH_MAP_ELEM,

@@ -407,6 +407,33 @@ test_crumbs_bt_kfunc() {
     [ "$rc" = 2 ] && echo "$out" | grep -qF "are read only in fentry/fexit programs" || die "args at fexit with kprobes not refused ($rc): $out"
 }
 
+# bpftrace's `func` at kprobes and kfuncs: the function's address (bpf_get_func_ip), a kernel
+# symbol, as tools/xfsdist.bt keeps it (a map typed by ksym(0) first, the name kept at entry
+# and read at the return) in every attach mode; at a return itself only fexit and
+# kprobe.multi know it, so a forced kprobe mode says why not.
+test_crumbs_bt_func() {
+    modes="kprobe fentry"
+    if has_kprobe_multi; then modes="$modes multi"; else expect_no_kprobe_multi; fi
+    for mode in $modes; do
+        out=$(crumbs -q --dialect bpftrace -x fbtmode=$mode -e 'BEGIN { @name[0] = ksym(0); @start[0] = 0; }
+            kprobe:vfs_read,kprobe:vfs_write /pid == cpid && (arg2 == 512 || arg2 == 65536)/ { @start[tid] = nsecs; @name[tid] = func; @entry[func] = count(); }
+            kretprobe:vfs_read,kretprobe:vfs_write /@start[tid]/ { @done[@name[tid]] = count(); delete(@start, tid); delete(@name, tid); }
+            END { clear(@name); clear(@start); }' \
+            -c 'io-benchmark -c -r -b 512 -s 64K /tmp/funcfile' 2>&1) || die "crumbs ($mode) failed: $out"
+        for line in '@entry[vfs_read]: 128' '@entry[vfs_write]: 1' '@done[vfs_read]: 128' '@done[vfs_write]: 1'; do
+            echo "$out" | grep -qxF "$line" || die "no line '$line' with fbtmode=$mode in: $out"
+        done
+    done
+    out=$(crumbs -q --dialect bpftrace -e 'kretprobe:vfs_read /pid == cpid && retval == 512/ { @[func] = count(); }
+        kretfunc:vfs_write /pid == cpid && retval == 65536/ { printf("%s returned\n", func); }' \
+        -c 'io-benchmark -c -r -b 512 -s 64K /tmp/funcfile' 2>&1) || die "crumbs (func at returns) failed: $out"
+    for line in '@[vfs_read]: 128' 'vfs_write returned'; do
+        echo "$out" | grep -qxF "$line" || die "no line '$line' (func at returns) in: $out"
+    done
+    out=$(crumbs --dialect bpftrace -x fbtmode=kprobe -e 'kretprobe:vfs_read { @[func] = count(); }' 2>&1); rc=$?
+    [ "$rc" = 2 ] && echo "$out" | grep -qF "known to fexit and kprobe.multi programs only" || die "func at a kretprobe of its own not refused ($rc): $out"
+}
+
 # bpftrace's reg() and sargN at kprobes, in the automatic attach mode (kprobes here, not the
 # fentry it would choose for one function: a trampoline saves no registers; kprobe.multi on
 # 6.12): vfs_read's registers at entry (di its struct file *, dx io-benchmark's 512-byte

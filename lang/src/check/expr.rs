@@ -80,6 +80,7 @@ impl Checker<'_> {
                         (VarType::Int(c), h) => TExpr::new(Expr::Var(h), self.c_int(c)),
                         (VarType::Str, VarHook::Comm) => TExpr::new(Expr::Str(StrExpr::Comm), string),
                         (VarType::Str, VarHook::Cwd) => TExpr::new(Expr::Str(StrExpr::Cwd { offsets: self.cwd_offsets(&e.span)?, size: self.strsize }), string),
+                        (VarType::Str, VarHook::ProbeFunc) if name == "func" && self.bpftrace() && self.clause_on_fbt() => self.function_symbol(),
                         (VarType::Str, h) => TExpr::new(Expr::Str(StrExpr::Probe(h)), string),
                         (VarType::Kernel(_), _) => unreachable!("typed builtins are checked by typed()"),
                     }

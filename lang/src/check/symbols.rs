@@ -45,6 +45,19 @@ impl Checker<'_> {
         }
     }
 
+    /// Whether every probe of the clause is a kernel function's entry or return (fbt).
+    pub(super) fn clause_on_fbt(&self) -> bool {
+        !self.clause_probes.is_empty() && self.clause_probes.iter().all(|p| p.provider == "fbt")
+    }
+
+    /// bpftrace's `func` at kprobe/kfunc probes: the function's address, a kernel symbol
+    /// (a map of `ksym(0)` values takes it, as tools/xfsdist.bt has it). Elsewhere `func`
+    /// is the probe's function name, as `probefunc`.
+    pub(super) fn function_symbol(&mut self) -> TExpr {
+        let ip = Expr::IntCall { f: crate::ir::IntFn::FuncIp, args: Vec::new() };
+        TExpr::new(Expr::Sym(SymKind::Func, Box::new(ip)), self.c_int("uintptr_t"))
+    }
+
     /// bpftrace's `kstack(mode, ...)` and `ustack(mode, ...)`: the mode a stack prints in
     /// (the program's `stack_mode` when none is named) and the arguments after it. A name
     /// that is not a mode is the frame count's (a `#define`d constant).
@@ -174,5 +187,42 @@ pub(super) fn stack_conversion(c: &printf::Conv, r: Repr, at: &Span) -> Option<D
                 .hint("pass stack(), ustack() or stack(n) to %k; print an address as a symbol with %a (kernel) or %A (user)"),
         ),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod function_symbol_tests {
+    use crate::check::CheckOptions;
+    use crate::dialect::Dialect;
+    use crate::ir::{Expr, IntFn, Stmt, SymKind};
+
+    fn compile(src: &str, dialect: Dialect) -> Result<crate::ir::Program, crate::diag::Diagnostic> {
+        crate::compile(src, &CheckOptions { dialect: Some(dialect), facts: Some(std::rc::Rc::new(crate::facts::sample::SampleKernel)), ..Default::default() })
+    }
+
+    fn first_key(p: &crate::ir::Program) -> Expr {
+        match &p.groups[0].clauses[0].body[0] {
+            Stmt::Aggregate { keys, .. } => keys[0].clone(),
+            s => panic!("{s:?}"),
+        }
+    }
+
+    #[test]
+    fn bpftraces_func_at_a_kernel_function_is_its_symbol() {
+        let ip = Expr::Sym(SymKind::Func, Box::new(Expr::IntCall { f: IntFn::FuncIp, args: Vec::new() }));
+        let p = compile("kprobe:vfs_read { @[func] = count(); }", Dialect::Bpftrace).unwrap_or_else(|d| panic!("{}", d.message));
+        assert_eq!(first_key(&p), ip);
+        assert!(!p.fbt_needs().trampoline, "an entry's kprobe knows its function's address");
+        // At a return only fexit and kprobe.multi know it.
+        let p = compile("kretprobe:vfs_read { @[func] = count(); }", Dialect::Bpftrace).unwrap();
+        assert_eq!(first_key(&p), ip);
+        assert!(p.fbt_needs().trampoline);
+        // xfsdist.bt types its map with ksym(0) first.
+        compile("BEGIN { @name[0] = ksym(0); } kprobe:vfs_read { @name[tid] = func; }", Dialect::Bpftrace).unwrap_or_else(|d| panic!("{}", d.message));
+        // Elsewhere, and in D, it is the probe's function name.
+        let p = compile("profile:hz:99 { @[func] = count(); }", Dialect::Bpftrace).unwrap();
+        assert!(matches!(first_key(&p), Expr::Str(_)));
+        let p = compile("fbt::vfs_read:entry { @[probefunc] = count(); }", Dialect::D).unwrap();
+        assert!(matches!(first_key(&p), Expr::Str(_)));
     }
 }

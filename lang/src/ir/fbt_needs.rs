@@ -1,7 +1,8 @@
 //! What a program's fbt clauses need of the programs their probes run in: how fbt probes
 //! attach (kprobe, kprobe.multi, fentry) is the back end's choice, but bpftrace's reg() and
 //! sargN read the registers a kprobe saves, which a trampoline does not, override()
-//! needs a kprobe of its own, and path() and arguments at a return a trampoline.
+//! needs a kprobe of its own, and path(), arguments at a return and the function's address
+//! at a return (bpftrace's `func`) a trampoline.
 
 use super::{Expr, IntFn, Node, Program, Stmt, StrExpr};
 use crate::providers::AttachPoint;
@@ -24,9 +25,12 @@ impl Program {
     pub fn fbt_needs(&self) -> FbtNeeds {
         let mut needs = FbtNeeds::default();
         let fbt = self.groups.iter().filter(|g| matches!(g.attach, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_)));
-        for c in fbt.flat_map(|g| &g.clauses) {
+        for (ret, c) in fbt.flat_map(|g| g.clauses.iter().map(|c| (matches!(g.attach, AttachPoint::FbtReturn(_)), c))) {
             c.any(&mut |n| {
                 match n {
+                    // A kretprobe of its own runs where the function's address is no longer
+                    // known; kprobe.multi and fexit keep it.
+                    Node::Expr(Expr::IntCall { f: IntFn::FuncIp, .. }) if ret => needs.trampoline = true,
                     Node::Expr(Expr::IntCall { f: IntFn::ProbeReg(_) | IntFn::StackArg(_), .. }) => needs.registers = true,
                     Node::Stmt(Stmt::Override(_)) => needs.override_return = true,
                     Node::Str(StrExpr::KernelPath { .. }) | Node::Expr(Expr::IntCall { f: IntFn::FunctionArg(_), .. }) => needs.trampoline = true,

@@ -466,6 +466,9 @@ pub enum IntFn {
     /// A kernel function's Nth argument, read from the context of the trampoline (fentry or
     /// fexit) the probe runs in: bpftrace's arguments by name at kretfunc/fexit probes.
     FunctionArg(u8),
+    /// The address of the kernel function the probe fired in (bpf_get_func_ip): bpftrace's
+    /// `func` at kprobe/kfunc probes, a kernel symbol.
+    FuncIp,
 }
 
 #[derive(Clone, Debug, PartialEq)]

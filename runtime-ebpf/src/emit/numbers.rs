@@ -40,6 +40,7 @@ impl Emitter<'_> {
             IntFn::ProbeReg(word) => self.context().register(self, word)?,
             IntFn::StackArg(n) => self.context().stack_arg(self, n)?,
             IntFn::FunctionArg(n) => self.context().trusted_arg(self, R0, n)?,
+            IntFn::FuncIp => self.context().function_address(self)?,
             IntFn::ByteAt => self.byte_at(args)?,
         }
         Ok(())

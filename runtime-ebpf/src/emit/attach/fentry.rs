@@ -91,6 +91,13 @@ impl ProbeContext for Fentry {
         Ok(())
     }
 
+    /// The trampoline keeps the function's address below its context.
+    fn function_address(&self, e: &mut Emitter) -> Result<(), EmitError> {
+        e.push(Insn::mov(R1, R6));
+        e.push(Insn::call(helper::GET_FUNC_IP));
+        Ok(())
+    }
+
     fn register(&self, e: &mut Emitter, _word: u8) -> Result<(), EmitError> {
         Err(e.err(TRAMPOLINE_HAS_NO_REGISTERS.replace("{what}", "reg()")))
     }

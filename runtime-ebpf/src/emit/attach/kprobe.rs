@@ -127,6 +127,19 @@ impl ProbeContext for Kprobe {
         Ok(())
     }
 
+    /// bpf_get_func_ip(): the kprobe's address at an entry (the function's, the probe being
+    /// on its first instruction), the cookie's function under kprobe.multi; a kretprobe of
+    /// its own fires in a trampoline that no longer knows it (the program then attaches as
+    /// fexit, ir/fbt_needs.rs).
+    fn function_address(&self, e: &mut Emitter) -> Result<(), EmitError> {
+        if self.ret && !self.multi {
+            return Err(e.err("the address of a returning function (bpftrace's func at a kretprobe) is known to fexit and kprobe.multi programs only: -x fbtmode=fentry attaches fbt probes as fentry/fexit"));
+        }
+        e.push(Insn::mov(R1, R6));
+        e.push(Insn::call(helper::GET_FUNC_IP));
+        Ok(())
+    }
+
     /// bpf_override_return(ctx, rc): the kernel refuses the program where it was not built
     /// with CONFIG_BPF_KPROBE_OVERRIDE, and the attachment on a function it does not allow
     /// errors to be injected into.

@@ -85,6 +85,12 @@ pub(crate) trait ProbeContext {
         Err(e.err("path() (the kernel's bpf_d_path()) and a function's arguments at its return are read only in fentry/fexit programs: -x fbtmode=fentry attaches fbt probes as those"))
     }
 
+    /// The address of the kernel function the probe fired in, into r0 (bpftrace's `func`
+    /// at fbt probes; the checker allows it there alone).
+    fn function_address(&self, e: &mut Emitter) -> Result<(), EmitError> {
+        Err(e.err("the address of the function a probe fired in (bpftrace's func) is known only at kernel function probes"))
+    }
+
     /// `errno` into r0 (0 except where a failed system call returns).
     fn errno(&self, e: &mut Emitter) {
         e.push(Insn::mov_imm(R0, 0));
