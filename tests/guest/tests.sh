@@ -482,6 +482,11 @@ test_crumbs_bt_path() {
     done
     out=$(crumbs -q -e 'fentry:security_inode_getattr /pid == cpid/ { printf("stat %s\n", path(args.path)); }' -c 'stat -c %s /tmp/btpathfile' 2>&1) || die "crumbs (security_inode_getattr) failed: $out"
     echo "$out" | grep -qxF 'stat /tmp/btpathfile' || die "no stat line in: $out"
+    # At the return (fexit) the arguments are the entry's: the opened file's path and the
+    # result, 0 for both of io-benchmark's opens.
+    out=$(crumbs -q -e 'kretfunc:security_file_open /pid == cpid/ { @ret[path(args.file->f_path), retval] = count(); }' \
+        -c 'io-benchmark -c -r -b 512 -s 64K /tmp/btpathfile' 2>&1) || die "crumbs (kretfunc) failed: $out"
+    echo "$out" | grep -qxF '@ret[/tmp/btpathfile, 0]: 2' || die "no path at kretfunc in: $out"
     out=$(crumbs -x fbtmode=kprobe -e 'kfunc:security_file_open { printf("%s\n", path(args.file->f_path)); }' 2>&1); rc=$?
     [ $rc -eq 2 ] && echo "$out" | grep -qF "are read only in fentry/fexit programs" || die "forced kprobes: exit status $rc: $out"
 }

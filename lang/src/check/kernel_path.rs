@@ -27,10 +27,10 @@ pub(super) const D_PATH_FUNCTIONS: [&str; 9] = [
 impl Checker<'_> {
     pub(super) fn kernel_path(&mut self, f: &builtins::BuiltinFn, args: &[ast::Expr], span: &Span, string: TypeId) -> Result<TExpr, Diagnostic> {
         check_arity(f, args, span)?;
-        if let Some(p) = self.clause_probes.iter().find(|p| !(p.provider == "fbt" && matches!(p.attach, AttachPoint::FbtEntry(_)))) {
+        if let Some(p) = self.clause_probes.iter().find(|p| !(p.provider == "fbt" && matches!(p.attach, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_)))) {
             return Err(Diagnostic::new(span.clone(), "The path function can only be used with 'kfunc', 'kretfunc', 'iter' probes")
                 .label(format!("at {}:{}:{}:{}", p.provider, p.module, p.function, p.name))
-                .hint(format!("path() calls the kernel's bpf_d_path(), which it allows in fentry programs on {} alone: use it in kfunc:FUNC (fentry:FUNC, kprobe:FUNC) clauses on them", D_PATH_FUNCTIONS.join(", "))));
+                .hint(format!("path() calls the kernel's bpf_d_path(), which it allows in fentry/fexit programs on {} alone: use it in kfunc:FUNC or kretfunc:FUNC (fentry:FUNC, fexit:FUNC) clauses on them", D_PATH_FUNCTIONS.join(", "))));
         }
         if let Some(p) = self.clause_probes.iter().find(|p| !D_PATH_FUNCTIONS.contains(&p.function)) {
             return Err(Diagnostic::new(span.clone(), format!("the kernel does not allow path() in {}", p.function))
@@ -92,15 +92,19 @@ impl Checker<'_> {
     }
 }
 
-/// `arg` or `arg + k`: the argument and the offset.
+/// `arg` or `arg + k`: the argument and the offset. At a return (kretfunc/fexit) the
+/// argument is read from the trampoline's context as at the entry.
 fn from_argument(addr: &Expr) -> Option<(u8, i32)> {
+    let argument = |e: &Expr| match e {
+        Expr::Var(VarHook::Arg(n)) | Expr::IntCall { f: crate::ir::IntFn::FunctionArg(n), .. } => Some(*n),
+        _ => None,
+    };
     match addr {
-        Expr::Var(VarHook::Arg(n)) => Some((*n, 0)),
-        Expr::Binary(BinOp::Add, a, k) => match (&**a, &**k) {
-            (Expr::Var(VarHook::Arg(n)), Expr::Int(k)) => Some((*n, i32::try_from(*k).ok()?)),
+        Expr::Binary(BinOp::Add, a, k) => match &**k {
+            Expr::Int(k) => Some((argument(a)?, i32::try_from(*k).ok()?)),
             _ => None,
         },
-        _ => None,
+        a => Some((argument(a)?, 0)),
     }
 }
 
@@ -133,13 +137,18 @@ mod tests {
         // The sample kernel's struct file has f_path at byte 64; strsize is 256.
         assert_eq!(paths(&p), [(0, 0, 256), (0, 64, 64), (0, 64, 256)]);
         assert!(p.fbt_needs().trampoline);
+        // At the return the arguments are the entry's, read from the trampoline's context.
+        let p = compile(r#"kretfunc:security_file_open { @[path(args.file->f_path), retval] = count(); } fexit:vfs_getattr { print(path(args.path)); }"#).unwrap_or_else(|d| panic!("{}", d.message));
+        assert_eq!(paths(&p), [(0, 64, 256), (0, 0, 256)]);
+        assert!(p.fbt_needs().trampoline);
     }
 
     #[test]
     fn path_elsewhere_or_of_anything_else_is_an_error() {
         for (src, message) in [
             ("BEGIN { print(path(0)); }", "The path function can only be used with 'kfunc', 'kretfunc', 'iter' probes"),
-            ("kretprobe:vfs_getattr { print(path(0)); }", "The path function can only be used with 'kfunc', 'kretfunc', 'iter' probes"),
+            ("profile:hz:99 { print(path(0)); }", "The path function can only be used with 'kfunc', 'kretfunc', 'iter' probes"),
+            ("kretfunc:vfs_getattr { print(path(0)); }", "path() only supports pointer or record argument (int provided)"),
             ("kfunc:vfs_read { print(path(args.file->f_path)); }", "the kernel does not allow path() in vfs_read"),
             ("kfunc:vfs_getattr { print(path(args.path->dentry)); }", "path() needs a `struct path` or `struct path *`, but this is `struct dentry *`"),
             ("kfunc:vfs_getattr { print(path(\"/tmp\")); }", "path() only supports pointer or record argument (string provided)"),
