@@ -269,7 +269,7 @@ fn current_bpftrace_spellings() {
 }
 
 /// `let @m = hash(N)` declarations: a declared hash holds N elements and drops the next
-/// (counted); an lruhash makes room by evicting (which element the kernel picks is
+/// (counted, with the declaration to raise); an lruhash makes room by evicting (which element the kernel picks is
 /// approximate: the newest is kept and there are never more than N); an aggregation is
 /// declared per CPU. bpftrace's pcomm, leader_comm and leader_tid name the parent and the
 /// thread group's leader. (The maps at exit are as bpftrace 0.17 prints them, @l emptied
@@ -285,7 +285,8 @@ fn map_declarations_and_process_names() {
     out.assert_ok();
     let parent = std::fs::read_to_string("/proc/thread-self/comm").unwrap();
     assert_eq!(out.stdout, format!("Attaching 1 probe...\n2 2 1\n1 1 {}\n\n\n@c[1]: 1\n@c[2]: 1\n@h[1]: 1\n@h[2]: 2\n\n", parent.trim_end()), "{}", out.dump());
-    assert!(out.stderr.contains("1 dynamic variable drop"), "{}", out.dump());
+    assert!(out.stderr.contains("1 map update drop (a map declared with its size was full; raise the size in its declaration, e.g. `let @a = hash(5000)`)"), "{}", out.dump());
+    assert!(!out.stderr.contains("dynvarsize"), "{}", out.dump());
 }
 
 /// print() of an element of a map of tuples prints that value, as bpftrace 0.17 does

@@ -52,6 +52,10 @@ impl Drops {
             let why = raise("dynamic variables full", "dynvarsize", o.dynvarsize.unwrap_or(DEFAULT_DYNVARSIZE));
             out.push(format!("{n} dynamic variable drop{} ({why})", plural(n)));
         }
+        let n = self.total(DropKind::DeclaredMap);
+        if n > 0 {
+            out.push(format!("{n} map update drop{} (a map declared with its size was full; raise the size in its declaration, e.g. `let @a = hash(5000)`)", plural(n)));
+        }
         per_cpu(DropKind::Stack, "stack drop", "the stack map was full or another stack held the slot", &mut out);
         let n = self.total(DropKind::Speculation);
         if n > 0 {
@@ -96,7 +100,7 @@ mod tests {
 
     #[test]
     fn dtrace_wording_with_the_option_to_raise() {
-        let d = Drops { per_cpu: vec![[0, 34464, 3, 0, 2], [1, 1, 2, 7, 1]], speculative: 9 };
+        let d = Drops { per_cpu: vec![[0, 34464, 3, 0, 2, 1], [1, 1, 2, 7, 1, 2]], speculative: 9 };
         let o = Options { aggsize: Some(16 << 10), ..Options::default() };
         assert_eq!(
             d.messages(&o),
@@ -105,13 +109,14 @@ mod tests {
                 "34464 aggregation drops on CPU 0 (aggregation full; raise it with -x aggsize=64k)",
                 "1 aggregation drop on CPU 1 (aggregation full; raise it with -x aggsize=64k)",
                 "5 dynamic variable drops (dynamic variables full; raise it with -x dynvarsize=4m)",
+                "3 map update drops (a map declared with its size was full; raise the size in its declaration, e.g. `let @a = hash(5000)`)",
                 "7 stack drops on CPU 1 (the stack map was full or another stack held the slot)",
                 "3 failed speculations (no speculative buffer available; raise it with -x nspec=4)",
                 "9 speculative drops (speculation full; raise it with -x specsize=16m)",
             ]
         );
         assert!(Drops::default().messages(&o).is_empty());
-        let d = Drops { per_cpu: vec![[0, 0, 0, 0, 1]], speculative: 0 };
+        let d = Drops { per_cpu: vec![[0, 0, 0, 0, 1, 0]], speculative: 0 };
         let o = Options { nspec: Some(16), ..Options::default() };
         assert_eq!(d.messages(&o), ["1 failed speculation (no speculative buffer available at the largest -x nspec=16)"]);
     }

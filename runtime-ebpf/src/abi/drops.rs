@@ -16,10 +16,13 @@ pub enum DropKind {
     Stack,
     /// A `speculation()` that found every speculation in use.
     Speculation,
+    /// A new key for a map declared with its size (bpftrace's `let @m = hash(N)`) that
+    /// found its N keys in use.
+    DeclaredMap,
 }
 
 impl DropKind {
-    pub const ALL: [DropKind; 5] = [DropKind::Record, DropKind::Aggregation, DropKind::DynamicVariable, DropKind::Stack, DropKind::Speculation];
+    pub const ALL: [DropKind; 6] = [DropKind::Record, DropKind::Aggregation, DropKind::DynamicVariable, DropKind::Stack, DropKind::Speculation, DropKind::DeclaredMap];
 
     /// Byte offset of this kind's counter in the map's value.
     pub fn offset(self) -> usize {

@@ -107,7 +107,7 @@ impl Emitter<'_> {
                 StrVar::Thread(t) => (TLS_OBJ_MAP.to_string(), e.tls_key(*t)?),
                 StrVar::Element { array, keys } => (array_map_name(*array), e.element_key(*array, keys)?),
             };
-            e.store_at(&map, key, dst)
+            e.store_at(&map, key, dst, DropKind::DynamicVariable)
         })
     }
 
@@ -216,8 +216,9 @@ impl Emitter<'_> {
     }
 
     /// Stores the value at `val` under the key at `key` in hash map `map`; a store the full
-    /// map refuses is lost and counted as a dynamic variable drop.
-    pub(super) fn store_at(&mut self, map: &str, key: Buf, val: Buf) -> Result<(), EmitError> {
+    /// map refuses is lost and counted as a `drop` (a dynamic variable's, or a declared
+    /// map's).
+    pub(super) fn store_at(&mut self, map: &str, key: Buf, val: Buf, drop: DropKind) -> Result<(), EmitError> {
         let done = self.label();
         self.ld_map(R1, map, 0);
         self.buf_addr(R2, key);
@@ -225,7 +226,7 @@ impl Emitter<'_> {
         self.push(Insn::mov_imm(R4, 0)); // BPF_ANY
         self.push(Insn::call(helper::MAP_UPDATE_ELEM));
         self.jump(Insn::jmp_imm(Cond::Sge, R0, 0, 0), done);
-        self.count_drop(DropKind::DynamicVariable)?;
+        self.count_drop(drop)?;
         self.bind(done);
         Ok(())
     }

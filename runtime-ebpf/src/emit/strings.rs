@@ -345,7 +345,8 @@ impl Emitter<'_> {
     pub(super) fn store_element(&mut self, array: usize, key: Buf, val: Buf, width: u8) -> Result<(), EmitError> {
         let map = array_map_name(array);
         if self.p.arrays[array].keeps_zero {
-            return self.store_at(&map, key, val);
+            let drop = if self.p.arrays[array].declared.is_some() { DropKind::DeclaredMap } else { DropKind::DynamicVariable };
+            return self.store_at(&map, key, val, drop);
         }
         self.store_dynamic_at(&map, key, val, width)
     }
@@ -360,7 +361,7 @@ impl Emitter<'_> {
         let (base, off) = self.buf_base(R0, val);
         self.push(Insn::ldx(width, R0, base, off));
         self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), delete);
-        self.store_at(map, key, val)?;
+        self.store_at(map, key, val, DropKind::DynamicVariable)?;
         self.goto(done);
         self.bind(delete);
         self.ld_map(R1, map, 0);
