@@ -41,6 +41,7 @@ impl Emitter<'_> {
             IntFn::StackArg(n) => self.context().stack_arg(self, n)?,
             IntFn::FunctionArg(n) => self.context().trusted_arg(self, R0, n)?,
             IntFn::ByteAt => self.byte_at(args)?,
+            IntFn::Ncpus => self.ld64(R0, i64::from(self.target.cpus)),
         }
         Ok(())
     }
