@@ -192,5 +192,5 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool,
         let (what, shown) = if inline { ("description", text.trim()) } else { ("script", name) };
         run::CRUMBS.matched(what, shown, program.matched_probes);
     }
-    run::trace(&compiled, run::Session { voice: &run::CRUMBS, name, text, quiet, format: run::Format::Text, flowindent: false, progress: true, child, pid: cli.pid, out, in_repl })
+    run::trace(&compiled, run::Session { voice: &run::CRUMBS, name, text, quiet, format: run::Format::Text, flowindent: false, progress: true, child, pid: cli.pid, out, in_repl, no_warnings: false })
 }

@@ -84,16 +84,20 @@ pub(crate) struct Session<'a> {
     pub out: Destination<'static>,
     /// In the REPL a second Ctrl-C does not end crumbs.
     pub in_repl: bool,
+    /// errorf()'s and warnf()'s messages: warnf()'s are not printed (bpftrace's
+    /// `--no-warnings`).
+    pub no_warnings: bool,
 }
 
 /// Traces with `compiled` until it ends; returns the status to exit with.
 pub(crate) fn trace(compiled: &Compiled, s: Session) -> ExitCode {
     let voice = s.voice;
+    let messages = crumbs_runtime::output::message::Messages { file: s.name.to_string(), warnings: !s.no_warnings };
     let mut sink: Box<dyn Sink> = match compiled.program.dialect {
-        _ if s.format == Format::Json => Box::new(BpftraceJson::new(s.out, &compiled.program).voice(voice.name)),
-        Dialect::Bpftrace => Box::new(BpftraceText::new(s.out, &compiled.program).voice(voice.name)),
-        Dialect::D if s.flowindent => Box::new(DtraceText::new(s.out, s.quiet, &compiled.program.options).voice(voice.name).flowindent()),
-        Dialect::D => Box::new(DtraceText::new(s.out, s.quiet, &compiled.program.options).voice(voice.name)),
+        _ if s.format == Format::Json => Box::new(BpftraceJson::new(s.out, &compiled.program).voice(voice.name).messages(messages)),
+        Dialect::Bpftrace => Box::new(BpftraceText::new(s.out, &compiled.program).voice(voice.name).messages(messages)),
+        Dialect::D if s.flowindent => Box::new(DtraceText::new(s.out, s.quiet, &compiled.program.options).voice(voice.name).flowindent().messages(messages)),
+        Dialect::D => Box::new(DtraceText::new(s.out, s.quiet, &compiled.program.options).voice(voice.name).messages(messages)),
     };
     let stop = match StopHandle::new() {
         Ok(h) => h,

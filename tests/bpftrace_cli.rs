@@ -301,3 +301,16 @@ fn json_of_a_map_of_tuples() {
     let out = bpftrace(&["-f", "json", "-e", r#"BEGIN { @m[2] = (1, "a"); @n = (5, (6, "x")); exit(); }"#]);
     assert!(out.stdout.ends_with("{\"type\": \"map\", \"data\": {\"@m\": {\"2\": [1,\"a\"]}}}\n{\"type\": \"map\", \"data\": {\"@n\": [5,[6,\"x\"]]}}\n"), "{}", out.dump());
 }
+
+/// errorf() and warnf() name a `-e` program `stdin`, as current bpftrace does, and
+/// `--no-warnings` silences warnf().
+#[test]
+fn errorf_and_warnf_name_stdin_and_no_warnings_silences_warnf() {
+    let program = r#"BEGIN { warnf("w"); errorf("e %d", 1); exit(); }"#;
+    let out = bpftrace(&["-e", program]);
+    assert_status(&out, 0);
+    assert_eq!(out.stderr, "stdin:1:9-19: WARNING: w\nstdin:1:21-38: ERROR: e 1\n", "{}", out.dump());
+    let out = bpftrace(&["--no-warnings", "-e", program]);
+    assert_status(&out, 0);
+    assert_eq!(out.stderr, "stdin:1:21-38: ERROR: e 1\n", "{}", out.dump());
+}

@@ -398,3 +398,108 @@ fn usym_prints_with_percent_s() {
     out.assert_ok();
     assert_eq!(out.stdout, "Attaching 1 probe...\n[work]\n<work>\n\n\n", "{}", out.dump());
 }
+
+// Current bpftrace's standard library (its docs/stdlib.md; bpftrace 0.17 has none of it):
+// the expected outputs follow those docs and the bpftrace sources' definitions.
+
+/// A C program that spins in user mode for 300 ms.
+const SPIN: &str = r#"
+#include <time.h>
+int main(void) {
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    volatile unsigned long n = 0;
+    do {
+        for (int i = 0; i < 100000; i++) n++;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 300000000L);
+    return 0;
+}
+"#;
+
+/// probetype, has_cpid, is_err() and usermode at a workload's reads (a tracepoint: no
+/// registers, so usermode is 0), and ncpus as /sys/devices/system/cpu/possible counts.
+#[test]
+fn probetype_has_cpid_is_err_and_ncpus_of_a_workload() {
+    let file = TempPath::new("btstdreads");
+    let program = "tracepoint:syscalls:sys_enter_read /pid == cpid/ { @[probetype, has_cpid, is_err(args->buf), is_err(-(int64)args->count), usermode] = count(); } END { printf(\"%d %s %d\\n\", ncpus, probetype(), usermode()); }";
+    let out = run(&["-e", program, "-c", &reader(&file)]);
+    out.assert_ok();
+    let possible = std::fs::read_to_string("/sys/devices/system/cpu/possible").unwrap();
+    let cpus: u64 = possible.trim().split(',').map(|r| match r.split_once('-') {
+        Some((a, b)) => b.parse::<u64>().unwrap() - a.parse::<u64>().unwrap() + 1,
+        None => 1,
+    }).sum();
+    assert_eq!(out.stdout, format!("Attaching 2 probes...\n{cpus} special 1\n\n\n@[tracepoint, 1, 0, 1, 0]: 128\n"), "{}", out.dump());
+}
+
+/// usermode in a profile probe of a program spinning in user mode.
+#[test]
+fn usermode_of_a_spinning_program() {
+    let dir = TempPath::dir("btstdspin");
+    let spin = compiled_c(&dir, "spin", SPIN, &[]);
+    let out = run(&["-e", "profile:hz:999 /pid == cpid/ { @user[usermode] = count(); }", "-c", &spin]);
+    out.assert_ok();
+    let samples: u64 = out.stdout.lines().find_map(|l| l.strip_prefix("@user[1]: ")).unwrap_or_else(|| panic!("no user-mode samples\n{}", out.dump())).parse().unwrap();
+    assert!(samples > 50, "{}", out.dump());
+}
+
+/// signal_name() of the signal a shell sends itself, and of constants (glibc's strsignal()).
+#[test]
+fn signal_name_of_a_signal_sent() {
+    let program = "BEGIN { printf(\"%s|%s|%s|%s\\n\", signal_name(2), signal_name(33), signal_name(34), signal_name(65)); } tracepoint:signal:signal_generate /args->pid == cpid/ { printf(\"%s\\n\", signal_name(args->sig)); @[signal_name(args->sig)] = count(); }";
+    let out = run(&["-e", program, "-c", "sh -c 'kill -USR1 $$'"]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 2 probes...\nInterrupt|Unknown signal 33|Real-time signal 0|N/A\nUser defined signal 1\n\n\n@[User defined signal 1]: 1\n", "{}", out.dump());
+}
+
+/// find() of the file name an openat stored, at its return: found once per open, and
+/// after delete() not found, the variable keeping the value it had.
+#[test]
+fn find_of_a_workloads_opens() {
+    let file = TempPath::new("btstdfind");
+    let program = "tracepoint:syscalls:sys_enter_openat /pid == cpid/ { @names[tid] = str(args->filename); }
+        tracepoint:syscalls:sys_exit_openat /pid == cpid/ { $n = \"none\"; if (find(@names, tid, $n)) { @opened[$n, args->ret >= 0] = count(); }
+        delete(@names, tid); if (!find(@names, tid, $n)) { @kept[$n] = count(); } }";
+    let out = run(&["-e", program, "-c", &reader(&file)]);
+    out.assert_ok();
+    let name = file.str();
+    assert_eq!(out.stdout, format!("Attaching 2 probes...\n\n\n@kept[{name}]: 2\n\n@opened[{name}, 1]: 2\n"), "{}", out.dump());
+}
+
+/// errorf() and warnf() of a script's reads on standard error, with their places; a
+/// failing assert() says so and exits with 1.
+#[test]
+fn errorf_warnf_and_assert_name_their_places() {
+    let script = TempPath::with_contents("btstd.bt", "tracepoint:syscalls:sys_enter_read /pid == cpid/ {\n  warnf(\"read of %d bytes\", args->count);\n  @reads++;\n  if (@reads == 3) {\n    errorf(\"third read, of %d bytes\", args->count);\n  }\n}\n");
+    let file = TempPath::new("btstdmsg");
+    let out = run(&[script.str(), "-c", &reader(&file)]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n\n\n@reads: 128\n", "{}", out.dump());
+    let warning = format!("{}:2:3-41: WARNING: read of 512 bytes", script.str());
+    let error = format!("{}:5:5-51: ERROR: third read, of 512 bytes", script.str());
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(lines.len(), 129, "{}", out.dump());
+    assert_eq!((lines[0], lines[1], lines[2], lines[3], lines[128]), (warning.as_str(), warning.as_str(), warning.as_str(), error.as_str(), warning.as_str()), "{}", out.dump());
+    let out = run(&["--dialect", "bpftrace", "-e", "BEGIN { assert(1 == 1, \"holds\");\n  assert(pid < 0, \"pid is negative\"); }"]);
+    assert_eq!(out.code(), 1, "{}", out.dump());
+    assert_eq!(out.stderr, "<command line>:2:3-37: ERROR: assert failed: pid is negative\n", "{}", out.dump());
+}
+
+/// fail() and static_assert() stop the compilation where they are reached (exit status 2),
+/// not in a branch a constant condition leaves out; the type predicates choose branches.
+#[test]
+fn fail_static_assert_and_type_predicates_when_compiling() {
+    let program = "BEGIN { $s = comm; $n = 1; if (is_str($n)) { fail(\"not a string\"); } if (is_str($s)) { printf(\"%d\\n\", strlen(\"ab\")); } static_assert(sizeof(int) == 4, \"int\"); printf(\"%d %d %d\\n\", is_integer($n), is_ptr(curtask), is_literal(\"x\")); exit(); }";
+    let out = run(&["--dialect", "bpftrace", "-e", program]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n2\n1 1 1\n\n\n", "{}", out.dump());
+    let out = run(&["--dialect", "bpftrace", "-e", "BEGIN { if ($1 < 2) { fail(\"Expected the first positional param to be greater than 1. Got %d\", $1); } exit(); }", "1"]);
+    assert_eq!(out.code(), 2, "{}", out.dump());
+    assert!(out.stderr.contains("Expected the first positional param to be greater than 1. Got 1"), "{}", out.dump());
+    let out = run(&["--dialect", "bpftrace", "-e", "BEGIN { if ($1 < 2) { fail(\"Expected the first positional param to be greater than 1. Got %d\", $1); } exit(); }", "5"]);
+    out.assert_ok();
+    let out = run(&["--dialect", "bpftrace", "-e", "BEGIN { static_assert(sizeof(int) == 8, \"int is 8 bytes\"); }"]);
+    assert_eq!(out.code(), 2, "{}", out.dump());
+    assert!(out.stderr.contains("int is 8 bytes") && out.stderr.contains("static_assert() failed"), "{}", out.dump());
+}

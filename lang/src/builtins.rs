@@ -179,6 +179,10 @@ pub const VARIABLES: &[BuiltinVar] = &[
     BuiltinVar { name: "sarg8", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::StackArg(8), doc: "the ninth argument passed on the stack (kprobes and uprobes at a function's entry): the word at sp + 72, read from user memory at a uprobe" },
     BuiltinVar { name: "sarg9", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::StackArg(9), doc: "the tenth argument passed on the stack (kprobes and uprobes at a function's entry): the word at sp + 80, read from user memory at a uprobe" },
     BuiltinVar { name: "cgroup", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::Call("__cgroup"), doc: "the id of the current thread's cgroup (version 2), as cgroupid() gives it (__cgroup())" },
+    BuiltinVar { name: "has_cpid", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("int"), hook: VarHook::Call("has_cpid"), doc: "1 if the program has a -c command or -p process (cpid can be read), else 0, as has_cpid()" },
+    BuiltinVar { name: "ncpus", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("uint64_t"), hook: VarHook::Call("ncpus"), doc: "the number of possible CPUs, as ncpus()" },
+    BuiltinVar { name: "probetype", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Str, hook: VarHook::Call("probetype"), doc: "the type of the probe that fired, as probetype()" },
+    BuiltinVar { name: "usermode", dialects: Dialects::Bpftrace, aliases: &[], ty: VarType::Int("uint8_t"), hook: VarHook::Call("usermode"), doc: "1 if the probe interrupted user mode, as usermode()" },
 ];
 
 /// A constant of DTrace's D library: a name for an integer of a C type.
@@ -362,6 +366,40 @@ pub enum FnHook {
     Register,
     /// bpftrace's `override(rc)`: bpf_override_return() at a kprobe.
     Override,
+    /// current bpftrace's `has_cpid()`: whether cpid is known, a constant.
+    HasCpid,
+    /// current bpftrace's `is_err(ptr)`: ptr is an error code the kernel encoded as a pointer.
+    IsErr,
+    /// current bpftrace's `probetype()`: the kind of the probe that fired, a string.
+    ProbeType,
+    /// current bpftrace's `usermode()`: whether the probe interrupted user mode.
+    Usermode,
+    /// current bpftrace's `signal_name(sig)`: a signal number printed as its description.
+    SignalName,
+    /// current bpftrace's `errorf()` (`error`) and `warnf()`: printf's text as a message on
+    /// standard error, with the call's place.
+    Message { error: bool },
+    /// current bpftrace's `assert(cond, msg)`: errorf() and exit(1) where cond is 0.
+    Assert,
+    /// current bpftrace's `fail(format, ...)` and `static_assert(cond, msg)`: compile errors.
+    Fail,
+    StaticAssert,
+    /// current bpftrace's `is_integer()`, `is_str()`, ...: what an expression's type is, a
+    /// constant.
+    TypeTest(TypeTest),
+    /// current bpftrace's `find(@map, key, $var)`: an element looked up into a variable.
+    Find,
+}
+
+/// What current bpftrace's type predicates ask of an expression (lang/src/check/bpftrace_std.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TypeTest {
+    Integer,
+    Unsigned,
+    Str,
+    Pointer,
+    Array,
+    Literal,
 }
 
 /// DTrace's subroutines on the kernel's objects (lang/src/check/kernel_subrs.rs).
@@ -502,6 +540,25 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "pton", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Format], hook: FnHook::Pton, signature: "pton(addr)", doc: "the bytes of the address in the string literal addr: IPv4 (4 bytes) if it has a `.`, else IPv6 (16) if it has a `:`; printed with ntop(), or compared (== or !=) with an address in memory of its size" },
     BuiltinFn { name: "macaddr", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Any], hook: FnHook::Macaddr, signature: "macaddr(addr)", doc: "the 6-byte hardware address addr as upper-case hex bytes joined by colons (00:1A:2B:3C:4D:5E): a 6-byte array or struct in memory, or the kernel address of one; bytes that cannot be read are 0" },
     BuiltinFn { name: "buf", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Any, ArgSpec::OptInt], hook: FnHook::Buf, signature: "buf(addr, length)", doc: "length bytes at addr (at most max_strlen, the string size: a computed length beyond it, or negative, reads max_strlen), a user-space pointer's from the process, a kernel pointer's from the kernel, an integer's from the kernel if it is a kernel address, else from the process; or buf(array), an array in memory whole; printed with %r (printable ASCII as it is, other bytes as \\xNN), %rx (every byte as \\xNN) or %rh (hex pairs joined by spaces), and as %r prints it as a key, a value or by print()" },
+    BuiltinFn { name: "has_cpid", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[], hook: FnHook::HasCpid, signature: "has_cpid()", doc: "current bpftrace's: 1 if the program has a -c command or -p process (cpid can be read), else 0, known when compiling" },
+    BuiltinFn { name: "ncpus", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[], hook: FnHook::Int(crate::ir::IntFn::Ncpus), signature: "ncpus()", doc: "current bpftrace's: the number of possible CPUs (/sys/devices/system/cpu/possible), known when compiling, a uint64" },
+    BuiltinFn { name: "is_err", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::IsErr, signature: "is_err(ptr)", doc: "current bpftrace's: 1 if the pointer or integer ptr is an error the kernel encoded as a pointer (ERR_PTR: -4095 to -1, the kernel's IS_ERR()), else 0" },
+    BuiltinFn { name: "probetype", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[], hook: FnHook::ProbeType, signature: "probetype()", doc: "current bpftrace's: the type of the probe that fired as bpftrace names it (kprobe, kretprobe, tracepoint, rawtracepoint, uprobe, uretprobe, usdt, profile, interval, software, hardware; special for BEGIN, END and ERROR; a kernel function's entry and return are kprobe and kretprobe however spelled, as probe names them), a string" },
+    BuiltinFn { name: "usermode", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[], hook: FnHook::Usermode, signature: "usermode()", doc: "current bpftrace's: 1 if the probe interrupted the CPU in user mode (the saved cs register's privilege level is 3), else 0, a uint8: read at kprobes, uprobes, usdt probes and perf events (profile, interval, software, hardware); 1 at BEGIN and END, 0 at other probes, known when compiling" },
+    BuiltinFn { name: "signal_name", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::SignalName, signature: "signal_name(sig)", doc: "current bpftrace's: the description of signal number sig, as strsignal(3) gives it (Interrupt, Real-time signal 0, ...; N/A beyond 0 to 64) when printed (a key or printed with %s, not compared)" },
+    BuiltinFn { name: "str_concat", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str], hook: FnHook::Str(crate::ir::StrFn::Join), signature: "str_concat(a, b)", doc: "current bpftrace's: a followed by b, cut to strsize - 1 bytes, as strjoin()" },
+    BuiltinFn { name: "errorf", dialects: Dialects::Bpftrace, kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::Message { error: true }, signature: "errorf(format, ...)", doc: "current bpftrace's: print what printf would, as an error message with the call's place on standard error when crumbs reads the record: FILE:LINE:COLUMN-COLUMN: ERROR: text" },
+    BuiltinFn { name: "warnf", dialects: Dialects::Bpftrace, kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::Message { error: false }, signature: "warnf(format, ...)", doc: "current bpftrace's: print what printf would, as a warning with the call's place on standard error when crumbs reads the record: FILE:LINE:COLUMN-COLUMN: WARNING: text (nothing with --no-warnings)" },
+    BuiltinFn { name: "assert", dialects: Dialects::Bpftrace, kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::Str], hook: FnHook::Assert, signature: "assert(cond, msg)", doc: "current bpftrace's: if cond is 0 when the probe fires, errorf(\"assert failed: %s\", msg) and exit(1)" },
+    BuiltinFn { name: "fail", dialects: Dialects::Bpftrace, kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::Fail, signature: "fail(format, ...)", doc: "current bpftrace's: a compile error whose message is what printf would print of the literal arguments, where it is reached (not in a branch a condition known when compiling leaves out)" },
+    BuiltinFn { name: "static_assert", dialects: Dialects::Bpftrace, kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::Format], hook: FnHook::StaticAssert, signature: "static_assert(cond, msg)", doc: "current bpftrace's: a compile error with message msg (a string literal) if cond, known when compiling, is 0" },
+    BuiltinFn { name: "is_integer", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Any], hook: FnHook::TypeTest(TypeTest::Integer), signature: "is_integer(expr)", doc: "current bpftrace's: 1 if expr is an integer (not a pointer), else 0, known when compiling (expr is not evaluated)" },
+    BuiltinFn { name: "is_unsigned_integer", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Any], hook: FnHook::TypeTest(TypeTest::Unsigned), signature: "is_unsigned_integer(expr)", doc: "current bpftrace's: 1 if expr is an integer of an unsigned type, else 0, known when compiling (expr is not evaluated)" },
+    BuiltinFn { name: "is_str", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Any], hook: FnHook::TypeTest(TypeTest::Str), signature: "is_str(expr)", doc: "current bpftrace's: 1 if expr is a string, else 0, known when compiling (expr is not evaluated)" },
+    BuiltinFn { name: "is_ptr", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Any], hook: FnHook::TypeTest(TypeTest::Pointer), signature: "is_ptr(expr)", doc: "current bpftrace's: 1 if expr is a pointer, else 0, known when compiling (expr is not evaluated)" },
+    BuiltinFn { name: "is_array", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Any], hook: FnHook::TypeTest(TypeTest::Array), signature: "is_array(expr)", doc: "current bpftrace's: 1 if expr is an array (a C array in memory), else 0, known when compiling (expr is not evaluated)" },
+    BuiltinFn { name: "is_literal", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Any], hook: FnHook::TypeTest(TypeTest::Literal), signature: "is_literal(expr)", doc: "current bpftrace's: 1 if expr is written as a literal (1, -1, \"hello\", true), else 0" },
+    BuiltinFn { name: "find", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Aggregation, ArgSpec::Any, ArgSpec::Any], hook: FnHook::Find, signature: "find(@map, key, $var)", doc: "current bpftrace's: 1 if map of values @map has an element at key, which is then stored in scratch variable $var; else 0, $var left as it was" },
     BuiltinFn { name: "reg", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Format], hook: FnHook::Register, signature: "reg(name)", doc: "the register name (a string literal, as bpftrace names x86-64's: ip, sp, bp, ax, bx, cx, dx, si, di, r8 to r15, orig_ax, flags, cs, ss) where the probe fired: at kprobes, uprobes, USDT probes and perf events (profile, interval, software, hardware), a uint64" },
     BuiltinFn { name: "override", dialects: Dialects::Bpftrace, kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Override, signature: "override(rc)", doc: "destructive (--unsafe): the probed kernel function does not run and returns rc instead (bpf_override_return): at kprobes of functions the kernel allows error injection into (ALLOW_ERROR_INJECTION), on a kernel built with CONFIG_BPF_KPROBE_OVERRIDE; they then attach as kprobes" },
     BuiltinFn { name: "rand", dialects: Both, kind: FnKind::Subroutine, args: &[], hook: FnHook::Int(crate::ir::IntFn::Rand), signature: "rand()", doc: "a pseudo-random int (bpf_get_prandom_u32), not for cryptography" },

@@ -28,5 +28,12 @@ pub mod types;
 pub fn compile(source: &str, opts: &check::CheckOptions) -> Result<ir::Program, diag::Diagnostic> {
     let (mut ast, dialect) = parse::parse_program_detecting(source, opts.facts.clone(), opts.dialect)?;
     stdlib::add_used(&mut ast, source, dialect, opts.facts.clone())?;
-    check::check(&ast, &check::CheckOptions { dialect: Some(dialect), ..opts.clone() })
+    let mut program = check::check(&ast, &check::CheckOptions { dialect: Some(dialect), ..opts.clone() })?;
+    // errorf() and warnf() name the lines and columns of their calls.
+    for item in program.records.iter_mut().flat_map(|r| &mut r.items) {
+        if let ir::Item::Message { at, .. } = item {
+            at.locate(source);
+        }
+    }
+    Ok(program)
 }

@@ -148,6 +148,10 @@ impl<'p> Events<'p> {
                     let values = aggregations.stacks.symbolize(printf::conversions(pieces), values);
                     firing.outputs.push(Output::Cat { path: crate::output::printf::format(pieces, &values), max: *max });
                 }
+                Item::Message { error, pieces, at, .. } => {
+                    let values = aggregations.stacks.symbolize(printf::conversions(pieces), values);
+                    firing.outputs.push(Output::Message { error: *error, text: crate::output::printf::format(pieces, &values), at });
+                }
                 Item::Time(format) => firing.outputs.push(Output::Text { record: "time", text: crate::output::local_time::now(format), line: false }),
                 Item::Join { sep, count, .. } => {
                     let bytes = match values.first() {

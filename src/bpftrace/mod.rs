@@ -198,7 +198,7 @@ fn trace(r: Request, name: &str, text: &str, params: Vec<String>) -> ExitCode {
     if !quiet {
         BPFTRACE.attaching(&mut out, r.format, compiled.program.matched_probes);
     }
-    let session = run::Session { voice: &BPFTRACE, name, text, quiet, format: r.format, flowindent: false, progress: false, child, pid, out, in_repl: false };
+    let session = run::Session { voice: &BPFTRACE, name, text, quiet, format: r.format, flowindent: false, progress: false, child, pid, out, in_repl: false, no_warnings: r.no_warnings };
     run::trace(&compiled, session)
 }
 

@@ -66,6 +66,12 @@ impl Checker<'_> {
             check_arity(f, args, span)?;
             return self.speculate(&args[0], span, body);
         }
+        match f.hook {
+            FnHook::Fail => return self.fail(f, args, span),
+            FnHook::StaticAssert => return self.static_assert(f, args, span),
+            FnHook::Assert => return self.assert(f, args, span, body, items),
+            _ => {}
+        }
         if matches!(f.hook, FnHook::CopyInto | FnHook::Bcopy) {
             return self.copy_into(f, args, span, body);
         }
@@ -167,7 +173,7 @@ impl Checker<'_> {
         }
         check_arity(f, args, span)?;
         let (item, lowered) = match f.hook {
-            FnHook::Printf | FnHook::System | FnHook::Freopen | FnHook::Cat => {
+            FnHook::Printf | FnHook::System | FnHook::Freopen | FnHook::Cat | FnHook::Message { .. } => {
                 let fmt = &args[0];
                 let pieces = self.format(fmt, "printf()")?;
                 if let Some(c) = printf::conversions(&pieces).find(|c| c.is_agg_value()) {
@@ -248,6 +254,7 @@ impl Checker<'_> {
                     FnHook::System => (Item::System { pieces, args: reprs }, lowered),
                     FnHook::Freopen => (Item::Freopen { pieces, args: reprs }, lowered),
                     FnHook::Cat => (Item::Cat { pieces, args: reprs, max: self.cat_bytes }, lowered),
+                    FnHook::Message { error } => (Item::Message { error, pieces, args: reprs, at: SourceAt { span: span.clone(), ..Default::default() } }, lowered),
                     _ => (Item::Printf { pieces, args: reprs }, lowered),
                 }
             }

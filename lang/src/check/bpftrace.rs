@@ -49,7 +49,7 @@ impl Checker<'_> {
 
     /// A compile error if map `@a` holds an aggregation: `what(func)` says what wanted a map
     /// of values instead.
-    fn refuse_aggregation(&self, a: &ast::AggRef, what: impl FnOnce(&str) -> String, hint: String) -> Result<(), Diagnostic> {
+    pub(super) fn refuse_aggregation(&self, a: &ast::AggRef, what: impl FnOnce(&str) -> String, hint: String) -> Result<(), Diagnostic> {
         let Some(id) = self.aggs.iter().position(|x| x.name == a.name) else { return Ok(()) };
         Err(Diagnostic::new(a.span.clone(), what(&self.agg_spans[id].1)).label("an aggregation").related(self.agg_spans[id].0.clone(), "made an aggregation here").hint(hint))
     }

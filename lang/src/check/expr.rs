@@ -394,6 +394,17 @@ impl Checker<'_> {
             FnHook::Buf => self.buf(f, args, span)?,
             FnHook::Register => self.register(f, args, span)?,
             FnHook::HasKey => self.has_key(args, span)?,
+            FnHook::HasCpid => self.has_cpid(f, args, span)?,
+            FnHook::IsErr => self.is_err(f, args, span)?,
+            FnHook::ProbeType => self.probetype(f, args, span, string)?,
+            FnHook::Usermode => self.usermode(f, args, span)?,
+            FnHook::TypeTest(t) => self.type_test(f, t, args, span)?,
+            FnHook::Find => self.find(args, span)?,
+            FnHook::SignalName => {
+                check_arity(f, args, span)?;
+                let sig = self.int_expr(&args[0], "signal_name()'s signal number")?;
+                TExpr::new(Expr::Named(crate::ir::NameOf::Signal, Box::new(sig)), string)
+            }
             FnHook::Len => self.map_len(args, span)?,
             FnHook::Strftime => {
                 check_arity(f, args, span)?;

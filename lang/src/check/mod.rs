@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 mod actions;
 mod args;
 mod bpftrace;
+mod bpftrace_std;
 mod cgroup_path;
 mod ctypes;
 mod decls;
@@ -683,6 +684,15 @@ impl Checker<'_> {
             }
             ast::Stmt::If { cond, then, els, .. } => {
                 let cond = self.condition(cond, "the condition of `if`")?;
+                // bpftrace decides an `if` whose condition is known when compiling then: the
+                // branch left out is not checked (`if (is_str($x)) { ... }`, fail()).
+                if let Some(c) = self.bpftrace().then(|| crate::ir::fold::constant(&cond, &self.strings)).flatten() {
+                    let taken = if c != 0 { Some(then) } else { els.as_ref() };
+                    for s in taken.into_iter().flatten() {
+                        self.stmt(s, body, items)?;
+                    }
+                    return Ok(());
+                }
                 let (mut t, mut e) = (Vec::new(), Vec::new());
                 self.if_depth += 1;
                 let r = (|| {
@@ -789,6 +799,8 @@ fn unassigned_local(name: &str, span: &Span) -> Diagnostic {
 mod tests;
 #[cfg(test)]
 mod dialect_tests;
+#[cfg(test)]
+mod bpftrace_std_tests;
 #[cfg(test)]
 mod stored_values_tests;
 mod bpftrace_fns;

@@ -16,7 +16,7 @@ pub(super) fn register_word(name: &str) -> Option<u8> {
 }
 
 /// The kind of probe bpftrace would call `p` (its error messages name them so).
-fn bpftrace_kind(p: &Probe) -> &'static str {
+pub(super) fn bpftrace_kind(p: &Probe) -> &'static str {
     match p.attach {
         AttachPoint::Begin => "BEGIN",
         AttachPoint::End => "END",
@@ -56,8 +56,7 @@ impl Checker<'_> {
             };
             return Err(Diagnostic::new(args[0].span.clone(), format!("'{}' is not a valid register on this architecture (x86_64)", name.value)).label("no such register").hint(hint));
         };
-        let registers = |a: AttachPoint| matches!(a, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_) | AttachPoint::UserEntry(_) | AttachPoint::UserReturn(_) | AttachPoint::Profile { .. } | AttachPoint::Perf { .. });
-        if let Some(p) = self.clause_probes.iter().find(|p| !registers(p.attach)) {
+        if let Some(p) = self.clause_probes.iter().find(|p| !bpftrace_std::has_registers(p.attach)) {
             return Err(Diagnostic::new(span.clone(), format!("reg can not be used with \"{}\" probes", bpftrace_kind(p)))
                 .label("no registers here")
                 .hint("reg() reads the registers saved where a kprobe, kretprobe, uprobe, uretprobe, usdt, profile, interval, software or hardware probe fired"));

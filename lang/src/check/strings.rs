@@ -55,7 +55,7 @@ impl Checker<'_> {
                     IntFn::Swap(_) => self.c_int("uint64_t"),
                     IntFn::Index | IntFn::Rindex | IntFn::Rand | IntFn::Progenyof | IntFn::Syscall => self.int(),
                     IntFn::ByteAt => self.c_int("char"),
-                    IntFn::UserReg(_) | IntFn::Cgroup | IntFn::ProbeReg(_) | IntFn::StackArg(_) | IntFn::FunctionArg(_) | IntFn::FuncIp => self.c_int("uint64_t"),
+                    IntFn::UserReg(_) | IntFn::Cgroup | IntFn::ProbeReg(_) | IntFn::StackArg(_) | IntFn::FunctionArg(_) | IntFn::FuncIp | IntFn::Ncpus => self.c_int("uint64_t"),
                 };
                 TExpr::new(Expr::IntCall { f: g, args: lowered }, ty)
             }

@@ -11,6 +11,7 @@ use crate::syscalls::SyscallTable;
 pub mod agg;
 mod bpftrace_names;
 mod fault;
+pub mod fold;
 mod fbt_needs;
 pub mod layout;
 pub use agg::AggKind;
@@ -103,6 +104,8 @@ pub enum Repr {
 pub enum NameOf {
     User,
     Errno,
+    /// current bpftrace's `signal_name(sig)`: a signal's description.
+    Signal,
     CgroupPath(u32),
 }
 
@@ -273,6 +276,7 @@ impl Repr {
             Repr::Strftime(_) => "a formatted time",
             Repr::Named(NameOf::User) => "a user name",
             Repr::Named(NameOf::Errno) => "an error message",
+            Repr::Named(NameOf::Signal) => "a signal's name",
             Repr::Named(NameOf::CgroupPath(_)) => "a cgroup's path",
             Repr::Buf(_) => "a buffer",
         }
@@ -314,6 +318,7 @@ impl Repr {
             Repr::Strftime(_) => "timestamp".into(),
             Repr::Named(NameOf::User) => "username".into(),
             Repr::Named(NameOf::Errno) => "strerror".into(),
+            Repr::Named(NameOf::Signal) => "signal_name".into(),
             Repr::Named(NameOf::CgroupPath(_)) => "cgroup_path".into(),
             Repr::Buf(n) => format!("buffer[{n}]"),
             r => r.describe().into(),
@@ -469,6 +474,9 @@ pub enum IntFn {
     /// The address of the kernel function the probe fired in (bpf_get_func_ip): bpftrace's
     /// `func` at kprobe/kfunc probes, a kernel symbol.
     FuncIp,
+    /// current bpftrace's `ncpus`: the number of possible CPUs, which the code generator
+    /// knows of the machine it compiles for.
+    Ncpus,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -925,6 +933,43 @@ pub enum Item {
     /// bpftrace's `cat(format, ...)`: the file the formatted text names, its first `max`
     /// bytes printed as they are.
     Cat { pieces: Vec<Piece>, args: Vec<Repr>, max: u64 },
+    /// current bpftrace's `errorf()` (`error`) and `warnf()`: the formatted text printed on
+    /// standard error as a message about the call at `at`.
+    Message { error: bool, pieces: Vec<Piece>, args: Vec<Repr>, at: SourceAt },
+}
+
+/// Where a call is in the program's source, as bpftrace's messages name it: its first line
+/// and column and, past its end, its last line and column (lines and columns from 1, columns
+/// in bytes). The checker keeps the span; [`crate::compile`] finds the lines and columns.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceAt {
+    pub span: std::ops::Range<usize>,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+}
+
+impl SourceAt {
+    /// `LINE:COLUMN-COLUMN` (`LINE-LINE` for a call over several lines), after `FILE:`.
+    pub fn describe(&self, file: &str) -> String {
+        if self.line != self.end_line {
+            return format!("{file}:{}-{}", self.line, self.end_line);
+        }
+        format!("{file}:{}:{}-{}", self.line, self.column, self.end_column)
+    }
+
+    /// Lines and columns of the span in `source`.
+    pub fn locate(&mut self, source: &str) {
+        let at = |offset: usize| {
+            let before = &source.as_bytes()[..offset.min(source.len())];
+            let line = before.iter().filter(|b| **b == b'\n').count() as u32 + 1;
+            let column = (before.len() - before.iter().rposition(|b| *b == b'\n').map_or(0, |p| p + 1)) as u32 + 1;
+            (line, column)
+        };
+        (self.line, self.column) = at(self.span.start);
+        (self.end_line, self.end_column) = at(self.span.end);
+    }
 }
 
 /// A bpftrace map: an aggregation or an associative array of values, by id.
@@ -937,7 +982,7 @@ pub enum MapRef {
 impl Item {
     pub fn arg_reprs(&self) -> Vec<Repr> {
         match self {
-            Item::Printf { args, .. } | Item::System { args, .. } | Item::Freopen { args, .. } | Item::Cat { args, .. } => args.clone(),
+            Item::Printf { args, .. } | Item::System { args, .. } | Item::Freopen { args, .. } | Item::Cat { args, .. } | Item::Message { args, .. } => args.clone(),
             Item::Trace(r) | Item::Print(r, _) => vec![*r],
             Item::Exit | Item::Commit | Item::Discard => vec![Repr::Int(IntRepr::I64)],
             Item::Normalize { by_arg: true, .. } => vec![Repr::Int(IntRepr::I64)],

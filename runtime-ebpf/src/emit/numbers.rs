@@ -42,6 +42,7 @@ impl Emitter<'_> {
             IntFn::FunctionArg(n) => self.context().trusted_arg(self, R0, n)?,
             IntFn::FuncIp => self.context().function_address(self)?,
             IntFn::ByteAt => self.byte_at(args)?,
+            IntFn::Ncpus => self.ld64(R0, i64::from(self.target.cpus)),
         }
         Ok(())
     }

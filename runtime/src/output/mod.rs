@@ -20,6 +20,7 @@ pub mod flow;
 pub mod joined;
 pub mod join;
 pub mod local_time;
+pub mod message;
 pub mod names;
 pub mod packed;
 pub mod pcap;
@@ -94,6 +95,8 @@ pub enum Output<'p> {
     /// bpftrace's print(@m, top, div): the map now, its `top` largest rows (0: all), values
     /// divided by `div`.
     PrintMap { map: PrintedMap, top: u32, div: u32 },
+    /// current bpftrace's errorf() (`error`) and warnf(): the text, and the call's place.
+    Message { error: bool, text: String, at: &'p crumbs_lang::ir::SourceAt },
 }
 
 /// A map print(@m) printed: an aggregation's rows (by id), or a map of values.

@@ -11,6 +11,7 @@ pub fn name_of(kind: NameOf, n: i64, strings: &Strings) -> String {
     match kind {
         NameOf::User => user_name(n as u32),
         NameOf::Errno => error_message(n),
+        NameOf::Signal => signal_description(n),
         NameOf::CgroupPath(filter) => super::cgroup_paths::cgroup_paths(n as u64, &strings.resolve(filter as u64)),
     }
 }
@@ -45,6 +46,25 @@ fn error_message(errno: i64) -> String {
     unsafe { std::ffi::CStr::from_ptr(libc::strerror(n)) }.to_string_lossy().into_owned()
 }
 
+/// The description of signal `sig` as current bpftrace's signal_name() gives it: glibc's
+/// strsignal(3) words for 0 to 64 (glibc keeps 32 and 33 for itself, so its real-time
+/// signals are numbered from 34), "N/A" for any other number.
+fn signal_description(sig: i64) -> String {
+    const CLASSIC: [&str; 32] = [
+        "Unknown signal 0", "Hangup", "Interrupt", "Quit", "Illegal instruction", "Trace/breakpoint trap", "Aborted", "Bus error",
+        "Floating point exception", "Killed", "User defined signal 1", "Segmentation fault", "User defined signal 2", "Broken pipe",
+        "Alarm clock", "Terminated", "Stack fault", "Child exited", "Continued", "Stopped (signal)", "Stopped", "Stopped (tty input)",
+        "Stopped (tty output)", "Urgent I/O condition", "CPU time limit exceeded", "File size limit exceeded", "Virtual timer expired",
+        "Profiling timer expired", "Window changed", "I/O possible", "Power failure", "Bad system call",
+    ];
+    match sig {
+        0..=31 => CLASSIC[sig as usize].to_string(),
+        32 | 33 => format!("Unknown signal {sig}"),
+        34..=64 => format!("Real-time signal {}", sig - 34),
+        _ => "N/A".to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -56,5 +76,19 @@ mod tests {
         let strings = Strings::default();
         assert_eq!(name_of(NameOf::Errno, 2, &strings), "No such file or directory");
         assert_eq!(name_of(NameOf::User, 4_000_000, &strings), "4000000");
+    }
+
+    #[test]
+    fn signals_are_named_as_strsignal_names_them() {
+        let strings = Strings::default();
+        let name = |n| name_of(NameOf::Signal, n, &strings);
+        assert_eq!([name(2), name(9), name(31), name(33), name(34), name(64)], ["Interrupt", "Killed", "Bad system call", "Unknown signal 33", "Real-time signal 0", "Real-time signal 30"]);
+        assert_eq!([name(-1), name(65)], ["N/A", "N/A"]);
+        // The table is glibc's: its strsignal(3) agrees.
+        for n in 0..=64 {
+            // SAFETY: strsignal returns a NUL-terminated string, copied at once.
+            let libc_name = unsafe { std::ffi::CStr::from_ptr(libc::strsignal(n as i32)) }.to_string_lossy().into_owned();
+            assert_eq!(name(n), libc_name, "signal {n}");
+        }
     }
 }

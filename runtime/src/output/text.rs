@@ -24,12 +24,20 @@ pub struct DtraceText<'w> {
     flow: Option<Flow>,
     /// pcap()'s capture files.
     pcaps: PcapFiles,
+    /// How errorf() and warnf() name the program.
+    messages: super::message::Messages,
 }
 
 impl<'w> DtraceText<'w> {
     pub fn new(out: Destination<'w>, quiet: bool, options: &Options) -> Self {
         let unicode = packed::unicode_terminal(std::env::var("TERM").ok().as_deref());
-        DtraceText { out, quiet, options: options.clone(), header_done: false, unicode, voice: "crumbs", flow: None, pcaps: PcapFiles::default() }
+        DtraceText { out, quiet, options: options.clone(), header_done: false, unicode, voice: "crumbs", flow: None, pcaps: PcapFiles::default(), messages: Default::default() }
+    }
+
+    /// How errorf()'s and warnf()'s messages name the program, and whether warnings print.
+    pub fn messages(mut self, messages: super::message::Messages) -> Self {
+        self.messages = messages;
+        self
     }
 
     /// Messages on standard error start with `name:` instead of `crumbs:`.
@@ -147,6 +155,14 @@ impl Sink for DtraceText<'_> {
                     self.out.write_all(std::mem::take(&mut text).as_bytes())?;
                     self.out.flush()?;
                     text.push_str(&super::cat::contents(path, *max, self.voice));
+                }
+                // On standard error, after what came before it on standard output.
+                Output::Message { error, text: t, at } => {
+                    if let Some(line) = self.messages.line(*error, t, at) {
+                        self.out.write_all(std::mem::take(&mut text).as_bytes())?;
+                        self.out.flush()?;
+                        eprintln!("{line}");
+                    }
                 }
                 Output::Ftruncate => {
                     self.out.write_all(std::mem::take(&mut text).as_bytes())?;

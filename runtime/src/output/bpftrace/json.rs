@@ -31,11 +31,19 @@ pub struct BpftraceJson<'w> {
     options: Options,
     /// The name messages on standard error start with.
     voice: &'static str,
+    /// How errorf() and warnf() name the program.
+    messages: crate::output::message::Messages,
 }
 
 impl<'w> BpftraceJson<'w> {
     pub fn new(out: Destination<'w>, program: &Program) -> Self {
-        BpftraceJson { out, console: Destination::stdout(), aggregations: program.aggregations.clone(), value_maps: Vec::new(), options: program.options.clone(), voice: "crumbs" }
+        BpftraceJson { out, console: Destination::stdout(), aggregations: program.aggregations.clone(), value_maps: Vec::new(), options: program.options.clone(), voice: "crumbs", messages: Default::default() }
+    }
+
+    /// How errorf()'s and warnf()'s messages name the program, and whether warnings print.
+    pub fn messages(mut self, messages: crate::output::message::Messages) -> Self {
+        self.messages = messages;
+        self
     }
 
     /// Messages on standard error start with `name:` instead of `crumbs:`.
@@ -104,6 +112,7 @@ impl Sink for BpftraceJson<'_> {
                     self.out.flush()?;
                     text.push_str(&records::record("cat", &records::string(&super::super::cat::contents(path, *max, self.voice))));
                 }
+                Output::Message { error, text: t, at } => text.push_str(&self.messages.json(*error, t, at).unwrap_or_default()),
                 Output::Ftruncate => {
                     self.out.write_all(std::mem::take(&mut text).as_bytes())?;
                     self.out.truncate()?;

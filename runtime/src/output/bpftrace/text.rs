@@ -33,12 +33,20 @@ pub struct BpftraceText<'w> {
     options: Options,
     /// The name messages on standard error start with.
     voice: &'static str,
+    /// How errorf() and warnf() name the program.
+    messages: crate::output::message::Messages,
 }
 
 impl<'w> BpftraceText<'w> {
     pub fn new(out: Destination<'w>, program: &Program) -> Self {
         let n = program.aggregations.len();
-        BpftraceText { out, console: Destination::stdout(), aggregations: program.aggregations.clone(), stats: vec![false; n], value_maps: Vec::new(), options: program.options.clone(), voice: "crumbs" }
+        BpftraceText { out, console: Destination::stdout(), aggregations: program.aggregations.clone(), stats: vec![false; n], value_maps: Vec::new(), options: program.options.clone(), voice: "crumbs", messages: Default::default() }
+    }
+
+    /// How errorf()'s and warnf()'s messages name the program, and whether warnings print.
+    pub fn messages(mut self, messages: crate::output::message::Messages) -> Self {
+        self.messages = messages;
+        self
     }
 
     /// Messages on standard error start with `name:` instead of `crumbs:`.
@@ -143,6 +151,14 @@ impl Sink for BpftraceText<'_> {
                     self.out.write_all(std::mem::take(&mut text).as_bytes())?;
                     self.out.flush()?;
                     text.push_str(&super::super::cat::contents(path, *max, self.voice));
+                }
+                // On standard error, after what came before it on standard output.
+                Output::Message { error, text: t, at } => {
+                    if let Some(line) = self.messages.line(*error, t, at) {
+                        self.out.write_all(std::mem::take(&mut text).as_bytes())?;
+                        self.out.flush()?;
+                        eprintln!("{line}");
+                    }
                 }
                 Output::Ftruncate => {
                     self.out.write_all(std::mem::take(&mut text).as_bytes())?;
