@@ -301,3 +301,11 @@ fn json_of_a_map_of_tuples() {
     let out = bpftrace(&["-f", "json", "-e", r#"BEGIN { @m[2] = (1, "a"); @n = (5, (6, "x")); exit(); }"#]);
     assert!(out.stdout.ends_with("{\"type\": \"map\", \"data\": {\"@m\": {\"2\": [1,\"a\"]}}}\n{\"type\": \"map\", \"data\": {\"@n\": [5,[6,\"x\"]]}}\n"), "{}", out.dump());
 }
+
+/// A map of records in `-f json`: each record an object of its fields, as current bpftrace
+/// writes one (`{"n": 1, "s": "a"}`, spaced; 0.17 lacks records).
+#[test]
+fn json_of_a_map_of_records() {
+    let out = bpftrace(&["-f", "json", "-e", r#"BEGIN { @r[2] = (s = "a", n = 1); @t = (x = (1, "b")); exit(); }"#]);
+    assert!(out.stdout.ends_with("{\"type\": \"map\", \"data\": {\"@r\": {\"2\": {\"n\": 1, \"s\": \"a\"}}}}\n{\"type\": \"map\", \"data\": {\"@t\": {\"x\": [1,\"b\"]}}}\n"), "{}", out.dump());
+}

@@ -193,7 +193,8 @@ impl Checker<'_> {
     }
 
     /// The printf format printing tuple or record `e` as bpftrace does, `(1, a)` and
-    /// `{ .name = "a", .n = 1 }` (a record's strings quoted), and its scalar elements.
+    /// `{ .n = 1, .name = a }` (strings unquoted, as current bpftrace's text output writes
+    /// them, though its docs show them quoted), and its scalar elements.
     fn tuple_format(&mut self, e: &ast::Expr, format: &mut String, leaves: &mut Vec<ast::Expr>) -> Result<(), Diagnostic> {
         if let ExprKind::Record(fields) = &e.kind {
             format.push_str("{ ");
@@ -202,14 +203,7 @@ impl Checker<'_> {
                     format.push_str(", ");
                 }
                 format.push_str(&format!(".{} = ", name.name));
-                let quoted = !matches!(x.kind, ExprKind::Tuple(_) | ExprKind::Record(_)) && !self.value(x)?.expr.is_int();
-                if quoted {
-                    format.push('"');
-                }
                 self.tuple_format(x, format, leaves)?;
-                if quoted {
-                    format.push('"');
-                }
             }
             format.push_str(" }");
             return Ok(());
