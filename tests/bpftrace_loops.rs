@@ -85,6 +85,16 @@ fn map_loops_visit_every_element() {
     );
 }
 
+/// A map keyed by a struct (with an integer beside it): the loop's `$kv.0.0` is the struct,
+/// copied whole, its members read as anywhere.
+#[test]
+fn map_loops_over_struct_keys() {
+    let program = r#"BEGIN { @m[curtask->se.load, 7] = 3; for ($kv : @m) { printf("%d %d %d\n", $kv.0.0.weight == curtask->se.load.weight, $kv.0.1, $kv.1); } clear(@m); exit(); }"#;
+    let out = run(&["--dialect", "bpftrace", "-e", program]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n1 7 3\n\n\n\n", "{}", out.dump());
+}
+
 /// continue, break and return inside a map loop, a loop inside a loop, and the loop's
 /// variables: each firing walks the whole map (three elements) unless it leaves.
 #[test]

@@ -256,6 +256,9 @@ impl Checker<'_> {
                     self.c_string()
                 }
                 Repr::Str(_) => self.c_string(),
+                // A struct or union key: the type of its first use, copied whole into the
+                // loop's variable.
+                Repr::Object(_) if self.key_types.contains_key(&(owner.clone(), i)) => self.key_types[&(owner.clone(), i)],
                 r => {
                     return Err(Diagnostic::new(m.span.clone(), format!("`for` over @{}, whose key #{} is {}, is not in crumbs yet", m.name, i + 1, r.describe()))
                         .label("a key that is not an integer or a string")
