@@ -314,3 +314,11 @@ fn errorf_and_warnf_name_stdin_and_no_warnings_silences_warnf() {
     assert_status(&out, 0);
     assert_eq!(out.stderr, "stdin:1:21-38: ERROR: e 1\n", "{}", out.dump());
 }
+
+/// A map of records in `-f json`: each record an object of its fields, as current bpftrace
+/// writes one (`{"n": 1, "s": "a"}`, spaced; 0.17 lacks records).
+#[test]
+fn json_of_a_map_of_records() {
+    let out = bpftrace(&["-f", "json", "-e", r#"BEGIN { @r[2] = (s = "a", n = 1); @t = (x = (1, "b")); exit(); }"#]);
+    assert!(out.stdout.ends_with("{\"type\": \"map\", \"data\": {\"@r\": {\"2\": {\"n\": 1, \"s\": \"a\"}}}}\n{\"type\": \"map\", \"data\": {\"@t\": {\"x\": [1,\"b\"]}}}\n"), "{}", out.dump());
+}

@@ -387,6 +387,19 @@ Hi\"%
     assert_eq!(out.stdout, want, "{}", out.dump());
 }
 
+/// buf() of a string, a constant, a scratch variable and `comm`: the string buffer's bytes,
+/// its NUL and the zeros after it included, printed, as a value and a key, and through a
+/// variable, as bpftrace 0.17 printed this program (BPFTRACE_STRLEN=64), byte for byte.
+#[test]
+fn buf_of_a_string() {
+    let program = r#"BEGIN { $s = "hi"; printf("%r|\n", buf($s, 6)); printf("%r|\n", buf("abc", 2)); $n = 1; printf("%r|\n", buf($s, $n));
+        @b = buf("xyz", 3); @k[buf($s, 3)] = count(); $c = buf("q", 2); print($c); printf("%r|\n", buf(comm, 2)); exit(); }"#;
+    let out = run(&["--dialect", "bpftrace", "-e", program]);
+    out.assert_ok();
+    // BEGIN fires in crumbs itself.
+    assert_eq!(out.stdout, "Attaching 1 probe...\nhi\\x00\\x00\\x00\\x00|\nab|\nh|\nq\\x00\ncr|\n\n\n@b: xyz\n@k[hi\\x00]: 1\n", "{}", out.dump());
+}
+
 /// printf's %s of usym() at a uprobe prints the function's name, as bpftrace 0.17 does
 /// (`[work]`), from the call and from a scratch variable.
 #[test]

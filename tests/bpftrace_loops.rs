@@ -33,15 +33,16 @@ fn tuples_are_values_keys_and_print_arguments() {
 }
 
 /// bpftrace's records (current bpftrace's docs; 0.17 lacks them): fields by name, in any
-/// order, printed as the docs show (`{ .color = "green", .size = 2 }`), compared field by
-/// field, inside tuples.
+/// order, printed as current bpftrace's text output writes them (`{ .color = green, .size =
+/// 2 }`: its docs quote the string, its output does not), compared field by field, inside
+/// tuples.
 #[test]
 fn records_are_fields_by_name() {
     let program = r#"BEGIN { $a = (color = "green", size = 2); print($a); print($a.size); $a = (size = 10, color = "blue"); print($a.color);
         $t = (1, $a); print($t.1.size); if ($a == (color = "blue", size = 10)) { printf("eq\n"); } print((n = 1)); exit(); }"#;
     let out = run(&["-e", program]);
     out.assert_ok();
-    assert_eq!(out.stdout, "Attaching 1 probe...\n{ .color = \"green\", .size = 2 }\n2\nblue\n10\neq\n{ .n = 1 }\n\n\n", "{}", out.dump());
+    assert_eq!(out.stdout, "Attaching 1 probe...\n{ .color = green, .size = 2 }\n2\nblue\n10\neq\n{ .n = 1 }\n\n\n", "{}", out.dump());
 }
 
 #[test]
@@ -82,6 +83,16 @@ fn map_loops_visit_every_element() {
         "{}",
         out.dump()
     );
+}
+
+/// A map keyed by a struct (with an integer beside it): the loop's `$kv.0.0` is the struct,
+/// copied whole, its members read as anywhere.
+#[test]
+fn map_loops_over_struct_keys() {
+    let program = r#"BEGIN { @m[curtask->se.load, 7] = 3; for ($kv : @m) { printf("%d %d %d\n", $kv.0.0.weight == curtask->se.load.weight, $kv.0.1, $kv.1); } clear(@m); exit(); }"#;
+    let out = run(&["--dialect", "bpftrace", "-e", program]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n1 7 3\n\n\n\n", "{}", out.dump());
 }
 
 /// continue, break and return inside a map loop, a loop inside a loop, and the loop's

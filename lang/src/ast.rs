@@ -223,7 +223,12 @@ impl LValue {
             LValue::ThreadLocal(i, _) => format!("self->{}", i.name),
             LValue::ClauseLocal(i, _) => clause_local_text(&i.name),
             LValue::Element { name, thread: true, .. } => format!("self->{}[...]", name.name),
-            LValue::Element { name, .. } => format!("{}[...]", name.name),
+            // An element's map of a map of tuples or records (`@m.1`) is element .1 of the
+            // user's `@m[...]`.
+            LValue::Element { name, .. } => match name.name.split_once('.').filter(|_| crate::tuples::split_element_name(&name.name).is_some()) {
+                Some((map, path)) => format!("{map}[...].{path}"),
+                None => format!("{}[...]", name.name),
+            },
             LValue::Member(e) => member_text(e),
         }
     }

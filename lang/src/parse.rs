@@ -1391,6 +1391,10 @@ fn primary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
                 return Err(Diagnostic::new(sp, "a tuple is bpftrace's, not D's").label("not in D").hint("D has no tuples or comma operator; run the program as bpftrace (--dialect bpftrace, or a .bt file)"));
             }
             let (elems, h) = operands(p.into_inner().filter(|x| x.as_rule() != Rule::trailing_comma), level + 1)?;
+            // `()`: the empty tuple.
+            if elems.is_empty() {
+                return node(ExprKind::Tuple(elems), sp, h + 1);
+            }
             // `(name = a, ...)`: bpftrace has no variables written without `$` or `@`, so
             // what reads as assignments to them is a record's fields.
             let named = |e: &Expr| matches!(&e.kind, ExprKind::Assign { target, op: None, .. } if matches!(**target, LValue::Global(_)));
@@ -2090,7 +2094,7 @@ mod tests {
             ("x->", ";", "a name"),
             ("x.", ";", "a name"),
             ("x->1", "1", "a name"),
-            ("sizeof()", ")", "a type name, an expression"),
+            ("sizeof()", ")", "a type name"),
             ("sizeof", ";", "a name"),
             ("offsetof(struct s)", ")", "offsetof(type, member)"),
             ("offsetof(struct s, )", ")", "a name"),

@@ -43,6 +43,16 @@ impl Shape {
         }
     }
 
+    /// Whether an empty tuple is in it (it has no element to store, so a map of values
+    /// could not give it back).
+    fn has_empty(&self) -> bool {
+        match self {
+            Shape::Scalar => false,
+            Shape::Tuple(elems) => elems.is_empty() || elems.iter().any(Shape::has_empty),
+            Shape::Record(fields) => fields.iter().any(|(_, s)| s.has_empty()),
+        }
+    }
+
     /// The shape of element `name` (an index, or a record's field's name).
     fn element(&self, name: &str) -> Option<&Shape> {
         match self {
@@ -59,11 +69,26 @@ pub fn element_name(var: &str, path: &str) -> String {
     format!("{var}{path}")
 }
 
+/// One step of an element's path: a tuple's element by index, or a record's field by name
+/// (a field's name is an identifier, never all digits). Indices sort by number, fields by
+/// name, as their values are kept.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Step {
+    Index(usize),
+    Field(String),
+}
+
 /// A map's (or variable's) name and the path of its element, if it is one (`@m.1.0` is
-/// `@m` and `[1, 0]`); `None` for a name of the program's own.
-pub fn split_element_name(name: &str) -> Option<(&str, Vec<usize>)> {
+/// `@m` and `[1, 0]`, `@r.size` is `@r` and `[size]`); `None` for a name of the program's
+/// own.
+pub fn split_element_name(name: &str) -> Option<(&str, Vec<Step>)> {
     let (base, path) = name.split_once('.')?;
-    let path = path.split('.').map(|i| i.parse().ok()).collect::<Option<Vec<usize>>>()?;
+    let step = |s: &str| match s.parse() {
+        Ok(i) => Some(Step::Index(i)),
+        Err(_) if s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') => Some(Step::Field(s.to_string())),
+        Err(_) => None,
+    };
+    let path = path.split('.').map(step).collect::<Option<Vec<Step>>>()?;
     Some((base, path))
 }
 
@@ -195,12 +220,12 @@ impl Shapes {
         if let Some(s) = self.maps.get(name) {
             return s.clone();
         }
-        let Some((base, path)) = split_element_name(name) else { return Shape::Scalar };
+        let Some((base, rest)) = name.split_once('.') else { return Shape::Scalar };
         let mut shape = self.maps.get(base).cloned().unwrap_or(Shape::Scalar);
-        for i in path {
-            shape = match shape {
-                Shape::Tuple(mut elems) if i < elems.len() => elems.swap_remove(i),
-                _ => return Shape::Scalar,
+        for step in rest.split('.') {
+            shape = match shape.element(step) {
+                Some(s) => s.clone(),
+                None => return Shape::Scalar,
             };
         }
         shape
@@ -302,8 +327,8 @@ fn clause_map_shapes(clause: &Clause, shapes: &Shapes, found: &mut HashMap<Strin
         match s {
             Stmt::Assign { target: LValue::Element { name, thread: false, .. }, op: None, value, .. } if name.name.starts_with('@') => {
                 let shape = shapes.of(value);
-                if shape.has_record() {
-                    return Err(record_in_map(&value.span));
+                if shape.has_empty() {
+                    return Err(empty_in_map(&value.span, "value"));
                 }
                 let map = &name.name[1..];
                 match found.get(map) {
@@ -501,7 +526,7 @@ impl Lowering {
             Stmt::Assign { target: LValue::Element { name, thread: false, keys, span: tsp }, op, value, span } if self.map_shape(&name.name) != Shape::Scalar => {
                 let shape = self.map_shape(&name.name);
                 if op.is_some() {
-                    return Err(tuple_map_computed(&name.name, span));
+                    return Err(tuple_map_computed(&name.name, &shape, span));
                 }
                 let keys = self.keys(keys)?;
                 let parts = self.components(value, &shape)?;
@@ -522,7 +547,7 @@ impl Lowering {
                 }
                 Stmt::Block(out)
             }
-            Stmt::IncDec { target: LValue::Element { name, .. }, span, .. } if self.map_shape(&name.name) != Shape::Scalar => return Err(tuple_map_computed(&name.name, span)),
+            Stmt::IncDec { target: LValue::Element { name, .. }, span, .. } if self.map_shape(&name.name) != Shape::Scalar => return Err(tuple_map_computed(&name.name, &self.map_shape(&name.name), span)),
             Stmt::Assign { target, op, value, span } => Stmt::Assign { target: self.lvalue(target)?, op, value: self.scalar(value)?, span },
             Stmt::IncDec { target, delta, span } => Stmt::IncDec { target: self.lvalue(target)?, delta, span },
             Stmt::Expr(Expr { kind: ExprKind::Call(f, args), span }) if matches!(f.name.as_str(), "delete" | "clear") && args.first().is_some_and(|a| self.tuple_map(a).is_some()) => {
@@ -623,7 +648,8 @@ impl Lowering {
         for k in keys {
             match self.shapes.of(&k) {
                 Shape::Scalar => out.push(self.scalar(k)?),
-                shape if shape.has_record() => return Err(record_in_map(&k.span)),
+                shape if shape.has_record() => return Err(record_as_key(&k.span)),
+                shape if shape.has_empty() => return Err(empty_in_map(&k.span, "key")),
                 shape => out.extend(self.components(k, &shape)?.into_iter().map(|(_, e)| e)),
             }
         }
@@ -689,6 +715,7 @@ impl Lowering {
                 return match base.kind {
                     ExprKind::Record(xs) => self.reduce(xs.into_iter().find(|(n, _)| n.name == member.name).expect("checked").1),
                     ExprKind::ClauseLocal(n) => Ok(Expr { kind: ExprKind::ClauseLocal(element_name(&n, &format!(".{}", member.name))), span: e.span }),
+                    ExprKind::Agg(a) => Ok(Expr { kind: ExprKind::Agg(AggRef { name: element_name(&a.name, &format!(".{}", member.name)), ..a }), span: e.span }),
                     _ => Err(Diagnostic::new(e.span, "a record's field is read from a record or a scratch variable that holds one")
                         .label("not one")
                         .hint("store the record in a scratch variable first: $r = (a = 1); $r.a")),
@@ -813,20 +840,35 @@ impl Lowering {
                 Some(acc) => Expr { kind: ExprKind::Binary(join, Box::new(acc), Box::new(cmp)), span: span.clone() },
             });
         }
-        Ok(out.expect("a tuple has elements"))
+        // Two empty tuples are equal.
+        let int = crate::types::IntType { name: "int".into(), size: 4, signed: true, char: false, bool: false };
+        Ok(out.unwrap_or(Expr { kind: ExprKind::Int(i64::from(op == BinOp::Eq), int), span }))
     }
 }
 
-fn record_in_map(span: &Span) -> Diagnostic {
-    Diagnostic::new(span.clone(), "a record cannot be a map's key or value")
+/// Current bpftrace takes records as keys; crumbs' keys are flattened to their scalar
+/// elements, which would print without the fields' names.
+fn record_as_key(span: &Span) -> Diagnostic {
+    Diagnostic::new(span.clone(), "a record cannot be a map's key in crumbs yet")
         .label("a record")
-        .hint("store its fields, or a tuple of them: @m[k] = ($r.a, $r.b)")
+        .hint("use its fields, or a tuple of them, as the keys: @m[$r.a, $r.b]; a record can be a map's value")
 }
 
-fn tuple_map_computed(map: &str, span: Span) -> Diagnostic {
-    Diagnostic::new(span, format!("`{map}` holds tuples, which cannot be computed with"))
-        .label("a map of tuples")
-        .hint(format!("store a whole tuple, `{map}[k] = (a, b)`, or compute with its elements"))
+/// The empty tuple has no elements to store: a map per element would be no map at all.
+fn empty_in_map(span: &Span, what: &str) -> Diagnostic {
+    Diagnostic::new(span.clone(), format!("the empty tuple cannot be a map's {what}"))
+        .label("()")
+        .hint("a map's keys and values hold at least one value: store a number or a string, or keep () in a scratch variable")
+}
+
+fn tuple_map_computed(map: &str, shape: &Shape, span: Span) -> Diagnostic {
+    let (what, example) = match shape {
+        Shape::Record(_) => ("records", "(a = 1, b = 2)"),
+        _ => ("tuples", "(a, b)"),
+    };
+    Diagnostic::new(span, format!("`{map}` holds {what}, which cannot be computed with"))
+        .label(format!("a map of {what}"))
+        .hint(format!("store a whole value, `{map}[k] = {example}`, or compute with its elements"))
 }
 
 /// Whether `e` reads map `map` (its name without `@`) or one of its elements' maps.
@@ -925,9 +967,10 @@ mod tests {
         let elements = ["@m.0", "@m.1.0", "@m.1.1"];
         let want: Vec<&str> = elements.iter().chain(&elements).chain(&elements).copied().collect();
         assert_eq!(stored_maps(&p), want);
-        assert_eq!(split_element_name("@m.1.0"), Some(("@m", vec![1, 0])));
+        assert_eq!(split_element_name("@m.1.0"), Some(("@m", vec![Step::Index(1), Step::Index(0)])));
+        assert_eq!(split_element_name("@m.1.size"), Some(("@m", vec![Step::Index(1), Step::Field("size".into())])));
         assert_eq!(split_element_name("@m"), None);
-        assert_eq!(split_element_name("@m.x"), None);
+        assert_eq!(split_element_name("@m.1x"), None);
     }
 
     #[test]
@@ -953,13 +996,39 @@ mod tests {
         for (src, msg) in [
             ("BEGIN { $a = (c = 1); $x = $a.d; }", "the record has no field `d`"),
             ("BEGIN { $a = (c = 1, c = 2); }", "the record's field `c` is given twice"),
-            ("BEGIN { @m[1] = (c = 1); }", "a record cannot be a map's key or value"),
-            ("BEGIN { @m[(c = 1)] = 1; }", "a record cannot be a map's key or value"),
+            ("BEGIN { @m[(c = 1)] = 1; }", "a record cannot be a map's key in crumbs yet"),
+            ("BEGIN { $r = (c = 1); @m[1, $r] = count(); }", "a record cannot be a map's key in crumbs yet"),
+            ("BEGIN { @m[1] = (c = 1); @m[1]++; }", "`@m` holds records, which cannot be computed with"),
+            ("BEGIN { @m[1] = (c = 1); @m[2] = (d = 1); }", "`@m` is given values of two shapes"),
             ("BEGIN { $a = (c = 1, d = 2); $a = (c = 1, e = 2); }", "given tuples of two shapes"),
         ] {
             let d = lowered(src).expect_err(src);
             assert!(d.message.contains(msg), "{src}: {}", d.message);
         }
+    }
+
+    #[test]
+    fn the_empty_tuple_has_no_elements() {
+        let p = lowered("BEGIN { $t = (); $u = (1, ()); if ($t == ()) { print($u); } }").unwrap();
+        assert_eq!(locals(&p), ["$u.0"]);
+        for (src, msg, at) in [
+            ("BEGIN { @m[1] = (); }", "the empty tuple cannot be a map's value", "()"),
+            ("BEGIN { @m[1] = (1, (a = ())); }", "the empty tuple cannot be a map's value", "(1, (a = ()))"),
+            ("BEGIN { @m[()] = 1; }", "the empty tuple cannot be a map's key", "()"),
+            ("BEGIN { $t = (); @m[1, $t] = count(); }", "the empty tuple cannot be a map's key", "$t"),
+            ("BEGIN { $t = (); $x = $t + 1; }", "a tuple cannot be used here", "$t"),
+        ] {
+            let d = lowered(src).expect_err(src);
+            assert_eq!((d.message.as_str(), &src[d.span.start..d.span.end]), (msg, at), "{src}");
+            assert!(d.hint.is_some(), "{src}");
+        }
+    }
+
+    #[test]
+    fn a_map_of_records_is_a_map_per_field() {
+        let p = lowered("BEGIN { @r[1] = (size = 2, color = \"a\"); @r[2] = (color = @r[1].color, size = 3); $v = @r[2]; printf(\"%d\\n\", $v.size); }").unwrap();
+        assert_eq!(stored_maps(&p), ["@r.color", "@r.size", "@r.color", "@r.size"]);
+        assert_eq!(locals(&p), ["$#r.color", "$#r.size", "$v.color", "$v.size"], "@r[2] reads @r before it writes it");
     }
 
     #[test]

@@ -1,14 +1,14 @@
 //! bpftrace's maps of values (`@m[k] = v`, `@v = 3`): the associative arrays the checker
 //! names with their `@` (a map without keys is an array of one element), read back from the
 //! kernel when tracing ends (bpftrace prints every map then) and emptied by `clear(@m)`.
-//! A map of tuples is a map per element (`@m.0`, `@m.1.0`, ...: lang's tuples.rs), read
-//! back as one map whose values are the tuples.
+//! A map of tuples or records is a map per element (`@m.0`, `@m.1.0`, `@r.size`, ...:
+//! lang's tuples.rs), read back as one map whose values are the tuples or records.
 
 use crate::aggregate::{self, Decoder};
 use crate::output::Value;
 use crate::sys;
 use crumbs_lang::ir::Program;
-use crumbs_lang::tuples::split_element_name;
+use crumbs_lang::tuples::{split_element_name, Step};
 use std::io;
 use std::os::fd::RawFd;
 
@@ -71,7 +71,7 @@ impl ValueMaps {
     /// Map of tuples `base`: the keys of its first element's map, each with the tuple of
     /// every element's value under that key.
     fn read_tuples(&self, program: &Program, base: &str, dec: &Decoder) -> io::Result<ValueMap> {
-        let mut members: Vec<(Vec<usize>, usize)> = program.arrays.iter().enumerate().filter_map(|(i, a)| split_element_name(&a.name).filter(|(b, _)| *b == base).map(|(_, p)| (p, i))).collect();
+        let mut members: Vec<(Vec<Step>, usize)> = program.arrays.iter().enumerate().filter_map(|(i, a)| split_element_name(&a.name).filter(|(b, _)| *b == base).map(|(_, p)| (p, i))).collect();
         members.sort();
         let mut rows = Vec::new();
         let first = &program.arrays[members[0].1];
@@ -113,9 +113,9 @@ impl ValueMaps {
     }
 }
 
-/// A tuple from its scalar elements and their paths, in order (`[0]`, `[1, 0]`, `[1, 1]`):
-/// `(a, (b, c))`.
-fn nest(leaves: &[(&[usize], Value)]) -> Value {
+/// A tuple or record from its scalar elements and their paths, in order (`[0]`, `[1, 0]`,
+/// `[1, 1]`): `(a, (b, c))`; a level whose steps are fields' names is a record.
+fn nest(leaves: &[(&[Step], Value)]) -> Value {
     match leaves {
         [([], v)] => v.clone(),
         _ => {
@@ -123,11 +123,14 @@ fn nest(leaves: &[(&[usize], Value)]) -> Value {
             let mut rest = leaves;
             while let Some(((path, _), _)) = rest.split_first() {
                 let n = rest.iter().take_while(|(p, _)| p.first() == path.first()).count();
-                let inner: Vec<(&[usize], Value)> = rest[..n].iter().map(|(p, v)| (&p[1..], v.clone())).collect();
-                elems.push(nest(&inner));
+                let inner: Vec<(&[Step], Value)> = rest[..n].iter().map(|(p, v)| (&p[1..], v.clone())).collect();
+                elems.push((path.first().cloned(), nest(&inner)));
                 rest = &rest[n..];
             }
-            Value::Tuple(elems)
+            match elems.first() {
+                Some((Some(Step::Field(_)), _)) => Value::Record(elems.into_iter().map(|(s, v)| (if let Some(Step::Field(n)) = s { n } else { String::new() }, v)).collect()),
+                _ => Value::Tuple(elems.into_iter().map(|(_, v)| v).collect()),
+            }
         }
     }
 }
@@ -139,7 +142,9 @@ mod tests {
     #[test]
     fn leaves_nest_by_their_paths() {
         let (a, b, c) = (Value::long(1), Value::Str("b".into()), Value::long(3));
-        let leaves: Vec<(&[usize], Value)> = vec![(&[0], a.clone()), (&[1, 0], b.clone()), (&[1, 1], c.clone())];
-        assert_eq!(nest(&leaves), Value::Tuple(vec![a, Value::Tuple(vec![b, c])]));
+        let (i, f) = (Step::Index, |n: &str| Step::Field(n.into()));
+        let (p0, p10, p11) = ([i(0)], [i(1), f("color")], [i(1), f("size")]);
+        let leaves: Vec<(&[Step], Value)> = vec![(&p0, a.clone()), (&p10, b.clone()), (&p11, c.clone())];
+        assert_eq!(nest(&leaves), Value::Tuple(vec![a, Value::Record(vec![("color".into(), b), ("size".into(), c)])]));
     }
 }

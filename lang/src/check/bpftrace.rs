@@ -193,7 +193,8 @@ impl Checker<'_> {
     }
 
     /// The printf format printing tuple or record `e` as bpftrace does, `(1, a)` and
-    /// `{ .name = "a", .n = 1 }` (a record's strings quoted), and its scalar elements.
+    /// `{ .n = 1, .name = a }` (strings unquoted, as current bpftrace's text output writes
+    /// them, though its docs show them quoted), and its scalar elements.
     fn tuple_format(&mut self, e: &ast::Expr, format: &mut String, leaves: &mut Vec<ast::Expr>) -> Result<(), Diagnostic> {
         if let ExprKind::Record(fields) = &e.kind {
             format.push_str("{ ");
@@ -202,14 +203,7 @@ impl Checker<'_> {
                     format.push_str(", ");
                 }
                 format.push_str(&format!(".{} = ", name.name));
-                let quoted = !matches!(x.kind, ExprKind::Tuple(_) | ExprKind::Record(_)) && !self.value(x)?.expr.is_int();
-                if quoted {
-                    format.push('"');
-                }
                 self.tuple_format(x, format, leaves)?;
-                if quoted {
-                    format.push('"');
-                }
             }
             format.push_str(" }");
             return Ok(());
@@ -262,6 +256,9 @@ impl Checker<'_> {
                     self.c_string()
                 }
                 Repr::Str(_) => self.c_string(),
+                // A struct or union key: the type of its first use, copied whole into the
+                // loop's variable.
+                Repr::Object(_) if self.key_types.contains_key(&(owner.clone(), i)) => self.key_types[&(owner.clone(), i)],
                 r => {
                     return Err(Diagnostic::new(m.span.clone(), format!("`for` over @{}, whose key #{} is {}, is not in crumbs yet", m.name, i + 1, r.describe()))
                         .label("a key that is not an integer or a string")

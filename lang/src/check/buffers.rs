@@ -19,10 +19,9 @@ impl Checker<'_> {
         check_arity(f, args, span)?;
         let e = &args[0];
         let t = self.typed(e)?;
-        if let Val::Value(Expr::Str(_)) = t.val {
-            return Err(Diagnostic::new(e.span.clone(), "buf() of a string is not in crumbs yet")
-                .label("a string, not an address")
-                .hint(USAGE));
+        if let Val::Value(Expr::Str(s)) = &t.val {
+            let s = s.clone();
+            return self.string_buf(s, args, span);
         }
         let real = self.types.real(t.ty).map_err(|x| ctypes::no_types(&e.span, x))?;
         let (from, whole) = match (&real, &t.val) {
@@ -35,15 +34,34 @@ impl Checker<'_> {
                 return Err(Diagnostic::new(e.span.clone(), format!("buf() of a `{name}`")).label("not an address or an array in memory").hint(USAGE));
             }
         };
+        let name = self.types.name(t.ty);
+        let (len, cap) = self.buf_length(args, whole, &name, span)?;
+        let addr = match t.val {
+            Val::Place(a) if whole.is_some() => a,
+            _ => self.value_of(t, &e.span)?,
+        };
+        let ty = self.types.printed(Repr::Buf(cap));
+        Ok(TExpr::new(Expr::Buf { addr: Box::new(addr), from, len: Box::new(len), cap }, ty))
+    }
+
+    /// `buf(s, length)` of a string: the first `length` bytes of its buffer (bpftrace 0.17
+    /// copies them from the string's own place). Without a length, bpftrace's error.
+    fn string_buf(&mut self, s: StrExpr, args: &[ast::Expr], span: &Span) -> Result<TExpr, Diagnostic> {
+        let (len, cap) = self.buf_length(args, None, "string", span)?;
+        let ty = self.types.printed(Repr::Buf(cap));
+        Ok(TExpr::new(Expr::StrBuf { s, len: Box::new(len), cap }, ty))
+    }
+
+    /// buf()'s length (`args[1]`, or an array's size, `whole`) and the buffer's size.
+    fn buf_length(&mut self, args: &[ast::Expr], whole: Option<u64>, type_name: &str, span: &Span) -> Result<(Expr, u32), Diagnostic> {
         let max = self.max_strlen;
-        let (len, cap) = match (args.get(1), whole) {
+        Ok(match (args.get(1), whole) {
             (None, Some(size)) => {
                 let n = size.min(max as u64) as u32;
                 (Expr::Int(n as i64), n)
             }
             (None, None) => {
-                let name = self.types.name(t.ty);
-                return Err(Diagnostic::new(span.clone(), format!("buf() expects a length argument for non-array type `{name}`"))
+                return Err(Diagnostic::new(span.clone(), format!("buf() expects a length argument for non-array type `{type_name}`"))
                     .label("how many bytes?")
                     .hint(USAGE));
             }
@@ -57,13 +75,7 @@ impl Checker<'_> {
                 }
                 None => (self.int_expr(n, "buf()'s length")?, max),
             },
-        };
-        let addr = match t.val {
-            Val::Place(a) if whole.is_some() => a,
-            _ => self.value_of(t, &e.span)?,
-        };
-        let ty = self.types.printed(Repr::Buf(cap));
-        Ok(TExpr::new(Expr::Buf { addr: Box::new(addr), from, len: Box::new(len), cap }, ty))
+        })
     }
 }
 

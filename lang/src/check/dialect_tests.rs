@@ -123,10 +123,15 @@ fn buf_reads_an_address_or_an_array_and_prints_with_percent_r() {
     // A constant length sizes the buffer, an array's size too; a computed one takes strsize.
     assert_eq!(printf, [Repr::Buf(4), Repr::Buf(5), Repr::Buf(crate::ir::DEFAULT_STRSIZE)]);
     assert_eq!(p.aggregations[0].keys, [Repr::Buf(crate::ir::DEFAULT_STRSIZE)]);
+    // A string's buffer: its bytes, sized by the length as any buffer.
+    let p = ok(Dialect::Bpftrace, r#"BEGIN { $s = "hi"; $n = 1; printf("%r %r\n", buf($s, 6), buf(comm, $n)); }"#);
+    let printf = p.records.iter().flat_map(|r| &r.items).find_map(|i| match i { Item::Printf { args, .. } => Some(args.clone()), _ => None }).unwrap();
+    assert_eq!(printf, [Repr::Buf(6), Repr::Buf(crate::ir::DEFAULT_STRSIZE)]);
     for (src, message, span) in [
         ("BEGIN { printf(\"%r\", buf(0, -1)); }", "buf cannot use negative length (-1)", "-1"),
         ("BEGIN { printf(\"%r\", buf(1)); }", "buf() expects a length argument for non-array type `int`", "buf(1)"),
-        ("BEGIN { printf(\"%r\", buf(comm, 4)); }", "buf() of a string is not in crumbs yet", "comm"),
+        ("BEGIN { printf(\"%r\", buf(comm)); }", "buf() expects a length argument for non-array type `string`", "buf(comm)"),
+        ("BEGIN { printf(\"%r\", buf(\"ab\", -2)); }", "buf cannot use negative length (-2)", "-2"),
         ("BEGIN { printf(\"%r\", 5); }", "%r expects a buffer, but this is an integer", "5"),
         ("BEGIN { printf(\"%rh\", comm); }", "%rh expects a buffer, but this is a string", "comm"),
         ("BEGIN { printf(\"%s\", buf(0, 2)); }", "%s of a buffer", "buf(0, 2)"),

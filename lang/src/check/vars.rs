@@ -533,7 +533,9 @@ impl Checker<'_> {
             return self.scalar_index(a, len, keys, span);
         }
         let first = self.arrays[a].keys.clone();
-        let name = if self.arrays[a].thread { format!("self->{}", self.arrays[a].name) } else { self.arrays[a].name.clone() };
+        // A map of tuples' or records' element maps (`@m.1`) have the keys of the user's `@m`.
+        let user = crate::tuples::split_element_name(&self.arrays[a].name).map_or(self.arrays[a].name.as_str(), |(base, _)| base);
+        let name = if self.arrays[a].thread { format!("self->{user}") } else { user.to_string() };
         let (keys_out, reprs) = self.keys(keys, first.as_deref(), keys::KeyOwner { kind: "associative array", name: &name }, span)?;
         if let Some((i, r)) = reprs.iter().enumerate().find(|(_, r)| r.printed_only()) {
             return Err(Diagnostic::new(keys[i].span.clone(), format!("an associative array's key cannot be {}", r.describe()))

@@ -385,6 +385,10 @@ pub enum Expr {
     /// with their count as [`Repr::Buf`] says. Bytes that cannot be read are 0, as the read
     /// helpers leave them (never a fault, as in bpftrace).
     Buf { addr: Box<Expr>, from: ReadFrom, len: Box<Expr>, cap: u32 },
+    /// bpftrace's `buf(s, len)` of a string: its first `len` bytes (at most `cap`, a negative
+    /// `len` taken as `cap`) as its buffer holds them, the NUL and the zeros after it
+    /// included (0 past the buffer), kept as [`Expr::Buf`] keeps its bytes.
+    StrBuf { s: StrExpr, len: Box<Expr>, cap: u32 },
     /// The address of a struct or union variable's buffer, as a number (0 where a
     /// thread-local one or an element does not exist): its members are read from there as
     /// from kernel memory.
@@ -670,6 +674,7 @@ impl Expr {
                 Expr::Ternary(a, b, c) => a.any(f) || b.any(f) || c.any(f),
                 Expr::Load { addr: a, .. } | Expr::Bits { inner: a, .. } | Expr::Object { addr: a, .. } | Expr::Sym(_, a) | Expr::USym(_, a) | Expr::Strftime { ns: a, .. } | Expr::Named(_, a) | Expr::Stored(_, a) => a.any(f),
                 Expr::ObjectPrefix { addr, len, .. } | Expr::Buf { addr, len, .. } => addr.any(f) || len.any(f),
+                Expr::StrBuf { s, len, .. } => s.any(f) || len.any(f),
                 Expr::PointedStrings { addr, .. } => addr.any(f),
                 Expr::Element { keys, .. } | Expr::HasElement { keys, .. } | Expr::VarAddr(StrVar::Element { keys, .. }) => keys.iter().any(|k| k.any(f)),
                 Expr::Seq(stmts, v) => stmts.iter().any(|s| s.any(f)) || v.any(f),
@@ -697,7 +702,7 @@ impl Expr {
             Expr::USym(k, _) => Repr::USym(*k),
             Expr::Object { size, .. } | Expr::ObjectPrefix { size, .. } => Repr::Object(*size),
             Expr::PointedStrings { count, size, .. } => Repr::Object(count * size),
-            Expr::Buf { cap, .. } => Repr::Buf(*cap),
+            Expr::Buf { cap, .. } | Expr::StrBuf { cap, .. } => Repr::Buf(*cap),
             Expr::Probe => Repr::Probe,
             Expr::Strftime { format, .. } => Repr::Strftime(*format),
             Expr::Named(k, _) => Repr::Named(*k),

@@ -44,6 +44,36 @@ impl Emitter<'_> {
         })
     }
 
+    /// Buffer of string `s` ([`Expr::StrBuf`]) written at `dst`: the count (`len`, at most
+    /// `cap`), then that many of the string buffer's bytes, read from where the string is
+    /// (in place, or written aside), zeros past the buffer's size.
+    pub(super) fn string_buffer(&mut self, s: &StrExpr, len: &Expr, cap: u32, dst: Buf) -> Result<(), EmitError> {
+        let data = dst.plus(8).ok_or_else(|| self.err("internal: a buffer at a kept address"))?;
+        let size = s.repr().size() as u32;
+        self.scoped(|e| {
+            let src = e.readable(s, size)?;
+            let (ptr, count) = (e.slot(8)?, e.slot(8)?);
+            e.buf_addr(R0, src);
+            e.push(Insn::stx(DW, R10, ptr, R0));
+            e.expr(len)?;
+            let within = e.label();
+            e.jump(Insn::jmp_imm(Cond::Le, R0, cap as i32, 0), within);
+            e.push(Insn::mov_imm(R0, cap as i32));
+            e.bind(within);
+            let (base, off) = e.buf_base(R1, dst);
+            e.push(Insn::stx(DW, base, off, R0));
+            // What the string's buffer holds of them.
+            let inside = e.label();
+            e.jump(Insn::jmp_imm(Cond::Le, R0, size as i32, 0), inside);
+            e.push(Insn::mov_imm(R0, size as i32));
+            e.bind(inside);
+            e.push(Insn::stx(DW, R10, count, R0));
+            e.zero_buf(data, cap.next_multiple_of(8));
+            e.read_counted(data, ptr, count, helper::PROBE_READ_KERNEL);
+            Ok(())
+        })
+    }
+
     /// `read(data, *count, *ptr)`: the count reloaded from its slot keeps the bound the
     /// verifier needs.
     fn read_counted(&mut self, data: Buf, ptr: i16, count: i16, read: helper::bpf_func_id) {

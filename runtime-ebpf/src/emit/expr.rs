@@ -74,7 +74,7 @@ impl Emitter<'_> {
                 self.push(Insn::mov(R0, R6));
                 self.launder()?;
             }
-            Expr::Object { .. } | Expr::ObjectPrefix { .. } | Expr::PointedStrings { .. } | Expr::Buf { .. } => return Err(self.err("internal: an object is only recorded or stored, never computed")),
+            Expr::Object { .. } | Expr::ObjectPrefix { .. } | Expr::PointedStrings { .. } | Expr::Buf { .. } | Expr::StrBuf { .. } => return Err(self.err("internal: an object is only recorded or stored, never computed")),
             Expr::VarAddr(v) => self.var_addr(v)?,
             Expr::Load { addr, size, signed } => {
                 let (size, signed) = (*size, *signed);

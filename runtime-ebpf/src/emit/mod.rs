@@ -651,6 +651,7 @@ impl Emitter<'_> {
             // A user symbol or a buffer read back from a variable: its bytes copied.
             (Expr::Stored(Repr::USym(_) | Repr::Buf(_), o), _) => self.store_value(o, repr, dst)?,
             (Expr::Buf { addr, from, len, cap }, _) => self.buffer(addr, *from, len, *cap, dst)?,
+            (Expr::StrBuf { s, len, cap }, _) => self.string_buffer(s, len, *cap, dst)?,
             (Expr::ObjectPrefix { addr, size, len }, _) => self.object_prefix(addr, *size, len, dst)?,
             (Expr::PointedStrings { addr, from, count, size }, _) => self.pointed_strings(addr, *from, *count, *size, dst)?,
             // Copied whole into the record.

@@ -66,7 +66,7 @@ impl Emitter<'_> {
             // A user symbol's 16 bytes (address and process), computed into the buffer.
             Expr::USym(..) | Expr::Stored(Repr::USym(_), _) => (None, Repr::USym(USymKind::Func).size() as u32),
             // A buffer's count and bytes, read into the variable's place.
-            Expr::Buf { .. } | Expr::Stored(Repr::Buf(_), _) => (None, o.repr().size() as u32),
+            Expr::Buf { .. } | Expr::StrBuf { .. } | Expr::Stored(Repr::Buf(_), _) => (None, o.repr().size() as u32),
             _ => return Err(self.err("internal: a struct variable stores an object")),
         };
         if size == 0 {

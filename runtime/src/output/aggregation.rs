@@ -147,6 +147,7 @@ fn rank(v: &Value) -> u8 {
         Value::Sym(..) => 4,
         Value::Tuple(_) => 5,
         Value::Buf(_) => 6,
+        Value::Record(_) => 7,
     }
 }
 
@@ -246,6 +247,7 @@ pub(super) fn print_key(out: &mut String, key: &Value) {
         Value::Sym(_, text) => Value::sym_column(out, text),
         Value::Bytes(b) => bytes_column(out, b),
         Value::Tuple(t) => out.push_str(&Value::tuple_text(t)),
+        Value::Record(r) => out.push_str(&Value::record_text(r)),
         Value::Buf(b) => {
             push_n(out, ' ', 2);
             let text = super::buffer::text(b, None);

@@ -176,6 +176,8 @@ pub enum Value {
     Sym(u64, String),
     /// bpftrace's tuple, a map's value: its elements.
     Tuple(Vec<Value>),
+    /// bpftrace's record, a map's value: its fields by name, in name order.
+    Record(Vec<(String, Value)>),
     /// bpftrace's buffer (`buf()`): the bytes read, as many as were asked for.
     Buf(Vec<u8>),
 }
@@ -185,6 +187,12 @@ impl Value {
     /// one (only bpftrace's maps hold them).
     pub fn tuple_text(elems: &[Value]) -> String {
         bpftrace::keys::tuple_text(elems, &bpftrace::keys::key_text)
+    }
+
+    /// A record as bpftrace writes one, `{ .a = 1, .b = x }`: also where another output
+    /// meets one.
+    pub fn record_text(fields: &[(String, Value)]) -> String {
+        bpftrace::keys::record_text(fields, &bpftrace::keys::key_text)
     }
 
     /// A signed 64-bit integer.

@@ -35,6 +35,7 @@ pub fn print(layout: &Layout, value: &Value) -> String {
         Value::Str(s) => return format!("{} \"{s}\"\n", layout.name),
         Value::Buf(b) => return format!("{}\n", super::buffer::text(b, None)),
         Value::Tuple(t) => return format!("{}\n", Value::tuple_text(t)),
+        Value::Record(r) => return format!("{}\n", Value::record_text(r)),
         Value::Stack(frames, _) => return Value::stack_text(frames),
         Value::Sym(_, text) => return format!("{} {text}\n", layout.name),
     };

@@ -37,8 +37,18 @@ pub fn key_text(key: &Value) -> String {
         Value::Sym(_, text) => symbol(text),
         Value::Bytes(b) => Value::bytes_text(b),
         Value::Tuple(elems) => tuple_text(elems, &key_text),
+        Value::Record(fields) => record_text(fields, &key_text),
         Value::Buf(b) => crate::output::buffer::text(b, None),
     }
+}
+
+/// A record as current bpftrace prints it (its text output's record): `{ .a = 1, .b = x }`,
+/// each field as `text` writes it (strings unquoted, as in a tuple).
+pub fn record_text(fields: &[(String, Value)], text: &dyn Fn(&Value) -> String) -> String {
+    if fields.is_empty() {
+        return "{}".into();
+    }
+    format!("{{ {} }}", fields.iter().map(|(n, v)| format!(".{n} = {}", text(v))).collect::<Vec<_>>().join(", "))
 }
 
 /// A tuple as bpftrace prints it: `(1, text, (2, 3))`, each element as `text` writes it.

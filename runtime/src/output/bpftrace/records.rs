@@ -67,6 +67,8 @@ pub fn value(v: &Value, div: u64) -> String {
     match v {
         Value::Int(..) => maps::value_text(v, div),
         Value::Tuple(elems) => format!("[{}]", elems.iter().map(|e| value(e, 1)).collect::<Vec<_>>().join(",")),
+        // Current bpftrace's record: an object of its fields, spaced (`{"a": 1, "b": "x"}`).
+        Value::Record(fields) => format!("{{{}}}", fields.iter().map(|(n, e)| format!("{}: {}", string(n), value(e, 1))).collect::<Vec<_>>().join(", ")),
         _ => string(&maps::value_text(v, 1)),
     }
 }
