@@ -361,3 +361,21 @@ fn maps_of_tuples() {
     assert!(total >= 2, "{}", out.dump());
     assert!(!out.stdout.contains("@r["), "{}", out.dump());
 }
+
+/// exit() ends the clause's run where it is, as bpftrace's does: nothing after it in the
+/// clause prints or stores, also inside an `if`; a `return` or `continue` likewise skips
+/// the rest of its block (each output is bpftrace 0.17's, byte for byte).
+#[test]
+fn nothing_after_exit_or_return_runs() {
+    for (program, want) in [
+        (r#"BEGIN { exit(); printf("after\n"); }"#, "Attaching 1 probe...\n\n\n"),
+        (r#"BEGIN { if (1) { printf("a\n"); exit(); } printf("after\n"); } END { printf("end\n"); }"#, "Attaching 2 probes...\na\nend\n\n\n"),
+        (r#"BEGIN { @x = 1; exit(); @y = 2; }"#, "Attaching 1 probe...\n\n\n@x: 1\n\n"),
+        (r#"BEGIN { return; printf("x\n"); } END { printf("e\n"); } interval:ms:20 { exit(); }"#, "Attaching 3 probes...\ne\n\n\n"),
+        (r#"BEGIN { $i = 0; while ($i < 3) { $i++; if ($i == 2) { continue; } printf("%d\n", $i); } exit(); }"#, "Attaching 1 probe...\n1\n3\n\n\n"),
+    ] {
+        let out = run(&["--dialect", "bpftrace", "-e", program]);
+        out.assert_ok();
+        assert_eq!(out.stdout, want, "{program}\n{}", out.dump());
+    }
+}

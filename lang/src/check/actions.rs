@@ -61,6 +61,16 @@ impl Checker<'_> {
     }
 
     pub(super) fn action(&mut self, name: &ast::Ident, args: &[ast::Expr], span: &Span, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
+        self.action_call(name, args, span, body, items)?;
+        // bpftrace's exit() ends the probe's run there: what follows it in the clause does not
+        // run (DTrace's exit() is an action like any other; the rest of the clause runs).
+        if self.bpftrace() && builtins::function(&name.name, self.dialect()).is_some_and(|f| f.hook == FnHook::Exit) {
+            body.push(Stmt::Return);
+        }
+        Ok(())
+    }
+
+    fn action_call(&mut self, name: &ast::Ident, args: &[ast::Expr], span: &Span, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
         let f = builtins::function(&name.name, self.dialect()).ok_or_else(|| unknown_function(name, self.dialect()))?;
         if f.hook == FnHook::Speculate {
             check_arity(f, args, span)?;

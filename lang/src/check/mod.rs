@@ -17,6 +17,7 @@ mod args;
 mod bpftrace;
 mod bpftrace_std;
 mod cgroup_path;
+mod dead_code;
 mod ctypes;
 mod decls;
 mod expr;
@@ -654,6 +655,8 @@ impl Checker<'_> {
             self.stmt(s, &mut body, &mut items)?;
             actions.resize(body.len(), n as u32 + 1);
         }
+        dead_code::drop_unreachable(&mut body);
+        actions.truncate(body.len());
         self.check_speculation()?;
         if std::mem::take(&mut self.sends_each_output) {
             self.send_each_output(&mut body, &mut items, &c.span)?;
