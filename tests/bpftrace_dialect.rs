@@ -379,3 +379,28 @@ fn nothing_after_exit_or_return_runs() {
         assert_eq!(out.stdout, want, "{program}\n{}", out.dump());
     }
 }
+
+/// printf's integer conversions read their argument as C reads bpftrace's 64-bit value (the
+/// length modifier picks the width), rand is unsigned, an expression statement prints
+/// nothing, and a ternary of two print()s runs one: each output is bpftrace 0.17's, byte for
+/// byte.
+#[test]
+fn printf_widths_rand_and_expression_statements_as_bpftrace() {
+    for (program, want) in [
+        (
+            r#"BEGIN { $x = (int64)(-1); $y = (uint64)5000000000; $z = (int32)(-1); printf("%d %u %d %u | %u %lu %x | %u %hu %d %hd | %ld %lu %c %5.3d %-4hhx|\n", 5000000000, 5000000000, $y, $y, $x, $x, $x, $z, $z, $z, $z, nsecs > 0, $y, 65, 7, 4095); exit(); }"#,
+            "Attaching 1 probe...\n705032704 705032704 705032704 705032704 | 4294967295 18446744073709551615 ffffffff | 4294967295 65535 -1 -1 | 1 5000000000 A   007 ff  |\n\n\n",
+        ),
+        (
+            r#"BEGIN { printf("%hhu %hd %hhd %hu %lu %ld %llu %lld %d %u %x %hx %hhx %lx %zu %jd\n", 257, 70000, 255, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1); exit(); }"#,
+            "Attaching 1 probe...\n1 4464 -1 65535 18446744073709551615 -1 18446744073709551615 -1 -1 4294967295 ffffffff ffff ff ffffffffffffffff 18446744073709551615 -1\n\n\n",
+        ),
+        (r#"BEGIN { $n = 0; unroll (20) { $n += rand % 10 >= 0 && rand >= 0; } printf("%d\n", $n); exit(); }"#, "Attaching 1 probe...\n20\n\n\n"),
+        (r#"BEGIN { $a = 5; $a; comm; 5; @z[1] = 2; kstack; str(arg0); exit(); }"#, "Attaching 1 probe...\n\n\n@z[1]: 2\n"),
+        (r#"BEGIN { $a = 1; $a == 1 ? print("true") : print("false"); $a == 2 ? printf("x\n") : printf("y\n"); exit(); }"#, "Attaching 1 probe...\ntrue\ny\n\n\n"),
+    ] {
+        let out = run(&["--dialect", "bpftrace", "-e", program]);
+        out.assert_ok();
+        assert_eq!(out.stdout, want, "{program}\n{}", out.dump());
+    }
+}

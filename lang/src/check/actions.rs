@@ -251,6 +251,12 @@ impl Checker<'_> {
                         };
                         return Err(Diagnostic::new(a.span.clone(), format!("{conv} expects {}, but this is {got}", if want_str { "a string" } else { "an integer" })).label("wrong type").hint(hint));
                     }
+                    if let Some(to) = self.bpftrace_conversion_int(c, &t) {
+                        let own = TExpr::new(self.own(&t), t.ty);
+                        reprs.push(Repr::Int(to));
+                        lowered.push(self.fit(&own, to));
+                        continue;
+                    }
                     reprs.push(self.repr_of(&t));
                     lowered.push(self.own(&t));
                 }
@@ -438,6 +444,23 @@ impl Checker<'_> {
         items.push(Item::Printa { aggs: ids, format });
         body.push(Stmt::Emit { item: items.len() - 1, args: vec![] });
         Ok(())
+    }
+
+    /// The integer bpftrace's printf() reads for integer conversion `c` of `t`: C's, of the
+    /// 64-bit value it passes (`%d` an int, `%hu` an unsigned short, `%lx` an unsigned long),
+    /// so `printf("%d", 5000000000)` prints 705032704 and `%hhu` of 257 prints 1, as in
+    /// bpftrace; D's conversions print the argument's own type.
+    fn bpftrace_conversion_int(&mut self, c: &printf::Conv, t: &TExpr) -> Option<crate::ir::IntRepr> {
+        if !self.bpftrace() || !matches!(c.conv, 'd' | 'i' | 'u' | 'x' | 'X' | 'o') || !matches!(t.expr.repr(), Repr::Int(_)) {
+            return None;
+        }
+        let size = match c.length.as_str() {
+            "hh" => 1,
+            "h" => 2,
+            "" => 4,
+            _ => 8,
+        };
+        Some(crate::ir::IntRepr { size, signed: matches!(c.conv, 'd' | 'i') })
     }
 
     /// A format string argument: a string literal that parses as a format.

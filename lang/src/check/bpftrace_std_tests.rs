@@ -52,7 +52,7 @@ fn has_cpid_is_known_when_compiling() {
 
 #[test]
 fn ncpus_is_the_code_generators_number() {
-    let p = ok("BEGIN { printf(\"%d %d\\n\", ncpus, ncpus()); }");
+    let p = ok("BEGIN { printf(\"%ld %ld\\n\", ncpus, ncpus()); }");
     assert_eq!(emitted(&p), [Expr::IntCall { f: crate::ir::IntFn::Ncpus, args: vec![] }, Expr::IntCall { f: crate::ir::IntFn::Ncpus, args: vec![] }]);
 }
 

@@ -18,6 +18,7 @@ mod bpftrace;
 mod bpftrace_std;
 mod cgroup_path;
 mod dead_code;
+mod expr_stmt;
 mod ctypes;
 mod decls;
 mod expr;
@@ -714,6 +715,7 @@ impl Checker<'_> {
             ast::Stmt::While { cond, body: stmts, .. } => body.push(self.while_loop(cond, stmts, items)?),
             ast::Stmt::For { var, iter, body: stmts, .. } => body.push(self.for_loop(var, iter, stmts, items)?),
             ast::Stmt::Jump(jump, span) => body.push(self.jump(*jump, span)?),
+            ast::Stmt::Expr(e) if self.bpftrace() => self.bpftrace_expr_stmt(e, body, items)?,
             ast::Stmt::Expr(e) => match &e.kind {
                 ExprKind::Call(name, args) => self.action(name, args, &e.span, body, items)?,
                 _ => {
