@@ -322,3 +322,15 @@ fn json_of_a_map_of_records() {
     let out = bpftrace(&["-f", "json", "-e", r#"BEGIN { @r[2] = (s = "a", n = 1); @t = (x = (1, "b")); exit(); }"#]);
     assert!(out.stdout.ends_with("{\"type\": \"map\", \"data\": {\"@r\": {\"2\": {\"n\": 1, \"s\": \"a\"}}}}\n{\"type\": \"map\", \"data\": {\"@t\": {\"x\": [1,\"b\"]}}}\n"), "{}", out.dump());
 }
+
+/// An unsafe function without --unsafe is refused in bpftrace's words; with it, it runs.
+#[test]
+fn unsafe_functions_need_unsafe() {
+    let out = bpftrace(&["-e", r#"BEGIN { system("echo hi"); exit(); }"#]);
+    assert_status(&out, 1);
+    assert!(out.stderr.contains("system() is an unsafe function being used in safe mode"), "{}", out.dump());
+    assert!(out.stderr.contains("--unsafe"), "{}", out.dump());
+    let out = bpftrace(&["--unsafe", "-e", r#"BEGIN { system("echo hi"); exit(); }"#]);
+    assert_status(&out, 0);
+    assert!(out.stdout.starts_with("Attaching 1 probe...\nhi\n"), "{}", out.dump());
+}

@@ -85,6 +85,11 @@ impl Checker<'_> {
         if matches!(f.hook, FnHook::CopyInto | FnHook::Bcopy) {
             return self.copy_into(f, args, span, body);
         }
+        if f.hook.is_destructive() && !self.destructive && self.bpftrace() {
+            return Err(Diagnostic::new(span.clone(), format!("{}() is an unsafe function being used in safe mode", f.name))
+                .label("unsafe")
+                .hint("allow unsafe functions with --unsafe (crumbs -w)"));
+        }
         if f.hook.is_destructive() && !self.destructive {
             return Err(Diagnostic::new(span.clone(), format!("{}() is a destructive action", f.name))
                 .label("not allowed")

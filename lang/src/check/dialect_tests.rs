@@ -161,3 +161,14 @@ fn a_map_is_an_aggregation_or_a_map_of_values_not_both() {
     }
     ok(Dialect::Bpftrace, "BEGIN { @m[1] = (1, 2); @m_n[1] = count(); @v = 1; @c = count(); }");
 }
+
+#[test]
+fn messages_name_each_dialects_own_words() {
+    let (d, _) = err(Dialect::Bpftrace, "BEGIN { printf(\"%d\\n\", zzzqqq); }");
+    assert!(d.hint.as_deref().is_some_and(|h| h.contains("comm, pid") && h.contains("$name")), "{:?}", d.hint);
+    let (d, _) = err(Dialect::D, "BEGIN { trace(zzzqqq); }");
+    assert!(d.hint.as_deref().is_some_and(|h| h.contains("execname")), "{:?}", d.hint);
+    let bpftrace = compile("BEGIN { system(\"ls\"); }", &CheckOptions { dialect: Some(Dialect::Bpftrace), ..Default::default() }).unwrap_err();
+    assert_eq!(bpftrace.message, "system() is an unsafe function being used in safe mode");
+    assert!(bpftrace.hint.as_deref().is_some_and(|h| h.contains("--unsafe")), "{:?}", bpftrace.hint);
+}

@@ -102,6 +102,7 @@ impl Checker<'_> {
                     names.extend(self.globals.iter().map(String::as_str));
                     d = match closest(name, names) {
                         Some(c) => d.hint(format!("did you mean `{c}`?")),
+                        None if self.bpftrace() => d.hint("builtins include comm, pid, tid, nsecs, func, probe, retval, arg0..arg9 and args; scratch variables are $name, maps @name"),
                         None => d.hint("builtins include execname, pid, tid, timestamp, probefunc, arg0..arg9; globals are declared by assigning them"),
                     };
                     return Err(d);
