@@ -404,3 +404,12 @@ fn printf_widths_rand_and_expression_statements_as_bpftrace() {
         assert_eq!(out.stdout, want, "{program}\n{}", out.dump());
     }
 }
+
+/// strstr() is current bpftrace's: the needle's index in the haystack, -1 if absent (D's
+/// strstr() gives the rest of the string).
+#[test]
+fn strstr_is_an_index_in_bpftrace() {
+    let out = run(&["--dialect", "bpftrace", "-e", r#"BEGIN { printf("%d %d %d\n", strstr("hello", "lo"), strstr("hello", "xx"), strstr("hello", "")); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n3 -1 0\n\n\n", "{}", out.dump());
+}
