@@ -413,3 +413,12 @@ fn strstr_is_an_index_in_bpftrace() {
     out.assert_ok();
     assert_eq!(out.stdout, "Attaching 1 probe...\n3 -1 0\n\n\n", "{}", out.dump());
 }
+
+/// zero() of a map of values (integers, strings, tuples) keeps its keys and zeroes the
+/// values, as it does an aggregation's (output bpftrace 0.17's, byte for byte).
+#[test]
+fn zero_of_maps_of_values_keeps_keys() {
+    let out = run(&["--dialect", "bpftrace", "-e", r#"BEGIN { @m[2] = 7; @n = 3; @s[1] = "abc"; @t[1] = (1, "a"); @c[1] = count(); zero(@m); zero(@n); zero(@s); zero(@t); zero(@c); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n\n\n@c[1]: 0\n@m[2]: 0\n@n: 0\n@s[1]: \n@t[1]: (0, )\n", "{}", out.dump());
+}

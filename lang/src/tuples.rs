@@ -550,7 +550,7 @@ impl Lowering {
             Stmt::IncDec { target: LValue::Element { name, .. }, span, .. } if self.map_shape(&name.name) != Shape::Scalar => return Err(tuple_map_computed(&name.name, &self.map_shape(&name.name), span)),
             Stmt::Assign { target, op, value, span } => Stmt::Assign { target: self.lvalue(target)?, op, value: self.scalar(value)?, span },
             Stmt::IncDec { target, delta, span } => Stmt::IncDec { target: self.lvalue(target)?, delta, span },
-            Stmt::Expr(Expr { kind: ExprKind::Call(f, args), span }) if matches!(f.name.as_str(), "delete" | "clear") && args.first().is_some_and(|a| self.tuple_map(a).is_some()) => {
+            Stmt::Expr(Expr { kind: ExprKind::Call(f, args), span }) if matches!(f.name.as_str(), "delete" | "clear" | "zero") && args.first().is_some_and(|a| self.tuple_map(a).is_some()) => {
                 // Each element's map loses the element (or everything).
                 let (map, shape) = self.tuple_map(&args[0]).expect("checked");
                 let mut out = Vec::new();
@@ -769,7 +769,7 @@ impl Lowering {
                 }
                 return self.scalar(Expr { kind: ExprKind::Call(f, args), span });
             }
-            ExprKind::Call(f, args) if matches!(f.name.as_str(), "delete" | "clear") && args.first().is_some_and(|a| self.tuple_map(a).is_some()) => {
+            ExprKind::Call(f, args) if matches!(f.name.as_str(), "delete" | "clear" | "zero") && args.first().is_some_and(|a| self.tuple_map(a).is_some()) => {
                 return Err(Diagnostic::new(span, format!("{}() of a map of tuples gives no value", f.name))
                     .label("used as a value")
                     .hint(format!("call {}() as a statement of its own", f.name)));

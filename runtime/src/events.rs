@@ -161,6 +161,7 @@ impl<'p> Events<'p> {
                     firing.outputs.push(Output::Text { record: "join", text: crate::output::join::joined(bytes, *count as usize, sep), line: true });
                 }
                 Item::ClearArray(id) => value_maps.clear(program, *id)?,
+                Item::ZeroArray(id) => value_maps.zero(program, *id)?,
                 Item::PrintMap { map, top, div } => {
                     let map = match map {
                         MapRef::Aggregation(id) => PrintedMap::Aggregation(*id, aggregations.rows(*id)?),

@@ -42,6 +42,20 @@ impl ValueMaps {
         Ok(())
     }
 
+    /// bpftrace's `zero()` of map of values `id`: each element's value set to zero bytes,
+    /// its key kept.
+    pub fn zero(&self, program: &Program, id: usize) -> io::Result<()> {
+        let Some(fd) = self.arrays.get(id).copied().flatten() else { return Ok(()) };
+        let a = &program.arrays[id];
+        let zero = vec![0u8; a.value.size().next_multiple_of(8)];
+        let mut key: Option<Vec<u8>> = None;
+        while let Some(k) = sys::next_key(fd, key.as_deref(), a.key_size().max(1))? {
+            sys::update_existing(fd, &k, &zero)?;
+            key = Some(k);
+        }
+        Ok(())
+    }
+
     /// Every map of values with what it holds now, in the order the program names them (a
     /// map of tuples where its first element's map is).
     pub fn read(&self, program: &Program, dec: &Decoder) -> io::Result<Vec<ValueMap>> {

@@ -150,6 +150,9 @@ impl Checker<'_> {
         if f.hook == FnHook::Delete {
             return self.delete(args, span, body);
         }
+        if f.hook == FnHook::Clear && name.name == "zero" && args.len() == 1 && self.zero_map(&args[0], body, items)? {
+            return Ok(());
+        }
         if f.hook == FnHook::Clear && name.name == "clear" && args.len() == 1 && self.clear_map(&args[0], body, items)? {
             return Ok(());
         }

@@ -121,6 +121,20 @@ impl Checker<'_> {
         Ok(true)
     }
 
+    /// bpftrace's `zero(@m)` of a map of values: every value set to zero, the keys kept, as
+    /// bpftrace 0.17 does (of an aggregation it is D's clear(), handled as that). False if
+    /// `@m` is not a map of values.
+    pub(super) fn zero_map(&mut self, arg: &ast::Expr, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<bool, Diagnostic> {
+        let ExprKind::Agg(a) = &arg.kind else { return Ok(false) };
+        if !self.bpftrace() || !a.keys.is_empty() || self.aggs.iter().any(|x| x.name == a.name) {
+            return Ok(false);
+        }
+        let Some(id) = self.array(&format!("@{}", a.name), false) else { return Ok(false) };
+        items.push(Item::ZeroArray(id));
+        body.push(Stmt::Emit { item: items.len() - 1, args: vec![] });
+        Ok(true)
+    }
+
     /// `print(@m[, top[, div]])`: the map now, an aggregation or a map of values.
     pub(super) fn print_map(&mut self, args: &[ast::Expr]) -> Result<Item, Diagnostic> {
         let ExprKind::Agg(a) = &args[0].kind else { unreachable!("checked: a map") };

@@ -926,6 +926,9 @@ pub enum Item {
     /// bpftrace's `clear(@m)` of a map of values: every element of associative array `.0`
     /// deleted.
     ClearArray(usize),
+    /// bpftrace's `zero(@m)` of a map of values: every element of associative array `.0`
+    /// set to zero, its keys kept.
+    ZeroArray(usize),
     /// bpftrace's `time(format)`: the local time when the record is read, by strftime(3).
     Time(String),
     /// bpftrace's `print(@m, top, div)`: a map now, its `top` largest rows (0: all), values
@@ -994,7 +997,7 @@ impl Item {
             Item::Tracemem { size, dynamic } => [Repr::Object(*size)].into_iter().chain(dynamic.then_some(Repr::Int(IntRepr::I64))).collect(),
             Item::Pcap { size } => vec![Repr::Int(IntRepr::U64), Repr::Int(IntRepr::U64), Repr::Int(IntRepr::I64), Repr::Object(*size)],
             Item::Join { count, size, .. } => vec![Repr::Object(count * size)],
-            Item::Printa { .. } | Item::SetOpt { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } | Item::Ftruncate | Item::ClearArray(_) | Item::Time(_) | Item::PrintMap { .. } => vec![],
+            Item::Printa { .. } | Item::SetOpt { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } | Item::Ftruncate | Item::ClearArray(_) | Item::ZeroArray(_) | Item::Time(_) | Item::PrintMap { .. } => vec![],
         }
     }
 }
