@@ -7,11 +7,13 @@
 mod args;
 mod info;
 mod list;
+pub(crate) mod missing;
 
 use crate::run::{self, Format, Voice};
 use crumbs_lang::dialect::Dialect;
 use crumbs_runtime::driver::{self, CompileError, CompileOptions};
-use crumbs_runtime::kernel::LiveKernel;
+use crate::remembering::Remembering;
+use crumbs_runtime::kernel::Kernel;
 use crumbs_runtime::output::strerror;
 use crumbs_runtime::process::{Child, SpawnError};
 use crumbs_runtime::session::{self, RunError};
@@ -168,8 +170,22 @@ fn trace(r: Request, name: &str, text: &str, params: Vec<String>) -> ExitCode {
         _ => None,
     };
     let target = child.as_ref().map(|c| c.pid).or(pid).map(i64::from).or((compile_only && r.command.is_some()).then_some(0));
+    let kernel = Remembering::new();
+    let prepared = missing::take_out(text, &r.config, target, kernel.facts());
+    if !r.no_warnings {
+        for (span, message) in &prepared.warnings {
+            eprint!("{}", missing::render_warning(name, text, span, message));
+        }
+    }
+    if prepared.nothing_left {
+        // bpftrace's words, on standard output, and its status.
+        if !r.quiet {
+            println!("No probes to attach");
+        }
+        return ExitCode::from(1);
+    }
     let opts = CompileOptions { target, args: std::iter::once(name.to_string()).chain(params).collect(), options: Vec::new(), destructive: r.unsafe_, dialect: Some(Dialect::Bpftrace), config: r.config.clone() };
-    let compiled = match driver::compile(text, &opts, &LiveKernel) {
+    let compiled = match driver::compile(&prepared.text, &opts, &kernel) {
         Ok(c) => c,
         // crumbs' own diagnostic (file:line:col, the line, a caret, a hint); bpftrace's status.
         Err(CompileError::Source(d)) => {

@@ -105,7 +105,7 @@ fn list(r: &Request, program: &Program, target: Option<i64>) -> ExitCode {
 /// Compiles the program, then does what the mode asks: `-h`'s header, `-e`'s reports, or
 /// tracing.
 fn compile_and_act(mut r: Request, mut program: Program, child: Option<Child>, pid: Option<i32>) -> ExitCode {
-    let kernel = probes::Remembering::new();
+    let kernel = crate::remembering::Remembering::new();
     let target = child.as_ref().map(|c| c.pid).or(pid).map(i64::from).or((!r.commands.is_empty()).then_some(0));
     let matches = probes::prepare(&mut program, &mut r.settings, &kernel, target);
     let mut text = program.text();
