@@ -119,7 +119,7 @@ mod tests {
         let said: Vec<&str> = p.warnings.iter().map(|(_, m)| m.as_str()).collect();
         assert_eq!(said, ["No matches for kprobe nosuch_function. Skipping.", "No matches for kprobe nosuch_function. Skipping.", PROBE_REMOVED]);
         assert!(!p.nothing_left);
-        assert_eq!(p.setting, Some(11..35));
+        assert_eq!(p.setting, Some(11..34));
         let (span, message) = &p.warnings[0];
         assert_eq!(render_warning("stdin", text, span, message), "stdin:2:1-23: WARNING: No matches for kprobe nosuch_function. Skipping.\nkprobe:nosuch_function, kprobe:vfs_read { @ = count(); }\n~~~~~~~~~~~~~~~~~~~~~~\n");
     }
