@@ -151,19 +151,23 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool,
             return fail(format!("-p {pid}: cannot watch that process: {}", std::io::Error::last_os_error()));
         }
     }
-    // A held -c child that never runs is killed and reaped when `child` is dropped.
+    let dialect = cli.dialect.or(if inline { None } else { Dialect::of_path(name) });
+    let written_in = dialect.unwrap_or_else(|| crumbs_lang::parse::detect_dialect(text));
+    // A held -c child that never runs is killed and reaped when `child` is dropped. A
+    // bpftrace program's command execs once the probes are attached, as under bpftrace;
+    // a D program's first, as under DTrace.
+    let spawn = if written_in == Dialect::Bpftrace { Child::spawn_before_exec } else { Child::spawn };
     let child = match (&cli.command, compile_only) {
-        (Some(cmd), false) => match Child::spawn(cmd) {
+        (Some(cmd), false) => match spawn(cmd) {
             Ok(c) => Some(c),
             Err(e) => return fail(format!("-c: {e}")),
         },
         _ => None,
     };
     let target = child.as_ref().map(|c| c.pid).or(cli.pid).map(i64::from).or(if compile_only && cli.command.is_some() { Some(0) } else { None });
-    let dialect = cli.dialect.or(if inline { None } else { Dialect::of_path(name) });
     let kernel = remembering::Remembering::new();
     // A bpftrace program's missing_probes: what matches nothing here taken out first.
-    let prepared = match dialect.unwrap_or_else(|| crumbs_lang::parse::detect_dialect(text)) {
+    let prepared = match written_in {
         Dialect::Bpftrace => bpftrace::missing::take_out(text, &Default::default(), target, kernel.facts()),
         Dialect::D => bpftrace::missing::Prepared { text: text.to_string(), warnings: Vec::new(), nothing_left: false, setting: None },
     };

@@ -161,9 +161,16 @@ fn trace(r: Request, name: &str, text: &str, params: Vec<String>) -> ExitCode {
             return BPFTRACE.fail(msg);
         }
     }
+    // bpftrace's order: the command is forked now and execs once every probe is attached, so
+    // that they see its execve too.
     let child = match (&r.command, compile_only) {
-        (Some(cmd), false) => match Child::spawn(cmd) {
+        (Some(cmd), false) => match Child::spawn_before_exec(cmd) {
             Ok(c) => Some(c),
+            // bpftrace's words, and its -1.
+            Err(SpawnError::NotFound { command }) => {
+                BPFTRACE.fail(format!("Failed to fork child: path '{command}' does not exist or is not executable"));
+                return ExitCode::from(255);
+            }
             Err(SpawnError::Exec { command, error }) => return BPFTRACE.fail(format!("failed to execute {command}: {}", strerror(&error))),
             Err(SpawnError::Other(msg)) => return BPFTRACE.fail(msg),
         },

@@ -54,7 +54,7 @@ pub fn main(argv: Vec<String>) -> ExitCode {
         Some(cmd) if tracing || r.mode == Mode::List => match Child::spawn_words(&cmd.split_whitespace().map(String::from).collect::<Vec<_>>()) {
             Ok(c) => Some(c),
             Err(SpawnError::Exec { command, error }) => return DTRACE.fail(format!("failed to execute {command}: {}", strerror(&error))),
-            Err(SpawnError::Other(msg)) => return DTRACE.fail(msg),
+            Err(e @ (SpawnError::Other(_) | SpawnError::NotFound { .. })) => return DTRACE.fail(e),
         },
         _ => None,
     };
