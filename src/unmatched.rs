@@ -80,12 +80,14 @@ pub fn removal(ast: &Program, found: &[Vec<Found>]) -> Removal {
             out.clauses.push(c);
         } else {
             out.clauses_left += 1;
-            for &i in &gone {
-                // With the comma that joins it to the next description, or the one before it.
-                out.ranges.push(match probes.get(i + 1) {
-                    Some(next) => probes[i].span.start..next.span.start,
-                    None => probes[i - 1].span.end..probes[i].span.end,
-                });
+            // One before a kept description goes with the comma after it; the ones after the
+            // last kept one, with the comma before them.
+            let last_kept = (0..probes.len()).rev().find(|i| !gone.contains(i)).expect("not all gone");
+            for &i in gone.iter().filter(|&&i| i < last_kept) {
+                out.ranges.push(probes[i].span.start..probes[i + 1].span.start);
+            }
+            if last_kept + 1 < probes.len() {
+                out.ranges.push(probes[last_kept].span.end..probes[probes.len() - 1].span.end);
             }
         }
     }
@@ -121,6 +123,15 @@ mod tests {
         assert_eq!(r.descriptions, [(0, 0), (1, 1), (2, 0)]);
         assert_eq!(r.clauses, [2]);
         assert_eq!(r.clauses_left, 3);
+    }
+
+    /// Several in a row, at the start, in the middle and at the end of a list.
+    #[test]
+    fn runs_of_descriptions_go_with_their_commas() {
+        let (text, r) = taken_out("fbt::no1:entry, fbt::no2:entry, fbt::vfs_read:entry, fbt::no3:entry, fbt::no4:entry, fbt::vfs_write:entry, fbt::no5:entry, fbt::no6:entry { }");
+        assert_eq!(text.split_whitespace().collect::<Vec<_>>(), ["fbt::vfs_read:entry,", "fbt::vfs_write:entry", "{", "}"]);
+        assert_eq!(r.descriptions.len(), 6);
+        crumbs_lang::parse::parse_program(&text).unwrap();
     }
 
     #[test]
