@@ -5,7 +5,7 @@ use clap::Parser;
 use crumbs_lang::diag::Diagnostic;
 use crumbs_lang::dialect::Dialect;
 use crumbs_runtime::driver::{self, CompileError, CompileOptions};
-use crumbs_runtime::kernel::LiveKernel;
+use crumbs_runtime::kernel::Kernel;
 use crumbs_runtime::process::Child;
 use crumbs_runtime::session::{self, RunError};
 use std::io::IsTerminal;
@@ -16,7 +16,9 @@ mod dtrace;
 mod list;
 mod repl;
 mod run;
+mod remembering;
 mod signals;
+mod unmatched;
 
 /// A DTrace-style tracer for Linux: D scripts compiled straight to eBPF.
 #[derive(Parser, Debug)]
@@ -149,18 +151,37 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool,
             return fail(format!("-p {pid}: cannot watch that process: {}", std::io::Error::last_os_error()));
         }
     }
-    // A held -c child that never runs is killed and reaped when `child` is dropped.
+    let dialect = cli.dialect.or(if inline { None } else { Dialect::of_path(name) });
+    let written_in = dialect.unwrap_or_else(|| crumbs_lang::parse::detect_dialect(text));
+    // A held -c child that never runs is killed and reaped when `child` is dropped. A
+    // bpftrace program's command execs once the probes are attached, as under bpftrace;
+    // a D program's first, as under DTrace.
+    let spawn = if written_in == Dialect::Bpftrace { Child::spawn_before_exec } else { Child::spawn };
     let child = match (&cli.command, compile_only) {
-        (Some(cmd), false) => match Child::spawn(cmd) {
+        (Some(cmd), false) => match spawn(cmd) {
             Ok(c) => Some(c),
             Err(e) => return fail(format!("-c: {e}")),
         },
         _ => None,
     };
     let target = child.as_ref().map(|c| c.pid).or(cli.pid).map(i64::from).or(if compile_only && cli.command.is_some() { Some(0) } else { None });
-    let dialect = cli.dialect.or(if inline { None } else { Dialect::of_path(name) });
+    let kernel = remembering::Remembering::new();
+    // A bpftrace program's missing_probes: what matches nothing here taken out first.
+    let prepared = match written_in {
+        Dialect::Bpftrace => bpftrace::missing::take_out(text, &Default::default(), target, kernel.facts()),
+        Dialect::D => bpftrace::missing::Prepared { text: text.to_string(), warnings: Vec::new(), nothing_left: false, setting: None },
+    };
+    for (span, message) in &prepared.warnings {
+        eprint!("{}", bpftrace::missing::render_warning(name, text, span, message));
+    }
+    if prepared.nothing_left {
+        let d = Diagnostic::new(prepared.setting.clone().unwrap_or(0..0), "no probes to attach: no probe description of the program matches a probe here")
+            .label("every one taken out")
+            .hint("set missing_probes = error to see why each matches nothing, or list what there is with `crumbs -l -e 'PATTERN'`");
+        return render(&d);
+    }
     let opts = CompileOptions { target, args: std::iter::once(name.to_string()).chain(operands).collect(), options: cli.options.clone(), destructive: cli.destructive, dialect, config: Default::default() };
-    let compiled = match driver::compile(text, &opts, &LiveKernel) {
+    let compiled = match driver::compile(&prepared.text, &opts, &kernel) {
         Ok(c) => c,
         Err(CompileError::Source(d)) => return render(&d),
         Err(CompileError::Message(m)) => return fail(m),

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{crumbs, int_col, run, run_command, Output, TempPath, TIMEOUT};
+use common::{compiled_c, crumbs, int_col, run, run_command, Output, TempPath, CALLS, TIMEOUT};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -234,6 +234,12 @@ fn big_z_permits_descriptions_that_match_nothing() {
     let out = dtrace(&["-q"]);
     assert_status(&out, 1);
     assert_eq!(out.stderr, "dtrace: no probes specified\n");
+    // A function the command's executable does not define, as dtrace's pid provider.
+    let dir = TempPath::dir("dtrace-z-pid");
+    let exe = compiled_c(&dir, "calls", CALLS, &["-O0"]);
+    let out = dtrace(&["-Zq", "-n", "pid$target:a.out:no_such_function:entry, pid$target:a.out:c:entry { printf(\"c\\n\"); }", "-c", &exe]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "c\n\n", "{}", out.dump());
 }
 
 #[test]

@@ -6,7 +6,8 @@
 //! as its environment variable (`BPFTRACE_STACK_MODE`). Those crumbs honours map onto what
 //! it has (`max_strlen` is the string size, `stack_mode` the mode of stacks that name none,
 //! `print_maps_on_exit` whether maps print when tracing ends, `max_cat_bytes` what cat()
-//! prints of a file); the others change nothing in
+//! prints of a file, `missing_probes` what the front ends do with a description that matches
+//! nothing here); the others change nothing in
 //! crumbs (it sizes its maps, buffers and programs itself) and have their values checked.
 //! Messages are bpftrace's.
 
@@ -73,6 +74,29 @@ pub struct Config {
     pub print_maps_on_exit: Option<bool>,
     /// `max_cat_bytes`: the most cat() prints of a file.
     pub max_cat_bytes: Option<u64>,
+    /// `missing_probes`: what becomes of a probe description that matches nothing here (the
+    /// front ends act on it before compiling).
+    pub missing_probes: Option<MissingProbes>,
+}
+
+/// `missing_probes`' values: a description that matches nothing on this machine is an error
+/// (bpftrace's default), or is taken out with a warning, or silently.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MissingProbes {
+    Error,
+    Warn,
+    Ignore,
+}
+
+impl MissingProbes {
+    fn from_name(name: &str) -> Option<MissingProbes> {
+        match name.to_ascii_lowercase().as_str() {
+            "error" => Some(MissingProbes::Error),
+            "warn" => Some(MissingProbes::Warn),
+            "ignore" => Some(MissingProbes::Ignore),
+            _ => None,
+        }
+    }
 }
 
 impl Config {
@@ -84,6 +108,7 @@ impl Config {
             stack_mode: over.stack_mode.or(self.stack_mode),
             print_maps_on_exit: over.print_maps_on_exit.or(self.print_maps_on_exit),
             max_cat_bytes: over.max_cat_bytes.or(self.max_cat_bytes),
+            missing_probes: over.missing_probes.or(self.missing_probes),
         }
     }
 }
@@ -98,6 +123,11 @@ enum Given<'a> {
 fn key_of(name: &str) -> String {
     let lower = name.to_ascii_lowercase();
     lower.strip_prefix("bpftrace_").map_or(lower.clone(), str::to_string)
+}
+
+/// Whether `name`, as a config block or the environment writes it, names `variable`.
+pub fn names(name: &str, variable: &str) -> bool {
+    key_of(name) == variable
 }
 
 /// The variable `name` names, or why none: `(message, hint)` in bpftrace's words.
@@ -174,7 +204,10 @@ fn set(config: &mut Config, name: &str, value: Given) -> Result<(), (String, Str
         (Kind::Text, _) => Ok(()),
         (Kind::StackMode, Given::Text(s)) => stack_mode(name, s).map(|m| config.stack_mode = Some(m)),
         (Kind::StackMode, Given::Number(_)) => stack_mode(name, "").map(|_| ()),
-        (Kind::MissingProbes, Given::Text(s)) if matches!(s.to_ascii_lowercase().as_str(), "error" | "warn" | "ignore") => Ok(()),
+        (Kind::MissingProbes, Given::Text(s)) if MissingProbes::from_name(s).is_some() => {
+            config.missing_probes = MissingProbes::from_name(s);
+            Ok(())
+        }
         (Kind::MissingProbes, _) => bad("Invalid value for missing_probes: valid values are ignore, warn, and error.", "write missing_probes = warn, for instance"),
         (Kind::SymbolCache, Given::Text(s)) if matches!(s.to_ascii_lowercase().as_str(), "1" | "0" | "per_pid" | "per_program" | "none") => Ok(()),
         (Kind::SymbolCache, Given::Number(_)) => Ok(()),
@@ -268,7 +301,7 @@ mod tests {
             entry("str_trunc_trailer", ConfigValue::Str("".into())),
         ])
         .unwrap();
-        assert_eq!(c, Config { max_strlen: Some(200), stack_mode: Some(StackMode::Perf), print_maps_on_exit: Some(false), max_cat_bytes: None });
+        assert_eq!(c, Config { max_strlen: Some(200), stack_mode: Some(StackMode::Perf), print_maps_on_exit: Some(false), max_cat_bytes: None, missing_probes: Some(MissingProbes::Warn) });
     }
 
     #[test]
@@ -296,10 +329,11 @@ mod tests {
     #[test]
     fn the_environment_wins_and_reads_old_names() {
         let env = |pairs: &'static [(&'static str, &'static str)]| move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string());
-        let c = from_env(env(&[("BPFTRACE_STACK_MODE", "raw"), ("BPFTRACE_STRLEN", "100")])).unwrap();
-        assert_eq!(c, Config { max_strlen: Some(100), stack_mode: Some(StackMode::Raw), print_maps_on_exit: None, max_cat_bytes: None });
-        let block = Config { max_strlen: Some(8), stack_mode: Some(StackMode::Perf), print_maps_on_exit: Some(false), max_cat_bytes: None };
-        assert_eq!(block.under(&c), Config { max_strlen: Some(100), stack_mode: Some(StackMode::Raw), print_maps_on_exit: Some(false), max_cat_bytes: None });
+        let c = from_env(env(&[("BPFTRACE_STACK_MODE", "raw"), ("BPFTRACE_STRLEN", "100"), ("BPFTRACE_MISSING_PROBES", "ignore")])).unwrap();
+        assert_eq!(c, Config { max_strlen: Some(100), stack_mode: Some(StackMode::Raw), print_maps_on_exit: None, max_cat_bytes: None, missing_probes: Some(MissingProbes::Ignore) });
+        let block = Config { max_strlen: Some(8), stack_mode: Some(StackMode::Perf), print_maps_on_exit: Some(false), max_cat_bytes: None, missing_probes: Some(MissingProbes::Warn) };
+        assert_eq!(block.under(&c), Config { max_strlen: Some(100), stack_mode: Some(StackMode::Raw), print_maps_on_exit: Some(false), max_cat_bytes: None, missing_probes: Some(MissingProbes::Ignore) });
+        assert_eq!(from_env(env(&[("BPFTRACE_MISSING_PROBES", "sometimes")])).unwrap_err(), "BPFTRACE_MISSING_PROBES: Invalid value for missing_probes: valid values are ignore, warn, and error.");
         assert_eq!(from_env(env(&[("BPFTRACE_STRLEN", "abc")])).unwrap_err(), "Env var 'BPFTRACE_STRLEN' did not contain a valid uint64_t, or was zero-valued.");
         assert_eq!(from_env(env(&[("BPFTRACE_STACK_MODE", "x")])).unwrap_err(), "BPFTRACE_STACK_MODE: Invalid value for stack_mode: valid values are bpftrace, raw, perf, and build_id.");
         assert_eq!(from_env(env(&[("BPFTRACE_MAX_STRLEN", "0")])).unwrap(), Config::default());

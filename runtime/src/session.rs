@@ -405,11 +405,10 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
         // User symbols printed after the command has gone need its memory map: it is read
         // as the command exits.
         let user_symbols = program.user_symbols;
-        if user_symbols {
-            child.release_stopped();
-        } else {
-            child.release();
-        }
+        // A child held before its exec execs now; if it cannot, tracing ends here (the
+        // probes are detached as the session's links and programs go).
+        let released = if user_symbols { child.release_stopped() } else { child.release() };
+        released.map_err(|e| RunError::Other(e.to_string()))?;
         let pid = child.pid;
         std::thread::spawn(move || {
             let status = if user_symbols { Child::wait_seeing_exit(pid, |p| exited.capture(p)) } else { Child::wait(pid) };

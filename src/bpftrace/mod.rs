@@ -7,11 +7,13 @@
 mod args;
 mod info;
 mod list;
+pub(crate) mod missing;
 
 use crate::run::{self, Format, Voice};
 use crumbs_lang::dialect::Dialect;
 use crumbs_runtime::driver::{self, CompileError, CompileOptions};
-use crumbs_runtime::kernel::LiveKernel;
+use crate::remembering::Remembering;
+use crumbs_runtime::kernel::Kernel;
 use crumbs_runtime::output::strerror;
 use crumbs_runtime::process::{Child, SpawnError};
 use crumbs_runtime::session::{self, RunError};
@@ -159,17 +161,38 @@ fn trace(r: Request, name: &str, text: &str, params: Vec<String>) -> ExitCode {
             return BPFTRACE.fail(msg);
         }
     }
+    // bpftrace's order: the command is forked now and execs once every probe is attached, so
+    // that they see its execve too.
     let child = match (&r.command, compile_only) {
-        (Some(cmd), false) => match Child::spawn(cmd) {
+        (Some(cmd), false) => match Child::spawn_before_exec(cmd) {
             Ok(c) => Some(c),
+            // bpftrace's words, and its -1.
+            Err(SpawnError::NotFound { command }) => {
+                BPFTRACE.fail(format!("Failed to fork child: path '{command}' does not exist or is not executable"));
+                return ExitCode::from(255);
+            }
             Err(SpawnError::Exec { command, error }) => return BPFTRACE.fail(format!("failed to execute {command}: {}", strerror(&error))),
             Err(SpawnError::Other(msg)) => return BPFTRACE.fail(msg),
         },
         _ => None,
     };
     let target = child.as_ref().map(|c| c.pid).or(pid).map(i64::from).or((compile_only && r.command.is_some()).then_some(0));
+    let kernel = Remembering::new();
+    let prepared = missing::take_out(text, &r.config, target, kernel.facts());
+    if !r.no_warnings {
+        for (span, message) in &prepared.warnings {
+            eprint!("{}", missing::render_warning(name, text, span, message));
+        }
+    }
+    if prepared.nothing_left {
+        // bpftrace's words, on standard output, and its status.
+        if !r.quiet {
+            println!("No probes to attach");
+        }
+        return ExitCode::from(1);
+    }
     let opts = CompileOptions { target, args: std::iter::once(name.to_string()).chain(params).collect(), options: Vec::new(), destructive: r.unsafe_, dialect: Some(Dialect::Bpftrace), config: r.config.clone() };
-    let compiled = match driver::compile(text, &opts, &LiveKernel) {
+    let compiled = match driver::compile(&prepared.text, &opts, &kernel) {
         Ok(c) => c,
         // crumbs' own diagnostic (file:line:col, the line, a caret, a hint); bpftrace's status.
         Err(CompileError::Source(d)) => {

@@ -54,7 +54,7 @@ pub fn main(argv: Vec<String>) -> ExitCode {
         Some(cmd) if tracing || r.mode == Mode::List => match Child::spawn_words(&cmd.split_whitespace().map(String::from).collect::<Vec<_>>()) {
             Ok(c) => Some(c),
             Err(SpawnError::Exec { command, error }) => return DTRACE.fail(format!("failed to execute {command}: {}", strerror(&error))),
-            Err(SpawnError::Other(msg)) => return DTRACE.fail(msg),
+            Err(e @ (SpawnError::Other(_) | SpawnError::NotFound { .. })) => return DTRACE.fail(e),
         },
         _ => None,
     };
@@ -105,7 +105,7 @@ fn list(r: &Request, program: &Program, target: Option<i64>) -> ExitCode {
 /// Compiles the program, then does what the mode asks: `-h`'s header, `-e`'s reports, or
 /// tracing.
 fn compile_and_act(mut r: Request, mut program: Program, child: Option<Child>, pid: Option<i32>) -> ExitCode {
-    let kernel = probes::Remembering::new();
+    let kernel = crate::remembering::Remembering::new();
     let target = child.as_ref().map(|c| c.pid).or(pid).map(i64::from).or((!r.commands.is_empty()).then_some(0));
     let matches = probes::prepare(&mut program, &mut r.settings, &kernel, target);
     let mut text = program.text();

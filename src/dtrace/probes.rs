@@ -9,31 +9,10 @@ use super::errors;
 use super::options::Settings;
 use super::source::Program;
 use crumbs_lang::ast::ProbeDesc;
-use crumbs_lang::facts::{KernelFacts, Memo};
-use crumbs_lang::providers::{match_probes_with, Probe};
-use crumbs_runtime::kernel::{Kernel, LiveKernel};
-use std::collections::HashMap;
-use std::rc::Rc;
-
-/// The running kernel, answering each tracefs question once for both the matching here and
-/// the compiler (listing the kernel's tracepoints takes tens of milliseconds).
-pub struct Remembering(Rc<dyn KernelFacts>);
-
-impl Remembering {
-    pub fn new() -> Remembering {
-        Remembering(Rc::new(Memo::new(LiveKernel.facts())))
-    }
-}
-
-impl Kernel for Remembering {
-    fn facts(&self) -> Rc<dyn KernelFacts> {
-        self.0.clone()
-    }
-
-    fn codegen_target(&self, program: &crumbs_lang::ir::Program) -> crumbs_ebpf::abi::Target {
-        LiveKernel.codegen_target(program)
-    }
-}
+use crate::unmatched;
+use crumbs_lang::providers::Probe;
+use crumbs_runtime::kernel::Kernel;
+use crate::remembering::Remembering;
 
 /// One probe description of the program.
 #[derive(Clone, Debug)]
@@ -71,12 +50,6 @@ fn reads_args(text: &str) -> bool {
     })
 }
 
-/// What `desc` matches, `$target` expanded; the error's message.
-fn match_expanded(desc: &ProbeDesc, target: Option<i64>, kernel: &Remembering) -> Result<Vec<Probe>, String> {
-    let desc = crumbs_lang::providers::expand_macros(desc, target).map_err(|d| d.message)?;
-    match_probes_with(&desc, Some(kernel.0.as_ref())).map_err(|d| d.message)
-}
-
 /// Matches every description of `program`, taking pragmas and (with `zdefs`) unmatched
 /// descriptions out of its text.
 pub fn prepare(program: &mut Program, settings: &mut Settings, kernel: &Remembering, target: Option<i64>) -> Matches {
@@ -88,50 +61,24 @@ pub fn prepare(program: &mut Program, settings: &mut Settings, kernel: &Remember
             program.blank(p.span.clone());
         }
     }
-    // `None`: wrong otherwise than by matching nothing (a bad pattern, a bad profile rate),
-    // so never taken out: the compiler says what is wrong.
-    let mut memo: HashMap<&str, Option<Vec<Probe>>> = HashMap::new();
-    let mut left = 0;
-    for clause in &ast.clauses {
+    // dtrace's -Z also takes out a description of a provider it does not know.
+    let facts = kernel.facts();
+    let found = unmatched::match_clauses(&ast, |d| unmatched::find(d, target, facts.as_ref(), |m| errors::tag(m) == Some("D_PDESC_ZERO")));
+    for (clause, found) in ast.clauses.iter().zip(&found) {
         let uses_args = reads_args(&text[clause.span.clone()]);
-        let mut unmatched = Vec::new();
-        for (i, desc) in clause.probes.iter().enumerate() {
-            let found = memo
-                .entry(&desc.text)
-                .or_insert_with(|| match match_expanded(desc, target, kernel) {
-                    Ok(found) => Some(found),
-                    Err(message) if errors::tag(&message) == Some("D_PDESC_ZERO") => Some(Vec::new()),
-                    Err(_) => None,
-                })
-                .clone();
-            if found.as_ref().is_some_and(Vec::is_empty) {
-                unmatched.push(i);
-            }
-            let found = found.unwrap_or_default();
+        for (desc, found) in clause.probes.iter().zip(found) {
             let piece = program.piece_at(desc.span.start);
-            out.per_piece[piece] += found.len();
-            out.descriptions.push(Described { piece, fields: four_fields(desc), probes: found, reads_args: uses_args });
-        }
-        if !settings.zdefs || unmatched.is_empty() {
-            left += 1;
-            continue;
-        }
-        let probes = &clause.probes;
-        if unmatched.len() == probes.len() {
-            program.blank(clause.span.clone());
-            continue;
-        }
-        left += 1;
-        for &i in &unmatched {
-            // With the comma that joins it to the next description, or the last one's before it.
-            let range = match probes.get(i + 1) {
-                Some(next) => probes[i].span.start..next.span.start,
-                None => probes[i - 1].span.end..probes[i].span.end,
-            };
-            program.blank(range);
+            out.per_piece[piece] += found.probes().len();
+            out.descriptions.push(Described { piece, fields: four_fields(desc), probes: found.probes().to_vec(), reads_args: uses_args });
         }
     }
-    out.clauses_left = left > 0;
+    if settings.zdefs {
+        let removal = unmatched::removal(&ast, &found);
+        for range in removal.ranges {
+            program.blank(range);
+        }
+        out.clauses_left = removal.clauses_left > 0;
+    }
     out
 }
 

@@ -150,8 +150,7 @@ impl Program {
         let at = self.piece_at(range.start);
         let piece = &mut self.pieces[at];
         let (from, to) = (range.start - piece.start, (range.end - piece.start).min(piece.text.len()));
-        let blanked: String = piece.text[from..to].chars().map(|c| if c == '\n' { '\n' } else { ' ' }).collect();
-        piece.text.replace_range(from..to, &blanked);
+        crate::unmatched::blank(&mut piece.text, from..to);
     }
 }
 

@@ -272,6 +272,19 @@ pub fn match_probes_with(desc: &ProbeDesc, facts: Option<&dyn KernelFacts>) -> R
     Ok(out)
 }
 
+/// The labels of the diagnostics that say a well-formed description names nothing on this
+/// machine: no such tracepoint, kernel function, raw tracepoint, function in a file or
+/// process, module of a process, or USDT probe. An unknown provider, a bad pattern or a file
+/// that cannot be read are not among them.
+const NOTHING_HERE: &[&str] = &["matches nothing", "matches no function", "no such module", "no such USDT provider"];
+
+/// Whether `d`, an error of [`match_probes_with`], says that the description matches no
+/// probe on this machine (what `-Z` and bpftrace's `missing_probes` take out), rather than
+/// that it is wrong.
+pub fn matches_nothing_here(d: &Diagnostic) -> bool {
+    d.label.as_deref().is_some_and(|l| NOTHING_HERE.contains(&l))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -302,6 +315,20 @@ mod tests {
         assert!(e.hint.unwrap().contains("syscall"));
         let e = match_probes(&desc("syscall::raed:entry")).unwrap_err();
         assert!(e.hint.unwrap().contains("read"));
+    }
+
+    /// What matches nothing on this machine, provider by provider, is told apart from what
+    /// is wrong.
+    #[test]
+    fn nothing_here_is_told_apart_from_wrong() {
+        let facts = crate::facts::sample::SampleKernel;
+        let error = |s: &str| match_probes_with(&desc(s), Some(&facts)).unwrap_err();
+        for nothing in ["tracepoint:syscalls:sys_enter_nosuch", "kprobe:nosuch_function", "fbt:nosuchmod::entry", "rawtracepoint:nosuch", "uprobe:/usr/bin/sample:nosuch", "pid42:libnosuch.so:read:entry", "pid42:a.out:nosuch:entry", "sample42:::nosuch", "nosuch42:::start", "syscall::nosuch:entry", "syscall:::nosuch*"] {
+            assert!(matches_nothing_here(&error(nothing)), "{nothing}: {:?}", error(nothing));
+        }
+        for wrong in ["sycall:::entry", "uprobe:/no/such/file:read", "pid0:a.out:main:entry", "pid42:a.out:main:nosuchname", "profile:::tick-abc", "kprobe:[x"] {
+            assert!(!matches_nothing_here(&error(wrong)), "{wrong}: {:?}", error(wrong));
+        }
     }
 
     #[test]

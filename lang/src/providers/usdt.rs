@@ -78,7 +78,7 @@ fn process_probes(desc: &ProbeDesc, provider: &str, pid: u32, modules: &[UserMod
             None if providers.is_empty() => format!("process {pid}'s executable and libraries have no USDT probes (.note.stapsdt)"),
             None => format!("its USDT providers: {}", dedup(providers).join(", ")),
         };
-        return Err(Diagnostic::new(desc.span.clone(), format!("process {pid} has no USDT provider `{provider}`")).label("no such provider").hint(hint));
+        return Err(Diagnostic::new(desc.span.clone(), format!("process {pid} has no USDT provider `{provider}`")).label("no such USDT provider").hint(hint));
     }
     let prov = interned(&format!("{provider}{pid}"));
     let mut out = Vec::new();

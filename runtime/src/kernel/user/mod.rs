@@ -10,16 +10,25 @@ use crumbs_lang::facts::user::{Modules, UserModule};
 use std::collections::HashSet;
 use std::os::unix::fs::MetadataExt;
 
-/// The files process `pid` runs, its executable first.
+/// The files process `pid` runs, its executable first. A `-c` child held before its exec
+/// (bpftrace's order) still runs crumbs: its executable is the file it will exec, and it has
+/// mapped none of its files yet.
 pub fn process_modules(pid: u32) -> Modules {
-    let exe = std::fs::read_link(format!("/proc/{pid}/exe")).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => format!("no process {pid}"),
-        _ => format!("cannot read /proc/{pid}/exe: {e}"),
-    })?;
-    let exe = exe.to_string_lossy();
-    let exe = exe.strip_suffix(DELETED).unwrap_or(&exe).to_string();
-    let exe_inode = std::fs::metadata(format!("/proc/{pid}/exe")).map(|m| m.ino()).ok();
-    let exe_path = reachable(pid, &exe, exe_inode).unwrap_or_else(|| format!("/proc/{pid}/exe"));
+    let before_exec = crate::process::executable_before_exec(pid);
+    let (exe, exe_path) = match &before_exec {
+        Some(path) => (path.to_string_lossy().into_owned(), path.to_string_lossy().into_owned()),
+        None => {
+            let exe = std::fs::read_link(format!("/proc/{pid}/exe")).map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => format!("no process {pid}"),
+                _ => format!("cannot read /proc/{pid}/exe: {e}"),
+            })?;
+            let exe = exe.to_string_lossy();
+            let exe = exe.strip_suffix(DELETED).unwrap_or(&exe).to_string();
+            let exe_inode = std::fs::metadata(format!("/proc/{pid}/exe")).map(|m| m.ino()).ok();
+            let exe_path = reachable(pid, &exe, exe_inode).unwrap_or_else(|| format!("/proc/{pid}/exe"));
+            (exe, exe_path)
+        }
+    };
     let exe_info = elf::read(&exe_path)?;
     let (needed, runpath) = (exe_info.needed.clone(), exe_info.runpath.clone());
     let mut modules = vec![module(&exe_path, base_name(&exe), true, exe_info)];
@@ -27,7 +36,7 @@ pub fn process_modules(pid: u32) -> Modules {
     // Mapped executable files: the loader, and libraries already loaded (a -p process). A
     // file deleted or replaced since it was mapped is read and probed through the mapping
     // itself (/proc/PID/map_files), not at its path, which names another file or none.
-    for m in mapped_files(pid) {
+    for m in if before_exec.is_some() { Vec::new() } else { mapped_files(pid) } {
         let map_file = format!("/proc/{pid}/map_files/{:x}-{:x}", m.start, m.end);
         let Some(path) = reachable(pid, &m.path, Some(m.inode)).or_else(|| is_inode(&map_file, Some(m.inode)).then_some(map_file)) else { continue };
         if seen.insert(path.clone()) {
