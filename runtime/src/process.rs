@@ -15,6 +15,8 @@ use std::sync::Mutex;
 pub struct Child {
     pub pid: i32,
     held: bool,
+    /// It traces itself (DTrace's order): stopped after its exec until released.
+    traced: bool,
     guardian: Option<Guardian>,
     /// Set while the child has not exec'd yet.
     before_exec: Option<BeforeExec>,
@@ -150,8 +152,13 @@ impl Child {
                 if libc::getppid() != parent {
                     libc::_exit(127);
                 }
-                // Stop with SIGTRAP right after a successful exec.
-                libc::ptrace(libc::PTRACE_TRACEME, 0, 0, 0);
+                // DTrace's order: stop with SIGTRAP right after a successful exec (before any
+                // probe is attached). bpftrace's runs untraced: that SIGTRAP would be a
+                // signal its probes see sent; the exit is watched by seizing it instead
+                // (Child::wait_seeing_exit).
+                if search {
+                    libc::ptrace(libc::PTRACE_TRACEME, 0, 0, 0);
+                }
                 // Go on when crumbs says (8 bytes, as bpftrace's child reads: probes on read(2)
                 // see the same return) and not if it closed the pipe first.
                 let mut word = 0u64;
@@ -177,7 +184,7 @@ impl Child {
             pid
         };
         drop((go_read, failed_write));
-        let mut child = Child { pid, held: true, guardian: None, before_exec: Some(BeforeExec { go, failed, command: words[0].clone() }) };
+        let mut child = Child { pid, held: true, traced: search, guardian: None, before_exec: Some(BeforeExec { go, failed, command: words[0].clone() }) };
         // On failure `child` is dropped: killed and reaped.
         child.guardian = Some(Guardian::start(pid).map_err(|e| other(format!("cannot start a process to watch `{}`: {e}", words[0])))?);
         Ok(child)
@@ -189,6 +196,9 @@ impl Child {
         let Some(before) = self.before_exec.take() else { return Ok(()) };
         forget_before_exec(self.pid);
         let command = before.command;
+        if !self.traced {
+            return self.exec_untraced(before.go, before.failed, command);
+        }
         // SAFETY: writing to and reading from our own pipes; tracing and waiting for our own
         // child.
         unsafe {
@@ -222,6 +232,37 @@ impl Child {
             }
             Err(SpawnError::Other(format!("`{command}` exited before it could be traced")))
         }
+    }
+
+    /// bpftrace's order: lets the untraced child exec, and waits until it has (its end of
+    /// `failed` closes) or could not (it writes errno there and exits; it is reaped here or
+    /// by the thread waiting for it).
+    fn exec_untraced(&mut self, go: OwnedFd, failed: OwnedFd, command: String) -> Result<(), SpawnError> {
+        self.held = false;
+        // SAFETY: writing to and reading from our own pipes; reaping our own child.
+        unsafe {
+            libc::write(go.as_raw_fd(), &1u64 as *const u64 as *const libc::c_void, 8);
+            drop(go);
+            let mut errno = 0i32;
+            let n = loop {
+                let n = libc::read(failed.as_raw_fd(), &mut errno as *mut i32 as *mut libc::c_void, 4);
+                if n >= 0 || io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                    break n;
+                }
+            };
+            if n == 4 {
+                libc::waitpid(self.pid, std::ptr::null_mut(), 0);
+                return Err(SpawnError::Exec { command, error: io::Error::from_raw_os_error(errno) });
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the child is held before its exec, untraced (bpftrace's order): its exit is
+    /// watched by seizing it before [`Child::release`] ([`Child::wait_seeing_exit`] with
+    /// `running`).
+    pub fn runs_untraced(&self) -> bool {
+        self.before_exec.is_some() && !self.traced
     }
 
     /// Lets the child run (a child held before its exec execs first).
@@ -291,11 +332,21 @@ impl Child {
     /// (SIGCONT): signals it receives are passed on and group stops left as they are, so
     /// nothing else changes for it but one SIGCONT. If it cannot be traced, this is
     /// [`Child::wait`].
-    pub fn wait_seeing_exit(pid: i32, mut at_exit: impl FnMut(i32)) -> i32 {
+    pub fn wait_seeing_exit(pid: i32, at_exit: impl FnMut(i32)) -> i32 {
+        Child::wait_seeing_exit_of(pid, false, || {}, at_exit)
+    }
+
+    /// [`Child::wait_seeing_exit`] of a child that is `running` (held before its exec,
+    /// untraced: seized as it is, with no SIGCONT, a signal probes would see), calling
+    /// `seized` once it is traced, so that it may then be released.
+    pub fn wait_seeing_exit_of(pid: i32, running: bool, seized: impl FnOnce(), mut at_exit: impl FnMut(i32)) -> i32 {
         // SAFETY: tracing, signalling and waiting for our own child, from this one thread.
         unsafe {
             let traced = libc::ptrace(libc::PTRACE_SEIZE, pid, 0, libc::PTRACE_O_TRACEEXIT as libc::c_long) == 0;
-            libc::kill(pid, libc::SIGCONT);
+            seized();
+            if !running {
+                libc::kill(pid, libc::SIGCONT);
+            }
             if !traced {
                 return Child::wait(pid);
             }

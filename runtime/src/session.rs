@@ -407,13 +407,24 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
         let user_symbols = program.user_symbols;
         // A child held before its exec execs now; if it cannot, tracing ends here (the
         // probes are detached as the session's links and programs go).
-        let released = if user_symbols { child.release_stopped() } else { child.release() };
-        released.map_err(|e| RunError::Other(e.to_string()))?;
         let pid = child.pid;
-        std::thread::spawn(move || {
-            let status = if user_symbols { Child::wait_seeing_exit(pid, |p| exited.capture(p)) } else { Child::wait(pid) };
-            let _ = child_tx.send(status);
-        });
+        if user_symbols && child.runs_untraced() {
+            // bpftrace's order: the waiting thread traces it before it execs.
+            let (seized_tx, seized_rx) = std::sync::mpsc::channel::<()>();
+            std::thread::spawn(move || {
+                let status = Child::wait_seeing_exit_of(pid, true, move || { let _ = seized_tx.send(()); }, |p| exited.capture(p));
+                let _ = child_tx.send(status);
+            });
+            let _ = seized_rx.recv();
+            child.release().map_err(|e| RunError::Other(e.to_string()))?;
+        } else {
+            let released = if user_symbols { child.release_stopped() } else { child.release() };
+            released.map_err(|e| RunError::Other(e.to_string()))?;
+            std::thread::spawn(move || {
+                let status = if user_symbols { Child::wait_seeing_exit(pid, |p| exited.capture(p)) } else { Child::wait(pid) };
+                let _ = child_tx.send(status);
+            });
+        }
     } else {
         drop(child_tx);
     }

@@ -42,7 +42,7 @@ mod tests {
     #[test]
     fn override_elsewhere_or_unsafe_is_an_error() {
         for (src, destructive, message) in [
-            ("kprobe:vfs_read { override(1); }", false, "override() is a destructive action"),
+            ("kprobe:vfs_read { override(1); }", false, "override() is an unsafe function being used in safe mode"),
             ("kretprobe:vfs_read { override(1); }", true, "override can only be used with kprobes."),
             ("BEGIN { override(1); }", true, "override can only be used with kprobes."),
             ("kprobe:vfs_read { override(comm); }", true, "override()'s return value"),
