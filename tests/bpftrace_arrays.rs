@@ -142,9 +142,9 @@ fn record_arrays_in_maps_and_printed() {
     assert_eq!(out.stdout, want, "{}", out.dump());
 }
 
-/// A process that makes getpid(2) with 0x1234 and then 00 1a 2b 3c 4d 5e ff ee in memory
-/// as its first two arguments.
-const KNOWN_BYTES: &str = "import ctypes, struct\nlibc = ctypes.CDLL(None)\na, = struct.unpack('<Q', bytes.fromhex('001a2b3c4d5effee'))\nlibc.syscall(39, 0x1234, ctypes.c_ulong(a), 0, 0, 0, 0)\n";
+/// A process that makes getpid(2) with arguments whose bytes are known: 0x1234, then
+/// 00 1a 2b 3c 4d 5e ff ee and ab cd ef 01 23 45 67 89 in memory.
+const KNOWN_BYTES: &str = "import ctypes, struct\nlibc = ctypes.CDLL(None)\na, b = struct.unpack('<QQ', bytes.fromhex('001a2b3c4d5effeeabcdef0123456789'))\nlibc.syscall(39, 0x1234, ctypes.c_ulong(a), ctypes.c_ulong(b), 0, 0, 0)\n";
 
 /// macaddr() of a 6-byte array held in a scratch variable and in a map, the array printed,
 /// kept as a key, indexed and compared. bpftrace 0.17 (which has no `&`) printed the same
@@ -168,6 +168,38 @@ tracepoint:raw_syscalls:sys_enter /pid == cpid && args->id == 39 && args->args[0
     let out = run(&["-e", program, "-c", &format!("python3 {}", script.str())]);
     out.assert_ok();
     let want = "Attaching 1 probe...\n00:1A:2B:3C:4D:5E 00:1A:2B:3C:4D:5E\n[0,26,43,60,77,94]\n00:1A:2B:3C:4D:5E 94\nsame\n\n\n@k[[0,26,43,60,77,94]]: 1\n@m: [0,26,43,60,77,94]\n";
+    assert_eq!(out.stdout, want, "{}", out.dump());
+}
+
+/// An array of signed ints printed by print() (each element by its sign), and pton() as a
+/// key in another clause's predicate, in text and in -f json. bpftrace 0.17 printed the
+/// same for `(struct s *)((uint64)args + 24)`.
+#[test]
+fn signed_elements_and_pton_keys_in_predicates() {
+    let script = TempPath::with_contents("btarrint.py", KNOWN_BYTES);
+    let program = r#"struct s { int a[3]; }
+tracepoint:raw_syscalls:sys_enter /pid == cpid && args->id == 39 && args->args[0] == 0x1234/
+{
+  $p = (struct s *)(&args->args[1]);
+  print($p->a);
+  @x[pton("1.2.3.4")] = 1;
+  print(@x);
+}
+tracepoint:raw_syscalls:sys_enter /pid == cpid && @x[pton("1.2.3.4")] == 1/ { @hit = 1; }"#;
+    let command = format!("python3 {}", script.str());
+    let out = run(&["-e", program, "-c", &command]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 2 probes...\n[1009457664,-285254067,32492971]\n@x[[1,2,3,4]]: 1\n\n\n@hit: 1\n@x[[1,2,3,4]]: 1\n", "{}", out.dump());
+    let out = bpftrace(&["-f", "json", "-e", program, "-c", &command]);
+    out.assert_ok();
+    let want = r#"{"type": "attached_probes", "data": {"probes": 2}}
+{"type": "value", "data": [1009457664,-285254067,32492971]}
+{"type": "map", "data": {"@x": {"[1,2,3,4]": 1}}}
+
+
+{"type": "map", "data": {"@hit": 1}}
+{"type": "map", "data": {"@x": {"[1,2,3,4]": 1}}}
+"#;
     assert_eq!(out.stdout, want, "{}", out.dump());
 }
 
