@@ -97,6 +97,16 @@ fn unstored_elements_read_as_zeros() {
     assert_eq!(out.stdout, "Attaching 1 probe...\n[0,0,0,0]\n0.0.0.0\n\n\n@c[[0,0,0,0]]: 1\n@d: [0,0,0,0]\n@m[1]: [1,2,3,4]\n", "{}", out.dump());
 }
 
+/// An array in memory that cannot be read is zeros, printed or stored, as bpftrace 0.17
+/// printed `print($p->in6_u.u6_addr8)` of a NULL `struct in6_addr *`.
+#[test]
+fn unreadable_arrays_are_zeros() {
+    let program = r#"BEGIN { $p = (struct in6_addr *)0; print($p->in6_u.u6_addr8); $a = $p->in6_u.u6_addr16; print($a); exit(); }"#;
+    let out = run(&["-e", program]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]\n[0,0,0,0,0,0,0,0]\n\n\n", "{}", out.dump());
+}
+
 /// A process that connects a TCP socket to a listener on 127.0.0.1.
 const CONNECT_V4: &str = r#"import socket
 srv = socket.socket(); srv.bind(("127.0.0.1", 0)); srv.listen(1)
