@@ -125,6 +125,20 @@ pub fn decode_value(r: Repr, bytes: &[u8], dec: &Decoder) -> Value {
     match r {
         Repr::Int(r) => Value::Int(word(bytes, 0), r),
         Repr::Object(_) => Value::Bytes(bytes.to_vec()),
+        // Each element at its width, as in memory.
+        Repr::Array(e, n) => Value::Array(
+            (0..n as usize)
+                .map(|i| {
+                    let mut b = [0u8; 8];
+                    let at = i * e.size as usize;
+                    b[..e.size as usize].copy_from_slice(&bytes[at..at + e.size as usize]);
+                    let raw = i64::from_le_bytes(b);
+                    let shift = 64 - 8 * e.size as u32;
+                    let v = if e.signed && shift > 0 { (raw << shift) >> shift } else { raw };
+                    Value::Int(v, e)
+                })
+                .collect(),
+        ),
         // The count read, then the bytes (the count is at most the place's bytes).
         Repr::Buf(cap) => Value::Buf(bytes[8..8 + (word(bytes, 0) as u64).min(cap as u64) as usize].to_vec()),
         Repr::StrId => Value::Str(dec.strings.resolve(word(bytes, 0) as u64)),

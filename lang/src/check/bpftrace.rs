@@ -270,6 +270,11 @@ impl Checker<'_> {
                     self.c_string()
                 }
                 Repr::Str(_) => self.c_string(),
+                // An array key: an array of its elements' type, copied into the loop's variable.
+                Repr::Array(e, n) => {
+                    let elem = self.c_int(int_type_name(e));
+                    self.types.add(crate::types::Type::Array { elem, len: n })
+                }
                 // A struct or union key: the type of its first use, copied whole into the
                 // loop's variable.
                 Repr::Object(_) if self.key_types.contains_key(&(owner.clone(), i)) => self.key_types[&(owner.clone(), i)],

@@ -529,6 +529,9 @@ impl Checker<'_> {
     /// [`Checker::lower_typed`] of an expression already checked by [`Checker::typed`].
     pub(super) fn lower(&mut self, t: Typed, span: &Span) -> Result<TExpr, Diagnostic> {
         let ty = t.ty;
+        if self.int_array(ty).is_some() {
+            return Err(super::arrays::not_a_value(&self.types.name(ty), span));
+        }
         let real = self.types.real(t.ty).map_err(|x| no_types(span, x))?;
         let char_elem = |types: &mut crate::types::Types, elem: TypeId| types.as_int(elem).ok().flatten().is_some_and(|i| i.char);
         match real {

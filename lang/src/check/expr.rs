@@ -221,6 +221,9 @@ impl Checker<'_> {
         if let Some(v) = self.address_compare(op, l, r)? {
             return Ok(v);
         }
+        if let Some(v) = self.arrays_compare(op, l, r)? {
+            return Ok(v);
+        }
         let (lv, rv) = (self.value(l)?, self.value(r)?);
         for (v, e) in [(&lv, l), (&rv, r)] {
             if v.expr.repr().printed_only() {

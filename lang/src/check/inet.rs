@@ -27,7 +27,12 @@ impl Checker<'_> {
             _ => unreachable!("arity checked"),
         };
         let string = self.c_string();
-        if let Some(bytes) = self.pton_arg(addr)? {
+        // pton()'s bytes, or a string literal's: the text is known now.
+        let constant = match self.pton_arg(addr)? {
+            Some(b) => Some(b),
+            None => literal_bytes(addr)?,
+        };
+        if let Some(bytes) = constant {
             let family = |n: usize| if n == 4 { AF_INET } else { AF_INET6 };
             let text = |cx: &mut Self, af: i64| StrExpr::Const(cx.strings.intern(&ntop_text(af, &bytes)));
             let s = match af {
@@ -47,6 +52,11 @@ impl Checker<'_> {
             Some((n, at)) => (NtopFrom::Memory(n as u8), at),
             None => {
                 let v = self.value_of(t, &addr.span)?;
+                if v.repr().is_str() {
+                    return Err(Diagnostic::new(addr.span.clone(), "ntop() takes an address, but this is a string")
+                        .label("not an address")
+                        .hint("a string's bytes are not an address in crumbs (bpftrace 0.17 reads a 4- or 16-byte one's): pass a 4- or 16-byte array (args.saddr), an integer, or pton(\"...\")"));
+                }
                 if !v.is_int() {
                     return Err(Diagnostic::new(addr.span.clone(), format!("ntop() takes an address, but this is {}", v.repr().describe()))
                         .label("not an address")
@@ -97,13 +107,13 @@ impl Checker<'_> {
         })
     }
 
-    /// `pton()` used elsewhere than in ntop() or a comparison.
+    /// `pton()` used elsewhere than in ntop() or a comparison: an array of 4 or 16 bytes.
     pub(super) fn pton(&mut self, args: &[ast::Expr], span: &Span) -> Result<TExpr, Diagnostic> {
         let call = ast::Expr { kind: ExprKind::Call(ast::Ident { name: "pton".into(), span: span.clone() }, args.to_vec()), span: span.clone() };
-        self.pton_arg(&call)?;
-        Err(Diagnostic::new(span.clone(), "pton()'s bytes can only be printed with ntop() or compared with an address here")
-            .label("an address's bytes")
-            .hint("write ntop(pton(\"...\")), or compare: args.daddr == pton(\"127.0.0.1\")"))
+        match self.pton_arg(&call)? {
+            Some(bytes) => Ok(self.constant_array(&bytes)),
+            None => Err(Diagnostic::new(span.clone(), "pton() is bpftrace's").label("not D").hint("D has inet_ntop() and inet_ntoa() for addresses in memory")),
+        }
     }
 
     /// `addr == pton("...")` or `!=` (either way round): the address's bytes in memory (an
@@ -164,6 +174,9 @@ impl Checker<'_> {
     pub(super) fn macaddr(&mut self, f: &builtins::BuiltinFn, args: &[ast::Expr], span: &Span) -> Result<TExpr, Diagnostic> {
         check_arity(f, args, span)?;
         let e = &args[0];
+        if let ExprKind::Str(_) = e.kind {
+            return Err(Diagnostic::new(e.span.clone(), "macaddr() does not support literal string arguments").label("a string literal").hint("pass a 6-byte array (an ethhdr's h_source) or the kernel address of one"));
+        }
         let t = self.typed(e)?;
         let real = self.types.real(t.ty).map_err(|x| ctypes::no_types(&e.span, x))?;
         let addr = match (real, &t.val) {
@@ -184,6 +197,11 @@ impl Checker<'_> {
             }
             _ => {
                 let v = self.value_of(t, &e.span)?;
+                if v.repr().is_str() {
+                    return Err(Diagnostic::new(e.span.clone(), "macaddr() argument must be 6 bytes in size, but this is a string")
+                        .label("not a hardware address")
+                        .hint("pass a 6-byte array (an ethhdr's h_source) or the kernel address of one; a string is kept in a buffer of its own size (strsize bytes, 16 for comm)"));
+                }
                 if !v.is_int() {
                     return Err(Diagnostic::new(e.span.clone(), format!("macaddr() takes an array or an address, but this is {}", v.repr().describe()))
                         .label("not an address")
@@ -195,6 +213,19 @@ impl Checker<'_> {
         let string = self.c_string();
         Ok(TExpr::new(Expr::Str(StrExpr::Call { f: StrFn::Macaddr, args: vec![StrArg::Int(addr)], size: MACADDR_SIZE }), string))
     }
+}
+
+/// A string literal's bytes and its NUL, which ntop() reads as an address when they are 4
+/// or 16, as bpftrace 0.17 does (`ntop("abc")` is 97.98.99.0); None if `e` is no literal.
+fn literal_bytes(e: &ast::Expr) -> Result<Option<Vec<u8>>, Diagnostic> {
+    let ExprKind::Str(s) = &e.kind else { return Ok(None) };
+    let bytes: Vec<u8> = s.value.bytes().chain([0]).collect();
+    if bytes.len() != 4 && bytes.len() != 16 {
+        return Err(Diagnostic::new(e.span.clone(), format!("ntop() argument must be 4 or 16 bytes in size, but this string is {} (its NUL included)", bytes.len()))
+            .label("not an IPv4 or IPv6 address")
+            .hint("write the address as pton(\"127.0.0.1\"), or pass a 4- or 16-byte array or an integer"));
+    }
+    Ok(Some(bytes))
 }
 
 /// Bytes of macaddr()'s text: 17 and its NUL.

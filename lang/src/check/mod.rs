@@ -13,6 +13,7 @@ use crate::tracepoints::{parse_format, FieldKind, Tracepoint};
 use std::collections::{BTreeMap, BTreeSet};
 
 mod actions;
+mod arrays;
 mod args;
 mod bpftrace;
 mod bpftrace_std;
@@ -808,6 +809,8 @@ mod dialect_tests;
 mod bpftrace_std_tests;
 #[cfg(test)]
 mod stored_values_tests;
+#[cfg(test)]
+mod arrays_tests;
 mod bpftrace_fns;
 mod bpftrace_out;
 mod buffers;

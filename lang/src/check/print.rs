@@ -14,6 +14,11 @@ impl Checker<'_> {
     pub(super) fn printed(&mut self, e: &ast::Expr, print: bool) -> Result<(Item, Expr), Diagnostic> {
         let t = self.typed(e)?;
         let span = &e.span;
+        // bpftrace's array of integers prints as bpftrace prints it: [1,2,3,4].
+        if let Some(v) = self.array_value(&t, span)? {
+            let repr = v.expr.repr();
+            return Ok((Item::Trace(repr), v.expr));
+        }
         let real = self.types.real(t.ty).map_err(|x| no_types(span, x))?;
         let char_array = match &real {
             Type::Array { elem, .. } => self.types.as_int(*elem).ok().flatten().is_some_and(|i| i.char),

@@ -119,6 +119,7 @@ impl Checker<'_> {
         match self.types.real(t) {
             Ok(Type::String { .. }) => Some(Buffer::Str(self.strsize)),
             Ok(Type::Struct(r) | Type::Union(r)) => Some(Buffer::Object(r.size)),
+            Ok(Type::Array { .. }) => self.int_array(t).map(|(elem, len)| Buffer::Array(elem, len)),
             // A user symbol is two words: kept in a buffer as a struct is.
             Ok(Type::Printed(r @ (Repr::USym(_) | Repr::Buf(_)))) => Some(Buffer::Object(r.size() as u32)),
             _ => None,
@@ -188,12 +189,14 @@ impl Checker<'_> {
                 .label("not a number")
                 .hint("it is printed as text, never computed with: assign it with `=`"));
         }
-        if (op.is_some() || value.is_none()) && matches!(self.buffer_var(var), Some(Buffer::Object(_))) {
+        if (op.is_some() || value.is_none()) && matches!(self.buffer_var(var), Some(Buffer::Object(_) | Buffer::Array(..))) {
             let what = if value.is_none() { "`++`/`--`" } else { "a compound assignment" };
             let name = self.types.name(self.var_types[&var]);
-            return Err(Diagnostic::new(span.clone(), format!("{what} of `{}`, a `{name}`", target.text()))
-                .label("arithmetic on a struct")
-                .hint("a struct or union is assigned whole with `=`; compute with its members"));
+            let (label, hint) = match self.buffer_var(var) {
+                Some(Buffer::Array(..)) => ("arithmetic on an array", "an array is assigned whole with `=`; compute with its elements ($a[0])"),
+                _ => ("arithmetic on a struct", "a struct or union is assigned whole with `=`; compute with its members"),
+            };
+            return Err(Diagnostic::new(span.clone(), format!("{what} of `{}`, a `{name}`", target.text())).label(label).hint(hint));
         }
         let v = match value {
             Some(value) => self.stored_value(value)?,
@@ -225,7 +228,7 @@ impl Checker<'_> {
         let zero_deletes = matches!(var, VarRef::Thread(_) | VarRef::Array(_)) && value.is_some_and(|e| matches!(e.kind, ExprKind::Int(0, _)));
         self.assignable(ty, &v, value.map_or(span, |e| &e.span), target, zero_deletes)?;
         let value = match v.expr {
-            Expr::Object { .. } => v.expr,
+            Expr::Object { .. } | Expr::Stored(Repr::Array(..), _) => v.expr,
             // `self->s = 0` deletes a struct thread-local or element: an object of no bytes.
             Expr::Int(0) if zero_deletes && matches!(self.buffer_var(var), Some(Buffer::Object(_))) => Expr::Object { addr: Box::new(Expr::Int(0)), size: 0 },
             _ => {
@@ -360,6 +363,10 @@ impl Checker<'_> {
                 return Ok(TExpr::new(x.clone(), ty));
             }
         }
+        // bpftrace's array of integers is copied whole.
+        if let Some(v) = self.array_value(&t, &e.span)? {
+            return Ok(v);
+        }
         // An array stored is its address, a pointer to its first element (as in C).
         let ty = match self.types.real(ty).map_err(|x| ctypes::no_types(&e.span, x))? {
             Type::Array { elem, .. } => self.types.pointer(elem, crate::types::AddrSpace::Kernel),
@@ -377,10 +384,13 @@ impl Checker<'_> {
         Ok(TExpr::new(v, ty))
     }
 
-    /// A struct or union value, copied whole from where it is (a variable, an element, a
-    /// key); `t` back if it is no struct or union.
+    /// A struct or union value (or bpftrace's array of integers), copied whole from where it
+    /// is (a variable, an element, a key); `t` back if it is none of them.
     pub(super) fn object(&mut self, t: ctypes::Typed, span: &Span) -> Result<Result<TExpr, ctypes::Typed>, Diagnostic> {
         let ty = t.ty;
+        if let Some(v) = self.array_value(&t, span)? {
+            return Ok(Ok(v));
+        }
         let (Type::Struct(r) | Type::Union(r)) = self.types.real(ty).map_err(|x| ctypes::no_types(span, x))? else {
             return Ok(Err(t));
         };
@@ -417,6 +427,12 @@ impl Checker<'_> {
         }
         if matches!(to, Type::Struct(_) | Type::Union(_)) && v.expr == Expr::Int(0) && zero_deletes {
             return Ok(());
+        }
+        // An array only from one of the same element type and length.
+        if let (Some((e, n)), Repr::Array(f, m)) = (self.int_array(ty), v.expr.repr()) {
+            if (e, n) == (f, m) {
+                return Ok(());
+            }
         }
         if matches!(to, Type::String { .. }) && !v.expr.repr().printed_only() && !v.expr.is_int() {
             return Ok(());
@@ -591,6 +607,8 @@ enum Buffer {
     Str(u32),
     /// A struct or union of this many bytes.
     Object(u32),
+    /// bpftrace's array of this many integers of this type.
+    Array(IntRepr, u32),
 }
 
 impl Buffer {
@@ -599,6 +617,7 @@ impl Buffer {
         match self {
             Buffer::Str(n) => Repr::Str(n),
             Buffer::Object(n) => Repr::Object(n.next_multiple_of(8)),
+            Buffer::Array(elem, len) => Repr::Array(elem, len),
         }
     }
 }
@@ -617,6 +636,8 @@ fn read_of(v: VarRef, keys: Vec<Expr>, buffer: Option<Buffer>) -> Expr {
     match buffer {
         Some(Buffer::Str(size)) => Expr::Str(StrExpr::Var(str_var(v, keys), size)),
         Some(Buffer::Object(size)) => Expr::Object { addr: Box::new(Expr::VarAddr(str_var(v, keys))), size },
+        // An array's bytes: a value again where it is stored, keyed or printed.
+        Some(Buffer::Array(elem, len)) => Expr::Object { addr: Box::new(Expr::VarAddr(str_var(v, keys))), size: elem.size as u32 * len },
         None => match v {
             VarRef::Global(g) => Expr::Global(g),
             VarRef::Thread(t) => Expr::ThreadLocal(t),
@@ -632,7 +653,7 @@ fn store_into(v: VarRef, keys: Vec<Expr>, value: Expr) -> Stmt {
         (Expr::Str(s), v) => Stmt::SetStr(str_var(v, keys), s),
         (o @ Expr::Object { .. }, v) => Stmt::SetObject(str_var(v, keys), o),
         // A user symbol's two words go into the variable's buffer, as a struct's bytes.
-        (u, v) if matches!(u.repr(), Repr::USym(_) | Repr::Buf(_)) => Stmt::SetObject(str_var(v, keys), u),
+        (u, v) if matches!(u.repr(), Repr::USym(_) | Repr::Buf(_) | Repr::Array(..)) => Stmt::SetObject(str_var(v, keys), u),
         (value, VarRef::Global(g)) => Stmt::SetGlobal(g, value),
         (value, VarRef::Thread(t)) => Stmt::SetThreadLocal(t, value),
         (value, VarRef::Clause(l)) => Stmt::SetClauseLocal(l, value),

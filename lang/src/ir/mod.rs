@@ -95,6 +95,10 @@ pub enum Repr {
     /// many), then this many bytes' place rounded up to whole words, zero past the length;
     /// printed in user space with `\x..` escapes ([`Expr::Buf`]).
     Buf(u32),
+    /// bpftrace's array of integers as a value (`pton("1.2.3.4")`, `$a = args->saddr`,
+    /// `@m[k] = $sk->...u6_addr8`): this many elements of this integer type, their bytes as
+    /// in memory in a place rounded up to whole words, printed `[1,2,3,4]`.
+    Array(IntRepr, u32),
 }
 
 /// What name user space prints for a number: bpftrace's `username` (a uid's user name),
@@ -279,6 +283,7 @@ impl Repr {
             Repr::Named(NameOf::Signal) => "a signal's name",
             Repr::Named(NameOf::CgroupPath(_)) => "a cgroup's path",
             Repr::Buf(_) => "a buffer",
+            Repr::Array(..) => "an array",
         }
     }
 
@@ -288,6 +293,16 @@ impl Repr {
             Repr::USym(_) => 16,
             Repr::Str(n) | Repr::Object(n) => n as usize,
             Repr::Buf(n) => 8 + n.next_multiple_of(8) as usize,
+            Repr::Array(..) => self.array_bytes().next_multiple_of(8) as usize,
+        }
+    }
+
+    /// An array's bytes as in memory (its place is rounded up to whole words); 0 for
+    /// anything else.
+    pub fn array_bytes(self) -> u32 {
+        match self {
+            Repr::Array(e, n) => e.size as u32 * n,
+            _ => 0,
         }
     }
 
@@ -413,7 +428,8 @@ pub enum Expr {
     /// `$p = probe`), read back: the word stored (a stack id, an address, a probe id, ...),
     /// or for a user symbol its 16 bytes (an [`Expr::Object`] where the variable keeps
     /// them: [`Repr::USym`]), printed as the representation says, like the value it was
-    /// computed from.
+    /// computed from. bpftrace's array is an [`Expr::Object`] kept as [`Repr::Array`]
+    /// (its bytes zeros where they cannot be read).
     Stored(Repr, Box<Expr>),
     /// Runs the statements, then is the value: an assignment or `++`/`--` used as a value.
     Seq(Vec<Stmt>, Box<Expr>),
@@ -872,7 +888,7 @@ impl Variable {
     /// Whether it is kept in a buffer of its bytes: a struct or union, or a user symbol's
     /// two words.
     pub fn is_object(&self) -> bool {
-        matches!(self.repr, Repr::Object(_) | Repr::USym(_) | Repr::Buf(_))
+        matches!(self.repr, Repr::Object(_) | Repr::USym(_) | Repr::Buf(_) | Repr::Array(..))
     }
 }
 

@@ -198,7 +198,8 @@ impl Emitter<'_> {
                 self.push(Insn::ldx(DW, R0, R1, offset));
                 self.push(Insn::stx(DW, R10, slot, R0));
             }
-            (dst, Repr::Str(n) | Repr::Object(n)) => {
+            (dst, r @ (Repr::Str(_) | Repr::Object(_) | Repr::Array(..))) => {
+                let n = r.size() as u32;
                 let size = local_repr.size() as u32;
                 let copied = n.min(size);
                 self.buf_addr(R1, dst);

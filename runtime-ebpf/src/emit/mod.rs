@@ -579,10 +579,15 @@ impl Emitter<'_> {
         Ok(key)
     }
 
-    /// Stores key `k` at `at`: a struct's size need not be whole words, and the bytes after
-    /// it up to the next word are zeroed so that equal structs are equal keys.
+    /// Stores key `k` at `at`: a struct's or an array's size need not be whole words, and the
+    /// bytes after it up to the next word are zeroed so that equal structs are equal keys.
     fn store_key(&mut self, k: &Expr, r: Repr, at: Buf) -> Result<(), EmitError> {
-        if let Repr::Object(n) = r {
+        let bytes = match r {
+            Repr::Object(n) => Some(n),
+            Repr::Array(..) => Some(r.array_bytes()),
+            _ => None,
+        };
+        if let Some(n) = bytes {
             if n % 8 != 0 {
                 let (base, off) = self.buf_base(R1, at);
                 self.push(Insn::st_imm(DW, base, off + (n & !7) as i16, 0));
@@ -650,6 +655,14 @@ impl Emitter<'_> {
             }
             // A user symbol or a buffer read back from a variable: its bytes copied.
             (Expr::Stored(Repr::USym(_) | Repr::Buf(_), o), _) => self.store_value(o, repr, dst)?,
+            // bpftrace's array: its bytes, zeros where they cannot be read (as bpftrace reads
+            // a map's element never stored).
+            (Expr::Stored(Repr::Array(..), o), _) => {
+                let Expr::Object { addr, size } = o.as_ref() else { return Err(self.err("internal: an array is an object")) };
+                self.expr(addr)?;
+                let (base, off) = self.buf_base(R1, dst);
+                self.read_kernel_to(base, off as i32, R0, 0, *size as i32);
+            }
             (Expr::Buf { addr, from, len, cap }, _) => self.buffer(addr, *from, len, *cap, dst)?,
             (Expr::StrBuf { s, len, cap }, _) => self.string_buffer(s, len, *cap, dst)?,
             (Expr::ObjectPrefix { addr, size, len }, _) => self.object_prefix(addr, *size, len, dst)?,
@@ -680,7 +693,7 @@ impl Emitter<'_> {
             let at = match v.repr {
                 Repr::Str(n) | Repr::Object(n) => Buf::Scratch(self.scratch(n as usize)?),
                 // A user symbol's two words, kept as a struct's bytes are.
-                r @ (Repr::USym(_) | Repr::Buf(_)) => Buf::Scratch(self.scratch(r.size())?),
+                r @ (Repr::USym(_) | Repr::Buf(_) | Repr::Array(..)) => Buf::Scratch(self.scratch(r.size())?),
                 _ => Buf::Stack(self.slot(8)?),
             };
             if zero {
@@ -695,7 +708,7 @@ impl Emitter<'_> {
     fn zero_local(&mut self, at: Buf, repr: Repr) {
         match (at, repr) {
             (at, Repr::Str(n) | Repr::Object(n)) => self.zero_buf(at, n),
-            (at, r @ (Repr::USym(_) | Repr::Buf(_))) => self.zero_buf(at, r.size() as u32),
+            (at, r @ (Repr::USym(_) | Repr::Buf(_) | Repr::Array(..))) => self.zero_buf(at, r.size() as u32),
             (Buf::Stack(off), _) => self.push(Insn::st_imm(DW, R10, off, 0)),
             _ => {}
         }

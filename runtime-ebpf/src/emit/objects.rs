@@ -61,8 +61,18 @@ impl Emitter<'_> {
     /// copy that faults, as DTrace's); a thread-local one or an element is built aside and
     /// stored whole (a store the full map refuses is counted as a dynamic variable drop).
     pub(super) fn set_object(&mut self, v: &StrVar, o: &Expr) -> Result<(), EmitError> {
+        // Whether bytes that cannot be read fault (a struct's) or are zeros (bpftrace's array,
+        // as bpftrace reads one: a map's element never stored reads as zeros).
+        let mut faults = true;
         let (addr, size) = match o {
             Expr::Object { addr, size } => (Some(addr), *size),
+            Expr::Stored(Repr::Array(..), inner) => match inner.as_ref() {
+                Expr::Object { addr, size } => {
+                    faults = false;
+                    (Some(addr), *size)
+                }
+                _ => return Err(self.err("internal: an array variable stores an object")),
+            },
             // A user symbol's 16 bytes (address and process), computed into the buffer.
             Expr::USym(..) | Expr::Stored(Repr::USym(_), _) => (None, Repr::USym(USymKind::Func).size() as u32),
             // A buffer's count and bytes, read into the variable's place.
@@ -98,7 +108,9 @@ impl Emitter<'_> {
                 e.buf_addr(R1, dst);
                 e.push(Insn::mov_imm(R2, size as i32));
                 e.push(Insn::call(helper::PROBE_READ_KERNEL));
-                e.fault_unless(Cond::Eq, R0, 0, Fault::BadAddr, FaultValue::Kept)?;
+                if faults {
+                    e.fault_unless(Cond::Eq, R0, 0, Fault::BadAddr, FaultValue::Kept)?;
+                }
             } else {
                 e.store_value(o, o.repr(), dst)?;
             }

@@ -148,6 +148,7 @@ fn rank(v: &Value) -> u8 {
         Value::Tuple(_) => 5,
         Value::Buf(_) => 6,
         Value::Record(_) => 7,
+        Value::Array(_) => 8,
     }
 }
 
@@ -248,6 +249,7 @@ pub(super) fn print_key(out: &mut String, key: &Value) {
         Value::Bytes(b) => bytes_column(out, b),
         Value::Tuple(t) => out.push_str(&Value::tuple_text(t)),
         Value::Record(r) => out.push_str(&Value::record_text(r)),
+        Value::Array(a) => out.push_str(&Value::array_text(a)),
         Value::Buf(b) => {
             push_n(out, ' ', 2);
             let text = super::buffer::text(b, None);

@@ -180,6 +180,8 @@ pub enum Value {
     Record(Vec<(String, Value)>),
     /// bpftrace's buffer (`buf()`): the bytes read, as many as were asked for.
     Buf(Vec<u8>),
+    /// bpftrace's array of integers (`pton()`, `args.saddr` kept in a map): its elements.
+    Array(Vec<Value>),
 }
 
 impl Value {
@@ -193,6 +195,16 @@ impl Value {
     /// meets one.
     pub fn record_text(fields: &[(String, Value)]) -> String {
         bpftrace::keys::record_text(fields, &bpftrace::keys::key_text)
+    }
+
+    /// An array as bpftrace writes one, `[1,2,3,4]`: also where another output meets one
+    /// (only bpftrace's values are arrays).
+    pub fn array_text(elems: &[Value]) -> String {
+        let text = |v: &Value| match v {
+            Value::Int(n, r) => r.decimal(*n),
+            v => format!("{v:?}"),
+        };
+        format!("[{}]", elems.iter().map(text).collect::<Vec<_>>().join(","))
     }
 
     /// A signed 64-bit integer.

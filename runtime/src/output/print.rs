@@ -36,6 +36,7 @@ pub fn print(layout: &Layout, value: &Value) -> String {
         Value::Buf(b) => return format!("{}\n", super::buffer::text(b, None)),
         Value::Tuple(t) => return format!("{}\n", Value::tuple_text(t)),
         Value::Record(r) => return format!("{}\n", Value::record_text(r)),
+        Value::Array(a) => return format!("{}\n", Value::array_text(a)),
         Value::Stack(frames, _) => return Value::stack_text(frames),
         Value::Sym(_, text) => return format!("{} {text}\n", layout.name),
     };

@@ -91,6 +91,7 @@ pub fn format_conv(out: &mut String, c: &Conv, v: &Value) {
         (_, Value::Buf(b)) => format_str(out, c, &super::buffer::text(b, None)),
         (_, Value::Tuple(t)) => format_str(out, c, &Value::tuple_text(t)),
         (_, Value::Record(r)) => format_str(out, c, &Value::record_text(r)),
+        (_, Value::Array(a)) => format_str(out, c, &Value::array_text(a)),
     }
 }
 

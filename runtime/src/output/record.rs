@@ -73,6 +73,7 @@ pub fn trace(v: &Value, quiet: bool) -> String {
         (Value::Bytes(b), _) => out.push_str(&Value::bytes_text(b)),
         (Value::Tuple(t), _) => out.push_str(&Value::tuple_text(t)),
         (Value::Record(r), _) => out.push_str(&Value::record_text(r)),
+        (Value::Array(a), _) => out.push_str(&Value::array_text(a)),
         (Value::Buf(b), _) => out.push_str(&super::buffer::text(b, None)),
         // dt_print_sym()'s and dt_print_mod()'s column, quiet or not.
         (Value::Sym(_, text), _) => Value::sym_column(&mut out, text),

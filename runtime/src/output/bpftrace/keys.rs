@@ -39,6 +39,7 @@ pub fn key_text(key: &Value) -> String {
         Value::Tuple(elems) => tuple_text(elems, &key_text),
         Value::Record(fields) => record_text(fields, &key_text),
         Value::Buf(b) => crate::output::buffer::text(b, None),
+        Value::Array(a) => Value::array_text(a),
     }
 }
 
@@ -95,6 +96,7 @@ pub fn by_bytes(a: &[Value], b: &[Value]) -> Ordering {
             (Value::Str(x), Value::Str(y)) => x.as_bytes().cmp(y.as_bytes()),
             (Value::Sym(x, _), Value::Sym(y, _)) => x.to_le_bytes().cmp(&y.to_le_bytes()),
             (Value::Bytes(x), Value::Bytes(y)) => x.cmp(y),
+            (Value::Array(x), Value::Array(y)) => by_bytes(x, y),
             // As stored: the count's little-endian bytes, then the bytes.
             (Value::Buf(x), Value::Buf(y)) => (x.len() as u64).to_le_bytes().cmp(&(y.len() as u64).to_le_bytes()).then_with(|| x.cmp(y)),
             _ => Ordering::Equal,

@@ -313,6 +313,7 @@ pub fn value_text(v: &Value, div: u64) -> String {
         Value::Tuple(elems) => keys::tuple_text(elems, &|v| value_text(v, 1)),
         Value::Record(fields) => keys::record_text(fields, &|v| value_text(v, 1)),
         Value::Buf(b) => crate::output::buffer::text(b, None),
+        Value::Array(a) => Value::array_text(a),
     }
 }
 

@@ -67,6 +67,8 @@ pub fn value(v: &Value, div: u64) -> String {
     match v {
         Value::Int(..) => maps::value_text(v, div),
         Value::Tuple(elems) => format!("[{}]", elems.iter().map(|e| value(e, 1)).collect::<Vec<_>>().join(",")),
+        // An array as a JSON array of its numbers, `[1,2,3,4]`, as bpftrace 0.17 writes one.
+        Value::Array(elems) => Value::array_text(elems),
         // Current bpftrace's record: an object of its fields, spaced (`{"a": 1, "b": "x"}`).
         Value::Record(fields) => format!("{{{}}}", fields.iter().map(|(n, e)| format!("{}: {}", string(n), value(e, 1))).collect::<Vec<_>>().join(", ")),
         _ => string(&maps::value_text(v, 1)),
@@ -362,5 +364,17 @@ mod tests {
         assert_eq!(ks, "{\"type\": \"map\", \"data\": {\"@ks\": {\"1\": \"\\n        __schedule+1560\\n        schedule+35\\n\"}}}\n");
         let ss = value_map("ss", &[(vec![], Value::Sym(0xffffffff81000000, "_text".into()))], d).unwrap();
         assert_eq!(ss, "{\"type\": \"map\", \"data\": {\"@ss\": \"_text\"}}\n");
+    }
+
+    /// bpftrace's arrays (pton(), a record's `__u8 saddr[4]`): a value as a JSON array, a key
+    /// as its text, elements by their type's sign, as bpftrace 0.17 writes them.
+    #[test]
+    fn arrays_as_values_and_keys() {
+        let u8s = |b: &[u8]| Value::Array(b.iter().map(|x| Value::Int(*x as i64, IntRepr { size: 1, signed: false })).collect());
+        let d = Limits::default();
+        assert_eq!(value(&u8s(&[1, 2, 3, 4]), 1), "[1,2,3,4]");
+        assert_eq!(value(&Value::Array(vec![Value::Int(-1, IntRepr { size: 2, signed: true }), Value::Int(-1, IntRepr { size: 2, signed: false })]), 1), "[-1,65535]");
+        assert_eq!(value_map("k", &[(vec![u8s(&[10, 0, 0, 1]), str("x")], long(7))], d).unwrap(), "{\"type\": \"map\", \"data\": {\"@k\": {\"[10,0,0,1],x\": 7}}}\n");
+        assert_eq!(value_map("v", &[(vec![], u8s(&[0, 1]))], d).unwrap(), "{\"type\": \"map\", \"data\": {\"@v\": [0,1]}}\n");
     }
 }
