@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{run, Output};
+use common::{compiled_c, run, Output, TempPath};
 
 /// `crumbs --dialect bpftrace ARGS...`, which must not panic.
 fn bt(args: &[&str]) -> Output {
@@ -36,4 +36,87 @@ fn casts_of_bpftrace_integer_names_before_a_minus() {
     let out = run(&["-e", r#"BEGIN { printf("%d\n", (int16)-2); exit(); }"#]);
     out.assert_ok();
     assert_eq!(out.stdout, "Attaching 1 probe...\n-2\n\n\n", "{}", out.dump());
+}
+
+/// `work` in assembly, so that its instructions are known whatever the compiler: four
+/// one-byte `nop`s, then `lea` and `ret` (offsets 0 to 4 start instructions). main calls it
+/// N times (its argument), fires a USDT probe once, and with `addr` prints work's address
+/// (built without PIE: the address in the file is the address in the process).
+const WORK: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sdt.h>
+__asm__(".text\n.globl work\n.type work,@function\nwork:\n nop\n nop\n nop\n nop\n lea 1(%rdi,%rdi,2), %eax\n ret\n.size work, .-work\n");
+int work(int);
+int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "addr") == 0) {
+        printf("%#lx\n", (unsigned long)work);
+        return 0;
+    }
+    int n = argc > 1 ? atoi(argv[1]) : 0, s = 0;
+    for (int i = 0; i < n; i++)
+        s += work(i);
+    DTRACE_PROBE1(btsyn, done, s);
+    return 0;
+}
+"#;
+
+fn work(dir: &TempPath) -> String {
+    compiled_c(dir, "work", WORK, &["-no-pie"])
+}
+
+/// bpftrace's short probe names read as the long ones (language.md's "Probes" table), and
+/// `probe` names them long, as bpftrace 0.17 does.
+#[test]
+fn short_probe_names() {
+    let out = bt(&["-e", r#"t:syscalls:sys_enter_clock_nanosleep /pid == cpid/ { printf("%s\n", probe); }"#, "-c", "/bin/sleep 0.01"]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\ntracepoint:syscalls:sys_enter_clock_nanosleep\n\n\n", "{}", out.dump());
+    let out = bt(&["-e", r#"i:ms:50 { printf("%s\n", probe); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\ninterval:ms:50\n\n\n", "{}", out.dump());
+    let dir = TempPath::dir("btshort");
+    let exe = work(&dir);
+    let program = format!("u:{exe}:work {{ @calls = count(); }} ur:{exe}:work {{ @sum = sum(retval); }} U:{exe}:btsyn:done {{ @done = arg0; }}");
+    let out = bt(&["-e", &program, "-c", &format!("{exe} 5")]);
+    out.assert_ok();
+    // work(i) is 3i + 1: 1 + 4 + 7 + 10 + 13.
+    assert_eq!(out.stdout, "Attaching 3 probes...\n\n\n@calls: 5\n@done: 35\n@sum: 35\n", "{}", out.dump());
+    // Kernel functions (this host has no kprobes or fentry: compiled only).
+    for program in ["k:vfs_read { @ = count(); }", "kr:vfs_read { @ = count(); }", "f:vfs_read { @ = count(); }", "fr:vfs_read { @ = count(); }", "s:faults:10 { @ = count(); }"] {
+        let out = bt(&["--dump-bpf", "-e", program]);
+        out.assert_ok();
+    }
+    // A short name of a type crumbs lacks is no provider.
+    assert_bt_error(&["-e", "w:0x1000:8:rw { exit(); }"], "unknown provider `w`", "providers:");
+}
+
+/// Positional parameters in probe names are their text, inside the part they are in
+/// (`interval:ms:$1`, `uprobe:$1:work`, `tracepoint:$1:$2`), as bpftrace 0.17 substitutes them;
+/// in quotes they are as written.
+#[test]
+fn positional_parameters_in_probe_names() {
+    let out = bt(&["-e", r#"interval:ms:$1 { printf("%s\n", probe); exit(); }"#, "50"]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\ninterval:ms:50\n\n\n", "{}", out.dump());
+    let out = bt(&["-e", r#"tracepoint:$1:$2 /pid == cpid/ { printf("%s %s\n", probe, str($1)); }"#, "-c", "/bin/sleep 0.01", "syscalls", "sys_enter_clock_nanosleep"]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\ntracepoint:syscalls:sys_enter_clock_nanosleep syscalls\n\n\n", "{}", out.dump());
+    let dir = TempPath::dir("btparams");
+    let exe = work(&dir);
+    let out = bt(&["-e", r#"uprobe:$1:"work" { @calls = count(); }"#, "-c", &format!("{exe} 3"), &exe]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n\n\n@calls: 3\n", "{}", out.dump());
+    // A parameter not given is empty, which bpftrace 0.17 refuses too (`stoull`).
+    assert_bt_error(&["-e", "interval:ms:$2 { exit(); }", "50"], "bad interval probe `interval:ms:`", "interval:ms:100");
+    // Quoted, it is not a parameter.
+    assert_bt_error(&["-e", r#"uprobe:"$1":work { exit(); }"#, "/bin/true"], "cannot read the functions of $1", "a uprobe names");
+    // D reads $N in a probe description too, and refuses one not given.
+    let out = run(&["-q", "-e", "profile:::tick-$1 { printf(\"tick\\n\"); exit(0); }", "50ms"]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "tick\n\n", "{}", out.dump());
+    let out = run(&["-e", "syscall::$1:entry { exit(0); }"]);
+    assert_eq!(out.code(), 2, "{}", out.dump());
+    assert!(out.stderr.contains("macro argument `$1` is not given"), "{}", out.dump());
 }

@@ -768,22 +768,21 @@ fn clause(p: Pair<Rule>) -> Result<Clause, Diagnostic> {
 fn probe_desc(d: &Pair<Rule>) -> Result<ProbeDesc, Diagnostic> {
     let text = d.as_str().to_string();
     let sp = span(d);
-    let fields: Vec<String> = text.split(':').map(str::to_string).collect();
+    let fields = crate::providers::spelling::fields_as_written(&text);
+    let written = crate::providers::spelling::field_ranges(&text);
     if fields.len() > 4 {
         // From the fourth colon on is one field too many.
-        let extra = text.match_indices(':').nth(3).map_or(0, |(i, _)| i);
+        let extra = written[3].end;
         return Err(Diagnostic::new(sp.start + extra..sp.end, format!("probe description `{text}` has {} fields", fields.len()))
             .label(if fields.len() == 5 { "one field too many".to_string() } else { format!("{} fields too many", fields.len() - 4) })
             .hint("a probe description has at most four fields, provider:module:function:name (e.g. `profile:::tick-1sec`, `syscall::read:entry`)"));
     }
-    let mut at = sp.start;
-    for f in &fields {
+    for (f, at) in fields.iter().zip(&written) {
         if f.len() > MAX_PROBE_FIELD {
-            return Err(Diagnostic::new(at..at + f.len(), format!("probe description field of {} characters", f.len()))
+            return Err(Diagnostic::new(sp.start + at.start..sp.start + at.end, format!("probe description field of {} characters", f.len()))
                 .label("too long")
                 .hint(format!("a provider, module, function or probe name has at most {MAX_PROBE_FIELD} characters")));
         }
-        at += f.len() + 1;
     }
     Ok(ProbeDesc { text, fields, span: sp })
 }

@@ -73,7 +73,7 @@ fn reads_args(text: &str) -> bool {
 
 /// What `desc` matches, `$target` expanded; the error's message.
 fn match_expanded(desc: &ProbeDesc, target: Option<i64>, kernel: &Remembering) -> Result<Vec<Probe>, String> {
-    let desc = crumbs_lang::providers::expand_macros(desc, target).map_err(|d| d.message)?;
+    let desc = crumbs_lang::providers::expand_macros(desc, &crumbs_lang::providers::ProbeMacros { target, ..Default::default() }).map_err(|d| d.message)?;
     match_probes_with(&desc, Some(kernel.0.as_ref())).map_err(|d| d.message)
 }
 

@@ -225,6 +225,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     // over every listed probe).
     let mut matches: std::collections::HashMap<&str, Vec<crate::providers::Probe>> = std::collections::HashMap::new();
     let mut first_error = None;
+    let macros = crate::providers::ProbeMacros { target: opts.target, args: &opts.args, bpftrace: cx.bpftrace() };
     for (index, clause) in program.clauses.iter().enumerate() {
         let mut per_attach: BTreeMap<AttachPoint, BTreeSet<u32>> = BTreeMap::new();
         cx.clause_tracepoints.clear();
@@ -234,7 +235,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
             let found = match matches.get(desc.text.as_str()) {
                 Some(found) => found.clone(),
                 None => {
-                    let found = match_probes_with(&*expand_macros(desc, opts.target)?, opts.facts.as_deref())?;
+                    let found = match_probes_with(&*expand_macros(desc, &macros)?, opts.facts.as_deref())?;
                     matches.insert(&desc.text, found.clone());
                     found
                 }

@@ -210,29 +210,52 @@ fn probe(desc: &ProbeDesc, provider: &'static str, module: &'static str, m: &Use
     Ok(Probe { id: 0, provider, module, function, name, attach, nr: None, user: Some(Rc::new(user)) })
 }
 
-/// `desc` with its macro variables expanded: `$target` (the -c or -p process) in
-/// `pid$target:...` and USDT providers.
-pub fn expand_macros(desc: &ProbeDesc, target: Option<i64>) -> Result<std::borrow::Cow<'_, ProbeDesc>, Diagnostic> {
+/// The values of the macro variables a probe description may name.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ProbeMacros<'a> {
+    /// `$target`: the -c or -p process.
+    pub target: Option<i64>,
+    /// `$0` (the script's name) and `$1`, `$2`, ...: the words after the program.
+    pub args: &'a [String],
+    /// bpftrace reads a `$N` that is not given as empty; D refuses it.
+    pub bpftrace: bool,
+}
+
+/// `desc` with its macro variables expanded where they are written outside quotes:
+/// `$target` (the -c or -p process) in `pid$target:...` and USDT providers, and the
+/// positional parameters `$1`, `$2`, ... anywhere (`interval:ms:$1`, `uprobe:$1:readline`),
+/// each by its text inside its field, as bpftrace substitutes them.
+pub fn expand_macros<'d>(desc: &'d ProbeDesc, macros: &ProbeMacros) -> Result<std::borrow::Cow<'d, ProbeDesc>, Diagnostic> {
     if !desc.text.contains('$') {
         return Ok(std::borrow::Cow::Borrowed(desc));
     }
-    let at = desc.span.start + desc.text.find('$').unwrap_or(0);
-    let rest = &desc.text[desc.text.find('$').unwrap_or(0) + 1..];
-    let macro_name: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-    if macro_name != "target" {
-        return Err(Diagnostic::new(at..at + 1 + macro_name.len(), format!("`${macro_name}` cannot be used in a probe description"))
-            .label("not expanded here")
-            .hint("probe descriptions expand $target (pid$target:...), the -c or -p process"));
+    let fields = super::spelling::fields(&desc.text, &desc.span, &mut |name, at| macro_value(name, at, macros).map(Some))?;
+    Ok(std::borrow::Cow::Owned(ProbeDesc { text: fields.join(":"), fields, span: desc.span.clone() }))
+}
+
+/// The text of macro variable `$name` (written at `at`) in a probe description.
+fn macro_value(name: &str, at: crate::ast::Span, macros: &ProbeMacros) -> Result<String, Diagnostic> {
+    if name == "target" {
+        return match macros.target {
+            Some(pid) => Ok(pid.to_string()),
+            None => Err(Diagnostic::new(at, "$target is not set")
+                .label("needs a target process")
+                .hint("run the program with -c CMD (crumbs starts it) or -p PID (a running process); $target is its pid")),
+        };
     }
-    let Some(pid) = target else {
-        return Err(Diagnostic::new(at..at + 7, "$target is not set")
-            .label("needs a target process")
-            .hint("run the program with -c CMD (crumbs starts it) or -p PID (a running process); $target is its pid"));
-    };
-    let text = desc.text.replacen("$target", &pid.to_string(), 1);
-    let expanded = ProbeDesc { fields: text.split(':').map(str::to_string).collect(), text, span: desc.span.clone() };
-    // A second macro in the same description.
-    expand_macros(&expanded, target).map(|d| std::borrow::Cow::Owned(d.into_owned()))
+    if !name.is_empty() && name.bytes().all(|b| b.is_ascii_digit()) {
+        let n: usize = name.parse().unwrap_or(usize::MAX);
+        return match macros.args.get(n) {
+            Some(v) => Ok(v.clone()),
+            None if macros.bpftrace => Ok(String::new()),
+            None => Err(Diagnostic::new(at, format!("macro argument `${name}` is not given"))
+                .label("no such argument")
+                .hint(format!("pass {} argument(s) after the script: crumbs -s script.d ARG...", n.max(1)))),
+        };
+    }
+    Err(Diagnostic::new(at, format!("`${name}` cannot be used in a probe description"))
+        .label("not expanded here")
+        .hint("probe descriptions expand $target (pid$target:...), the -c or -p process, and the positional parameters $1, $2, ..."))
 }
 
 #[cfg(test)]
