@@ -120,3 +120,58 @@ fn positional_parameters_in_probe_names() {
     assert_eq!(out.code(), 2, "{}", out.dump());
     assert!(out.stderr.contains("macro argument `$1` is not given"), "{}", out.dump());
 }
+
+/// `uprobe:PATH:FUNCTION+N` and `uprobe:PATH:ADDRESS` attach inside a function, with exact
+/// counts; crumbs does not disassemble to check that N starts an instruction, so they need
+/// -w (--unsafe), as bpftrace refuses what it cannot check unless unsafe. bpftrace 0.17 here
+/// is built without offset support: the forms are current bpftrace's docs'.
+#[test]
+fn uprobes_at_offsets_and_addresses() {
+    let dir = TempPath::dir("btoffsets");
+    let exe = work(&dir);
+    let addr = std::process::Command::new(&exe).arg("addr").output().unwrap();
+    let addr = u64::from_str_radix(String::from_utf8_lossy(&addr.stdout).trim().trim_start_matches("0x"), 16).unwrap();
+    let program = format!(
+        r#"uprobe:{exe}:work+4 {{ @at[probe] = count(); @di[reg("di")] = count(); }} uprobe:"{exe}":"work+0x2" {{ @two = count(); }}
+           u:{exe}:work+0 {{ @zero = count(); }} uprobe:{exe}:{start:#x} {{ @start = count(); }} uprobe:{exe}:{end} {{ @end = count(); }}
+           uretprobe:{exe}:{start:#x} {{ @ret = sum(retval); }}"#,
+        start = addr,
+        end = addr + 4
+    );
+    let out = bt(&["-w", "-e", &program, "-c", &format!("{exe} 3")]);
+    out.assert_ok();
+    let want = format!("Attaching 6 probes...\n\n\n@at[uprobe:{exe}:work+4]: 3\n@di[0]: 1\n@di[1]: 1\n@di[2]: 1\n@end: 3\n@ret: 12\n@start: 3\n@two: 3\n@zero: 3\n");
+    assert_eq!(out.stdout, want, "{}", out.dump());
+    // Without -w: refused, as crumbs cannot check the instruction boundary.
+    assert_bt_error(&["-e", &format!("uprobe:{exe}:work+4 {{ exit(); }}")], "crumbs cannot check that work+4", "give --unsafe (-w)");
+    assert_bt_error(&["-e", &format!("uprobe:{exe}:{:#x} {{ exit(); }}", addr + 1)], "crumbs cannot check that work+1", "give --unsafe (-w)");
+    // Bad forms.
+    assert_bt_error(&["-w", "-e", &format!("uprobe:{exe}:work+9 {{ exit(); }}")], "offset 0x9 is past the end of work (9 bytes)", "an offset probe names an instruction");
+    assert_bt_error(&["-w", "-e", &format!("uprobe:{exe}:work+x {{ exit(); }}")], "`work+x` is not a function and an offset", "uprobe:/bin/bash:readline+4");
+    assert_bt_error(&["-w", "-e", &format!("uprobe:{exe}:work+1+2 {{ exit(); }}")], "has more than one offset", "FUNCTION+N");
+    assert_bt_error(&["-w", "-e", &format!("uretprobe:{exe}:work+1 {{ exit(); }}")], "a uretprobe has no offset", "for a uprobe");
+    assert_bt_error(&["-w", "-e", &format!("uretprobe:{exe}:{:#x} {{ exit(); }}", addr + 1)], "a uretprobe cannot be at an offset", "where it starts");
+    assert_bt_error(&["-w", "-e", &format!("uprobe:{exe}:0x10 {{ exit(); }}")], "could not resolve address", "as `nm` shows");
+    // A kernel function at an offset is not in crumbs yet.
+    assert_bt_error(&["--dump-bpf", "-e", "kprobe:vfs_read+4 { exit(); }"], "a kernel probe at an offset or address is not in crumbs yet", "kprobe:FUNCTION");
+}
+
+/// Counts and intervals read as bpftrace reads numbers: `hardware:cache-misses:1e6`, and a
+/// number without a unit is nanoseconds (`interval:100000000`, current bpftrace's; 0.17
+/// refuses it).
+#[test]
+fn counts_and_bare_intervals() {
+    let out = bt(&["-e", r#"interval:100000000 { printf("%s\n", probe); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\ninterval:ns:100000000\n\n\n", "{}", out.dump());
+    let out = bt(&["-e", r#"i:1e8 { printf("%s\n", probe); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\ninterval:ns:100000000\n\n\n", "{}", out.dump());
+    let out = bt(&["-e", r#"s:cpu-clock:1e6 { printf("%s\n", probe); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\nsoftware:cpu:1000000\n\n\n", "{}", out.dump());
+    let out = bt(&["--dump-bpf", "-e", "hardware:cache-misses:1e6 { @ = count(); }"]);
+    out.assert_ok();
+    assert_bt_error(&["-e", "interval:100 { exit(); }"], "bad interval probe `interval:100`", "at least 10us apart");
+    assert_bt_error(&["-e", "hardware:cache-misses:1x { exit(); }"], "bad count in `hardware:cache-misses:1x`", "not a positive number");
+}

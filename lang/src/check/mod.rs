@@ -609,6 +609,7 @@ impl Checker<'_> {
             _ => {}
         }
         if let Some(user) = &p.user {
+            unchecked_offset(opts, user, desc)?;
             p.attach = self.user_probe(user, desc)?;
         }
         Ok(vec![p])
@@ -774,6 +775,21 @@ fn check_arity(f: &builtins::BuiltinFn, args: &[ast::Expr], span: &Span) -> Resu
     Err(Diagnostic::new(span.clone(), format!("{}() takes {want}, but {} given", f.name, args.len()))
         .label("wrong number of arguments")
         .hint(format!("usage: {}", f.signature)))
+}
+
+/// A uprobe inside a function (`uprobe:PATH:FUNCTION+N`, or an address that is not a
+/// function's start) needs `--unsafe`: crumbs does not disassemble the function to check
+/// that N starts an instruction, and a breakpoint inside one corrupts the traced program's
+/// code. bpftrace refuses what it cannot check in the same way (its "Can't check if uprobe
+/// is in proper place" without its disassembler), unless it is unsafe.
+fn unchecked_offset(opts: &CheckOptions, user: &crate::ir::UserProbe, desc: &ast::ProbeDesc) -> Result<(), Diagnostic> {
+    if user.provider != "uprobe" || user.ret || user.name == "entry" || user.semaphore != 0 || !user.usdt_args.is_empty() || opts.destructive {
+        return Ok(());
+    }
+    let at = u64::from_str_radix(&user.name, 16).unwrap_or_default();
+    Err(Diagnostic::new(desc.span.clone(), format!("crumbs cannot check that {}+{at} in {} starts an instruction", user.function, user.path))
+        .label("inside the function")
+        .hint("a probe inside an instruction corrupts the traced program; check the offset (objdump -d) and give --unsafe (-w) to attach it"))
 }
 
 fn unknown_function(name: &ast::Ident, dialect: crate::dialect::Dialect) -> Diagnostic {

@@ -39,6 +39,28 @@ pub fn with_long_name(pattern: &str) -> String {
     }
 }
 
+/// A number in a probe name as bpftrace reads one (its `stoull` with base 0): decimal,
+/// `0x` hex, octal after a leading `0`, `1e6` (a digit times a power of ten), `_` between
+/// digits, a `u`/`l` suffix. None for anything else (a function's name).
+pub fn number(text: &str) -> Option<u64> {
+    let t: String = text.chars().filter(|c| *c != '_').collect();
+    let t = t.trim_end_matches(['u', 'U', 'l', 'L']);
+    if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        return u64::from_str_radix(hex, 16).ok();
+    }
+    if !t.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    if let Some((coeff, exp)) = t.split_once(['e', 'E']) {
+        let (c, e): (u64, u32) = (coeff.parse().ok()?, exp.parse().ok()?);
+        return c.checked_mul(10u64.checked_pow(e)?);
+    }
+    match t.strip_prefix('0').filter(|o| !o.is_empty()) {
+        Some(octal) => u64::from_str_radix(octal, 8).ok(),
+        None => t.parse().ok(),
+    }
+}
+
 /// The fields of a description written `text` at `span`. `value` gives a macro variable's
 /// text (`value("1", span_of_$1)`); `None` keeps it as written (`$1`).
 pub fn fields(text: &str, span: &Span, value: &mut dyn FnMut(&str, Span) -> Result<Option<String>, Diagnostic>) -> Result<Vec<String>, Diagnostic> {
@@ -120,6 +142,16 @@ mod tests {
         assert_eq!(with_long_name("t:syscalls:*openat*"), "tracepoint:syscalls:*openat*");
         assert_eq!(with_long_name("*openat*"), "*openat*");
         assert_eq!(with_long_name("tracepoint:x"), "tracepoint:x");
+    }
+
+    #[test]
+    fn numbers_as_bpftrace_reads_them() {
+        for (text, want) in [("4", Some(4)), ("0x1000", Some(4096)), ("010", Some(8)), ("1e6", Some(1_000_000)), ("1_000", Some(1000)), ("16u", Some(16)), ("0", Some(0))] {
+            assert_eq!(number(text), want, "{text}");
+        }
+        for text in ["", "readline", "0x", "1e", "9e30", "99999999999999999999", "08", "4k"] {
+            assert_eq!(number(text), None, "{text}");
+        }
     }
 
     #[test]

@@ -87,6 +87,32 @@ impl Provider for Uprobe {
     }
 }
 
+/// What a uprobe's function part names, as bpftrace reads it: functions (a glob), an
+/// instruction `+N` bytes into them, or an address in the file's layout (a number).
+enum Place<'a> {
+    Functions(&'a str),
+    Offset(&'a str, u64),
+    Address(u64),
+}
+
+fn place<'a>(desc: &ProbeDesc, ret: bool, func: &'a str) -> Result<Place<'a>, Diagnostic> {
+    let err = |msg: String, label: &str, hint: &str| Err(Diagnostic::new(desc.span.clone(), msg).label(label).hint(hint));
+    if let Some(address) = super::spelling::number(func) {
+        return Ok(Place::Address(address));
+    }
+    let Some((name, offset)) = func.split_once('+') else { return Ok(Place::Functions(func)) };
+    if ret {
+        return err(format!("`{func}`: a uretprobe has no offset"), "offset not allowed", "a uretprobe fires where the function returns; an offset names an instruction for a uprobe: uprobe:PATH:FUNCTION+N");
+    }
+    if offset.contains('+') {
+        return err(format!("`{func}` has more than one offset"), "one offset at most", "write uprobe:PATH:FUNCTION+N, N bytes into the function (decimal or 0x hex)");
+    }
+    match super::spelling::number(offset) {
+        Some(n) if !name.is_empty() => Ok(Place::Offset(name, n)),
+        _ => err(format!("`{func}` is not a function and an offset"), "bad offset", "write uprobe:PATH:FUNCTION+N, N bytes into the function (decimal or 0x hex), e.g. uprobe:/bin/bash:readline+4"),
+    }
+}
+
 /// The probes of `pidNNN:MODULE:FUNCTION:NAME`.
 fn pid_probes(desc: &ProbeDesc, digits: &str, facts: Option<&dyn KernelFacts>) -> Result<Vec<Probe>, Diagnostic> {
     let err = |msg: String, label: &str, hint: &str| Err(Diagnostic::new(desc.span.clone(), msg).label(label).hint(hint));
@@ -123,7 +149,30 @@ fn uprobes(desc: &ProbeDesc, ret: bool, path: &str, func: &str, facts: Option<&d
         return Err(Diagnostic::new(desc.span.clone(), "a uprobe needs a file").label("no path").hint("write uprobe:/path/to/file:FUNCTION (or a library's name: uprobe:libc:getpid)"));
     }
     let module = facts.user_module(path).map_err(|e| Diagnostic::new(desc.span.clone(), format!("cannot read the functions of {path}: {e}")).label("this file").hint("a uprobe names an ELF executable or shared library by its path, or a library by its name (libc)"))?;
-    places(desc, "uprobe", &[&module], func, if ret { "return" } else { "entry" }, None, |m| interned(&m.path))
+    let (func, name) = match place(desc, ret, func)? {
+        Place::Functions(func) => (func, if ret { "return".to_string() } else { "entry".to_string() }),
+        Place::Offset(func, 0) => (func, "entry".to_string()),
+        Place::Offset(func, n) => (func, format!("{n:x}")),
+        Place::Address(address) => {
+            let Some(f) = module.functions.iter().find(|f| f.address <= address && address < f.address + f.size.max(1)) else {
+                return Err(Diagnostic::new(desc.span.clone(), format!("could not resolve address {path}:{address:#x}"))
+                    .label("in no function")
+                    .hint("an address names a place in one of the file's functions, as `nm` shows their addresses"));
+            };
+            let kind = match (address - f.address, ret) {
+                (0, true) => Kind::Return,
+                (0, false) => Kind::Entry,
+                (at, false) => Kind::Offset(at),
+                (at, true) => {
+                    return Err(Diagnostic::new(desc.span.clone(), format!("a uretprobe cannot be at an offset: {address:#x} is {}+{at}", f.name))
+                        .label("not a function's start")
+                        .hint("a uretprobe names a function, or the address where it starts"))
+                }
+            };
+            return Ok(vec![probe(desc, "uprobe", interned(&module.path), &module, f, &kind, None)?]);
+        }
+    };
+    places(desc, "uprobe", &[&module], func, &name, None, |m| interned(&m.path))
 }
 
 /// The probes named `name` (entry, return, a hex offset, or a glob over entry and return) of
