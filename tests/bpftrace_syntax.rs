@@ -175,3 +175,37 @@ fn counts_and_bare_intervals() {
     assert_bt_error(&["-e", "interval:100 { exit(); }"], "bad interval probe `interval:100`", "at least 10us apart");
     assert_bt_error(&["-e", "hardware:cache-misses:1x { exit(); }"], "bad count in `hardware:cache-misses:1x`", "not a positive number");
 }
+
+/// Builtin variables called with parentheses, as current bpftrace's docs have them (`pid`
+/// and `pid()` are the same; 0.17 has only the variables): each equals its variable.
+#[test]
+fn builtins_called_with_parentheses() {
+    let program = r#"BEGIN { printf("%d %d %d %d %d %d %d %d %d %d %d\n", pid() == pid, tid() == tid, pid(init) == pid, tid(curr_ns) == tid,
+        nsecs() > 0, nsecs(monotonic) > 0, uid() == uid, cpu() == cpu, curtask() == curtask, cgroup() == cgroup, elapsed() >= 0);
+        printf("%s %s %s %s %s\n", comm(), username(), pcomm(), probe(), comm); exit(); }"#;
+    let out = bt(&["-e", program]);
+    out.assert_ok();
+    let want = format!("Attaching 1 probe...\n1 1 1 1 1 1 1 1 1 1 1\ncrumbs {} {} BEGIN crumbs\n\n\n", user_name(), parent_comm());
+    assert_eq!(out.stdout, want, "{}", out.dump());
+    // Found bpftrace by the call alone.
+    let out = run(&["-e", r#"BEGIN { printf("%d\n", pid() == pid); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n1\n\n\n", "{}", out.dump());
+    assert_bt_error(&["-e", "BEGIN { print(pid(x)); }"], "pid() takes curr_ns or init or nothing", "pid(init)");
+    assert_bt_error(&["-e", "BEGIN { print(comm(1)); }"], "comm() takes no arguments", "comm or comm()");
+    assert_bt_error(&["-e", "BEGIN { print(nsecs(boot)); }"], "nsecs(boot) is not in crumbs yet", "CLOCK_MONOTONIC");
+}
+
+/// The user name of this process's real uid, as bpftrace's `username` prints it.
+fn user_name() -> String {
+    let uid = std::fs::read_to_string("/proc/self/status").unwrap().lines().find_map(|l| l.strip_prefix("Uid:").map(|r| r.split_whitespace().next().unwrap().to_string())).unwrap();
+    std::fs::read_to_string("/etc/passwd").unwrap().lines().find_map(|l| {
+        let f: Vec<&str> = l.split(':').collect();
+        (f.get(2) == Some(&uid.as_str())).then(|| f[0].to_string())
+    }).unwrap_or(uid)
+}
+
+/// The command name of crumbs' parent: the test thread that starts it (pcomm at BEGIN).
+fn parent_comm() -> String {
+    std::fs::read_to_string("/proc/thread-self/comm").unwrap().trim().to_string()
+}

@@ -377,7 +377,9 @@ fn bpftrace_only_at(p: Pair<Rule>) -> bool {
         Rule::call => {
             let mut it = p.clone().into_inner();
             let name = it.next().map_or("", |n| n.as_str());
-            if BPFTRACE_FUNCTIONS.contains(&name) || (name == "exit" && it.next().is_none()) {
+            // `pid()`: bpftrace's variables called, but for D's functions of the same name (`func(pc)`).
+            let called = dialect::is_called_variable(name) && crate::builtins::function(name, Dialect::D).is_none();
+            if called || BPFTRACE_FUNCTIONS.contains(&name) || (name == "exit" && it.next().is_none()) {
                 return true;
             }
             // `ustack(perf, 5)`: a stack mode is bpftrace's.
@@ -2210,6 +2212,7 @@ mod dialect_tests {
             "BEGIN { normalize(@a, 2); denormalize(@a); printa(\"%@d\\n\", @a); } BEGIN { @a = count(); }",
             "not a program {",
             "BEGIN { trace((uint32_t)-1); trace((uint64_t)arg0); }",
+            "BEGIN { trace(func(arg0)); }",
         ] {
             assert_eq!(detect_dialect(src), D, "{src}");
         }
@@ -2235,6 +2238,8 @@ mod dialect_tests {
             "BEGIN { trace((uint32)-1); }",
             "BEGIN { trace((uint64)arg0); }",
             "BEGIN { trace((int16 *)arg0); }",
+            "BEGIN { trace(pid()); }",
+            "BEGIN { trace(nsecs(monotonic)); }",
         ] {
             assert_eq!(detect_dialect(src), Bpftrace, "{src}");
         }
