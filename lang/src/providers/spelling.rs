@@ -61,9 +61,12 @@ pub fn number(text: &str) -> Option<u64> {
     }
 }
 
+/// A macro variable's text given its name and where it is written (`None`: as written).
+pub type MacroValue<'a> = dyn FnMut(&str, Span) -> Result<Option<String>, Diagnostic> + 'a;
+
 /// The fields of a description written `text` at `span`. `value` gives a macro variable's
 /// text (`value("1", span_of_$1)`); `None` keeps it as written (`$1`).
-pub fn fields(text: &str, span: &Span, value: &mut dyn FnMut(&str, Span) -> Result<Option<String>, Diagnostic>) -> Result<Vec<String>, Diagnostic> {
+pub fn fields(text: &str, span: &Span, value: &mut MacroValue) -> Result<Vec<String>, Diagnostic> {
     let mut fields = vec![String::new()];
     let mut in_quotes = false;
     let mut chars = text.char_indices().peekable();
@@ -158,7 +161,7 @@ mod tests {
     fn field_ranges_are_as_written() {
         assert_eq!(field_ranges("t:a:b"), [0..1, 2..3, 4..5]);
         assert_eq!(field_ranges(r#"u:"x:\"y":f"#), [0..1, 2..9, 10..11]);
-        assert_eq!(field_ranges("BEGIN"), [0..5]);
+        assert_eq!(field_ranges("BEGIN"), vec![Span::from(0..5)]);
     }
 
     #[test]
