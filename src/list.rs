@@ -1,6 +1,6 @@
 //! `crumbs -l`: probe listings in DTrace's layout, from the provider table.
 
-use crumbs_lang::providers::{all_probes, expand_macros, match_probes_with, provider, AttachPoint, Probe, FBT_ID_BASE, PROFILE_ID_BASE, RAWTP_ID_BASE, TRACEPOINT_ID_BASE, USER_ID_BASE};
+use crumbs_lang::providers::{all_probes, expand_macros, match_probes_with, ProbeMacros, provider, AttachPoint, Probe, FBT_ID_BASE, PROFILE_ID_BASE, RAWTP_ID_BASE, TRACEPOINT_ID_BASE, USER_ID_BASE};
 use std::collections::{HashMap, HashSet};
 use crumbs_lang::types::AddrSpace;
 use crumbs_lang::ast::ProbeDesc;
@@ -124,7 +124,7 @@ pub fn matching(name: &str, text: &str, verbose: bool, target: Option<i64>) -> E
     // A set, not a scan of the list: `fbt:::` alone is some 100k probes.
     let mut seen: HashSet<(&str, &str, &str, &str)> = HashSet::new();
     for desc in program.clauses.iter().flat_map(|c| &c.probes) {
-        let found = match expand_macros(desc, target) {
+        let found = match expand_macros(desc, &ProbeMacros { target, ..ProbeMacros::default() }) {
             Ok(d) => match_probes_with(&d, Some(&LiveKernel)),
             Err(e) => Err(e),
         };

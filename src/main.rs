@@ -166,9 +166,10 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool,
     };
     let target = child.as_ref().map(|c| c.pid).or(cli.pid).map(i64::from).or(if compile_only && cli.command.is_some() { Some(0) } else { None });
     let kernel = remembering::Remembering::new();
+    let args: Vec<String> = std::iter::once(name.to_string()).chain(operands).collect();
     // A bpftrace program's missing_probes: what matches nothing here taken out first.
     let prepared = match written_in {
-        Dialect::Bpftrace => bpftrace::missing::take_out(text, &Default::default(), target, kernel.facts()),
+        Dialect::Bpftrace => bpftrace::missing::take_out(text, &Default::default(), target, &args, kernel.facts()),
         Dialect::D => bpftrace::missing::Prepared { text: text.to_string(), warnings: Vec::new(), nothing_left: false, setting: None },
     };
     for (span, message) in &prepared.warnings {
@@ -180,7 +181,7 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool,
             .hint("set missing_probes = error to see why each matches nothing, or list what there is with `crumbs -l -e 'PATTERN'`");
         return render(&d);
     }
-    let opts = CompileOptions { target, args: std::iter::once(name.to_string()).chain(operands).collect(), options: cli.options.clone(), destructive: cli.destructive, dialect, config: Default::default() };
+    let opts = CompileOptions { target, args, options: cli.options.clone(), destructive: cli.destructive, dialect, config: Default::default() };
     let compiled = match driver::compile(&prepared.text, &opts, &kernel) {
         Ok(c) => c,
         Err(CompileError::Source(d)) => return render(&d),

@@ -7,7 +7,7 @@
 
 use crumbs_lang::ast::{ProbeDesc, Program, Span};
 use crumbs_lang::facts::KernelFacts;
-use crumbs_lang::providers::{expand_macros, match_probes_with, matches_nothing_here, Probe};
+use crumbs_lang::providers::{expand_macros, match_probes_with, matches_nothing_here, Probe, ProbeMacros};
 use std::collections::HashMap;
 
 /// What one description matched.
@@ -31,10 +31,11 @@ impl Found {
     }
 }
 
-/// What `desc` matches with `$target` expanded, as the compiler will match it; `nothing`
-/// says which errors mean "matches nothing here" (beyond [`matches_nothing_here`]'s).
-pub fn find(desc: &ProbeDesc, target: Option<i64>, facts: &dyn KernelFacts, nothing: impl Fn(&str) -> bool) -> Found {
-    let matched = match expand_macros(desc, target) {
+/// What `desc` matches with its macro variables (`$target`, `$1`, ...) expanded, as the
+/// compiler will match it; `nothing` says which errors mean "matches nothing here" (beyond
+/// [`matches_nothing_here`]'s).
+pub fn find(desc: &ProbeDesc, macros: &ProbeMacros, facts: &dyn KernelFacts, nothing: impl Fn(&str) -> bool) -> Found {
+    let matched = match expand_macros(desc, macros) {
         Ok(d) => match_probes_with(&d, Some(facts)),
         Err(e) => Err(e),
     };

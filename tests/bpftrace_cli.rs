@@ -198,6 +198,13 @@ fn listing_names_probes_as_bpftrace_does() {
     assert!(out.stdout.lines().all(|l| l.contains("sleep")), "{}", out.dump());
     let out = bpftrace(&["-l", "rawtracepoint:sched_switch"]);
     assert_eq!(out.stdout, "rawtracepoint:sched_switch\n");
+    // Short provider names list the long names' probes, named long.
+    let out = bpftrace(&["-l", "t:syscalls:*openat*"]);
+    assert_eq!(out.stdout, "tracepoint:syscalls:sys_enter_openat\ntracepoint:syscalls:sys_enter_openat2\ntracepoint:syscalls:sys_exit_openat\ntracepoint:syscalls:sys_exit_openat2\n");
+    let out = bpftrace(&["-l", "rt:sched_switch"]);
+    assert_eq!(out.stdout, "rawtracepoint:sched_switch\n");
+    let out = bpftrace(&["-l", "ur:/bin/bash:readline_internal_c*"]);
+    assert_eq!(out.stdout, "uretprobe:/bin/bash:readline_internal_char\n", "{}", out.dump());
     // bpftrace's -l takes a pattern, not a program.
     let out = bpftrace(&["-l", "sched_switch"]);
     assert_status(&out, 1);

@@ -90,6 +90,10 @@ const SIGNALS: &[(&str, i64)] = &[
 /// `signal(sig)` with a signal's name as its number. (`kstack([mode,] [n])` and
 /// `ustack([mode,] [n])` keep their mode: the checker reads it.)
 pub fn bpftrace_call(name: Ident, mut args: Vec<Expr>) -> Result<ExprKind, Diagnostic> {
+    // (A function of the same name keeps its calls with arguments: D's `func(pc)`.)
+    if CALLED_VARIABLES.contains(&name.name.as_str()) && (args.is_empty() || crate::builtins::function(&name.name, Dialect::Bpftrace).is_none()) {
+        return called_variable(name, &args);
+    }
     if let Some(FnHook::Raise) = crate::builtins::function(&name.name, Dialect::Bpftrace).map(|f| f.hook) {
         if let Some(ExprKind::Str(s)) = args.first().map(|a| &a.kind) {
                 let bare = s.value.strip_prefix("SIG").unwrap_or(&s.value);
@@ -102,6 +106,47 @@ pub fn bpftrace_call(name: Ident, mut args: Vec<Expr>) -> Result<ExprKind, Diagn
         }
     }
     Ok(ExprKind::Call(name, args))
+}
+
+/// bpftrace's builtin variables that current bpftrace's standard library also calls
+/// (docs/stdlib.md: `pid` and `pid()` are the same).
+const CALLED_VARIABLES: &[&str] = &[
+    "cgroup", "comm", "cpid", "cpu", "curtask", "elapsed", "func", "gid", "jiffies", "leader_comm", "leader_tid", "numaid", "nsecs", "pcomm", "pid",
+    "ppid", "probe", "retval", "tid", "uid", "username",
+];
+
+/// Whether `name()` is one of bpftrace's variables called (`pid()`).
+pub fn is_called_variable(name: &str) -> bool {
+    CALLED_VARIABLES.contains(&name)
+}
+
+/// `pid()` as `pid`; `pid(curr_ns)` and `pid(init)` (and `tid`'s) as `pid` too: crumbs reads
+/// the ids the initial pid namespace sees, which are the current one's where crumbs runs
+/// in it; `nsecs(monotonic)` as `nsecs`. Other arguments are errors.
+fn called_variable(name: Ident, args: &[Expr]) -> Result<ExprKind, Diagnostic> {
+    let f = name.name.as_str();
+    let arg = |a: &Expr| match &a.kind {
+        ExprKind::Ident(n) => Some(n.clone()),
+        _ => None,
+    };
+    let modes: &[&str] = match f {
+        "pid" | "tid" => &["curr_ns", "init"],
+        "nsecs" => &["monotonic"],
+        _ => &[],
+    };
+    match args {
+        [] => Ok(bpftrace_ident(f, &name.span)),
+        [a] if arg(a).is_some_and(|m| modes.contains(&m.as_str())) => Ok(bpftrace_ident(f, &name.span)),
+        [a] if f == "nsecs" && arg(a).is_some_and(|m| matches!(m.as_str(), "boot" | "tai" | "sw_tai")) => Err(Diagnostic::new(a.span.clone(), format!("nsecs({}) is not in crumbs yet", arg(a).unwrap_or_default()))
+            .label("not this clock")
+            .hint("nsecs and nsecs(monotonic) are CLOCK_MONOTONIC; CLOCK_BOOTTIME and CLOCK_TAI are not read (spec §12.1)")),
+        [a, ..] if !modes.is_empty() => Err(Diagnostic::new(a.span.clone(), format!("{f}() takes {} or nothing", modes.join(" or ")))
+            .label("not a mode")
+            .hint(format!("write {f} or {f}(), or {}", modes.iter().map(|m| format!("{f}({m})")).collect::<Vec<_>>().join(", ")))),
+        [a, ..] => Err(Diagnostic::new(a.span.clone(), format!("{f}() takes no arguments"))
+            .label("one too many")
+            .hint(format!("write {f} or {f}(): they are the same (crumbs has no form of {f}() with an argument)"))),
+    }
 }
 
 /// bpftrace's integer type names as D's: `uint64` is `uint64_t`, `int8` is `int8_t`.

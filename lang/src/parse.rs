@@ -377,7 +377,9 @@ fn bpftrace_only_at(p: Pair<Rule>) -> bool {
         Rule::call => {
             let mut it = p.clone().into_inner();
             let name = it.next().map_or("", |n| n.as_str());
-            if BPFTRACE_FUNCTIONS.contains(&name) || (name == "exit" && it.next().is_none()) {
+            // `pid()`: bpftrace's variables called, but for D's functions of the same name (`func(pc)`).
+            let called = dialect::is_called_variable(name) && crate::builtins::function(name, Dialect::D).is_none();
+            if called || BPFTRACE_FUNCTIONS.contains(&name) || (name == "exit" && it.next().is_none()) {
                 return true;
             }
             // `ustack(perf, 5)`: a stack mode is bpftrace's.
@@ -397,11 +399,19 @@ fn bpftrace_only_at(p: Pair<Rule>) -> bool {
         }
         Rule::ident => return BPFTRACE_VARIABLES.contains(&p.as_str()),
         Rule::member => return p.into_inner().any(|m| m.as_rule() == Rule::tuple_index),
-        Rule::type_name | Rule::member_path | Rule::declaration => return false,
+        // A cast to bpftrace's integer type names: `(uint32)x`, `(int64)-1`.
+        Rule::type_name => return p.into_inner().any(|t| t.as_rule() == Rule::ident && is_bpftrace_int(t.as_str())),
+        Rule::paren if parenthesised_name(&p).is_some_and(|n| is_bpftrace_int(n.as_str())) => return true,
+        Rule::member_path | Rule::declaration => return false,
         Rule::aggregation => return true,
         _ => {}
     }
     p.into_inner().any(bpftrace_only)
+}
+
+/// bpftrace's integer type names (`uint32`), D's `uint32_t`.
+fn is_bpftrace_int(name: &str) -> bool {
+    dialect::bpftrace_type(name) != name
 }
 
 /// `@a` or `@a[keys]` as a whole expression.
@@ -760,22 +770,21 @@ fn clause(p: Pair<Rule>) -> Result<Clause, Diagnostic> {
 fn probe_desc(d: &Pair<Rule>) -> Result<ProbeDesc, Diagnostic> {
     let text = d.as_str().to_string();
     let sp = span(d);
-    let fields: Vec<String> = text.split(':').map(str::to_string).collect();
+    let fields = crate::providers::spelling::fields_as_written(&text);
+    let written = crate::providers::spelling::field_ranges(&text);
     if fields.len() > 4 {
         // From the fourth colon on is one field too many.
-        let extra = text.match_indices(':').nth(3).map_or(0, |(i, _)| i);
+        let extra = written[3].end;
         return Err(Diagnostic::new(sp.start + extra..sp.end, format!("probe description `{text}` has {} fields", fields.len()))
             .label(if fields.len() == 5 { "one field too many".to_string() } else { format!("{} fields too many", fields.len() - 4) })
             .hint("a probe description has at most four fields, provider:module:function:name (e.g. `profile:::tick-1sec`, `syscall::read:entry`)"));
     }
-    let mut at = sp.start;
-    for f in &fields {
+    for (f, at) in fields.iter().zip(&written) {
         if f.len() > MAX_PROBE_FIELD {
-            return Err(Diagnostic::new(at..at + f.len(), format!("probe description field of {} characters", f.len()))
+            return Err(Diagnostic::new(sp.start + at.start..sp.start + at.end, format!("probe description field of {} characters", f.len()))
                 .label("too long")
                 .hint(format!("a provider, module, function or probe name has at most {MAX_PROBE_FIELD} characters")));
         }
-        at += f.len() + 1;
     }
     Ok(ProbeDesc { text, fields, span: sp })
 }
@@ -1161,7 +1170,9 @@ fn casts_of_named_types<'i>(mut parts: Vec<Pair<'i, Rule>>, level: usize, built:
         i -= 1;
         let Some(name) = parenthesised_name(&parts[i]) else { continue };
         let Some(op) = parts.get(i + 1).map(|o| o.as_rule()).filter(|r| matches!(r, Rule::sub | Rule::add | Rule::mul | Rule::band)) else { continue };
-        if !TypeScope::is_type(name.as_str()) {
+        // bpftrace's integer type names (`(uint32)-1`) are types in its dialect.
+        let bpftrace_int = bpftrace() && is_bpftrace_int(name.as_str());
+        if !bpftrace_int && !TypeScope::is_type(name.as_str()) {
             continue;
         }
         // The operand: prefix operators, a primary, postfix operators.
@@ -1187,7 +1198,7 @@ fn casts_of_named_types<'i>(mut parts: Vec<Pair<'i, Rule>>, level: usize, built:
         let kind = prefix_kind(as_prefix, operand.e);
         let inner = node(kind, written.clone(), operand.h + 1)?;
         let paren = span(&parts[i]);
-        let t = TypeName { base: BaseType::Named(vec![name.as_str().to_string()]), pointers: 0, span: span(&name) };
+        let t = TypeName { base: BaseType::Named(vec![dialect::bpftrace_type(name.as_str()).to_string()]), pointers: 0, span: span(&name) };
         let cast = node(ExprKind::Cast(t, Box::new(inner.0)), paren.start..written.end, inner.1 + 1)?;
         built.borrow_mut().insert(paren.start, Operand::new(cast, paren.start..written.end));
         parts.drain(i + 1..end);
@@ -1985,6 +1996,29 @@ mod tests {
         assert_eq!(show_of("(size_tx)-1"), "(size_tx - 1)");
     }
 
+    /// bpftrace's integer type names are types before a unary operator in its dialect
+    /// (`(uint32)-1`), D's `uint32_t`; in D they are names.
+    #[test]
+    fn bpftrace_integer_names_cast_before_unary_operators() {
+        let bt = |src: &str| {
+            let p = parse_program_in(&format!("BEGIN {{ $x = 1; {src}; }}"), None, Dialect::Bpftrace).unwrap_or_else(|d| panic!("{src}: {}", d.message));
+            match &p.clauses[0].body.as_ref().unwrap()[1] {
+                Stmt::Expr(e) => show(e),
+                s => panic!("not an expression: {s:?}"),
+            }
+        };
+        assert_eq!(bt("(uint32)-1"), "((uint32_t)(Neg 1))");
+        assert_eq!(bt("(int64)-1"), "((int64_t)(Neg 1))");
+        assert_eq!(bt("(uint16)-1"), "((uint16_t)(Neg 1))");
+        assert_eq!(bt("(int32)-$x"), "((int32_t)(Neg $x))");
+        assert_eq!(bt("(uint8)*$x"), "((uint8_t)(*$x))");
+        assert_eq!(bt("(uint64)-(int8)-1"), "((uint64_t)(Neg ((int8_t)(Neg 1))))");
+        assert_eq!(bt("(uint64)$x"), "((uint64_t)$x)");
+        // An ordinary name stays a name.
+        assert_eq!(bt("(uint128)-1"), "(uint128 - 1)");
+        assert_eq!(show_of("(uint32)-1"), "(uint32 - 1)");
+    }
+
     fn cast_type(src: &str) -> (TypeName, String) {
         let program = format!("BEGIN {{ {src}; }}");
         let c = one_clause(&program);
@@ -2177,6 +2211,8 @@ mod dialect_tests {
             "BEGIN { trace(offsetof(struct s, probe)); }",
             "BEGIN { normalize(@a, 2); denormalize(@a); printa(\"%@d\\n\", @a); } BEGIN { @a = count(); }",
             "not a program {",
+            "BEGIN { trace((uint32_t)-1); trace((uint64_t)arg0); }",
+            "BEGIN { trace(func(arg0)); }",
         ] {
             assert_eq!(detect_dialect(src), D, "{src}");
         }
@@ -2199,6 +2235,11 @@ mod dialect_tests {
             "tracepoint:syscalls:sys_enter_read /pid == cpid/ { @[probe] = count(); }",
             "profile:hz:99 { @[kstack] = count(); }",
             "#define MAX 10\nBEGIN { @x = count(); }",
+            "BEGIN { trace((uint32)-1); }",
+            "BEGIN { trace((uint64)arg0); }",
+            "BEGIN { trace((int16 *)arg0); }",
+            "BEGIN { trace(pid()); }",
+            "BEGIN { trace(nsecs(monotonic)); }",
         ] {
             assert_eq!(detect_dialect(src), Bpftrace, "{src}");
         }

@@ -16,9 +16,11 @@ use std::io::Write;
 /// Lists the probes `pattern` matches (every one without a pattern) into `out`; the error
 /// is the message for `ERROR: ...`.
 pub fn list(pattern: Option<&str>, verbose: bool, out: &mut dyn Write) -> Result<(), String> {
-    let pattern = pattern.filter(|p| !p.is_empty());
+    // `t:syscalls:*`: bpftrace's short provider names list the long names' probes.
+    let pattern = pattern.filter(|p| !p.is_empty()).map(crumbs_lang::providers::spelling::with_long_name);
+    let pattern = pattern.as_deref();
     let names = match pattern.and_then(|p| p.split_once(':')) {
-        Some(("uprobe" | "uretprobe", rest)) => user_probes("uprobe", rest)?,
+        Some((kind @ ("uprobe" | "uretprobe"), rest)) => user_probes(kind, rest)?,
         Some(("usdt", rest)) => user_probes("usdt", rest)?,
         _ => {
             if let Some(p) = pattern.filter(|p| !p.contains([':', '*'])) {
@@ -98,11 +100,12 @@ fn typed(c_type: &str, name: &str) -> String {
     format!("{} {name}", c_type.trim_end())
 }
 
-/// `uprobe:PATH[:FUNCTION]` or `usdt:PATH[:PROVIDER[:NAME]]` (`rest` after the type):
+/// `uprobe:PATH[:FUNCTION]`, `uretprobe:PATH[:FUNCTION]` (listed under that name, as
+/// bpftrace lists it) or `usdt:PATH[:PROVIDER[:NAME]]` (`rest` after the type):
 /// the file's probes, matched by crumbs' uprobe and usdt providers.
 fn user_probes(kind: &str, rest: &str) -> Result<BTreeSet<String>, String> {
     let mut fields: Vec<String> = std::iter::once(kind.to_string()).chain(rest.split(':').map(String::from)).collect();
-    let wanted = if kind == "uprobe" { 3 } else { 4 };
+    let wanted = if kind == "usdt" { 4 } else { 3 };
     if fields.len() > wanted {
         return Err(format!("{kind} probe type takes at most {} arguments", wanted - 1));
     }
@@ -121,7 +124,7 @@ fn user_probes(kind: &str, rest: &str) -> Result<BTreeSet<String>, String> {
     Ok(found
         .iter()
         .map(|p| match kind {
-            "uprobe" => format!("uprobe:{path}:{}", p.function),
+            "uprobe" | "uretprobe" => format!("{kind}:{path}:{}", p.function),
             _ => format!("usdt:{path}:{}:{}", p.user.as_ref().map_or(p.provider, |u| u.provider.as_str()), p.name),
         })
         .collect())

@@ -57,8 +57,9 @@ const PROBE_REMOVED: &str = "Probe has no valid attach points. It is being remov
 
 /// `text` (a bpftrace program) with what matches nothing taken out as its config block (over
 /// which `env` wins) says; unchanged under `error`, or when the program does not parse (the
-/// compiler then says why). `target` is the `-c`/`-p` process.
-pub(crate) fn take_out(text: &str, env: &Config, target: Option<i64>, facts: Rc<dyn KernelFacts>) -> Prepared {
+/// compiler then says why). `target` is the `-c`/`-p` process, `args` the positional
+/// parameters (`$0` first).
+pub(crate) fn take_out(text: &str, env: &Config, target: Option<i64>, args: &[String], facts: Rc<dyn KernelFacts>) -> Prepared {
     let unchanged = Prepared { text: text.to_string(), warnings: Vec::new(), nothing_left: false, setting: None };
     let Ok(ast) = crumbs_lang::parse::parse_program_in(text, Some(facts.clone()), Dialect::Bpftrace) else { return unchanged };
     let Ok(block) = crumbs_lang::config::from_block(&ast.config) else { return unchanged };
@@ -66,7 +67,8 @@ pub(crate) fn take_out(text: &str, env: &Config, target: Option<i64>, facts: Rc<
     if mode == MissingProbes::Error {
         return unchanged;
     }
-    let found = unmatched::match_clauses(&ast, |d| unmatched::find(d, target, facts.as_ref(), |_| false));
+    let macros = crumbs_lang::providers::ProbeMacros { target, args, bpftrace: true };
+    let found = unmatched::match_clauses(&ast, |d| unmatched::find(d, &macros, facts.as_ref(), |_| false));
     let removal = unmatched::removal(&ast, &found);
     let setting = ast.config.iter().rfind(|e| crumbs_lang::config::names(&e.name.name, "missing_probes")).map(|e| e.span.clone());
     let mut out = Prepared { text: text.to_string(), warnings: Vec::new(), nothing_left: removal.clauses_left == 0, setting };

@@ -178,7 +178,8 @@ fn trace(r: Request, name: &str, text: &str, params: Vec<String>) -> ExitCode {
     };
     let target = child.as_ref().map(|c| c.pid).or(pid).map(i64::from).or((compile_only && r.command.is_some()).then_some(0));
     let kernel = Remembering::new();
-    let prepared = missing::take_out(text, &r.config, target, kernel.facts());
+    let args: Vec<String> = std::iter::once(name.to_string()).chain(params).collect();
+    let prepared = missing::take_out(text, &r.config, target, &args, kernel.facts());
     if !r.no_warnings {
         for (span, message) in &prepared.warnings {
             eprint!("{}", missing::render_warning(name, text, span, message));
@@ -191,7 +192,7 @@ fn trace(r: Request, name: &str, text: &str, params: Vec<String>) -> ExitCode {
         }
         return ExitCode::from(1);
     }
-    let opts = CompileOptions { target, args: std::iter::once(name.to_string()).chain(params).collect(), options: Vec::new(), destructive: r.unsafe_, dialect: Some(Dialect::Bpftrace), config: r.config.clone() };
+    let opts = CompileOptions { target, args, options: Vec::new(), destructive: r.unsafe_, dialect: Some(Dialect::Bpftrace), config: r.config.clone() };
     let compiled = match driver::compile(&prepared.text, &opts, &kernel) {
         Ok(c) => c,
         // crumbs' own diagnostic (file:line:col, the line, a caret, a hint); bpftrace's status.

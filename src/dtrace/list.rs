@@ -38,7 +38,7 @@ fn matched(program: &Program, errtags: bool, target: Option<i64>) -> Result<Vec<
     let ast = crumbs_lang::parse::parse_program(&program.text()).map_err(report)?;
     let mut probes = Vec::new();
     for desc in ast.clauses.iter().flat_map(|c| &c.probes) {
-        let found = match expand_macros(desc, target) {
+        let found = match expand_macros(desc, &crumbs_lang::providers::ProbeMacros { target, ..Default::default() }) {
             Ok(d) => match_probes_with(&d, Some(&LiveKernel)),
             Err(e) => Err(e),
         };

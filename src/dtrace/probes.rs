@@ -63,7 +63,7 @@ pub fn prepare(program: &mut Program, settings: &mut Settings, kernel: &Remember
     }
     // dtrace's -Z also takes out a description of a provider it does not know.
     let facts = kernel.facts();
-    let found = unmatched::match_clauses(&ast, |d| unmatched::find(d, target, facts.as_ref(), |m| errors::tag(m) == Some("D_PDESC_ZERO")));
+    let found = unmatched::match_clauses(&ast, |d| unmatched::find(d, &crumbs_lang::providers::ProbeMacros { target, ..Default::default() }, facts.as_ref(), |m| errors::tag(m) == Some("D_PDESC_ZERO")));
     for (clause, found) in ast.clauses.iter().zip(&found) {
         let uses_args = reads_args(&text[clause.span.clone()]);
         for (desc, found) in clause.probes.iter().zip(found) {

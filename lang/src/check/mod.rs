@@ -227,6 +227,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     // over every listed probe).
     let mut matches: std::collections::HashMap<&str, Vec<crate::providers::Probe>> = std::collections::HashMap::new();
     let mut first_error = None;
+    let macros = crate::providers::ProbeMacros { target: opts.target, args: &opts.args, bpftrace: cx.bpftrace() };
     for (index, clause) in program.clauses.iter().enumerate() {
         let mut per_attach: BTreeMap<AttachPoint, BTreeSet<u32>> = BTreeMap::new();
         cx.clause_tracepoints.clear();
@@ -236,7 +237,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
             let found = match matches.get(desc.text.as_str()) {
                 Some(found) => found.clone(),
                 None => {
-                    let found = match_probes_with(&*expand_macros(desc, opts.target)?, opts.facts.as_deref())?;
+                    let found = match_probes_with(&*expand_macros(desc, &macros)?, opts.facts.as_deref())?;
                     matches.insert(&desc.text, found.clone());
                     found
                 }
@@ -610,6 +611,7 @@ impl Checker<'_> {
             _ => {}
         }
         if let Some(user) = &p.user {
+            unchecked_offset(opts, user, desc)?;
             p.attach = self.user_probe(user, desc)?;
         }
         Ok(vec![p])
@@ -776,6 +778,21 @@ fn check_arity(f: &builtins::BuiltinFn, args: &[ast::Expr], span: &Span) -> Resu
     Err(Diagnostic::new(span.clone(), format!("{}() takes {want}, but {} given", f.name, args.len()))
         .label("wrong number of arguments")
         .hint(format!("usage: {}", f.signature)))
+}
+
+/// A uprobe inside a function (`uprobe:PATH:FUNCTION+N`, or an address that is not a
+/// function's start) needs `--unsafe`: crumbs does not disassemble the function to check
+/// that N starts an instruction, and a breakpoint inside one corrupts the traced program's
+/// code. bpftrace refuses what it cannot check in the same way (its "Can't check if uprobe
+/// is in proper place" without its disassembler), unless it is unsafe.
+fn unchecked_offset(opts: &CheckOptions, user: &crate::ir::UserProbe, desc: &ast::ProbeDesc) -> Result<(), Diagnostic> {
+    if user.provider != "uprobe" || user.ret || user.name == "entry" || user.semaphore != 0 || !user.usdt_args.is_empty() || opts.destructive {
+        return Ok(());
+    }
+    let at = u64::from_str_radix(&user.name, 16).unwrap_or_default();
+    Err(Diagnostic::new(desc.span.clone(), format!("crumbs cannot check that {}+{at} in {} starts an instruction", user.function, user.path))
+        .label("inside the function")
+        .hint("a probe inside an instruction corrupts the traced program; check the offset (objdump -d) and give --unsafe (-w) to attach it"))
 }
 
 fn unknown_function(name: &ast::Ident, dialect: crate::dialect::Dialect) -> Diagnostic {

@@ -209,7 +209,7 @@ pub const SAMPLE_LIBC: &str = "/lib/x86_64-linux-gnu/libc.so.6";
 
 fn user_module(path: &str) -> Result<super::user::UserModule, String> {
     use super::user::{UserFunction, UserModule};
-    let f = |name: &str, offset: u64, size: u64| UserFunction { name: name.into(), offset, size };
+    let f = |name: &str, offset: u64, size: u64| UserFunction { name: name.into(), offset, address: 0x40_0000 + offset, size };
     let (functions, executable) = match path {
         SAMPLE_EXECUTABLE => (vec![f("Shape::area() const", 0x1200, 0x20), f("main", 0x1100, 0x80), f("work", 0x1180, 0x40)], true),
         SAMPLE_LIBC | "libc" => (vec![f("getpid", 0xe4a50, 0x10), f("read", 0x11ba50, 0x90), f("write", 0x11baf0, 0x90)], false),

@@ -67,6 +67,9 @@ pub struct UserFunction {
     pub name: String,
     /// Where the function starts in the file (uprobes are attached at file offsets).
     pub offset: u64,
+    /// Its address in the file's own layout (the symbol's value, as `nm` shows it):
+    /// `uprobe:PATH:ADDRESS` names a place by it.
+    pub address: u64,
     /// Its size in bytes (0 where the symbol does not say).
     pub size: u64,
 }

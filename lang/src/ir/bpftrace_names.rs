@@ -29,7 +29,8 @@ impl Program {
             return match (u.semaphore, u.usdt_args.is_empty(), u.name.as_str()) {
                 (0, true, "entry") => format!("uprobe:{}:{}", u.path, u.function),
                 (0, true, "return") => format!("uretprobe:{}:{}", u.path, u.function),
-                (0, true, offset) => format!("uprobe:{}:{}+{offset}", u.path, u.function),
+                // The name is the offset in hex (DTrace's); bpftrace writes it in decimal.
+                (0, true, offset) => format!("uprobe:{}:{}+{}", u.path, u.function, u64::from_str_radix(offset, 16).unwrap_or_default()),
                 _ => format!("usdt:{}:{}:{}", u.path, u.provider.trim_end_matches(|c: char| c.is_ascii_digit()), u.name),
             };
         }

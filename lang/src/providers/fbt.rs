@@ -49,6 +49,15 @@ impl Provider for Fbt {
             ["kretprobe" | "kretfunc" | "fexit", module, func] | ["kretprobe", module, func, ""] => (module, func, "return"),
             _ => return None,
         };
+        // bpftrace's `kprobe:FUNCTION+N` and `kprobe:ADDRESS`: a kprobe inside a function.
+        if func.contains('+') || super::spelling::number(func).is_some() {
+            let d = Diagnostic::new(desc.span.clone(), format!("`{func}`: a kernel probe at an offset or address is not in crumbs yet"));
+            return Some(Err(if names == "return" {
+                d.label("offset not allowed").hint("a return probe fires where the function returns: name the function alone, kretprobe:FUNCTION")
+            } else {
+                d.label("offset or address").hint("probe the function's entry, kprobe:FUNCTION (spec §12.1)")
+            }));
+        }
         Some(match_functions(desc, module, func, names, facts))
     }
 

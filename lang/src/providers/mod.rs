@@ -10,6 +10,7 @@ pub mod perf;
 mod profile;
 mod rawtracepoint;
 mod sched;
+pub mod spelling;
 mod stable;
 mod syscall;
 mod tracepoint;
@@ -23,7 +24,7 @@ pub use stable::{At, Hook, StableArg, StableProbe, STABLE_MODULE};
 pub use rawtracepoint::{params as raw_tracepoint_params, RAWTP_ID_BASE, RAWTP_MODULE};
 pub use syscall::SYSCALL_ID_BASE;
 pub use tracepoint::TRACEPOINT_ID_BASE;
-pub use user::{expand_macros, USER_ID_BASE};
+pub use user::{expand_macros, ProbeMacros, USER_ID_BASE};
 
 use crate::ast::ProbeDesc;
 use crate::diag::{closest, Diagnostic};

@@ -108,7 +108,8 @@ fn describe(desc: &ProbeDesc, hardware: bool) -> Option<Result<Vec<Probe>, Diagn
             _ => return None,
         },
     };
-    let count = match count.map(|n| n.parse::<u64>().ok().filter(|n| *n > 0)) {
+    // As bpftrace reads a number: `1e6`, `0x100`, `1_000`.
+    let count = match count.map(|n| super::spelling::number(n).filter(|n| *n > 0)) {
         Some(None) => {
             return Some(Err(Diagnostic::new(desc.span.clone(), format!("bad count in `{}`", desc.text))
                 .label("not a positive number")

@@ -63,8 +63,14 @@ fn bpftrace_rate(desc: &ProbeDesc) -> Option<String> {
         "p" => Some("profile"),
         _ => None,
     };
+    // The count as bpftrace reads a number (`1e6`, `0x10`); kept as written where it is
+    // none, for the error.
+    let n = |n: &str| super::spelling::number(n).map_or_else(|| n.to_string(), |v| v.to_string());
     match f.as_slice() {
-        [p, unit, n] if matches!(*unit, "hz" | "s" | "ms" | "us" | "ns") => Some(format!("{}-{n}{unit}", prefix(p)?)),
+        [p, unit, count] if matches!(*unit, "hz" | "s" | "ms" | "us" | "ns") => Some(format!("{}-{}{unit}", prefix(p)?, n(count))),
+        // A number alone is nanoseconds (current bpftrace: `interval:1000000000` is
+        // `interval:s:1`); with a unit it is `interval:1s`.
+        [p, rate] if super::spelling::number(rate).is_some() => Some(format!("{}-{}ns", prefix(p)?, n(rate))),
         [p, rate] if rate.starts_with(|c: char| c.is_ascii_digit()) => Some(format!("{}-{rate}", prefix(p)?)),
         _ => None,
     }
@@ -142,6 +148,11 @@ mod tests {
         assert_eq!(one("interval:s:1").unwrap(), ("tick-1s".to_string(), AttachPoint::Profile { all_cpus: false, period_ns: 1_000_000_000 }));
         assert_eq!(one("interval:100ms").unwrap().1, AttachPoint::Profile { all_cpus: false, period_ns: 100_000_000 });
         assert_eq!(one("profile:us:500").unwrap().1, AttachPoint::Profile { all_cpus: true, period_ns: 500_000 });
+        // A number alone is nanoseconds, and counts are read as bpftrace reads numbers.
+        assert_eq!(one("interval:1000000000").unwrap().1, AttachPoint::Profile { all_cpus: false, period_ns: 1_000_000_000 });
+        assert_eq!(one("profile:1e7").unwrap().1, AttachPoint::Profile { all_cpus: true, period_ns: 10_000_000 });
+        assert_eq!(one("interval:ms:1e2").unwrap().1, AttachPoint::Profile { all_cpus: false, period_ns: 100_000_000 });
+        assert!(one("interval:100").is_err()); // 100ns: faster than every 10us
         let e = one("interval:s:0").unwrap_err();
         assert!(e.message.contains("bad interval probe `interval:s:0`") && e.hint.unwrap().contains("interval:s:1"), "{}", e.message);
     }

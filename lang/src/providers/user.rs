@@ -87,6 +87,32 @@ impl Provider for Uprobe {
     }
 }
 
+/// What a uprobe's function part names, as bpftrace reads it: functions (a glob), an
+/// instruction `+N` bytes into them, or an address in the file's layout (a number).
+enum Place<'a> {
+    Functions(&'a str),
+    Offset(&'a str, u64),
+    Address(u64),
+}
+
+fn place<'a>(desc: &ProbeDesc, ret: bool, func: &'a str) -> Result<Place<'a>, Diagnostic> {
+    let err = |msg: String, label: &str, hint: &str| Err(Diagnostic::new(desc.span.clone(), msg).label(label).hint(hint));
+    if let Some(address) = super::spelling::number(func) {
+        return Ok(Place::Address(address));
+    }
+    let Some((name, offset)) = func.split_once('+') else { return Ok(Place::Functions(func)) };
+    if ret {
+        return err(format!("`{func}`: a uretprobe has no offset"), "offset not allowed", "a uretprobe fires where the function returns; an offset names an instruction for a uprobe: uprobe:PATH:FUNCTION+N");
+    }
+    if offset.contains('+') {
+        return err(format!("`{func}` has more than one offset"), "one offset at most", "write uprobe:PATH:FUNCTION+N, N bytes into the function (decimal or 0x hex)");
+    }
+    match super::spelling::number(offset) {
+        Some(n) if !name.is_empty() => Ok(Place::Offset(name, n)),
+        _ => err(format!("`{func}` is not a function and an offset"), "bad offset", "write uprobe:PATH:FUNCTION+N, N bytes into the function (decimal or 0x hex), e.g. uprobe:/bin/bash:readline+4"),
+    }
+}
+
 /// The probes of `pidNNN:MODULE:FUNCTION:NAME`.
 fn pid_probes(desc: &ProbeDesc, digits: &str, facts: Option<&dyn KernelFacts>) -> Result<Vec<Probe>, Diagnostic> {
     let err = |msg: String, label: &str, hint: &str| Err(Diagnostic::new(desc.span.clone(), msg).label(label).hint(hint));
@@ -123,7 +149,30 @@ fn uprobes(desc: &ProbeDesc, ret: bool, path: &str, func: &str, facts: Option<&d
         return Err(Diagnostic::new(desc.span.clone(), "a uprobe needs a file").label("no path").hint("write uprobe:/path/to/file:FUNCTION (or a library's name: uprobe:libc:getpid)"));
     }
     let module = facts.user_module(path).map_err(|e| Diagnostic::new(desc.span.clone(), format!("cannot read the functions of {path}: {e}")).label("this file").hint("a uprobe names an ELF executable or shared library by its path, or a library by its name (libc)"))?;
-    places(desc, "uprobe", &[&module], func, if ret { "return" } else { "entry" }, None, |m| interned(&m.path))
+    let (func, name) = match place(desc, ret, func)? {
+        Place::Functions(func) => (func, if ret { "return".to_string() } else { "entry".to_string() }),
+        Place::Offset(func, 0) => (func, "entry".to_string()),
+        Place::Offset(func, n) => (func, format!("{n:x}")),
+        Place::Address(address) => {
+            let Some(f) = module.functions.iter().find(|f| f.address <= address && address < f.address + f.size.max(1)) else {
+                return Err(Diagnostic::new(desc.span.clone(), format!("could not resolve address {path}:{address:#x}"))
+                    .label("in no function")
+                    .hint("an address names a place in one of the file's functions, as `nm` shows their addresses"));
+            };
+            let kind = match (address - f.address, ret) {
+                (0, true) => Kind::Return,
+                (0, false) => Kind::Entry,
+                (at, false) => Kind::Offset(at),
+                (at, true) => {
+                    return Err(Diagnostic::new(desc.span.clone(), format!("a uretprobe cannot be at an offset: {address:#x} is {}+{at}", f.name))
+                        .label("not a function's start")
+                        .hint("a uretprobe names a function, or the address where it starts"))
+                }
+            };
+            return Ok(vec![probe(desc, "uprobe", interned(&module.path), &module, f, &kind, None)?]);
+        }
+    };
+    places(desc, "uprobe", &[&module], func, &name, None, |m| interned(&m.path))
 }
 
 /// The probes named `name` (entry, return, a hex offset, or a glob over entry and return) of
@@ -210,29 +259,52 @@ fn probe(desc: &ProbeDesc, provider: &'static str, module: &'static str, m: &Use
     Ok(Probe { id: 0, provider, module, function, name, attach, nr: None, user: Some(Rc::new(user)) })
 }
 
-/// `desc` with its macro variables expanded: `$target` (the -c or -p process) in
-/// `pid$target:...` and USDT providers.
-pub fn expand_macros(desc: &ProbeDesc, target: Option<i64>) -> Result<std::borrow::Cow<'_, ProbeDesc>, Diagnostic> {
+/// The values of the macro variables a probe description may name.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ProbeMacros<'a> {
+    /// `$target`: the -c or -p process.
+    pub target: Option<i64>,
+    /// `$0` (the script's name) and `$1`, `$2`, ...: the words after the program.
+    pub args: &'a [String],
+    /// bpftrace reads a `$N` that is not given as empty; D refuses it.
+    pub bpftrace: bool,
+}
+
+/// `desc` with its macro variables expanded where they are written outside quotes:
+/// `$target` (the -c or -p process) in `pid$target:...` and USDT providers, and the
+/// positional parameters `$1`, `$2`, ... anywhere (`interval:ms:$1`, `uprobe:$1:readline`),
+/// each by its text inside its field, as bpftrace substitutes them.
+pub fn expand_macros<'d>(desc: &'d ProbeDesc, macros: &ProbeMacros) -> Result<std::borrow::Cow<'d, ProbeDesc>, Diagnostic> {
     if !desc.text.contains('$') {
         return Ok(std::borrow::Cow::Borrowed(desc));
     }
-    let at = desc.span.start + desc.text.find('$').unwrap_or(0);
-    let rest = &desc.text[desc.text.find('$').unwrap_or(0) + 1..];
-    let macro_name: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-    if macro_name != "target" {
-        return Err(Diagnostic::new(at..at + 1 + macro_name.len(), format!("`${macro_name}` cannot be used in a probe description"))
-            .label("not expanded here")
-            .hint("probe descriptions expand $target (pid$target:...), the -c or -p process"));
+    let fields = super::spelling::fields(&desc.text, &desc.span, &mut |name, at| macro_value(name, at, macros).map(Some))?;
+    Ok(std::borrow::Cow::Owned(ProbeDesc { text: fields.join(":"), fields, span: desc.span.clone() }))
+}
+
+/// The text of macro variable `$name` (written at `at`) in a probe description.
+fn macro_value(name: &str, at: crate::ast::Span, macros: &ProbeMacros) -> Result<String, Diagnostic> {
+    if name == "target" {
+        return match macros.target {
+            Some(pid) => Ok(pid.to_string()),
+            None => Err(Diagnostic::new(at, "$target is not set")
+                .label("needs a target process")
+                .hint("run the program with -c CMD (crumbs starts it) or -p PID (a running process); $target is its pid")),
+        };
     }
-    let Some(pid) = target else {
-        return Err(Diagnostic::new(at..at + 7, "$target is not set")
-            .label("needs a target process")
-            .hint("run the program with -c CMD (crumbs starts it) or -p PID (a running process); $target is its pid"));
-    };
-    let text = desc.text.replacen("$target", &pid.to_string(), 1);
-    let expanded = ProbeDesc { fields: text.split(':').map(str::to_string).collect(), text, span: desc.span.clone() };
-    // A second macro in the same description.
-    expand_macros(&expanded, target).map(|d| std::borrow::Cow::Owned(d.into_owned()))
+    if !name.is_empty() && name.bytes().all(|b| b.is_ascii_digit()) {
+        let n: usize = name.parse().unwrap_or(usize::MAX);
+        return match macros.args.get(n) {
+            Some(v) => Ok(v.clone()),
+            None if macros.bpftrace => Ok(String::new()),
+            None => Err(Diagnostic::new(at, format!("macro argument `${name}` is not given"))
+                .label("no such argument")
+                .hint(format!("pass {} argument(s) after the script: crumbs -s script.d ARG...", n.max(1)))),
+        };
+    }
+    Err(Diagnostic::new(at, format!("`${name}` cannot be used in a probe description"))
+        .label("not expanded here")
+        .hint("probe descriptions expand $target (pid$target:...), the -c or -p process, and the positional parameters $1, $2, ..."))
 }
 
 #[cfg(test)]

@@ -59,9 +59,26 @@ fn errors_say_what_is_missing() {
 #[test]
 fn target_is_expanded() {
     let d = desc("pid$target:a.out:main:entry");
-    assert_eq!(expand_macros(&d, Some(42)).unwrap().fields[0], "pid42");
-    let e = expand_macros(&d, None).unwrap_err();
+    let target = |pid| ProbeMacros { target: pid, ..ProbeMacros::default() };
+    assert_eq!(expand_macros(&d, &target(Some(42))).unwrap().fields[0], "pid42");
+    let e = expand_macros(&d, &target(None)).unwrap_err();
     assert_eq!(e.message, "$target is not set");
     assert_eq!(e.span, 3..10);
-    assert!(expand_macros(&desc("pid$1:a.out:main:entry"), Some(42)).is_err());
+    let e = expand_macros(&desc("pid$pid:a.out:main:entry"), &target(Some(42))).unwrap_err();
+    assert_eq!((e.message.as_str(), e.span), ("`$pid` cannot be used in a probe description", 3..7));
+}
+
+#[test]
+fn positional_parameters_are_expanded() {
+    let args = vec!["script".to_string(), "100".to_string(), "/bin/bash".to_string()];
+    let d = ProbeMacros { target: None, args: &args, bpftrace: true };
+    assert_eq!(expand_macros(&desc("interval:ms:$1"), &d).unwrap().fields, ["interval", "ms", "100"]);
+    let written = desc("uprobe:$2:readline");
+    let e = expand_macros(&written, &d).unwrap();
+    assert_eq!((e.fields[1].as_str(), e.text.as_str()), ("/bin/bash", "uprobe:/bin/bash:readline"));
+    // Not given: empty in bpftrace, an error in D.
+    assert_eq!(expand_macros(&desc("interval:ms:$3"), &d).unwrap().fields[2], "");
+    let e = expand_macros(&desc("syscall::$3:entry"), &ProbeMacros { bpftrace: false, ..d }).unwrap_err();
+    assert_eq!((e.message.as_str(), e.span), ("macro argument `$3` is not given", 9..11));
+    assert_eq!(expand_macros(&desc("syscall::$2:entry"), &ProbeMacros { bpftrace: false, ..d }).unwrap().fields[2], "/bin/bash");
 }

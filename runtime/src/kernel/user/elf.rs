@@ -47,7 +47,7 @@ pub fn read(path: &str) -> Result<ElfInfo, String> {
         if name.is_empty() {
             continue;
         }
-        functions.push(UserFunction { name: crate::ustacks::demangle(name), offset, size: sym.size() });
+        functions.push(UserFunction { name: crate::ustacks::demangle(name), offset, address: sym.address(), size: sym.size() });
     }
     functions.sort_by(|a, b| (&a.name, a.offset).cmp(&(&b.name, b.offset)));
     functions.dedup_by(|a, b| a.name == b.name && a.offset == b.offset);
