@@ -108,7 +108,7 @@ mod tests {
 
     fn taken_out(text: &str) -> (String, Removal) {
         let ast = crumbs_lang::parse::parse_program(text).unwrap();
-        let found = match_clauses(&ast, |d| find(d, Some(42), &SampleKernel, |_| false));
+        let found = match_clauses(&ast, |d| find(d, &crumbs_lang::providers::ProbeMacros { target: Some(42), ..Default::default() }, &SampleKernel, |_| false));
         let r = removal(&ast, &found);
         let mut out = text.to_string();
         for range in &r.ranges {

@@ -110,7 +110,7 @@ mod tests {
     use crumbs_lang::facts::sample::SampleKernel;
 
     fn prepared(text: &str, env: Option<MissingProbes>) -> Prepared {
-        take_out(text, &Config { missing_probes: env, ..Default::default() }, Some(42), Rc::new(SampleKernel))
+        take_out(text, &Config { missing_probes: env, ..Default::default() }, Some(42), &[], Rc::new(SampleKernel))
     }
 
     #[test]
