@@ -227,3 +227,12 @@ fn array_misuse_is_refused() {
         assert!(out.stderr.contains(message), "{}", out.dump());
     }
 }
+
+/// A tracepoint's plain `char` array longer than a process name (writeback's `char
+/// name[32]`, which the format file says is unsigned) is text, as bpftrace reads it:
+/// tools/writeback.bt prints it with %s.
+#[test]
+fn a_long_char_array_of_a_tracepoint_is_text() {
+    let out = run(&["--dialect", "bpftrace", "--dump-bpf", "-e", r#"tracepoint:writeback:writeback_written { printf("%s\n", args.name); @[args.name] = count(); }"#]);
+    out.assert_ok();
+}

@@ -27,7 +27,8 @@ pub enum FieldKind {
     /// `DataLocStr` is; its length (bytes) is the field's high 16 bits.
     DataLocArray { relative: bool, elem: String },
     /// An array of `len` integers of `size` bytes each (`unsigned long args[6]`), or of
-    /// more than 16 chars (a string): indexed as a C array, `args->args[1]`.
+    /// more than 16 chars (a string): indexed as a C array, `args->args[1]`. `char`: its
+    /// elements are plain `char`s (text; `unsigned char` and `u8` ones are bytes).
     Array { size: u8, signed: bool, char: bool, len: u16 },
     /// Anything else (its C type), which crumbs cannot read yet.
     Other(String),
@@ -83,7 +84,7 @@ pub fn parse_format(text: &str) -> Vec<Field> {
             Some(n) if ty == "char" && n.parse::<usize>().is_ok_and(|n| n <= 16) => FieldKind::Chars,
             Some(n) if n.parse::<u16>().is_ok_and(|n| n > 0 && size % n == 0 && matches!(size / n, 1 | 2 | 4 | 8)) && !ty.contains('*') && !ty.starts_with("struct") && !ty.starts_with("union") => {
                 let len: u16 = n.parse().expect("checked");
-                FieldKind::Array { size: (size / len) as u8, signed, char: ty.ends_with("char"), len }
+                FieldKind::Array { size: (size / len) as u8, signed, char: matches!(ty.as_str(), "char" | "const char"), len }
             }
             _ => FieldKind::Other(format!("{ty} [{}]", array.unwrap_or_default())),
         };

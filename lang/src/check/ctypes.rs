@@ -150,7 +150,11 @@ impl Checker<'_> {
             // An array field of the tracepoint's record, which is kernel memory at the context.
             ExprKind::ArgsField(n) if self.tp_array_field(n).is_some() => {
                 let Some((offset, crate::tracepoints::FieldKind::Array { size, signed, char, len })) = self.tp_array_field(n) else { unreachable!() };
-                let elem = self.types.int_of(crate::types::IntType { name: format!("{}int{}", if signed { "" } else { "u" }, size as u32 * 8), size, signed, char, bool: false });
+                // A plain `char` array is text, whatever signedness the format file gives
+                // it (`char name[32]` says signed:0): named `char`, as a BTF one is.
+                let plain_char = char && size == 1;
+                let name = if plain_char { "char".to_string() } else { format!("{}int{}", if signed { "" } else { "u" }, size as u32 * 8) };
+                let elem = self.types.int_of(crate::types::IntType { name, size, signed, char, bool: false });
                 let ty = self.types.add(Type::Array { elem, len: len as u32 });
                 Typed { val: Val::Place(add_offset(Expr::TpRecord, offset as i64)), ty }
             }
