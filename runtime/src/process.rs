@@ -314,7 +314,9 @@ fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
 impl Child {
     /// [`Child::release`] for [`Child::wait_seeing_exit`]: the child is let go with a
     /// SIGSTOP, so that it is still there, stopped, when the waiting thread starts tracing it
-    /// (a command that runs for microseconds would otherwise be gone by then).
+    /// (a command that runs for microseconds would otherwise be gone by then). Only for a
+    /// child that traces itself: one that runs untraced ([`Child::runs_untraced`]) is
+    /// seized before it is released instead ([`Child::wait_seeing_exit_of`]).
     pub fn release_stopped(&mut self) -> Result<(), SpawnError> {
         self.exec()?;
         if std::mem::take(&mut self.held) {
@@ -510,11 +512,11 @@ mod tests {
     /// Until it execs, a child's executable is the file it will run; then /proc's again.
     #[test]
     fn a_child_held_before_exec_names_its_executable() {
-        let mut child = Child::spawn_before_exec("/bin/true").unwrap();
-        let exe = std::fs::canonicalize("/bin/true").unwrap();
+        let mut child = Child::spawn_before_exec("/bin/sleep 5").unwrap();
+        let exe = std::fs::canonicalize("/bin/sleep").unwrap();
         assert_eq!(executable_before_exec(child.pid as u32), Some(exe.clone()));
-        // Released stopped, so that it is still there to look at.
-        child.release_stopped().unwrap();
+        // Released once it has exec'd (it sleeps, so that it is still there to look at).
+        child.release().unwrap();
         assert_eq!(executable_before_exec(child.pid as u32), None);
         assert_eq!(std::fs::read_link(format!("/proc/{}/exe", child.pid)).ok(), Some(exe));
         // SAFETY: killing our own child, then reaped.
