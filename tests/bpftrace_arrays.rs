@@ -6,18 +6,11 @@
 
 mod common;
 
-use common::{crumbs, run, run_command, Output, TempPath};
-use std::process::Command;
-use std::time::Duration;
+use common::{run, Output, TempPath};
 
 /// crumbs invoked as `bpftrace` (a symlink), which has `-f json`.
 fn bpftrace(args: &[&str]) -> Output {
-    let dir = TempPath::dir("btarr-dir");
-    let path = dir.path().join("bpftrace");
-    std::os::unix::fs::symlink(crumbs(), &path).expect("symlink bpftrace -> crumbs");
-    let mut c = Command::new(&path);
-    c.args(args);
-    run_command(c, None, Duration::from_secs(60))
+    common::bpftrace_dropin(args, None, &[])
 }
 
 /// pton()'s bytes in variables, maps and keys, printed by print() and at exit, formatted by

@@ -4,20 +4,11 @@
 
 mod common;
 
-use common::{crumbs, run_command, Output, TempPath, TIMEOUT};
-use std::process::Command;
+use common::{Output, TempPath};
 
-/// Runs crumbs as `bpftrace` (a symlink in a temporary directory) with `args`, `stdin` and
-/// the environment variables `env`.
+/// Runs crumbs as `bpftrace` with `args`, `stdin` and the environment variables `env`.
 fn bpftrace_with(args: &[&str], stdin: Option<&str>, env: &[(&str, &str)]) -> Output {
-    let dir = TempPath::dir("bpftrace-dir");
-    let path = dir.path().join("bpftrace");
-    std::os::unix::fs::symlink(crumbs(), &path).expect("symlink bpftrace -> crumbs");
-    let mut c = Command::new(&path);
-    c.args(args).envs(env.iter().copied());
-    let out = run_command(c, stdin, TIMEOUT);
-    out.assert_no_panic();
-    out
+    common::bpftrace_dropin(args, stdin, env)
 }
 
 fn bpftrace(args: &[&str]) -> Output {

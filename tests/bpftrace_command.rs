@@ -6,19 +6,11 @@
 
 mod common;
 
-use common::{compiled_c, crumbs, run, run_command, Output, TempPath, CALLS, TIMEOUT};
-use std::process::Command;
+use common::{compiled_c, run, Output, TempPath, CALLS};
 
 /// crumbs as `bpftrace` (a symlink) with `args`.
 fn bpftrace(args: &[&str]) -> Output {
-    let dir = TempPath::dir("btcmd-dir");
-    let path = dir.path().join("bpftrace");
-    std::os::unix::fs::symlink(crumbs(), &path).expect("symlink bpftrace -> crumbs");
-    let mut c = Command::new(&path);
-    c.args(args);
-    let out = run_command(c, None, TIMEOUT);
-    out.assert_no_panic();
-    out
+    common::bpftrace_dropin(args, None, &[])
 }
 
 const EXECS: &str = r#"tracepoint:syscalls:sys_enter_execve /pid == cpid/ { printf("%s\n", str(args->filename)); }"#;

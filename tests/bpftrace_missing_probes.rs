@@ -5,19 +5,11 @@
 
 mod common;
 
-use common::{compiled_c, crumbs, io_benchmark, run, run_command, Output, TempPath, CALLS, TIMEOUT};
-use std::process::Command;
+use common::{compiled_c, io_benchmark, run, Output, TempPath, CALLS};
 
 /// crumbs as `bpftrace` (a symlink) with `args` and the environment variables `env`.
 fn bpftrace_with(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let dir = TempPath::dir("btmiss-dir");
-    let path = dir.path().join("bpftrace");
-    std::os::unix::fs::symlink(crumbs(), &path).expect("symlink bpftrace -> crumbs");
-    let mut c = Command::new(&path);
-    c.args(args).envs(env.iter().copied());
-    let out = run_command(c, None, TIMEOUT);
-    out.assert_no_panic();
-    out
+    common::bpftrace_dropin(args, None, env)
 }
 
 /// A tracepoint that does not exist beside one that does, and a kernel function that does

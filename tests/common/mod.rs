@@ -414,3 +414,16 @@ __attribute__((noinline)) int b(int x) { return c(x) * 2; }
 __attribute__((noinline)) int a(int x) { return b(x) + 3; }
 int main(void) { return a(1) == 7 ? 0 : 1; }
 "#;
+
+/// Runs crumbs as `bpftrace` (a symlink in a temporary directory: invoked by that name it is
+/// the drop-in) with `args`, `stdin` and the environment variables `env`.
+pub fn bpftrace_dropin(args: &[&str], stdin: Option<&str>, env: &[(&str, &str)]) -> Output {
+    let dir = TempPath::dir("bpftrace-dropin");
+    let path = dir.path().join("bpftrace");
+    std::os::unix::fs::symlink(crumbs(), &path).expect("symlink bpftrace -> crumbs");
+    let mut c = Command::new(&path);
+    c.args(args).envs(env.iter().copied());
+    let out = run_command(c, stdin, TIMEOUT);
+    out.assert_no_panic();
+    out
+}

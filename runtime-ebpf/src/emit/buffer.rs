@@ -15,11 +15,7 @@ impl Emitter<'_> {
             e.expr(addr)?;
             e.push(Insn::stx(DW, R10, ptr, R0));
             e.expr(len)?;
-            // At most cap bytes; a negative count, unsigned, is more (bpftrace's select).
-            let within = e.label();
-            e.jump(Insn::jmp_imm(Cond::Le, R0, cap as i32, 0), within);
-            e.push(Insn::mov_imm(R0, cap as i32));
-            e.bind(within);
+            e.at_most(cap);
             e.push(Insn::stx(DW, R10, count, R0));
             e.zero_buf(data, cap.next_multiple_of(8));
             e.push(Insn::ldx(DW, R0, R10, count));
@@ -56,10 +52,7 @@ impl Emitter<'_> {
             e.buf_addr(R0, src);
             e.push(Insn::stx(DW, R10, ptr, R0));
             e.expr(len)?;
-            let within = e.label();
-            e.jump(Insn::jmp_imm(Cond::Le, R0, cap as i32, 0), within);
-            e.push(Insn::mov_imm(R0, cap as i32));
-            e.bind(within);
+            e.at_most(cap);
             let (base, off) = e.buf_base(R1, dst);
             e.push(Insn::stx(DW, base, off, R0));
             // What the string's buffer holds of them.
@@ -81,5 +74,16 @@ impl Emitter<'_> {
         self.push(Insn::ldx(DW, R2, R10, count));
         self.push(Insn::ldx(DW, R3, R10, ptr));
         self.push(Insn::call(read));
+    }
+}
+
+impl Emitter<'_> {
+    /// r0 = min(r0, cap), unsigned: at most `cap` bytes; a negative count, unsigned, is more
+    /// (bpftrace's select).
+    fn at_most(&mut self, cap: u32) {
+        let within = self.label();
+        self.jump(Insn::jmp_imm(Cond::Le, R0, cap as i32, 0), within);
+        self.push(Insn::mov_imm(R0, cap as i32));
+        self.bind(within);
     }
 }
