@@ -465,7 +465,7 @@ test_crumbs_bt_override_refused() {
     echo "$out" | grep -qF 'this kernel was built without CONFIG_BPF_KPROBE_OVERRIDE (bpf_override_return is not among its BPF helpers), so override() cannot run here' || die "no reason in: $out"
     ! echo "$out" | grep -q began || die "BEGIN ran: $out"
     out=$(crumbs -e 'kprobe:__x64_sys_getpgid { override(42); }' 2>&1); rc=$?
-    [ $rc -eq 2 ] && echo "$out" | grep -qF 'override() is a destructive action' || die "without -w: exit status $rc: $out"
+    [ $rc -eq 2 ] && echo "$out" | grep -qF 'override() is an unsafe function being used in safe mode' || die "without -w: exit status $rc: $out"
 }
 
 # bpftrace's path(): the kernel's bpf_d_path() of a struct path, at fentry programs on the
