@@ -372,6 +372,7 @@ fn nothing_after_exit_or_return_runs() {
         (r#"BEGIN { exit(); printf("after\n"); }"#, "Attaching 1 probe...\n\n\n"),
         (r#"BEGIN { if (1) { printf("a\n"); exit(); } printf("after\n"); } END { printf("end\n"); }"#, "Attaching 2 probes...\na\nend\n\n\n"),
         (r#"BEGIN { @x = 1; exit(); @y = 2; }"#, "Attaching 1 probe...\n\n\n@x: 1\n\n"),
+        (r#"BEGIN { if (pid > 0) { printf("a\n"); exit(); } else { exit(); } printf("c\n"); } END { printf("e\n"); }"#, "Attaching 2 probes...\na\ne\n\n\n"),
         (r#"BEGIN { return; printf("x\n"); } END { printf("e\n"); } interval:ms:20 { exit(); }"#, "Attaching 3 probes...\ne\n\n\n"),
         (r#"BEGIN { $i = 0; while ($i < 3) { $i++; if ($i == 2) { continue; } printf("%d\n", $i); } exit(); }"#, "Attaching 1 probe...\n1\n3\n\n\n"),
     ] {

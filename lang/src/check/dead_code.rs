@@ -5,16 +5,30 @@
 use crate::ir::Stmt;
 
 /// Drops every statement of `body`, and of the blocks in it, that follows one that always
-/// jumps away.
+/// jumps away. An `if` whose `then` always jumps has its `else` after it instead (the jump
+/// over the `else` at the end of `then` would be code no path reaches).
 pub(super) fn drop_unreachable(body: &mut Vec<Stmt>) {
-    for s in body.iter_mut() {
+    for s in std::mem::take(body) {
         match s {
-            Stmt::If { then, els, .. } => {
-                drop_unreachable(then);
-                drop_unreachable(els);
+            Stmt::If { cond, mut then, mut els } => {
+                drop_unreachable(&mut then);
+                drop_unreachable(&mut els);
+                if then.last().is_some_and(always_jumps) && !els.is_empty() {
+                    body.push(Stmt::If { cond, then, els: Vec::new() });
+                    body.extend(els);
+                } else {
+                    body.push(Stmt::If { cond, then, els });
+                }
             }
-            Stmt::While { body, .. } | Stmt::ForMap { body, .. } => drop_unreachable(body),
-            _ => {}
+            Stmt::While { cond, body: mut inner } => {
+                drop_unreachable(&mut inner);
+                body.push(Stmt::While { cond, body: inner });
+            }
+            Stmt::ForMap { array, keys, value, body: mut inner } => {
+                drop_unreachable(&mut inner);
+                body.push(Stmt::ForMap { array, keys, value, body: inner });
+            }
+            s => body.push(s),
         }
     }
     if let Some(i) = body.iter().position(always_jumps) {
@@ -48,9 +62,11 @@ mod tests {
         let b = body(r#"BEGIN { printf("a\n"); exit(); printf("b\n"); }"#);
         assert!(matches!(b.last(), Some(Stmt::Return)), "{b:?}");
         assert_eq!(b.iter().filter(|s| matches!(s, Stmt::Emit { .. })).count(), 2, "{b:?}");
-        // Both branches return: what follows the if is gone; one branch: kept.
+        // Both branches return: what follows the if is gone (the else follows the if, whose
+        // then ends in a jump); one branch: kept.
         let b = body(r#"BEGIN { if (pid > 1) { return; } else { exit(); } printf("b\n"); }"#);
-        assert!(matches!(b.last(), Some(Stmt::If { .. })), "{b:?}");
+        assert!(matches!(b.last(), Some(Stmt::Return)), "{b:?}");
+        assert!(matches!(b.iter().find(|s| matches!(s, Stmt::If { .. })), Some(Stmt::If { els, .. }) if els.is_empty()), "{b:?}");
         let b = body(r#"BEGIN { if (pid > 1) { return; } printf("b\n"); }"#);
         assert!(matches!(b.last(), Some(Stmt::Emit { .. })), "{b:?}");
         // In a loop's body.
