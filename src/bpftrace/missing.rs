@@ -26,19 +26,13 @@ pub(crate) struct Prepared {
     pub setting: Option<Span>,
 }
 
-/// What bpftrace calls a probe type, from a description's first field (its short names
-/// too).
+/// What bpftrace calls a probe type, from a description's first field (the parser has
+/// written short names long already, providers::spelling): kfunc/kretfunc are its fentry
+/// and fexit.
 fn probe_type(field: &str) -> &str {
     match field {
-        "t" | "tp" => "tracepoint",
-        "k" => "kprobe",
-        "kr" => "kretprobe",
-        "u" => "uprobe",
-        "ur" => "uretprobe",
-        "U" => "usdt",
-        "rt" => "rawtracepoint",
-        "f" | "kfunc" => "fentry",
-        "fr" | "kretfunc" => "fexit",
+        "kfunc" => "fentry",
+        "kretfunc" => "fexit",
         other => other,
     }
 }
@@ -61,6 +55,11 @@ const PROBE_REMOVED: &str = "Probe has no valid attach points. It is being remov
 /// parameters (`$0` first).
 pub(crate) fn take_out(text: &str, env: &Config, target: Option<i64>, args: &[String], facts: Rc<dyn KernelFacts>) -> Prepared {
     let unchanged = Prepared { text: text.to_string(), warnings: Vec::new(), nothing_left: false, setting: None };
+    // Only a program that names the setting (or an environment that sets it) can have
+    // anything taken out: the others are not parsed an extra time at start-up.
+    if env.missing_probes.is_none_or(|m| m == MissingProbes::Error) && !text.to_ascii_lowercase().contains("missing_probes") {
+        return unchanged;
+    }
     let Ok(ast) = crumbs_lang::parse::parse_program_in(text, Some(facts.clone()), Dialect::Bpftrace) else { return unchanged };
     let Ok(block) = crumbs_lang::config::from_block(&ast.config) else { return unchanged };
     let mode = block.under(env).missing_probes.unwrap_or(MissingProbes::Error);
