@@ -209,3 +209,13 @@ fn user_name() -> String {
 fn parent_comm() -> String {
     std::fs::read_to_string("/proc/thread-self/comm").unwrap().trim().to_string()
 }
+
+/// Duration literals (current bpftrace's docs, "Literals"; 0.17 lacks them): integers of
+/// nanoseconds wherever an integer goes, and `interval:1s` in a probe name.
+#[test]
+fn duration_literals_are_nanoseconds() {
+    let out = bt(&["-e", r#"interval:1s { $a = 1m; print($a); printf("%d %d %d %d\n", 100ms, 5us + 10ns, 2h / 1s, 1d / 1h); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n60000000000\n100000000 5010 7200 24\n\n\n", "{}", out.dump());
+    assert_bt_error(&["-e", "BEGIN { $a = 10xs; }"], "invalid integer suffix 'xs'", "a duration's unit: ns us ms s m h d");
+}

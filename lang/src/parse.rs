@@ -1473,6 +1473,22 @@ fn literal_type_of(text: &str, v: i64) -> crate::types::IntType {
 }
 
 fn parse_int(text: &str, sp: Span) -> Result<i64, Diagnostic> {
+    let hex = text.starts_with("0x") || text.starts_with("0X");
+    // Letters after the digits that are neither C's suffixes nor a duration's unit.
+    let body = if hex { &text[2..] } else { text };
+    let tail = body.trim_start_matches(|c: char| if hex { c.is_ascii_hexdigit() } else { c.is_ascii_digit() || c == '_' });
+    let tail = tail.strip_prefix(['e', 'E']).filter(|_| !hex).map_or(tail, |t| t.trim_start_matches(|c: char| c.is_ascii_digit()));
+    if let Some((unit, ns)) = (!hex).then(|| duration_unit(tail)).flatten() {
+        return duration(text, &text[..text.len() - unit.len()], ns, sp);
+    }
+    if !tail.trim_start_matches(['u', 'U', 'l', 'L']).is_empty() || tail.len() > 3 {
+        let bad = &tail[tail.len() - tail.trim_start_matches(['u', 'U', 'l', 'L']).len()..];
+        let bad = if bad.is_empty() { tail } else { bad };
+        let at = sp.end - bad.len()..sp.end;
+        return Err(Diagnostic::new(at, format!("invalid integer suffix '{bad}'"))
+            .label("not a suffix")
+            .hint("an integer may end in C's u, l, ll, or a duration's unit: ns us ms s m h d (`100ms` is 100000000 nanoseconds)"));
+    }
     let digits = text.trim_end_matches(['u', 'U', 'l', 'L']);
     if !digits.starts_with("0x") && !digits.starts_with("0X") && digits.contains(['_', 'e', 'E']) {
         return scaled_int(digits, sp);
@@ -1486,6 +1502,34 @@ fn parse_int(text: &str, sp: Span) -> Result<i64, Diagnostic> {
             Diagnostic::new(sp, "integer constant out of range").label("does not fit in 64 bits").hint("integers are 64-bit")
         }
     })
+}
+
+/// A duration's unit (`ms`) and how many nanoseconds it is, if `suffix` is one.
+fn duration_unit(suffix: &str) -> Option<(&str, u64)> {
+    let ns = match suffix {
+        "ns" => 1,
+        "us" => 1_000,
+        "ms" => 1_000_000,
+        "s" => 1_000_000_000,
+        "m" => 60_000_000_000,
+        "h" => 3_600_000_000_000,
+        "d" => 86_400_000_000_000,
+        _ => return None,
+    };
+    Some((suffix, ns))
+}
+
+/// Current bpftrace's duration literal (`100ms`): `digits` (decimal, `_`, `1e3`) times `ns`
+/// nanoseconds per unit (a leading 0 is octal, as bpftrace reads it). One past 64 bits is
+/// bpftrace's overflow error.
+fn duration(text: &str, digits: &str, ns: u64, sp: Span) -> Result<i64, Diagnostic> {
+    let overflow = || {
+        Diagnostic::new(sp.clone(), format!("overflow error, maximum value is {}: {text}", u64::MAX))
+            .label("more nanoseconds than 64 bits hold")
+            .hint("a duration is nanoseconds in 64 bits: at most about 213503 days")
+    };
+    let n = if digits.contains(['_', 'e', 'E']) { scaled_int(digits, sp.clone())? as u64 } else { c_unsigned(digits).map_err(|_| overflow())? };
+    n.checked_mul(ns).map(|v| v as i64).ok_or_else(overflow)
 }
 
 /// bpftrace's `1_000_000` and `1e6`: decimal digits (underscores between them), times ten to
@@ -1692,6 +1736,20 @@ mod tests {
         assert_eq!(show(&expr_of(r#""a\tb\x41\101\"""#)), r#""a\tbAA\"""#);
         assert!(parse_program("BEGIN { x = 99999999999999999999999; }").unwrap_err().message.contains("out of range"));
         assert!(parse_program(r#"BEGIN { printf("\q"); }"#).unwrap_err().message.contains("escape"));
+    }
+
+    #[test]
+    fn duration_literals_are_nanoseconds() {
+        assert_eq!(show(&expr_of("1s + 100ms + 5us + 10ns")), "(((1000000000 + 100000000) + 5000) + 10)");
+        assert_eq!(show(&expr_of("1m + 2h + 1d")), "((60000000000 + 7200000000000) + 86400000000000)");
+        // `_`, exponents and a leading 0 (octal) read as in any integer; `5u` is still C's.
+        assert_eq!(show(&expr_of("1_000ms + 1e3us + 010s + 5u")), "(((1000000000 + 1000000) + 8000000000) + 5)");
+        let (at, d) = error_of("$a = 10xs");
+        assert_eq!((at.as_str(), d.message.as_str()), ("xs", "invalid integer suffix 'xs'"));
+        let (at, d) = error_of("$a = 3usec");
+        assert_eq!((at.as_str(), d.message.as_str()), ("sec", "invalid integer suffix 'sec'"));
+        let (at, d) = error_of("$a = 300000d");
+        assert_eq!((at.as_str(), d.message.as_str()), ("300000d", "overflow error, maximum value is 18446744073709551615: 300000d"));
     }
 
     #[test]
