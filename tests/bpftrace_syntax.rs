@@ -219,3 +219,14 @@ fn duration_literals_are_nanoseconds() {
     assert_eq!(out.stdout, "Attaching 1 probe...\n60000000000\n100000000 5010 7200 24\n\n\n", "{}", out.dump());
     assert_bt_error(&["-e", "BEGIN { $a = 10xs; }"], "invalid integer suffix 'xs'", "a duration's unit: ns us ms s m h d");
 }
+
+/// Typed `let` (current bpftrace's docs, "Data Types"; 0.17 lacks it): the variable has the
+/// declared type from the start (zero, or "", without a value), a wider value is truncated
+/// to it, and a literal that does not fit is bpftrace's error.
+#[test]
+fn typed_let_declares_the_scratch_variables_type() {
+    let out = bt(&["-e", r#"BEGIN { let $a: uint16 = 5; $a = (uint32)70000; let $b: int8; let $s: string; printf("%d %d [%s] %d\n", $a, $b, $s, sizeof($a)); let $c: int8 = -3; $c = $c - 1; let $p: struct task_struct * = curtask; print(($c, $p->pid > 0)); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n4464 0 [] 2\n(-4, 1)\n\n\n", "{}", out.dump());
+    assert_bt_error(&["-e", "BEGIN { let $a: uint16 = -1; }"], "Type mismatch for $a: trying to assign value of type 'int8' when variable already has a type 'uint16'", "cast it to keep its low bits: `(uint16)...`");
+}

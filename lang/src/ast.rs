@@ -174,6 +174,9 @@ pub enum Stmt {
     For { var: Ident, iter: ForIter, body: Vec<Stmt>, span: Span },
     /// bpftrace's `break`, `continue` and `return`.
     Jump(Jump, Span),
+    /// bpftrace's `let $var: type [= value];`: the scratch variable's type, then its value
+    /// (zero, or "", when none is given).
+    Declare { var: Ident, ty: TypeName, value: Option<Expr>, span: Span },
 }
 
 /// What a bpftrace `for` loop runs over.
@@ -498,6 +501,8 @@ impl Stmt {
                 body.iter().for_each(|s| s.each_target(f));
             }
             Stmt::Jump(..) => {}
+            // The declared scratch variable is the clause's own: only its value may assign.
+            Stmt::Declare { value, .. } => value.iter().for_each(|e| e.each_target(f)),
         }
     }
 }

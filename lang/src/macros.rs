@@ -216,6 +216,13 @@ impl<'m> Expander<'_, 'm> {
             }
             Stmt::Block(b) => Stmt::Block(self.stmts(b)?),
             j @ Stmt::Jump(..) => j,
+            Stmt::Declare { mut var, ty, mut value, span } => {
+                var.name = self.var(&var.name);
+                if let Some(v) = &mut value {
+                    self.expr(v, &mut pre, Hoist::Yes)?;
+                }
+                Stmt::Declare { var, ty, value, span }
+            }
         };
         out.append(&mut pre);
         out.push(s);

@@ -851,7 +851,7 @@ fn bpftrace_stmt(p: Pair<Rule>) -> Result<Stmt, Diagnostic> {
             .hint("run the program as bpftrace: --dialect bpftrace, or a .bt file"));
     }
     let rule = p.as_rule();
-    let mut it = p.into_inner().filter(|x| !matches!(x.as_rule(), Rule::while_kw | Rule::for_kw | Rule::unroll_kw | Rule::let_kw));
+    let mut it = p.into_inner().filter(|x| !matches!(x.as_rule(), Rule::while_kw | Rule::for_kw | Rule::unroll_kw | Rule::let_kw)).peekable();
     Ok(match rule {
         Rule::for_stmt => {
             let var = it.next().unwrap();
@@ -896,7 +896,20 @@ fn bpftrace_stmt(p: Pair<Rule>) -> Result<Stmt, Diagnostic> {
             // `let $x;` declares (its type comes from its first assignment); `let $x = v;`
             // assigns too.
             let var = it.next().unwrap();
-            let target = LValue::ClauseLocal(Ident { name: var.as_str().to_string(), span: span(&var) }, span(&var));
+            let var = Ident { name: var.as_str().to_string(), span: span(&var) };
+            if it.peek().is_some_and(|t| t.as_rule() == Rule::let_type) {
+                // `let $a: uint16 [= v];`: typed, then assigned (zero when no value is given).
+                let mut parts = it.next().unwrap().into_inner();
+                let ty = type_name(parts.next().unwrap())?;
+                if let Some(len) = parts.next() {
+                    return Err(Diagnostic::new(ty.span.start..span(&len).end, "a scratch variable cannot be declared as an array or a sized string")
+                        .label("`[N]` after the type")
+                        .hint("declare it without `[N]` (a string holds strsize bytes), or assign it an array to give it one: `$a = args.saddr;`"));
+                }
+                let value = it.next().map(expr).transpose()?;
+                return Ok(Stmt::Declare { var, ty, value, span: sp });
+            }
+            let target = LValue::ClauseLocal(var.clone(), var.span.clone());
             match it.next() {
                 Some(value) => Stmt::Assign { target, op: None, value: expr(value)?, span: sp },
                 None => Stmt::Block(Vec::new()),

@@ -284,6 +284,7 @@ fn clause_map_keys(clause: &Clause, shapes: &Shapes, found: &mut HashMap<String,
                 body.iter().for_each(|s| stmt_exprs(s, out, lv, aggs));
             }
             Stmt::Jump(..) => {}
+            Stmt::Declare { value, .. } => out.extend(value),
         }
     }
     let (mut lvalues, mut aggs) = (Vec::new(), Vec::new());
@@ -412,6 +413,12 @@ fn rename_stmt(s: &mut Stmt, from: &str, to: &str) {
             }
         }
         Stmt::Jump(..) => {}
+        Stmt::Declare { var, value, .. } => {
+            if let Some(n) = renamed(&var.name, from, to) {
+                var.name = n;
+            }
+            value.iter_mut().for_each(e);
+        }
     }
 }
 
@@ -599,6 +606,7 @@ impl Lowering {
                 Stmt::For { var, iter: ForIter::Map(first), body: turn, span }
             }
             j @ Stmt::Jump(..) => j,
+            Stmt::Declare { var, ty, value, span } => Stmt::Declare { var, ty, value: value.map(|v| self.scalar(v)).transpose()?, span },
         })
     }
 
