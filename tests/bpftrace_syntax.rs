@@ -230,3 +230,22 @@ fn typed_let_declares_the_scratch_variables_type() {
     assert_eq!(out.stdout, "Attaching 1 probe...\n4464 0 [] 2\n(-4, 1)\n\n\n", "{}", out.dump());
     assert_bt_error(&["-e", "BEGIN { let $a: uint16 = -1; }"], "Type mismatch for $a: trying to assign value of type 'int8' when variable already has a type 'uint16'", "cast it to keep its low bits: `(uint16)...`");
 }
+
+/// Block expressions (current bpftrace's docs, "Block Expressions"; 0.17 lacks them): the
+/// statements run, then the last expression (no `;` after it) is the value; `_ = v;` drops one.
+#[test]
+fn block_expressions_give_their_last_expression() {
+    let out = bt(&["-e", r#"BEGIN { let $a = { let $b = 2; $b + 1 }; @m[1] = 1; _ = has_key(@m, 1); printf("%d %d\n", $a, { $c = 5; $c * 2 } + { 1 }); print({ printf("side "); 7 }); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n3 11\nside 7\n\n\n@m[1]: 1\n", "{}", out.dump());
+    assert_bt_error(&["-e", "BEGIN { $a = { 1; }; }"], "a block used as a value must end with an expression", "end the block with an expression and no `;` after it");
+}
+
+/// A block passed to a macro's expression parameter (current bpftrace's docs, "Macros") runs
+/// where the body names the parameter, each time.
+#[test]
+fn a_block_argument_runs_at_each_use() {
+    let out = bt(&["-e", r#"macro three(x) { x; x; x; } BEGIN { three({ printf("hi") }); $n = 0; three({ $n += 10; printf(" %d", $n) }); printf("\n"); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\nhihihi 10 20 30\n\n\n", "{}", out.dump());
+}

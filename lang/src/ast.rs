@@ -300,6 +300,10 @@ pub enum ExprKind {
     Tuple(Vec<Expr>),
     /// bpftrace's record `(name = a, other = b)`: its fields as written.
     Record(Vec<(Ident, Expr)>),
+    /// bpftrace's block expression `{ statements; value }`: the statements run, then the
+    /// value is the block's. The macro pass moves the statements before the statement that
+    /// uses the value, so the checker never sees one.
+    Block(Vec<Stmt>, Box<Expr>),
 }
 
 /// A C type as written: `int`, `unsigned long`, `struct file *`, `uint64_t`, `char **`.
@@ -417,6 +421,7 @@ impl Expr {
             ExprKind::Index(a, keys) => std::iter::once(&**a).chain(keys).collect(),
             ExprKind::Tuple(elems) => elems.iter().collect(),
             ExprKind::Record(fields) => fields.iter().map(|(_, e)| e).collect(),
+            ExprKind::Block(_, value) => vec![value],
             ExprKind::Assign { target, value, .. } => target.keys().iter().chain(std::iter::once(&**value)).collect(),
             ExprKind::IncDec { target, .. } => target.keys().iter().collect(),
             _ => Vec::new(),

@@ -806,7 +806,10 @@ fn statement(p: Pair<Rule>) -> Result<Stmt, Diagnostic> {
     let sp = span(&p);
     match p.as_rule() {
         Rule::if_stmt => return if_stmt(p),
-        Rule::block => return Ok(Stmt::Block(statements(p.into_inner().next().unwrap())?)),
+        Rule::block => {
+            let _inside = Inside::enter(&sp, 0)?;
+            return Ok(Stmt::Block(statements(p.into_inner().next().unwrap())?));
+        }
         Rule::while_stmt | Rule::for_stmt | Rule::unroll_stmt | Rule::jump_stmt | Rule::let_stmt => return bpftrace_stmt(p),
         _ => {}
     }
@@ -830,6 +833,8 @@ fn statement(p: Pair<Rule>) -> Result<Stmt, Diagnostic> {
         }
         // An assignment or `++`/`--` whose value nobody uses.
         _ => match expr(inner)? {
+            // bpftrace's discard, `_ = has_key(@m, 1);`: the value is computed and dropped.
+            Expr { kind: ExprKind::Assign { target, op: None, value }, .. } if bpftrace() && matches!(&*target, LValue::Global(i) if i.name == "_") => Stmt::Expr(*value),
             Expr { kind: ExprKind::Assign { target, op, value }, span } => Stmt::Assign { target: *target, op, value: *value, span },
             Expr { kind: ExprKind::IncDec { target, delta, .. }, span } => Stmt::IncDec { target: *target, delta, span },
             e => Stmt::Expr(e),
@@ -1436,6 +1441,7 @@ fn primary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
             }
             return node(ExprKind::Tuple(elems), sp, h + 1);
         }
+        Rule::block_expr => return block_expr(p, level),
         Rule::sizeof_type => {
             let t = p.into_inner().find(|part| part.as_rule() == Rule::type_name).unwrap();
             ExprKind::SizeofType(type_name(t)?)
@@ -1461,6 +1467,76 @@ fn primary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
         r => unreachable!("primary {r:?}"),
     };
     Ok((Expr { kind, span: sp }, 0))
+}
+
+/// bpftrace's block expression `{ statements; value }`: the last statement is its value when
+/// it is an expression with no `;` after it.
+fn block_expr(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
+    let sp = span(&p);
+    if !bpftrace() {
+        return Err(Diagnostic::new(sp, "a block expression is bpftrace's, not D's").label("not in D").hint("run the program as bpftrace: --dialect bpftrace, or a .bt file"));
+    }
+    let _inside = Inside::enter(&sp, level)?;
+    let src = p.as_str();
+    let mut items: Vec<Pair<Rule>> = p.into_inner().next().unwrap().into_inner().collect();
+    // What follows the last statement up to the closing brace: nothing (but layout) when it
+    // is the value.
+    let last_is_value = items.last().is_some_and(|last| {
+        let rest = &src[last.as_span().end() - sp.start..src.len() - 1];
+        let value = last.as_rule() == Rule::block || (last.as_rule() == Rule::statement && last.clone().into_inner().next().is_some_and(|e| e.as_rule() == Rule::expr));
+        value && skip_layout(rest).is_empty()
+    });
+    if !last_is_value {
+        return Err(Diagnostic::new(sp, "a block used as a value must end with an expression")
+            .label("no value")
+            .hint("end the block with an expression and no `;` after it: `{ let $b = 2; $b + 1 }`"));
+    }
+    let last = items.pop().unwrap();
+    // `{ { ... } }`: an inner block last is the value too.
+    let (value, h) = if last.as_rule() == Rule::block { block_expr(last, level + 1)? } else { expr_at(last.into_inner().next().unwrap(), level + 1)? };
+    let stmts = items.into_iter().map(statement).collect::<Result<Vec<_>, _>>()?;
+    node(ExprKind::Block(stmts, Box::new(value)), sp, h + 1)
+}
+
+thread_local!(static BLOCKS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) });
+
+/// Inside one more block (a statement's or an expression's): blocks inside blocks, through
+/// statements too (whose expressions count their levels afresh), are refused past the limit
+/// rather than run out of stack.
+struct Inside;
+
+impl Inside {
+    fn enter(sp: &Span, level: usize) -> Result<Inside, Diagnostic> {
+        let depth = BLOCKS.with(|b| {
+            b.set(b.get() + 1);
+            b.get()
+        });
+        let inside = Inside;
+        if depth.max(level) > MAX_EXPR_DEPTH {
+            return Err(Diagnostic::new(sp.clone(), format!("blocks nested more than {MAX_EXPR_DEPTH} levels deep")).label("too deep").hint("split the work over fewer nested blocks"));
+        }
+        Ok(inside)
+    }
+}
+
+impl Drop for Inside {
+    fn drop(&mut self) {
+        BLOCKS.with(|b| b.set(b.get() - 1));
+    }
+}
+
+/// `s` without its leading whitespace and comments.
+fn skip_layout(mut s: &str) -> &str {
+    loop {
+        let t = s.trim_start();
+        s = if let Some(r) = t.strip_prefix("//") {
+            r.find('\n').map_or("", |i| &r[i..])
+        } else if let Some(r) = t.strip_prefix("/*") {
+            r.find("*/").map_or("", |i| &r[i + 2..])
+        } else {
+            return t;
+        };
+    }
 }
 
 /// The value of an integer written as in D (decimal, 0x hex, 0 octal, optional sign and
@@ -1497,7 +1573,7 @@ fn parse_int(text: &str, sp: Span) -> Result<i64, Diagnostic> {
     if !tail.trim_start_matches(['u', 'U', 'l', 'L']).is_empty() || tail.len() > 3 {
         let bad = &tail[tail.len() - tail.trim_start_matches(['u', 'U', 'l', 'L']).len()..];
         let bad = if bad.is_empty() { tail } else { bad };
-        let at = sp.end - bad.len()..sp.end;
+        let at = sp.end.saturating_sub(bad.len()).max(sp.start)..sp.end;
         return Err(Diagnostic::new(at, format!("invalid integer suffix '{bad}'"))
             .label("not a suffix")
             .hint("an integer may end in C's u, l, ll, or a duration's unit: ns us ms s m h d (`100ms` is 100000000 nanoseconds)"));
@@ -1713,6 +1789,7 @@ mod tests {
             ExprKind::Xlate(t, a) => format!("xlate<{}>({})", show_type(t), show(a)),
             ExprKind::Tuple(elems) => format!("({},)", elems.iter().map(show).collect::<Vec<_>>().join(", ")),
             ExprKind::Record(fields) => format!("({},)", fields.iter().map(|(n, e)| format!("{}={}", n.name, show(e))).collect::<Vec<_>>().join(", ")),
+            ExprKind::Block(stmts, value) => format!("{{ {} statements; {} }}", stmts.len(), show(value)),
         }
     }
 

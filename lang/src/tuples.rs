@@ -451,6 +451,10 @@ fn rename_expr(e: &mut Expr, from: &str, to: &str) {
         ExprKind::Agg(a) => a.keys.iter_mut().for_each(r),
         ExprKind::Call(_, xs) | ExprKind::Tuple(xs) => xs.iter_mut().for_each(r),
         ExprKind::Record(fields) => fields.iter_mut().for_each(|(_, x)| r(x)),
+        ExprKind::Block(stmts, value) => {
+            stmts.iter_mut().for_each(|s| rename_stmt(s, from, to));
+            r(value);
+        }
         ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::Deref(a) | ExprKind::AddrOf(a) | ExprKind::SizeofExpr(a) | ExprKind::Xlate(_, a) | ExprKind::Member { base: a, .. } => r(a),
         ExprKind::Binary(_, a, b) => {
             r(a);
@@ -811,6 +815,8 @@ impl Lowering {
             ExprKind::Xlate(t, a) => ExprKind::Xlate(t, b(self.scalar(*a)?)),
             kind @ (ExprKind::Int(..) | ExprKind::Str(_) | ExprKind::Ident(_) | ExprKind::Macro(_) | ExprKind::ThreadLocal(_) | ExprKind::ArgsField(_) | ExprKind::ClauseLocal(_) | ExprKind::SizeofType(_) | ExprKind::Offsetof(..)) => kind,
             ExprKind::Tuple(_) | ExprKind::Record(_) => return Err(not_here(&span)),
+            // The macro pass, which runs first, moved a block's statements out.
+            ExprKind::Block(..) => return Err(crate::macros::block_not_here(&span)),
         };
         Ok(Expr { kind, span })
     }

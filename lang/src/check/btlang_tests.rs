@@ -36,3 +36,33 @@ fn typed_let_gives_the_type_and_refuses_literals_that_do_not_fit() {
     assert_eq!((m.as_str(), at.as_str()), ("a scratch variable cannot be declared as an array or a sized string", "uint8[4]"));
     assert!(err("BEGIN { let $a: uint16 = \"x\"; }").0.contains("`$a` is `uint16_t`, but this is `string`"));
 }
+
+#[test]
+fn block_expressions_run_their_statements_before_the_statement_that_uses_them() {
+    ok("BEGIN { let $a = { let $b = 2; $b + 1 }; $c = { 1 } + { $d = 5; $d * 2 }; print({ printf(\"hi\"); 7 }); $e = { { 4 } }; $f = { 2 /* value */ }; }");
+    // Where that would change what runs: refused.
+    let (m, at) = err("BEGIN { $a = 1; if ($a > 0 && { $a++; $a }) { } }");
+    assert_eq!((m.as_str(), at.as_str()), ("a block with statements cannot be a value in the right of && or ||", "{ $a++; $a }"));
+    assert!(err("BEGIN { $a = 1; $b = $a ? { $a = 2; 3 } : 4; }").0.ends_with("in a branch of ?:"));
+    // A block without a value where one is needed.
+    let (m, at) = err("BEGIN { $a = { 1; }; }");
+    assert_eq!((m.as_str(), at.as_str()), ("a block used as a value must end with an expression", "{ 1; }"));
+    // A block alone as a statement is a block, as before; `_ = v;` discards a value.
+    ok("BEGIN { { $x = 1; } { 2 } @m[1] = 1; _ = has_key(@m, 1); }");
+    let d = crate::compile("BEGIN { x = { 1 }; }", &CheckOptions::default()).expect_err("D");
+    assert_eq!(d.message, "a block expression is bpftrace's, not D's");
+    for deep in [format!("BEGIN {{ $a = {}1{}; }}", "{ $b = ".repeat(150), " }".repeat(150)), format!("BEGIN {{ $a = {}1{}; }}", "{".repeat(3000), "}".repeat(3000))] {
+        let m = compile_bt(&deep).expect_err("deep").message;
+        assert!(m.contains("nested more than 100 levels") || m.contains("nested too deeply"), "{m}");
+    }
+}
+
+#[test]
+fn a_block_passed_to_a_macro_runs_where_the_body_names_it() {
+    let p = crate::parse::parse_program_in("macro three(x) { x; x; x; } BEGIN { three({ printf(\"hi\") }); $n = 0; three({ $n++; $n }); }", None, Dialect::Bpftrace).expect("expands");
+    let body = format!("{:?}", p.clauses[0].body);
+    assert_eq!(body.matches("\"printf\"").count(), 3, "{body}");
+    assert_eq!(body.matches("IncDec").count(), 3, "{body}");
+    let (m, _) = err("macro w(x) { while (x < 3) { } } BEGIN { $n = 0; w({ $n++; $n }); }");
+    assert_eq!(m, "a block with statements cannot be a value in a while condition");
+}

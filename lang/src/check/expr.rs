@@ -52,6 +52,7 @@ impl Checker<'_> {
         Ok(match &e.kind {
             ExprKind::Cast(..) | ExprKind::Member { .. } | ExprKind::Index(..) | ExprKind::Deref(_) | ExprKind::AddrOf(_) | ExprKind::SizeofType(_) | ExprKind::SizeofExpr(_) | ExprKind::Offsetof(..) => unreachable!("typed forms are checked by typed()"),
             ExprKind::Xlate(..) => return Err(translators::whole_translation(&e.span)),
+            ExprKind::Block(..) => return Err(crate::macros::block_not_here(&e.span)),
             ExprKind::Record(_) => {
                 return Err(Diagnostic::new(e.span.clone(), "a record cannot be used here")
                     .label("a record")
