@@ -249,3 +249,12 @@ fn a_block_argument_runs_at_each_use() {
     out.assert_ok();
     assert_eq!(out.stdout, "Attaching 1 probe...\nhihihi 10 20 30\n\n\n", "{}", out.dump());
 }
+
+/// Booleans: `true`/`false` and comparisons print as numbers, as bpftrace 0.17 prints them
+/// (checked against 0.17 here); a conversion to `bool` is 1 for any value not 0.
+#[test]
+fn booleans_print_as_bpftrace_0_17_prints_them() {
+    let out = bt(&["-e", r#"BEGIN { @ = (1 == 1); print(2 > 1); $b = true; print($b); @f = false; $c = (bool)256; let $d: bool = 7; let $e: bool; printf("%d %d %d %d\n", 1 < 2, $c, $d, $e); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n1\n1\n1 1 1 0\n\n\n@: 1\n@f: 0\n", "{}", out.dump());
+}

@@ -66,3 +66,10 @@ fn a_block_passed_to_a_macro_runs_where_the_body_names_it() {
     let (m, _) = err("macro w(x) { while (x < 3) { } } BEGIN { $n = 0; w({ $n++; $n }); }");
     assert_eq!(m, "a block with statements cannot be a value in a while condition");
 }
+
+#[test]
+fn a_conversion_to_bool_is_one_for_any_value_not_zero() {
+    let p = ok("BEGIN { @a = (bool)256; }");
+    let body = format!("{:?}", p.groups[0].clauses[0].body);
+    assert!(body.contains("Binary(Ne, Int(256), Int(0))"), "{body}");
+}

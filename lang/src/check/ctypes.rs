@@ -168,6 +168,8 @@ impl Checker<'_> {
                 let v = self.scalar(inner)?;
                 let real = self.types.real(ty).map_err(types_err)?;
                 let val = match real {
+                    // C's (and bpftrace's) conversion to a boolean: 1 for any value not 0.
+                    Type::Int(i) if i.bool => Expr::Binary(crate::ast::BinOp::Ne, Box::new(v), Box::new(Expr::Int(0))),
                     Type::Int(i) if i.size < 8 => Expr::Bits { inner: Box::new(v), shift: 0, width: i.size * 8, signed: i.signed },
                     Type::Int(_) | Type::Ptr { .. } | Type::Enum { .. } => v,
                     _ => {

@@ -47,6 +47,15 @@ impl Checker<'_> {
                 &zero
             }
         };
+        // `let $b: bool = 5;` is true: converted as a cast to bool converts.
+        let as_bool;
+        let value = match self.types.real(t) {
+            Ok(Type::Int(i)) if i.bool && const_int(value).is_none_or(|n| n != 0 && n != 1) => {
+                as_bool = ast::Expr { kind: ExprKind::Cast(ty.clone(), Box::new(value.clone())), span: value.span.clone() };
+                &as_bool
+            }
+            _ => value,
+        };
         self.assign(&ast::LValue::ClauseLocal(var.clone(), var.span.clone()), None, Some(value), 0, span)
     }
 
