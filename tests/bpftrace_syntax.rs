@@ -258,3 +258,13 @@ fn booleans_print_as_bpftrace_0_17_prints_them() {
     out.assert_ok();
     assert_eq!(out.stdout, "Attaching 1 probe...\n1\n1\n1 1 1 0\n\n\n@: 1\n@f: 0\n", "{}", out.dump());
 }
+
+/// `&$a` (current bpftrace's docs, "Pointers"; 0.17 lacks it): a pointer to the scratch
+/// variable, read through with `*` (seeing later stores), `str()` or `->`.
+#[test]
+fn the_address_of_a_scratch_variable_reads_it() {
+    let out = bt(&["-e", r#"BEGIN { $a = 1234; $b = &$a; print(*$b); $a = 99; let $c: uint16 = 513; $s = "abc"; printf("%d %d %s %d\n", *$b, *&$c, str(&$s), $b != 0); $t = *curtask; $p = &$t; print($p->tgid == pid); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n1234\n99 513 abc 1\n1\n\n\n", "{}", out.dump());
+    assert_bt_error(&["-e", "BEGIN { $b = &$x; }"], "Undefined or undeclared variable: $x", "assign the variable before taking its address");
+}

@@ -73,3 +73,13 @@ fn a_conversion_to_bool_is_one_for_any_value_not_zero() {
     let body = format!("{:?}", p.groups[0].clauses[0].body);
     assert!(body.contains("Binary(Ne, Int(256), Int(0))"), "{body}");
 }
+
+#[test]
+fn the_address_of_a_scratch_variable_is_a_kernel_pointer_to_its_type() {
+    let p = ok("BEGIN { $a = (uint16)5; $p = &$a; @v = *$p; $s = \"ab\"; @s = str(&$s); }");
+    let body = format!("{:?}", p.groups[0].clauses[0].body);
+    assert!(body.contains("VarAddr(Clause(0))"), "{body}");
+    assert_eq!(err("BEGIN { $b = &$x; }"), ("Undefined or undeclared variable: $x".into(), "$x".into()));
+    assert_eq!(err("BEGIN { @a = 1; $b = &@a; }"), ("the address of a map is not in crumbs".into(), "@a".into()));
+    assert!(err("BEGIN { $k = kstack; $p = &$k; }").0.starts_with("cannot take the address of $k"));
+}

@@ -299,6 +299,15 @@ impl Checker<'_> {
                     }
                 }
             }
+            ExprKind::AddrOf(inner) if self.bpftrace() && matches!(&inner.kind, ExprKind::ClauseLocal(n) if n.starts_with('$')) => {
+                let ExprKind::ClauseLocal(n) = &inner.kind else { unreachable!("matched") };
+                self.scratch_address(n, &inner.span)?
+            }
+            ExprKind::AddrOf(inner) if self.bpftrace() && matches!(&inner.kind, ExprKind::Agg(_)) => {
+                return Err(Diagnostic::new(inner.span.clone(), "the address of a map is not in crumbs")
+                    .label("`&` of a map")
+                    .hint("copy the value into a scratch variable and take its address: `$v = @m; $p = &$v;`"));
+            }
             ExprKind::AddrOf(inner) => {
                 let b = self.typed(inner)?;
                 // As D: a variable's own storage has no address a program may keep.

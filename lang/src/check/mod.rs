@@ -38,6 +38,7 @@ mod speculation;
 mod stable;
 mod print;
 mod rawtracepoint;
+mod scratch_addr;
 mod registers;
 mod return_args;
 mod strings;
