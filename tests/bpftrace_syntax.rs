@@ -268,3 +268,13 @@ fn the_address_of_a_scratch_variable_reads_it() {
     assert_eq!(out.stdout, "Attaching 1 probe...\n1234\n99 513 abc 1\n1\n\n\n", "{}", out.dump());
     assert_bt_error(&["-e", "BEGIN { $b = &$x; }"], "Undefined or undeclared variable: $x", "assign the variable before taking its address");
 }
+
+/// `typeof()` (current bpftrace's stdlib.md) in a typed let, a cast, sizeof and as a macro's
+/// type argument; `comptime` (its language docs' grammar) folds a value known when compiling.
+#[test]
+fn typeof_and_comptime() {
+    let out = bt(&["-e", r#"macro sz(t) { sizeof(t) } macro as(t, v) { (t)v } BEGIN { $b = (uint16)3; let $a: typeof($b) = 65535; $c = (typeof($b))65537; printf("%d %d %d %d %d %d\n", $a, $c, sizeof(typeof($b)), sz(typeof(uint32 *)), as(typeof(uint8), 257), comptime 5 + 1); if comptime (sizeof($b) == 2) { print("two"); } else { fail("not two"); } exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n65535 1 2 8 1 6\ntwo\n\n\n", "{}", out.dump());
+    assert_bt_error(&["-e", "BEGIN { $x = pid; if comptime ($x > 1) { print(1); } }"], "Unable to resolve comptime expression", "comptime takes what is known when compiling");
+}

@@ -217,8 +217,9 @@ impl<'m> Expander<'_, 'm> {
             }
             Stmt::Block(b) => Stmt::Block(self.stmts(b)?),
             j @ Stmt::Jump(..) => j,
-            Stmt::Declare { mut var, ty, mut value, span } => {
+            Stmt::Declare { mut var, mut ty, mut value, span } => {
                 var.name = self.var(&var.name);
+                self.type_name(&mut ty)?;
                 if let Some(v) = &mut value {
                     self.expr(v, &mut pre, Hoist::Yes)?;
                 }
@@ -301,7 +302,7 @@ impl<'m> Expander<'_, 'm> {
                     self.expr(a, pre, hoist)?;
                 }
             }
-            ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::Deref(a) | ExprKind::AddrOf(a) | ExprKind::SizeofExpr(a) | ExprKind::Xlate(_, a) => self.expr(a, pre, hoist)?,
+            ExprKind::Unary(_, a) | ExprKind::Deref(a) | ExprKind::AddrOf(a) | ExprKind::SizeofExpr(a) | ExprKind::Xlate(_, a) => self.expr(a, pre, hoist)?,
             ExprKind::Member { base, .. } => self.expr(base, pre, hoist)?,
             ExprKind::Binary(op, a, b) => {
                 self.expr(a, pre, hoist)?;
@@ -325,7 +326,13 @@ impl<'m> Expander<'_, 'm> {
             }
             ExprKind::IncDec { target, .. } => self.lvalue(target, pre)?,
             ExprKind::Block(..) => unreachable!("taken above"),
-            ExprKind::Int(..) | ExprKind::Str(_) | ExprKind::Macro(_) | ExprKind::ThreadLocal(_) | ExprKind::ArgsField(_) | ExprKind::SizeofType(_) | ExprKind::Offsetof(..) => {}
+            ExprKind::Comptime(a) => self.expr(a, pre, hoist)?,
+            ExprKind::Cast(t, a) => {
+                self.type_name(t)?;
+                self.expr(a, pre, hoist)?;
+            }
+            ExprKind::SizeofType(t) | ExprKind::Offsetof(t, _) | ExprKind::TypeArg(t) => self.type_name(t)?,
+            ExprKind::Int(..) | ExprKind::Str(_) | ExprKind::Macro(_) | ExprKind::ThreadLocal(_) | ExprKind::ArgsField(_) => {}
         }
         Ok(())
     }
@@ -347,6 +354,23 @@ impl<'m> Expander<'_, 'm> {
             pre.push(Stmt::Block(body));
         }
         *e = value;
+        Ok(())
+    }
+
+    /// A type name in the body: a parameter given `typeof(T)` is T (its `*`s added to the
+    /// name's), and the expression of a `typeof(expr)` is expanded (never run: what it
+    /// would run first is dropped).
+    fn type_name(&mut self, t: &mut TypeName) -> Result<(), Diagnostic> {
+        match &mut t.base {
+            BaseType::Named(words) if words.len() == 1 => {
+                if let Some(ExprKind::TypeArg(given)) = self.scope.as_ref().and_then(|s| s.exprs.get(&words[0])).map(|e| &e.kind) {
+                    t.base = given.base.clone();
+                    t.pointers = t.pointers.saturating_add(given.pointers);
+                }
+            }
+            BaseType::TypeOf(e) => self.expr(&mut e.0, &mut Vec::new(), Hoist::Yes)?,
+            _ => {}
+        }
         Ok(())
     }
 

@@ -360,7 +360,7 @@ fn bpftrace_only(p: Pair<Rule>) -> bool {
 fn bpftrace_only_at(p: Pair<Rule>) -> bool {
     match p.as_rule() {
         Rule::macro_var => return !dialect::is_d_macro(&p.as_str()[1..]),
-        Rule::while_stmt | Rule::for_stmt | Rule::unroll_stmt | Rule::jump_stmt | Rule::let_stmt | Rule::tuple_index | Rule::trailing_comma | Rule::bare_cond | Rule::config_block | Rule::macro_def | Rule::map_decl => return true,
+        Rule::while_stmt | Rule::for_stmt | Rule::unroll_stmt | Rule::jump_stmt | Rule::let_stmt | Rule::tuple_index | Rule::trailing_comma | Rule::bare_cond | Rule::config_block | Rule::macro_def | Rule::map_decl | Rule::block_expr | Rule::typeof_type | Rule::comptime_op => return true,
         // A tuple.
         Rule::paren if p.clone().into_inner().count() != 1 => return true,
         Rule::agg_assign => {
@@ -1038,6 +1038,7 @@ fn pratt() -> &'static PrattParser<Rule> {
                 | Op::prefix(Rule::addr_of)
                 | Op::prefix(Rule::cast)
                 | Op::prefix(Rule::sizeof_op)
+                | Op::prefix(Rule::comptime_op)
                 | Op::prefix(Rule::pre_incdec))
             .op(Op::postfix(Rule::member) | Op::postfix(Rule::index) | Op::postfix(Rule::post_incdec))
     })
@@ -1139,7 +1140,7 @@ impl Operand {
 }
 
 fn is_prefix(r: Rule) -> bool {
-    matches!(r, Rule::not | Rule::bitnot | Rule::neg | Rule::plus | Rule::deref | Rule::addr_of | Rule::cast | Rule::sizeof_op | Rule::pre_incdec)
+    matches!(r, Rule::not | Rule::bitnot | Rule::neg | Rule::plus | Rule::deref | Rule::addr_of | Rule::cast | Rule::sizeof_op | Rule::comptime_op | Rule::pre_incdec)
 }
 
 /// The grammar's `postfix` operators.
@@ -1255,6 +1256,10 @@ fn chain(parts: Vec<Pair<Rule>>, level: usize, built: &RefCell<HashMap<usize, Op
             let kind = match op.as_rule() {
                 Rule::cast => ExprKind::Cast(type_name(op.into_inner().next().unwrap())?, Box::new(rhs.e)),
                 Rule::pre_incdec => incdec(op.as_str(), rhs.e, false)?,
+                Rule::comptime_op if !bpftrace() => {
+                    return Err(Diagnostic::new(span(&op), "`comptime` is bpftrace's, not D's").label("not in D").hint("run the program as bpftrace: --dialect bpftrace, or a .bt file"));
+                }
+                Rule::comptime_op => ExprKind::Comptime(Box::new(rhs.e)),
                 r => prefix_kind(r, rhs.e),
             };
             Ok(Operand::new(node(kind, written.clone(), rhs.h + 1)?, written))
@@ -1329,6 +1334,12 @@ fn type_name(p: Pair<Rule>) -> Result<TypeName, Diagnostic> {
             }
             Rule::ident if bpftrace() => base = Some(BaseType::Named(vec![crate::dialect::bpftrace_type(part.as_str()).to_string()])),
             Rule::ident => base = Some(BaseType::Named(vec![part.as_str().to_string()])),
+            Rule::typeof_type => {
+                // `typeof(T)` is T (its `*`s and the ones after it add up); `typeof(e)`, e's type.
+                let (b, p) = typeof_base(part)?;
+                base = Some(b);
+                pointers += p as usize;
+            }
             Rule::star => {
                 pointers += 1;
                 if pointers > MAX_POINTERS {
@@ -1341,6 +1352,22 @@ fn type_name(p: Pair<Rule>) -> Result<TypeName, Diagnostic> {
         }
     }
     Ok(TypeName { base: base.expect("the grammar requires a base type"), pointers: pointers as u8, span: start..end })
+}
+
+/// `typeof(T)` (T's base and its `*`s) or `typeof(expr)`; in D, an error.
+fn typeof_base(p: Pair<Rule>) -> Result<(BaseType, u8), Diagnostic> {
+    let sp = span(&p);
+    if !bpftrace() {
+        return Err(Diagnostic::new(sp, "`typeof` is bpftrace's, not D's").label("not in D").hint("run the program as bpftrace: --dialect bpftrace, or a .bt file"));
+    }
+    let inner = p.into_inner().find(|x| x.as_rule() != Rule::typeof_kw).unwrap();
+    Ok(match inner.as_rule() {
+        Rule::type_name => {
+            let t = type_name(inner)?;
+            (t.base, t.pointers)
+        }
+        _ => (BaseType::TypeOf(TypeOfExpr(Box::new(expr(inner)?))), 0),
+    })
 }
 
 /// Expressions that are each one level below `level` (call arguments, aggregation keys),
@@ -1442,6 +1469,11 @@ fn primary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
             return node(ExprKind::Tuple(elems), sp, h + 1);
         }
         Rule::block_expr => return block_expr(p, level),
+        // `typeof(...)` as a value: a macro's type argument (the macro pass puts it in place).
+        Rule::typeof_type => {
+            let (base, pointers) = typeof_base(p)?;
+            ExprKind::TypeArg(TypeName { base, pointers, span: sp.clone() })
+        }
         Rule::sizeof_type => {
             let t = p.into_inner().find(|part| part.as_rule() == Rule::type_name).unwrap();
             ExprKind::SizeofType(type_name(t)?)
@@ -1790,6 +1822,8 @@ mod tests {
             ExprKind::Tuple(elems) => format!("({},)", elems.iter().map(show).collect::<Vec<_>>().join(", ")),
             ExprKind::Record(fields) => format!("({},)", fields.iter().map(|(n, e)| format!("{}={}", n.name, show(e))).collect::<Vec<_>>().join(", ")),
             ExprKind::Block(stmts, value) => format!("{{ {} statements; {} }}", stmts.len(), show(value)),
+            ExprKind::TypeArg(t) => format!("typeof({})", show_type(t)),
+            ExprKind::Comptime(a) => format!("(comptime {})", show(a)),
         }
     }
 
@@ -1800,6 +1834,7 @@ mod tests {
             BaseType::Struct(n) => format!("struct_{n}"),
             BaseType::Union(n) => format!("union_{n}"),
             BaseType::Enum(n) => format!("enum_{n}"),
+            BaseType::TypeOf(e) => format!("typeof_{}", show(&e.0)),
         };
         format!("{base}{}", "*".repeat(t.pointers as usize))
     }

@@ -455,6 +455,8 @@ fn rename_expr(e: &mut Expr, from: &str, to: &str) {
             stmts.iter_mut().for_each(|s| rename_stmt(s, from, to));
             r(value);
         }
+        ExprKind::Comptime(a) => r(a),
+        ExprKind::TypeArg(_) => {}
         ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::Deref(a) | ExprKind::AddrOf(a) | ExprKind::SizeofExpr(a) | ExprKind::Xlate(_, a) | ExprKind::Member { base: a, .. } => r(a),
         ExprKind::Binary(_, a, b) => {
             r(a);
@@ -817,6 +819,8 @@ impl Lowering {
             ExprKind::Tuple(_) | ExprKind::Record(_) => return Err(not_here(&span)),
             // The macro pass, which runs first, moved a block's statements out.
             ExprKind::Block(..) => return Err(crate::macros::block_not_here(&span)),
+            ExprKind::Comptime(a) => ExprKind::Comptime(b(self.scalar(*a)?)),
+            kind @ ExprKind::TypeArg(_) => kind,
         };
         Ok(Expr { kind, span })
     }

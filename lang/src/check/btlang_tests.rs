@@ -9,6 +9,10 @@ fn compile_bt(src: &str) -> Result<Program, Diagnostic> {
     compile(src, &CheckOptions { dialect: Some(Dialect::Bpftrace), target: Some(42), destructive: true, ..Default::default() })
 }
 
+fn d_only() -> CheckOptions {
+    CheckOptions { dialect: Some(Dialect::D), ..Default::default() }
+}
+
 fn ok(src: &str) -> Program {
     compile_bt(src).unwrap_or_else(|d| panic!("{src}: {} ({:?})", d.message, d.hint))
 }
@@ -49,7 +53,7 @@ fn block_expressions_run_their_statements_before_the_statement_that_uses_them() 
     assert_eq!((m.as_str(), at.as_str()), ("a block used as a value must end with an expression", "{ 1; }"));
     // A block alone as a statement is a block, as before; `_ = v;` discards a value.
     ok("BEGIN { { $x = 1; } { 2 } @m[1] = 1; _ = has_key(@m, 1); }");
-    let d = crate::compile("BEGIN { x = { 1 }; }", &CheckOptions::default()).expect_err("D");
+    let d = crate::compile("BEGIN { x = { 1 }; }", &d_only()).expect_err("D");
     assert_eq!(d.message, "a block expression is bpftrace's, not D's");
     for deep in [format!("BEGIN {{ $a = {}1{}; }}", "{ $b = ".repeat(150), " }".repeat(150)), format!("BEGIN {{ $a = {}1{}; }}", "{".repeat(3000), "}".repeat(3000))] {
         let m = compile_bt(&deep).expect_err("deep").message;
@@ -82,4 +86,29 @@ fn the_address_of_a_scratch_variable_is_a_kernel_pointer_to_its_type() {
     assert_eq!(err("BEGIN { $b = &$x; }"), ("Undefined or undeclared variable: $x".into(), "$x".into()));
     assert_eq!(err("BEGIN { @a = 1; $b = &@a; }"), ("the address of a map is not in crumbs".into(), "@a".into()));
     assert!(err("BEGIN { $k = kstack; $p = &$k; }").0.starts_with("cannot take the address of $k"));
+}
+
+#[test]
+fn typeof_names_a_type_in_lets_casts_sizeof_and_macro_arguments() {
+    ok("BEGIN { $b = (uint16)3; let $a: typeof($b) = 5; $c = (typeof($b))65537; @s = sizeof(typeof($b)); $s = \"x\"; let $t: typeof($s); }");
+    ok("macro p_cast(a, b) { (a*)b } macro sz(t) { sizeof(t) } BEGIN { @p = p_cast(typeof(uint8), -1); @z = sz(typeof(uint32 *)); }");
+    let p = ok("macro sz(t) { sizeof(t) } BEGIN { @z = sz(typeof(uint32 *)); @y = sz(typeof(int16)); }");
+    let body = format!("{:?}", p.groups[0].clauses[0].body);
+    assert!(body.contains("Int(8)") && body.contains("Int(2)"), "{body}");
+    // The typed let's literal check uses the type typeof gives.
+    assert_eq!(err("BEGIN { $b = (uint8)1; let $a: typeof($b) = 256; }").0, "Type mismatch for $a: trying to assign value of type 'int16' when variable already has a type 'uint8'");
+    let (m, at) = err("BEGIN { print(typeof(1)); }");
+    assert_eq!((m.as_str(), at.as_str()), ("When used as a call argument, `typeof` builtin only valid for macro calls that are expecting a type parameter", "typeof(1)"));
+    let d = crate::compile("BEGIN { x = (typeof(1))2; }", &d_only()).expect_err("D");
+    assert_eq!(d.message, "`typeof` is bpftrace's, not D's");
+}
+
+#[test]
+fn comptime_is_a_value_known_when_compiling() {
+    // The branch not taken is not checked (fail() there is no error).
+    ok("BEGIN { if comptime (1 == 1) { @a = 1; } else { fail(\"no\"); } if comptime is_str(\"x\") { @b = 2; } @c = comptime 5 + 1; }");
+    let (m, at) = err("BEGIN { $x = pid; if comptime ($x > 1) { @a = 1; } }");
+    assert_eq!((m.as_str(), at.as_str()), ("Unable to resolve comptime expression", "comptime ($x > 1)"));
+    // In D `comptime` stays a name.
+    crate::compile("BEGIN { comptime = 1; trace(comptime + 1); }", &d_only()).expect("D");
 }

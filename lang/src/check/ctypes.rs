@@ -89,6 +89,8 @@ impl Checker<'_> {
                 },
                 None => return Err(Diagnostic::new(span.clone(), format!("`{}` is not a type", words.join(" "))).label("not a C type").hint("write e.g. `unsigned long` or `long long`")),
             },
+            // `typeof(expr)`: its type, the expression never run (as sizeof's).
+            BaseType::TypeOf(e) => self.typed(&e.0)?.ty,
             BaseType::Struct(n) | BaseType::Union(n) | BaseType::Enum(n) => {
                 let (space, kw) = match &t.base {
                     BaseType::Struct(_) => (TypeSpace::Struct, "struct"),

@@ -18,6 +18,7 @@ mod args;
 mod bpftrace;
 mod bpftrace_std;
 mod cgroup_path;
+mod comptime;
 mod dead_code;
 mod expr_stmt;
 mod ctypes;

@@ -13,7 +13,17 @@ use vars::VarRef;
 impl Checker<'_> {
     /// `let $var: ty [= value];`: the statements that store its first value.
     pub(super) fn declare_scratch(&mut self, var: &ast::Ident, ty: &TypeName, value: Option<&ast::Expr>, span: &Span) -> Result<Vec<Stmt>, Diagnostic> {
-        let t = self.variable_type(ty)?;
+        let t = match &ty.base {
+            // `let $t: typeof($s)`: the expression's type, a string's too.
+            ast::BaseType::TypeOf(_) if ty.pointers == 0 => {
+                let t = self.type_of_name(ty)?;
+                match self.types.real(t).map_err(|e| ctypes::no_types(&ty.span, e))? {
+                    Type::String { .. } => t,
+                    _ => self.variable_type(ty)?,
+                }
+            }
+            _ => self.variable_type(ty)?,
+        };
         let l = match self.clause_locals.iter().position(|n| n == &var.name) {
             // Declared again with its own type (a branch of its own, or an unrolled loop's
             // copies: crumbs' scratch variables are the clause's, bpftrace's the block's).
