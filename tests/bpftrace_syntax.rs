@@ -278,3 +278,17 @@ fn typeof_and_comptime() {
     assert_eq!(out.stdout, "Attaching 1 probe...\n65535 1 2 8 1 6\ntwo\n\n\n", "{}", out.dump());
     assert_bt_error(&["-e", "BEGIN { $x = pid; if comptime ($x > 1) { print(1); } }"], "Unable to resolve comptime expression", "comptime takes what is known when compiling");
 }
+
+/// A D global assigned in bpftrace's dialect is bpftrace 0.17's syntax error (compared with
+/// 0.17 here: the same message and place).
+#[test]
+fn a_d_global_is_bpftraces_syntax_error() {
+    let out = bt(&["-e", "BEGIN { x = 1; }"]);
+    assert_eq!(out.code(), 2, "{}", out.dump());
+    assert!(out.stderr.contains("syntax error, unexpected =, expecting }") && out.stderr.contains("1:11"), "{}", out.dump());
+    assert_bt_error(&["-e", "BEGIN { x++; }"], "The ++ operator must be applied to a map or variable", "bpftrace's variables are scratch variables");
+    // Invoked as bpftrace (no --dialect): the same error, and bpftrace's exit status.
+    let out = common::bpftrace_dropin(&["-e", "BEGIN { x += 1; }"], None, &[]);
+    assert_eq!(out.code(), 1, "{}", out.dump());
+    assert!(out.stderr.contains("syntax error, unexpected +=, expecting }") && out.stderr.contains("stdin:1:11"), "{}", out.dump());
+}

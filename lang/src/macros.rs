@@ -615,7 +615,11 @@ mod tests {
         assert_eq!(e.message, "Variable for macro argument has already been used: $x");
         let e = error("macro r(x) { 1 } macro r(y) { 2 } BEGIN { }");
         assert_eq!(e.message, "Redefinition of macro: r");
+        // An expression parameter assigned: bpftrace's syntax error, as for any name without
+        // `$` or `@`; through a call's argument, crumbs' own error.
         let e = error("macro s(x) { x = 1; } BEGIN { s(2); }");
+        assert_eq!(e.message, "syntax error, unexpected =, expecting }");
+        let e = error("macro s(x) { print(x = 1); } BEGIN { s(2); }");
         assert!(e.message.starts_with("cannot assign to macro argument `x`"), "{}", e.message);
     }
 

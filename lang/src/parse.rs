@@ -832,14 +832,41 @@ fn statement(p: Pair<Rule>) -> Result<Stmt, Diagnostic> {
             Stmt::Aggregate { agg, func, args, span: sp }
         }
         // An assignment or `++`/`--` whose value nobody uses.
-        _ => match expr(inner)? {
+        _ => match expr(inner.clone())? {
             // bpftrace's discard, `_ = has_key(@m, 1);`: the value is computed and dropped.
             Expr { kind: ExprKind::Assign { target, op: None, value }, .. } if bpftrace() && matches!(&*target, LValue::Global(i) if i.name == "_") => Stmt::Expr(*value),
+            Expr { kind: ExprKind::Assign { target, .. }, .. } if bpftrace() && is_d_variable(&target) => return Err(d_variable_assigned(&inner, &target)),
+            Expr { kind: ExprKind::IncDec { target, delta, .. }, .. } if bpftrace() && is_d_variable(&target) => {
+                let op = if delta > 0 { "++" } else { "--" };
+                return Err(Diagnostic::new(target.span(), format!("The {op} operator must be applied to a map or variable"))
+                    .label("not a map or scratch variable")
+                    .hint(format!("bpftrace's variables are scratch variables, `$name{op}`, and maps, `@name{op}`; D's globals are D's (--dialect d)")));
+            }
             Expr { kind: ExprKind::Assign { target, op, value }, span } => Stmt::Assign { target: *target, op, value: *value, span },
             Expr { kind: ExprKind::IncDec { target, delta, .. }, span } => Stmt::IncDec { target: *target, delta, span },
             e => Stmt::Expr(e),
         },
     })
+}
+
+/// D's global variable or associative array (`x`, `x[k]`), which bpftrace's grammar lacks.
+fn is_d_variable(target: &LValue) -> bool {
+    match target {
+        LValue::Global(_) => true,
+        LValue::Element { name, thread: false, .. } => !name.name.starts_with('@'),
+        _ => false,
+    }
+}
+
+/// `x = 1` in bpftrace: the syntax error bpftrace gives, at the assignment's operator.
+fn d_variable_assigned(stmt: &Pair<Rule>, target: &LValue) -> Diagnostic {
+    let base = stmt.as_span().start();
+    let after = &stmt.as_str()[target.span().end.saturating_sub(base).min(stmt.as_str().len())..];
+    let at = target.span().end + (after.len() - after.trim_start().len());
+    let op: String = after.trim_start().chars().take_while(|c| "+-*/%&|^<>=".contains(*c)).collect();
+    Diagnostic::new(at..at + op.len().max(1), format!("syntax error, unexpected {op}, expecting }}"))
+        .label("D's variable")
+        .hint(format!("bpftrace has no global variables: use a scratch variable, `${0} = ...`, or a map, `@{0} = ...` (D's globals are read with --dialect d)", target.text().trim_end_matches("[...]")))
 }
 
 /// The most times `unroll (N)` repeats its block, as bpftrace allows.

@@ -112,3 +112,15 @@ fn comptime_is_a_value_known_when_compiling() {
     // In D `comptime` stays a name.
     crate::compile("BEGIN { comptime = 1; trace(comptime + 1); }", &d_only()).expect("D");
 }
+
+#[test]
+fn a_d_variable_assigned_is_bpftraces_syntax_error() {
+    for (src, op) in [("BEGIN { x = 1; }", "="), ("BEGIN { x += 1; }", "+="), ("BEGIN { x[1] = 2; }", "="), ("BEGIN { if (1) { y = 2; } }", "=")] {
+        let (m, at) = err(src);
+        assert_eq!((m, at.as_str()), (format!("syntax error, unexpected {op}, expecting }}"), op), "{src}");
+    }
+    assert_eq!(err("BEGIN { x++; }"), ("The ++ operator must be applied to a map or variable".into(), "x".into()));
+    // `(x = 1)` is a record, `_ = v` a discard, and D keeps its globals.
+    ok("BEGIN { $r = (x = 1); _ = 2; }");
+    crate::compile("BEGIN { x = 1; x++; a[1] = 2; }", &d_only()).expect("D");
+}
