@@ -209,3 +209,86 @@ fn user_name() -> String {
 fn parent_comm() -> String {
     std::fs::read_to_string("/proc/thread-self/comm").unwrap().trim().to_string()
 }
+
+/// Duration literals (current bpftrace's docs, "Literals"; 0.17 lacks them): integers of
+/// nanoseconds wherever an integer goes, and `interval:1s` in a probe name.
+#[test]
+fn duration_literals_are_nanoseconds() {
+    let out = bt(&["-e", r#"interval:1s { $a = 1m; print($a); printf("%d %d %d %d\n", 100ms, 5us + 10ns, 2h / 1s, 1d / 1h); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n60000000000\n100000000 5010 7200 24\n\n\n", "{}", out.dump());
+    assert_bt_error(&["-e", "BEGIN { $a = 10xs; }"], "invalid integer suffix 'xs'", "a duration's unit: ns us ms s m h d");
+}
+
+/// Typed `let` (current bpftrace's docs, "Data Types"; 0.17 lacks it): the variable has the
+/// declared type from the start (zero, or "", without a value), a wider value is truncated
+/// to it, and a literal that does not fit is bpftrace's error.
+#[test]
+fn typed_let_declares_the_scratch_variables_type() {
+    let out = bt(&["-e", r#"BEGIN { let $a: uint16 = 5; $a = (uint32)70000; let $b: int8; let $s: string; printf("%d %d [%s] %d\n", $a, $b, $s, sizeof($a)); let $c: int8 = -3; $c = $c - 1; let $p: struct task_struct * = curtask; print(($c, $p->pid > 0)); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n4464 0 [] 2\n(-4, 1)\n\n\n", "{}", out.dump());
+    assert_bt_error(&["-e", "BEGIN { let $a: uint16 = -1; }"], "Type mismatch for $a: trying to assign value of type 'int8' when variable already has a type 'uint16'", "cast it to keep its low bits: `(uint16)...`");
+}
+
+/// Block expressions (current bpftrace's docs, "Block Expressions"; 0.17 lacks them): the
+/// statements run, then the last expression (no `;` after it) is the value; `_ = v;` drops one.
+#[test]
+fn block_expressions_give_their_last_expression() {
+    let out = bt(&["-e", r#"BEGIN { let $a = { let $b = 2; $b + 1 }; @m[1] = 1; _ = has_key(@m, 1); printf("%d %d\n", $a, { $c = 5; $c * 2 } + { 1 }); print({ printf("side "); 7 }); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n3 11\nside 7\n\n\n@m[1]: 1\n", "{}", out.dump());
+    assert_bt_error(&["-e", "BEGIN { $a = { 1; }; }"], "a block used as a value must end with an expression", "end the block with an expression and no `;` after it");
+}
+
+/// A block passed to a macro's expression parameter (current bpftrace's docs, "Macros") runs
+/// where the body names the parameter, each time.
+#[test]
+fn a_block_argument_runs_at_each_use() {
+    let out = bt(&["-e", r#"macro three(x) { x; x; x; } BEGIN { three({ printf("hi") }); $n = 0; three({ $n += 10; printf(" %d", $n) }); printf("\n"); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\nhihihi 10 20 30\n\n\n", "{}", out.dump());
+}
+
+/// Booleans: `true`/`false` and comparisons print as numbers, as bpftrace 0.17 prints them
+/// (checked against 0.17 here); a conversion to `bool` is 1 for any value not 0.
+#[test]
+fn booleans_print_as_bpftrace_0_17_prints_them() {
+    let out = bt(&["-e", r#"BEGIN { @ = (1 == 1); print(2 > 1); $b = true; print($b); @f = false; $c = (bool)256; let $d: bool = 7; let $e: bool; printf("%d %d %d %d\n", 1 < 2, $c, $d, $e); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n1\n1\n1 1 1 0\n\n\n@: 1\n@f: 0\n", "{}", out.dump());
+}
+
+/// `&$a` (current bpftrace's docs, "Pointers"; 0.17 lacks it): a pointer to the scratch
+/// variable, read through with `*` (seeing later stores), `str()` or `->`.
+#[test]
+fn the_address_of_a_scratch_variable_reads_it() {
+    let out = bt(&["-e", r#"BEGIN { $a = 1234; $b = &$a; print(*$b); $a = 99; let $c: uint16 = 513; $s = "abc"; printf("%d %d %s %d\n", *$b, *&$c, str(&$s), $b != 0); $t = *curtask; $p = &$t; print($p->tgid == pid); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n1234\n99 513 abc 1\n1\n\n\n", "{}", out.dump());
+    assert_bt_error(&["-e", "BEGIN { $b = &$x; }"], "Undefined or undeclared variable: $x", "assign the variable before taking its address");
+}
+
+/// `typeof()` (current bpftrace's stdlib.md) in a typed let, a cast, sizeof and as a macro's
+/// type argument; `comptime` (its language docs' grammar) folds a value known when compiling.
+#[test]
+fn typeof_and_comptime() {
+    let out = bt(&["-e", r#"macro sz(t) { sizeof(t) } macro as(t, v) { (t)v } BEGIN { $b = (uint16)3; let $a: typeof($b) = 65535; $c = (typeof($b))65537; printf("%d %d %d %d %d %d\n", $a, $c, sizeof(typeof($b)), sz(typeof(uint32 *)), as(typeof(uint8), 257), comptime 5 + 1); if comptime (sizeof($b) == 2) { print("two"); } else { fail("not two"); } exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n65535 1 2 8 1 6\ntwo\n\n\n", "{}", out.dump());
+    assert_bt_error(&["-e", "BEGIN { $x = pid; if comptime ($x > 1) { print(1); } }"], "Unable to resolve comptime expression", "comptime takes what is known when compiling");
+}
+
+/// A D global assigned in bpftrace's dialect is bpftrace 0.17's syntax error (compared with
+/// 0.17 here: the same message and place).
+#[test]
+fn a_d_global_is_bpftraces_syntax_error() {
+    let out = bt(&["-e", "BEGIN { x = 1; }"]);
+    assert_eq!(out.code(), 2, "{}", out.dump());
+    assert!(out.stderr.contains("syntax error, unexpected =, expecting }") && out.stderr.contains("1:11"), "{}", out.dump());
+    assert_bt_error(&["-e", "BEGIN { x++; }"], "The ++ operator must be applied to a map or variable", "bpftrace's variables are scratch variables");
+    // Invoked as bpftrace (no --dialect): the same error, and bpftrace's exit status.
+    let out = common::bpftrace_dropin(&["-e", "BEGIN { x += 1; }"], None, &[]);
+    assert_eq!(out.code(), 1, "{}", out.dump());
+    assert!(out.stderr.contains("syntax error, unexpected +=, expecting }") && out.stderr.contains("stdin:1:11"), "{}", out.dump());
+}

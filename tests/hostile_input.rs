@@ -83,6 +83,7 @@ fn deep_nesting_is_an_error_not_a_crash() {
         ("a long sum", format!("BEGIN {{ trace(1{}); }}", " + 1".repeat(175_000))),
         ("nested calls", format!("BEGIN {{ trace({}1{}); }}", "copyinstr(".repeat(5000), ")".repeat(5000))),
         ("nested keys", format!("BEGIN {{ @[{}1{}] = count(); }}", "@a[".repeat(3000), "]".repeat(3000))),
+        ("nested blocks", format!("BEGIN {{ {}x = 1;{} }}", "{ ".repeat(3000), " }".repeat(3000))),
     ];
     for (what, program) in cases {
         let out = compile(&program);

@@ -174,6 +174,9 @@ pub enum Stmt {
     For { var: Ident, iter: ForIter, body: Vec<Stmt>, span: Span },
     /// bpftrace's `break`, `continue` and `return`.
     Jump(Jump, Span),
+    /// bpftrace's `let $var: type [= value];`: the scratch variable's type, then its value
+    /// (zero, or "", when none is given).
+    Declare { var: Ident, ty: TypeName, value: Option<Expr>, span: Span },
 }
 
 /// What a bpftrace `for` loop runs over.
@@ -297,7 +300,29 @@ pub enum ExprKind {
     Tuple(Vec<Expr>),
     /// bpftrace's record `(name = a, other = b)`: its fields as written.
     Record(Vec<(Ident, Expr)>),
+    /// bpftrace's block expression `{ statements; value }`: the statements run, then the
+    /// value is the block's. The macro pass moves the statements before the statement that
+    /// uses the value, so the checker never sees one.
+    Block(Vec<Stmt>, Box<Expr>),
+    /// Current bpftrace's `typeof(...)` as a macro call's argument: a type the macro's body
+    /// puts where it names the parameter (`(a *)b`, `sizeof(a)`).
+    TypeArg(TypeName),
+    /// Current bpftrace's `comptime expr`: `expr`, which must be known when compiling.
+    Comptime(Box<Expr>),
 }
+
+/// `typeof(expr)` in a type: the expression, never evaluated, whose type it names.
+#[derive(Clone, Debug)]
+pub struct TypeOfExpr(pub Box<Expr>);
+
+/// Two `typeof(expr)` are the same type name where they are the same text.
+impl PartialEq for TypeOfExpr {
+    fn eq(&self, other: &TypeOfExpr) -> bool {
+        self.0.span == other.0.span
+    }
+}
+
+impl Eq for TypeOfExpr {}
 
 /// A C type as written: `int`, `unsigned long`, `struct file *`, `uint64_t`, `char **`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -316,6 +341,8 @@ pub enum BaseType {
     Struct(String),
     Union(String),
     Enum(String),
+    /// Current bpftrace's `typeof(expr)`: the expression's type.
+    TypeOf(TypeOfExpr),
 }
 
 /// A string literal's value, and for each byte of it where in the source it was written (an
@@ -414,6 +441,8 @@ impl Expr {
             ExprKind::Index(a, keys) => std::iter::once(&**a).chain(keys).collect(),
             ExprKind::Tuple(elems) => elems.iter().collect(),
             ExprKind::Record(fields) => fields.iter().map(|(_, e)| e).collect(),
+            ExprKind::Block(_, value) => vec![value],
+            ExprKind::Comptime(a) => vec![a],
             ExprKind::Assign { target, value, .. } => target.keys().iter().chain(std::iter::once(&**value)).collect(),
             ExprKind::IncDec { target, .. } => target.keys().iter().collect(),
             _ => Vec::new(),
@@ -498,6 +527,8 @@ impl Stmt {
                 body.iter().for_each(|s| s.each_target(f));
             }
             Stmt::Jump(..) => {}
+            // The declared scratch variable is the clause's own: only its value may assign.
+            Stmt::Declare { value, .. } => value.iter().for_each(|e| e.each_target(f)),
         }
     }
 }

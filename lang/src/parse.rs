@@ -360,7 +360,7 @@ fn bpftrace_only(p: Pair<Rule>) -> bool {
 fn bpftrace_only_at(p: Pair<Rule>) -> bool {
     match p.as_rule() {
         Rule::macro_var => return !dialect::is_d_macro(&p.as_str()[1..]),
-        Rule::while_stmt | Rule::for_stmt | Rule::unroll_stmt | Rule::jump_stmt | Rule::let_stmt | Rule::tuple_index | Rule::trailing_comma | Rule::bare_cond | Rule::config_block | Rule::macro_def | Rule::map_decl => return true,
+        Rule::while_stmt | Rule::for_stmt | Rule::unroll_stmt | Rule::jump_stmt | Rule::let_stmt | Rule::tuple_index | Rule::trailing_comma | Rule::bare_cond | Rule::config_block | Rule::macro_def | Rule::map_decl | Rule::block_expr | Rule::typeof_type | Rule::comptime_op => return true,
         // A tuple.
         Rule::paren if p.clone().into_inner().count() != 1 => return true,
         Rule::agg_assign => {
@@ -806,7 +806,10 @@ fn statement(p: Pair<Rule>) -> Result<Stmt, Diagnostic> {
     let sp = span(&p);
     match p.as_rule() {
         Rule::if_stmt => return if_stmt(p),
-        Rule::block => return Ok(Stmt::Block(statements(p.into_inner().next().unwrap())?)),
+        Rule::block => {
+            let _inside = Inside::enter(&sp, 0)?;
+            return Ok(Stmt::Block(statements(p.into_inner().next().unwrap())?));
+        }
         Rule::while_stmt | Rule::for_stmt | Rule::unroll_stmt | Rule::jump_stmt | Rule::let_stmt => return bpftrace_stmt(p),
         _ => {}
     }
@@ -829,12 +832,41 @@ fn statement(p: Pair<Rule>) -> Result<Stmt, Diagnostic> {
             Stmt::Aggregate { agg, func, args, span: sp }
         }
         // An assignment or `++`/`--` whose value nobody uses.
-        _ => match expr(inner)? {
+        _ => match expr(inner.clone())? {
+            // bpftrace's discard, `_ = has_key(@m, 1);`: the value is computed and dropped.
+            Expr { kind: ExprKind::Assign { target, op: None, value }, .. } if bpftrace() && matches!(&*target, LValue::Global(i) if i.name == "_") => Stmt::Expr(*value),
+            Expr { kind: ExprKind::Assign { target, .. }, .. } if bpftrace() && is_d_variable(&target) => return Err(d_variable_assigned(&inner, &target)),
+            Expr { kind: ExprKind::IncDec { target, delta, .. }, .. } if bpftrace() && is_d_variable(&target) => {
+                let op = if delta > 0 { "++" } else { "--" };
+                return Err(Diagnostic::new(target.span(), format!("The {op} operator must be applied to a map or variable"))
+                    .label("not a map or scratch variable")
+                    .hint(format!("bpftrace's variables are scratch variables, `$name{op}`, and maps, `@name{op}`; D's globals are D's (--dialect d)")));
+            }
             Expr { kind: ExprKind::Assign { target, op, value }, span } => Stmt::Assign { target: *target, op, value: *value, span },
             Expr { kind: ExprKind::IncDec { target, delta, .. }, span } => Stmt::IncDec { target: *target, delta, span },
             e => Stmt::Expr(e),
         },
     })
+}
+
+/// D's global variable or associative array (`x`, `x[k]`), which bpftrace's grammar lacks.
+fn is_d_variable(target: &LValue) -> bool {
+    match target {
+        LValue::Global(_) => true,
+        LValue::Element { name, thread: false, .. } => !name.name.starts_with('@'),
+        _ => false,
+    }
+}
+
+/// `x = 1` in bpftrace: the syntax error bpftrace gives, at the assignment's operator.
+fn d_variable_assigned(stmt: &Pair<Rule>, target: &LValue) -> Diagnostic {
+    let base = stmt.as_span().start();
+    let after = &stmt.as_str()[target.span().end.saturating_sub(base).min(stmt.as_str().len())..];
+    let at = target.span().end + (after.len() - after.trim_start().len());
+    let op: String = after.trim_start().chars().take_while(|c| "+-*/%&|^<>=".contains(*c)).collect();
+    Diagnostic::new(at..at + op.len().max(1), format!("syntax error, unexpected {op}, expecting }}"))
+        .label("D's variable")
+        .hint(format!("bpftrace has no global variables: use a scratch variable, `${0} = ...`, or a map, `@{0} = ...` (D's globals are read with --dialect d)", target.text().trim_end_matches("[...]")))
 }
 
 /// The most times `unroll (N)` repeats its block, as bpftrace allows.
@@ -851,7 +883,7 @@ fn bpftrace_stmt(p: Pair<Rule>) -> Result<Stmt, Diagnostic> {
             .hint("run the program as bpftrace: --dialect bpftrace, or a .bt file"));
     }
     let rule = p.as_rule();
-    let mut it = p.into_inner().filter(|x| !matches!(x.as_rule(), Rule::while_kw | Rule::for_kw | Rule::unroll_kw | Rule::let_kw));
+    let mut it = p.into_inner().filter(|x| !matches!(x.as_rule(), Rule::while_kw | Rule::for_kw | Rule::unroll_kw | Rule::let_kw)).peekable();
     Ok(match rule {
         Rule::for_stmt => {
             let var = it.next().unwrap();
@@ -896,7 +928,20 @@ fn bpftrace_stmt(p: Pair<Rule>) -> Result<Stmt, Diagnostic> {
             // `let $x;` declares (its type comes from its first assignment); `let $x = v;`
             // assigns too.
             let var = it.next().unwrap();
-            let target = LValue::ClauseLocal(Ident { name: var.as_str().to_string(), span: span(&var) }, span(&var));
+            let var = Ident { name: var.as_str().to_string(), span: span(&var) };
+            if it.peek().is_some_and(|t| t.as_rule() == Rule::let_type) {
+                // `let $a: uint16 [= v];`: typed, then assigned (zero when no value is given).
+                let mut parts = it.next().unwrap().into_inner();
+                let ty = type_name(parts.next().unwrap())?;
+                if let Some(len) = parts.next() {
+                    return Err(Diagnostic::new(ty.span.start..span(&len).end, "a scratch variable cannot be declared as an array or a sized string")
+                        .label("`[N]` after the type")
+                        .hint("declare it without `[N]` (a string holds strsize bytes), or assign it an array to give it one: `$a = args.saddr;`"));
+                }
+                let value = it.next().map(expr).transpose()?;
+                return Ok(Stmt::Declare { var, ty, value, span: sp });
+            }
+            let target = LValue::ClauseLocal(var.clone(), var.span.clone());
             match it.next() {
                 Some(value) => Stmt::Assign { target, op: None, value: expr(value)?, span: sp },
                 None => Stmt::Block(Vec::new()),
@@ -1020,6 +1065,7 @@ fn pratt() -> &'static PrattParser<Rule> {
                 | Op::prefix(Rule::addr_of)
                 | Op::prefix(Rule::cast)
                 | Op::prefix(Rule::sizeof_op)
+                | Op::prefix(Rule::comptime_op)
                 | Op::prefix(Rule::pre_incdec))
             .op(Op::postfix(Rule::member) | Op::postfix(Rule::index) | Op::postfix(Rule::post_incdec))
     })
@@ -1121,7 +1167,7 @@ impl Operand {
 }
 
 fn is_prefix(r: Rule) -> bool {
-    matches!(r, Rule::not | Rule::bitnot | Rule::neg | Rule::plus | Rule::deref | Rule::addr_of | Rule::cast | Rule::sizeof_op | Rule::pre_incdec)
+    matches!(r, Rule::not | Rule::bitnot | Rule::neg | Rule::plus | Rule::deref | Rule::addr_of | Rule::cast | Rule::sizeof_op | Rule::comptime_op | Rule::pre_incdec)
 }
 
 /// The grammar's `postfix` operators.
@@ -1237,6 +1283,10 @@ fn chain(parts: Vec<Pair<Rule>>, level: usize, built: &RefCell<HashMap<usize, Op
             let kind = match op.as_rule() {
                 Rule::cast => ExprKind::Cast(type_name(op.into_inner().next().unwrap())?, Box::new(rhs.e)),
                 Rule::pre_incdec => incdec(op.as_str(), rhs.e, false)?,
+                Rule::comptime_op if !bpftrace() => {
+                    return Err(Diagnostic::new(span(&op), "`comptime` is bpftrace's, not D's").label("not in D").hint("run the program as bpftrace: --dialect bpftrace, or a .bt file"));
+                }
+                Rule::comptime_op => ExprKind::Comptime(Box::new(rhs.e)),
                 r => prefix_kind(r, rhs.e),
             };
             Ok(Operand::new(node(kind, written.clone(), rhs.h + 1)?, written))
@@ -1311,6 +1361,12 @@ fn type_name(p: Pair<Rule>) -> Result<TypeName, Diagnostic> {
             }
             Rule::ident if bpftrace() => base = Some(BaseType::Named(vec![crate::dialect::bpftrace_type(part.as_str()).to_string()])),
             Rule::ident => base = Some(BaseType::Named(vec![part.as_str().to_string()])),
+            Rule::typeof_type => {
+                // `typeof(T)` is T (its `*`s and the ones after it add up); `typeof(e)`, e's type.
+                let (b, p) = typeof_base(part)?;
+                base = Some(b);
+                pointers += p as usize;
+            }
             Rule::star => {
                 pointers += 1;
                 if pointers > MAX_POINTERS {
@@ -1323,6 +1379,22 @@ fn type_name(p: Pair<Rule>) -> Result<TypeName, Diagnostic> {
         }
     }
     Ok(TypeName { base: base.expect("the grammar requires a base type"), pointers: pointers as u8, span: start..end })
+}
+
+/// `typeof(T)` (T's base and its `*`s) or `typeof(expr)`; in D, an error.
+fn typeof_base(p: Pair<Rule>) -> Result<(BaseType, u8), Diagnostic> {
+    let sp = span(&p);
+    if !bpftrace() {
+        return Err(Diagnostic::new(sp, "`typeof` is bpftrace's, not D's").label("not in D").hint("run the program as bpftrace: --dialect bpftrace, or a .bt file"));
+    }
+    let inner = p.into_inner().find(|x| x.as_rule() != Rule::typeof_kw).unwrap();
+    Ok(match inner.as_rule() {
+        Rule::type_name => {
+            let t = type_name(inner)?;
+            (t.base, t.pointers)
+        }
+        _ => (BaseType::TypeOf(TypeOfExpr(Box::new(expr(inner)?))), 0),
+    })
 }
 
 /// Expressions that are each one level below `level` (call arguments, aggregation keys),
@@ -1423,6 +1495,12 @@ fn primary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
             }
             return node(ExprKind::Tuple(elems), sp, h + 1);
         }
+        Rule::block_expr => return block_expr(p, level),
+        // `typeof(...)` as a value: a macro's type argument (the macro pass puts it in place).
+        Rule::typeof_type => {
+            let (base, pointers) = typeof_base(p)?;
+            ExprKind::TypeArg(TypeName { base, pointers, span: sp.clone() })
+        }
         Rule::sizeof_type => {
             let t = p.into_inner().find(|part| part.as_rule() == Rule::type_name).unwrap();
             ExprKind::SizeofType(type_name(t)?)
@@ -1450,6 +1528,76 @@ fn primary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
     Ok((Expr { kind, span: sp }, 0))
 }
 
+/// bpftrace's block expression `{ statements; value }`: the last statement is its value when
+/// it is an expression with no `;` after it.
+fn block_expr(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
+    let sp = span(&p);
+    if !bpftrace() {
+        return Err(Diagnostic::new(sp, "a block expression is bpftrace's, not D's").label("not in D").hint("run the program as bpftrace: --dialect bpftrace, or a .bt file"));
+    }
+    let _inside = Inside::enter(&sp, level)?;
+    let src = p.as_str();
+    let mut items: Vec<Pair<Rule>> = p.into_inner().next().unwrap().into_inner().collect();
+    // What follows the last statement up to the closing brace: nothing (but layout) when it
+    // is the value.
+    let last_is_value = items.last().is_some_and(|last| {
+        let rest = &src[last.as_span().end() - sp.start..src.len() - 1];
+        let value = last.as_rule() == Rule::block || (last.as_rule() == Rule::statement && last.clone().into_inner().next().is_some_and(|e| e.as_rule() == Rule::expr));
+        value && skip_layout(rest).is_empty()
+    });
+    if !last_is_value {
+        return Err(Diagnostic::new(sp, "a block used as a value must end with an expression")
+            .label("no value")
+            .hint("end the block with an expression and no `;` after it: `{ let $b = 2; $b + 1 }`"));
+    }
+    let last = items.pop().unwrap();
+    // `{ { ... } }`: an inner block last is the value too.
+    let (value, h) = if last.as_rule() == Rule::block { block_expr(last, level + 1)? } else { expr_at(last.into_inner().next().unwrap(), level + 1)? };
+    let stmts = items.into_iter().map(statement).collect::<Result<Vec<_>, _>>()?;
+    node(ExprKind::Block(stmts, Box::new(value)), sp, h + 1)
+}
+
+thread_local!(static BLOCKS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) });
+
+/// Inside one more block (a statement's or an expression's): blocks inside blocks, through
+/// statements too (whose expressions count their levels afresh), are refused past the limit
+/// rather than run out of stack.
+struct Inside;
+
+impl Inside {
+    fn enter(sp: &Span, level: usize) -> Result<Inside, Diagnostic> {
+        let depth = BLOCKS.with(|b| {
+            b.set(b.get() + 1);
+            b.get()
+        });
+        let inside = Inside;
+        if depth.max(level) > MAX_EXPR_DEPTH {
+            return Err(Diagnostic::new(sp.clone(), format!("blocks nested more than {MAX_EXPR_DEPTH} levels deep")).label("too deep").hint("split the work over fewer nested blocks"));
+        }
+        Ok(inside)
+    }
+}
+
+impl Drop for Inside {
+    fn drop(&mut self) {
+        BLOCKS.with(|b| b.set(b.get() - 1));
+    }
+}
+
+/// `s` without its leading whitespace and comments.
+fn skip_layout(mut s: &str) -> &str {
+    loop {
+        let t = s.trim_start();
+        s = if let Some(r) = t.strip_prefix("//") {
+            r.find('\n').map_or("", |i| &r[i..])
+        } else if let Some(r) = t.strip_prefix("/*") {
+            r.find("*/").map_or("", |i| &r[i + 2..])
+        } else {
+            return t;
+        };
+    }
+}
+
 /// The value of an integer written as in D (decimal, 0x hex, 0 octal, optional sign and
 /// suffixes), for macro arguments.
 pub fn integer_literal(text: &str) -> Option<i64> {
@@ -1473,6 +1621,22 @@ fn literal_type_of(text: &str, v: i64) -> crate::types::IntType {
 }
 
 fn parse_int(text: &str, sp: Span) -> Result<i64, Diagnostic> {
+    let hex = text.starts_with("0x") || text.starts_with("0X");
+    // Letters after the digits that are neither C's suffixes nor a duration's unit.
+    let body = if hex { &text[2..] } else { text };
+    let tail = body.trim_start_matches(|c: char| if hex { c.is_ascii_hexdigit() } else { c.is_ascii_digit() || c == '_' });
+    let tail = tail.strip_prefix(['e', 'E']).filter(|_| !hex).map_or(tail, |t| t.trim_start_matches(|c: char| c.is_ascii_digit()));
+    if let Some((unit, ns)) = (!hex).then(|| duration_unit(tail)).flatten() {
+        return duration(text, &text[..text.len() - unit.len()], ns, sp);
+    }
+    if !tail.trim_start_matches(['u', 'U', 'l', 'L']).is_empty() || tail.len() > 3 {
+        let bad = &tail[tail.len() - tail.trim_start_matches(['u', 'U', 'l', 'L']).len()..];
+        let bad = if bad.is_empty() { tail } else { bad };
+        let at = sp.end.saturating_sub(bad.len()).max(sp.start)..sp.end;
+        return Err(Diagnostic::new(at, format!("invalid integer suffix '{bad}'"))
+            .label("not a suffix")
+            .hint("an integer may end in C's u, l, ll, or a duration's unit: ns us ms s m h d (`100ms` is 100000000 nanoseconds)"));
+    }
     let digits = text.trim_end_matches(['u', 'U', 'l', 'L']);
     if !digits.starts_with("0x") && !digits.starts_with("0X") && digits.contains(['_', 'e', 'E']) {
         return scaled_int(digits, sp);
@@ -1486,6 +1650,34 @@ fn parse_int(text: &str, sp: Span) -> Result<i64, Diagnostic> {
             Diagnostic::new(sp, "integer constant out of range").label("does not fit in 64 bits").hint("integers are 64-bit")
         }
     })
+}
+
+/// A duration's unit (`ms`) and how many nanoseconds it is, if `suffix` is one.
+fn duration_unit(suffix: &str) -> Option<(&str, u64)> {
+    let ns = match suffix {
+        "ns" => 1,
+        "us" => 1_000,
+        "ms" => 1_000_000,
+        "s" => 1_000_000_000,
+        "m" => 60_000_000_000,
+        "h" => 3_600_000_000_000,
+        "d" => 86_400_000_000_000,
+        _ => return None,
+    };
+    Some((suffix, ns))
+}
+
+/// Current bpftrace's duration literal (`100ms`): `digits` (decimal, `_`, `1e3`) times `ns`
+/// nanoseconds per unit (a leading 0 is octal, as bpftrace reads it). One past 64 bits is
+/// bpftrace's overflow error.
+fn duration(text: &str, digits: &str, ns: u64, sp: Span) -> Result<i64, Diagnostic> {
+    let overflow = || {
+        Diagnostic::new(sp.clone(), format!("overflow error, maximum value is {}: {text}", u64::MAX))
+            .label("more nanoseconds than 64 bits hold")
+            .hint("a duration is nanoseconds in 64 bits: at most about 213503 days")
+    };
+    let n = if digits.contains(['_', 'e', 'E']) { scaled_int(digits, sp.clone())? as u64 } else { c_unsigned(digits).map_err(|_| overflow())? };
+    n.checked_mul(ns).map(|v| v as i64).ok_or_else(overflow)
 }
 
 /// bpftrace's `1_000_000` and `1e6`: decimal digits (underscores between them), times ten to
@@ -1656,6 +1848,9 @@ mod tests {
             ExprKind::Xlate(t, a) => format!("xlate<{}>({})", show_type(t), show(a)),
             ExprKind::Tuple(elems) => format!("({},)", elems.iter().map(show).collect::<Vec<_>>().join(", ")),
             ExprKind::Record(fields) => format!("({},)", fields.iter().map(|(n, e)| format!("{}={}", n.name, show(e))).collect::<Vec<_>>().join(", ")),
+            ExprKind::Block(stmts, value) => format!("{{ {} statements; {} }}", stmts.len(), show(value)),
+            ExprKind::TypeArg(t) => format!("typeof({})", show_type(t)),
+            ExprKind::Comptime(a) => format!("(comptime {})", show(a)),
         }
     }
 
@@ -1666,6 +1861,7 @@ mod tests {
             BaseType::Struct(n) => format!("struct_{n}"),
             BaseType::Union(n) => format!("union_{n}"),
             BaseType::Enum(n) => format!("enum_{n}"),
+            BaseType::TypeOf(e) => format!("typeof_{}", show(&e.0)),
         };
         format!("{base}{}", "*".repeat(t.pointers as usize))
     }
@@ -1692,6 +1888,20 @@ mod tests {
         assert_eq!(show(&expr_of(r#""a\tb\x41\101\"""#)), r#""a\tbAA\"""#);
         assert!(parse_program("BEGIN { x = 99999999999999999999999; }").unwrap_err().message.contains("out of range"));
         assert!(parse_program(r#"BEGIN { printf("\q"); }"#).unwrap_err().message.contains("escape"));
+    }
+
+    #[test]
+    fn duration_literals_are_nanoseconds() {
+        assert_eq!(show(&expr_of("1s + 100ms + 5us + 10ns")), "(((1000000000 + 100000000) + 5000) + 10)");
+        assert_eq!(show(&expr_of("1m + 2h + 1d")), "((60000000000 + 7200000000000) + 86400000000000)");
+        // `_`, exponents and a leading 0 (octal) read as in any integer; `5u` is still C's.
+        assert_eq!(show(&expr_of("1_000ms + 1e3us + 010s + 5u")), "(((1000000000 + 1000000) + 8000000000) + 5)");
+        let (at, d) = error_of("$a = 10xs");
+        assert_eq!((at.as_str(), d.message.as_str()), ("xs", "invalid integer suffix 'xs'"));
+        let (at, d) = error_of("$a = 3usec");
+        assert_eq!((at.as_str(), d.message.as_str()), ("sec", "invalid integer suffix 'sec'"));
+        let (at, d) = error_of("$a = 300000d");
+        assert_eq!((at.as_str(), d.message.as_str()), ("300000d", "overflow error, maximum value is 18446744073709551615: 300000d"));
     }
 
     #[test]

@@ -284,6 +284,7 @@ fn clause_map_keys(clause: &Clause, shapes: &Shapes, found: &mut HashMap<String,
                 body.iter().for_each(|s| stmt_exprs(s, out, lv, aggs));
             }
             Stmt::Jump(..) => {}
+            Stmt::Declare { value, .. } => out.extend(value),
         }
     }
     let (mut lvalues, mut aggs) = (Vec::new(), Vec::new());
@@ -412,6 +413,12 @@ fn rename_stmt(s: &mut Stmt, from: &str, to: &str) {
             }
         }
         Stmt::Jump(..) => {}
+        Stmt::Declare { var, value, .. } => {
+            if let Some(n) = renamed(&var.name, from, to) {
+                var.name = n;
+            }
+            value.iter_mut().for_each(e);
+        }
     }
 }
 
@@ -444,6 +451,12 @@ fn rename_expr(e: &mut Expr, from: &str, to: &str) {
         ExprKind::Agg(a) => a.keys.iter_mut().for_each(r),
         ExprKind::Call(_, xs) | ExprKind::Tuple(xs) => xs.iter_mut().for_each(r),
         ExprKind::Record(fields) => fields.iter_mut().for_each(|(_, x)| r(x)),
+        ExprKind::Block(stmts, value) => {
+            stmts.iter_mut().for_each(|s| rename_stmt(s, from, to));
+            r(value);
+        }
+        ExprKind::Comptime(a) => r(a),
+        ExprKind::TypeArg(_) => {}
         ExprKind::Unary(_, a) | ExprKind::Cast(_, a) | ExprKind::Deref(a) | ExprKind::AddrOf(a) | ExprKind::SizeofExpr(a) | ExprKind::Xlate(_, a) | ExprKind::Member { base: a, .. } => r(a),
         ExprKind::Binary(_, a, b) => {
             r(a);
@@ -599,6 +612,7 @@ impl Lowering {
                 Stmt::For { var, iter: ForIter::Map(first), body: turn, span }
             }
             j @ Stmt::Jump(..) => j,
+            Stmt::Declare { var, ty, value, span } => Stmt::Declare { var, ty, value: value.map(|v| self.scalar(v)).transpose()?, span },
         })
     }
 
@@ -803,6 +817,10 @@ impl Lowering {
             ExprKind::Xlate(t, a) => ExprKind::Xlate(t, b(self.scalar(*a)?)),
             kind @ (ExprKind::Int(..) | ExprKind::Str(_) | ExprKind::Ident(_) | ExprKind::Macro(_) | ExprKind::ThreadLocal(_) | ExprKind::ArgsField(_) | ExprKind::ClauseLocal(_) | ExprKind::SizeofType(_) | ExprKind::Offsetof(..)) => kind,
             ExprKind::Tuple(_) | ExprKind::Record(_) => return Err(not_here(&span)),
+            // The macro pass, which runs first, moved a block's statements out.
+            ExprKind::Block(..) => return Err(crate::macros::block_not_here(&span)),
+            ExprKind::Comptime(a) => ExprKind::Comptime(b(self.scalar(*a)?)),
+            kind @ ExprKind::TypeArg(_) => kind,
         };
         Ok(Expr { kind, span })
     }

@@ -89,6 +89,8 @@ impl Checker<'_> {
                 },
                 None => return Err(Diagnostic::new(span.clone(), format!("`{}` is not a type", words.join(" "))).label("not a C type").hint("write e.g. `unsigned long` or `long long`")),
             },
+            // `typeof(expr)`: its type, the expression never run (as sizeof's).
+            BaseType::TypeOf(e) => self.typed(&e.0)?.ty,
             BaseType::Struct(n) | BaseType::Union(n) | BaseType::Enum(n) => {
                 let (space, kw) = match &t.base {
                     BaseType::Struct(_) => (TypeSpace::Struct, "struct"),
@@ -168,6 +170,8 @@ impl Checker<'_> {
                 let v = self.scalar(inner)?;
                 let real = self.types.real(ty).map_err(types_err)?;
                 let val = match real {
+                    // C's (and bpftrace's) conversion to a boolean: 1 for any value not 0.
+                    Type::Int(i) if i.bool => Expr::Binary(crate::ast::BinOp::Ne, Box::new(v), Box::new(Expr::Int(0))),
                     Type::Int(i) if i.size < 8 => Expr::Bits { inner: Box::new(v), shift: 0, width: i.size * 8, signed: i.signed },
                     Type::Int(_) | Type::Ptr { .. } | Type::Enum { .. } => v,
                     _ => {
@@ -296,6 +300,15 @@ impl Checker<'_> {
                         return Err(Diagnostic::new(inner.span.clone(), format!("`*` needs a pointer, but this is `{name}`")).label("not a pointer").hint("only pointers can be dereferenced"));
                     }
                 }
+            }
+            ExprKind::AddrOf(inner) if self.bpftrace() && matches!(&inner.kind, ExprKind::ClauseLocal(n) if n.starts_with('$')) => {
+                let ExprKind::ClauseLocal(n) = &inner.kind else { unreachable!("matched") };
+                self.scratch_address(n, &inner.span)?
+            }
+            ExprKind::AddrOf(inner) if self.bpftrace() && matches!(&inner.kind, ExprKind::Agg(_)) => {
+                return Err(Diagnostic::new(inner.span.clone(), "the address of a map is not in crumbs")
+                    .label("`&` of a map")
+                    .hint("copy the value into a scratch variable and take its address: `$v = @m; $p = &$v;`"));
             }
             ExprKind::AddrOf(inner) => {
                 let b = self.typed(inner)?;

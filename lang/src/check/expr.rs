@@ -52,6 +52,13 @@ impl Checker<'_> {
         Ok(match &e.kind {
             ExprKind::Cast(..) | ExprKind::Member { .. } | ExprKind::Index(..) | ExprKind::Deref(_) | ExprKind::AddrOf(_) | ExprKind::SizeofType(_) | ExprKind::SizeofExpr(_) | ExprKind::Offsetof(..) => unreachable!("typed forms are checked by typed()"),
             ExprKind::Xlate(..) => return Err(translators::whole_translation(&e.span)),
+            ExprKind::Block(..) => return Err(crate::macros::block_not_here(&e.span)),
+            ExprKind::TypeArg(_) => {
+                return Err(Diagnostic::new(e.span.clone(), "When used as a call argument, `typeof` builtin only valid for macro calls that are expecting a type parameter")
+                    .label("a type, not a value")
+                    .hint("use typeof() where a type goes: a cast `(typeof($b))x`, `let $a: typeof($b);`, sizeof(), or a macro's argument"))
+            }
+            ExprKind::Comptime(inner) => return self.comptime(inner, &e.span),
             ExprKind::Record(_) => {
                 return Err(Diagnostic::new(e.span.clone(), "a record cannot be used here")
                     .label("a record")

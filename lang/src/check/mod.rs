@@ -18,6 +18,7 @@ mod args;
 mod bpftrace;
 mod bpftrace_std;
 mod cgroup_path;
+mod comptime;
 mod dead_code;
 mod expr_stmt;
 mod ctypes;
@@ -38,12 +39,14 @@ mod speculation;
 mod stable;
 mod print;
 mod rawtracepoint;
+mod scratch_addr;
 mod registers;
 mod return_args;
 mod strings;
 mod symbols;
 mod tracepoint;
 mod translators;
+mod typed_let;
 mod uregs;
 mod user;
 mod values;
@@ -179,6 +182,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         inlines: Vec::new(),
         expanding: Vec::new(),
         clause_locals: Vec::new(),
+        declared_scratch: Vec::new(),
         spec: Default::default(),
         if_depth: 0,
         loop_depth: 0,
@@ -523,6 +527,8 @@ struct Checker<'a> {
     expanding: Vec<String>,
     /// `this->` names assigned so far in the clause being checked.
     clause_locals: Vec<String>,
+    /// The clause's scratch variables declared with a type (`let $a: uint16`), by slot.
+    declared_scratch: Vec<usize>,
     /// What the clause being checked does that the speculation rules are about.
     spec: speculation::Uses,
     /// How many `if`s the statement being checked is inside.
@@ -644,6 +650,7 @@ impl Checker<'_> {
 
     fn clause(&mut self, c: &ast::Clause) -> Result<Lowered, Diagnostic> {
         self.clause_locals.clear();
+        self.declared_scratch.clear();
         self.spec = Default::default();
         self.if_depth = 0;
         self.alloc_sites = 0;
@@ -718,6 +725,7 @@ impl Checker<'_> {
             ast::Stmt::While { cond, body: stmts, .. } => body.push(self.while_loop(cond, stmts, items)?),
             ast::Stmt::For { var, iter, body: stmts, .. } => body.push(self.for_loop(var, iter, stmts, items)?),
             ast::Stmt::Jump(jump, span) => body.push(self.jump(*jump, span)?),
+            ast::Stmt::Declare { var, ty, value, span } => body.extend(self.declare_scratch(var, ty, value.as_ref(), span)?),
             ast::Stmt::Expr(e) if self.bpftrace() => self.bpftrace_expr_stmt(e, body, items)?,
             ast::Stmt::Expr(e) => match &e.kind {
                 ExprKind::Call(name, args) => self.action(name, args, &e.span, body, items)?,
@@ -828,6 +836,8 @@ mod bpftrace_std_tests;
 mod stored_values_tests;
 #[cfg(test)]
 mod arrays_tests;
+#[cfg(test)]
+mod btlang_tests;
 mod bpftrace_fns;
 mod bpftrace_out;
 mod buffers;

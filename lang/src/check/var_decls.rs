@@ -115,7 +115,7 @@ impl Checker<'_> {
 
     /// A declared variable's type: an integer, an enum, a pointer, a string, a struct or a
     /// union (a struct variable starts zeroed, as D's variables do).
-    fn variable_type(&mut self, ty: &TypeName) -> Result<TypeId, Diagnostic> {
+    pub(super) fn variable_type(&mut self, ty: &TypeName) -> Result<TypeId, Diagnostic> {
         if is_string(ty) {
             return Ok(self.c_string());
         }

@@ -177,6 +177,9 @@ impl Checker<'_> {
         }
         let t = self.var_target(target, op.is_some() || value.is_none())?;
         let var = t.var;
+        if let (VarRef::Clause(l), None, Some(v)) = (var, op, value) {
+            self.declared_literal_fits(l, &target.text(), v)?;
+        }
         if (op.is_some() || value.is_none()) && self.holds_strings(var) {
             let what = if value.is_none() { "`++`/`--`" } else { "a compound assignment" };
             return Err(Diagnostic::new(span.clone(), format!("{what} of string variable `{}`", target.text()))
