@@ -211,17 +211,93 @@ fn verbose_listing_shows_tracepoint_fields() {
     assert_eq!(out.stdout, "tracepoint:sched:sched_process_exec\n    __data_loc char[] filename\n    pid_t pid\n    pid_t old_pid\n");
 }
 
-/// Kernel functions are kprobes and kfuncs; `-lv` gives a kfunc's parameters and return
-/// value from BTF, as bpftrace 0.17 lists them.
+/// Kernel functions are kprobes and kfuncs (named with their module, as bpftrace 0.17 reads
+/// them from BTF); `-lv` gives a kfunc's parameters and return value from BTF.
 #[test]
 fn listing_kfuncs_with_their_parameters() {
     let out = bpftrace(&["-l", "kfunc:vfs_read"]);
     assert_status(&out, 0);
-    assert_eq!(out.stdout, "kfunc:vfs_read\n");
+    assert_eq!(out.stdout, "kfunc:vmlinux:vfs_read\n");
     let out = bpftrace(&["-lv", "kfunc:vfs_read"]);
-    assert_eq!(out.stdout, "kfunc:vfs_read\n    struct file * file\n    char * buf\n    size_t count\n    loff_t * pos\n    ssize_t retval\n");
+    assert_eq!(out.stdout, "kfunc:vmlinux:vfs_read\n    struct file * file\n    char * buf\n    size_t count\n    loff_t * pos\n    ssize_t retval\n");
     let out = bpftrace(&["-l", "k*:vfs_fsync"]);
-    assert_eq!(out.stdout, "kfunc:vfs_fsync\nkprobe:vfs_fsync\n");
+    assert_eq!(out.stdout, "kfunc:vmlinux:vfs_fsync\nkprobe:vfs_fsync\n");
+    assert_eq!(bpftrace(&["-l", "kfunc:vmlinux:vfs_fsync"]).stdout, "kfunc:vmlinux:vfs_fsync\n");
+    // A return probe type named lists its own names.
+    assert_eq!(bpftrace(&["-l", "kretprobe:vfs_fsync"]).stdout, "kretprobe:vfs_fsync\n");
+    assert_eq!(bpftrace(&["-l", "kretfunc:vfs_fsync"]).stdout, "kretfunc:vmlinux:vfs_fsync\n");
+}
+
+/// Current bpftrace's fentry/fexit (`f:`/`fr:`) list in their own spelling; fentry has no
+/// return value to list, fexit has.
+#[test]
+fn listing_fentry_and_fexit_in_their_own_names() {
+    let out = bpftrace(&["-l", "fentry:vfs_read*"]);
+    assert_status(&out, 0);
+    assert!(out.stdout.lines().any(|l| l == "fentry:vmlinux:vfs_read") && out.stdout.lines().all(|l| l.starts_with("fentry:vmlinux:vfs_read")), "{}", out.dump());
+    assert_eq!(bpftrace(&["-l", "fr:vfs_fsync"]).stdout, "fexit:vmlinux:vfs_fsync\n");
+    let out = bpftrace(&["-lv", "fentry:vfs_read"]);
+    assert_eq!(out.stdout, "fentry:vmlinux:vfs_read\n    struct file * file\n    char * buf\n    size_t count\n    loff_t * pos\n");
+    let out = bpftrace(&["-lv", "fexit:vfs_read"]);
+    assert_eq!(out.stdout, "fexit:vmlinux:vfs_read\n    struct file * file\n    char * buf\n    size_t count\n    loff_t * pos\n    ssize_t retval\n");
+}
+
+/// `-lv` of a raw tracepoint: its arguments from BTF, as current bpftrace lists them.
+#[test]
+fn listing_raw_tracepoints_with_their_arguments() {
+    let out = bpftrace(&["-lv", "rawtracepoint:sched_process_fork"]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "rawtracepoint:sched_process_fork\n    struct task_struct * parent\n    struct task_struct * child\n", "{}", out.dump());
+}
+
+/// Several patterns joined by commas list one after the other.
+#[test]
+fn listing_patterns_joined_by_commas() {
+    let out = bpftrace(&["-l", "kprobe:vfs_fsync,tracepoint:sched:sched_switch"]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "kprobe:vfs_fsync\ntracepoint:sched:sched_switch\n");
+}
+
+/// `-l 'struct NAME'` lists kernel types by name, `-lv` their definitions, as bpftrace 0.17
+/// prints them (its libbpf's C layout, then an empty line).
+#[test]
+fn listing_kernel_types_and_their_definitions() {
+    let out = bpftrace(&["-l", "struct path"]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "struct path\n");
+    let out = bpftrace(&["-lv", "struct path"]);
+    assert_eq!(out.stdout, "struct path {\n\tstruct vfsmount *mnt;\n\tstruct dentry *dentry;\n};\n\n");
+    let out = bpftrace(&["-lv", "enum pid_type"]);
+    assert_eq!(out.stdout, "enum pid_type {\n\tPIDTYPE_PID = 0,\n\tPIDTYPE_TGID = 1,\n\tPIDTYPE_PGID = 2,\n\tPIDTYPE_SID = 3,\n\tPIDTYPE_MAX = 4,\n};\n\n");
+    // Holes, bitfields, anonymous members and function pointers, as bpftrace 0.17 wrote them
+    // for this kernel's task_struct.
+    let out = bpftrace(&["-lv", "struct task_struct"]);
+    for line in ["\tconst struct sched_class *sched_class;\n", "\tunsigned int sched_reset_on_fork: 1;\n", "\tlong: 64;\n", "\tchar comm[16];\n"] {
+        assert!(out.stdout.contains(line), "{line:?}\n{}", out.dump());
+    }
+    assert!(out.stdout.starts_with("struct task_struct {\n\tstruct thread_info thread_info;\n"), "{}", out.dump());
+    assert!(out.stdout.ends_with("\tlong: 64;\n\tlong: 64;\n};\n\n"), "{}", out.dump());
+    let out = bpftrace(&["-l", "struct pat*"]);
+    assert!(out.stdout.lines().any(|l| l == "struct path") && out.stdout.lines().all(|l| l.starts_with("struct pat")), "{}", out.dump());
+}
+
+/// `-l -e PROGRAM` and `-l FILE`: the probes the program would attach (current bpftrace's
+/// listing), BEGIN and END left out.
+#[test]
+fn listing_the_probes_of_a_program() {
+    let program = "BEGIN { } tracepoint:sched:sched_switch, kprobe:vfs_fsync, fentry:vfs_fsync { } interval:s:1 { } END { }";
+    let out = bpftrace(&["-l", "-e", program]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "tracepoint:sched:sched_switch\nkprobe:vfs_fsync\nfentry:vmlinux:vfs_fsync\ninterval:s:1\n", "{}", out.dump());
+    let out = bpftrace(&["-lv", "-e", "rt:sched_process_fork { }"]);
+    assert_eq!(out.stdout, "rawtracepoint:sched_process_fork\n    struct task_struct * parent\n    struct task_struct * child\n", "{}", out.dump());
+    let script = TempPath::with_contents("list.bt", "tracepoint:syscalls:sys_enter_openat* { }\n");
+    let out = bpftrace(&["-l", script.str()]);
+    assert_eq!(out.stdout, "tracepoint:syscalls:sys_enter_openat\ntracepoint:syscalls:sys_enter_openat2\n", "{}", out.dump());
+    // A program that does not parse is reported as any other.
+    let out = bpftrace(&["-l", "-e", "kprobe:vfs_fsync {"]);
+    assert_status(&out, 1);
+    assert!(out.stderr.contains("stdin:1:"), "{}", out.dump());
 }
 
 #[test]

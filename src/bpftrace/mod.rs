@@ -6,6 +6,7 @@
 
 mod args;
 mod info;
+mod types;
 mod list;
 pub(crate) mod missing;
 
@@ -104,11 +105,7 @@ pub fn main(argv: Vec<String>) -> ExitCode {
         return BPFTRACE.fail(msg);
     }
     if r.list {
-        let mut out = std::io::BufWriter::new(std::io::stdout());
-        return match list::list(r.operands.first().map(String::as_str), opt_v(&parsed.options), &mut out) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(msg) => BPFTRACE.fail(msg),
-        };
+        return list(r, opt_v(&parsed.options));
     }
     let (name, text, params) = match r.program.take() {
         Some(p) => ("stdin".to_string(), p, std::mem::take(&mut r.operands)),
@@ -135,6 +132,36 @@ pub fn main(argv: Vec<String>) -> ExitCode {
         }
     };
     trace(r, &name, &text, params)
+}
+
+/// `-l`: with a program (`-e PROGRAM`, or a file named by the operand), the probes it would
+/// attach, as current bpftrace lists them; else the probes the operand's pattern matches.
+fn list(mut r: Request, verbose: bool) -> ExitCode {
+    let mut out = std::io::BufWriter::new(std::io::stdout());
+    let program = match r.program.take() {
+        Some(p) => Some(("stdin".to_string(), p, std::mem::take(&mut r.operands))),
+        None if r.operands.first().is_some_and(|f| std::path::Path::new(f).is_file()) => {
+            let path = r.operands.remove(0);
+            match std::fs::read_to_string(&path) {
+                Ok(t) => Some((path, t, std::mem::take(&mut r.operands))),
+                Err(e) => return BPFTRACE.fail(format!("failed to open file '{path}': {}", strerror(&e))),
+            }
+        }
+        None => None,
+    };
+    let Some((name, text, params)) = program else {
+        return match list::list(r.operands.first().map(String::as_str), verbose, &mut out) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(msg) => BPFTRACE.fail(msg),
+        };
+    };
+    match list::list_program(&text, &params, verbose, &mut out) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(d) => {
+            eprint!("{}", d.render(&name, &text, std::io::stderr().is_terminal()));
+            ExitCode::from(BPFTRACE.error_status)
+        }
+    }
 }
 
 fn opt_v(options: &[args::Opt]) -> bool {
