@@ -408,3 +408,68 @@ fn unsafe_functions_need_unsafe() {
     assert_status(&out, 0);
     assert!(out.stdout.starts_with("Attaching 1 probe...\nhi\n"), "{}", out.dump());
 }
+
+/// `--dry-run` attaches every probe and ends: nothing runs, nothing is printed. A probe that
+/// cannot attach here (this kernel has no kprobes) still fails it: it does attach.
+#[test]
+fn dry_run_attaches_and_ends() {
+    let out = bpftrace(&["--dry-run", "-e", r#"BEGIN { printf("hi\n"); } tracepoint:sched:sched_switch { @ = count(); }"#]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "", "{}", out.dump());
+    if !std::path::Path::new("/sys/bus/event_source/devices/kprobe").exists() {
+        let out = bpftrace(&["--dry-run", "-e", "kprobe:vfs_read { @ = count(); }"]);
+        assert_ne!(out.code(), 0, "{}", out.dump());
+    }
+}
+
+/// `--probe-filter REGEX` keeps the probes whose names it matches; BEGIN always runs.
+#[test]
+fn probe_filter_keeps_the_probes_it_matches() {
+    let program = r#"BEGIN { printf("go\n"); } tracepoint:syscalls:sys_enter_read* /pid == cpid/ { @[probe] = count(); }"#;
+    let out = bpftrace(&["--probe-filter", "enter_read$", "-c", "cat /etc/hostname", "-e", program]);
+    assert_status(&out, 0);
+    assert!(out.stdout.starts_with("Attaching 2 probes...\ngo\n"), "{}", out.dump());
+    assert!(out.stdout.contains("@[tracepoint:syscalls:sys_enter_read]: "), "{}", out.dump());
+    assert_eq!(out.stdout.matches("@[").count(), 1, "{}", out.dump());
+    let out = bpftrace(&["--probe-filter", "nothing", "-e", "tracepoint:syscalls:sys_enter_read* { @ = count(); }"]);
+    assert_status(&out, 1);
+    assert_eq!(out.stderr, "ERROR: Attachment failed for all probes.\n");
+    let out = bpftrace(&["--probe-filter", "(", "-e", HI]);
+    assert_status(&out, 1);
+    assert_eq!(out.stderr, "ERROR: Invalid --probe-filter regex '(': unclosed group\n");
+}
+
+#[test]
+fn no_feature_takes_bpftraces_features() {
+    let out = bpftrace(&["--no-feature", "kprobe_multi,uprobe_multi,kprobe_session", "-e", HI]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "Attaching 1 probe...\nhi\n\n\n");
+    let out = bpftrace(&["--no-feature", "fentry", "-e", HI]);
+    assert_status(&out, 1);
+    assert_eq!(out.stderr, "ERROR: USAGE: --no-feature can only have values 'kprobe_multi,kprobe_session,uprobe_multi'.\n");
+}
+
+/// `--debug dis` prints the BPF, then traces; bpftrace's other stages are not crumbs'.
+#[test]
+fn debug_stages() {
+    let out = bpftrace(&["--debug", "dis", "-e", HI]);
+    assert_status(&out, 0);
+    assert!(out.stdout.starts_with("crumbs_begin (BEGIN (run once)), ") && out.stdout.ends_with("Attaching 1 probe...\nhi\n\n\n"), "{}", out.dump());
+    let out = bpftrace(&["--debug=ast", "-e", HI]);
+    assert_status(&out, 2);
+    assert!(out.stderr.starts_with("ERROR: --debug ast is not supported: "), "{}", out.dump());
+    let out = bpftrace(&["--debug", "nope", "-e", HI]);
+    assert_status(&out, 1);
+    assert_eq!(out.stderr, "ERROR: USAGE: invalid option for -d: nope\n");
+}
+
+/// Current bpftrace's options crumbs has not: said by name, status 2 (not getopt's usage).
+#[test]
+fn newer_options_crumbs_lacks_are_named() {
+    for args in [&["--fmt", "x.bt"][..], &["--debuginfo", "/usr/lib/debug", "-e", HI], &["--traceable-functions=/tmp/f", "-e", HI], &["--test", "x.bt"], &["--bench", "x.bt"], &["--mode", "test", "x.bt"]] {
+        let out = bpftrace(args);
+        assert_status(&out, 2);
+        let option = args[0].split('=').next().unwrap();
+        assert!(out.stderr.starts_with(&format!("ERROR: {option} is not supported: ")) && !out.stderr.contains("USAGE"), "{}", out.dump());
+    }
+}

@@ -32,6 +32,9 @@ pub struct RunOptions {
     pub pid: Option<i32>,
     /// Stops tracing when asked (the command line asks on Ctrl-C and SIGTERM).
     pub stop: Option<StopHandle>,
+    /// Load and attach every probe, then detach and end (bpftrace's `--dry-run`): nothing
+    /// runs, BEGIN included, and nothing is printed.
+    pub dry_run: bool,
 }
 
 #[derive(Debug)]
@@ -387,6 +390,10 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
         if let Some(line) = tally.outcome()? {
             sink.notice(&line)?;
         }
+    }
+    if opts.dry_run {
+        detach_all(links, opts.quiet);
+        return Ok(0);
     }
     if !begin_first {
         // Test harnesses wait for this line before they start the workload.

@@ -76,26 +76,14 @@ pub fn list_program(text: &str, params: &[String], verbose: bool, out: &mut dyn 
     let macros = crumbs_lang::providers::ProbeMacros { target: None, args: &args, bpftrace: true };
     for desc in ast.clauses.iter().flat_map(|c| &c.probes) {
         let desc = crumbs_lang::providers::expand_macros(desc, &macros)?;
-        let kind = desc.fields.first().map(String::as_str).unwrap_or("");
         let found = match_probes_with(&desc, Some(facts.as_ref()))?;
         let mut names: Vec<String> = Vec::new();
-        for p in &found {
-            names.push(match (kind, p.provider) {
-                (_, "dtrace") => continue,
-                ("tracepoint", _) => format!("tracepoint:{}:{}", p.module, p.name),
-                ("kprobe" | "kretprobe", _) => format!("{kind}:{}", p.function),
-                (k, _) if names_module(k) => format!("{k}:{}:{}", p.module, p.function),
-                ("rawtracepoint", _) => format!("rawtracepoint:{}", p.name),
-                ("uprobe" | "uretprobe", _) => format!("{kind}:{}:{}", p.user.as_ref().map_or(p.module, |u| u.path.as_str()), p.user.as_ref().map_or(p.function, |u| u.function.as_str())),
-                ("usdt", _) => format!("usdt:{}:{}:{}", p.user.as_ref().map_or(p.module, |u| u.path.as_str()), p.user.as_ref().map_or(p.provider, |u| u.provider.as_str()), p.name),
-                _ => {
-                    // One line for the description, however many CPUs its perf events open.
-                    if names.is_empty() {
-                        names.push(desc.fields.join(":"));
-                    }
-                    continue;
-                }
-            });
+        for name in found.iter().filter_map(|p| probe_name(&desc, p)) {
+            // A probe named by its description is one line, however many CPUs its perf
+            // events open.
+            if !names.contains(&name) || name != desc.fields.join(":") {
+                names.push(name);
+            }
         }
         for name in &names {
             let _ = writeln!(out, "{name}");
@@ -108,6 +96,25 @@ pub fn list_program(text: &str, params: &[String], verbose: bool, out: &mut dyn 
     }
     let _ = out.flush();
     Ok(())
+}
+
+/// Probe `p`, matched by description `desc`, named as bpftrace names probes of the
+/// description's type (`kprobe:vfs_read`, `fentry:vmlinux:vfs_read`, `uprobe:/bin/bash:readline`);
+/// a probe of a type with no names to expand (`interval:s:1`) is its description. None for
+/// BEGIN, END and ERROR.
+pub(super) fn probe_name(desc: &ProbeDesc, p: &Probe) -> Option<String> {
+    let kind = desc.fields.first().map(String::as_str).unwrap_or("");
+    let user = p.user.as_deref();
+    Some(match (kind, p.provider) {
+        (_, "dtrace") => return None,
+        ("tracepoint", _) => format!("tracepoint:{}:{}", p.module, p.name),
+        ("kprobe" | "kretprobe", _) => format!("{kind}:{}", p.function),
+        (k, _) if names_module(k) => format!("{k}:{}:{}", p.module, p.function),
+        ("rawtracepoint", _) => format!("rawtracepoint:{}", p.name),
+        ("uprobe" | "uretprobe", _) => format!("{kind}:{}:{}", user.map_or(p.module, |u| u.path.as_str()), user.map_or(p.function, |u| u.function.as_str())),
+        ("usdt", _) => format!("usdt:{}:{}:{}", user.map_or(p.module, |u| u.path.as_str()), user.map_or(p.provider, |u| u.provider.as_str()), p.name),
+        _ => desc.fields.join(":"),
+    })
 }
 
 /// What `-lv` lists under probe `name`: a tracepoint's fields, a kernel function's parameters

@@ -84,6 +84,20 @@ pub struct CheckOptions {
     /// CLOCK_MONOTONIC when tracing starts (as near as the caller knows it), in ns:
     /// bpftrace's `elapsed` counts from it.
     pub start_ns: u64,
+    /// Which matched probes the program keeps (bpftrace's `--probe-filter`); None: all.
+    pub probe_filter: Option<ProbeFilter>,
+}
+
+/// Which of a description's matched probes a program keeps: the others are not attached
+/// (bpftrace's `--probe-filter REGEX`, over its names of the probes). BEGIN, END and ERROR
+/// are always kept.
+#[derive(Clone)]
+pub struct ProbeFilter(pub std::rc::Rc<dyn Fn(&crate::ast::ProbeDesc, &crate::providers::Probe) -> bool>);
+
+impl std::fmt::Debug for ProbeFilter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProbeFilter")
+    }
 }
 
 /// The ids of the process compiling the program, D's macro variables `$pid`, `$ppid`,
@@ -242,7 +256,8 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
                     found
                 }
             };
-            for p in found {
+            let kept = |p: &crate::providers::Probe| p.provider == "dtrace" || opts.probe_filter.as_ref().is_none_or(|f| (f.0)(desc, p));
+            for p in found.into_iter().filter(kept) {
                 matched += usize::from(!clause.library);
                 for p in cx.placed(opts, p, desc)? {
                     if matches!(p.attach, AttachPoint::Profile { .. } | AttachPoint::Perf { .. }) && !profile_probes.iter().any(|q| q.attach == p.attach) {

@@ -10,6 +10,7 @@ use crumbs_lang::ir::Program;
 use crumbs_lang::providers::AttachPoint;
 
 mod btf_tracepoint;
+pub mod features;
 pub(crate) mod fentry;
 mod kprobe;
 pub(crate) mod kprobe_multi;
