@@ -473,3 +473,23 @@ fn newer_options_crumbs_lacks_are_named() {
         assert!(out.stderr.starts_with(&format!("ERROR: {option} is not supported: ")) && !out.stderr.contains("USAGE"), "{}", out.dump());
     }
 }
+
+/// Named program parameters mix with positional ones after `--`, as current bpftrace reads
+/// them: `$1`, `$2` are the words without `--`; a name no getopt() reads is an error, and
+/// `--help` lists the program's with their descriptions.
+#[test]
+fn named_parameters_mix_with_positional_ones() {
+    let program = r#"BEGIN { printf("%s %s %d %d\n", str($1), str($2), getopt("aa", 1), getopt("bb")); exit(); }"#;
+    let out = bpftrace(&["-e", program, "p1", "--", "--aa=20", "--bb", "p2"]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "Attaching 1 probe...\np1 p2 20 1\n\n\n", "{}", out.dump());
+    let script = TempPath::with_contents("named.bt", program);
+    let out = bpftrace(&[script.str(), "--", "p1", "--aa=20", "p2"]);
+    assert_eq!(out.stdout, "Attaching 1 probe...\np1 p2 20 0\n\n\n", "{}", out.dump());
+    let out = bpftrace(&["-e", program, "--", "--cc=1"]);
+    assert_status(&out, 1);
+    assert_eq!(out.stderr, "ERROR: unexpected program command line options: --cc\nHINT: expected program options: --aa: --bb\n");
+    let out = bpftrace(&["-e", r#"BEGIN { printf("%d\n", getopt("depth", 3, "how deep")); exit(); }"#, "--", "--help"]);
+    assert_status(&out, 1);
+    assert_eq!(out.stderr, "HINT: expected program options:\n--depth: how deep\n");
+}

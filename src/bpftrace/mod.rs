@@ -9,6 +9,7 @@ mod info;
 mod types;
 mod list;
 pub(crate) mod missing;
+mod named;
 
 use crate::run::{self, Format, Voice};
 use crumbs_lang::dialect::Dialect;
@@ -264,6 +265,8 @@ fn trace(r: Request, name: &str, text: &str, params: Vec<String>) -> ExitCode {
     };
     let target = child.as_ref().map(|c| c.pid).or(pid).map(i64::from).or((compile_only && r.command.is_some()).then_some(0));
     let kernel = Remembering::new();
+    // `-- p1 --aa=20 --bb p2`: $1 and $2 are p1 and p2; getopt() reads aa and bb.
+    let (params, named) = named::split(params);
     let args: Vec<String> = std::iter::once(name.to_string()).chain(params).collect();
     let prepared = missing::take_out(text, &r.config, target, &args, kernel.facts());
     if !r.no_warnings {
@@ -282,7 +285,7 @@ fn trace(r: Request, name: &str, text: &str, params: Vec<String>) -> ExitCode {
         Ok(f) => f,
         Err(msg) => return BPFTRACE.fail(msg),
     };
-    let opts = CompileOptions { target, args, options: Vec::new(), destructive: r.unsafe_, dialect: Some(Dialect::Bpftrace), config: r.config.clone(), probe_filter: probe_filter.clone() };
+    let opts = CompileOptions { target, args, options: Vec::new(), destructive: r.unsafe_, dialect: Some(Dialect::Bpftrace), config: r.config.clone(), probe_filter: probe_filter.clone(), named: named.clone() };
     let compiled = match driver::compile(&prepared.text, &opts, &kernel) {
         Ok(c) => c,
         // crumbs' own diagnostic (file:line:col, the line, a caret, a hint); bpftrace's status.
@@ -292,6 +295,10 @@ fn trace(r: Request, name: &str, text: &str, params: Vec<String>) -> ExitCode {
         }
         Err(CompileError::Message(m)) => return BPFTRACE.fail(m),
     };
+    if let Some(said) = named::unexpected(&named, &compiled.program.getopts) {
+        eprint!("{said}");
+        return ExitCode::from(1);
+    }
     if probe_filter.is_some() && compiled.program.matched_probes == 0 {
         return BPFTRACE.fail("Attachment failed for all probes.");
     }

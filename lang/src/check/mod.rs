@@ -84,6 +84,10 @@ pub struct CheckOptions {
     /// CLOCK_MONOTONIC when tracing starts (as near as the caller knows it), in ns:
     /// bpftrace's `elapsed` counts from it.
     pub start_ns: u64,
+    /// bpftrace's named program parameters (`--name=value`, `--name`) where they are given
+    /// apart from the positional ones (the `bpftrace` drop-in's); getopt() reads them, and
+    /// any `--name` among `args` too.
+    pub named: Vec<String>,
     /// Which matched probes the program keeps (bpftrace's `--probe-filter`); None: all.
     pub probe_filter: Option<ProbeFilter>,
 }
@@ -214,6 +218,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         functions: Vec::new(),
         user_probes: Vec::new(),
         raw_tracepoints: Vec::new(),
+        getopts: Vec::new(),
         clause_probes: Vec::new(),
         clause_arg_types: std::collections::HashMap::new(),
         stable_hooks: std::collections::HashMap::new(),
@@ -359,6 +364,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         functions: cx.functions,
         user_probes: cx.user_probes,
         raw_tracepoints: cx.raw_tracepoints,
+        getopts: cx.getopts,
         dialect: opts.dialect.unwrap_or_default(),
     };
     if again {
@@ -571,6 +577,8 @@ struct Checker<'a> {
     user_probes: Vec<UserProbe>,
     /// The raw tracepoints the program attaches to, numbered in order of first use.
     raw_tracepoints: Vec<crate::ir::RawTracepoint>,
+    /// bpftrace's named parameters the program reads with getopt(): name and description.
+    getopts: Vec<(String, String)>,
     /// The probes of the clause being checked (their prototypes type `args[N]`).
     clause_probes: Vec<crate::providers::Probe>,
     /// The stable probes' (proc, sched, io) attach points and the hooks they are on.

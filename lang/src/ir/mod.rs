@@ -1233,6 +1233,9 @@ pub struct Program {
     /// The raw tracepoints this program attaches to; `AttachPoint::RawTracepoint(i)` is the
     /// i-th.
     pub raw_tracepoints: Vec<RawTracepoint>,
+    /// bpftrace's named parameters the program reads with getopt(), in order of first use:
+    /// their names and descriptions (what `--help` after the program lists).
+    pub getopts: Vec<(String, String)>,
     /// The language the program was written in: how its output looks.
     pub dialect: crate::dialect::Dialect,
 }
