@@ -493,3 +493,23 @@ fn named_parameters_mix_with_positional_ones() {
     assert_status(&out, 1);
     assert_eq!(out.stderr, "HINT: expected program options:\n--depth: how deep\n");
 }
+
+/// `self:signal:SIGUSR1` runs at each SIGUSR1 crumbs receives: here from BEGIN's own
+/// signal() (BEGIN fires in crumbs) and from the `-c` command's kill of its parent.
+#[test]
+fn self_signal_probe_runs_at_sigusr1() {
+    let out = bpftrace(&["--unsafe", "-e", r#"BEGIN { printf("begin\n"); signal("SIGUSR1"); } self:signal:SIGUSR1 { printf("got %s %s\n", probe, probetype); exit(); }"#]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "Attaching 2 probes...\nbegin\ngot self:signal:SIGUSR1 special\n\n\n", "{}", out.dump());
+    let out = bpftrace(&["-c", "sh -c 'kill -USR1 $PPID; sleep 0.5; kill -USR1 $PPID; sleep 5'", "-e", r#"self:signal:SIGUSR1 { @n++; if (@n == 2) { exit(); } }"#]);
+    assert_eq!(out.stdout.lines().last(), Some("@n: 2"), "{}", out.dump());
+    let out = bpftrace(&["-l", "self:*"]);
+    assert_eq!(out.stdout, "self:signal:SIGUSR1\n");
+}
+
+#[test]
+fn test_and_bench_probes_are_refused_with_why() {
+    let out = bpftrace(&["-e", "test:okay { }"]);
+    assert_status(&out, 1);
+    assert!(out.stderr.contains("test probes run only in bpftrace's test mode (bpftrace --test), which crumbs does not have"), "{}", out.dump());
+}

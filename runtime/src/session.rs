@@ -35,6 +35,9 @@ pub struct RunOptions {
     /// Load and attach every probe, then detach and end (bpftrace's `--dry-run`): nothing
     /// runs, BEGIN included, and nothing is printed.
     pub dry_run: bool,
+    /// Turns readable at each SIGUSR1 the caller receives (it installs the handler, as for
+    /// `stop`): the program's `self:signal:SIGUSR1` probe then runs once.
+    pub self_signal: Option<StopHandle>,
 }
 
 #[derive(Debug)]
@@ -360,6 +363,12 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
         None => None,
     };
 
+    let usr1 = match &opts.self_signal {
+        // SAFETY: the descriptor is owned by the AsyncFd.
+        Some(h) => Some(unsafe { AsyncFd::register(h.watch()?) }.map_err(|e| RunError::Other(format!("cannot poll for SIGUSR1: {e}")))?),
+        None => None,
+    };
+
     let watched = match opts.pid {
         Some(pid) => {
             let fd = process::pidfd_open(pid).map_err(|e| RunError::Other(format!("-p {pid}: cannot watch that process: {e}")))?;
@@ -455,6 +464,15 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
                     _ = async { asked.as_ref().unwrap().readable().await }, if asked.is_some() => break Stopped::Interrupted,
                     _ = &mut child_rx, if has_child => break Stopped::ProcessExited(exited_pid),
                     _ = async { watched.as_ref().unwrap().readable().await }, if watched.is_some() => break Stopped::ProcessExited(exited_pid),
+                    guard = async { usr1.as_ref().unwrap().readable().await }, if usr1.is_some() => {
+                        let mut guard = guard?;
+                        // Signals that came together run the probe once, as in bpftrace.
+                        let mut count = 0u64;
+                        // SAFETY: reads the eventfd's 8-byte counter into a u64.
+                        unsafe { libc::read(guard.get_ref().as_raw_fd(), (&mut count as *mut u64).cast(), 8) };
+                        guard.clear_ready();
+                        run_once(&mut ebpf, compiled, AttachPoint::SelfSignal)?;
+                    }
                     _ = tokio::time::sleep_until(next_read), if waiting => {}
                     guard = afd.readable_mut(), if !waiting => {
                         let mut guard = guard?;

@@ -50,7 +50,12 @@ fn list_pattern(pattern: Option<&str>, verbose: bool, out: &mut dyn Write) -> Re
                 (Some(k), Some(p)) if names_module(k) && p.matches(':').count() == 1 => Some(format!("{k}:*:{}", &p[k.len() + 1..])),
                 (_, p) => p.map(str::to_string),
             };
-            kernel_probes(kind).into_iter().filter(|n| pattern.as_deref().is_none_or(|p| wildcard(p, n))).collect()
+            let mut names = kernel_probes(kind);
+            // `self:*` lists current bpftrace's one self probe (no wildcard type lists it).
+            if kind == Some("self") {
+                names.insert("self:signal:SIGUSR1".to_string());
+            }
+            names.into_iter().filter(|n| pattern.as_deref().is_none_or(|p| wildcard(p, n))).collect()
         }
     };
     for name in &names {
@@ -101,12 +106,13 @@ pub fn list_program(text: &str, params: &[String], verbose: bool, out: &mut dyn 
 /// Probe `p`, matched by description `desc`, named as bpftrace names probes of the
 /// description's type (`kprobe:vfs_read`, `fentry:vmlinux:vfs_read`, `uprobe:/bin/bash:readline`);
 /// a probe of a type with no names to expand (`interval:s:1`) is its description. None for
-/// BEGIN, END and ERROR.
+/// BEGIN, END, ERROR and `self:signal:SIGUSR1`.
 pub(super) fn probe_name(desc: &ProbeDesc, p: &Probe) -> Option<String> {
     let kind = desc.fields.first().map(String::as_str).unwrap_or("");
     let user = p.user.as_deref();
     Some(match (kind, p.provider) {
-        (_, "dtrace") => return None,
+        // Special probes: listed by no program, filtered by no --probe-filter.
+        (_, "dtrace" | "self") => return None,
         ("tracepoint", _) => format!("tracepoint:{}:{}", p.module, p.name),
         ("kprobe" | "kretprobe", _) => format!("{kind}:{}", p.function),
         (k, _) if names_module(k) => format!("{k}:{}:{}", p.module, p.function),

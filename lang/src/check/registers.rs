@@ -21,6 +21,7 @@ pub(super) fn bpftrace_kind(p: &Probe) -> &'static str {
         AttachPoint::Begin => "BEGIN",
         AttachPoint::End => "END",
         AttachPoint::Error => "ERROR",
+        AttachPoint::SelfSignal => "self",
         AttachPoint::SyscallEntry | AttachPoint::SyscallReturn | AttachPoint::Tracepoint(_) => "tracepoint",
         AttachPoint::RawTracepoint(_) => "rawtracepoint",
         AttachPoint::FbtEntry(_) => "kprobe",

@@ -43,6 +43,7 @@ impl Program {
         let Some(p) = crate::providers::probe_by_id(id) else { return format!("probe {id}") };
         match (p.provider, p.name) {
             ("dtrace", name) => name.to_string(),
+            ("self", name) => format!("self:{}:{name}", p.module),
             ("syscall", "entry") => format!("tracepoint:syscalls:sys_enter_{}", p.function),
             ("syscall", "return") => format!("tracepoint:syscalls:sys_exit_{}", p.function),
             _ => format!("{}:{}:{}:{}", p.provider, p.module, p.function, p.name),

@@ -117,7 +117,7 @@ pub(crate) fn context_of(code: &crate::abi::ProgramCode) -> &'static dyn ProbeCo
 /// The context of an attach point: the one place that maps attach points to their files.
 pub(crate) fn context(attach: AttachPoint) -> &'static dyn ProbeContext {
     match attach {
-        AttachPoint::Begin | AttachPoint::End | AttachPoint::Error => &dtrace::Dtrace,
+        AttachPoint::Begin | AttachPoint::End | AttachPoint::Error | AttachPoint::SelfSignal => &dtrace::Dtrace,
         AttachPoint::SyscallEntry | AttachPoint::SyscallReturn => &syscall::Syscall,
         AttachPoint::Profile { .. } | AttachPoint::Perf { .. } => &profile::Profile,
         AttachPoint::Tracepoint(_) => &tracepoint::Tracepoint,
