@@ -114,6 +114,8 @@ pub(super) fn probe_name(desc: &ProbeDesc, p: &Probe) -> Option<String> {
         // Special probes: listed by no program, filtered by no --probe-filter.
         (_, "dtrace" | "self") => return None,
         ("tracepoint", _) => format!("tracepoint:{}:{}", p.module, p.name),
+        // A probe inside the function is named by its offset (hex, as pid's are).
+        ("kprobe", _) if !matches!(p.name, "entry" | "return") => format!("kprobe:{}+{}", p.function, u64::from_str_radix(p.name, 16).unwrap_or(0)),
         ("kprobe" | "kretprobe", _) => format!("{kind}:{}", p.function),
         (k, _) if names_module(k) => format!("{k}:{}:{}", p.module, p.function),
         ("rawtracepoint", _) => format!("rawtracepoint:{}", p.name),

@@ -629,7 +629,11 @@ impl Checker<'_> {
                 p.attach = AttachPoint::Tracepoint(i as u16);
                 self.clause_tracepoints.push(i);
             }
-            AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_) => p.attach = self.function(p.attach, p.module, p.function, None, desc)?,
+            AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_) => {
+                // An entry probe inside the function is named by its offset, in hex.
+                let offset = if matches!(p.name, "entry" | "return") { 0 } else { u64::from_str_radix(p.name, 16).unwrap_or(0) };
+                p.attach = self.function(p.attach, p.module, p.function, None, offset, desc)?
+            }
             AttachPoint::RawTracepoint(_) => p.attach = self.raw_tracepoint(opts, p.module, p.name, None, desc)?,
             _ => {}
         }

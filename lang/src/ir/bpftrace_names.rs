@@ -22,6 +22,7 @@ impl Program {
             return match (provider, name) {
                 ("fbt", "entry") => format!("kprobe:{function}"),
                 ("fbt", "return") => format!("kretprobe:{function}"),
+                ("fbt", _) => format!("kprobe:{function}+{}", f.offset),
                 _ => format!("{provider}:{module}:{function}:{name}"),
             };
         }
