@@ -389,6 +389,7 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
     }
 
     let mut links = Vec::new();
+    let mut iters = Vec::new();
     if stop.is_none() {
         let mut progress = Progress::new("attaching probes", compiled.programs.len(), !opts.quiet);
         let mut tally = attach::Tally::default();
@@ -396,6 +397,7 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
             progress.tick();
             links.extend(attach::attach(&mut ebpf, &own, program, code, &mut tally)?);
         }
+        iters = std::mem::take(&mut tally.iters);
         if let Some(line) = tally.outcome()? {
             sink.notice(&line)?;
         }
@@ -415,6 +417,18 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
     }
     // What BEGIN printed, once every probe is attached (a system() command's work traced).
     deliver(begun, sink)?;
+    // An iterator (bpftrace's iter:task) is read now, its program run once per object, and
+    // tracing then ends as after exit().
+    if stop.is_none() && !iters.is_empty() {
+        for iter in iters {
+            attach::iter::run(iter).map_err(|e| RunError::Other(format!("cannot read the iterator: {e}")))?;
+            if let Some(s) = drain(ring.get_mut(), &mut events, sink)? {
+                stop = Some(Stopped::Exit(s));
+                break;
+            }
+        }
+        stop.get_or_insert(Stopped::Exit(0));
+    }
 
     let (child_tx, mut child_rx) = tokio::sync::oneshot::channel::<i32>();
     if let (Some(child), None) = (opts.child.as_mut(), &stop) {

@@ -55,6 +55,10 @@ fn list_pattern(pattern: Option<&str>, verbose: bool, out: &mut dyn Write) -> Re
             if kind == Some("self") {
                 names.insert("self:signal:SIGUSR1".to_string());
             }
+            // The iterators this kernel has, as bpftrace lists them among every type's.
+            if kind.is_none_or(|k| k == "iter") {
+                names.extend(iterators().into_iter().map(|t| format!("iter:{t}")));
+            }
             names.into_iter().filter(|n| pattern.as_deref().is_none_or(|p| wildcard(p, n))).collect()
         }
     };
@@ -119,6 +123,7 @@ pub(super) fn probe_name(desc: &ProbeDesc, p: &Probe) -> Option<String> {
         ("kprobe" | "kretprobe", _) => format!("{kind}:{}", p.function),
         (k, _) if names_module(k) => format!("{k}:{}:{}", p.module, p.function),
         ("rawtracepoint", _) => format!("rawtracepoint:{}", p.name),
+        ("iter", _) => format!("iter:{}", p.name),
         ("uprobe" | "uretprobe", _) => format!("{kind}:{}:{}", user.map_or(p.module, |u| u.path.as_str()), user.map_or(p.function, |u| u.function.as_str())),
         ("usdt", _) => format!("usdt:{}:{}:{}", user.map_or(p.module, |u| u.path.as_str()), user.map_or(p.provider, |u| u.provider.as_str()), p.name),
         _ => desc.fields.join(":"),
@@ -136,6 +141,7 @@ pub(super) fn details(name: &str) -> Vec<String> {
             kfunc_params(module, function, kind != "fentry")
         }
         "rawtracepoint" => rawtracepoint_args(rest),
+        "iter" => provider_args("iter", &["iter", rest]),
         _ => Vec::new(),
     }
 }
@@ -202,13 +208,24 @@ fn kfunc_params(module: &str, function: &str, with_return: bool) -> Vec<String> 
 /// A raw tracepoint's arguments, `struct task_struct * prev`, from its BTF prototype (less
 /// the hook's own `void *`), as current bpftrace's `-lv` lists them.
 fn rawtracepoint_args(event: &str) -> Vec<String> {
-    let fields: Vec<String> = ["rawtracepoint", event].iter().map(|f| f.to_string()).collect();
+    provider_args("rawtracepoint", &["rawtracepoint", event])
+}
+
+/// The arguments, `TYPE NAME`, of the probe of `provider` that description `fields` names:
+/// a raw tracepoint's (above), an iterator's (`struct task_struct * task`, as bpftrace lists
+/// them).
+fn provider_args(provider: &str, fields: &[&str]) -> Vec<String> {
+    let fields: Vec<String> = fields.iter().map(|f| f.to_string()).collect();
     let found = match_probes_with(&ProbeDesc { text: fields.join(":"), fields, span: 0..0 }, Some(&LiveKernel)).unwrap_or_default();
-    let Some(p) = found.first() else { return Vec::new() };
-    let raw = crumbs_lang::providers::provider("rawtracepoint").expect("rawtracepoint is a provider");
-    let types = raw.arg_types(p, Some(&LiveKernel)).and_then(Result::ok).unwrap_or_default();
-    let names = raw.arg_names(p, Some(&LiveKernel)).unwrap_or_default();
+    let (Some(p), Some(prov)) = (found.first(), crumbs_lang::providers::provider(provider)) else { return Vec::new() };
+    let types = prov.arg_types(p, Some(&LiveKernel)).and_then(Result::ok).unwrap_or_default();
+    let names = prov.arg_names(p, Some(&LiveKernel)).unwrap_or_default();
     types.iter().zip(&names).map(|(t, n)| typed(&t.c_type, n)).collect()
+}
+
+/// The iterators this kernel has (those of crumbs' whose `bpf_iter_TARGET` its BTF defines).
+fn iterators() -> Vec<&'static str> {
+    crumbs_lang::providers::iter::ITERATORS.into_iter().filter(|t| crumbs_lang::providers::iter::params(&LiveKernel, t).is_ok()).collect()
 }
 
 /// `TYPE NAME` as bpftrace writes a declaration: `struct file * file`, `size_t count`.

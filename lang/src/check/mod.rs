@@ -25,6 +25,7 @@ mod decls;
 mod expr;
 mod fbt;
 mod inet;
+mod iter;
 mod keys;
 mod kernel_fields;
 mod kernel_path;
@@ -339,6 +340,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         cx.maps_of_one_kind()?;
     }
     order.sort();
+    iter::alone(&groups)?;
     let globals = (0..cx.globals.len()).map(|g| Variable { name: cx.globals[g].clone(), repr: cx.var_repr(VarRef::Global(g)) }).collect();
     let thread_locals = (0..cx.thread_locals.len()).map(|t| Variable { name: cx.thread_locals[t].clone(), repr: cx.var_repr(VarRef::Thread(t)) }).collect();
     let mut arrays: Vec<Array> = (0..cx.arrays.len()).map(|a| Array { name: cx.arrays[a].name.clone(), thread: cx.arrays[a].thread, keys: cx.arrays[a].keys.clone().unwrap_or_default(), value: cx.var_repr(VarRef::Array(a)), len: cx.arrays[a].len, keeps_zero: cx.arrays[a].name.starts_with('@'), declared: None }).collect();

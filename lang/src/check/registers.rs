@@ -22,6 +22,7 @@ pub(super) fn bpftrace_kind(p: &Probe) -> &'static str {
         AttachPoint::End => "END",
         AttachPoint::Error => "ERROR",
         AttachPoint::SelfSignal => "self",
+        AttachPoint::Iter(_) => "iter",
         AttachPoint::SyscallEntry | AttachPoint::SyscallReturn | AttachPoint::Tracepoint(_) => "tracepoint",
         AttachPoint::RawTracepoint(_) => "rawtracepoint",
         AttachPoint::FbtEntry(_) => "kprobe",

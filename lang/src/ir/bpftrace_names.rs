@@ -45,6 +45,7 @@ impl Program {
         match (p.provider, p.name) {
             ("dtrace", name) => name.to_string(),
             ("self", name) => format!("self:{}:{name}", p.module),
+            ("iter", name) => format!("iter:{name}"),
             ("syscall", "entry") => format!("tracepoint:syscalls:sys_enter_{}", p.function),
             ("syscall", "return") => format!("tracepoint:syscalls:sys_exit_{}", p.function),
             _ => format!("{}:{}:{}:{}", p.provider, p.module, p.function, p.name),

@@ -5,6 +5,7 @@
 mod dtrace;
 mod fbt;
 mod io;
+pub mod iter;
 mod proc;
 pub mod perf;
 mod profile;
@@ -47,6 +48,9 @@ pub enum AttachPoint {
     Error,
     /// bpftrace's `self:signal:SIGUSR1`: run, as BEGIN is, each time crumbs receives SIGUSR1.
     SelfSignal,
+    /// bpftrace's `iter:TARGET`: a BPF iterator, [`iter::ITERATORS`]' index; run once per
+    /// object when crumbs reads it.
+    Iter(u8),
     /// `raw_syscalls:sys_enter`, filtered by system call number in the kernel.
     SyscallEntry,
     /// `raw_syscalls:sys_exit`.
@@ -156,7 +160,7 @@ pub struct ArgType {
     pub kernel: Option<KernelTypeId>,
 }
 
-pub const PROVIDERS: &[&dyn Provider] = &[&dtrace::Dtrace, &self_signal::SelfSignal, &syscall::Syscall, &tracepoint::Tracepoint, &profile::Profile, &perf::Software, &perf::Hardware, &fbt::Fbt, &rawtracepoint::RawTracepoint, &user::Pid, &user::Uprobe, &usdt::Usdt, &proc::PROC, &sched::SCHED, &io::IO];
+pub const PROVIDERS: &[&dyn Provider] = &[&dtrace::Dtrace, &self_signal::SelfSignal, &iter::Iter, &syscall::Syscall, &tracepoint::Tracepoint, &profile::Profile, &perf::Software, &perf::Hardware, &fbt::Fbt, &rawtracepoint::RawTracepoint, &user::Pid, &user::Uprobe, &usdt::Usdt, &proc::PROC, &sched::SCHED, &io::IO];
 
 /// Every probe of every provider (for `-l`).
 pub fn all_probes() -> Vec<Probe> {

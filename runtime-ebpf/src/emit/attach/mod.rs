@@ -10,6 +10,7 @@ use crumbs_lang::providers::AttachPoint;
 
 mod dtrace;
 mod fentry;
+mod iter;
 mod kprobe;
 mod profile;
 mod pt_regs;
@@ -126,5 +127,6 @@ pub(crate) fn context(attach: AttachPoint) -> &'static dyn ProbeContext {
         AttachPoint::UserEntry(_) => &uprobe::ENTRY,
         AttachPoint::UserReturn(_) => &uprobe::RETURN,
         AttachPoint::RawTracepoint(_) => &rawtracepoint::RawTracepoint,
+        AttachPoint::Iter(_) => &iter::Iter,
     }
 }
