@@ -407,6 +407,19 @@ test_crumbs_bt_kfunc() {
     [ "$rc" = 2 ] && echo "$out" | grep -qF "are read only in fentry/fexit programs" || die "args at fexit with kprobes not refused ($rc): $out"
 }
 
+# bpftrace's kprobe at an offset in a function (current bpftrace's `kprobe:FUNCTION+N`): on
+# Debian's 6.1 (no IBT) vfs_read starts with the 5-byte ftrace call, so +5 starts the next
+# instruction: the kprobe fires there for io-benchmark's 128 reads of 512 bytes (the
+# registers still hold the arguments), and `probe` names it; +4 is inside that call, which the
+# kernel refuses (EILSEQ), said so.
+test_crumbs_bt_kprobe_offset() {
+    out=$(crumbs -q --dialect bpftrace -e 'kprobe:vfs_read+5 /pid == cpid && arg2 == 512/ { @[probe] = count(); }' \
+        -c 'io-benchmark -c -r -b 512 -s 64K /tmp/offsetfile' 2>&1) || die "crumbs (kprobe:vfs_read+5) failed: $out"
+    echo "$out" | grep -qxF '@[kprobe:vfs_read+5]: 128' || die "no 128 firings at vfs_read+5 in: $out"
+    out=$(crumbs -q --dialect bpftrace -e 'kprobe:vfs_read+4 { @ = count(); }' -c true 2>&1); rc=$?
+    [ "$rc" != 0 ] && echo "$out" | grep -qF "offset 4 is in the middle of an instruction" || die "kprobe:vfs_read+4 not refused ($rc): $out"
+}
+
 # bpftrace's `func` at kprobes and kfuncs: the function's address (bpf_get_func_ip), a kernel
 # symbol, as tools/xfsdist.bt keeps it (a map typed by ksym(0) first, the name kept at entry
 # and read at the return) in every attach mode; at a return itself only fexit and

@@ -402,7 +402,14 @@ impl Checker<'_> {
         if args.len() > 3 {
             return Err(Diagnostic::new(args[3].span.clone(), "getopt() takes at most three arguments").label("one too many").hint(format!("write {usage}")));
         }
-        let given = self.opts.args.iter().skip(1).find_map(|a| {
+        let description = match args.get(2).map(|a| &a.kind) {
+            Some(ExprKind::Str(d)) => d.value.clone(),
+            _ => String::new(),
+        };
+        if !self.getopts.iter().any(|(n, _)| *n == name.value) {
+            self.getopts.push((name.value.clone(), description));
+        }
+        let given = self.opts.named.iter().chain(self.opts.args.iter().skip(1)).find_map(|a| {
             let rest = a.strip_prefix("--")?.strip_prefix(name.value.as_str())?;
             if rest.is_empty() {
                 Some(None)

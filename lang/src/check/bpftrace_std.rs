@@ -25,7 +25,7 @@ const CS_WORD: u8 = 17;
 /// function's entry, however spelled and attached, is a `kprobe`).
 pub(super) fn probe_type(p: &Probe) -> &'static str {
     match p.attach {
-        AttachPoint::Begin | AttachPoint::End | AttachPoint::Error => "special",
+        AttachPoint::Begin | AttachPoint::End | AttachPoint::Error | AttachPoint::SelfSignal => "special",
         _ => registers::bpftrace_kind(p),
     }
 }

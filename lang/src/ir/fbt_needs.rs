@@ -18,12 +18,15 @@ pub struct FbtNeeds {
     /// function's arguments at its return: only an fentry/fexit program (a trampoline) has
     /// them in its context.
     pub trampoline: bool,
+    /// A probe is inside a function (`kprobe:vfs_read+4`): only a kprobe of its own fires
+    /// there.
+    pub offsets: bool,
 }
 
 impl Program {
     /// What the program's fbt clauses need of their context.
     pub fn fbt_needs(&self) -> FbtNeeds {
-        let mut needs = FbtNeeds::default();
+        let mut needs = FbtNeeds { offsets: self.functions.iter().any(|f| f.offset != 0), ..FbtNeeds::default() };
         let fbt = self.groups.iter().filter(|g| matches!(g.attach, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_)));
         for (ret, c) in fbt.flat_map(|g| g.clauses.iter().map(|c| (matches!(g.attach, AttachPoint::FbtReturn(_)), c))) {
             c.any(&mut |n| {

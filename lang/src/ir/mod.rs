@@ -1233,6 +1233,9 @@ pub struct Program {
     /// The raw tracepoints this program attaches to; `AttachPoint::RawTracepoint(i)` is the
     /// i-th.
     pub raw_tracepoints: Vec<RawTracepoint>,
+    /// bpftrace's named parameters the program reads with getopt(), in order of first use:
+    /// their names and descriptions (what `--help` after the program lists).
+    pub getopts: Vec<(String, String)>,
     /// The language the program was written in: how its output looks.
     pub dialect: crate::dialect::Dialect,
 }
@@ -1295,14 +1298,20 @@ pub struct KernelFunction {
     /// The stable probe (provider, name: `sched`, `on-cpu`) it carries, which its programs
     /// name; None for fbt's own probes.
     pub stable: Option<(String, String)>,
+    /// Where in the function its entry probe is: 0 at its start, else that many bytes in
+    /// (bpftrace's `kprobe:vfs_read+4`, a kprobe of its own).
+    pub offset: u64,
 }
 
 impl KernelFunction {
-    /// (provider, module, function, name) of its entry (or, for `ret`, return) probe.
+    /// (provider, module, function, name) of its entry (or, for `ret`, return) probe; a
+    /// probe inside the function is named by its offset in hex, as pid's are.
     pub fn shown(&self, ret: bool) -> (&str, &str, &str, &str) {
         match &self.stable {
             Some((provider, name)) => (provider, crate::providers::STABLE_MODULE, "", name),
-            None => ("fbt", &self.module, &self.name, if ret { "return" } else { "entry" }),
+            None if ret => ("fbt", &self.module, &self.name, "return"),
+            None if self.offset != 0 => ("fbt", &self.module, &self.name, crate::providers::interned(&format!("{:x}", self.offset))),
+            None => ("fbt", &self.module, &self.name, "entry"),
         }
     }
 }

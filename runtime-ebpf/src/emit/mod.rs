@@ -42,7 +42,8 @@ mod strings;
 mod strtok;
 mod subroutines;
 
-use faults::{ErrorArgs, FaultTarget, FaultValue};
+use faults::{ErrorArgs, FaultTarget};
+pub(crate) use faults::FaultValue;
 pub use speculation::{speculations_offset, speculations_size};
 use frame::Frame;
 use strings::Buf;

@@ -20,6 +20,7 @@ use std::sync::{Mutex, OnceLock};
 
 #[cfg(test)]
 mod blob;
+pub mod c_decl;
 mod modules;
 mod scan;
 

@@ -104,6 +104,9 @@ fn fbt_mode(program: &Program) -> Option<FbtMode> {
     }
     let needs = program.fbt_needs();
     Some(match program.options.fbtmode {
+        // A probe inside a function (kprobe:vfs_read+4) is a kprobe's: the program's fbt
+        // probes all attach so, whatever fbtmode says.
+        _ if needs.offsets => FbtMode::Kprobe,
         Some(mode) => mode,
         // bpf_d_path() (path()) and arguments at a return are only in a trampoline's program.
         None if needs.trampoline => FbtMode::Fentry,

@@ -14,6 +14,8 @@ mod user;
 use codegen::codegen_target;
 pub use codegen::iter_num;
 pub use tracefs::TRACEFS;
+/// vmlinux's types as C definitions (bpftrace's `-lv 'struct NAME'`).
+pub use btf::c_decl;
 
 use crumbs_ebpf::abi::Target;
 use crumbs_lang::facts::user::{Modules, UserModule};
