@@ -122,7 +122,7 @@ pub fn is_called_variable(name: &str) -> bool {
 
 /// `pid()` as `pid`; `pid(curr_ns)` and `pid(init)` (and `tid`'s) as `pid` too: crumbs reads
 /// the ids the initial pid namespace sees, which are the current one's where crumbs runs
-/// in it; `nsecs(monotonic)` as `nsecs`. Other arguments are errors.
+/// in it. Other arguments are errors. (`nsecs(clock)` is a function of its own.)
 fn called_variable(name: Ident, args: &[Expr]) -> Result<ExprKind, Diagnostic> {
     let f = name.name.as_str();
     let arg = |a: &Expr| match &a.kind {
@@ -131,15 +131,11 @@ fn called_variable(name: Ident, args: &[Expr]) -> Result<ExprKind, Diagnostic> {
     };
     let modes: &[&str] = match f {
         "pid" | "tid" => &["curr_ns", "init"],
-        "nsecs" => &["monotonic"],
         _ => &[],
     };
     match args {
         [] => Ok(bpftrace_ident(f, &name.span)),
         [a] if arg(a).is_some_and(|m| modes.contains(&m.as_str())) => Ok(bpftrace_ident(f, &name.span)),
-        [a] if f == "nsecs" && arg(a).is_some_and(|m| matches!(m.as_str(), "boot" | "tai" | "sw_tai")) => Err(Diagnostic::new(a.span.clone(), format!("nsecs({}) is not in crumbs yet", arg(a).unwrap_or_default()))
-            .label("not this clock")
-            .hint("nsecs and nsecs(monotonic) are CLOCK_MONOTONIC; CLOCK_BOOTTIME and CLOCK_TAI are not read (spec §12.1)")),
         [a, ..] if !modes.is_empty() => Err(Diagnostic::new(a.span.clone(), format!("{f}() takes {} or nothing", modes.join(" or ")))
             .label("not a mode")
             .hint(format!("write {f} or {f}(), or {}", modes.iter().map(|m| format!("{f}({m})")).collect::<Vec<_>>().join(", ")))),

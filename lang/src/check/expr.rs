@@ -404,6 +404,7 @@ impl Checker<'_> {
             FnHook::Usermode => self.usermode(f, args, span)?,
             FnHook::TypeTest(t) => self.type_test(f, t, args, span)?,
             FnHook::Find => self.find(args, span)?,
+            FnHook::Nsecs => self.nsecs(f, args, span)?,
             FnHook::SignalName => {
                 check_arity(f, args, span)?;
                 let sig = self.int_expr(&args[0], "signal_name()'s signal number")?;

@@ -16,6 +16,7 @@ mod actions;
 mod arrays;
 mod args;
 mod bpftrace;
+mod bpftrace_called;
 mod bpftrace_std;
 mod cgroup_path;
 mod dead_code;
@@ -824,6 +825,8 @@ mod tests;
 mod dialect_tests;
 #[cfg(test)]
 mod bpftrace_std_tests;
+#[cfg(test)]
+mod bpftrace_called_tests;
 #[cfg(test)]
 mod stored_values_tests;
 #[cfg(test)]

@@ -123,6 +123,8 @@ pub fn func_name(program: &str, f: Func) -> String {
 pub struct Target {
     /// CLOCK_REALTIME minus CLOCK_MONOTONIC, in ns, for walltimestamp.
     pub wall_offset: i64,
+    /// CLOCK_TAI minus CLOCK_BOOTTIME, in ns, for bpftrace's nsecs(sw_tai).
+    pub tai_offset: i64,
     /// Offsets of task_struct.real_parent and task_struct.tgid, for ppid (from BTF).
     pub task_offsets: Option<(i32, i32)>,
     /// Possible CPUs (every CPU has its own aggregation tables); 0 counts as 1.

@@ -17,6 +17,12 @@ pub(crate) fn wall_offset() -> i64 {
     clock(libc::CLOCK_REALTIME) - clock(libc::CLOCK_MONOTONIC)
 }
 
+/// CLOCK_TAI - CLOCK_BOOTTIME: added to bpf_ktime_get_boot_ns() for bpftrace's
+/// nsecs(sw_tai), as bpftrace reads it.
+fn tai_offset() -> i64 {
+    clock(libc::CLOCK_TAI) - clock(libc::CLOCK_BOOTTIME)
+}
+
 /// Whether the program walks task_structs: ppid, progenyof().
 fn uses_ppid(p: &Program) -> bool {
     p.groups.iter().flat_map(|g| &g.clauses).any(|c| c.any(&mut |n| matches!(n, Node::Expr(Expr::Var(VarHook::Ppid) | Expr::IntCall { f: IntFn::Progenyof, .. }))))
@@ -76,6 +82,7 @@ pub fn codegen_target(program: &Program) -> Target {
     let fbt = fbt_mode(program);
     Target {
         wall_offset: wall_offset(),
+        tai_offset: tai_offset(),
         task_offsets: if uses_ppid(program) { task_offsets() } else { None },
         cpus: super::cpus::possible() as u32,
         iter_num: if loops_over_strings(program) { iter_num() } else { None },

@@ -1,0 +1,86 @@
+//! Unit tests of current bpftrace's forms of its variables called with an argument
+//! (check/bpftrace_called.rs): what each lowers to, and each error's span, message and hint.
+
+use super::*;
+use crate::builtins::{KernelValue, Part, VarHook};
+use crate::compile;
+use crate::dialect::Dialect;
+use crate::facts::sample::SampleKernel;
+use crate::facts::{KernelFacts, Listing};
+use std::rc::Rc;
+
+/// The sample kernel, with kernel symbols: those named are there (at address 0x1000).
+#[derive(Debug)]
+struct WithSymbols(&'static [&'static str]);
+
+impl KernelFacts for WithSymbols {
+    fn tracepoints(&self) -> Listing {
+        SampleKernel.tracepoints()
+    }
+    fn tracepoint_format(&self, category: &str, event: &str) -> Result<String, String> {
+        SampleKernel.tracepoint_format(category, event)
+    }
+    fn kernel_symbol(&self, name: &str) -> Result<Option<u64>, String> {
+        Ok(self.0.contains(&name).then_some(0x1000))
+    }
+}
+
+fn compile_on(src: &str, facts: Rc<dyn KernelFacts>) -> Result<Program, Diagnostic> {
+    compile(src, &CheckOptions { facts: Some(facts), dialect: Some(Dialect::Bpftrace), args: vec!["stdin".into()], ..Default::default() })
+}
+
+fn ok(src: &str) -> Program {
+    compile_on(src, Rc::new(SampleKernel)).unwrap_or_else(|d| panic!("{src}: {} ({:?})", d.message, d.hint))
+}
+
+/// The error, the source text its span covers, and its hint.
+fn err_on(src: &str, facts: Rc<dyn KernelFacts>) -> (String, String, String) {
+    let d = compile_on(src, facts).expect_err(src);
+    (d.message.clone(), src[d.span.clone()].to_string(), d.hint.clone().unwrap_or_else(|| panic!("{src}: no hint for {}", d.message)))
+}
+
+fn err(src: &str) -> (String, String, String) {
+    err_on(src, Rc::new(SampleKernel))
+}
+
+/// The expressions the program's clauses emit (printf's arguments, in order).
+fn emitted(p: &Program) -> Vec<Expr> {
+    let mut out = Vec::new();
+    for c in p.groups.iter().flat_map(|g| &g.clauses) {
+        c.any(&mut |n| {
+            if let Node::Stmt(Stmt::Emit { args, .. }) = n {
+                out.extend(args.iter().cloned());
+            }
+            false
+        });
+    }
+    out
+}
+
+#[test]
+fn nsecs_reads_the_clock_named() {
+    let p = ok("BEGIN { printf(\"%lu %lu %lu %lu %lu %lu\\n\", nsecs, nsecs(), nsecs(monotonic), nsecs(boot), nsecs(tai), nsecs(sw_tai)); }");
+    let clock = |v| Expr::Var(VarHook::Kernel(v, Part::Whole));
+    use KernelValue::*;
+    assert_eq!(emitted(&p), [clock(MonotonicNs), clock(MonotonicNs), clock(MonotonicNs), clock(BootNs), clock(TaiNs), clock(SwTaiNs)]);
+}
+
+#[test]
+fn nsecs_of_another_name_is_an_error() {
+    let (m, text, hint) = err("BEGIN { print(nsecs(realtime)); }");
+    assert_eq!((m.as_str(), text.as_str()), ("Invalid timestamp mode: realtime", "realtime"));
+    assert!(hint.contains("nsecs(sw_tai)"), "{hint}");
+    let (m, text, _) = err("BEGIN { print(nsecs(1)); }");
+    assert_eq!((m.as_str(), text.as_str()), ("not a clock", "1"));
+    let (m, _, _) = err("BEGIN { print(nsecs(boot, tai)); }");
+    assert!(m.contains("nsecs"), "{m}");
+}
+
+#[test]
+fn nsecs_tai_needs_the_kernels_helper() {
+    let (m, text, hint) = err_on("BEGIN { print(nsecs(tai)); }", Rc::new(WithSymbols(&[])));
+    assert_eq!((m.as_str(), text.as_str()), ("Kernel does not support tai timestamp, please try sw_tai", "nsecs(tai)"));
+    assert!(hint.contains("sw_tai"), "{hint}");
+    compile_on("BEGIN { print(nsecs(tai)); print(nsecs(sw_tai)); }", Rc::new(WithSymbols(&["bpf_ktime_get_tai_ns"]))).unwrap();
+    compile_on("BEGIN { print(nsecs(sw_tai)); }", Rc::new(WithSymbols(&[]))).unwrap();
+}

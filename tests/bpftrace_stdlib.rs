@@ -1,0 +1,24 @@
+//! Current bpftrace's standard library functions that bpftrace 0.17 lacks (docs/stdlib.md;
+//! spec §13.4), run for real: the clocks of nsecs(), the task and pid forms of comm, pcomm,
+//! ppid, ..., memcmp(), strcap(), signal_thread() and the others.
+
+mod common;
+
+use common::run;
+
+/// nsecs(boot) counts time suspended, so it is at least nsecs(monotonic) read before it;
+/// nsecs(tai) is the time since 1970 (the kernel's TAI offset, at most 37 s, added) and
+/// nsecs(sw_tai) the same clock read without the kernel's helper: between two reads of
+/// nsecs(tai), give or take a millisecond.
+#[test]
+fn nsecs_of_each_clock() {
+    let program = "BEGIN { $m = nsecs(monotonic); $b = nsecs(boot); $t = nsecs(tai); $s = nsecs(sw_tai); $t2 = nsecs(tai);
+        printf(\"%d %d %d %lu\\n\", $b >= $m, $m >= nsecs - 1000000000, (int64)($s - $t) > -1000000 && (int64)($t2 - $s) > -1000000, $t / 1000000000); exit(); }";
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+    let out = run(&["-q", "-e", program]);
+    out.assert_ok();
+    let (flags, tai) = out.stdout.trim().rsplit_once(' ').unwrap_or_else(|| panic!("{}", out.dump()));
+    assert_eq!(flags, "1 1 1", "{}", out.dump());
+    let tai: u64 = tai.parse().unwrap();
+    assert!(tai + 1 >= now && tai <= now + 40, "tai {tai}, now {now}\n{}", out.dump());
+}
