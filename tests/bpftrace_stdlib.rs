@@ -22,3 +22,14 @@ fn nsecs_of_each_clock() {
     let tai: u64 = tai.parse().unwrap();
     assert!(tai + 1 >= now && tai <= now + 40, "tai {tai}, now {now}\n{}", out.dump());
 }
+
+/// pcomm(task), leader_comm(task), ppid(task) and leader_tid(task) of the current task at a
+/// shell's getppid(): its parent is crumbs (the -c command's), it leads its own group.
+#[test]
+fn task_forms_of_comm_and_ids() {
+    let program = "tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @[pcomm(curtask), leader_comm(curtask), ppid(curtask) == ppid, leader_tid(curtask) == tid, pcomm(curtask->group_leader) == pcomm] = count(); }";
+    let out = run(&["-e", program, "-c", "sh -c 'echo $PPID'"]);
+    out.assert_ok();
+    let keys: Vec<&str> = out.stdout.lines().filter_map(|l| l.split_once("]: ").map(|(k, _)| k)).collect();
+    assert_eq!(keys, ["@[crumbs, sh, 1, 1, 1"], "{}", out.dump());
+}

@@ -84,3 +84,19 @@ fn nsecs_tai_needs_the_kernels_helper() {
     compile_on("BEGIN { print(nsecs(tai)); print(nsecs(sw_tai)); }", Rc::new(WithSymbols(&["bpf_ktime_get_tai_ns"]))).unwrap();
     compile_on("BEGIN { print(nsecs(sw_tai)); }", Rc::new(WithSymbols(&[]))).unwrap();
 }
+
+#[test]
+fn task_forms_read_the_tasks_members() {
+    // pcomm(t) is t->real_parent->comm: the same program as the member chain written out.
+    let forms = ok("kprobe:vfs_read { printf(\"%s %d %d\\n\", pcomm(curtask), ppid(curtask->real_parent), ppid); }");
+    let written = ok("kprobe:vfs_read { printf(\"%s %d %d\\n\", curtask->real_parent->comm, curtask->real_parent->real_parent->pid, ppid); }");
+    assert_eq!(emitted(&forms), emitted(&written));
+    // (The sample kernel's task_struct has no group_leader.)
+    let (m, text, _) = err("kprobe:vfs_read { print(leader_comm(curtask)); }");
+    assert_eq!((m.as_str(), text.as_str()), ("`struct task_struct` has no member `group_leader`", "leader_comm"));
+    let (m, text, hint) = err("BEGIN { print(pcomm(curtask, 1)); }");
+    assert_eq!((m.as_str(), text.as_str()), ("pcomm() takes a task or nothing", "1"));
+    assert!(hint.contains("pcomm(task)"), "{hint}");
+    let (m, text, _) = err("BEGIN { print(leader_tid(1)); }");
+    assert_eq!((m.as_str(), text.as_str()), ("`->` needs a pointer to a struct or union, but this is `int`", "1"));
+}
