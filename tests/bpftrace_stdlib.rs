@@ -33,3 +33,20 @@ fn task_forms_of_comm_and_ids() {
     let keys: Vec<&str> = out.stdout.lines().filter_map(|l| l.split_once("]: ").map(|(k, _)| k)).collect();
     assert_eq!(keys, ["@[crumbs, sh, 1, 1, 1"], "{}", out.dump());
 }
+
+/// memcmp() of comm and of the file name a process opens, with literals; strcap() of each
+/// kind of string; container_of() of members of the current task back to the task.
+#[test]
+fn memcmp_strcap_and_container_of_at_a_workloads_open() {
+    let program = r#"tracepoint:syscalls:sys_enter_openat /pid == cpid/ { $f = str(args.filename);
+        if (memcmp($f, "/etc/hostname", 14) == 0) {
+            printf("%d %d %d %d %d\n", memcmp(comm, "cat", 4), memcmp(comm, "cau", 3), memcmp(comm, "cas", 3), memcmp($f, "/etc/hosts", 9), memcmp($f, "/etc/hosts", 10));
+            printf("%d %d %d %d\n", strcap(comm), strcap("abc"), strcap($f), strcap(args.filename));
+            printf("%d %d\n", container_of(&curtask->tasks, struct task_struct, tasks) == curtask, container_of(&curtask->se.load, struct task_struct, se.load)->pid == tid); } }"#;
+    let out = run(&["-q", "-e", program, "-c", "cat /etc/hostname"]);
+    out.assert_ok();
+    // 'n' - 's' is -5; "/etc/hostname" is 13 bytes and its NUL. (cat's line, the host's
+    // name, has no space.)
+    let printed: Vec<&str> = out.stdout.lines().filter(|l| l.contains(' ')).collect();
+    assert_eq!(printed, ["0 -1 1 0 -5", "16 4 256 13", "1 1"], "{}", out.dump());
+}

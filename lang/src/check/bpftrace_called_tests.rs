@@ -100,3 +100,24 @@ fn task_forms_read_the_tasks_members() {
     let (m, text, _) = err("BEGIN { print(leader_tid(1)); }");
     assert_eq!((m.as_str(), text.as_str()), ("`->` needs a pointer to a struct or union, but this is `int`", "1"));
 }
+
+#[test]
+fn memcmp_strcap_and_container_of() {
+    let p = ok("BEGIN { printf(\"%d %ld %ld %ld\\n\", memcmp(comm, \"bash\", 4), strcap(\"abc\"), strcap(comm), strcap(str(0))); }");
+    let e = emitted(&p);
+    assert!(matches!(&e[0], Expr::IntCall { f: crate::ir::IntFn::Memcmp(4), .. }), "{e:?}");
+    assert_eq!(e[1..], [Expr::Int(4), Expr::Int(16), Expr::Int(256)]);
+    let (m, text, hint) = err("BEGIN { $n = 3; print(memcmp(comm, \"bash\", $n)); }");
+    assert_eq!((m.as_str(), text.as_str()), ("memcmp() needs a non-negative constant count", "$n"));
+    assert!(hint.contains("memcmp(comm"), "{hint}");
+    let (m, text, _) = err("BEGIN { print(memcmp(comm, 1, 2)); }");
+    assert_eq!((m.as_str(), text.as_str()), ("memcmp() needs a string here, but this is an integer", "1"));
+    let (m, text, _) = err("BEGIN { print(strcap(5)); }");
+    assert_eq!((m.as_str(), text.as_str()), ("string-like values must be either strings, arrays or pointers", "5"));
+    // container_of(p, T, m) is (T *)((uint64_t)p - offsetof(T, m)).
+    let forms = ok("kprobe:vfs_read { printf(\"%d\\n\", container_of(curtask->real_parent, struct task_struct, tasks)->pid); }");
+    let written = ok("kprobe:vfs_read { printf(\"%d\\n\", ((struct task_struct *)((uint64_t)curtask->real_parent - offsetof(struct task_struct, tasks)))->pid); }");
+    assert_eq!(emitted(&forms), emitted(&written));
+    let (m, text, _) = err("BEGIN { print(container_of(curtask, struct task_struct, nope)); }");
+    assert_eq!((m.as_str(), text.as_str()), ("`struct task_struct` has no member `nope`", "nope"));
+}

@@ -405,6 +405,8 @@ impl Checker<'_> {
             FnHook::TypeTest(t) => self.type_test(f, t, args, span)?,
             FnHook::Find => self.find(args, span)?,
             FnHook::Nsecs => self.nsecs(f, args, span)?,
+            FnHook::Memcmp => self.memcmp(f, args, span)?,
+            FnHook::Strcap => self.strcap(f, args, span)?,
             FnHook::SignalName => {
                 check_arity(f, args, span)?;
                 let sig = self.int_expr(&args[0], "signal_name()'s signal number")?;

@@ -16,6 +16,7 @@ mod actions;
 mod arrays;
 mod args;
 mod bpftrace;
+mod bpftrace_bytes;
 mod bpftrace_called;
 mod bpftrace_std;
 mod cgroup_path;

@@ -497,6 +497,10 @@ pub enum IntFn {
     /// current bpftrace's `ncpus`: the number of possible CPUs, which the code generator
     /// knows of the machine it compiles for.
     Ncpus,
+    /// current bpftrace's `memcmp(a, b, n)` of two strings, n a constant: the difference of
+    /// the first bytes that differ among the first n of their buffers (as signed chars; 0
+    /// past a buffer), 0 if none.
+    Memcmp(u32),
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -42,6 +42,7 @@ impl Emitter<'_> {
             IntFn::FunctionArg(n) => self.context().trusted_arg(self, R0, n)?,
             IntFn::FuncIp => self.context().function_address(self)?,
             IntFn::ByteAt => self.byte_at(args)?,
+            IntFn::Memcmp(n) => self.memcmp(args, n)?,
             IntFn::Ncpus => self.ld64(R0, i64::from(self.target.cpus)),
         }
         Ok(())
@@ -73,6 +74,43 @@ impl Emitter<'_> {
             e.push(Insn::alu_imm(Alu::Arsh, R0, 56));
             e.goto(done);
             e.bind(past);
+            e.push(Insn::mov_imm(R0, 0));
+            e.bind(done);
+            Ok(())
+        })
+    }
+
+    /// r0 = the difference of the first bytes (signed chars) that differ among the first
+    /// `n` of two strings' buffers, 0 past a buffer; 0 if none differ (bpftrace's memcmp()).
+    /// Unrolled: n is a constant, at most the string size.
+    fn memcmp(&mut self, args: &[StrArg], n: u32) -> Result<(), EmitError> {
+        let (Some(StrArg::Str(a)), Some(StrArg::Str(b))) = (args.first(), args.get(1)) else {
+            return Err(self.err("internal: memcmp() takes two strings"));
+        };
+        self.scoped(|e| {
+            let size = |e: &Self, s: &StrExpr| match s.repr() {
+                Repr::Str(n) => n,
+                _ => crumbs_lang::ir::str_buffer(e.p.options.strsize()),
+            };
+            let (sa, sb) = (size(e, a), size(e, b));
+            let ba = e.readable(a, sa)?;
+            let bb = e.readable(b, sb)?;
+            let done = e.label();
+            for i in 0..n.min(sa.max(sb)) {
+                for (reg, buf, size) in [(R1, ba, sa), (R2, bb, sb)] {
+                    if i < size {
+                        e.buf_addr(reg, buf);
+                        e.push(Insn::ldx(B, reg, reg, i as i16));
+                        e.push(Insn::alu_imm(Alu::Lsh, reg, 56));
+                        e.push(Insn::alu_imm(Alu::Arsh, reg, 56));
+                    } else {
+                        e.push(Insn::mov_imm(reg, 0));
+                    }
+                }
+                e.push(Insn::mov(R0, R1));
+                e.push(Insn::alu_reg(Alu::Sub, R0, R2));
+                e.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), done);
+            }
             e.push(Insn::mov_imm(R0, 0));
             e.bind(done);
             Ok(())
