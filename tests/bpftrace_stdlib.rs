@@ -50,3 +50,18 @@ fn memcmp_strcap_and_container_of_at_a_workloads_open() {
     let printed: Vec<&str> = out.stdout.lines().filter(|l| l.contains(' ')).collect();
     assert_eq!(printed, ["0 -1 1 0 -5", "16 4 256 13", "1 1"], "{}", out.dump());
 }
+
+/// kfunc_exist() and kfunc_allowed() as this kernel (6.18) answers: bpf_task_from_pid is a
+/// kfunc that tracepoint programs may call and BEGIN's (a raw tracepoint program) and
+/// kprobes' may not.
+#[test]
+fn kfunc_exist_and_allowed_of_this_kernel() {
+    let program = r#"BEGIN { printf("%d %d %d\n", kfunc_exist("bpf_task_from_pid"), kfunc_exist("crumbs_no_such_kfunc"), kfunc_allowed("bpf_task_from_pid")); }
+        tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { printf("%d %d\n", kfunc_allowed("bpf_task_from_pid"), kfunc_allowed("crumbs_no_such_kfunc")); }"#;
+    let out = run(&["-q", "-e", program, "-c", "sh -c 'echo $PPID'"]);
+    out.assert_ok();
+    let printed: Vec<&str> = out.stdout.lines().filter(|l| l.contains(' ')).collect();
+    assert_eq!(printed, ["1 0 0", "1 0"], "{}", out.dump());
+    let kprobe = run(&["--dialect", "bpftrace", "--dump-bpf", "-e", r#"kprobe:vfs_read { static_assert(!kfunc_allowed("bpf_task_from_pid"), "allowed at a kprobe"); }"#]);
+    kprobe.assert_ok();
+}

@@ -402,6 +402,9 @@ pub enum FnHook {
     Memcmp,
     /// current bpftrace's `strcap(s)`: a string's capacity.
     Strcap,
+    /// current bpftrace's `kfunc_exist(name)` and `kfunc_allowed(name)` (`allowed`): what
+    /// the kernel says of a kfunc, when compiling.
+    Kfunc { allowed: bool },
 }
 
 /// What current bpftrace's type predicates ask of an expression (lang/src/check/bpftrace_std.rs).
@@ -575,6 +578,8 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "nsecs", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Any], hook: FnHook::Nsecs, signature: "nsecs(clock)", doc: "current bpftrace's: nanoseconds of the clock named, a uint64: monotonic (CLOCK_MONOTONIC, as nsecs), boot (CLOCK_BOOTTIME, counting time suspended), tai (CLOCK_TAI; Linux 6.1) or sw_tai (CLOCK_BOOTTIME plus CLOCK_TAI - CLOCK_BOOTTIME as read when compiling)" },
     BuiltinFn { name: "memcmp", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str, ArgSpec::Int], hook: FnHook::Memcmp, signature: "memcmp(a, b, n)", doc: "current bpftrace's: the first n bytes (a non-negative constant) of strings a and b compared, an int: the difference of the first bytes that differ, as signed chars (bytes past a string's buffer are 0), else 0" },
     BuiltinFn { name: "strcap", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Any], hook: FnHook::Strcap, signature: "strcap(s)", doc: "current bpftrace's: the capacity of a string, an int64 known when compiling: a literal's bytes and NUL, comm's 16, another string's the string size (max_strlen); a char array's length; for a pointer to chars, the length of the string it points to" },
+    BuiltinFn { name: "kfunc_exist", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Format], hook: FnHook::Kfunc { allowed: false }, signature: "kfunc_exist(name)", doc: "current bpftrace's: 1 if the kernel's BTF has a function name (a string literal), else 0, known when compiling" },
+    BuiltinFn { name: "kfunc_allowed", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Format], hook: FnHook::Kfunc { allowed: true }, signature: "kfunc_allowed(name)", doc: "current bpftrace's: 1 if the program of the clause's first probe may call kernel function name (a string literal), as the verifier says of a program that calls it, else 0, known when compiling" },
     BuiltinFn { name: "find", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Aggregation, ArgSpec::Any, ArgSpec::Any], hook: FnHook::Find, signature: "find(@map, key, $var)", doc: "current bpftrace's: 1 if map of values @map has an element at key, which is then stored in scratch variable $var; else 0, $var left as it was" },
     BuiltinFn { name: "reg", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Format], hook: FnHook::Register, signature: "reg(name)", doc: "the register name (a string literal, as bpftrace names x86-64's: ip, sp, bp, ax, bx, cx, dx, si, di, r8 to r15, orig_ax, flags, cs, ss) where the probe fired: at kprobes, uprobes, USDT probes and perf events (profile, interval, software, hardware), a uint64" },
     BuiltinFn { name: "override", dialects: Dialects::Bpftrace, kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Override, signature: "override(rc)", doc: "destructive (--unsafe): the probed kernel function does not run and returns rc instead (bpf_override_return): at kprobes of functions the kernel allows error injection into (ALLOW_ERROR_INJECTION), on a kernel built with CONFIG_BPF_KPROBE_OVERRIDE; they then attach as kprobes" },

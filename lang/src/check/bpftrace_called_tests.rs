@@ -23,6 +23,13 @@ impl KernelFacts for WithSymbols {
     fn kernel_symbol(&self, name: &str) -> Result<Option<u64>, String> {
         Ok(self.0.contains(&name).then_some(0x1000))
     }
+    fn kernel_function(&self, name: &str) -> Result<Option<crate::facts::KernelTypeId>, String> {
+        Ok(self.0.contains(&name).then_some(7))
+    }
+    /// Tracepoint programs (type 5) may call the functions named.
+    fn kfunc_allowed(&self, name: &str, prog_type: u32) -> Result<bool, String> {
+        Ok(prog_type == 5 && self.0.contains(&name))
+    }
 }
 
 fn compile_on(src: &str, facts: Rc<dyn KernelFacts>) -> Result<Program, Diagnostic> {
@@ -120,4 +127,16 @@ fn memcmp_strcap_and_container_of() {
     assert_eq!(emitted(&forms), emitted(&written));
     let (m, text, _) = err("BEGIN { print(container_of(curtask, struct task_struct, nope)); }");
     assert_eq!((m.as_str(), text.as_str()), ("`struct task_struct` has no member `nope`", "nope"));
+}
+
+#[test]
+fn kfunc_questions_are_asked_of_the_kernel_when_compiling() {
+    let facts = || Rc::new(WithSymbols(&["bpf_task_from_pid"]));
+    // The sample kernel has no tracepoints: ask only what BEGIN's program may call.
+    let p = compile_on("BEGIN { printf(\"%d %d %d\\n\", kfunc_exist(\"bpf_task_from_pid\"), kfunc_exist(\"nope\"), kfunc_allowed(\"bpf_task_from_pid\")); }", facts()).unwrap();
+    assert_eq!(emitted(&p), [Expr::Int(1), Expr::Int(0), Expr::Int(0)]);
+    assert_eq!(super::bpftrace_kfuncs::prog_type(crate::providers::AttachPoint::Tracepoint(0)), 5);
+    let (m, text, hint) = err_on("BEGIN { print(kfunc_exist(comm)); }", facts());
+    assert_eq!((m.as_str(), text.as_str()), ("kfunc_exist() accepts a string literal only", "comm"));
+    assert!(hint.contains("kfunc_exist(\""), "{hint}");
 }

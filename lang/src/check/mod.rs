@@ -18,6 +18,7 @@ mod args;
 mod bpftrace;
 mod bpftrace_bytes;
 mod bpftrace_called;
+mod bpftrace_kfuncs;
 mod bpftrace_std;
 mod cgroup_path;
 mod dead_code;

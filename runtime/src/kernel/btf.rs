@@ -28,7 +28,7 @@ pub use scan::{function_names, raw_tracepoint_names};
 pub const VMLINUX: &str = "/sys/kernel/btf/vmlinux";
 
 /// The kernel's BTF, opened on first use.
-fn vmlinux() -> Result<&'static Btf, String> {
+pub(crate) fn vmlinux() -> Result<&'static Btf, String> {
     static BTF: OnceLock<Result<Btf, String>> = OnceLock::new();
     BTF.get_or_init(|| open(VMLINUX)).as_ref().map_err(Clone::clone)
 }

@@ -7,6 +7,7 @@ pub(crate) mod btf;
 pub(crate) mod codegen;
 pub mod cpus;
 mod functions;
+mod kfuncs;
 mod raw_tracepoints;
 pub(crate) mod tracefs;
 mod user;
@@ -111,6 +112,10 @@ impl KernelFacts for LiveKernel {
             Some(0) => Err("/proc/kallsyms shows no addresses (kernel.kptr_restrict): run as root".into()),
             f => Ok(f),
         }
+    }
+
+    fn kfunc_allowed(&self, name: &str, prog_type: u32) -> Result<bool, String> {
+        kfuncs::allowed(name, prog_type)
     }
 
     fn cgroup_id(&self, path: &str) -> Result<u64, String> {

@@ -1,0 +1,52 @@
+//! Current bpftrace's questions about the kernel's functions (kfuncs), answered when
+//! compiling (docs/stdlib.md): `kfunc_exist("name")` and `kfunc_allowed("name")`.
+
+use super::*;
+use crate::providers::AttachPoint;
+
+/// The BPF program types (the uapi's `enum bpf_prog_type`) crumbs' programs are, as the code
+/// generator's attach kinds make them (runtime-ebpf/src/emit/attach: `section_kind`).
+const PROG_KPROBE: u32 = 2;
+const PROG_TRACEPOINT: u32 = 5;
+const PROG_PERF_EVENT: u32 = 7;
+const PROG_RAW_TRACEPOINT: u32 = 17;
+const PROG_TRACING: u32 = 26;
+
+/// The program type of a probe's program: fbt probes are kprobes' (bpftrace asks the type
+/// of `kprobe:`; crumbs may attach them as fentry, §6.6), uprobes and USDT probes kprobes',
+/// tracepoints tracepoints', raw tracepoints tp_btf's (tracing), profile and perf events
+/// perf events', and BEGIN, END and system call probes raw tracepoints'.
+pub(super) fn prog_type(a: AttachPoint) -> u32 {
+    match a {
+        AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_) | AttachPoint::UserEntry(_) | AttachPoint::UserReturn(_) => PROG_KPROBE,
+        AttachPoint::Tracepoint(_) => PROG_TRACEPOINT,
+        AttachPoint::Profile { .. } | AttachPoint::Perf { .. } => PROG_PERF_EVENT,
+        AttachPoint::RawTracepoint(_) => PROG_TRACING,
+        AttachPoint::Begin | AttachPoint::End | AttachPoint::Error | AttachPoint::SyscallEntry | AttachPoint::SyscallReturn => PROG_RAW_TRACEPOINT,
+    }
+}
+
+impl Checker<'_> {
+    /// `kfunc_exist("name")` (the kernel's BTF has a function `name`) and
+    /// `kfunc_allowed("name")` (the clause's first probe's program may call it, as the
+    /// verifier says): 1 or 0, constants.
+    pub(super) fn kfunc_question(&mut self, f: &builtins::BuiltinFn, args: &[ast::Expr], span: &Span, allowed: bool) -> Result<TExpr, Diagnostic> {
+        check_arity(f, args, span)?;
+        let ExprKind::Str(s) = &args[0].kind else {
+            return Err(Diagnostic::new(args[0].span.clone(), format!("{}() accepts a string literal only", f.name))
+                .label("not a string literal")
+                .hint(format!("name the function: {}(\"bpf_task_from_pid\")", f.name)));
+        };
+        let Some(facts) = self.opts.facts.clone() else {
+            return Err(Diagnostic::new(span.clone(), format!("{}() needs the running system", f.name)).label("not known here").hint("run the program on the machine it traces"));
+        };
+        let answer = if allowed {
+            let Some(p) = self.clause_probes.first() else { return Ok(TExpr::new(Expr::Int(0), self.int())) };
+            facts.kfunc_allowed(&s.value, prog_type(p.attach))
+        } else {
+            facts.kernel_function(&s.value).map(|id| id.is_some())
+        };
+        let yes = answer.map_err(|m| Diagnostic::new(span.clone(), m).label("cannot tell").hint("the kernel's BTF (/sys/kernel/btf/vmlinux) answers this"))?;
+        Ok(TExpr::new(Expr::Int(i64::from(yes)), self.int()))
+    }
+}
