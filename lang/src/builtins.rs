@@ -251,7 +251,7 @@ use crate::ir::{SymKind, USymKind};
 impl FnHook {
     /// Whether it changes the system: allowed only with -w (spec §7.15).
     pub fn is_destructive(self) -> bool {
-        matches!(self, FnHook::Raise | FnHook::Stop | FnHook::System | FnHook::Chill | FnHook::CopyOut | FnHook::CopyOutStr | FnHook::Freopen | FnHook::Override)
+        matches!(self, FnHook::Raise | FnHook::SignalThread | FnHook::WriteUser | FnHook::Stop | FnHook::System | FnHook::Chill | FnHook::CopyOut | FnHook::CopyOutStr | FnHook::Freopen | FnHook::Override)
     }
 }
 
@@ -405,6 +405,10 @@ pub enum FnHook {
     /// current bpftrace's `kfunc_exist(name)` and `kfunc_allowed(name)` (`allowed`): what
     /// the kernel says of a kfunc, when compiling.
     Kfunc { allowed: bool },
+    /// current bpftrace's `signal_thread(sig)`: a signal to the thread that fired the probe.
+    SignalThread,
+    /// current bpftrace's `write_user(dst, src, len)`: bytes written into the process.
+    WriteUser,
 }
 
 /// What current bpftrace's type predicates ask of an expression (lang/src/check/bpftrace_std.rs).
@@ -608,6 +612,8 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "ustack", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::OptConstInt], hook: FnHook::UStack { java: false }, signature: "ustack([mode,] [n])", doc: "the user stack of the process where the probe fired, its innermost n frames (1 to 100; default: option ustackframes, 100), symbolized in that process; the mode (bpftrace, perf, raw) is accepted and the stack printed in bpftrace's layout" },
     BuiltinFn { name: "kstack", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::OptConstInt], hook: FnHook::Stack, signature: "kstack([mode,] [n])", doc: "the kernel stack where the probe fired, its innermost n frames (1 to 64; default: option stackframes, 20); the mode (bpftrace, perf, raw) is accepted and the stack printed in bpftrace's layout" },
     BuiltinFn { name: "ksym", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Func), signature: "ksym(addr)", doc: "the kernel symbol holding address addr, as sym()" },
+    BuiltinFn { name: "signal_thread", dialects: Dialects::Bpftrace, kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::SignalThread, signature: "signal_thread(sig)", doc: "current bpftrace's, destructive (--unsafe): send signal sig, a name (\"SIGSTOP\" or \"STOP\") or a number from 1 to 64, to the thread that fired the probe (bpf_send_signal_thread), at kprobes, kretprobes, uprobes, uretprobes, USDT probes, tracepoints, raw tracepoints and profile probes" },
+    BuiltinFn { name: "write_user", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::Str, ArgSpec::Int], hook: FnHook::WriteUser, signature: "write_user(dst, src, len)", doc: "current bpftrace's, destructive (--unsafe): write the first len bytes (a constant, at most its buffer's size) of string src to the process's memory at dst (bpf_probe_write_user), an int: 1 if written, else 0" },
     BuiltinFn { name: "signal", dialects: Dialects::Bpftrace, kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Raise, signature: "signal(sig)", doc: "destructive (--unsafe): send signal sig, a name (\"SIGKILL\" or \"KILL\") or a number, to the process that fired the probe, as raise()" },
     BuiltinFn { name: "jstack", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::OptConstInt, ArgSpec::OptConstInt], hook: FnHook::UStack { java: true }, signature: "jstack([nframes [, strsize]])", doc: "DTrace's Java stack; Linux has no Java helper, so the user stack as ustack() records it, its innermost nframes frames (1 to 100; default: option jstackframes, 50)" },
     BuiltinFn { name: "usym", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::USym(USymKind::Func), signature: "usym(pc)", doc: "the symbol holding user address pc in the process where the probe fired, printed as module`symbol (keys at different offsets in one symbol aggregate together)" },

@@ -94,7 +94,7 @@ pub fn bpftrace_call(name: Ident, mut args: Vec<Expr>) -> Result<ExprKind, Diagn
     if CALLED_VARIABLES.contains(&name.name.as_str()) && (args.is_empty() || crate::builtins::function(&name.name, Dialect::Bpftrace).is_none()) {
         return called_variable(name, &args);
     }
-    if let Some(FnHook::Raise) = crate::builtins::function(&name.name, Dialect::Bpftrace).map(|f| f.hook) {
+    if let Some(FnHook::Raise | FnHook::SignalThread) = crate::builtins::function(&name.name, Dialect::Bpftrace).map(|f| f.hook) {
         if let Some(ExprKind::Str(s)) = args.first().map(|a| &a.kind) {
                 let bare = s.value.strip_prefix("SIG").unwrap_or(&s.value);
                 let Some((_, n)) = SIGNALS.iter().find(|(n, _)| *n == bare) else {

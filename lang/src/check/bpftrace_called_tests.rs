@@ -140,3 +140,31 @@ fn kfunc_questions_are_asked_of_the_kernel_when_compiling() {
     assert_eq!((m.as_str(), text.as_str()), ("kfunc_exist() accepts a string literal only", "comm"));
     assert!(hint.contains("kfunc_exist(\""), "{hint}");
 }
+
+#[test]
+fn signal_thread_and_write_user_are_unsafe() {
+    let unsafe_on = |src: &str| compile(src, &CheckOptions { facts: Some(Rc::new(SampleKernel)), dialect: Some(Dialect::Bpftrace), destructive: true, args: vec!["stdin".into()], ..Default::default() });
+    let p = unsafe_on("kprobe:vfs_read { signal_thread(\"SIGSTOP\"); signal(\"STOP\"); }").unwrap();
+    let mut signals = Vec::new();
+    for c in p.groups.iter().flat_map(|g| &g.clauses) {
+        c.any(&mut |n| {
+            if let Node::Stmt(Stmt::Signal { sig, thread }) = n {
+                signals.push((sig.clone(), *thread));
+            }
+            false
+        });
+    }
+    assert_eq!(signals, [(Expr::Int(19), true), (Expr::Int(19), false)]);
+    let d = unsafe_on("BEGIN { signal_thread(9); }").unwrap_err();
+    assert_eq!(d.message, "signal_thread() can not be used for this probetype special");
+    let (m, _, _) = err("kprobe:vfs_read { signal_thread(9); }");
+    assert_eq!(m, "signal_thread() is an unsafe function being used in safe mode");
+    let (m, _, _) = err("kprobe:vfs_read { write_user(0, \"x\", 1); }");
+    assert_eq!(m, "write_user() is an unsafe function being used in safe mode");
+    let d = unsafe_on("kprobe:vfs_read { write_user(0, \"x\", 0); }").unwrap_err();
+    assert!(d.message.starts_with("write_user() writes a constant 1 to"), "{}", d.message);
+    // Its value unused, the call still runs: a test with empty branches.
+    let p = unsafe_on("kprobe:vfs_read { write_user(0, \"x\", 2); }").unwrap();
+    let calls = p.groups.iter().flat_map(|g| &g.clauses).filter(|c| c.any(&mut |n| matches!(n, Node::Expr(Expr::IntCall { f: crate::ir::IntFn::WriteUser(2), .. })))).count();
+    assert_eq!(calls, 1);
+}

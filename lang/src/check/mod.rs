@@ -19,6 +19,7 @@ mod bpftrace;
 mod bpftrace_bytes;
 mod bpftrace_called;
 mod bpftrace_kfuncs;
+mod bpftrace_process;
 mod bpftrace_std;
 mod cgroup_path;
 mod dead_code;

@@ -501,6 +501,10 @@ pub enum IntFn {
     /// the first bytes that differ among the first n of their buffers (as signed chars; 0
     /// past a buffer), 0 if none.
     Memcmp(u32),
+    /// current bpftrace's `write_user(dst, src, len)`: the first len bytes of string src's
+    /// buffer written to the process's memory at dst (bpf_probe_write_user): 1 if written,
+    /// else 0. An effect: it runs where its value is not used.
+    WriteUser(u32),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -708,7 +712,7 @@ impl Expr {
 
     /// Whether evaluating it changes a variable (it holds an assignment or `++`/`--`).
     pub fn has_effects(&self) -> bool {
-        self.any(&mut |n| matches!(n, Node::Expr(Expr::Seq(..)) | Node::Str(StrExpr::Seq(..))))
+        self.any(&mut |n| matches!(n, Node::Expr(Expr::Seq(..) | Expr::IntCall { f: IntFn::WriteUser(_), .. }) | Node::Str(StrExpr::Seq(..))))
     }
 
     /// How the value is stored; an integer's C type is the checker's to say (see
@@ -783,8 +787,9 @@ pub enum Stmt {
     /// `copyinto(src, size, dest)` (`user`: from user memory) and `bcopy(src, dest, size)`
     /// (from kernel memory): copies `size` bytes into the clause's scratch memory at `dest`.
     Copy { user: bool, src: Expr, dest: Expr, size: Expr },
-    /// `raise(signal)` (`stop()`: SIGSTOP) to the process that fired the probe.
-    Signal(Expr),
+    /// `raise(signal)` (`stop()`: SIGSTOP) to the process that fired the probe; to its
+    /// thread alone if `thread` (bpftrace's `signal_thread()`).
+    Signal { sig: Expr, thread: bool },
     /// bpftrace's `override(rc)`: the probed kernel function returns rc without running
     /// (bpf_override_return, at a kprobe of its entry).
     Override(Expr),
@@ -833,7 +838,7 @@ impl Stmt {
             Stmt::Break | Stmt::Continue | Stmt::Return => false,
             Stmt::SetStr(v, s) => s.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
             Stmt::SetObject(v, o) | Stmt::SetMember { var: v, value: o, .. } => o.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
-            Stmt::Speculate(e) | Stmt::Signal(e) | Stmt::Chill(e) | Stmt::Override(e) => e.any(f),
+            Stmt::Speculate(e) | Stmt::Signal { sig: e, .. } | Stmt::Chill(e) | Stmt::Override(e) => e.any(f),
             Stmt::CopyOut { src, addr, size } => {
                 (match src {
                     CopyOutSrc::Memory(e) => e.any(f),

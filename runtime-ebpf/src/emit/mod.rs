@@ -137,7 +137,7 @@ fn needs_scratch(c: &Clause) -> bool {
             // A struct key may be larger than the stack holds.
             Node::Stmt(Stmt::Aggregate { keys, .. } | Stmt::SetElement { keys, .. }) | Node::Expr(Expr::Element { keys, .. } | Expr::VarAddr(StrVar::Element { keys, .. })) => keys.iter().any(|k| matches!(k, Expr::Object { .. })),
             // The searches work in scratch buffers, and so do caller and stackdepth.
-            Node::Expr(Expr::IntCall { f: IntFn::Index | IntFn::Rindex | IntFn::ByteAt | IntFn::Memcmp(_), .. } | Expr::Var(VarHook::Caller { .. } | VarHook::StackDepth { .. })) => true,
+            Node::Expr(Expr::IntCall { f: IntFn::Index | IntFn::Rindex | IntFn::ByteAt | IntFn::Memcmp(_) | IntFn::WriteUser(_), .. } | Expr::Var(VarHook::Caller { .. } | VarHook::StackDepth { .. })) => true,
             _ => false,
         })
 }
@@ -541,10 +541,10 @@ impl Emitter<'_> {
                 self.expr(rc)?;
                 self.context().override_return(self)?;
             }
-            Stmt::Signal(sig) => {
+            Stmt::Signal { sig, thread } => {
                 self.expr(sig)?;
                 self.push(Insn::mov(R1, R0));
-                self.push(Insn::call(helper::SEND_SIGNAL));
+                self.push(Insn::call(if *thread { helper::SEND_SIGNAL_THREAD } else { helper::SEND_SIGNAL }));
             }
         }
         Ok(())

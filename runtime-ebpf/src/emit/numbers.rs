@@ -43,6 +43,7 @@ impl Emitter<'_> {
             IntFn::FuncIp => self.context().function_address(self)?,
             IntFn::ByteAt => self.byte_at(args)?,
             IntFn::Memcmp(n) => self.memcmp(args, n)?,
+            IntFn::WriteUser(n) => self.write_user(args, n)?,
             IntFn::Ncpus => self.ld64(R0, i64::from(self.target.cpus)),
         }
         Ok(())
@@ -113,6 +114,34 @@ impl Emitter<'_> {
             }
             e.push(Insn::mov_imm(R0, 0));
             e.bind(done);
+            Ok(())
+        })
+    }
+
+    /// r0 = 1 if bpf_probe_write_user() wrote the first `len` bytes of a string's buffer to
+    /// the user address, else 0 (bpftrace's write_user()).
+    fn write_user(&mut self, args: &[StrArg], len: u32) -> Result<(), EmitError> {
+        let (Some(StrArg::Int(dst)), Some(StrArg::Str(src))) = (args.first(), args.get(1)) else {
+            return Err(self.err("internal: write_user() takes an address and a string"));
+        };
+        self.scoped(|e| {
+            let at = e.slot(8)?;
+            e.expr(dst)?;
+            e.push(Insn::stx(DW, R10, at, R0));
+            let size = match src.repr() {
+                Repr::Str(n) => n,
+                _ => crumbs_lang::ir::str_buffer(e.p.options.strsize()),
+            };
+            let buf = e.readable(src, size)?;
+            e.buf_addr(R2, buf);
+            e.push(Insn::ldx(DW, R1, R10, at));
+            e.push(Insn::mov_imm(R3, len.min(size) as i32));
+            e.push(Insn::call(helper::PROBE_WRITE_USER));
+            // 0 is success: 1; an error (negative): 0.
+            e.push(Insn::mov_imm(R1, 1));
+            e.push(Insn::jmp_imm(Cond::Eq, R0, 0, 1));
+            e.push(Insn::mov_imm(R1, 0));
+            e.push(Insn::mov(R0, R1));
             Ok(())
         })
     }
