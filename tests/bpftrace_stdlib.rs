@@ -103,3 +103,36 @@ fn write_user_compiles_and_is_refused_under_lockdown() {
         assert!(out.stderr.contains("so copyout(), copyoutstr() and write_user() cannot run here"), "{}", out.dump());
     }
 }
+
+/// socket_cookie() of the socket a raw tracepoint (tp_btf) passes: the client's, as it
+/// connects (TCP_SYN_SENT, 2), is the cookie getsockopt(SO_COOKIE) gives the client.
+#[test]
+fn socket_cookie_at_a_raw_tracepoint() {
+    let dir = common::TempPath::dir("btfncookie");
+    let script = dir.path().join("cookie.py");
+    std::fs::write(&script, "import socket, struct\nl = socket.socket(); l.bind((\"127.0.0.1\", 0)); l.listen(1)\nc = socket.socket(); c.connect(l.getsockname())\nprint(\"cookie\", struct.unpack(\"Q\", c.getsockopt(socket.SOL_SOCKET, 57, 8))[0], flush=True)\na, _ = l.accept(); c.close(); a.close(); l.close()\n").unwrap();
+    let program = "rawtracepoint:inet_sock_set_state /pid == cpid/ { printf(\"%d %lu\\n\", args.newstate, socket_cookie(args.sk)); }";
+    let out = run(&["--dialect", "bpftrace", "-q", "-e", program, "-c", &format!("python3 {}", script.display())]);
+    out.assert_ok();
+    let cookie = out.stdout.lines().find_map(|l| l.strip_prefix("cookie ")).unwrap_or_else(|| panic!("{}", out.dump()));
+    assert!(cookie != "0" && out.stdout.lines().any(|l| l == format!("2 {cookie}")), "{}", out.dump());
+}
+
+/// socket_cookie() where the kernel has no bpf_get_socket_cookie() for the program, and of
+/// what is not a `struct sock *`, in bpftrace's words; at fentry (which this host refuses)
+/// it compiles to the helper's call.
+#[test]
+fn socket_cookie_errors_and_fentry() {
+    for (program, message) in [
+        ("tracepoint:sock:inet_sock_set_state { @[socket_cookie(args.skaddr)] = count(); }", "socket_cookie can not be used with \"tracepoint\" probes"),
+        ("kprobe:tcp_rcv_established { @[socket_cookie(args.skb)] = count(); }", "socket_cookie() only supports 'struct sock *' as the argument ('struct sk_buff *' provided)"),
+        ("kprobe:tcp_rcv_established { @[socket_cookie(args.skb->sk)] = count(); }", "socket_cookie() takes a `struct sock *` argument of the probe alone"),
+    ] {
+        let out = run(&["--dialect", "bpftrace", "-e", program]);
+        assert_eq!(out.code(), 2, "{}", out.dump());
+        assert!(out.stderr.contains(message), "{}", out.dump());
+    }
+    let out = run(&["--dialect", "bpftrace", "--dump-bpf", "-e", "fentry:tcp_rcv_established { @[socket_cookie(args.sk)] = count(); }"]);
+    out.assert_ok();
+    assert!(out.stdout.contains("(fentry)") && out.stdout.contains("call bpf_get_socket_cookie"), "{}", out.dump());
+}

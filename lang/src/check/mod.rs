@@ -20,6 +20,7 @@ mod bpftrace_bytes;
 mod bpftrace_called;
 mod bpftrace_kfuncs;
 mod bpftrace_process;
+mod bpftrace_socket;
 mod bpftrace_std;
 mod cgroup_path;
 mod dead_code;

@@ -505,6 +505,9 @@ pub enum IntFn {
     /// buffer written to the process's memory at dst (bpf_probe_write_user): 1 if written,
     /// else 0. An effect: it runs where its value is not used.
     WriteUser(u32),
+    /// current bpftrace's `socket_cookie(sk)` of the probe's argument N, a `struct sock *`
+    /// the verifier trusts (read from a tracing program's context): bpf_get_socket_cookie.
+    SocketCookie(u8),
 }
 
 #[derive(Clone, Debug, PartialEq)]
