@@ -136,3 +136,12 @@ fn socket_cookie_errors_and_fentry() {
     out.assert_ok();
     assert!(out.stdout.contains("(fentry)") && out.stdout.contains("call bpf_get_socket_cookie"), "{}", out.dump());
 }
+
+/// ntop() of comm, a 16-byte string: its bytes as an IPv6 address, or the first four as
+/// IPv4 with AF_INET, as bpftrace 0.17 prints them for cat (checked against it).
+#[test]
+fn ntop_of_comm() {
+    let out = run(&["--dialect", "bpftrace", "-e", "tracepoint:syscalls:sys_enter_openat /pid == cpid/ { printf(\"%s %s\\n\", ntop(comm), ntop(2, comm)); @[ntop(comm)] = count(); exit(); }", "-c", "/usr/bin/cat /dev/null"]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n6361:7400:: 99.97.116.0\n\n\n@[6361:7400::]: 1\n", "{}", out.dump());
+}

@@ -629,6 +629,9 @@ pub enum NtopFrom {
     /// This many bytes (4 or 16) of kernel memory at the address argument (an array in a
     /// record, a struct, or a variable's buffer); bytes that cannot be read are 0.
     Memory(u8),
+    /// The first this many bytes (4 or 16) of the string argument's buffer (`comm`), as
+    /// bpftrace 0.17 reads a string of that size.
+    Str(u8),
 }
 
 /// An argument of a string subroutine.
