@@ -145,3 +145,18 @@ fn ntop_of_comm() {
     out.assert_ok();
     assert_eq!(out.stdout, "Attaching 1 probe...\n6361:7400:: 99.97.116.0\n\n\n@[6361:7400::]: 1\n", "{}", out.dump());
 }
+
+/// comm(pid) of the shell itself, of its parent (crumbs, which ran it) and of a thread id
+/// no task has ("N/A"), at a tracepoint, whose programs this kernel (6.18) lets call
+/// bpf_task_from_pid; at BEGIN (a raw tracepoint program, which it does not) an error in
+/// current bpftrace's words.
+#[test]
+fn comm_of_a_pid() {
+    let program = "tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { printf(\"%s|%s|%s\\n\", comm(pid), comm(curtask->real_parent->tgid), comm(2147483647)); @[comm(tid)] = count(); }";
+    let out = run(&["--dialect", "bpftrace", "-q", "-e", program, "-c", "sh -c 'echo $PPID >/dev/null'"]);
+    out.assert_ok();
+    assert_eq!(out.stdout.lines().filter(|l| !l.is_empty()).collect::<Vec<_>>(), ["sh|crumbs|N/A", "@[sh]: 1"], "{}", out.dump());
+    let out = run(&["--dialect", "bpftrace", "-e", "BEGIN { print(comm(2)); }"]);
+    assert_eq!(out.code(), 2, "{}", out.dump());
+    assert!(out.stderr.contains("Syntax comm(PID) is not supported in this probe type yet. Type: special"), "{}", out.dump());
+}

@@ -168,3 +168,17 @@ fn signal_thread_and_write_user_are_unsafe() {
     let calls = p.groups.iter().flat_map(|g| &g.clauses).filter(|c| c.any(&mut |n| matches!(n, Node::Expr(Expr::IntCall { f: crate::ir::IntFn::WriteUser(2), .. })))).count();
     assert_eq!(calls, 1);
 }
+
+#[test]
+fn comm_of_a_pid_asks_whether_the_program_may() {
+    // The sample kernel lets tracepoint programs (type 5) call bpf_task_from_pid alone.
+    let facts = || Rc::new(WithSymbols(&["bpf_task_from_pid"]));
+    let d = compile_on("BEGIN { print(comm(2)); }", facts()).unwrap_err();
+    assert_eq!(d.message, "Syntax comm(PID) is not supported in this probe type yet. Type: special");
+    let p = ok("BEGIN { printf(\"%s %s\\n\", comm(2), comm); }");
+    let e = emitted(&p);
+    assert!(matches!(&e[0], Expr::Str(StrExpr::Call { f: crate::ir::StrFn::CommOfPid, size: 16, .. })), "{e:?}");
+    assert!(matches!(&e[1], Expr::Str(StrExpr::Comm)), "{e:?}");
+    let (m, text, _) = err("BEGIN { print(comm(\"x\")); }");
+    assert_eq!((m.as_str(), text.as_str()), ("Only integer supported for comm()'s pid", "\"x\""));
+}

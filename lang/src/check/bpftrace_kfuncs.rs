@@ -1,5 +1,6 @@
 //! Current bpftrace's questions about the kernel's functions (kfuncs), answered when
-//! compiling (docs/stdlib.md): `kfunc_exist("name")` and `kfunc_allowed("name")`.
+//! compiling (docs/stdlib.md): `kfunc_exist("name")` and `kfunc_allowed("name")`; and
+//! `comm(pid)`, which calls two of them where the program may.
 
 use super::*;
 use crate::providers::AttachPoint;
@@ -48,5 +49,29 @@ impl Checker<'_> {
         };
         let yes = answer.map_err(|m| Diagnostic::new(span.clone(), m).label("cannot tell").hint("the kernel's BTF (/sys/kernel/btf/vmlinux) answers this"))?;
         Ok(TExpr::new(Expr::Int(i64::from(yes)), self.int()))
+    }
+}
+
+impl Checker<'_> {
+    /// `comm(pid)`: the name of the thread with id `pid`, through the kfuncs
+    /// bpf_task_from_pid and bpf_task_release, at probes whose programs the kernel lets call
+    /// them (as current bpftrace asks it: kfunc_allowed()); elsewhere an error in its words.
+    pub(super) fn comm_of_pid(&mut self, f: &builtins::BuiltinFn, args: &[ast::Expr], span: &Span) -> Result<TExpr, Diagnostic> {
+        check_arity(f, args, span)?;
+        let pid = self.value(&args[0])?.expr;
+        if !pid.is_int() {
+            return Err(Diagnostic::new(args[0].span.clone(), "Only integer supported for comm()'s pid").label(format!("{}, not an integer", pid.repr().describe())).hint("give the thread's id: comm(pid), comm(args.pid)"));
+        }
+        if let Some(facts) = self.opts.facts.clone() {
+            for p in self.clause_probes.clone() {
+                if let Ok(false) = facts.kfunc_allowed("bpf_task_from_pid", prog_type(p.attach)) {
+                    return Err(Diagnostic::new(span.clone(), format!("Syntax comm(PID) is not supported in this probe type yet. Type: {}", super::bpftrace_std::probe_type(&p)))
+                        .label(format!("at {}:{}:{}:{}", p.provider, p.module, p.function, p.name))
+                        .hint("this kernel lets the programs of some probe types alone call bpf_task_from_pid (Linux 6.18: tracepoints, profile and perf events, raw tracepoints): read comm(pid) there"));
+                }
+            }
+        }
+        let string = self.c_string();
+        Ok(TExpr::new(Expr::Str(StrExpr::Call { f: crate::ir::StrFn::CommOfPid, args: vec![StrArg::Int(pid)], size: crate::ir::COMM_SIZE }), string))
     }
 }

@@ -410,6 +410,7 @@ impl Checker<'_> {
             FnHook::Kfunc { allowed } => self.kfunc_question(f, args, span, allowed)?,
             FnHook::WriteUser => self.write_user(f, args, span)?,
             FnHook::SocketCookie => self.socket_cookie(f, args, span)?,
+            FnHook::CommOfPid => self.comm_of_pid(f, args, span)?,
             FnHook::SignalName => {
                 check_arity(f, args, span)?;
                 let sig = self.int_expr(&args[0], "signal_name()'s signal number")?;

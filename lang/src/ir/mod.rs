@@ -619,6 +619,9 @@ pub enum StrFn {
     /// bpftrace's `macaddr(addr)`: the 6 bytes at a kernel address as upper-case hex bytes
     /// joined by colons (bytes that cannot be read are 0).
     Macaddr,
+    /// current bpftrace's `comm(pid)`: the name of the task with that id (the kfuncs
+    /// bpf_task_from_pid and bpf_task_release), "N/A" where there is none.
+    CommOfPid,
 }
 
 /// Where bpftrace's `ntop()` takes an address's bytes from.

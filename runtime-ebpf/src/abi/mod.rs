@@ -132,6 +132,9 @@ pub struct Target {
     /// The kernel's BTF ids of the kfuncs bpf_iter_num_new, _next and _destroy, for loops
     /// the verifier checks once (index(), rindex(), strstr()).
     pub iter_num: Option<[u32; 3]>,
+    /// For bpftrace's comm(pid): the kernel's BTF ids of the kfuncs bpf_task_from_pid and
+    /// bpf_task_release, and the offset of task_struct.comm.
+    pub task_from_pid: Option<TaskFromPid>,
     /// Address ranges [start, end) of the tracepoint hooks that run the programs
     /// (`bpf_trace_run*`, `__bpf_trace_X`, `__traceiter_X`), for `caller` and `stackdepth`
     /// (emit/stack_values.rs); empty where the program uses neither.
@@ -142,6 +145,14 @@ pub struct Target {
     /// fbt probes attach as fentry and fexit programs, one per function (`-x fbtmode=fentry`
     /// asked, or the runtime chose it for this kernel).
     pub fbt_fentry: bool,
+}
+
+/// What comm(pid) needs of the kernel ([`Target::task_from_pid`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TaskFromPid {
+    pub from_pid: u32,
+    pub release: u32,
+    pub comm_offset: i16,
 }
 
 /// The ring buffer the programs send their records through ([`record`]).

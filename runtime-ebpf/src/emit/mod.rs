@@ -41,6 +41,7 @@ mod stack_values;
 mod strings;
 mod strtok;
 mod subroutines;
+mod task_comm;
 
 use faults::{ErrorArgs, FaultTarget, FaultValue};
 pub use speculation::{speculations_offset, speculations_size};

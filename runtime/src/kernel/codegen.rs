@@ -52,6 +52,20 @@ pub fn iter_num() -> Option<[u32; 3]> {
     Some([id("new")?, id("next")?, id("destroy")?])
 }
 
+/// Whether the program reads another task's name (bpftrace's comm(pid)).
+fn uses_comm_of_pid(p: &Program) -> bool {
+    p.groups.iter().flat_map(|g| &g.clauses).any(|c| c.any(&mut |n| matches!(n, Node::Str(StrExpr::Call { f: StrFn::CommOfPid, .. }))))
+}
+
+/// The BTF ids of bpf_task_from_pid and bpf_task_release, and where task_struct's comm is.
+fn task_from_pid() -> Option<crumbs_ebpf::abi::TaskFromPid> {
+    Some(crumbs_ebpf::abi::TaskFromPid {
+        from_pid: super::btf::func_id("bpf_task_from_pid")?,
+        release: super::btf::func_id("bpf_task_release")?,
+        comm_offset: i16::try_from(super::btf::member_offset("task_struct", "comm")?).ok()?,
+    })
+}
+
 /// Whether the program computes `caller` or `stackdepth` of the kernel stack.
 fn uses_kernel_stack_values(p: &Program) -> bool {
     p.groups.iter().flat_map(|g| &g.clauses).any(|c| c.any(&mut |n| matches!(n, Node::Expr(Expr::Var(VarHook::Caller { user: false } | VarHook::StackDepth { user: false })))))
@@ -86,6 +100,7 @@ pub fn codegen_target(program: &Program) -> Target {
         task_offsets: if uses_ppid(program) { task_offsets() } else { None },
         cpus: super::cpus::possible() as u32,
         iter_num: if loops_over_strings(program) { iter_num() } else { None },
+        task_from_pid: if uses_comm_of_pid(program) { task_from_pid() } else { None },
         tracing_frames: if uses_kernel_stack_values(program) { tracing_frames(program) } else { Vec::new() },
         fbt_multi: fbt == Some(FbtMode::Multi),
         fbt_fentry: fbt == Some(FbtMode::Fentry),
