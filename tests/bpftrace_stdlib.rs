@@ -160,3 +160,21 @@ fn comm_of_a_pid() {
     assert_eq!(out.code(), 2, "{}", out.dump());
     assert!(out.stderr.contains("Syntax comm(PID) is not supported in this probe type yet. Type: special"), "{}", out.dump());
 }
+
+/// percpu_kaddr(): where /proc/kallsyms lists the kernel's variables (CONFIG_KALLSYMS_ALL),
+/// CPU 0's runqueue names CPU 0 and the current CPU's its own; where it does not (this
+/// host), the verifier could not place the variable and crumbs says so first. (The guest
+/// lane runs it: tests/guest/tests.sh, crumbs_bt_percpu_kaddr.)
+#[test]
+fn percpu_kaddr_of_the_runqueues() {
+    let program = "tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { $rq = (struct rq *)percpu_kaddr(\"runqueues\", 0); printf(\"%d %d %d\\n\", $rq->cpu, ((struct rq *)percpu_kaddr(\"runqueues\"))->cpu == cpu, percpu_kaddr(\"runqueues\", 1000000) == 0); }";
+    let out = run(&["--dialect", "bpftrace", "-q", "-e", program, "-c", "sh -c 'echo $PPID >/dev/null'"]);
+    let kallsyms = std::fs::read_to_string("/proc/kallsyms").unwrap();
+    if kallsyms.lines().any(|l| l.ends_with(" runqueues")) {
+        out.assert_ok();
+        assert_eq!(out.stdout.trim(), "0 1 1", "{}", out.dump());
+    } else {
+        assert_eq!(out.code(), 2, "{}", out.dump());
+        assert!(out.stderr.contains("the kernel does not list \"runqueues\" in /proc/kallsyms"), "{}", out.dump());
+    }
+}

@@ -413,6 +413,8 @@ pub enum FnHook {
     SocketCookie,
     /// current bpftrace's `comm(pid)`: another task's name.
     CommOfPid,
+    /// current bpftrace's `percpu_kaddr(name [, cpu])`: a per-CPU variable's address.
+    PercpuKaddr,
 }
 
 /// What current bpftrace's type predicates ask of an expression (lang/src/check/bpftrace_std.rs).
@@ -590,6 +592,7 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "kfunc_allowed", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Format], hook: FnHook::Kfunc { allowed: true }, signature: "kfunc_allowed(name)", doc: "current bpftrace's: 1 if the program of the clause's first probe may call kernel function name (a string literal), as the verifier says of a program that calls it, else 0, known when compiling" },
     BuiltinFn { name: "socket_cookie", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::SocketCookie, signature: "socket_cookie(sk)", doc: "current bpftrace's: the kernel's cookie of socket sk, a uint64 (bpf_get_socket_cookie: made when first asked, then the same for the socket's life; 0 for NULL): sk a struct sock * argument of the probed function (fentry/fexit: kfunc:, kretfunc:, kprobe: clauses then attach as those) or raw tracepoint" },
     BuiltinFn { name: "comm", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::CommOfPid, signature: "comm(pid)", doc: "current bpftrace's: the name of the thread with id pid (the kfuncs bpf_task_from_pid and bpf_task_release), \"N/A\" if there is none; where the probe's program may call them (tracepoints, profile and perf events, raw tracepoints on Linux 6.18)" },
+    BuiltinFn { name: "percpu_kaddr", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Format, ArgSpec::OptInt], hook: FnHook::PercpuKaddr, signature: "percpu_kaddr(name [, cpu])", doc: "current bpftrace's: the address of the kernel's per-CPU variable name (a string literal; its BTF describes it) on the CPU the probe fires on, or on CPU cpu (0 if there is no such CPU): bpf_this_cpu_ptr / bpf_per_cpu_ptr, a uint64_t *" },
     BuiltinFn { name: "find", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Aggregation, ArgSpec::Any, ArgSpec::Any], hook: FnHook::Find, signature: "find(@map, key, $var)", doc: "current bpftrace's: 1 if map of values @map has an element at key, which is then stored in scratch variable $var; else 0, $var left as it was" },
     BuiltinFn { name: "reg", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Format], hook: FnHook::Register, signature: "reg(name)", doc: "the register name (a string literal, as bpftrace names x86-64's: ip, sp, bp, ax, bx, cx, dx, si, di, r8 to r15, orig_ax, flags, cs, ss) where the probe fired: at kprobes, uprobes, USDT probes and perf events (profile, interval, software, hardware), a uint64" },
     BuiltinFn { name: "override", dialects: Dialects::Bpftrace, kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Override, signature: "override(rc)", doc: "destructive (--unsafe): the probed kernel function does not run and returns rc instead (bpf_override_return): at kprobes of functions the kernel allows error injection into (ALLOW_ERROR_INJECTION), on a kernel built with CONFIG_BPF_KPROBE_OVERRIDE; they then attach as kprobes" },

@@ -339,6 +339,15 @@ test_crumbs_bt_write_user() {
     done
 }
 
+# current bpftrace's percpu_kaddr() (a ksym: the verifier finds its address in kallsyms, which
+# the host's kernel, without CONFIG_KALLSYMS_ALL, lists no variables in): CPU 0's runqueue
+# names its CPU; this CPU's (the guest has one) is the same; a CPU past the last is NULL.
+test_crumbs_bt_percpu_kaddr() {
+    out=$(crumbs --dialect bpftrace -q -e 'interval:ms:100 { $rq = (struct rq *)percpu_kaddr("runqueues", 0); $p = percpu_kaddr("process_counts");
+        printf("percpu %d %d %d %d\n", $rq->cpu, *$p > 0, percpu_kaddr("runqueues", 4096) == 0, (uint64)percpu_kaddr("runqueues") == (uint64)$rq); exit(); }' 2>&1) || die "crumbs failed: $out"
+    echo "$out" | grep -qxF 'percpu 0 1 1 1' || die "no line 'percpu 0 1 1 1' in: $out"
+}
+
 # ---- fbt (kprobes) -------------------------------------------------------------------------
 
 # Whether this kernel has kprobe.multi links (CONFIG_FPROBE: Debian's 6.12 has it, its 6.1

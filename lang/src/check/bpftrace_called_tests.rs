@@ -26,6 +26,10 @@ impl KernelFacts for WithSymbols {
     fn kernel_function(&self, name: &str) -> Result<Option<crate::facts::KernelTypeId>, String> {
         Ok(self.0.contains(&name).then_some(7))
     }
+    /// The variables are those named, and those ending in `_unlisted` (which kallsyms lacks).
+    fn kernel_variable(&self, name: &str) -> Result<bool, String> {
+        Ok(self.0.contains(&name) || name.ends_with("_unlisted"))
+    }
     /// Tracepoint programs (type 5) may call the functions named.
     fn kfunc_allowed(&self, name: &str, prog_type: u32) -> Result<bool, String> {
         Ok(prog_type == 5 && self.0.contains(&name))
@@ -181,4 +185,21 @@ fn comm_of_a_pid_asks_whether_the_program_may() {
     assert!(matches!(&e[1], Expr::Str(StrExpr::Comm)), "{e:?}");
     let (m, text, _) = err("BEGIN { print(comm(\"x\")); }");
     assert_eq!((m.as_str(), text.as_str()), ("Only integer supported for comm()'s pid", "\"x\""));
+}
+
+#[test]
+fn percpu_kaddr_is_a_kernel_variables_address() {
+    let facts = || Rc::new(WithSymbols(&["runqueues"]));
+    let p = compile_on("BEGIN { printf(\"%lu %lu\\n\", percpu_kaddr(\"runqueues\"), percpu_kaddr(\"runqueues\", 1)); }", facts()).unwrap();
+    let id = p.strings.clone().intern("runqueues");
+    let e = emitted(&p);
+    assert!(matches!(&e[0], Expr::IntCall { f: crate::ir::IntFn::PercpuKaddr(n), args } if *n == id && args.is_empty()), "{e:?}");
+    assert!(matches!(&e[1], Expr::IntCall { f: crate::ir::IntFn::PercpuKaddr(n), args } if *n == id && args.len() == 1), "{e:?}");
+    let (m, text, _) = err_on("BEGIN { print(percpu_kaddr(\"nope\")); }", facts());
+    assert_eq!((m.as_str(), text.as_str()), ("Could not resolve variable \"nope\" from BTF", "\"nope\""));
+    let (m, _, hint) = err_on("BEGIN { print(percpu_kaddr(\"x_unlisted\")); }", facts());
+    assert_eq!(m, "the kernel does not list \"x_unlisted\" in /proc/kallsyms, where the verifier finds its address");
+    assert!(hint.contains("CONFIG_KALLSYMS_ALL"), "{hint}");
+    let (m, _, _) = err_on("BEGIN { print(percpu_kaddr(comm)); }", facts());
+    assert_eq!(m, "percpu_kaddr() takes a string literal");
 }

@@ -1,6 +1,7 @@
-//! Current bpftrace's questions about the kernel's functions (kfuncs), answered when
-//! compiling (docs/stdlib.md): `kfunc_exist("name")` and `kfunc_allowed("name")`; and
-//! `comm(pid)`, which calls two of them where the program may.
+//! Current bpftrace's questions about the kernel's functions (kfuncs) and variables,
+//! answered when compiling (docs/stdlib.md): `kfunc_exist("name")` and
+//! `kfunc_allowed("name")`; `comm(pid)`, which calls two kfuncs where the program may; and
+//! `percpu_kaddr("name"[, cpu])`, a per-CPU variable the kernel's BTF describes.
 
 use super::*;
 use crate::providers::AttachPoint;
@@ -73,5 +74,41 @@ impl Checker<'_> {
         }
         let string = self.c_string();
         Ok(TExpr::new(Expr::Str(StrExpr::Call { f: crate::ir::StrFn::CommOfPid, args: vec![StrArg::Int(pid)], size: crate::ir::COMM_SIZE }), string))
+    }
+}
+
+impl Checker<'_> {
+    /// `percpu_kaddr("name"[, cpu])`: the address of per-CPU variable `name` on this CPU or on
+    /// CPU `cpu`, a `uint64_t *` into the kernel; a name the kernel's BTF does not describe as
+    /// a variable is an error in bpftrace's words.
+    pub(super) fn percpu_kaddr(&mut self, f: &builtins::BuiltinFn, args: &[ast::Expr], span: &Span) -> Result<TExpr, Diagnostic> {
+        check_arity(f, args, span)?;
+        let ExprKind::Str(s) = &args[0].kind else {
+            return Err(Diagnostic::new(args[0].span.clone(), "percpu_kaddr() takes a string literal")
+                .label("not a string literal")
+                .hint("name the kernel's per-CPU variable: percpu_kaddr(\"process_counts\")"));
+        };
+        if let Some(facts) = self.opts.facts.clone() {
+            if let Ok(false) = facts.kernel_variable(&s.value) {
+                return Err(Diagnostic::new(args[0].span.clone(), format!("Could not resolve variable \"{}\" from BTF", s.value))
+                    .label("no such variable")
+                    .hint("name a per-CPU variable of the kernel (runqueues, process_counts, ...): its BTF describes those"));
+            }
+            // The verifier finds the variable's address in kallsyms, which lists data only
+            // where the kernel has CONFIG_KALLSYMS_ALL.
+            if let Ok(None) = facts.kernel_symbol(&s.value) {
+                return Err(Diagnostic::new(args[0].span.clone(), format!("the kernel does not list \"{}\" in /proc/kallsyms, where the verifier finds its address", s.value))
+                    .label("no address for it")
+                    .hint("a kernel built without CONFIG_KALLSYMS_ALL lists no variables there: percpu_kaddr() cannot run on it"));
+            }
+        }
+        let mut call_args = Vec::new();
+        if let Some(cpu) = args.get(1) {
+            call_args.push(StrArg::Int(self.int_expr(cpu, "percpu_kaddr()'s CPU")?));
+        }
+        let name = self.strings.intern(&s.value);
+        let u64_t = self.c_int("uint64_t");
+        let ty = self.types.pointer(u64_t, crate::types::AddrSpace::Kernel);
+        Ok(TExpr::new(Expr::IntCall { f: crate::ir::IntFn::PercpuKaddr(name), args: call_args }, ty))
     }
 }

@@ -411,6 +411,7 @@ impl Checker<'_> {
             FnHook::WriteUser => self.write_user(f, args, span)?,
             FnHook::SocketCookie => self.socket_cookie(f, args, span)?,
             FnHook::CommOfPid => self.comm_of_pid(f, args, span)?,
+            FnHook::PercpuKaddr => self.percpu_kaddr(f, args, span)?,
             FnHook::SignalName => {
                 check_arity(f, args, span)?;
                 let sig = self.int_expr(&args[0], "signal_name()'s signal number")?;

@@ -98,6 +98,10 @@ pub trait KernelFacts: std::fmt::Debug {
     fn kfunc_allowed(&self, _name: &str, _prog_type: u32) -> Result<bool, String> {
         Err("the kernel's functions are not known here".into())
     }
+    /// Whether the kernel's BTF describes a variable `name` (bpftrace's percpu_kaddr()).
+    fn kernel_variable(&self, _name: &str) -> Result<bool, String> {
+        Err("the kernel's variables (BTF) are not known here".into())
+    }
 }
 
 /// A type id in the running kernel's BTF; 0 is `void`.
@@ -241,6 +245,10 @@ impl KernelFacts for Memo {
 
     fn kfunc_allowed(&self, name: &str, prog_type: u32) -> Result<bool, String> {
         self.inner.kfunc_allowed(name, prog_type)
+    }
+
+    fn kernel_variable(&self, name: &str) -> Result<bool, String> {
+        self.inner.kernel_variable(name)
     }
 
     fn kernel_symbol(&self, name: &str) -> Result<Option<u64>, String> {

@@ -508,6 +508,10 @@ pub enum IntFn {
     /// current bpftrace's `socket_cookie(sk)` of the probe's argument N, a `struct sock *`
     /// the verifier trusts (read from a tracing program's context): bpf_get_socket_cookie.
     SocketCookie(u8),
+    /// current bpftrace's `percpu_kaddr("name"[, cpu])`: the address of the kernel's per-CPU
+    /// variable (its name interned) on this CPU, or on CPU `cpu` (0 if there is none):
+    /// bpf_this_cpu_ptr / bpf_per_cpu_ptr of the variable's BTF id.
+    PercpuKaddr(u64),
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -135,6 +135,9 @@ pub struct Target {
     /// For bpftrace's comm(pid): the kernel's BTF ids of the kfuncs bpf_task_from_pid and
     /// bpf_task_release, and the offset of task_struct.comm.
     pub task_from_pid: Option<TaskFromPid>,
+    /// For bpftrace's percpu_kaddr(): the BTF ids of the kernel's variables the program
+    /// names, by name.
+    pub percpu_vars: Vec<(String, u32)>,
     /// Address ranges [start, end) of the tracepoint hooks that run the programs
     /// (`bpf_trace_run*`, `__bpf_trace_X`, `__traceiter_X`), for `caller` and `stackdepth`
     /// (emit/stack_values.rs); empty where the program uses neither.

@@ -31,6 +31,7 @@ mod link_ntop;
 mod loops;
 mod map_loops;
 mod numbers;
+mod percpu;
 mod objects;
 mod search;
 mod send;

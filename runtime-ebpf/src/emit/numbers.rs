@@ -44,6 +44,7 @@ impl Emitter<'_> {
             IntFn::ByteAt => self.byte_at(args)?,
             IntFn::Memcmp(n) => self.memcmp(args, n)?,
             IntFn::WriteUser(n) => self.write_user(args, n)?,
+            IntFn::PercpuKaddr(name) => self.percpu_kaddr(name, args)?,
             IntFn::SocketCookie(n) => {
                 self.context().trusted_arg(self, R1, n)?;
                 self.push(Insn::call(helper::GET_SOCKET_COOKIE));

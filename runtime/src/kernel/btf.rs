@@ -246,6 +246,12 @@ pub fn func_id(name: &str) -> Option<u32> {
     btf.resolve_ids_by_name(name).ok()?.into_iter().find(|id| matches!(btf.resolve_type_by_id(*id), Ok(Type::Func(_))))
 }
 
+/// The BTF id of vmlinux's variable `name` (the kernel describes its per-CPU variables).
+pub fn var_id(name: &str) -> Option<u32> {
+    let btf = vmlinux().ok()?;
+    btf.resolve_ids_by_name(name).ok()?.into_iter().find(|id| matches!(btf.resolve_type_by_id(*id), Ok(Type::Var(_))))
+}
+
 fn btf_error(e: btf_rs::Error) -> String {
     format!("cannot read the kernel's types: {e}")
 }

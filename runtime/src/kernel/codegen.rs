@@ -66,6 +66,22 @@ fn task_from_pid() -> Option<crumbs_ebpf::abi::TaskFromPid> {
     })
 }
 
+/// The BTF ids of the per-CPU variables the program names in percpu_kaddr().
+fn percpu_vars(p: &Program) -> Vec<(String, u32)> {
+    let mut names = Vec::new();
+    for c in p.groups.iter().flat_map(|g| &g.clauses) {
+        c.any(&mut |n| {
+            if let Node::Expr(Expr::IntCall { f: IntFn::PercpuKaddr(id), .. }) = n {
+                names.push(p.strings.resolve(*id));
+            }
+            false
+        });
+    }
+    names.sort();
+    names.dedup();
+    names.into_iter().filter_map(|n| Some((n.clone(), super::btf::var_id(&n)?))).collect()
+}
+
 /// Whether the program computes `caller` or `stackdepth` of the kernel stack.
 fn uses_kernel_stack_values(p: &Program) -> bool {
     p.groups.iter().flat_map(|g| &g.clauses).any(|c| c.any(&mut |n| matches!(n, Node::Expr(Expr::Var(VarHook::Caller { user: false } | VarHook::StackDepth { user: false })))))
@@ -101,6 +117,7 @@ pub fn codegen_target(program: &Program) -> Target {
         cpus: super::cpus::possible() as u32,
         iter_num: if loops_over_strings(program) { iter_num() } else { None },
         task_from_pid: if uses_comm_of_pid(program) { task_from_pid() } else { None },
+        percpu_vars: percpu_vars(program),
         tracing_frames: if uses_kernel_stack_values(program) { tracing_frames(program) } else { Vec::new() },
         fbt_multi: fbt == Some(FbtMode::Multi),
         fbt_fentry: fbt == Some(FbtMode::Fentry),

@@ -118,6 +118,11 @@ impl KernelFacts for LiveKernel {
         kfuncs::allowed(name, prog_type)
     }
 
+    fn kernel_variable(&self, name: &str) -> Result<bool, String> {
+        btf::vmlinux()?;
+        Ok(btf::var_id(name).is_some())
+    }
+
     fn cgroup_id(&self, path: &str) -> Result<u64, String> {
         use std::os::unix::fs::MetadataExt;
         std::fs::metadata(path).map(|m| m.ino()).map_err(|e| format!("cannot stat {path}: {e}"))
