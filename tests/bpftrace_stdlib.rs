@@ -178,3 +178,19 @@ fn percpu_kaddr_of_the_runqueues() {
         assert!(out.stderr.contains("the kernel does not list \"runqueues\" in /proc/kallsyms"), "{}", out.dump());
     }
 }
+
+/// printf's %gr (current bpftrace's): GFP flags by name, of constants and of the flags of a
+/// workload's kmalloc() calls (GFP_KERNEL, 0xcc0, among them); D has no %gr.
+#[test]
+fn printf_gr_names_gfp_flags() {
+    let out = run(&["--dialect", "bpftrace", "-e", r#"BEGIN { printf("%gr|%gr|%-20gr|%gr|%gr\n", 0xcc0, 0, 0x820, (uint32)0x400dc0, 0x8000000008); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\nGFP_KERNEL|0|GFP_ATOMIC          |GFP_KERNEL_ACCOUNT|__GFP_ZERO|0x8000000008\n\n\n", "{}", out.dump());
+    let program = "tracepoint:kmem:kmalloc /pid == cpid/ { @[args.gfp_flags] = args.gfp_flags; } END { for ($kv : @) { printf(\"%x %gr\\n\", $kv.0, $kv.1); } clear(@); }";
+    let out = run(&["--dialect", "bpftrace", "-q", "-e", program, "-c", "/usr/bin/cat /etc/hostname"]);
+    out.assert_ok();
+    assert!(out.stdout.lines().any(|l| l == "cc0 GFP_KERNEL"), "{}", out.dump());
+    let out = run(&["-e", r#"BEGIN { printf("%gr\n", 0xcc0); exit(0); }"#]);
+    assert_eq!(out.code(), 2, "{}", out.dump());
+    assert!(out.stderr.contains("%gr is bpftrace's conversion"), "{}", out.dump());
+}

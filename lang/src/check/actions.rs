@@ -234,6 +234,12 @@ impl Checker<'_> {
                         lowered.push(self.own(&t));
                         continue;
                     }
+                    // Current bpftrace's %gr: an integer's GFP flags by name.
+                    if c.conv == 'g' && !self.bpftrace() {
+                        return Err(Diagnostic::new(conv_span(fmt, c), "%gr is bpftrace's conversion")
+                            .label("not in D")
+                            .hint("print GFP flags by name in a bpftrace program (--dialect bpftrace); in D print the number, %x"));
+                    }
                     // bpftrace's buffers print with %r, %rx and %rh, and those print nothing else.
                     if let Some(d) = buffers::conversion(c, v.repr(), &a.span) {
                         return Err(d);
