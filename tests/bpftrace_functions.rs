@@ -61,7 +61,7 @@ fn ntop_of_integers() {
 #[test]
 fn ntop_refuses_what_it_cannot_print() {
     for (program, message) in [
-        ("BEGIN { printf(\"%s\", ntop(comm)); exit(); }", "ntop() takes an address, but this is a string"),
+        ("BEGIN { printf(\"%s\", ntop(str(0))); exit(); }", "ntop() argument must be 4 or 16 bytes in size"),
         ("BEGIN { printf(\"%s\", ntop(pton(\"1.2.3\"))); exit(); }", "pton() expects a valid IPv4/IPv6 address, got 1.2.3"),
         ("BEGIN { $a = pton(\"::1\"); $a = pton(\"1.2.3.4\"); exit(); }", "`$a` is `uint8_t [16]`, but this is `uint8_t [4]`"),
         ("tracepoint:sock:inet_sock_set_state { if (args->daddr == pton(\"::1\")) { exit(); } }", "this address is 4 bytes, but pton()'s is 16"),

@@ -194,8 +194,9 @@ fn builtins_called_with_parentheses() {
     out.assert_ok();
     assert_eq!(out.stdout, "Attaching 1 probe...\n1\n\n\n", "{}", out.dump());
     assert_bt_error(&["-e", "BEGIN { print(pid(x)); }"], "pid() takes curr_ns or init or nothing", "pid(init)");
-    assert_bt_error(&["-e", "BEGIN { print(comm(1)); }"], "comm() takes no arguments", "comm or comm()");
-    assert_bt_error(&["-e", "BEGIN { print(nsecs(boot)); }"], "nsecs(boot) is not in crumbs yet", "CLOCK_MONOTONIC");
+    assert_bt_error(&["-e", "BEGIN { print(comm(1, 2)); }"], "comm() takes 1 argument", "comm(pid)");
+    assert_bt_error(&["-e", "BEGIN { print(cpu(1)); }"], "cpu() takes no arguments", "cpu or cpu()");
+    assert_bt_error(&["-e", "BEGIN { print(nsecs(foo)); }"], "Invalid timestamp mode: foo", "nsecs(sw_tai)");
 }
 
 /// The user name of this process's real uid, as bpftrace's `username` prints it.

@@ -159,7 +159,7 @@ pub(crate) fn load(program: &Program, compiled: &Compiled, quiet: bool) -> Resul
                     // Kernel lockdown (integrity or confidentiality) takes this helper away.
                     // (Kernels before 6.2 word it "unknown func".)
                     if log.contains("cannot use helper bpf_probe_write_user") || log.contains("unknown func bpf_probe_write_user") {
-                        return Err(RunError::Other("this kernel does not let BPF programs write user memory (kernel lockdown; see /sys/kernel/security/lockdown), so copyout() and copyoutstr() cannot run here".into()));
+                        return Err(RunError::Other("this kernel does not let BPF programs write user memory (kernel lockdown; see /sys/kernel/security/lockdown), so copyout(), copyoutstr() and write_user() cannot run here".into()));
                     }
                     // A kernel built without CONFIG_BPF_KPROBE_OVERRIDE has no such helper.
                     if log.contains("unknown func bpf_override_return") || log.contains("cannot use helper bpf_override_return") {

@@ -96,7 +96,7 @@ impl Checker<'_> {
 
 /// `arg` or `arg + k`: the argument and the offset. At a return (kretfunc/fexit) the
 /// argument is read from the trampoline's context as at the entry.
-fn from_argument(addr: &Expr) -> Option<(u8, i32)> {
+pub(super) fn from_argument(addr: &Expr) -> Option<(u8, i32)> {
     let argument = |e: &Expr| match e {
         Expr::Var(VarHook::Arg(n)) | Expr::IntCall { f: crate::ir::IntFn::FunctionArg(n), .. } => Some(*n),
         _ => None,

@@ -16,6 +16,11 @@ mod actions;
 mod arrays;
 mod args;
 mod bpftrace;
+mod bpftrace_bytes;
+mod bpftrace_called;
+mod bpftrace_kfuncs;
+mod bpftrace_process;
+mod bpftrace_socket;
 mod bpftrace_std;
 mod cgroup_path;
 mod comptime;
@@ -861,6 +866,8 @@ mod tests;
 mod dialect_tests;
 #[cfg(test)]
 mod bpftrace_std_tests;
+#[cfg(test)]
+mod bpftrace_called_tests;
 #[cfg(test)]
 mod stored_values_tests;
 #[cfg(test)]

@@ -14,7 +14,8 @@ pub struct FbtNeeds {
     pub registers: bool,
     /// They call override(): a kprobe per function (bpf_override_return), not kprobe.multi.
     pub override_return: bool,
-    /// They call path() (bpf_d_path() on an argument the verifier trusts) or read a
+    /// They call path() (bpf_d_path() on an argument the verifier trusts) or
+    /// socket_cookie() (bpf_get_socket_cookie(), tracing programs' alone), or read a
     /// function's arguments at its return: only an fentry/fexit program (a trampoline) has
     /// them in its context.
     pub trampoline: bool,
@@ -36,7 +37,7 @@ impl Program {
                     Node::Expr(Expr::IntCall { f: IntFn::FuncIp, .. }) if ret => needs.trampoline = true,
                     Node::Expr(Expr::IntCall { f: IntFn::ProbeReg(_) | IntFn::StackArg(_), .. }) => needs.registers = true,
                     Node::Stmt(Stmt::Override(_)) => needs.override_return = true,
-                    Node::Str(StrExpr::KernelPath { .. }) | Node::Expr(Expr::IntCall { f: IntFn::FunctionArg(_), .. }) => needs.trampoline = true,
+                    Node::Str(StrExpr::KernelPath { .. }) | Node::Expr(Expr::IntCall { f: IntFn::FunctionArg(_) | IntFn::SocketCookie(_), .. }) => needs.trampoline = true,
                     _ => {}
                 }
                 false

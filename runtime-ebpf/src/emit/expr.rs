@@ -331,6 +331,11 @@ impl Emitter<'_> {
 
     pub(super) fn var(&mut self, h: VarHook) -> Result<(), EmitError> {
         match h {
+            VarHook::Kernel(KernelValue::SwTaiNs, _) => {
+                self.push(Insn::call(helper::KTIME_GET_BOOT_NS));
+                self.ld64(R1, self.target.tai_offset);
+                self.push(Insn::alu_reg(Alu::Add, R0, R1));
+            }
             VarHook::Kernel(value, part) => {
                 self.push(Insn::call(match value {
                     KernelValue::PidTgid => helper::GET_CURRENT_PID_TGID,
@@ -340,6 +345,8 @@ impl Emitter<'_> {
                     KernelValue::CurrentTask => helper::GET_CURRENT_TASK,
                     KernelValue::NumaNode => helper::GET_NUMA_NODE_ID,
                     KernelValue::Jiffies => helper::JIFFIES64,
+                    KernelValue::BootNs | KernelValue::SwTaiNs => helper::KTIME_GET_BOOT_NS,
+                    KernelValue::TaiNs => helper::KTIME_GET_TAI_NS,
                 }));
                 match part {
                     Part::Whole => {}

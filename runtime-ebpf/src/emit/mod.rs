@@ -31,6 +31,7 @@ mod link_ntop;
 mod loops;
 mod map_loops;
 mod numbers;
+mod percpu;
 mod objects;
 mod search;
 mod send;
@@ -41,6 +42,7 @@ mod stack_values;
 mod strings;
 mod strtok;
 mod subroutines;
+mod task_comm;
 
 use faults::{ErrorArgs, FaultTarget};
 pub(crate) use faults::FaultValue;
@@ -138,7 +140,7 @@ fn needs_scratch(c: &Clause) -> bool {
             // A struct key may be larger than the stack holds.
             Node::Stmt(Stmt::Aggregate { keys, .. } | Stmt::SetElement { keys, .. }) | Node::Expr(Expr::Element { keys, .. } | Expr::VarAddr(StrVar::Element { keys, .. })) => keys.iter().any(|k| matches!(k, Expr::Object { .. })),
             // The searches work in scratch buffers, and so do caller and stackdepth.
-            Node::Expr(Expr::IntCall { f: IntFn::Index | IntFn::Rindex | IntFn::ByteAt, .. } | Expr::Var(VarHook::Caller { .. } | VarHook::StackDepth { .. })) => true,
+            Node::Expr(Expr::IntCall { f: IntFn::Index | IntFn::Rindex | IntFn::ByteAt | IntFn::Memcmp(_) | IntFn::WriteUser(_), .. } | Expr::Var(VarHook::Caller { .. } | VarHook::StackDepth { .. })) => true,
             _ => false,
         })
 }
@@ -542,10 +544,10 @@ impl Emitter<'_> {
                 self.expr(rc)?;
                 self.context().override_return(self)?;
             }
-            Stmt::Signal(sig) => {
+            Stmt::Signal { sig, thread } => {
                 self.expr(sig)?;
                 self.push(Insn::mov(R1, R0));
-                self.push(Insn::call(helper::SEND_SIGNAL));
+                self.push(Insn::call(if *thread { helper::SEND_SIGNAL_THREAD } else { helper::SEND_SIGNAL }));
             }
         }
         Ok(())
