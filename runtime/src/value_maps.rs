@@ -42,6 +42,21 @@ impl ValueMaps {
         Ok(())
     }
 
+    /// The elements of associative array `id` whose key bytes `keep` refuses deleted.
+    pub fn retain(&self, program: &Program, id: usize, keep: impl Fn(&[u8]) -> bool) -> io::Result<()> {
+        let Some(fd) = self.arrays.get(id).copied().flatten() else { return Ok(()) };
+        let size = program.arrays[id].key_size().max(1);
+        let mut gone = Vec::new();
+        let mut key: Option<Vec<u8>> = None;
+        while let Some(k) = sys::next_key(fd, key.as_deref(), size)? {
+            if !keep(&k) {
+                gone.push(k.clone());
+            }
+            key = Some(k);
+        }
+        gone.iter().try_for_each(|k| sys::delete(fd, k))
+    }
+
     /// bpftrace's `zero()` of map of values `id`: each element's value set to zero bytes,
     /// its key kept.
     pub fn zero(&self, program: &Program, id: usize) -> io::Result<()> {
@@ -61,7 +76,8 @@ impl ValueMaps {
     pub fn read(&self, program: &Program, dec: &Decoder) -> io::Result<Vec<ValueMap>> {
         let mut out = Vec::new();
         let mut tuple_maps = Vec::new();
-        for id in (0..program.arrays.len()).filter(|id| self.arrays.get(*id).copied().flatten().is_some()) {
+        // The maps keeping aggregations' read values are not the program's maps.
+        for id in (0..program.arrays.len()).filter(|id| program.arrays[*id].keeps_zero && self.arrays.get(*id).copied().flatten().is_some()) {
             if let Some((base, _)) = split_element_name(&program.arrays[id].name) {
                 if tuple_maps.contains(&base) {
                     continue;

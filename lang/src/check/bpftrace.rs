@@ -38,13 +38,12 @@ impl Checker<'_> {
     /// `@m[k]` or `@m` used as a value: the map's element (0 or "" if it has none), with its
     /// C type.
     pub(super) fn map_typed(&mut self, a: &ast::AggRef) -> Result<super::ctypes::Typed, Diagnostic> {
-        self.not_aggregation(a)?;
+        if let Some(id) = self.aggregation_id(&a.name) {
+            let v = self.agg_read(id, a)?;
+            return Ok(super::ctypes::Typed { val: super::ctypes::Val::Value(v.expr), ty: v.ty });
+        }
         self.map_array(a)?;
         self.typed(&map_expr(a))
-    }
-
-    fn not_aggregation(&mut self, a: &ast::AggRef) -> Result<(), Diagnostic> {
-        self.refuse_aggregation(a, |func| format!("map `@{}` holds {func}(), which cannot be read in an expression", a.name), format!("keep a value to read back in a map of its own: `@{}_n[...]++` or `@{}_v[...] = value`", a.name, a.name))
     }
 
     /// A compile error if map `@a` holds an aggregation: `what(func)` says what wanted a map
@@ -248,9 +247,13 @@ impl Checker<'_> {
     /// `$kv.1` its value, as tuples.rs names a tuple's elements.
     pub(super) fn for_loop(&mut self, var: &ast::Ident, iter: &ast::ForIter, stmts: &[ast::Stmt], items: &mut Vec<Item>) -> Result<Stmt, Diagnostic> {
         let ast::ForIter::Map(m) = iter else { unreachable!("tuples.rs lowers a range loop to a while") };
-        self.refuse_aggregation(m, |func| format!("`for` runs over maps of values; @{} holds {func}()", m.name), format!("keep the values to loop over in a map of their own: `@{}_v[key] = value`, or print the aggregation with print(@{})", m.name, m.name))?;
-        let array = self.map_array(m)?;
-        let owner = format!("associative array @{}", m.name);
+        // An aggregation is walked in the map of values that keeps its merged value
+        // (agg_reads.rs); avg's, its sum's, each element divided by its count.
+        let agg = self.aggregation_id(&m.name);
+        let (array, owner) = match agg {
+            Some(id) => (self.read_arrays(id, m, "walked by `for`")?[0], format!("aggregation @{}", m.name)),
+            None => (self.map_array(m)?, format!("associative array @{}", m.name)),
+        };
         let reprs = match self.arrays[array].keys.clone() {
             Some(k) => k,
             None => {
@@ -311,8 +314,16 @@ impl Checker<'_> {
             _ => key_types.iter().enumerate().map(|(i, t)| local(self, &format!(".0.{i}"), *t)).collect::<Result<_, _>>()?,
         };
         let value = local(self, ".1", value_type)?;
-        let body = self.loop_body(stmts, items)?;
-        Ok(Stmt::ForMap { array, keys, value, body })
+        let (walked, mut body) = match agg {
+            Some(id) if self.aggs[id].read.len() == 2 => {
+                let sum = self.hidden_local(value_type);
+                let avg = self.agg_loop_value(id, sum, &keys);
+                (sum, vec![Stmt::SetClauseLocal(value, avg)])
+            }
+            _ => (value, Vec::new()),
+        };
+        body.extend(self.loop_body(stmts, items)?);
+        Ok(Stmt::ForMap { array, keys, value: walked, body })
     }
 
     /// A loop's statements. An output action among them makes the clause send each output

@@ -13,6 +13,7 @@ use crate::tracepoints::{parse_format, FieldKind, Tracepoint};
 use std::collections::{BTreeMap, BTreeSet};
 
 mod actions;
+mod agg_reads;
 mod arrays;
 mod args;
 mod bpftrace;
@@ -323,6 +324,10 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     let thread_locals = (0..cx.thread_locals.len()).map(|t| Variable { name: cx.thread_locals[t].clone(), repr: cx.var_repr(VarRef::Thread(t)) }).collect();
     let mut arrays: Vec<Array> = (0..cx.arrays.len()).map(|a| Array { name: cx.arrays[a].name.clone(), thread: cx.arrays[a].thread, keys: cx.arrays[a].keys.clone().unwrap_or_default(), value: cx.var_repr(VarRef::Array(a)), len: cx.arrays[a].len, keeps_zero: cx.arrays[a].name.starts_with('@'), declared: None }).collect();
     map_decls::apply(&program.map_decls, &mut arrays, &mut cx.aggs)?;
+    // The maps of values keeping a read aggregation's value hold as many keys as it.
+    for agg in &cx.aggs {
+        agg.read.iter().for_each(|a| arrays[*a].declared = agg.declared);
+    }
     let program = Program {
         options,
         groups: order
@@ -828,6 +833,8 @@ mod bpftrace_std_tests;
 mod stored_values_tests;
 #[cfg(test)]
 mod arrays_tests;
+#[cfg(test)]
+mod agg_reads_tests;
 mod bpftrace_fns;
 mod bpftrace_out;
 mod buffers;

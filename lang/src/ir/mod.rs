@@ -1075,6 +1075,10 @@ pub struct Aggregation {
     pub keys: Vec<Repr>,
     /// What bpftrace's `let @m = percpuhash(N)` declared (`None`: a share of aggsize).
     pub declared: Option<Declared>,
+    /// Where the program reads its value (bpftrace's `@c > 10`, `for ($kv : @c)`): the
+    /// associative arrays, one per [`agg::ReadPart`], that every update also keeps the
+    /// merged value in. Empty if it is never read.
+    pub read: Vec<usize>,
 }
 
 impl Aggregation {

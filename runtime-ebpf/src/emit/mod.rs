@@ -12,6 +12,7 @@ use crumbs_lang::builtins::{KernelValue, Part, VarHook};
 use crumbs_lang::ir::*;
 use crumbs_lang::providers::AttachPoint;
 
+mod agg_reads;
 mod aggregate;
 mod buffer;
 pub(crate) mod attach;
