@@ -117,7 +117,7 @@ impl ValueMaps {
                     }
                     leaves.push((path.as_slice(), aggregate::decode_value(a.value, &value, dec)));
                 }
-                rows.push((aggregate::decode_keys(&k, &first.keys, dec), nest(&leaves)));
+                rows.push((nest_keys(program, &base[1..], aggregate::decode_keys(&k, &first.keys, dec)), nest(&leaves)));
                 key = Some(k);
             }
         }
@@ -134,12 +134,25 @@ impl ValueMaps {
             let mut key: Option<Vec<u8>> = None;
             while let Some(k) = sys::next_key(fd, key.as_deref(), key_size)? {
                 if sys::lookup(fd, &k, &mut value)? {
-                    rows.push((aggregate::decode_keys(&k, &a.keys, dec), aggregate::decode_value(a.value, &value, dec)));
+                    rows.push((nest_keys(program, &a.name[1..], aggregate::decode_keys(&k, &a.keys, dec)), aggregate::decode_value(a.value, &value, dec)));
                 }
                 key = Some(k);
             }
         }
         Ok(ValueMap { name: a.name.clone(), rows })
+    }
+}
+
+/// Map `@name`'s keys as bpftrace prints them: a tuple or record among them (current
+/// bpftrace's `@m[1, (2, 3)]`) nested again from the scalar keys it was stored as.
+pub fn nest_keys(program: &Program, name: &str, keys: Vec<Value>) -> Vec<Value> {
+    let Some(paths) = program.key_paths.get(name) else { return keys };
+    let steps: Option<Vec<Vec<Step>>> = paths.iter().map(|p| split_element_name(&format!("k{p}")).map(|(_, s)| s)).collect();
+    let Some(steps) = steps.filter(|s| s.len() == keys.len()) else { return keys };
+    let leaves: Vec<(&[Step], Value)> = steps.iter().map(Vec::as_slice).zip(keys).collect();
+    match nest(&leaves) {
+        Value::Tuple(elems) => elems,
+        one => vec![one],
     }
 }
 

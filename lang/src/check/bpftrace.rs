@@ -309,8 +309,10 @@ impl Checker<'_> {
                 }
             }
         };
-        let keys = match key_types.len() {
-            1 => vec![local(self, ".0", key_types[0])?],
+        // Keys that nest tuples or records are named by their paths (`$kv.0.1.0`).
+        let keys = match (key_types.len(), self.key_paths.get(&m.name).cloned()) {
+            (_, Some(paths)) if paths.len() == key_types.len() => paths.iter().zip(&key_types).map(|(p, t)| local(self, &format!(".0{p}"), *t)).collect::<Result<_, _>>()?,
+            (1, _) => vec![local(self, ".0", key_types[0])?],
             _ => key_types.iter().enumerate().map(|(i, t)| local(self, &format!(".0.{i}"), *t)).collect::<Result<_, _>>()?,
         };
         let value = local(self, ".1", value_type)?;

@@ -213,6 +213,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         c_ints: std::collections::HashMap::new(),
         stack_mode: config.stack_mode.unwrap_or_default(),
         cat_bytes: config.max_cat_bytes.unwrap_or(bpftrace_out::CAT_BYTES),
+        key_paths: program.key_paths.clone(),
     };
     var_decls::no_assignments(&program.decls)?;
     if !second {
@@ -350,6 +351,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         user_probes: cx.user_probes,
         raw_tracepoints: cx.raw_tracepoints,
         dialect: opts.dialect.unwrap_or_default(),
+        key_paths: program.key_paths.clone(),
     };
     if again {
         // A type taken from a guessed read is the guess, not known.
@@ -589,6 +591,8 @@ struct Checker<'a> {
     stack_mode: StackMode,
     /// bpftrace's `max_cat_bytes`: the most cat() prints of a file.
     cat_bytes: u64,
+    /// bpftrace's maps whose keys nest tuples or records: their scalar keys' paths.
+    key_paths: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 type Lowered = (Option<Expr>, Vec<Stmt>, Vec<u32>, Option<usize>, Vec<Variable>);

@@ -1239,6 +1239,9 @@ pub struct Program {
     pub raw_tracepoints: Vec<RawTracepoint>,
     /// The language the program was written in: how its output looks.
     pub dialect: crate::dialect::Dialect,
+    /// bpftrace's maps whose keys nest tuples or records, by name without `@`: the paths of
+    /// their scalar keys (see [`crate::ast::Program::key_paths`]).
+    pub key_paths: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 /// A place in a user-space ELF file a probe is on (pid, uprobe): its DTrace name, and where
