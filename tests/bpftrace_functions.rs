@@ -480,6 +480,19 @@ fn find_of_a_workloads_opens() {
     assert_eq!(out.stdout, format!("Attaching 2 probes...\n\n\n@kept[{name}]: 2\n\n@opened[{name}, 1]: 2\n"), "{}", out.dump());
 }
 
+/// find() in a map of tuples and of records (stdlib.md's example) stores the whole tuple,
+/// or leaves the variable as it was; several keys are given as a tuple.
+#[test]
+fn find_of_tuples_and_several_keys() {
+    let program = r#"BEGIN { @map[2] = (1, "hello"); let $val; if (find(@map, 2, $val)) { print($val); }
+        if (!find(@map, 3, $val)) { printf("no 3: %d %s\n", $val.0, $val.1); }
+        @r[1, "k"] = (a = 5, b = (6, "x")); $w = (a = 0, b = (0, "")); if (find(@r, (1, "k"), $w)) { print($w); }
+        @n[7, "j"] = 9; if (find(@n, (7, "j"), $v)) { print($v); } clear(@map); clear(@r); clear(@n); exit(); }"#;
+    let out = run(&["-e", program]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n(1, hello)\nno 3: 1 hello\n{ .a = 5, .b = (6, x) }\n9\n\n\n\n\n\n", "{}", out.dump());
+}
+
 /// errorf() and warnf() of a script's reads on standard error, with their places; a
 /// failing assert() says so and exits with 1.
 #[test]

@@ -148,6 +148,19 @@ impl Shapes {
             for st in clause.body.iter().flatten() {
                 s.visit(st, arity, &mut changed)?;
             }
+            // `find(@m, k, $v)` of a map of tuples stores a tuple in `$v`.
+            let mut found = Vec::new();
+            for e in clause.predicate.iter() {
+                find_targets(e, &mut found);
+            }
+            clause.body.iter().flatten().for_each(|st| each_expr(st, &mut |e| find_targets(e, &mut found)));
+            for (map, var) in found {
+                let shape = s.map(&map);
+                if shape != Shape::Scalar && !s.vars.contains_key(&var) {
+                    s.vars.insert(var, shape);
+                    changed = true;
+                }
+            }
             if !changed {
                 break;
             }
@@ -240,6 +253,50 @@ impl Shapes {
             _ => Shape::Scalar,
         }
     }
+}
+
+/// Calls `f` on each expression of a statement, its nested statements' included (not on
+/// the expressions inside those expressions: see [`find_targets`]).
+fn each_expr<'a>(s: &'a Stmt, f: &mut dyn FnMut(&'a Expr)) {
+    match s {
+        Stmt::Expr(e) => f(e),
+        Stmt::Assign { target, value, .. } => {
+            if let LValue::Element { keys, .. } = target {
+                keys.iter().for_each(&mut *f);
+            }
+            f(value);
+        }
+        Stmt::IncDec { .. } | Stmt::Jump(..) => {}
+        Stmt::Aggregate { agg, args, .. } => agg.keys.iter().chain(args).for_each(f),
+        Stmt::If { cond, then, els, .. } => {
+            f(cond);
+            then.iter().chain(els.iter().flatten()).for_each(|s| each_expr(s, f));
+        }
+        Stmt::Block(b) => b.iter().for_each(|s| each_expr(s, f)),
+        Stmt::While { cond, body, .. } => {
+            f(cond);
+            body.iter().for_each(|s| each_expr(s, f));
+        }
+        Stmt::For { iter, body, .. } => {
+            if let ForIter::Range(a, b) = iter {
+                f(a);
+                f(b);
+            }
+            body.iter().for_each(|s| each_expr(s, f));
+        }
+    }
+}
+
+/// The (map, scratch variable) of each `find(@m, key, $v)` in `e`.
+fn find_targets(e: &Expr, out: &mut Vec<(String, String)>) {
+    if let ExprKind::Call(f, args) = &e.kind {
+        if let (true, [Expr { kind: ExprKind::Agg(m), .. }, _, Expr { kind: ExprKind::ClauseLocal(v), .. }]) = (f.name == "find", &args[..]) {
+            if m.keys.is_empty() {
+                out.push((m.name.clone(), v.clone()));
+            }
+        }
+    }
+    e.children().into_iter().for_each(|c| find_targets(c, out));
 }
 
 /// The shape of the keys each map is written with in a clause, as a `for` over it gives
@@ -820,6 +877,30 @@ impl Lowering {
                 let shape = self.shapes.of(&first);
                 let whole = self.nested(first, &shape)?;
                 ExprKind::Call(f, std::iter::once(Ok(whole)).chain(args.map(|a| self.scalar(a))).collect::<Result<_, _>>()?)
+            }
+            ExprKind::Call(f, args) if f.name == "find" && args.len() == 3 && self.tuple_map(&args[0]).is_some() => {
+                // find() of each element's map into each element's variable: all are found
+                // or none (the elements' maps are stored and deleted together).
+                let (map, shape) = self.tuple_map(&args[0]).expect("checked");
+                let ExprKind::ClauseLocal(var) = &args[2].kind else {
+                    return Err(Diagnostic::new(args[2].span.clone(), "find() stores the element in a scratch variable").label("not a scratch variable").hint(format!("write find(@{map}, key, $var)")));
+                };
+                let (map_at, var_at) = (args[0].span.clone(), args[2].span.clone());
+                let keys = self.keys(vec![args[1].clone()])?;
+                let calls = shape.leaves().into_iter().map(|p| {
+                    let m = Expr { kind: ExprKind::Agg(AggRef { name: element_name(&map, &p), keys: Vec::new(), span: map_at.clone() }), span: map_at.clone() };
+                    let v = Expr { kind: ExprKind::ClauseLocal(element_name(var, &p)), span: var_at.clone() };
+                    Expr { kind: ExprKind::Call(f.clone(), std::iter::once(m).chain(keys.iter().cloned()).chain([v]).collect()), span: span.clone() }
+                });
+                let all = calls.reduce(|a, b| Expr { kind: ExprKind::Binary(BinOp::LogAnd, Box::new(a), Box::new(b)), span: span.clone() }).expect("a tuple has elements");
+                return Ok(all);
+            }
+            ExprKind::Call(f, args) if f.name == "find" && args.len() == 3 => {
+                // A tuple key is its elements: find(@m, k1, k2, $v).
+                let mut args = args.into_iter();
+                let (map, key, var) = (args.next().expect("3"), args.next().expect("3"), args.next().expect("3"));
+                let keys = self.keys(vec![key])?;
+                ExprKind::Call(f, std::iter::once(self.scalar(map)?).chain(keys).chain([var]).collect())
             }
             ExprKind::Call(f, args) if matches!(f.name.as_str(), "has_key" | "delete") && !args.is_empty() => {
                 let mut args = args.into_iter();
