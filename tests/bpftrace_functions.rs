@@ -529,3 +529,23 @@ fn fail_static_assert_and_type_predicates_when_compiling() {
     assert_eq!(out.code(), 2, "{}", out.dump());
     assert!(out.stderr.contains("int is 8 bytes") && out.stderr.contains("static_assert() failed"), "{}", out.dump());
 }
+
+/// len(kstack) and len(ustack) (current bpftrace's stdlib.md): the frames the stack taken
+/// there holds, as print() shows them (a frame a line), up to a count given.
+#[test]
+fn len_of_a_stack_counts_its_frames() {
+    let program = r#"tracepoint:syscalls:sys_enter_getpid /pid == cpid/ { printf("%d %d %d %d\n", len(kstack), len(kstack(2)), len(ustack), len(ustack(1))); print(kstack); print(ustack); exit(); }"#;
+    let out = run(&["-q", "-e", program, "-c", "python3 -c 'import os; os.getpid()'"]);
+    out.assert_ok();
+    let mut lines = out.stdout.lines();
+    let counts: Vec<i64> = lines.next().unwrap_or_default().split(' ').map(|n| n.parse().unwrap_or(-1)).collect();
+    // print() of a stack: an empty line, then a frame a line, then an empty line.
+    let rest: Vec<&str> = lines.collect();
+    let blocks: Vec<usize> = rest.split(|l| l.is_empty()).filter(|b| !b.is_empty()).map(<[&str]>::len).collect();
+    assert_eq!(blocks.len(), 2, "{}", out.dump());
+    assert!(counts.len() == 4 && counts[0] > 2, "{}", out.dump());
+    assert_eq!(counts, [blocks[0] as i64, 2, blocks[1] as i64, 1], "{}", out.dump());
+    let bad = run(&["-e", "BEGIN { $s = kstack; @x = len($s); }"]);
+    assert_eq!(bad.code(), 2, "{}", bad.dump());
+    assert!(bad.stderr.contains("len() of a stack kept in a variable or a map is not in crumbs"), "{}", bad.dump());
+}

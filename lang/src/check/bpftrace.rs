@@ -173,7 +173,12 @@ impl Checker<'_> {
     /// `len(@m)`: how many elements the map of values has.
     pub(super) fn map_len(&mut self, args: &[ast::Expr], span: &Span) -> Result<TExpr, Diagnostic> {
         let [ast::Expr { kind: ExprKind::Agg(a), .. }] = args else {
-            return Err(Diagnostic::new(span.clone(), "len() takes a map").label("not a map").hint("write len(@map)"));
+            if let [arg] = args {
+                if let Some(len) = self.stack_len(arg)? {
+                    return Ok(len);
+                }
+            }
+            return Err(Diagnostic::new(span.clone(), "len() takes a map").label("not a map").hint("write len(@map), or len(kstack) and len(ustack) for a stack's frames"));
         };
         if !a.keys.is_empty() {
             return Err(Diagnostic::new(a.span.clone(), "len() takes a whole map").label("keys given").hint(format!("write len(@{})", a.name)));
@@ -181,6 +186,28 @@ impl Checker<'_> {
         self.refuse_aggregation(a, |func| format!("len() counts a map of values; @{} holds {func}()", a.name), format!("count the keys in a map of their own: `@{}_keys[key] = 1`, then len(@{}_keys)", a.name, a.name))?;
         let array = self.map_array(a)?;
         Ok(TExpr::new(Expr::MapLen(array), self.c_int("int64_t")))
+    }
+
+    /// `len(kstack)`, `len(ustack(5))`, ... (current bpftrace's): how many frames the stack
+    /// taken here has, counted in the kernel; `None` if `arg` is not a stack. A stack kept in
+    /// a variable or map is an error: only its id is kept there.
+    fn stack_len(&mut self, arg: &ast::Expr) -> Result<Option<TExpr>, Diagnostic> {
+        let v = self.value(arg)?;
+        let user = match self.repr_of(&v) {
+            Repr::Stack(_) => false,
+            Repr::UStack(_) => true,
+            _ => return Ok(None),
+        };
+        let frames = match &v.expr {
+            Expr::Stack(crate::ir::StackUse::Frames(n, _)) => *n,
+            Expr::UStack(crate::ir::UStackUse::Frames(n, _)) => *n,
+            _ => {
+                return Err(Diagnostic::new(arg.span.clone(), "len() of a stack kept in a variable or a map is not in crumbs")
+                    .label("a kept stack")
+                    .hint("take len(kstack) or len(ustack) where the stack is taken, and keep that number"))
+            }
+        };
+        Ok(Some(TExpr::new(Expr::Var(VarHook::StackLen { user, frames }), self.c_int("int64_t"))))
     }
 
     /// `while (cond) { body }`.
