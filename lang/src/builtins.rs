@@ -94,6 +94,10 @@ pub enum VarHook {
     Caller { user: bool },
     /// `stackdepth` (`ustackdepth` if `user`): the frames of that stack.
     StackDepth { user: bool },
+    /// bpftrace's `len(kstack)` (`len(ustack)` if `user`): the frames the stack value
+    /// holds, the stack's depth up to its `frames` (0: the stackframes or ustackframes
+    /// option's number).
+    StackLen { user: bool, frames: u8 },
     /// bpftrace's `probe`: the probe that fired, as bpftrace names it (its id, named when
     /// printed).
     BpftraceProbe,
@@ -494,7 +498,7 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "trace", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Any], hook: FnHook::Trace, signature: "trace(expr)", doc: "print the value of an expression" },
     BuiltinFn { name: "print", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Any, ArgSpec::OptConstInt, ArgSpec::OptConstInt], hook: FnHook::Print, signature: "print(expr)", doc: "print a value by its C type, a struct or array member by member, as DTrace's print(); bpftrace's print(@map [, top [, div]]) prints a map now, its top largest rows (all if 0 or not given), values divided by div" },
     BuiltinFn { name: "zero", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Clear, signature: "zero(@map)", doc: "bpftrace's: set every value of an aggregation to zero, keeping its keys (D's clear(); bpftrace's clear() removes the keys)" },
-    BuiltinFn { name: "len", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Aggregation], hook: FnHook::Len, signature: "len(@map)", doc: "bpftrace's: how many elements a map of values has now" },
+    BuiltinFn { name: "len", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Aggregation], hook: FnHook::Len, signature: "len(@map)", doc: "bpftrace's: how many elements a map of values has now; len(kstack) and len(ustack) (current bpftrace's): how many frames the stack has" },
     BuiltinFn { name: "has_key", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Aggregation, ArgSpec::Rest], hook: FnHook::HasKey, signature: "has_key(@map, key...)", doc: "bpftrace's: 1 if the map has an element at the keys, else 0" },
     BuiltinFn { name: "exit", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Exit, signature: "exit(status)", doc: "stop tracing: run END, print aggregations, exit with status" },
     BuiltinFn { name: "setopt", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::OptInt], hook: FnHook::SetOpt, signature: "setopt(name [, value])", doc: "change an option while tracing (quiet, aggsortkey, aggsortrev, aggsortpos, aggsortkeypos, aggpack), from the next record on; both are string literals" },

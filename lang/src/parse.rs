@@ -107,7 +107,7 @@ fn parse_unit(src: &str, facts: Option<Rc<dyn KernelFacts>>) -> Result<Program, 
 /// The program a parse tree's root is (in the type scope entered for its parse).
 fn build_unit(root: Pair<Rule>) -> Result<Program, Diagnostic> {
     let mut config_seen: Option<Span> = None;
-    let mut program = Program { pragmas: Vec::new(), decls: Vec::new(), clauses: Vec::new(), config: Vec::new(), macros: Vec::new(), map_decls: Vec::new() };
+    let mut program = Program { pragmas: Vec::new(), decls: Vec::new(), clauses: Vec::new(), config: Vec::new(), macros: Vec::new(), map_decls: Vec::new(), key_paths: Default::default() };
     for pair in root.into_inner() {
         match pair.as_rule() {
             Rule::pragma => program.pragmas.push(pragma(pair)?),

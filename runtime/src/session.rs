@@ -63,9 +63,11 @@ fn permission(e: &dyn std::fmt::Display) -> RunError {
 /// probe is attached.
 const NOTIFY_ATTACHED: &str = "__BPFTRACE_NOTIFY_PROBES_ATTACHED";
 
-/// The kernel maps holding bpftrace's maps of values (arrays named `@...`).
+/// The kernel maps holding bpftrace's maps of values (arrays named `@...`) and the read
+/// values of aggregations (which clear() and trunc() of those change).
 fn value_maps(ebpf: &Ebpf, program: &Program) -> crate::value_maps::ValueMaps {
-    let arrays = program.arrays.iter().enumerate().map(|(i, a)| if a.keeps_zero { ebpf.map(&crumbs_ebpf::abi::array_map_name(i)).and_then(map_fd) } else { None }).collect();
+    let read: Vec<usize> = program.aggregations.iter().flat_map(|a| a.read.iter().copied()).collect();
+    let arrays = program.arrays.iter().enumerate().map(|(i, a)| if a.keeps_zero || read.contains(&i) { ebpf.map(&crumbs_ebpf::abi::array_map_name(i)).and_then(map_fd) } else { None }).collect();
     crate::value_maps::ValueMaps::new(arrays)
 }
 

@@ -51,7 +51,7 @@ impl Checker<'_> {
                 id
             }
             None => {
-                self.aggs.push(Aggregation { name: agg.name.clone(), kind, keys: reprs, declared: None });
+                self.aggs.push(Aggregation { name: agg.name.clone(), kind, keys: reprs, declared: None, read: Vec::new() });
                 self.agg_spans.push((func.span.clone(), f.name.to_string()));
                 self.aggs.len() - 1
             }

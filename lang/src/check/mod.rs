@@ -13,6 +13,7 @@ use crate::tracepoints::{parse_format, FieldKind, Tracepoint};
 use std::collections::{BTreeMap, BTreeSet};
 
 mod actions;
+mod agg_reads;
 mod arrays;
 mod args;
 mod bpftrace;
@@ -241,6 +242,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         c_ints: std::collections::HashMap::new(),
         stack_mode: config.stack_mode.unwrap_or_default(),
         cat_bytes: config.max_cat_bytes.unwrap_or(bpftrace_out::CAT_BYTES),
+        key_paths: program.key_paths.clone(),
     };
     var_decls::no_assignments(&program.decls)?;
     if !second {
@@ -354,6 +356,10 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     let thread_locals = (0..cx.thread_locals.len()).map(|t| Variable { name: cx.thread_locals[t].clone(), repr: cx.var_repr(VarRef::Thread(t)) }).collect();
     let mut arrays: Vec<Array> = (0..cx.arrays.len()).map(|a| Array { name: cx.arrays[a].name.clone(), thread: cx.arrays[a].thread, keys: cx.arrays[a].keys.clone().unwrap_or_default(), value: cx.var_repr(VarRef::Array(a)), len: cx.arrays[a].len, keeps_zero: cx.arrays[a].name.starts_with('@'), declared: None }).collect();
     map_decls::apply(&program.map_decls, &mut arrays, &mut cx.aggs)?;
+    // The maps of values keeping a read aggregation's value hold as many keys as it.
+    for agg in &cx.aggs {
+        agg.read.iter().for_each(|a| arrays[*a].declared = agg.declared);
+    }
     let program = Program {
         options,
         groups: order
@@ -377,6 +383,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         raw_tracepoints: cx.raw_tracepoints,
         getopts: cx.getopts,
         dialect: opts.dialect.unwrap_or_default(),
+        key_paths: program.key_paths.clone(),
     };
     if again {
         // A type taken from a guessed read is the guess, not known.
@@ -620,6 +627,8 @@ struct Checker<'a> {
     stack_mode: StackMode,
     /// bpftrace's `max_cat_bytes`: the most cat() prints of a file.
     cat_bytes: u64,
+    /// bpftrace's maps whose keys nest tuples or records: their scalar keys' paths.
+    key_paths: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 type Lowered = (Option<Expr>, Vec<Stmt>, Vec<u32>, Option<usize>, Vec<Variable>);
@@ -874,6 +883,8 @@ mod stored_values_tests;
 mod arrays_tests;
 #[cfg(test)]
 mod btlang_tests;
+#[cfg(test)]
+mod agg_reads_tests;
 mod bpftrace_fns;
 mod bpftrace_out;
 mod buffers;

@@ -1097,6 +1097,10 @@ pub struct Aggregation {
     pub keys: Vec<Repr>,
     /// What bpftrace's `let @m = percpuhash(N)` declared (`None`: a share of aggsize).
     pub declared: Option<Declared>,
+    /// Where the program reads its value (bpftrace's `@c > 10`, `for ($kv : @c)`): the
+    /// associative arrays, one per [`agg::ReadPart`], that every update also keeps the
+    /// merged value in. Empty if it is never read.
+    pub read: Vec<usize>,
 }
 
 impl Aggregation {
@@ -1260,6 +1264,9 @@ pub struct Program {
     pub getopts: Vec<(String, String)>,
     /// The language the program was written in: how its output looks.
     pub dialect: crate::dialect::Dialect,
+    /// bpftrace's maps whose keys nest tuples or records, by name without `@`: the paths of
+    /// their scalar keys (see [`crate::ast::Program::key_paths`]).
+    pub key_paths: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 /// A place in a user-space ELF file a probe is on (pid, uprobe): its DTrace name, and where

@@ -381,6 +381,17 @@ impl Emitter<'_> {
             }
             VarHook::Caller { user } => self.stack_value(user, false)?,
             VarHook::StackDepth { user } => self.stack_value(user, true)?,
+            VarHook::StackLen { user, frames } => {
+                self.stack_value(user, true)?;
+                // What the stack value keeps: its depth, up to its frames.
+                let most = match (frames, user) {
+                    (0, false) => self.p.options.stackframes.unwrap_or(crumbs_lang::ir::STACK_FRAMES_DEFAULT),
+                    (0, true) => self.p.options.ustackframes.unwrap_or(crumbs_lang::ir::USTACK_FRAMES_MAX),
+                    (n, _) => n,
+                };
+                self.push(Insn::jmp_imm(Cond::Le, R0, most as i32, 1));
+                self.push(Insn::mov_imm(R0, most as i32));
+            }
             VarHook::Comm | VarHook::Cwd | VarHook::ProbeProv | VarHook::ProbeMod | VarHook::ProbeFunc | VarHook::ProbeName => {
                 return Err(self.err(format!("internal: string builtin {h:?} used as an integer")));
             }

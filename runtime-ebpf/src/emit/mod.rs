@@ -12,6 +12,7 @@ use crumbs_lang::builtins::{KernelValue, Part, VarHook};
 use crumbs_lang::ir::*;
 use crumbs_lang::providers::AttachPoint;
 
+mod agg_reads;
 mod aggregate;
 mod buffer;
 pub(crate) mod attach;
@@ -140,7 +141,7 @@ fn needs_scratch(c: &Clause) -> bool {
             // A struct key may be larger than the stack holds.
             Node::Stmt(Stmt::Aggregate { keys, .. } | Stmt::SetElement { keys, .. }) | Node::Expr(Expr::Element { keys, .. } | Expr::VarAddr(StrVar::Element { keys, .. })) => keys.iter().any(|k| matches!(k, Expr::Object { .. })),
             // The searches work in scratch buffers, and so do caller and stackdepth.
-            Node::Expr(Expr::IntCall { f: IntFn::Index | IntFn::Rindex | IntFn::ByteAt | IntFn::Memcmp(_) | IntFn::WriteUser(_), .. } | Expr::Var(VarHook::Caller { .. } | VarHook::StackDepth { .. })) => true,
+            Node::Expr(Expr::IntCall { f: IntFn::Index | IntFn::Rindex | IntFn::ByteAt | IntFn::Memcmp(_) | IntFn::WriteUser(_), .. } | Expr::Var(VarHook::Caller { .. } | VarHook::StackDepth { .. } | VarHook::StackLen { .. })) => true,
             _ => false,
         })
 }

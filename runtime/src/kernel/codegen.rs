@@ -84,7 +84,7 @@ fn percpu_vars(p: &Program) -> Vec<(String, u32)> {
 
 /// Whether the program computes `caller` or `stackdepth` of the kernel stack.
 fn uses_kernel_stack_values(p: &Program) -> bool {
-    p.groups.iter().flat_map(|g| &g.clauses).any(|c| c.any(&mut |n| matches!(n, Node::Expr(Expr::Var(VarHook::Caller { user: false } | VarHook::StackDepth { user: false })))))
+    p.groups.iter().flat_map(|g| &g.clauses).any(|c| c.any(&mut |n| matches!(n, Node::Expr(Expr::Var(VarHook::Caller { user: false } | VarHook::StackDepth { user: false } | VarHook::StackLen { user: false, .. })))))
 }
 
 /// Where the hooks that run the program's tracepoint programs are in the kernel (see
