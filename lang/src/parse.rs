@@ -1459,42 +1459,7 @@ fn primary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
         }
         Rule::ident if bpftrace() => crate::dialect::bpftrace_ident(p.as_str(), &sp),
         Rule::ident => ExprKind::Ident(p.as_str().to_string()),
-        Rule::paren if p.clone().into_inner().count() == 1 => {
-            let (e, h) = expr_at(p.into_inner().next().unwrap(), level + 1)?;
-            // bpftrace's record of one field, `(name = a)`.
-            if bpftrace() && matches!(&e.kind, ExprKind::Assign { target, op: None, .. } if matches!(**target, LValue::Global(_))) {
-                let ExprKind::Assign { target, value, .. } = e.kind else { unreachable!("checked") };
-                let LValue::Global(name) = *target else { unreachable!("checked") };
-                return node(ExprKind::Record(vec![(name, *value)]), sp, h + 1);
-            }
-            return Ok((e, h));
-        }
-        Rule::paren => {
-            if !bpftrace() {
-                return Err(Diagnostic::new(sp, "a tuple is bpftrace's, not D's").label("not in D").hint("D has no tuples or comma operator; run the program as bpftrace (--dialect bpftrace, or a .bt file)"));
-            }
-            let (elems, h) = operands(p.into_inner().filter(|x| x.as_rule() != Rule::trailing_comma), level + 1)?;
-            // `()`: the empty tuple.
-            if elems.is_empty() {
-                return node(ExprKind::Tuple(elems), sp, h + 1);
-            }
-            // `(name = a, ...)`: bpftrace has no variables written without `$` or `@`, so
-            // what reads as assignments to them is a record's fields.
-            let named = |e: &Expr| matches!(&e.kind, ExprKind::Assign { target, op: None, .. } if matches!(**target, LValue::Global(_)));
-            if elems.iter().all(named) {
-                let mut fields: Vec<(Ident, Expr)> = Vec::new();
-                for e in elems {
-                    let ExprKind::Assign { target, value, .. } = e.kind else { unreachable!("checked") };
-                    let LValue::Global(name) = *target else { unreachable!("checked") };
-                    if fields.iter().any(|(n, _)| n.name == name.name) {
-                        return Err(Diagnostic::new(name.span, format!("the record's field `{}` is given twice", name.name)).label("again").hint("give each field once: (a = 1, b = 2)"));
-                    }
-                    fields.push((name, *value));
-                }
-                return node(ExprKind::Record(fields), sp, h + 1);
-            }
-            return node(ExprKind::Tuple(elems), sp, h + 1);
-        }
+        Rule::paren => return paren(p, sp, level),
         Rule::block_expr => return block_expr(p, level),
         // `typeof(...)` as a value: a macro's type argument (the macro pass puts it in place).
         Rule::typeof_type => {
@@ -1527,6 +1492,46 @@ fn primary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
         r => unreachable!("primary {r:?}"),
     };
     Ok((Expr { kind, span: sp }, 0))
+}
+
+/// `(e)`, a tuple or bpftrace's record: a function of its own, so that the frame of
+/// [`primary`], which nested parentheses recurse through, stays small.
+fn paren(p: Pair<Rule>, sp: Span, level: usize) -> Result<Built, Diagnostic> {
+    if p.clone().into_inner().count() != 1 {
+        return tuple(p, sp, level);
+    }
+    let (e, h) = expr_at(p.into_inner().next().unwrap(), level + 1)?;
+    // bpftrace's record of one field, `(name = a)`.
+    if bpftrace() && matches!(&e.kind, ExprKind::Assign { target, op: None, .. } if matches!(**target, LValue::Global(_))) {
+        let ExprKind::Assign { target, value, .. } = e.kind else { unreachable!("checked") };
+        let LValue::Global(name) = *target else { unreachable!("checked") };
+        return node(ExprKind::Record(vec![(name, *value)]), sp, h + 1);
+    }
+    Ok((e, h))
+}
+
+/// bpftrace's tuple `(a, b)` (or `()`), or record `(name = a, ...)`.
+fn tuple(p: Pair<Rule>, sp: Span, level: usize) -> Result<Built, Diagnostic> {
+    if !bpftrace() {
+        return Err(Diagnostic::new(sp, "a tuple is bpftrace's, not D's").label("not in D").hint("D has no tuples or comma operator; run the program as bpftrace (--dialect bpftrace, or a .bt file)"));
+    }
+    let (elems, h) = operands(p.into_inner().filter(|x| x.as_rule() != Rule::trailing_comma), level + 1)?;
+    // `(name = a, ...)`: bpftrace has no variables written without `$` or `@`, so
+    // what reads as assignments to them is a record's fields (`()` is the empty tuple).
+    let named = |e: &Expr| matches!(&e.kind, ExprKind::Assign { target, op: None, .. } if matches!(**target, LValue::Global(_)));
+    if elems.is_empty() || !elems.iter().all(named) {
+        return node(ExprKind::Tuple(elems), sp, h + 1);
+    }
+    let mut fields: Vec<(Ident, Expr)> = Vec::new();
+    for e in elems {
+        let ExprKind::Assign { target, value, .. } = e.kind else { unreachable!("checked") };
+        let LValue::Global(name) = *target else { unreachable!("checked") };
+        if fields.iter().any(|(n, _)| n.name == name.name) {
+            return Err(Diagnostic::new(name.span, format!("the record's field `{}` is given twice", name.name)).label("again").hint("give each field once: (a = 1, b = 2)"));
+        }
+        fields.push((name, *value));
+    }
+    node(ExprKind::Record(fields), sp, h + 1)
 }
 
 /// bpftrace's block expression `{ statements; value }`: the last statement is its value when
