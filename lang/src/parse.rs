@@ -349,7 +349,7 @@ const TAKES_AGGREGATION: &[&str] = &["printa", "clear", "trunc", "normalize", "d
 /// `nsecs`, `curtask`).
 const BPFTRACE_VARIABLES: &[&str] = &["cpid", "elapsed", "probe", "kstack", "ustack", "username", "cgroup", "numaid", "jiffies", "sarg0", "sarg1", "sarg2"];
 /// Functions only bpftrace has: a call to one is bpftrace.
-const BPFTRACE_FUNCTIONS: &[&str] = &["delete", "has_key", "len", "zero", "time", "strftime", "hist", "lhist", "stats", "kstack", "ksym", "kaddr", "buf", "join", "cat", "signal", "override", "cgroup_path", "macaddr", "pton", "reg", "strcontains", "kptr", "uptr", "path", "bswap", "skboutput", "nsecs", "debugf", "unwatch", "percpu_kaddr", "errorf", "warnf"];
+const BPFTRACE_FUNCTIONS: &[&str] = &["delete", "has_key", "len", "zero", "time", "strftime", "hist", "lhist", "stats", "kstack", "ksym", "kaddr", "buf", "join", "cat", "signal", "override", "cgroup_path", "macaddr", "pton", "reg", "strcontains", "kptr", "uptr", "path", "bswap", "skboutput", "nsecs", "debugf", "unwatch", "percpu_kaddr", "errorf", "warnf", "memcmp", "strcap", "kfunc_exist", "kfunc_allowed", "signal_thread", "write_user", "socket_cookie"];
 
 fn bpftrace_only(p: Pair<Rule>) -> bool {
     // Expressions nest as deep as the grammar lets them (thousands of `(`): the stack grows
@@ -360,7 +360,7 @@ fn bpftrace_only(p: Pair<Rule>) -> bool {
 fn bpftrace_only_at(p: Pair<Rule>) -> bool {
     match p.as_rule() {
         Rule::macro_var => return !dialect::is_d_macro(&p.as_str()[1..]),
-        Rule::while_stmt | Rule::for_stmt | Rule::unroll_stmt | Rule::jump_stmt | Rule::let_stmt | Rule::tuple_index | Rule::trailing_comma | Rule::bare_cond | Rule::config_block | Rule::macro_def | Rule::map_decl | Rule::block_expr | Rule::typeof_type | Rule::comptime_op => return true,
+        Rule::while_stmt | Rule::for_stmt | Rule::unroll_stmt | Rule::jump_stmt | Rule::let_stmt | Rule::tuple_index | Rule::trailing_comma | Rule::bare_cond | Rule::config_block | Rule::macro_def | Rule::map_decl | Rule::block_expr | Rule::typeof_type | Rule::comptime_op | Rule::container_of => return true,
         // A tuple.
         Rule::paren if p.clone().into_inner().count() != 1 => return true,
         Rule::agg_assign => {

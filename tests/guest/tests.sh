@@ -348,6 +348,16 @@ test_crumbs_bt_percpu_kaddr() {
     echo "$out" | grep -qxF 'percpu 0 1 1 1' || die "no line 'percpu 0 1 1 1' in: $out"
 }
 
+# current bpftrace's socket_cookie() at fentry (the host refuses fentry): the client socket's
+# cookie as it connects is not 0 and is the same when it closes.
+test_crumbs_bt_socket_cookie() {
+    ip link set lo up
+    out=$(crumbs --dialect bpftrace -q -e 'kfunc:tcp_connect { @c[(uint64)args.sk] = socket_cookie(args.sk); }
+        kfunc:tcp_close /@c[(uint64)args.sk]/ { printf("cookie %d %d\n", @c[(uint64)args.sk] > 0, @c[(uint64)args.sk] == socket_cookie(args.sk)); delete(@c[(uint64)args.sk]); }' \
+        -c "sh -c 'nc -l -p 5997 >/dev/null & sleep 0.3; echo hi | nc -w 1 127.0.0.1 5997; wait'" 2>&1) || die "crumbs failed: $out"
+    echo "$out" | grep -qxF 'cookie 1 1' || die "no line 'cookie 1 1' in: $out"
+}
+
 # ---- fbt (kprobes) -------------------------------------------------------------------------
 
 # Whether this kernel has kprobe.multi links (CONFIG_FPROBE: Debian's 6.12 has it, its 6.1

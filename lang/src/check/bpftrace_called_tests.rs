@@ -203,3 +203,22 @@ fn percpu_kaddr_is_a_kernel_variables_address() {
     let (m, _, _) = err_on("BEGIN { print(percpu_kaddr(comm)); }", facts());
     assert_eq!(m, "percpu_kaddr() takes a string literal");
 }
+
+#[test]
+fn current_bpftraces_functions_make_a_program_bpftrace() {
+    for src in [
+        "BEGIN { trace(memcmp(execname, \"a\", 1)); }",
+        "BEGIN { trace(strcap(execname)); }",
+        "BEGIN { trace(kfunc_exist(\"f\")); }",
+        "BEGIN { trace(kfunc_allowed(\"f\")); }",
+        "syscall::read:entry { signal_thread(9); }",
+        "syscall::read:entry { write_user(arg1, \"x\", 1); }",
+        "fbt::tcp_close:entry { trace(socket_cookie(args[0])); }",
+        "BEGIN { trace(container_of(curthread, struct task_struct, tasks)); }",
+        "BEGIN { trace(comm(1)); }",
+        "BEGIN { trace(nsecs(boot)); }",
+    ] {
+        assert_eq!(crate::parse::detect_dialect(src), Dialect::Bpftrace, "{src}");
+    }
+    assert_eq!(crate::parse::detect_dialect("BEGIN { trace(execname); }"), Dialect::D);
+}
