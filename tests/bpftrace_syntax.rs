@@ -84,12 +84,12 @@ fn short_probe_names() {
     // work(i) is 3i + 1: 1 + 4 + 7 + 10 + 13.
     assert_eq!(out.stdout, "Attaching 3 probes...\n\n\n@calls: 5\n@done: 35\n@sum: 35\n", "{}", out.dump());
     // Kernel functions (this host has no kprobes or fentry: compiled only).
-    for program in ["k:vfs_read { @ = count(); }", "kr:vfs_read { @ = count(); }", "f:vfs_read { @ = count(); }", "fr:vfs_read { @ = count(); }", "s:faults:10 { @ = count(); }"] {
+    for program in ["k:vfs_read { @ = count(); }", "kr:vfs_read { @ = count(); }", "f:vfs_read { @ = count(); }", "fr:vfs_read { @ = count(); }", "s:faults:10 { @ = count(); }", "w:0x1000:8:rw { @ = count(); }", "it:task { @ = count(); }"] {
         let out = bt(&["--dump-bpf", "-e", program]);
         out.assert_ok();
     }
-    // A short name of a type crumbs lacks is no provider.
-    assert_bt_error(&["-e", "w:0x1000:8:rw { exit(); }"], "unknown provider `w`", "providers:");
+    // w: is watchpoint (live in tests/bpftrace_watchpoint.rs), checked as bpftrace checks it.
+    assert_bt_error(&["-e", "w:0x1000:8:r { exit(); }"], "invalid watchpoint mode: r", "supported modes: rw,w,x");
 }
 
 /// Positional parameters in probe names are their text, inside the part they are in

@@ -78,14 +78,14 @@ fn list_pattern(pattern: Option<&str>, verbose: bool, out: &mut dyn Write) -> Re
 /// (`tracepoint:xdp:mem_connect`, `kprobe:vfs_read`, `fentry:vmlinux:vfs_read`); BEGIN and END
 /// are not listed, and a probe without matches of its own (`interval:s:1`, `profile:hz:99`) is
 /// its description. `params` are `$1`, `$2`, ... for the descriptions.
-pub fn list_program(text: &str, params: &[String], verbose: bool, out: &mut dyn Write) -> Result<(), crumbs_lang::diag::Diagnostic> {
+pub fn list_program(text: &str, params: &[String], verbose: bool, out: &mut dyn Write) -> Result<(), Box<crumbs_lang::diag::Diagnostic>> {
     let facts: std::rc::Rc<dyn KernelFacts> = std::rc::Rc::new(LiveKernel);
-    let ast = crumbs_lang::parse::parse_program_in(text, Some(facts.clone()), crumbs_lang::dialect::Dialect::Bpftrace)?;
+    let ast = crumbs_lang::parse::parse_program_in(text, Some(facts.clone()), crumbs_lang::dialect::Dialect::Bpftrace).map_err(Box::new)?;
     let args: Vec<String> = std::iter::once(String::new()).chain(params.iter().cloned()).collect();
     let macros = crumbs_lang::providers::ProbeMacros { target: None, args: &args, bpftrace: true };
     for desc in ast.clauses.iter().flat_map(|c| &c.probes) {
-        let desc = crumbs_lang::providers::expand_macros(desc, &macros)?;
-        let found = match_probes_with(&desc, Some(facts.as_ref()))?;
+        let desc = crumbs_lang::providers::expand_macros(desc, &macros).map_err(Box::new)?;
+        let found = match_probes_with(&desc, Some(facts.as_ref())).map_err(Box::new)?;
         let mut names: Vec<String> = Vec::new();
         for name in found.iter().filter_map(|p| probe_name(&desc, p)) {
             // A probe named by its description is one line, however many CPUs its perf

@@ -32,7 +32,7 @@ pub(super) fn probe_type(p: &Probe) -> &'static str {
 
 /// Whether the probe's context is the registers it interrupted (`struct pt_regs`).
 pub(super) fn has_registers(a: AttachPoint) -> bool {
-    matches!(a, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_) | AttachPoint::UserEntry(_) | AttachPoint::UserReturn(_) | AttachPoint::Profile { .. } | AttachPoint::Perf { .. })
+    matches!(a, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_) | AttachPoint::UserEntry(_) | AttachPoint::UserReturn(_) | AttachPoint::Profile { .. } | AttachPoint::Perf { .. } | AttachPoint::Watchpoint { .. })
 }
 
 impl Checker<'_> {

@@ -106,7 +106,10 @@ pub struct CheckOptions {
 /// (bpftrace's `--probe-filter REGEX`, over its names of the probes). BEGIN, END and ERROR
 /// are always kept.
 #[derive(Clone)]
-pub struct ProbeFilter(pub std::rc::Rc<dyn Fn(&crate::ast::ProbeDesc, &crate::providers::Probe) -> bool>);
+pub struct ProbeFilter(pub std::rc::Rc<KeepProbe>);
+
+/// Whether to keep probe `p`, which description `desc` matched.
+pub type KeepProbe = dyn Fn(&crate::ast::ProbeDesc, &crate::providers::Probe) -> bool;
 
 impl std::fmt::Debug for ProbeFilter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -277,7 +280,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
             for p in found.into_iter().filter(kept) {
                 matched += usize::from(!clause.library);
                 for p in cx.placed(opts, p, desc)? {
-                    if matches!(p.attach, AttachPoint::Profile { .. } | AttachPoint::Perf { .. }) && !profile_probes.iter().any(|q| q.attach == p.attach) {
+                    if matches!(p.attach, AttachPoint::Profile { .. } | AttachPoint::Perf { .. } | AttachPoint::Watchpoint { .. }) && !profile_probes.iter().any(|q| q.attach == p.attach) {
                         let id = PROFILE_ID_BASE + profile_probes.len() as u32;
                         if id >= SYSCALL_ID_BASE {
                             return Err(Diagnostic::new(desc.span.clone(), "too many profile and tick rates in one program")

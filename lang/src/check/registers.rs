@@ -23,6 +23,7 @@ pub(super) fn bpftrace_kind(p: &Probe) -> &'static str {
         AttachPoint::Error => "ERROR",
         AttachPoint::SelfSignal => "self",
         AttachPoint::Iter(_) => "iter",
+        AttachPoint::Watchpoint { .. } => "watchpoint",
         AttachPoint::SyscallEntry | AttachPoint::SyscallReturn | AttachPoint::Tracepoint(_) => "tracepoint",
         AttachPoint::RawTracepoint(_) => "rawtracepoint",
         AttachPoint::FbtEntry(_) => "kprobe",

@@ -8,6 +8,9 @@ impl Program {
     /// The probe with DTrace id `id` as bpftrace names it.
     pub fn bpftrace_probe_name(&self, id: u32) -> String {
         if let Some(p) = self.profile_probes.iter().find(|p| p.id == id) {
+            if let crate::providers::AttachPoint::Watchpoint { .. } = p.attach {
+                return format!("watchpoint:{}", p.name);
+            }
             if let crate::providers::AttachPoint::Perf { event, count } = p.attach {
                 let e = &crate::providers::perf::PERF_EVENTS[event as usize];
                 return format!("{}:{}:{count}", if e.hardware { "hardware" } else { "software" }, e.alias);

@@ -18,6 +18,7 @@ mod syscall;
 mod tracepoint;
 mod usdt;
 mod user;
+pub mod watchpoint;
 
 pub use dtrace::{BEGIN_ID, END_ID, ERROR_ID};
 pub use self_signal::SELF_SIGUSR1_ID;
@@ -51,6 +52,9 @@ pub enum AttachPoint {
     /// bpftrace's `iter:TARGET`: a BPF iterator, [`iter::ITERATORS`]' index; run once per
     /// object when crumbs reads it.
     Iter(u8),
+    /// bpftrace's `watchpoint:ADDRESS:LENGTH:MODE`: a hardware breakpoint on every CPU;
+    /// `mode` is [`watchpoint`]'s READ, WRITE, EXECUTE bits.
+    Watchpoint { addr: u64, len: u8, mode: u8 },
     /// `raw_syscalls:sys_enter`, filtered by system call number in the kernel.
     SyscallEntry,
     /// `raw_syscalls:sys_exit`.
@@ -160,7 +164,7 @@ pub struct ArgType {
     pub kernel: Option<KernelTypeId>,
 }
 
-pub const PROVIDERS: &[&dyn Provider] = &[&dtrace::Dtrace, &self_signal::SelfSignal, &iter::Iter, &syscall::Syscall, &tracepoint::Tracepoint, &profile::Profile, &perf::Software, &perf::Hardware, &fbt::Fbt, &rawtracepoint::RawTracepoint, &user::Pid, &user::Uprobe, &usdt::Usdt, &proc::PROC, &sched::SCHED, &io::IO];
+pub const PROVIDERS: &[&dyn Provider] = &[&dtrace::Dtrace, &self_signal::SelfSignal, &iter::Iter, &watchpoint::Watchpoint, &syscall::Syscall, &tracepoint::Tracepoint, &profile::Profile, &perf::Software, &perf::Hardware, &fbt::Fbt, &rawtracepoint::RawTracepoint, &user::Pid, &user::Uprobe, &usdt::Usdt, &proc::PROC, &sched::SCHED, &io::IO];
 
 /// Every probe of every provider (for `-l`).
 pub fn all_probes() -> Vec<Probe> {

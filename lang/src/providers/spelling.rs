@@ -24,6 +24,7 @@ const SHORT_NAMES: &[(&str, &str)] = &[
     ("i", "interval"),
     ("rt", "rawtracepoint"),
     ("it", "iter"),
+    ("w", "watchpoint"),
 ];
 
 /// The long name of bpftrace's short provider name `short` (`t` is `tracepoint`).

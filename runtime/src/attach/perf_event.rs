@@ -5,7 +5,7 @@
 use super::Link;
 use crate::kernel::cpus;
 use crate::session::RunError;
-use aya::programs::perf_event::{HardwareEvent, PerfEventConfig, PerfEventScope, SamplePolicy, SoftwareEvent};
+use aya::programs::perf_event::{BreakpointConfig, HardwareEvent, PerfBreakpointLength, PerfBreakpointType, PerfEventConfig, PerfEventScope, SamplePolicy, SoftwareEvent};
 use crumbs_lang::providers::perf::PERF_EVENTS;
 use aya::programs::PerfEvent;
 use crumbs_ebpf::abi::ProgramCode;
@@ -22,6 +22,7 @@ pub(super) fn attach(p: &mut PerfEvent, code: &ProgramCode) -> Result<Vec<Link>,
             let e = PERF_EVENTS.get(event as usize).ok_or_else(|| RunError::Other(format!("program {}: no perf event {event}", code.name)))?;
             (perf_config(e.hardware, e.config)?, e.name, online, count)
         }
+        AttachPoint::Watchpoint { addr, len, mode } => (breakpoint(addr, len, mode), "watchpoint", online, 1),
         _ => return Err(RunError::Other(format!("program {} is a perf_event program for {:?}", code.name, code.attach))),
     };
     let mut links: Vec<Link> = Vec::with_capacity(cpus.len());
@@ -33,6 +34,24 @@ pub(super) fn attach(p: &mut PerfEvent, code: &ProgramCode) -> Result<Vec<Link>,
         links.push(Box::new(p.take_link(id).map_err(|e| RunError::Other(e.to_string()))?));
     }
     Ok(links)
+}
+
+/// bpftrace's watchpoint: a hardware breakpoint on the `len` bytes at `addr`, for writes,
+/// reads and writes, or execution (then the length is a word's, as perf wants it).
+fn breakpoint(addr: u64, len: u8, mode: u8) -> PerfEventConfig {
+    use crumbs_lang::providers::watchpoint::{EXECUTE, READ};
+    use PerfBreakpointLength as L;
+    if mode & EXECUTE != 0 {
+        return PerfEventConfig::Breakpoint(BreakpointConfig::Instruction { address: addr });
+    }
+    let length = match len {
+        1 => L::Len1,
+        2 => L::Len2,
+        4 => L::Len4,
+        _ => L::Len8,
+    };
+    let r#type = if mode & READ != 0 { PerfBreakpointType::ReadWrite } else { PerfBreakpointType::Write };
+    PerfEventConfig::Breakpoint(BreakpointConfig::Data { r#type, address: addr, length })
 }
 
 /// aya's name for perf's software or hardware event `config` (PERF_COUNT_SW_*, _HW_*).

@@ -120,7 +120,7 @@ pub(crate) fn context(attach: AttachPoint) -> &'static dyn ProbeContext {
     match attach {
         AttachPoint::Begin | AttachPoint::End | AttachPoint::Error | AttachPoint::SelfSignal => &dtrace::Dtrace,
         AttachPoint::SyscallEntry | AttachPoint::SyscallReturn => &syscall::Syscall,
-        AttachPoint::Profile { .. } | AttachPoint::Perf { .. } => &profile::Profile,
+        AttachPoint::Profile { .. } | AttachPoint::Perf { .. } | AttachPoint::Watchpoint { .. } => &profile::Profile,
         AttachPoint::Tracepoint(_) => &tracepoint::Tracepoint,
         AttachPoint::FbtEntry(_) => &kprobe::ENTRY,
         AttachPoint::FbtReturn(_) => &kprobe::RETURN,
