@@ -444,8 +444,9 @@ fn aggregations_read_as_integers() {
     out.assert_ok();
     assert_eq!(out.stdout, "1 12 -4 -3 9\nx=2\nk b 2\nt=3\nv 1 x 7\nend 0 0\n\n\n@a: -4\n\n@c: 1\n\n@mn: -3\n@mx: 9\n@s: 0\n@v[1, x]: 7\n\n", "{}", out.dump());
 
+    // A predicate reads @n before its clause updates it.
     let file = TempPath::new("btaggread");
-    let program = "tracepoint:syscalls:sys_enter_read /pid == cpid/ { @n = count(); @b[args.count] = sum(args.count); }
+    let program = "tracepoint:syscalls:sys_enter_read /pid == cpid && @n < 1000/ { @n = count(); @b[args.count] = sum(args.count); }
         END { printf(\"read %d %d\\n\", @n, @b[512]); }";
     let out = run(&["-q", "-e", program, "-c", &reader(&file)]);
     out.assert_ok();

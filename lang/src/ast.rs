@@ -537,6 +537,19 @@ impl Stmt {
     }
 }
 
+impl Stmt {
+    /// Calls `f` on the aggregation of every aggregating statement (`@a[k] = count()`) in
+    /// this statement, nested ones included.
+    pub fn each_aggregate<'a>(&'a self, f: &mut dyn FnMut(&'a AggRef)) {
+        match self {
+            Stmt::Aggregate { agg, .. } => f(agg),
+            Stmt::If { then, els, .. } => then.iter().chain(els.iter().flatten()).for_each(|s| s.each_aggregate(f)),
+            Stmt::Block(b) | Stmt::While { body: b, .. } | Stmt::For { body: b, .. } => b.iter().for_each(|s| s.each_aggregate(f)),
+            Stmt::Expr(_) | Stmt::Assign { .. } | Stmt::IncDec { .. } | Stmt::Jump(..) => {}
+        }
+    }
+}
+
 impl Clause {
     /// Calls `f` on every assignment target of the clause, predicate first.
     pub fn each_target<'a>(&'a self, f: &mut dyn FnMut(&'a LValue)) {

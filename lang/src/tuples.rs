@@ -304,7 +304,7 @@ fn find_targets(e: &Expr, out: &mut Vec<(String, String)>) {
 /// them in `$kv.0`: one scalar, or a tuple of the keys (tuples among them nested; a map's
 /// keys given as one tuple, `@m[$t]`, are that tuple's elements).
 fn clause_map_keys(clause: &Clause, shapes: &Shapes, found: &mut HashMap<String, Shape>) {
-    let count = |keys: &[Expr]| match &keys[..] {
+    let shape_of = |keys: &[Expr]| match keys {
         [k] => shapes.of(k),
         keys => Shape::Tuple(keys.iter().map(|k| shapes.of(k)).collect()),
     };
@@ -348,12 +348,12 @@ fn clause_map_keys(clause: &Clause, shapes: &Shapes, found: &mut HashMap<String,
         found.entry(name.to_string()).or_insert(n);
     };
     for a in aggs {
-        note(&a.name, count(&a.keys));
+        note(&a.name, shape_of(&a.keys));
     }
     for lv in lvalues {
         if let LValue::Element { name, keys, .. } = lv {
             if let Some(m) = name.name.strip_prefix('@') {
-                note(m, count(keys));
+                note(m, shape_of(keys));
             }
         }
     }
@@ -366,7 +366,7 @@ fn clause_map_keys(clause: &Clause, shapes: &Shapes, found: &mut HashMap<String,
     for e in exprs {
         walk(e, &mut |a| {
             if !a.keys.is_empty() {
-                note(&a.name, count(&a.keys));
+                note(&a.name, shape_of(&a.keys));
             }
         });
     }

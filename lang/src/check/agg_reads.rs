@@ -13,10 +13,23 @@ use super::keys::KeyOwner;
 use super::*;
 use crate::ir::agg::ReadPart;
 
+/// A first pass's aggregations and where each got its function, for the second pass.
+pub(super) type Aggregations = (Vec<crate::ir::Aggregation>, Vec<(Span, String)>);
+
 impl Checker<'_> {
     /// The aggregation `@name` is, if it is one.
     pub(super) fn aggregation_id(&self, name: &str) -> Option<usize> {
         self.aggs.iter().position(|x| x.name == name)
+    }
+
+    /// Whether `@name` is an aggregation not met yet in this pass (a clause reads it before
+    /// the clause that updates it): a second pass, which knows every aggregation from the
+    /// start, is needed.
+    pub(super) fn aggregation_later(&mut self, name: &str) -> bool {
+        let later = self.aggregation_id(name).is_none() && self.aggregated.contains(name);
+        self.second_pass_needed |= later;
+        self.reads_later |= later;
+        later
     }
 
     /// `@a[k]` (or `@a`) of aggregation `id` as a value.
@@ -76,6 +89,24 @@ impl Checker<'_> {
         let count = Expr::Element { array: arrays[1], keys };
         guarded_div(Expr::ClauseLocal(sum), count)
     }
+}
+
+/// A first pass's aggregation as the second starts from it: its keys as the first pass
+/// left them, but in the string buffers a later use asked for (see [`KeyBuffers`]), as a
+/// first use in the second pass would have them; not read yet.
+pub(super) fn seeded(a: crate::ir::Aggregation, buffers: &KeyBuffers) -> crate::ir::Aggregation {
+    let owner = format!("aggregation @{}", a.name);
+    let keys = a
+        .keys
+        .iter()
+        .enumerate()
+        .map(|(i, r)| match (r, buffers.get(&(owner.clone(), i))) {
+            (Repr::StrId, Some(&size)) => Repr::Str(size),
+            (Repr::Str(n), Some(&size)) if *n < size => Repr::Str(size),
+            _ => *r,
+        })
+        .collect();
+    crate::ir::Aggregation { keys, read: Vec::new(), ..a }
 }
 
 /// avg's value: the sum over the count, truncated toward zero; 0 without a count.

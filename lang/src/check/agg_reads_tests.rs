@@ -59,3 +59,11 @@ fn reads_check_the_keys_and_aggregations_stay_unassignable() {
     let (m, _, _) = err("BEGIN { @c = count(); @c = 1; }");
     assert_eq!(m, "`@c` is an aggregation and is given a value");
 }
+
+#[test]
+fn a_read_may_come_before_the_first_update() {
+    let p = ok("BEGIN { $x = @c[\"a\"]; for ($kv : @c) { @v[$kv.0] = $kv.1; } } profile:hz:99 /@c[comm] < 3/ { @c[comm] = count(); }");
+    let c = p.aggregations.iter().find(|a| a.name == "c").unwrap();
+    assert_eq!(c.read.len(), 1);
+    assert!(p.arrays.iter().any(|a| a.name == "@v"), "the loop was checked in the second pass");
+}

@@ -42,6 +42,10 @@ impl Checker<'_> {
             let v = self.agg_read(id, a)?;
             return Ok(super::ctypes::Typed { val: super::ctypes::Val::Value(v.expr), ty: v.ty });
         }
+        if self.aggregation_later(&a.name) {
+            // Read for its type in this pass only: the second reads it.
+            return Ok(super::ctypes::Typed { val: super::ctypes::Val::Value(Expr::Int(0)), ty: self.c_int("int64_t") });
+        }
         self.map_array(a)?;
         self.typed(&map_expr(a))
     }
@@ -276,6 +280,10 @@ impl Checker<'_> {
         let ast::ForIter::Map(m) = iter else { unreachable!("tuples.rs lowers a range loop to a while") };
         // An aggregation is walked in the map of values that keeps its merged value
         // (agg_reads.rs); avg's, its sum's, each element divided by its count.
+        if self.aggregation_later(&m.name) {
+            // Walked in the second pass, which knows the aggregation's keys.
+            return Ok(Stmt::Break);
+        }
         let agg = self.aggregation_id(&m.name);
         let (array, owner) = match agg {
             Some(id) => (self.read_arrays(id, m, "walked by `for`")?[0], format!("aggregation @{}", m.name)),

@@ -157,25 +157,25 @@ pub fn check(program: &ast::Program, opts: &CheckOptions) -> Result<Program, Dia
     match check_pass(program, opts, types, None)? {
         (p, None) => Ok(p),
         // A variable was read before its first assignment: check again knowing its type.
-        (_, Some(known)) => Ok(check_pass(program, opts, known.0, Some((known.1, known.2)))?.0),
+        (_, Some(known)) => Ok(check_pass(program, opts, known.0, Some((known.1, known.2, known.3)))?.0),
     }
 }
 
 /// What a first pass found that the second needs from the start: the type arena (with the
 /// script's declarations), the type of every global and thread-local variable, and the key
 /// positions a later use gave a string buffer (see [`KeyBuffers`]).
-type Known = (crate::types::Types, std::collections::HashMap<VarRef, crate::types::TypeId>, KeyBuffers);
+type Known = (crate::types::Types, std::collections::HashMap<VarRef, crate::types::TypeId>, KeyBuffers, Option<agg_reads::Aggregations>);
 
 /// Key positions (owner, position) whose first use is a string kept as an id (a literal, a
 /// probe name) and a later use a string in a buffer: all their strings go in a buffer of
 /// this size, which only a second pass can give the first use.
 pub(super) type KeyBuffers = std::collections::HashMap<(String, usize), u32>;
 
-fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::Types, known: Option<(std::collections::HashMap<VarRef, crate::types::TypeId>, KeyBuffers)>) -> Result<(Program, Option<Known>), Diagnostic> {
+fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::Types, known: Option<(std::collections::HashMap<VarRef, crate::types::TypeId>, KeyBuffers, Option<agg_reads::Aggregations>)>) -> Result<(Program, Option<Known>), Diagnostic> {
     let second = known.is_some();
-    let (known, key_buffers) = match known {
-        Some((v, k)) => (Some(v), k),
-        None => (None, KeyBuffers::new()),
+    let (known, key_buffers, (aggs, agg_spans)) = match known {
+        Some((v, k, a)) => (Some(v), k, a.unwrap_or_default()),
+        None => (None, KeyBuffers::new(), Default::default()),
     };
     let mut options = options(&program.pragmas)?;
     // bpftrace's config block, under the environment's settings, over the pragmas.
@@ -219,8 +219,16 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         destructive: options.destructive,
         translators: Vec::new(),
         bindings: Vec::new(),
-        aggs: Vec::new(),
-        agg_spans: Vec::new(),
+        // A second pass knows the aggregations from the start: a clause may read one
+        // before the clause that updates it (agg_reads.rs).
+        aggs: aggs.into_iter().map(|a| agg_reads::seeded(a, &key_buffers)).collect(),
+        reads_later: false,
+        agg_spans,
+        aggregated: program.clauses.iter().flat_map(|c| c.body.iter().flatten()).flat_map(|s| {
+            let mut names = Vec::new();
+            s.each_aggregate(&mut |a| names.push(a.name.clone()));
+            names
+        }).collect(),
         records: Vec::new(),
         strings: Strings::default(),
         printa_uses: Vec::new(),
@@ -392,7 +400,10 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         // A type taken from a guessed read is the guess, not known.
         let guessed = cx.guessed;
         let vars = cx.var_types.into_iter().filter(|(v, t)| !matches!(v, VarRef::Clause(_)) && Some(*t) != guessed).collect();
-        return Ok((program, Some((cx.types, vars, cx.key_buffers))));
+        // Only where a clause read an aggregation before the clause that updates it: else
+        // the second pass finds the aggregations in the program's order, as D prints them.
+        let aggs = cx.reads_later.then(|| (program.aggregations.clone(), cx.agg_spans));
+        return Ok((program, Some((cx.types, vars, cx.key_buffers, aggs))));
     }
     Ok((program, None))
 }
@@ -632,6 +643,10 @@ struct Checker<'a> {
     cat_bytes: u64,
     /// bpftrace's maps whose keys nest tuples or records: their scalar keys' paths.
     key_paths: std::collections::BTreeMap<String, Vec<String>>,
+    /// The names of the maps the program aggregates into (`@c = count()`), wherever.
+    aggregated: std::collections::HashSet<String>,
+    /// Whether a clause read an aggregation before the clause that updates it.
+    reads_later: bool,
 }
 
 type Lowered = (Option<Expr>, Vec<Stmt>, Vec<u32>, Option<usize>, Vec<Variable>);
