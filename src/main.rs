@@ -181,7 +181,7 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool,
             .hint("set missing_probes = error to see why each matches nothing, or list what there is with `crumbs -l -e 'PATTERN'`");
         return render(&d);
     }
-    let opts = CompileOptions { target, args, options: cli.options.clone(), destructive: cli.destructive, dialect, config: Default::default() };
+    let opts = CompileOptions { target, args, options: cli.options.clone(), destructive: cli.destructive, dialect, config: Default::default(), probe_filter: None, named: Vec::new() };
     let compiled = match driver::compile(&prepared.text, &opts, &kernel) {
         Ok(c) => c,
         Err(CompileError::Source(d)) => return render(&d),
@@ -214,5 +214,5 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool,
         let (what, shown) = if inline { ("description", text.trim()) } else { ("script", name) };
         run::CRUMBS.matched(what, shown, program.matched_probes);
     }
-    run::trace(&compiled, run::Session { voice: &run::CRUMBS, name, text, quiet, format: run::Format::Text, flowindent: false, progress: true, child, pid: cli.pid, out, in_repl, no_warnings: false })
+    run::trace(&compiled, run::Session { voice: &run::CRUMBS, name, text, quiet, format: run::Format::Text, flowindent: false, progress: true, child, pid: cli.pid, out, in_repl, no_warnings: false, dry_run: false })
 }

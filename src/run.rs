@@ -87,6 +87,8 @@ pub(crate) struct Session<'a> {
     /// errorf()'s and warnf()'s messages: warnf()'s are not printed (bpftrace's
     /// `--no-warnings`).
     pub no_warnings: bool,
+    /// Attach every probe, then end (bpftrace's `--dry-run`).
+    pub dry_run: bool,
 }
 
 /// Traces with `compiled` until it ends; returns the status to exit with.
@@ -104,7 +106,16 @@ pub(crate) fn trace(compiled: &Compiled, s: Session) -> ExitCode {
         Err(e) => return voice.fail(format!("cannot set up stopping on Ctrl-C: {e}")),
     };
     let _signals = crate::signals::StopOnSignals::install(&stop, !s.in_repl);
-    match driver::run(compiled, RunOptions { quiet: s.quiet || !s.progress, child: s.child, pid: s.pid, stop: Some(stop) }, &mut *sink) {
+    // self:signal:SIGUSR1 runs at each SIGUSR1; without it, SIGUSR1 keeps its default action.
+    let usr1 = match compiled.program.groups.iter().any(|g| g.attach == crumbs_lang::providers::AttachPoint::SelfSignal) {
+        true => match StopHandle::new() {
+            Ok(h) => Some(h),
+            Err(e) => return voice.fail(format!("cannot set up SIGUSR1 for self:signal:SIGUSR1: {e}")),
+        },
+        false => None,
+    };
+    let _usr1 = usr1.as_ref().map(crate::signals::Usr1::install);
+    match driver::run(compiled, RunOptions { quiet: s.quiet || !s.progress, child: s.child, pid: s.pid, stop: Some(stop), dry_run: s.dry_run, self_signal: usr1 }, &mut *sink) {
         Ok(status) => ExitCode::from(status as u8),
         Err(RunError::Permission(msg)) => voice.fail(msg),
         Err(RunError::Verifier { attach, clauses, message, log_tail }) => {

@@ -61,3 +61,29 @@ impl Drop for StopOnSignals {
         }
     }
 }
+
+/// bpftrace's `self:signal:SIGUSR1`: while it lives, each SIGUSR1 makes `handle`'s
+/// descriptor readable, and the session runs the probe (instead of SIGUSR1's default
+/// action, which would end crumbs).
+pub struct Usr1 {
+    id: Option<signal_hook_registry::SigId>,
+    _handle: StopHandle,
+}
+
+impl Usr1 {
+    pub fn install(handle: &StopHandle) -> Usr1 {
+        let fd = handle.raw_fd();
+        // SAFETY: the action calls one async-signal-safe write(2) on `fd`, which stays open
+        // while the handler is installed (`_handle`).
+        let id = unsafe { signal_hook_registry::register(libc::SIGUSR1, move || stop_fd(fd)) }.ok();
+        Usr1 { id, _handle: handle.clone() }
+    }
+}
+
+impl Drop for Usr1 {
+    fn drop(&mut self) {
+        if let Some(id) = self.id.take() {
+            signal_hook_registry::unregister(id);
+        }
+    }
+}

@@ -211,17 +211,93 @@ fn verbose_listing_shows_tracepoint_fields() {
     assert_eq!(out.stdout, "tracepoint:sched:sched_process_exec\n    __data_loc char[] filename\n    pid_t pid\n    pid_t old_pid\n");
 }
 
-/// Kernel functions are kprobes and kfuncs; `-lv` gives a kfunc's parameters and return
-/// value from BTF, as bpftrace 0.17 lists them.
+/// Kernel functions are kprobes and kfuncs (named with their module, as bpftrace 0.17 reads
+/// them from BTF); `-lv` gives a kfunc's parameters and return value from BTF.
 #[test]
 fn listing_kfuncs_with_their_parameters() {
     let out = bpftrace(&["-l", "kfunc:vfs_read"]);
     assert_status(&out, 0);
-    assert_eq!(out.stdout, "kfunc:vfs_read\n");
+    assert_eq!(out.stdout, "kfunc:vmlinux:vfs_read\n");
     let out = bpftrace(&["-lv", "kfunc:vfs_read"]);
-    assert_eq!(out.stdout, "kfunc:vfs_read\n    struct file * file\n    char * buf\n    size_t count\n    loff_t * pos\n    ssize_t retval\n");
+    assert_eq!(out.stdout, "kfunc:vmlinux:vfs_read\n    struct file * file\n    char * buf\n    size_t count\n    loff_t * pos\n    ssize_t retval\n");
     let out = bpftrace(&["-l", "k*:vfs_fsync"]);
-    assert_eq!(out.stdout, "kfunc:vfs_fsync\nkprobe:vfs_fsync\n");
+    assert_eq!(out.stdout, "kfunc:vmlinux:vfs_fsync\nkprobe:vfs_fsync\n");
+    assert_eq!(bpftrace(&["-l", "kfunc:vmlinux:vfs_fsync"]).stdout, "kfunc:vmlinux:vfs_fsync\n");
+    // A return probe type named lists its own names.
+    assert_eq!(bpftrace(&["-l", "kretprobe:vfs_fsync"]).stdout, "kretprobe:vfs_fsync\n");
+    assert_eq!(bpftrace(&["-l", "kretfunc:vfs_fsync"]).stdout, "kretfunc:vmlinux:vfs_fsync\n");
+}
+
+/// Current bpftrace's fentry/fexit (`f:`/`fr:`) list in their own spelling; fentry has no
+/// return value to list, fexit has.
+#[test]
+fn listing_fentry_and_fexit_in_their_own_names() {
+    let out = bpftrace(&["-l", "fentry:vfs_read*"]);
+    assert_status(&out, 0);
+    assert!(out.stdout.lines().any(|l| l == "fentry:vmlinux:vfs_read") && out.stdout.lines().all(|l| l.starts_with("fentry:vmlinux:vfs_read")), "{}", out.dump());
+    assert_eq!(bpftrace(&["-l", "fr:vfs_fsync"]).stdout, "fexit:vmlinux:vfs_fsync\n");
+    let out = bpftrace(&["-lv", "fentry:vfs_read"]);
+    assert_eq!(out.stdout, "fentry:vmlinux:vfs_read\n    struct file * file\n    char * buf\n    size_t count\n    loff_t * pos\n");
+    let out = bpftrace(&["-lv", "fexit:vfs_read"]);
+    assert_eq!(out.stdout, "fexit:vmlinux:vfs_read\n    struct file * file\n    char * buf\n    size_t count\n    loff_t * pos\n    ssize_t retval\n");
+}
+
+/// `-lv` of a raw tracepoint: its arguments from BTF, as current bpftrace lists them.
+#[test]
+fn listing_raw_tracepoints_with_their_arguments() {
+    let out = bpftrace(&["-lv", "rawtracepoint:sched_process_fork"]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "rawtracepoint:sched_process_fork\n    struct task_struct * parent\n    struct task_struct * child\n", "{}", out.dump());
+}
+
+/// Several patterns joined by commas list one after the other.
+#[test]
+fn listing_patterns_joined_by_commas() {
+    let out = bpftrace(&["-l", "kprobe:vfs_fsync,tracepoint:sched:sched_switch"]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "kprobe:vfs_fsync\ntracepoint:sched:sched_switch\n");
+}
+
+/// `-l 'struct NAME'` lists kernel types by name, `-lv` their definitions, as bpftrace 0.17
+/// prints them (its libbpf's C layout, then an empty line).
+#[test]
+fn listing_kernel_types_and_their_definitions() {
+    let out = bpftrace(&["-l", "struct path"]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "struct path\n");
+    let out = bpftrace(&["-lv", "struct path"]);
+    assert_eq!(out.stdout, "struct path {\n\tstruct vfsmount *mnt;\n\tstruct dentry *dentry;\n};\n\n");
+    let out = bpftrace(&["-lv", "enum pid_type"]);
+    assert_eq!(out.stdout, "enum pid_type {\n\tPIDTYPE_PID = 0,\n\tPIDTYPE_TGID = 1,\n\tPIDTYPE_PGID = 2,\n\tPIDTYPE_SID = 3,\n\tPIDTYPE_MAX = 4,\n};\n\n");
+    // Holes, bitfields, anonymous members and function pointers, as bpftrace 0.17 wrote them
+    // for this kernel's task_struct.
+    let out = bpftrace(&["-lv", "struct task_struct"]);
+    for line in ["\tconst struct sched_class *sched_class;\n", "\tunsigned int sched_reset_on_fork: 1;\n", "\tlong: 64;\n", "\tchar comm[16];\n"] {
+        assert!(out.stdout.contains(line), "{line:?}\n{}", out.dump());
+    }
+    assert!(out.stdout.starts_with("struct task_struct {\n\tstruct thread_info thread_info;\n"), "{}", out.dump());
+    assert!(out.stdout.ends_with("\tlong: 64;\n\tlong: 64;\n};\n\n"), "{}", out.dump());
+    let out = bpftrace(&["-l", "struct pat*"]);
+    assert!(out.stdout.lines().any(|l| l == "struct path") && out.stdout.lines().all(|l| l.starts_with("struct pat")), "{}", out.dump());
+}
+
+/// `-l -e PROGRAM` and `-l FILE`: the probes the program would attach (current bpftrace's
+/// listing), BEGIN and END left out.
+#[test]
+fn listing_the_probes_of_a_program() {
+    let program = "BEGIN { } tracepoint:sched:sched_switch, kprobe:vfs_fsync, fentry:vfs_fsync { } interval:s:1 { } END { }";
+    let out = bpftrace(&["-l", "-e", program]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "tracepoint:sched:sched_switch\nkprobe:vfs_fsync\nfentry:vmlinux:vfs_fsync\ninterval:s:1\n", "{}", out.dump());
+    let out = bpftrace(&["-lv", "-e", "rt:sched_process_fork { }"]);
+    assert_eq!(out.stdout, "rawtracepoint:sched_process_fork\n    struct task_struct * parent\n    struct task_struct * child\n", "{}", out.dump());
+    let script = TempPath::with_contents("list.bt", "tracepoint:syscalls:sys_enter_openat* { }\n");
+    let out = bpftrace(&["-l", script.str()]);
+    assert_eq!(out.stdout, "tracepoint:syscalls:sys_enter_openat\ntracepoint:syscalls:sys_enter_openat2\n", "{}", out.dump());
+    // A program that does not parse is reported as any other.
+    let out = bpftrace(&["-l", "-e", "kprobe:vfs_fsync {"]);
+    assert_status(&out, 1);
+    assert!(out.stderr.contains("stdin:1:"), "{}", out.dump());
 }
 
 #[test]
@@ -331,4 +407,109 @@ fn unsafe_functions_need_unsafe() {
     let out = bpftrace(&["--unsafe", "-e", r#"BEGIN { system("echo hi"); exit(); }"#]);
     assert_status(&out, 0);
     assert!(out.stdout.starts_with("Attaching 1 probe...\nhi\n"), "{}", out.dump());
+}
+
+/// `--dry-run` attaches every probe and ends: nothing runs, nothing is printed. A probe that
+/// cannot attach here (this kernel has no kprobes) still fails it: it does attach.
+#[test]
+fn dry_run_attaches_and_ends() {
+    let out = bpftrace(&["--dry-run", "-e", r#"BEGIN { printf("hi\n"); } tracepoint:sched:sched_switch { @ = count(); }"#]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "", "{}", out.dump());
+    if !std::path::Path::new("/sys/bus/event_source/devices/kprobe").exists() {
+        let out = bpftrace(&["--dry-run", "-e", "kprobe:vfs_read { @ = count(); }"]);
+        assert_ne!(out.code(), 0, "{}", out.dump());
+    }
+}
+
+/// `--probe-filter REGEX` keeps the probes whose names it matches; BEGIN always runs.
+#[test]
+fn probe_filter_keeps_the_probes_it_matches() {
+    let program = r#"BEGIN { printf("go\n"); } tracepoint:syscalls:sys_enter_read* /pid == cpid/ { @[probe] = count(); }"#;
+    let out = bpftrace(&["--probe-filter", "enter_read$", "-c", "cat /etc/hostname", "-e", program]);
+    assert_status(&out, 0);
+    assert!(out.stdout.starts_with("Attaching 2 probes...\ngo\n"), "{}", out.dump());
+    assert!(out.stdout.contains("@[tracepoint:syscalls:sys_enter_read]: "), "{}", out.dump());
+    assert_eq!(out.stdout.matches("@[").count(), 1, "{}", out.dump());
+    let out = bpftrace(&["--probe-filter", "nothing", "-e", "tracepoint:syscalls:sys_enter_read* { @ = count(); }"]);
+    assert_status(&out, 1);
+    assert_eq!(out.stderr, "ERROR: Attachment failed for all probes.\n");
+    let out = bpftrace(&["--probe-filter", "(", "-e", HI]);
+    assert_status(&out, 1);
+    assert_eq!(out.stderr, "ERROR: Invalid --probe-filter regex '(': unclosed group\n");
+}
+
+#[test]
+fn no_feature_takes_bpftraces_features() {
+    let out = bpftrace(&["--no-feature", "kprobe_multi,uprobe_multi,kprobe_session", "-e", HI]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "Attaching 1 probe...\nhi\n\n\n");
+    let out = bpftrace(&["--no-feature", "fentry", "-e", HI]);
+    assert_status(&out, 1);
+    assert_eq!(out.stderr, "ERROR: USAGE: --no-feature can only have values 'kprobe_multi,kprobe_session,uprobe_multi'.\n");
+}
+
+/// `--debug dis` prints the BPF, then traces; bpftrace's other stages are not crumbs'.
+#[test]
+fn debug_stages() {
+    let out = bpftrace(&["--debug", "dis", "-e", HI]);
+    assert_status(&out, 0);
+    assert!(out.stdout.starts_with("crumbs_begin (BEGIN (run once)), ") && out.stdout.ends_with("Attaching 1 probe...\nhi\n\n\n"), "{}", out.dump());
+    let out = bpftrace(&["--debug=ast", "-e", HI]);
+    assert_status(&out, 2);
+    assert!(out.stderr.starts_with("ERROR: --debug ast is not supported: "), "{}", out.dump());
+    let out = bpftrace(&["--debug", "nope", "-e", HI]);
+    assert_status(&out, 1);
+    assert_eq!(out.stderr, "ERROR: USAGE: invalid option for -d: nope\n");
+}
+
+/// Current bpftrace's options crumbs has not: said by name, status 2 (not getopt's usage).
+#[test]
+fn newer_options_crumbs_lacks_are_named() {
+    for args in [&["--fmt", "x.bt"][..], &["--debuginfo", "/usr/lib/debug", "-e", HI], &["--traceable-functions=/tmp/f", "-e", HI], &["--test", "x.bt"], &["--bench", "x.bt"], &["--mode", "test", "x.bt"]] {
+        let out = bpftrace(args);
+        assert_status(&out, 2);
+        let option = args[0].split('=').next().unwrap();
+        assert!(out.stderr.starts_with(&format!("ERROR: {option} is not supported: ")) && !out.stderr.contains("USAGE"), "{}", out.dump());
+    }
+}
+
+/// Named program parameters mix with positional ones after `--`, as current bpftrace reads
+/// them: `$1`, `$2` are the words without `--`; a name no getopt() reads is an error, and
+/// `--help` lists the program's with their descriptions.
+#[test]
+fn named_parameters_mix_with_positional_ones() {
+    let program = r#"BEGIN { printf("%s %s %d %d\n", str($1), str($2), getopt("aa", 1), getopt("bb")); exit(); }"#;
+    let out = bpftrace(&["-e", program, "p1", "--", "--aa=20", "--bb", "p2"]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "Attaching 1 probe...\np1 p2 20 1\n\n\n", "{}", out.dump());
+    let script = TempPath::with_contents("named.bt", program);
+    let out = bpftrace(&[script.str(), "--", "p1", "--aa=20", "p2"]);
+    assert_eq!(out.stdout, "Attaching 1 probe...\np1 p2 20 0\n\n\n", "{}", out.dump());
+    let out = bpftrace(&["-e", program, "--", "--cc=1"]);
+    assert_status(&out, 1);
+    assert_eq!(out.stderr, "ERROR: unexpected program command line options: --cc\nHINT: expected program options: --aa: --bb\n");
+    let out = bpftrace(&["-e", r#"BEGIN { printf("%d\n", getopt("depth", 3, "how deep")); exit(); }"#, "--", "--help"]);
+    assert_status(&out, 1);
+    assert_eq!(out.stderr, "HINT: expected program options:\n--depth: how deep\n");
+}
+
+/// `self:signal:SIGUSR1` runs at each SIGUSR1 crumbs receives: here from BEGIN's own
+/// signal() (BEGIN fires in crumbs) and from the `-c` command's kill of its parent.
+#[test]
+fn self_signal_probe_runs_at_sigusr1() {
+    let out = bpftrace(&["--unsafe", "-e", r#"BEGIN { printf("begin\n"); signal("SIGUSR1"); } self:signal:SIGUSR1 { printf("got %s %s\n", probe, probetype); exit(); }"#]);
+    assert_status(&out, 0);
+    assert_eq!(out.stdout, "Attaching 2 probes...\nbegin\ngot self:signal:SIGUSR1 special\n\n\n", "{}", out.dump());
+    let out = bpftrace(&["-c", "sh -c 'kill -USR1 $PPID; sleep 0.5; kill -USR1 $PPID; sleep 5'", "-e", r#"self:signal:SIGUSR1 { @n++; if (@n == 2) { exit(); } }"#]);
+    assert_eq!(out.stdout.lines().last(), Some("@n: 2"), "{}", out.dump());
+    let out = bpftrace(&["-l", "self:*"]);
+    assert_eq!(out.stdout, "self:signal:SIGUSR1\n");
+}
+
+#[test]
+fn test_and_bench_probes_are_refused_with_why() {
+    let out = bpftrace(&["-e", "test:okay { }"]);
+    assert_status(&out, 1);
+    assert!(out.stderr.contains("test probes run only in bpftrace's test mode (bpftrace --test), which crumbs does not have"), "{}", out.dump());
 }

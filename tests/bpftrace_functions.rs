@@ -61,7 +61,7 @@ fn ntop_of_integers() {
 #[test]
 fn ntop_refuses_what_it_cannot_print() {
     for (program, message) in [
-        ("BEGIN { printf(\"%s\", ntop(comm)); exit(); }", "ntop() takes an address, but this is a string"),
+        ("BEGIN { printf(\"%s\", ntop(str(0))); exit(); }", "ntop() argument must be 4 or 16 bytes in size"),
         ("BEGIN { printf(\"%s\", ntop(pton(\"1.2.3\"))); exit(); }", "pton() expects a valid IPv4/IPv6 address, got 1.2.3"),
         ("BEGIN { $a = pton(\"::1\"); $a = pton(\"1.2.3.4\"); exit(); }", "`$a` is `uint8_t [16]`, but this is `uint8_t [4]`"),
         ("tracepoint:sock:inet_sock_set_state { if (args->daddr == pton(\"::1\")) { exit(); } }", "this address is 4 bytes, but pton()'s is 16"),
@@ -480,6 +480,19 @@ fn find_of_a_workloads_opens() {
     assert_eq!(out.stdout, format!("Attaching 2 probes...\n\n\n@kept[{name}]: 2\n\n@opened[{name}, 1]: 2\n"), "{}", out.dump());
 }
 
+/// find() in a map of tuples and of records (stdlib.md's example) stores the whole tuple,
+/// or leaves the variable as it was; several keys are given as a tuple.
+#[test]
+fn find_of_tuples_and_several_keys() {
+    let program = r#"BEGIN { @map[2] = (1, "hello"); let $val; if (find(@map, 2, $val)) { print($val); }
+        if (!find(@map, 3, $val)) { printf("no 3: %d %s\n", $val.0, $val.1); }
+        @r[1, "k"] = (a = 5, b = (6, "x")); $w = (a = 0, b = (0, "")); if (find(@r, (1, "k"), $w)) { print($w); }
+        @n[7, "j"] = 9; if (find(@n, (7, "j"), $v)) { print($v); } clear(@map); clear(@r); clear(@n); exit(); }"#;
+    let out = run(&["-e", program]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n(1, hello)\nno 3: 1 hello\n{ .a = 5, .b = (6, x) }\n9\n\n\n\n\n\n", "{}", out.dump());
+}
+
 /// errorf() and warnf() of a script's reads on standard error, with their places; a
 /// failing assert() says so and exits with 1.
 #[test]
@@ -515,4 +528,24 @@ fn fail_static_assert_and_type_predicates_when_compiling() {
     let out = run(&["--dialect", "bpftrace", "-e", "BEGIN { static_assert(sizeof(int) == 8, \"int is 8 bytes\"); }"]);
     assert_eq!(out.code(), 2, "{}", out.dump());
     assert!(out.stderr.contains("int is 8 bytes") && out.stderr.contains("static_assert() failed"), "{}", out.dump());
+}
+
+/// len(kstack) and len(ustack) (current bpftrace's stdlib.md): the frames the stack taken
+/// there holds, as print() shows them (a frame a line), up to a count given.
+#[test]
+fn len_of_a_stack_counts_its_frames() {
+    let program = r#"tracepoint:syscalls:sys_enter_getpid /pid == cpid/ { printf("%d %d %d %d\n", len(kstack), len(kstack(2)), len(ustack), len(ustack(1))); print(kstack); print(ustack); exit(); }"#;
+    let out = run(&["-q", "-e", program, "-c", "python3 -c 'import os; os.getpid()'"]);
+    out.assert_ok();
+    let mut lines = out.stdout.lines();
+    let counts: Vec<i64> = lines.next().unwrap_or_default().split(' ').map(|n| n.parse().unwrap_or(-1)).collect();
+    // print() of a stack: an empty line, then a frame a line, then an empty line.
+    let rest: Vec<&str> = lines.collect();
+    let blocks: Vec<usize> = rest.split(|l| l.is_empty()).filter(|b| !b.is_empty()).map(<[&str]>::len).collect();
+    assert_eq!(blocks.len(), 2, "{}", out.dump());
+    assert!(counts.len() == 4 && counts[0] > 2, "{}", out.dump());
+    assert_eq!(counts, [blocks[0] as i64, 2, blocks[1] as i64, 1], "{}", out.dump());
+    let bad = run(&["-e", "BEGIN { $s = kstack; @x = len($s); }"]);
+    assert_eq!(bad.code(), 2, "{}", bad.dump());
+    assert!(bad.stderr.contains("len() of a stack kept in a variable or a map is not in crumbs"), "{}", bad.dump());
 }

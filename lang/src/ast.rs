@@ -17,6 +17,10 @@ pub struct Program {
     pub macros: Vec<MacroDef>,
     /// bpftrace's `let @name = kind(max_entries);` map declarations, in order.
     pub map_decls: Vec<MapDecl>,
+    /// Each bpftrace map whose keys nest tuples or records (`@m[1, (2, 3)]`), by name
+    /// without `@`: the paths of its scalar keys, in order (`.0`, `.1.0`, `.1.1`), found by
+    /// [`crate::tuples::lower`]; printed nested.
+    pub key_paths: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 /// bpftrace's `let @name = kind(max_entries);`: which BPF map type holds map `@name` and how

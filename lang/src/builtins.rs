@@ -51,6 +51,13 @@ pub enum KernelValue {
     NumaNode,
     /// The kernel's jiffies counter, 64 bits.
     Jiffies,
+    /// CLOCK_BOOTTIME in nanoseconds (bpf_ktime_get_boot_ns).
+    BootNs,
+    /// CLOCK_TAI in nanoseconds (bpf_ktime_get_tai_ns, Linux 6.1).
+    TaiNs,
+    /// CLOCK_BOOTTIME plus CLOCK_TAI - CLOCK_BOOTTIME as user space read them when the
+    /// program was compiled: CLOCK_TAI without the kernel's helper (bpftrace's `sw_tai`).
+    SwTaiNs,
 }
 
 /// Which part of a [`KernelValue`] a variable is.
@@ -87,6 +94,10 @@ pub enum VarHook {
     Caller { user: bool },
     /// `stackdepth` (`ustackdepth` if `user`): the frames of that stack.
     StackDepth { user: bool },
+    /// bpftrace's `len(kstack)` (`len(ustack)` if `user`): the frames the stack value
+    /// holds, the stack's depth up to its `frames` (0: the stackframes or ustackframes
+    /// option's number).
+    StackLen { user: bool, frames: u8 },
     /// bpftrace's `probe`: the probe that fired, as bpftrace names it (its id, named when
     /// printed).
     BpftraceProbe,
@@ -244,7 +255,7 @@ use crate::ir::{SymKind, USymKind};
 impl FnHook {
     /// Whether it changes the system: allowed only with -w (spec §7.15).
     pub fn is_destructive(self) -> bool {
-        matches!(self, FnHook::Raise | FnHook::Stop | FnHook::System | FnHook::Chill | FnHook::CopyOut | FnHook::CopyOutStr | FnHook::Freopen | FnHook::Override)
+        matches!(self, FnHook::Raise | FnHook::SignalThread | FnHook::WriteUser | FnHook::Stop | FnHook::System | FnHook::Chill | FnHook::CopyOut | FnHook::CopyOutStr | FnHook::Freopen | FnHook::Override)
     }
 }
 
@@ -389,6 +400,25 @@ pub enum FnHook {
     TypeTest(TypeTest),
     /// current bpftrace's `find(@map, key, $var)`: an element looked up into a variable.
     Find,
+    /// current bpftrace's `nsecs(clock)`: a timestamp of the clock named.
+    Nsecs,
+    /// current bpftrace's `memcmp(a, b, n)`: two strings' first n bytes compared.
+    Memcmp,
+    /// current bpftrace's `strcap(s)`: a string's capacity.
+    Strcap,
+    /// current bpftrace's `kfunc_exist(name)` and `kfunc_allowed(name)` (`allowed`): what
+    /// the kernel says of a kfunc, when compiling.
+    Kfunc { allowed: bool },
+    /// current bpftrace's `signal_thread(sig)`: a signal to the thread that fired the probe.
+    SignalThread,
+    /// current bpftrace's `write_user(dst, src, len)`: bytes written into the process.
+    WriteUser,
+    /// current bpftrace's `socket_cookie(sk)`: a socket's cookie.
+    SocketCookie,
+    /// current bpftrace's `comm(pid)`: another task's name.
+    CommOfPid,
+    /// current bpftrace's `percpu_kaddr(name [, cpu])`: a per-CPU variable's address.
+    PercpuKaddr,
 }
 
 /// What current bpftrace's type predicates ask of an expression (lang/src/check/bpftrace_std.rs).
@@ -464,11 +494,11 @@ pub struct BuiltinFn {
 }
 
 pub const FUNCTIONS: &[BuiltinFn] = &[
-    BuiltinFn { name: "printf", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::Printf, signature: "printf(format, ...)", doc: "formatted output; conversions %d %i %u %x %X %o %c %p %s %S %Y %% with flags, width, precision, %a (a kernel address as symbol+offset), %A (a user address as symbol+offset), %k (a stack) and bpftrace's %r, %rx, %rh (a buffer, buf())" },
+    BuiltinFn { name: "printf", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::Printf, signature: "printf(format, ...)", doc: "formatted output; conversions %d %i %u %x %X %o %c %p %s %S %Y %% with flags, width, precision, %a (a kernel address as symbol+offset), %A (a user address as symbol+offset), %k (a stack), bpftrace's %r, %rx, %rh (a buffer, buf()) and current bpftrace's %gr (GFP flags by name)" },
     BuiltinFn { name: "trace", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Any], hook: FnHook::Trace, signature: "trace(expr)", doc: "print the value of an expression" },
     BuiltinFn { name: "print", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Any, ArgSpec::OptConstInt, ArgSpec::OptConstInt], hook: FnHook::Print, signature: "print(expr)", doc: "print a value by its C type, a struct or array member by member, as DTrace's print(); bpftrace's print(@map [, top [, div]]) prints a map now, its top largest rows (all if 0 or not given), values divided by div" },
     BuiltinFn { name: "zero", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Aggregation], hook: FnHook::Clear, signature: "zero(@map)", doc: "bpftrace's: set every value of an aggregation to zero, keeping its keys (D's clear(); bpftrace's clear() removes the keys)" },
-    BuiltinFn { name: "len", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Aggregation], hook: FnHook::Len, signature: "len(@map)", doc: "bpftrace's: how many elements a map of values has now" },
+    BuiltinFn { name: "len", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Aggregation], hook: FnHook::Len, signature: "len(@map)", doc: "bpftrace's: how many elements a map of values has now; len(kstack) and len(ustack) (current bpftrace's): how many frames the stack has" },
     BuiltinFn { name: "has_key", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Aggregation, ArgSpec::Rest], hook: FnHook::HasKey, signature: "has_key(@map, key...)", doc: "bpftrace's: 1 if the map has an element at the keys, else 0" },
     BuiltinFn { name: "exit", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Exit, signature: "exit(status)", doc: "stop tracing: run END, print aggregations, exit with status" },
     BuiltinFn { name: "setopt", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::OptInt], hook: FnHook::SetOpt, signature: "setopt(name [, value])", doc: "change an option while tracing (quiet, aggsortkey, aggsortrev, aggsortpos, aggsortkeypos, aggpack), from the next record on; both are string literals" },
@@ -559,6 +589,14 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "is_ptr", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Any], hook: FnHook::TypeTest(TypeTest::Pointer), signature: "is_ptr(expr)", doc: "current bpftrace's: 1 if expr is a pointer, else 0, known when compiling (expr is not evaluated)" },
     BuiltinFn { name: "is_array", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Any], hook: FnHook::TypeTest(TypeTest::Array), signature: "is_array(expr)", doc: "current bpftrace's: 1 if expr is an array (a C array in memory), else 0, known when compiling (expr is not evaluated)" },
     BuiltinFn { name: "is_literal", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Any], hook: FnHook::TypeTest(TypeTest::Literal), signature: "is_literal(expr)", doc: "current bpftrace's: 1 if expr is written as a literal (1, -1, \"hello\", true), else 0" },
+    BuiltinFn { name: "nsecs", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Any], hook: FnHook::Nsecs, signature: "nsecs(clock)", doc: "current bpftrace's: nanoseconds of the clock named, a uint64: monotonic (CLOCK_MONOTONIC, as nsecs), boot (CLOCK_BOOTTIME, counting time suspended), tai (CLOCK_TAI; Linux 6.1) or sw_tai (CLOCK_BOOTTIME plus CLOCK_TAI - CLOCK_BOOTTIME as read when compiling)" },
+    BuiltinFn { name: "memcmp", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Str, ArgSpec::Str, ArgSpec::Int], hook: FnHook::Memcmp, signature: "memcmp(a, b, n)", doc: "current bpftrace's: the first n bytes (a non-negative constant) of strings a and b compared, an int: the difference of the first bytes that differ, as signed chars (bytes past a string's buffer are 0), else 0" },
+    BuiltinFn { name: "strcap", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Any], hook: FnHook::Strcap, signature: "strcap(s)", doc: "current bpftrace's: the capacity of a string, an int64 known when compiling: a literal's bytes and NUL, comm's 16, another string's the string size (max_strlen); a char array's length; for a pointer to chars, the length of the string it points to" },
+    BuiltinFn { name: "kfunc_exist", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Format], hook: FnHook::Kfunc { allowed: false }, signature: "kfunc_exist(name)", doc: "current bpftrace's: 1 if the kernel's BTF has a function name (a string literal), else 0, known when compiling" },
+    BuiltinFn { name: "kfunc_allowed", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Format], hook: FnHook::Kfunc { allowed: true }, signature: "kfunc_allowed(name)", doc: "current bpftrace's: 1 if the program of the clause's first probe may call kernel function name (a string literal), as the verifier says of a program that calls it, else 0, known when compiling" },
+    BuiltinFn { name: "socket_cookie", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::SocketCookie, signature: "socket_cookie(sk)", doc: "current bpftrace's: the kernel's cookie of socket sk, a uint64 (bpf_get_socket_cookie: made when first asked, then the same for the socket's life; 0 for NULL): sk a struct sock * argument of the probed function (fentry/fexit: kfunc:, kretfunc:, kprobe: clauses then attach as those) or raw tracepoint" },
+    BuiltinFn { name: "comm", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::CommOfPid, signature: "comm(pid)", doc: "current bpftrace's: the name of the thread with id pid (the kfuncs bpf_task_from_pid and bpf_task_release), \"N/A\" if there is none; where the probe's program may call them (tracepoints, profile and perf events, raw tracepoints on Linux 6.18)" },
+    BuiltinFn { name: "percpu_kaddr", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Format, ArgSpec::OptInt], hook: FnHook::PercpuKaddr, signature: "percpu_kaddr(name [, cpu])", doc: "current bpftrace's: the address of the kernel's per-CPU variable name (a string literal; its BTF describes it) on the CPU the probe fires on, or on CPU cpu (0 if there is no such CPU): bpf_this_cpu_ptr / bpf_per_cpu_ptr, a uint64_t *" },
     BuiltinFn { name: "find", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Aggregation, ArgSpec::Any, ArgSpec::Any], hook: FnHook::Find, signature: "find(@map, key, $var)", doc: "current bpftrace's: 1 if map of values @map has an element at key, which is then stored in scratch variable $var; else 0, $var left as it was" },
     BuiltinFn { name: "reg", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Format], hook: FnHook::Register, signature: "reg(name)", doc: "the register name (a string literal, as bpftrace names x86-64's: ip, sp, bp, ax, bx, cx, dx, si, di, r8 to r15, orig_ax, flags, cs, ss) where the probe fired: at kprobes, uprobes, USDT probes and perf events (profile, interval, software, hardware), a uint64" },
     BuiltinFn { name: "override", dialects: Dialects::Bpftrace, kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Override, signature: "override(rc)", doc: "destructive (--unsafe): the probed kernel function does not run and returns rc instead (bpf_override_return): at kprobes of functions the kernel allows error injection into (ALLOW_ERROR_INJECTION), on a kernel built with CONFIG_BPF_KPROBE_OVERRIDE; they then attach as kprobes" },
@@ -587,6 +625,8 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "ustack", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::OptConstInt], hook: FnHook::UStack { java: false }, signature: "ustack([mode,] [n])", doc: "the user stack of the process where the probe fired, its innermost n frames (1 to 100; default: option ustackframes, 100), symbolized in that process; the mode (bpftrace, perf, raw) is accepted and the stack printed in bpftrace's layout" },
     BuiltinFn { name: "kstack", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::OptConstInt], hook: FnHook::Stack, signature: "kstack([mode,] [n])", doc: "the kernel stack where the probe fired, its innermost n frames (1 to 64; default: option stackframes, 20); the mode (bpftrace, perf, raw) is accepted and the stack printed in bpftrace's layout" },
     BuiltinFn { name: "ksym", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::Sym(SymKind::Func), signature: "ksym(addr)", doc: "the kernel symbol holding address addr, as sym()" },
+    BuiltinFn { name: "signal_thread", dialects: Dialects::Bpftrace, kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::SignalThread, signature: "signal_thread(sig)", doc: "current bpftrace's, destructive (--unsafe): send signal sig, a name (\"SIGSTOP\" or \"STOP\") or a number from 1 to 64, to the thread that fired the probe (bpf_send_signal_thread), at kprobes, kretprobes, uprobes, uretprobes, USDT probes, tracepoints, raw tracepoints and profile probes" },
+    BuiltinFn { name: "write_user", dialects: Dialects::Bpftrace, kind: FnKind::Subroutine, args: &[ArgSpec::Int, ArgSpec::Str, ArgSpec::Int], hook: FnHook::WriteUser, signature: "write_user(dst, src, len)", doc: "current bpftrace's, destructive (--unsafe): write the first len bytes (a constant, at most its buffer's size) of string src to the process's memory at dst (bpf_probe_write_user), an int: 1 if written, else 0" },
     BuiltinFn { name: "signal", dialects: Dialects::Bpftrace, kind: FnKind::Action, args: &[ArgSpec::Int], hook: FnHook::Raise, signature: "signal(sig)", doc: "destructive (--unsafe): send signal sig, a name (\"SIGKILL\" or \"KILL\") or a number, to the process that fired the probe, as raise()" },
     BuiltinFn { name: "jstack", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::OptConstInt, ArgSpec::OptConstInt], hook: FnHook::UStack { java: true }, signature: "jstack([nframes [, strsize]])", doc: "DTrace's Java stack; Linux has no Java helper, so the user stack as ustack() records it, its innermost nframes frames (1 to 100; default: option jstackframes, 50)" },
     BuiltinFn { name: "usym", dialects: Both, kind: FnKind::Subroutine, args: &[ArgSpec::Int], hook: FnHook::USym(USymKind::Func), signature: "usym(pc)", doc: "the symbol holding user address pc in the process where the probe fired, printed as module`symbol (keys at different offsets in one symbol aggregate together)" },

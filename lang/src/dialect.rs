@@ -94,7 +94,7 @@ pub fn bpftrace_call(name: Ident, mut args: Vec<Expr>) -> Result<ExprKind, Diagn
     if CALLED_VARIABLES.contains(&name.name.as_str()) && (args.is_empty() || crate::builtins::function(&name.name, Dialect::Bpftrace).is_none()) {
         return called_variable(name, &args);
     }
-    if let Some(FnHook::Raise) = crate::builtins::function(&name.name, Dialect::Bpftrace).map(|f| f.hook) {
+    if let Some(FnHook::Raise | FnHook::SignalThread) = crate::builtins::function(&name.name, Dialect::Bpftrace).map(|f| f.hook) {
         if let Some(ExprKind::Str(s)) = args.first().map(|a| &a.kind) {
                 let bare = s.value.strip_prefix("SIG").unwrap_or(&s.value);
                 let Some((_, n)) = SIGNALS.iter().find(|(n, _)| *n == bare) else {
@@ -122,7 +122,9 @@ pub fn is_called_variable(name: &str) -> bool {
 
 /// `pid()` as `pid`; `pid(curr_ns)` and `pid(init)` (and `tid`'s) as `pid` too: crumbs reads
 /// the ids the initial pid namespace sees, which are the current one's where crumbs runs
-/// in it; `nsecs(monotonic)` as `nsecs`. Other arguments are errors.
+/// in it; `pcomm(task)`, `ppid(task)`, `leader_comm(task)` and `leader_tid(task)` as the
+/// members current bpftrace reads ([`task_members`]). Other arguments are errors.
+/// (`nsecs(clock)` is a function of its own.)
 fn called_variable(name: Ident, args: &[Expr]) -> Result<ExprKind, Diagnostic> {
     let f = name.name.as_str();
     let arg = |a: &Expr| match &a.kind {
@@ -131,22 +133,47 @@ fn called_variable(name: Ident, args: &[Expr]) -> Result<ExprKind, Diagnostic> {
     };
     let modes: &[&str] = match f {
         "pid" | "tid" => &["curr_ns", "init"],
-        "nsecs" => &["monotonic"],
         _ => &[],
     };
     match args {
         [] => Ok(bpftrace_ident(f, &name.span)),
         [a] if arg(a).is_some_and(|m| modes.contains(&m.as_str())) => Ok(bpftrace_ident(f, &name.span)),
-        [a] if f == "nsecs" && arg(a).is_some_and(|m| matches!(m.as_str(), "boot" | "tai" | "sw_tai")) => Err(Diagnostic::new(a.span.clone(), format!("nsecs({}) is not in crumbs yet", arg(a).unwrap_or_default()))
-            .label("not this clock")
-            .hint("nsecs and nsecs(monotonic) are CLOCK_MONOTONIC; CLOCK_BOOTTIME and CLOCK_TAI are not read (spec §12.1)")),
+        [task] if task_members(f).is_some() => Ok(members_of(task, task_members(f).unwrap_or_default(), &name.span)),
         [a, ..] if !modes.is_empty() => Err(Diagnostic::new(a.span.clone(), format!("{f}() takes {} or nothing", modes.join(" or ")))
             .label("not a mode")
             .hint(format!("write {f} or {f}(), or {}", modes.iter().map(|m| format!("{f}({m})")).collect::<Vec<_>>().join(", ")))),
+        [_, a, ..] if task_members(f).is_some() => Err(Diagnostic::new(a.span.clone(), format!("{f}() takes a task or nothing"))
+            .label("one too many")
+            .hint(format!("write {f} for the current task's, or {f}(task) for a `struct task_struct *`'s"))),
         [a, ..] => Err(Diagnostic::new(a.span.clone(), format!("{f}() takes no arguments"))
             .label("one too many")
             .hint(format!("write {f} or {f}(): they are the same (crumbs has no form of {f}() with an argument)"))),
     }
+}
+
+/// The members current bpftrace's standard library reads of a task for `f(task)`:
+/// `pcomm(t)` is `t->real_parent->comm`, `ppid(t)` `t->real_parent->pid` (the parent
+/// thread's id, as current bpftrace has it; `ppid` alone stays 0.17's, the parent's
+/// process id), `leader_comm(t)` `t->group_leader->comm`, `leader_tid(t)`
+/// `t->group_leader->pid`.
+fn task_members(f: &str) -> Option<&'static [&'static str]> {
+    Some(match f {
+        "pcomm" => &["real_parent", "comm"],
+        "ppid" => &["real_parent", "pid"],
+        "leader_comm" => &["group_leader", "comm"],
+        "leader_tid" => &["group_leader", "pid"],
+        _ => return None,
+    })
+}
+
+/// `base->m1->m2...`, the members named where the call is.
+fn members_of(base: &Expr, members: &[&str], at: &Span) -> ExprKind {
+    let mut e = base.clone();
+    for m in members {
+        let span = at.start.min(e.span.start)..at.end.max(e.span.end);
+        e = Expr { kind: ExprKind::Member { base: Box::new(e), member: Ident { name: (*m).into(), span: at.clone() }, arrow: true }, span };
+    }
+    e.kind
 }
 
 /// bpftrace's integer type names as D's: `uint64` is `uint64_t`, `int8` is `int8_t`.

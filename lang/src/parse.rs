@@ -111,7 +111,7 @@ fn parse_unit(src: &str, facts: Option<Rc<dyn KernelFacts>>) -> Result<Program, 
 /// The program a parse tree's root is (in the type scope entered for its parse).
 fn build_unit(root: Pair<Rule>) -> Result<Program, Diagnostic> {
     let mut config_seen: Option<Span> = None;
-    let mut program = Program { pragmas: Vec::new(), decls: Vec::new(), clauses: Vec::new(), config: Vec::new(), macros: Vec::new(), map_decls: Vec::new() };
+    let mut program = Program { pragmas: Vec::new(), decls: Vec::new(), clauses: Vec::new(), config: Vec::new(), macros: Vec::new(), map_decls: Vec::new(), key_paths: Default::default() };
     for pair in root.into_inner() {
         match pair.as_rule() {
             Rule::pragma => program.pragmas.push(pragma(pair)?),
@@ -1519,6 +1519,7 @@ fn primary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
             }
             ExprKind::Offsetof(t.unwrap(), path)
         }
+        Rule::container_of => container_of(p, &sp, level)?,
         r => unreachable!("primary {r:?}"),
     };
     Ok((Expr { kind, span: sp }, 0))
@@ -1639,6 +1640,26 @@ fn paren(p: Pair<Rule>, sp: Span, level: usize) -> Result<Built, Diagnostic> {
 fn type_arg(p: Pair<Rule>, sp: Span) -> Result<Built, Diagnostic> {
     let (base, pointers) = typeof_base(p)?;
     node(ExprKind::TypeArg(TypeName { base, pointers, span: sp.clone() }), sp, 1)
+}
+
+/// `container_of(ptr, type, member)`, current bpftrace's: `(type *)((uint64_t)ptr -
+/// offsetof(type, member))`, the object whose `member` ptr points at.
+fn container_of(p: Pair<Rule>, sp: &Span, level: usize) -> Result<ExprKind, Diagnostic> {
+    let (mut ptr, mut t, mut path) = (None, None, Vec::new());
+    for part in p.into_inner() {
+        match part.as_rule() {
+            Rule::type_name => t = Some(type_name(part)?),
+            Rule::member_path => path = part.into_inner().map(ident).collect(),
+            Rule::container_of_kw | Rule::offsetof_comma => {}
+            _ => ptr = Some(expr_at(part, level + 1)?.0),
+        }
+    }
+    let (ptr, t) = (ptr.expect("grammar: a pointer"), t.expect("grammar: a type"));
+    let at = |kind: ExprKind| Box::new(Expr { kind, span: sp.clone() });
+    let word = TypeName { base: BaseType::Named(vec!["uint64_t".into()]), pointers: 0, span: ptr.span.clone() };
+    let address = at(ExprKind::Cast(word, Box::new(ptr)));
+    let start = ExprKind::Binary(BinOp::Sub, address, at(ExprKind::Offsetof(t.clone(), path)));
+    Ok(ExprKind::Cast(TypeName { pointers: t.pointers + 1, ..t }, at(start)))
 }
 
 /// The value of an integer written as in D (decimal, 0x hex, 0 octal, optional sign and

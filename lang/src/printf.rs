@@ -25,7 +25,7 @@
 use std::fmt;
 
 /// The conversions [`parse`] accepts, as shown in hints.
-pub const SUPPORTED: &str = "%d %i %u %x %X %o %c %p %a %A %s %k %Y %S, bpftrace's %r %rx %rh (and %% for a literal '%')";
+pub const SUPPORTED: &str = "%d %i %u %x %X %o %c %p %a %A %s %k %Y %S, bpftrace's %r %rx %rh %gr (and %% for a literal '%')";
 
 /// Largest width or precision accepted; a larger one is almost certainly a typo and would
 /// make every firing print megabytes of padding.
@@ -58,7 +58,8 @@ pub struct Conv {
     /// The conversion character: one of `d i u x X o c s`.
     pub conv: char,
     /// bpftrace's `%rx` and `%rh` (a buffer all in hex, with `\x` or spaced): the letter
-    /// after `r`, `x` or `h`; `None` for `%r` and every other conversion.
+    /// after `r`, `x` or `h`; current bpftrace's `%gr` (GFP flags by name): `r` after `g`;
+    /// `None` for `%r` and every other conversion.
     pub suffix: Option<char>,
     /// Byte offset of the `%` in the format string.
     pub start: usize,
@@ -274,9 +275,10 @@ pub fn parse(fmt: &str) -> Result<Vec<Piece>, FormatError> {
             ));
         };
         let mut end = i + c.len_utf8();
-        // bpftrace's %rx and %rh: a letter after the r says how its buffer prints.
+        // bpftrace's %rx and %rh: a letter after the r says how its buffer prints; its %gr
+        // prints GFP flags by name.
         let suffix = match (c, bytes.get(end)) {
-            ('r', Some(b @ (b'x' | b'h'))) => {
+            ('r', Some(b @ (b'x' | b'h'))) | ('g', Some(b @ b'r')) => {
                 end += 1;
                 Some(*b as char)
             }
@@ -284,6 +286,7 @@ pub fn parse(fmt: &str) -> Result<Vec<Piece>, FormatError> {
         };
         match c {
             'd' | 'i' | 'u' | 'x' | 'X' | 'o' | 'c' | 's' | 'S' | 'Y' | 'p' | 'a' | 'A' | 'k' | 'r' => {}
+            'g' if suffix == Some('r') => {}
             '%' => {
                 return Err(err(
                     start,

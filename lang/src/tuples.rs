@@ -34,15 +34,6 @@ impl Shape {
         }
     }
 
-    /// Whether a record is in it.
-    fn has_record(&self) -> bool {
-        match self {
-            Shape::Scalar => false,
-            Shape::Tuple(elems) => elems.iter().any(Shape::has_record),
-            Shape::Record(_) => true,
-        }
-    }
-
     /// Whether an empty tuple is in it (it has no element to store, so a map of values
     /// could not give it back).
     fn has_empty(&self) -> bool {
@@ -123,16 +114,19 @@ pub fn lower(program: &mut Program) -> Result<(), Diagnostic> {
     for clause in &program.clauses {
         clause_map_shapes(clause, &Shapes::infer(clause, &arity, &maps)?, &mut found_maps, true)?;
     }
+    let mut key_paths = HashMap::new();
     for clause in &mut program.clauses {
         let shapes = Shapes::infer(clause, &arity, &maps)?;
-        let mut l = Lowering { shapes };
+        let mut l = Lowering { shapes, key_paths: std::mem::take(&mut key_paths) };
         if let Some(p) = clause.predicate.take() {
             clause.predicate = Some(l.scalar(p)?);
         }
         if let Some(body) = clause.body.take() {
             clause.body = Some(l.stmts(body)?);
         }
+        key_paths = l.key_paths;
     }
+    program.key_paths = key_paths.into_iter().filter(|(_, (p, _))| p.iter().any(|p| p.matches('.').count() > 1 || !p[1..].chars().all(|c| c.is_ascii_digit()))).map(|(k, (p, _))| (k, p)).collect();
     Ok(())
 }
 
@@ -145,7 +139,7 @@ struct Shapes {
 }
 
 impl Shapes {
-    fn infer(clause: &Clause, arity: &HashMap<String, usize>, maps: &HashMap<String, Shape>) -> Result<Shapes, Diagnostic> {
+    fn infer(clause: &Clause, arity: &HashMap<String, Shape>, maps: &HashMap<String, Shape>) -> Result<Shapes, Diagnostic> {
         let mut s = Shapes { maps: maps.clone(), ..Shapes::default() };
         // Until nothing changes: `$b = $a` may come before `$a = (1, 2)` in the text (in
         // another branch), and each round settles at least one more variable.
@@ -154,6 +148,19 @@ impl Shapes {
             for st in clause.body.iter().flatten() {
                 s.visit(st, arity, &mut changed)?;
             }
+            // `find(@m, k, $v)` of a map of tuples stores a tuple in `$v`.
+            let mut found = Vec::new();
+            for e in clause.predicate.iter() {
+                find_targets(e, &mut found);
+            }
+            clause.body.iter().flatten().for_each(|st| each_expr(st, &mut |e| find_targets(e, &mut found)));
+            for (map, var) in found {
+                let shape = s.map(&map);
+                if shape != Shape::Scalar && !s.vars.contains_key(&var) {
+                    s.vars.insert(var, shape);
+                    changed = true;
+                }
+            }
             if !changed {
                 break;
             }
@@ -161,7 +168,7 @@ impl Shapes {
         Ok(s)
     }
 
-    fn visit(&mut self, st: &Stmt, arity: &HashMap<String, usize>, changed: &mut bool) -> Result<(), Diagnostic> {
+    fn visit(&mut self, st: &Stmt, arity: &HashMap<String, Shape>, changed: &mut bool) -> Result<(), Diagnostic> {
         match st {
             Stmt::Assign { target: LValue::ClauseLocal(id, _), op: None, value, .. } => {
                 let shape = self.of(value);
@@ -188,10 +195,7 @@ impl Shapes {
             Stmt::Block(b) | Stmt::While { body: b, .. } => b.iter().try_for_each(|s| self.visit(s, arity, changed))?,
             Stmt::For { var, iter, body, .. } => {
                 if let ForIter::Map(m) = iter {
-                    let keys = match arity.get(&m.name).copied().unwrap_or(1) {
-                        1 => Shape::Scalar,
-                        n => Shape::Tuple(vec![Shape::Scalar; n]),
-                    };
+                    let keys = arity.get(&m.name).cloned().unwrap_or(Shape::Scalar);
                     let value = self.maps.get(&m.name).cloned().unwrap_or(Shape::Scalar);
                     if self.vars.insert(var.name.clone(), Shape::Tuple(vec![keys, value])).is_none() {
                         *changed = true;
@@ -251,10 +255,59 @@ impl Shapes {
     }
 }
 
-/// The number of keys each map is written with in a clause (a tuple counting its
-/// elements).
-fn clause_map_keys(clause: &Clause, shapes: &Shapes, found: &mut HashMap<String, usize>) {
-    let count = |keys: &[Expr]| keys.iter().map(|k| shapes.of(k).leaves().len()).sum::<usize>();
+/// Calls `f` on each expression of a statement, its nested statements' included (not on
+/// the expressions inside those expressions: see [`find_targets`]).
+fn each_expr<'a>(s: &'a Stmt, f: &mut dyn FnMut(&'a Expr)) {
+    match s {
+        Stmt::Expr(e) => f(e),
+        Stmt::Assign { target, value, .. } => {
+            if let LValue::Element { keys, .. } = target {
+                keys.iter().for_each(&mut *f);
+            }
+            f(value);
+        }
+        Stmt::Declare { value, .. } => value.iter().for_each(f),
+        Stmt::IncDec { .. } | Stmt::Jump(..) => {}
+        Stmt::Aggregate { agg, args, .. } => agg.keys.iter().chain(args).for_each(f),
+        Stmt::If { cond, then, els, .. } => {
+            f(cond);
+            then.iter().chain(els.iter().flatten()).for_each(|s| each_expr(s, f));
+        }
+        Stmt::Block(b) => b.iter().for_each(|s| each_expr(s, f)),
+        Stmt::While { cond, body, .. } => {
+            f(cond);
+            body.iter().for_each(|s| each_expr(s, f));
+        }
+        Stmt::For { iter, body, .. } => {
+            if let ForIter::Range(a, b) = iter {
+                f(a);
+                f(b);
+            }
+            body.iter().for_each(|s| each_expr(s, f));
+        }
+    }
+}
+
+/// The (map, scratch variable) of each `find(@m, key, $v)` in `e`.
+fn find_targets(e: &Expr, out: &mut Vec<(String, String)>) {
+    if let ExprKind::Call(f, args) = &e.kind {
+        if let (true, [Expr { kind: ExprKind::Agg(m), .. }, _, Expr { kind: ExprKind::ClauseLocal(v), .. }]) = (f.name == "find", &args[..]) {
+            if m.keys.is_empty() {
+                out.push((m.name.clone(), v.clone()));
+            }
+        }
+    }
+    e.children().into_iter().for_each(|c| find_targets(c, out));
+}
+
+/// The shape of the keys each map is written with in a clause, as a `for` over it gives
+/// them in `$kv.0`: one scalar, or a tuple of the keys (tuples among them nested; a map's
+/// keys given as one tuple, `@m[$t]`, are that tuple's elements).
+fn clause_map_keys(clause: &Clause, shapes: &Shapes, found: &mut HashMap<String, Shape>) {
+    let count = |keys: &[Expr]| match &keys[..] {
+        [k] => shapes.of(k),
+        keys => Shape::Tuple(keys.iter().map(|k| shapes.of(k)).collect()),
+    };
     let mut exprs: Vec<&Expr> = clause.predicate.iter().collect();
     fn stmt_exprs<'a>(s: &'a Stmt, out: &mut Vec<&'a Expr>, lv: &mut Vec<&'a LValue>, aggs: &mut Vec<&'a AggRef>) {
         match s {
@@ -291,7 +344,7 @@ fn clause_map_keys(clause: &Clause, shapes: &Shapes, found: &mut HashMap<String,
     for s in clause.body.iter().flatten() {
         stmt_exprs(s, &mut exprs, &mut lvalues, &mut aggs);
     }
-    let mut note = |name: &str, n: usize| {
+    let mut note = |name: &str, n: Shape| {
         found.entry(name.to_string()).or_insert(n);
     };
     for a in aggs {
@@ -496,6 +549,9 @@ fn constant(e: &Expr) -> Option<i64> {
 
 struct Lowering {
     shapes: Shapes,
+    /// Each map whose keys nest a tuple or a record (by name without `@`): the paths of its
+    /// scalar keys (`.0`, `.1.0`, `.1.1` for `@m[1, (2, 3)]`), where it is first stored.
+    key_paths: HashMap<String, (Vec<String>, Span)>,
 }
 
 fn not_here(span: &Span) -> Diagnostic {
@@ -645,6 +701,10 @@ impl Lowering {
 
     fn lvalue(&mut self, lv: LValue) -> Result<LValue, Diagnostic> {
         Ok(match lv {
+            LValue::Element { name, thread: false, keys, span } if name.name.starts_with('@') => {
+                let keys = self.map_keys(&name.name[1..], keys, &span)?;
+                LValue::Element { name, thread: false, keys, span }
+            }
             LValue::Element { name, thread, keys, span } => LValue::Element { name, thread, keys: self.keys(keys)?, span },
             LValue::Member(e) => LValue::Member(Box::new(self.scalar(*e)?)),
             LValue::ClauseLocal(id, sp) if self.shapes.var(&id.name) != Shape::Scalar => return Err(not_here(&sp)),
@@ -653,21 +713,59 @@ impl Lowering {
     }
 
     fn agg(&mut self, a: AggRef) -> Result<AggRef, Diagnostic> {
-        Ok(AggRef { keys: self.keys(a.keys)?, ..a })
+        let keys = self.map_keys(&a.name, a.keys, &a.span)?;
+        Ok(AggRef { keys, ..a })
+    }
+
+    /// Map `@name`'s keys, each tuple or record among them as its elements, whose paths
+    /// the map keeps to print them nested: every use nests them alike, as bpftrace's keys
+    /// keep one type.
+    fn map_keys(&mut self, name: &str, keys: Vec<Expr>, span: &Span) -> Result<Vec<Expr>, Diagnostic> {
+        let (out, paths) = self.keys_with_paths(keys)?;
+        // A map's keys are one tuple: `@m[(1, 2)]` is `@m[1, 2]`.
+        let paths = if !paths.is_empty() && paths.iter().all(|p| p.starts_with(".0.")) { paths.iter().map(|p| p[2..].to_string()).collect() } else { paths };
+        match self.key_paths.get(name) {
+            // A count that differs is the checker's error, which says so.
+            Some((first, at)) if *first != paths && first.len() == paths.len() => {
+                return Err(Diagnostic::new(span.clone(), format!("@{name}'s keys are nested differently here"))
+                    .label("another shape of keys")
+                    .related(at.clone(), "first used with these keys")
+                    .hint("a map's keys keep one type: nest the tuples among them the same way everywhere"));
+            }
+            Some(_) => {}
+            None => {
+                self.key_paths.insert(name.to_string(), (paths, span.clone()));
+            }
+        }
+        Ok(out)
     }
 
     /// A map's keys, each tuple among them as its elements.
     fn keys(&mut self, keys: Vec<Expr>) -> Result<Vec<Expr>, Diagnostic> {
+        Ok(self.keys_with_paths(keys)?.0)
+    }
+
+    /// A map's keys, each tuple or record among them as its elements, and each scalar key's
+    /// path (`.0`, `.1.0`, `.1.name`).
+    fn keys_with_paths(&mut self, keys: Vec<Expr>) -> Result<(Vec<Expr>, Vec<String>), Diagnostic> {
         let mut out = Vec::new();
-        for k in keys {
+        let mut paths = Vec::new();
+        for (i, k) in keys.into_iter().enumerate() {
             match self.shapes.of(&k) {
-                Shape::Scalar => out.push(self.scalar(k)?),
-                shape if shape.has_record() => return Err(record_as_key(&k.span)),
+                Shape::Scalar => {
+                    out.push(self.scalar(k)?);
+                    paths.push(format!(".{i}"));
+                }
                 shape if shape.has_empty() => return Err(empty_in_map(&k.span, "key")),
-                shape => out.extend(self.components(k, &shape)?.into_iter().map(|(_, e)| e)),
+                shape => {
+                    for (p, e) in self.components(k, &shape)? {
+                        out.push(e);
+                        paths.push(format!(".{i}{p}"));
+                    }
+                }
             }
         }
-        Ok(out)
+        Ok((out, paths))
     }
 
     /// The scalar elements of a tuple-valued expression of `shape`, with their paths.
@@ -795,6 +893,30 @@ impl Lowering {
                 let whole = self.nested(first, &shape)?;
                 ExprKind::Call(f, std::iter::once(Ok(whole)).chain(args.map(|a| self.scalar(a))).collect::<Result<_, _>>()?)
             }
+            ExprKind::Call(f, args) if f.name == "find" && args.len() == 3 && self.tuple_map(&args[0]).is_some() => {
+                // find() of each element's map into each element's variable: all are found
+                // or none (the elements' maps are stored and deleted together).
+                let (map, shape) = self.tuple_map(&args[0]).expect("checked");
+                let ExprKind::ClauseLocal(var) = &args[2].kind else {
+                    return Err(Diagnostic::new(args[2].span.clone(), "find() stores the element in a scratch variable").label("not a scratch variable").hint(format!("write find(@{map}, key, $var)")));
+                };
+                let (map_at, var_at) = (args[0].span.clone(), args[2].span.clone());
+                let keys = self.keys(vec![args[1].clone()])?;
+                let calls = shape.leaves().into_iter().map(|p| {
+                    let m = Expr { kind: ExprKind::Agg(AggRef { name: element_name(&map, &p), keys: Vec::new(), span: map_at.clone() }), span: map_at.clone() };
+                    let v = Expr { kind: ExprKind::ClauseLocal(element_name(var, &p)), span: var_at.clone() };
+                    Expr { kind: ExprKind::Call(f.clone(), std::iter::once(m).chain(keys.iter().cloned()).chain([v]).collect()), span: span.clone() }
+                });
+                let all = calls.reduce(|a, b| Expr { kind: ExprKind::Binary(BinOp::LogAnd, Box::new(a), Box::new(b)), span: span.clone() }).expect("a tuple has elements");
+                return Ok(all);
+            }
+            ExprKind::Call(f, args) if f.name == "find" && args.len() == 3 => {
+                // A tuple key is its elements: find(@m, k1, k2, $v).
+                let mut args = args.into_iter();
+                let (map, key, var) = (args.next().expect("3"), args.next().expect("3"), args.next().expect("3"));
+                let keys = self.keys(vec![key])?;
+                ExprKind::Call(f, std::iter::once(self.scalar(map)?).chain(keys).chain([var]).collect())
+            }
             ExprKind::Call(f, args) if matches!(f.name.as_str(), "has_key" | "delete") && !args.is_empty() => {
                 let mut args = args.into_iter();
                 let map = self.scalar(args.next().expect("checked"))?;
@@ -862,14 +984,6 @@ impl Lowering {
         let int = crate::types::IntType { name: "int".into(), size: 4, signed: true, char: false, bool: false };
         Ok(out.unwrap_or(Expr { kind: ExprKind::Int(i64::from(op == BinOp::Eq), int), span }))
     }
-}
-
-/// Current bpftrace takes records as keys; crumbs' keys are flattened to their scalar
-/// elements, which would print without the fields' names.
-fn record_as_key(span: &Span) -> Diagnostic {
-    Diagnostic::new(span.clone(), "a record cannot be a map's key in crumbs yet")
-        .label("a record")
-        .hint("use its fields, or a tuple of them, as the keys: @m[$r.a, $r.b]; a record can be a map's value")
 }
 
 /// The empty tuple has no elements to store: a map per element would be no map at all.
@@ -1014,8 +1128,8 @@ mod tests {
         for (src, msg) in [
             ("BEGIN { $a = (c = 1); $x = $a.d; }", "the record has no field `d`"),
             ("BEGIN { $a = (c = 1, c = 2); }", "the record's field `c` is given twice"),
-            ("BEGIN { @m[(c = 1)] = 1; }", "a record cannot be a map's key in crumbs yet"),
-            ("BEGIN { $r = (c = 1); @m[1, $r] = count(); }", "a record cannot be a map's key in crumbs yet"),
+            ("BEGIN { @m[1, (2, 3)] = 1; @m[1, 2, 3] = 2; }", "@m's keys are nested differently here"),
+            ("BEGIN { $r = (c = 1); @m[1, $r] = count(); @m[1, (d = 2)] = count(); }", "@m's keys are nested differently here"),
             ("BEGIN { @m[1] = (c = 1); @m[1]++; }", "`@m` holds records, which cannot be computed with"),
             ("BEGIN { @m[1] = (c = 1); @m[2] = (d = 1); }", "`@m` is given values of two shapes"),
             ("BEGIN { $a = (c = 1, d = 2); $a = (c = 1, e = 2); }", "given tuples of two shapes"),
@@ -1023,6 +1137,19 @@ mod tests {
             let d = lowered(src).expect_err(src);
             assert!(d.message.contains(msg), "{src}: {}", d.message);
         }
+    }
+
+    /// Tuples and records among a map's keys keep their paths, to print nested; keys that
+    /// are one tuple are that tuple's elements, and plain keys keep none.
+    #[test]
+    fn nested_keys_keep_their_paths() {
+        let p = lowered("BEGIN { @m[1, (2, (3, 4))] = 1; $t = (5, (6, 7)); @t[$t] = 1; @r[(b = 1, a = \"x\")] = count(); @q[1, (2, 3)] = 2; @p[(1, 2)] = 1; @s[1, 2] = 3; }").unwrap();
+        let paths = |name: &str| p.key_paths.get(name).cloned().unwrap_or_default();
+        assert_eq!(paths("m"), [".0", ".1.0", ".1.1.0", ".1.1.1"]);
+        assert_eq!(paths("t"), [".0", ".1.0", ".1.1"]);
+        assert_eq!(paths("r"), [".a", ".b"]);
+        assert_eq!(paths("q"), [".0", ".1.0", ".1.1"]);
+        assert!(!p.key_paths.contains_key("p") && !p.key_paths.contains_key("s"), "{:?}", p.key_paths);
     }
 
     #[test]

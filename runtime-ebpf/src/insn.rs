@@ -164,10 +164,19 @@ pub mod helper {
         BPF_FUNC_for_each_map_elem as FOR_EACH_MAP_ELEM,
         BPF_FUNC_get_numa_node_id as GET_NUMA_NODE_ID, BPF_FUNC_jiffies64 as JIFFIES64, BPF_FUNC_override_return as OVERRIDE_RETURN,
         BPF_FUNC_d_path as D_PATH, BPF_FUNC_get_func_ip as GET_FUNC_IP,
+        BPF_FUNC_ktime_get_boot_ns as KTIME_GET_BOOT_NS, BPF_FUNC_ktime_get_tai_ns as KTIME_GET_TAI_NS,
+        BPF_FUNC_send_signal_thread as SEND_SIGNAL_THREAD, BPF_FUNC_get_socket_cookie as GET_SOCKET_COOKIE,
+        BPF_FUNC_this_cpu_ptr as THIS_CPU_PTR, BPF_FUNC_per_cpu_ptr as PER_CPU_PTR,
     };
 
     /// The helpers the disassembler names (the enum cannot be built from a call's id).
-    pub(super) const NAMED: [bpf_func_id; 35] = [
+    pub(super) const NAMED: [bpf_func_id; 41] = [
+        KTIME_GET_BOOT_NS,
+        KTIME_GET_TAI_NS,
+        SEND_SIGNAL_THREAD,
+        GET_SOCKET_COOKIE,
+        THIS_CPU_PTR,
+        PER_CPU_PTR,
         GET_FUNC_IP,
         D_PATH,
         OVERRIDE_RETURN,

@@ -56,6 +56,11 @@ impl<'p> Aggregations<'p> {
         (0..self.program.aggregations.len()).map(|id| self.rows(id)).collect()
     }
 
+    /// The key bytes aggregation `id` holds on any CPU.
+    pub fn keys(&self, id: usize) -> io::Result<std::collections::HashSet<Vec<u8>>> {
+        Ok(self.table(id)?.entries().map(|(_, k, _)| k).collect())
+    }
+
     /// clear(): every value to zero, keys kept.
     pub fn clear(&self, id: usize) -> io::Result<()> {
         aggregate::clear(self.table(id)?);

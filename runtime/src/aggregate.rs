@@ -87,6 +87,10 @@ fn read_raw(t: &Table, def: &Aggregation, dec: &Decoder) -> Vec<(Vec<usize>, Agg
         .filter_map(|(keys, c)| {
             let parts: Vec<&[u8]> = c.values.iter().map(Vec::as_slice).collect();
             let data = merge(&def.kind, &parts)?;
+            let keys = match dec.program {
+                Some(p) => crate::value_maps::nest_keys(p, &def.name, keys),
+                None => keys,
+            };
             Some((c.slots, AggRow { keys, data }))
         })
         .collect()

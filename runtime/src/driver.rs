@@ -30,6 +30,10 @@ pub struct CompileOptions {
     /// bpftrace's config variables from the environment (the `bpftrace` drop-in's
     /// `BPFTRACE_STACK_MODE`, ...), over the program's config block.
     pub config: crumbs_lang::config::Config,
+    /// Which matched probes to keep (bpftrace's `--probe-filter`); None: all.
+    pub probe_filter: Option<crumbs_lang::check::ProbeFilter>,
+    /// bpftrace's named program parameters, apart from `args` (`--name=value`).
+    pub named: Vec<String>,
 }
 
 /// A checked program and its code, ready to load.
@@ -81,7 +85,7 @@ pub fn compile(text: &str, opts: &CompileOptions, kernel: &dyn Kernel) -> Result
     for &(_, v, opt) in options.iter().filter(|o| o.0 == "pcapsize") {
         pcapsize = Some(pcapsize_option(v).map_err(|(msg, hint)| CompileError::Message(format!("-x {opt}: {msg} ({hint})")))?);
     }
-    let check = CheckOptions { facts: Some(kernel.facts()), target: opts.target, args: opts.args.clone(), ids: crate::process::own_ids(), strsize: early.strsize, destructive: opts.destructive || early.destructive, jstackframes, pcapsize, dialect: opts.dialect, config: opts.config.clone(), start_ns: monotonic_ns() };
+    let check = CheckOptions { facts: Some(kernel.facts()), target: opts.target, args: opts.args.clone(), ids: crate::process::own_ids(), strsize: early.strsize, destructive: opts.destructive || early.destructive, jstackframes, pcapsize, dialect: opts.dialect, config: opts.config.clone(), start_ns: monotonic_ns(), probe_filter: opts.probe_filter.clone(), named: opts.named.clone() };
     let mut program = crumbs_lang::compile(text, &check).map_err(CompileError::Source)?;
     for o in options {
         apply(&mut program.options, o)?;

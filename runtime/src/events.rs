@@ -209,8 +209,16 @@ impl<'p> Events<'p> {
                     };
                     aggregations.normalize(*agg, n);
                 }
-                Item::Clear(agg) => aggregations.clear(*agg)?,
-                Item::Trunc { agg, keep } => aggregations.trunc(*agg, *keep)?,
+                Item::Clear(agg) => {
+                    aggregations.clear(*agg)?;
+                    program.aggregations[*agg].read.iter().try_for_each(|a| value_maps.zero(program, *a))?;
+                }
+                Item::Trunc { agg, keep } => {
+                    aggregations.trunc(*agg, *keep)?;
+                    // The read values keep the keys the table keeps.
+                    let held = if keep.is_some() { aggregations.keys(*agg)? } else { Default::default() };
+                    program.aggregations[*agg].read.iter().try_for_each(|a| value_maps.retain(program, *a, |k| held.contains(k)))?;
+                }
                 Item::Tracemem { .. } => {
                     let mut bytes = match values.first() {
                         Some(Value::Bytes(b)) => b.clone(),

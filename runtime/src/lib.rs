@@ -5,6 +5,8 @@
 pub mod actions;
 pub mod aggregate;
 mod attach;
+/// Kernel features turned off for the process (bpftrace's `--no-feature`).
+pub use attach::features;
 pub mod driver;
 pub mod drops;
 pub mod events;

@@ -54,6 +54,17 @@ impl std::fmt::Display for SpawnError {
     }
 }
 
+/// How a `-c` child reaches its exec.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ExecOrder {
+    /// DTrace's: `PATH` searched by execvp(3) in the child, which is traced and stops
+    /// after its exec, before any probe is attached.
+    DTrace,
+    /// bpftrace's: the executable already found by crumbs, exec'd untraced once every
+    /// probe is attached.
+    Bpftrace,
+}
+
 /// The children forked and not yet exec'd, and the executable each will run: their
 /// /proc/PID/exe and maps are still crumbs' own, so what the checker reads of a process's
 /// files (`pid$target` probes, a target's USDT probes) comes from here for them.
@@ -105,7 +116,7 @@ impl Child {
     /// `PATH`).
     pub fn spawn_words(words: &[String]) -> Result<Child, SpawnError> {
         let first = words.first().ok_or_else(|| SpawnError::Other("empty command".into()))?;
-        let mut child = Child::fork(words, first, true)?;
+        let mut child = Child::fork(words, first, ExecOrder::DTrace)?;
         child.exec()?;
         Ok(child)
     }
@@ -116,15 +127,15 @@ impl Child {
     pub fn spawn_before_exec(command: &str) -> Result<Child, SpawnError> {
         let words = words(command)?;
         let path = find_executable(&words[0]).ok_or_else(|| SpawnError::NotFound { command: words[0].clone() })?;
-        let child = Child::fork(&words, &path.to_string_lossy(), false)?;
+        let child = Child::fork(&words, &path.to_string_lossy(), ExecOrder::Bpftrace)?;
         let exe = std::fs::canonicalize(&path).unwrap_or(path);
         BEFORE_EXEC.lock().unwrap_or_else(|e| e.into_inner()).push((child.pid, exe));
         Ok(child)
     }
 
-    /// Forks a child that waits, traced, to exec `program` (looked up in `PATH` if `search`)
-    /// with `words` as its arguments.
-    fn fork(words: &[String], program: &str, search: bool) -> Result<Child, SpawnError> {
+    /// Forks a child that waits to exec `program` with `words` as its arguments, in `order`.
+    fn fork(words: &[String], program: &str, order: ExecOrder) -> Result<Child, SpawnError> {
+        let traced = order == ExecOrder::DTrace;
         let other = |e: String| SpawnError::Other(e);
         if words.is_empty() {
             return Err(other("empty command".into()));
@@ -156,7 +167,7 @@ impl Child {
                 // probe is attached). bpftrace's runs untraced: that SIGTRAP would be a
                 // signal its probes see sent; the exit is watched by seizing it instead
                 // (Child::wait_seeing_exit).
-                if search {
+                if traced {
                     libc::ptrace(libc::PTRACE_TRACEME, 0, 0, 0);
                 }
                 // Go on when crumbs says (8 bytes, as bpftrace's child reads: probes on read(2)
@@ -171,7 +182,7 @@ impl Child {
                 if n != 8 {
                     libc::_exit(127);
                 }
-                if search {
+                if traced {
                     libc::execvp(program.as_ptr(), ptrs.as_ptr());
                 } else {
                     libc::execv(program.as_ptr(), ptrs.as_ptr());
@@ -184,7 +195,7 @@ impl Child {
             pid
         };
         drop((go_read, failed_write));
-        let mut child = Child { pid, held: true, traced: search, guardian: None, before_exec: Some(BeforeExec { go, failed, command: words[0].clone() }) };
+        let mut child = Child { pid, held: true, traced, guardian: None, before_exec: Some(BeforeExec { go, failed, command: words[0].clone() }) };
         // On failure `child` is dropped: killed and reaped.
         child.guardian = Some(Guardian::start(pid).map_err(|e| other(format!("cannot start a process to watch `{}`: {e}", words[0])))?);
         Ok(child)

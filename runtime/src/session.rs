@@ -32,6 +32,12 @@ pub struct RunOptions {
     pub pid: Option<i32>,
     /// Stops tracing when asked (the command line asks on Ctrl-C and SIGTERM).
     pub stop: Option<StopHandle>,
+    /// Load and attach every probe, then detach and end (bpftrace's `--dry-run`): nothing
+    /// runs, BEGIN included, and nothing is printed.
+    pub dry_run: bool,
+    /// Turns readable at each SIGUSR1 the caller receives (it installs the handler, as for
+    /// `stop`): the program's `self:signal:SIGUSR1` probe then runs once.
+    pub self_signal: Option<StopHandle>,
 }
 
 #[derive(Debug)]
@@ -57,9 +63,11 @@ fn permission(e: &dyn std::fmt::Display) -> RunError {
 /// probe is attached.
 const NOTIFY_ATTACHED: &str = "__BPFTRACE_NOTIFY_PROBES_ATTACHED";
 
-/// The kernel maps holding bpftrace's maps of values (arrays named `@...`).
+/// The kernel maps holding bpftrace's maps of values (arrays named `@...`) and the read
+/// values of aggregations (which clear() and trunc() of those change).
 fn value_maps(ebpf: &Ebpf, program: &Program) -> crate::value_maps::ValueMaps {
-    let arrays = program.arrays.iter().enumerate().map(|(i, a)| if a.keeps_zero { ebpf.map(&crumbs_ebpf::abi::array_map_name(i)).and_then(map_fd) } else { None }).collect();
+    let read: Vec<usize> = program.aggregations.iter().flat_map(|a| a.read.iter().copied()).collect();
+    let arrays = program.arrays.iter().enumerate().map(|(i, a)| if a.keeps_zero || read.contains(&i) { ebpf.map(&crumbs_ebpf::abi::array_map_name(i)).and_then(map_fd) } else { None }).collect();
     crate::value_maps::ValueMaps::new(arrays)
 }
 
@@ -153,7 +161,7 @@ pub(crate) fn load(program: &Program, compiled: &Compiled, quiet: bool) -> Resul
                     // Kernel lockdown (integrity or confidentiality) takes this helper away.
                     // (Kernels before 6.2 word it "unknown func".)
                     if log.contains("cannot use helper bpf_probe_write_user") || log.contains("unknown func bpf_probe_write_user") {
-                        return Err(RunError::Other("this kernel does not let BPF programs write user memory (kernel lockdown; see /sys/kernel/security/lockdown), so copyout() and copyoutstr() cannot run here".into()));
+                        return Err(RunError::Other("this kernel does not let BPF programs write user memory (kernel lockdown; see /sys/kernel/security/lockdown), so copyout(), copyoutstr() and write_user() cannot run here".into()));
                     }
                     // A kernel built without CONFIG_BPF_KPROBE_OVERRIDE has no such helper.
                     if log.contains("unknown func bpf_override_return") || log.contains("cannot use helper bpf_override_return") {
@@ -357,6 +365,12 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
         None => None,
     };
 
+    let usr1 = match &opts.self_signal {
+        // SAFETY: the descriptor is owned by the AsyncFd.
+        Some(h) => Some(unsafe { AsyncFd::register(h.watch()?) }.map_err(|e| RunError::Other(format!("cannot poll for SIGUSR1: {e}")))?),
+        None => None,
+    };
+
     let watched = match opts.pid {
         Some(pid) => {
             let fd = process::pidfd_open(pid).map_err(|e| RunError::Other(format!("-p {pid}: cannot watch that process: {e}")))?;
@@ -377,6 +391,7 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
     }
 
     let mut links = Vec::new();
+    let mut iters = Vec::new();
     if stop.is_none() {
         let mut progress = Progress::new("attaching probes", compiled.programs.len(), !opts.quiet);
         let mut tally = attach::Tally::default();
@@ -384,9 +399,14 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
             progress.tick();
             links.extend(attach::attach(&mut ebpf, &own, program, code, &mut tally)?);
         }
+        iters = std::mem::take(&mut tally.iters);
         if let Some(line) = tally.outcome()? {
             sink.notice(&line)?;
         }
+    }
+    if opts.dry_run {
+        detach_all(links, opts.quiet);
+        return Ok(0);
     }
     if !begin_first {
         // Test harnesses wait for this line before they start the workload.
@@ -399,6 +419,18 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
     }
     // What BEGIN printed, once every probe is attached (a system() command's work traced).
     deliver(begun, sink)?;
+    // An iterator (bpftrace's iter:task) is read now, its program run once per object, and
+    // tracing then ends as after exit().
+    if stop.is_none() && !iters.is_empty() {
+        for iter in iters {
+            attach::iter::run(iter).map_err(|e| RunError::Other(format!("cannot read the iterator: {e}")))?;
+            if let Some(s) = drain(ring.get_mut(), &mut events, sink)? {
+                stop = Some(Stopped::Exit(s));
+                break;
+            }
+        }
+        stop.get_or_insert(Stopped::Exit(0));
+    }
 
     let (child_tx, mut child_rx) = tokio::sync::oneshot::channel::<i32>();
     if let (Some(child), None) = (opts.child.as_mut(), &stop) {
@@ -448,6 +480,15 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
                     _ = async { asked.as_ref().unwrap().readable().await }, if asked.is_some() => break Stopped::Interrupted,
                     _ = &mut child_rx, if has_child => break Stopped::ProcessExited(exited_pid),
                     _ = async { watched.as_ref().unwrap().readable().await }, if watched.is_some() => break Stopped::ProcessExited(exited_pid),
+                    guard = async { usr1.as_ref().unwrap().readable().await }, if usr1.is_some() => {
+                        let mut guard = guard?;
+                        // Signals that came together run the probe once, as in bpftrace.
+                        let mut count = 0u64;
+                        // SAFETY: reads the eventfd's 8-byte counter into a u64.
+                        unsafe { libc::read(guard.get_ref().as_raw_fd(), (&mut count as *mut u64).cast(), 8) };
+                        guard.clear_ready();
+                        run_once(&mut ebpf, compiled, AttachPoint::SelfSignal)?;
+                    }
                     _ = tokio::time::sleep_until(next_read), if waiting => {}
                     guard = afd.readable_mut(), if !waiting => {
                         let mut guard = guard?;

@@ -42,6 +42,21 @@ impl ValueMaps {
         Ok(())
     }
 
+    /// The elements of associative array `id` whose key bytes `keep` refuses deleted.
+    pub fn retain(&self, program: &Program, id: usize, keep: impl Fn(&[u8]) -> bool) -> io::Result<()> {
+        let Some(fd) = self.arrays.get(id).copied().flatten() else { return Ok(()) };
+        let size = program.arrays[id].key_size().max(1);
+        let mut gone = Vec::new();
+        let mut key: Option<Vec<u8>> = None;
+        while let Some(k) = sys::next_key(fd, key.as_deref(), size)? {
+            if !keep(&k) {
+                gone.push(k.clone());
+            }
+            key = Some(k);
+        }
+        gone.iter().try_for_each(|k| sys::delete(fd, k))
+    }
+
     /// bpftrace's `zero()` of map of values `id`: each element's value set to zero bytes,
     /// its key kept.
     pub fn zero(&self, program: &Program, id: usize) -> io::Result<()> {
@@ -61,7 +76,8 @@ impl ValueMaps {
     pub fn read(&self, program: &Program, dec: &Decoder) -> io::Result<Vec<ValueMap>> {
         let mut out = Vec::new();
         let mut tuple_maps = Vec::new();
-        for id in (0..program.arrays.len()).filter(|id| self.arrays.get(*id).copied().flatten().is_some()) {
+        // The maps keeping aggregations' read values are not the program's maps.
+        for id in (0..program.arrays.len()).filter(|id| program.arrays[*id].keeps_zero && self.arrays.get(*id).copied().flatten().is_some()) {
             if let Some((base, _)) = split_element_name(&program.arrays[id].name) {
                 if tuple_maps.contains(&base) {
                     continue;
@@ -101,7 +117,7 @@ impl ValueMaps {
                     }
                     leaves.push((path.as_slice(), aggregate::decode_value(a.value, &value, dec)));
                 }
-                rows.push((aggregate::decode_keys(&k, &first.keys, dec), nest(&leaves)));
+                rows.push((nest_keys(program, &base[1..], aggregate::decode_keys(&k, &first.keys, dec)), nest(&leaves)));
                 key = Some(k);
             }
         }
@@ -118,12 +134,25 @@ impl ValueMaps {
             let mut key: Option<Vec<u8>> = None;
             while let Some(k) = sys::next_key(fd, key.as_deref(), key_size)? {
                 if sys::lookup(fd, &k, &mut value)? {
-                    rows.push((aggregate::decode_keys(&k, &a.keys, dec), aggregate::decode_value(a.value, &value, dec)));
+                    rows.push((nest_keys(program, &a.name[1..], aggregate::decode_keys(&k, &a.keys, dec)), aggregate::decode_value(a.value, &value, dec)));
                 }
                 key = Some(k);
             }
         }
         Ok(ValueMap { name: a.name.clone(), rows })
+    }
+}
+
+/// Map `@name`'s keys as bpftrace prints them: a tuple or record among them (current
+/// bpftrace's `@m[1, (2, 3)]`) nested again from the scalar keys it was stored as.
+pub fn nest_keys(program: &Program, name: &str, keys: Vec<Value>) -> Vec<Value> {
+    let Some(paths) = program.key_paths.get(name) else { return keys };
+    let steps: Option<Vec<Vec<Step>>> = paths.iter().map(|p| split_element_name(&format!("k{p}")).map(|(_, s)| s)).collect();
+    let Some(steps) = steps.filter(|s| s.len() == keys.len()) else { return keys };
+    let leaves: Vec<(&[Step], Value)> = steps.iter().map(Vec::as_slice).zip(keys).collect();
+    match nest(&leaves) {
+        Value::Tuple(elems) => elems,
+        one => vec![one],
     }
 }
 

@@ -18,6 +18,17 @@ const LONGS: &[(&str, bool)] = &[
     ("emit-llvm", true),
     ("emit-elf", true),
     ("btf", true),
+    // Current bpftrace's (spec §10.6).
+    ("dry-run", false),
+    ("probe-filter", true),
+    ("no-feature", true),
+    ("debug", true),
+    ("debuginfo", true),
+    ("traceable-functions", true),
+    ("fmt", false),
+    ("test", false),
+    ("bench", false),
+    ("mode", true),
 ];
 
 /// One option as given: a short letter (`"q"`) or a long name (`"unsafe"`), and its

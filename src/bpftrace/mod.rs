@@ -6,8 +6,10 @@
 
 mod args;
 mod info;
+mod types;
 mod list;
 pub(crate) mod missing;
+mod named;
 
 use crate::run::{self, Format, Voice};
 use crumbs_lang::dialect::Dialect;
@@ -44,8 +46,52 @@ struct Request {
     output: Option<String>,
     dry_run_dump: bool,
     emit_elf: Option<String>,
+    /// `--dry-run`: attach every probe, then end.
+    dry_run: bool,
+    /// `--debug dis` (or `all`): print the compiled program, then trace.
+    debug_dis: bool,
+    /// `--probe-filter REGEX`: only the probes whose names it matches are attached.
+    probe_filter: Option<String>,
     /// bpftrace's config variables the environment sets (`BPFTRACE_STACK_MODE`, ...).
     config: crumbs_lang::config::Config,
+}
+
+/// An option of current bpftrace's that crumbs does not have: said, with why, status 2.
+fn unsupported(option: &str, why: &str) -> ExitCode {
+    eprintln!("ERROR: {option} is not supported: {why}");
+    ExitCode::from(2)
+}
+
+/// `--no-feature FEATURE[,FEATURE]`: kprobe_multi and uprobe_multi are turned off;
+/// kprobe_session crumbs never uses (it attaches a kretprobe's program on its own).
+fn no_feature(arg: &str) -> Result<(), ExitCode> {
+    use crumbs_runtime::features::{disable, Feature};
+    for f in arg.split(',').filter(|f| !f.is_empty()) {
+        match f {
+            "kprobe_multi" => disable(Feature::KprobeMulti),
+            "uprobe_multi" => disable(Feature::UprobeMulti),
+            "kprobe_session" => {}
+            _ => return Err(BPFTRACE.fail("USAGE: --no-feature can only have values 'kprobe_multi,kprobe_session,uprobe_multi'.")),
+        }
+    }
+    Ok(())
+}
+
+/// `--debug STAGE[,STAGE]` (current bpftrace's `-d STAGE`; crumbs' `-d` is 0.17's dry run):
+/// `dis` (and `all`) prints the compiled program before tracing; bpftrace's other stages are
+/// its LLVM's and libbpf's, which crumbs has not. Whether `dis` was asked for.
+fn debug_stages(arg: &str) -> Result<bool, ExitCode> {
+    let mut dis = false;
+    for stage in arg.split(',').filter(|s| !s.is_empty()) {
+        match stage {
+            "dis" | "all" => dis = true,
+            "ast" | "types" | "codegen" | "codegen-opt" | "libbpf" | "verifier" | "parse" => {
+                return Err(unsupported(&format!("--debug {stage}"), "crumbs' only stage to show is the BPF it emits: --debug dis (or -d, which does not trace)"))
+            }
+            _ => return Err(BPFTRACE.fail(format!("USAGE: invalid option for -d: {stage}"))),
+        }
+    }
+    Ok(dis)
 }
 
 /// A usage error: getopt's line, then the usage; status 1 as bpftrace's.
@@ -94,6 +140,21 @@ pub fn main(argv: Vec<String>) -> ExitCode {
             "o" => r.output = Some(a),
             "d" => r.dry_run_dump = true,
             "emit-elf" => r.emit_elf = Some(a),
+            "dry-run" => r.dry_run = true,
+            "probe-filter" => r.probe_filter = Some(a),
+            "no-feature" => {
+                if let Err(code) = no_feature(&a) {
+                    return code;
+                }
+            }
+            "debug" => match debug_stages(&a) {
+                Ok(dis) => r.debug_dis |= dis,
+                Err(code) => return code,
+            },
+            "fmt" => return unsupported("--fmt", "crumbs has no formatter for bpftrace programs"),
+            "debuginfo" => return unsupported("--debuginfo", "crumbs reads no DWARF debug information (a uprobe's arguments are arg0, arg1, ...)"),
+            "traceable-functions" => return unsupported("--traceable-functions", "crumbs takes the kernel's traceable functions from its BTF, not from a list"),
+            "test" | "bench" | "mode" => return unsupported(&format!("--{}", opt.name), "the test: and bench: probes are bpftrace's own test runner's"),
             // -B (output goes out a line at a time or more: the same lines), -v, -k, -kk,
             // -I and --include (C headers: crumbs has the kernel's types from BTF),
             // --usdt-file-activation (crumbs sets USDT semaphores in every process).
@@ -104,11 +165,7 @@ pub fn main(argv: Vec<String>) -> ExitCode {
         return BPFTRACE.fail(msg);
     }
     if r.list {
-        let mut out = std::io::BufWriter::new(std::io::stdout());
-        return match list::list(r.operands.first().map(String::as_str), opt_v(&parsed.options), &mut out) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(msg) => BPFTRACE.fail(msg),
-        };
+        return list(r, opt_v(&parsed.options));
     }
     let (name, text, params) = match r.program.take() {
         Some(p) => ("stdin".to_string(), p, std::mem::take(&mut r.operands)),
@@ -135,6 +192,36 @@ pub fn main(argv: Vec<String>) -> ExitCode {
         }
     };
     trace(r, &name, &text, params)
+}
+
+/// `-l`: with a program (`-e PROGRAM`, or a file named by the operand), the probes it would
+/// attach, as current bpftrace lists them; else the probes the operand's pattern matches.
+fn list(mut r: Request, verbose: bool) -> ExitCode {
+    let mut out = std::io::BufWriter::new(std::io::stdout());
+    let program = match r.program.take() {
+        Some(p) => Some(("stdin".to_string(), p, std::mem::take(&mut r.operands))),
+        None if r.operands.first().is_some_and(|f| std::path::Path::new(f).is_file()) => {
+            let path = r.operands.remove(0);
+            match std::fs::read_to_string(&path) {
+                Ok(t) => Some((path, t, std::mem::take(&mut r.operands))),
+                Err(e) => return BPFTRACE.fail(format!("failed to open file '{path}': {}", strerror(&e))),
+            }
+        }
+        None => None,
+    };
+    let Some((name, text, params)) = program else {
+        return match list::list(r.operands.first().map(String::as_str), verbose, &mut out) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(msg) => BPFTRACE.fail(msg),
+        };
+    };
+    match list::list_program(&text, &params, verbose, &mut out) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(d) => {
+            eprint!("{}", d.render(&name, &text, std::io::stderr().is_terminal()));
+            ExitCode::from(BPFTRACE.error_status)
+        }
+    }
 }
 
 fn opt_v(options: &[args::Opt]) -> bool {
@@ -178,6 +265,8 @@ fn trace(r: Request, name: &str, text: &str, params: Vec<String>) -> ExitCode {
     };
     let target = child.as_ref().map(|c| c.pid).or(pid).map(i64::from).or((compile_only && r.command.is_some()).then_some(0));
     let kernel = Remembering::new();
+    // `-- p1 --aa=20 --bb p2`: $1 and $2 are p1 and p2; getopt() reads aa and bb.
+    let (params, named) = named::split(params);
     let args: Vec<String> = std::iter::once(name.to_string()).chain(params).collect();
     let prepared = missing::take_out(text, &r.config, target, &args, kernel.facts());
     if !r.no_warnings {
@@ -192,7 +281,11 @@ fn trace(r: Request, name: &str, text: &str, params: Vec<String>) -> ExitCode {
         }
         return ExitCode::from(1);
     }
-    let opts = CompileOptions { target, args, options: Vec::new(), destructive: r.unsafe_, dialect: Some(Dialect::Bpftrace), config: r.config.clone() };
+    let probe_filter = match r.probe_filter.as_deref().map(probe_filter).transpose() {
+        Ok(f) => f,
+        Err(msg) => return BPFTRACE.fail(msg),
+    };
+    let opts = CompileOptions { target, args, options: Vec::new(), destructive: r.unsafe_, dialect: Some(Dialect::Bpftrace), config: r.config.clone(), probe_filter: probe_filter.clone(), named: named.clone() };
     let compiled = match driver::compile(&prepared.text, &opts, &kernel) {
         Ok(c) => c,
         // crumbs' own diagnostic (file:line:col, the line, a caret, a hint); bpftrace's status.
@@ -202,7 +295,14 @@ fn trace(r: Request, name: &str, text: &str, params: Vec<String>) -> ExitCode {
         }
         Err(CompileError::Message(m)) => return BPFTRACE.fail(m),
     };
-    if r.dry_run_dump {
+    if let Some(said) = named::unexpected(&named, &compiled.program.getopts) {
+        eprint!("{said}");
+        return ExitCode::from(1);
+    }
+    if probe_filter.is_some() && compiled.program.matched_probes == 0 {
+        return BPFTRACE.fail("Attachment failed for all probes.");
+    }
+    if r.dry_run_dump || r.debug_dis {
         print!("{}", crumbs_ebpf::dump(&compiled.code));
     }
     if let Some(path) = &r.emit_elf {
@@ -219,11 +319,24 @@ fn trace(r: Request, name: &str, text: &str, params: Vec<String>) -> ExitCode {
     };
     // -q and the program's own quiet option; bpftrace's line goes where the output goes.
     let quiet = r.quiet || compiled.program.options.quiet;
-    if !quiet {
+    // --dry-run ends once the probes are attached, before bpftrace would say so.
+    if !quiet && !r.dry_run {
         BPFTRACE.attaching(&mut out, r.format, compiled.program.matched_probes);
     }
-    let session = run::Session { voice: &BPFTRACE, name, text, quiet, format: r.format, flowindent: false, progress: false, child, pid, out, in_repl: false, no_warnings: r.no_warnings };
+    let session = run::Session { voice: &BPFTRACE, name, text, quiet, format: r.format, flowindent: false, progress: false, child, pid, out, in_repl: false, no_warnings: r.no_warnings, dry_run: r.dry_run };
     run::trace(&compiled, session)
+}
+
+/// `--probe-filter REGEX`: keeps the probes whose bpftrace names (`kprobe:vfs_read`,
+/// `tracepoint:sched:sched_switch`) the regular expression matches somewhere, as bpftrace's
+/// std::regex_search does; BEGIN and END are always kept.
+fn probe_filter(regex: &str) -> Result<crumbs_lang::check::ProbeFilter, String> {
+    let re = regex_automata::meta::Regex::new(regex).map_err(|e| {
+        // The syntax error's last line says what is wrong (`error: unclosed group`).
+        let why = e.syntax_error().map_or(e.to_string(), |s| s.to_string().lines().last().unwrap_or_default().trim_start_matches("error: ").to_string());
+        format!("Invalid --probe-filter regex '{regex}': {why}")
+    })?;
+    Ok(crumbs_lang::check::ProbeFilter(std::rc::Rc::new(move |desc, p| list::probe_name(desc, p).is_none_or(|name| re.is_match(name.as_str())))))
 }
 
 /// `-p PID`: a decimal process id of a process that exists.

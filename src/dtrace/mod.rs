@@ -115,7 +115,7 @@ fn compile_and_act(mut r: Request, mut program: Program, child: Option<Child>, p
     // $0 is the script's path, or dtrace's as it was invoked.
     let zero = r.cmds.iter().find_map(|c| if let Cmd::Script(p) = c { Some(p.clone()) } else { None }).unwrap_or_else(|| r.argv0.clone());
     let args = std::iter::once(zero).chain(std::mem::take(&mut r.operands)).collect();
-    let opts = CompileOptions { target, args, options: r.settings.compiler.clone(), destructive: r.settings.destructive, dialect: Some(crumbs_lang::dialect::Dialect::D), config: Default::default() };
+    let opts = CompileOptions { target, args, options: r.settings.compiler.clone(), destructive: r.settings.destructive, dialect: Some(crumbs_lang::dialect::Dialect::D), config: Default::default(), probe_filter: None, named: Vec::new() };
     let compiled = match driver::compile(&text, &opts, &kernel) {
         Ok(c) => c,
         Err(e) => {
@@ -152,7 +152,7 @@ fn compile_and_act(mut r: Request, mut program: Program, child: Option<Child>, p
         eprintln!("dtrace: allowing destructive actions");
     }
     let name = program.pieces.first().map_or("<command line>", |p| p.arg.as_str());
-    let session = run::Session { voice: &DTRACE, name, text: &text, quiet, format: run::Format::Text, flowindent: r.settings.flowindent, progress: false, child, pid, out, in_repl: false, no_warnings: false };
+    let session = run::Session { voice: &DTRACE, name, text: &text, quiet, format: run::Format::Text, flowindent: r.settings.flowindent, progress: false, child, pid, out, in_repl: false, no_warnings: false, dry_run: false };
     run::trace(&compiled, session)
 }
 

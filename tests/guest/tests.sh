@@ -327,6 +327,27 @@ test_crumbs_copyout() {
     done
 }
 
+# current bpftrace's write_user() (bpf_probe_write_user, refused by the host's lockdown):
+# dd's buffer is rewritten after its read returns, so dd writes what crumbs put there; a
+# write to an address that cannot be written gives 0.
+test_crumbs_bt_write_user() {
+    echo hello > /tmp/in
+    out=$(crumbs --dialect bpftrace -w -q -e 'tracepoint:syscalls:sys_enter_read /pid == cpid/ { @buf[tid] = (uint64)args.buf; }
+        tracepoint:syscalls:sys_exit_read /pid == cpid && @buf[tid] && args.ret == 6/ { printf("wrote %d %d\n", write_user(@buf[tid], "HELLO", 5), write_user(8, "x", 2)); }' -c 'dd if=/tmp/in bs=6 count=1' 2>&1) || die "crumbs failed: $out"
+    for line in 'HELLO' 'wrote 1 0'; do
+        echo "$out" | grep -qxF "$line" || die "no line '$line' in: $out"
+    done
+}
+
+# current bpftrace's percpu_kaddr() (a ksym: the verifier finds its address in kallsyms, which
+# the host's kernel, without CONFIG_KALLSYMS_ALL, lists no variables in): CPU 0's runqueue
+# names its CPU; this CPU's (the guest has one) is the same; a CPU past the last is NULL.
+test_crumbs_bt_percpu_kaddr() {
+    out=$(crumbs --dialect bpftrace -q -e 'interval:ms:100 { $rq = (struct rq *)percpu_kaddr("runqueues", 0); $p = percpu_kaddr("process_counts");
+        printf("percpu %d %d %d %d\n", $rq->cpu, *$p > 0, percpu_kaddr("runqueues", 4096) == 0, (uint64)percpu_kaddr("runqueues") == (uint64)$rq); exit(); }' 2>&1) || die "crumbs failed: $out"
+    echo "$out" | grep -qxF 'percpu 0 1 1 1' || die "no line 'percpu 0 1 1 1' in: $out"
+}
+
 # ---- fbt (kprobes) -------------------------------------------------------------------------
 
 # Whether this kernel has kprobe.multi links (CONFIG_FPROBE: Debian's 6.12 has it, its 6.1
@@ -405,6 +426,19 @@ test_crumbs_bt_kfunc() {
     echo "$out" | grep -qxF '@ret[512, 512]: 128' || die "no args.count at kretfunc in: $out"
     out=$(crumbs -x fbtmode=kprobe -e 'fexit:vfs_read { @[args.count] = count(); }' 2>&1); rc=$?
     [ "$rc" = 2 ] && echo "$out" | grep -qF "are read only in fentry/fexit programs" || die "args at fexit with kprobes not refused ($rc): $out"
+}
+
+# bpftrace's kprobe at an offset in a function (current bpftrace's `kprobe:FUNCTION+N`): on
+# Debian's 6.1 (no IBT) vfs_read starts with the 5-byte ftrace call, so +5 starts the next
+# instruction: the kprobe fires there for io-benchmark's 128 reads of 512 bytes (the
+# registers still hold the arguments), and `probe` names it; +4 is inside that call, which the
+# kernel refuses (EILSEQ), said so.
+test_crumbs_bt_kprobe_offset() {
+    out=$(crumbs -q --dialect bpftrace -e 'kprobe:vfs_read+5 /pid == cpid && arg2 == 512/ { @[probe] = count(); }' \
+        -c 'io-benchmark -c -r -b 512 -s 64K /tmp/offsetfile' 2>&1) || die "crumbs (kprobe:vfs_read+5) failed: $out"
+    echo "$out" | grep -qxF '@[kprobe:vfs_read+5]: 128' || die "no 128 firings at vfs_read+5 in: $out"
+    out=$(crumbs -q --dialect bpftrace -e 'kprobe:vfs_read+4 { @ = count(); }' -c true 2>&1); rc=$?
+    [ "$rc" != 0 ] && echo "$out" | grep -qF "offset 4 is in the middle of an instruction" || die "kprobe:vfs_read+4 not refused ($rc): $out"
 }
 
 # bpftrace's `func` at kprobes and kfuncs: the function's address (bpf_get_func_ip), a kernel

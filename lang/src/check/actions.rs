@@ -51,7 +51,7 @@ impl Checker<'_> {
                 id
             }
             None => {
-                self.aggs.push(Aggregation { name: agg.name.clone(), kind, keys: reprs, declared: None });
+                self.aggs.push(Aggregation { name: agg.name.clone(), kind, keys: reprs, declared: None, read: Vec::new() });
                 self.agg_spans.push((func.span.clone(), f.name.to_string()));
                 self.aggs.len() - 1
             }
@@ -115,13 +115,19 @@ impl Checker<'_> {
         if f.hook == FnHook::Override {
             return self.override_return(f, args, span, body);
         }
-        if matches!(f.hook, FnHook::Raise | FnHook::Stop) {
+        if f.hook == FnHook::SignalThread {
+            self.signal_thread_probes(f, span)?;
+        }
+        if matches!(f.hook, FnHook::Raise | FnHook::Stop | FnHook::SignalThread) {
             check_arity(f, args, span)?;
             let signal = match args.first() {
                 Some(a) => {
-                    let sig = self.int_expr(a, "raise()'s signal")?;
+                    let sig = self.int_expr(a, &format!("{}()'s signal", f.name))?;
                     if let Expr::Int(n) = sig {
                         if !(1..=64).contains(&n) {
+                            if f.hook == FnHook::SignalThread {
+                                return Err(Diagnostic::new(a.span.clone(), "signal_thread() accepts a string literal or an integer between 1 and 64 (inclusive)").label("no such signal").hint("name the signal, signal_thread(\"SIGSTOP\"), or give its number from 1 to 64"));
+                            }
                             return Err(Diagnostic::new(a.span.clone(), format!("{n} is not a signal")).label("no such signal").hint("signals are 1 to 64, e.g. raise(SIGUSR1) as raise(10)"));
                         }
                     }
@@ -129,7 +135,7 @@ impl Checker<'_> {
                 }
                 None => Expr::Int(SIGSTOP),
             };
-            body.push(Stmt::Signal(signal));
+            body.push(Stmt::Signal { sig: signal, thread: f.hook == FnHook::SignalThread });
             return Ok(());
         }
         if f.kind == FnKind::Subroutine {
@@ -227,6 +233,12 @@ impl Checker<'_> {
                         reprs.push(self.repr_of(&t));
                         lowered.push(self.own(&t));
                         continue;
+                    }
+                    // Current bpftrace's %gr: an integer's GFP flags by name.
+                    if c.conv == 'g' && !self.bpftrace() {
+                        return Err(Diagnostic::new(conv_span(fmt, c), "%gr is bpftrace's conversion")
+                            .label("not in D")
+                            .hint("print GFP flags by name in a bpftrace program (--dialect bpftrace); in D print the number, %x"));
                     }
                     // bpftrace's buffers print with %r, %rx and %rh, and those print nothing else.
                     if let Some(d) = buffers::conversion(c, v.repr(), &a.span) {

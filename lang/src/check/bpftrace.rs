@@ -38,13 +38,12 @@ impl Checker<'_> {
     /// `@m[k]` or `@m` used as a value: the map's element (0 or "" if it has none), with its
     /// C type.
     pub(super) fn map_typed(&mut self, a: &ast::AggRef) -> Result<super::ctypes::Typed, Diagnostic> {
-        self.not_aggregation(a)?;
+        if let Some(id) = self.aggregation_id(&a.name) {
+            let v = self.agg_read(id, a)?;
+            return Ok(super::ctypes::Typed { val: super::ctypes::Val::Value(v.expr), ty: v.ty });
+        }
         self.map_array(a)?;
         self.typed(&map_expr(a))
-    }
-
-    fn not_aggregation(&mut self, a: &ast::AggRef) -> Result<(), Diagnostic> {
-        self.refuse_aggregation(a, |func| format!("map `@{}` holds {func}(), which cannot be read in an expression", a.name), format!("keep a value to read back in a map of its own: `@{}_n[...]++` or `@{}_v[...] = value`", a.name, a.name))
     }
 
     /// A compile error if map `@a` holds an aggregation: `what(func)` says what wanted a map
@@ -174,7 +173,12 @@ impl Checker<'_> {
     /// `len(@m)`: how many elements the map of values has.
     pub(super) fn map_len(&mut self, args: &[ast::Expr], span: &Span) -> Result<TExpr, Diagnostic> {
         let [ast::Expr { kind: ExprKind::Agg(a), .. }] = args else {
-            return Err(Diagnostic::new(span.clone(), "len() takes a map").label("not a map").hint("write len(@map)"));
+            if let [arg] = args {
+                if let Some(len) = self.stack_len(arg)? {
+                    return Ok(len);
+                }
+            }
+            return Err(Diagnostic::new(span.clone(), "len() takes a map").label("not a map").hint("write len(@map), or len(kstack) and len(ustack) for a stack's frames"));
         };
         if !a.keys.is_empty() {
             return Err(Diagnostic::new(a.span.clone(), "len() takes a whole map").label("keys given").hint(format!("write len(@{})", a.name)));
@@ -182,6 +186,28 @@ impl Checker<'_> {
         self.refuse_aggregation(a, |func| format!("len() counts a map of values; @{} holds {func}()", a.name), format!("count the keys in a map of their own: `@{}_keys[key] = 1`, then len(@{}_keys)", a.name, a.name))?;
         let array = self.map_array(a)?;
         Ok(TExpr::new(Expr::MapLen(array), self.c_int("int64_t")))
+    }
+
+    /// `len(kstack)`, `len(ustack(5))`, ... (current bpftrace's): how many frames the stack
+    /// taken here has, counted in the kernel; `None` if `arg` is not a stack. A stack kept in
+    /// a variable or map is an error: only its id is kept there.
+    fn stack_len(&mut self, arg: &ast::Expr) -> Result<Option<TExpr>, Diagnostic> {
+        let v = self.value(arg)?;
+        let user = match self.repr_of(&v) {
+            Repr::Stack(_) => false,
+            Repr::UStack(_) => true,
+            _ => return Ok(None),
+        };
+        let frames = match &v.expr {
+            Expr::Stack(crate::ir::StackUse::Frames(n, _)) => *n,
+            Expr::UStack(crate::ir::UStackUse::Frames(n, _)) => *n,
+            _ => {
+                return Err(Diagnostic::new(arg.span.clone(), "len() of a stack kept in a variable or a map is not in crumbs")
+                    .label("a kept stack")
+                    .hint("take len(kstack) or len(ustack) where the stack is taken, and keep that number"))
+            }
+        };
+        Ok(Some(TExpr::new(Expr::Var(VarHook::StackLen { user, frames }), self.c_int("int64_t"))))
     }
 
     /// `while (cond) { body }`.
@@ -248,9 +274,13 @@ impl Checker<'_> {
     /// `$kv.1` its value, as tuples.rs names a tuple's elements.
     pub(super) fn for_loop(&mut self, var: &ast::Ident, iter: &ast::ForIter, stmts: &[ast::Stmt], items: &mut Vec<Item>) -> Result<Stmt, Diagnostic> {
         let ast::ForIter::Map(m) = iter else { unreachable!("tuples.rs lowers a range loop to a while") };
-        self.refuse_aggregation(m, |func| format!("`for` runs over maps of values; @{} holds {func}()", m.name), format!("keep the values to loop over in a map of their own: `@{}_v[key] = value`, or print the aggregation with print(@{})", m.name, m.name))?;
-        let array = self.map_array(m)?;
-        let owner = format!("associative array @{}", m.name);
+        // An aggregation is walked in the map of values that keeps its merged value
+        // (agg_reads.rs); avg's, its sum's, each element divided by its count.
+        let agg = self.aggregation_id(&m.name);
+        let (array, owner) = match agg {
+            Some(id) => (self.read_arrays(id, m, "walked by `for`")?[0], format!("aggregation @{}", m.name)),
+            None => (self.map_array(m)?, format!("associative array @{}", m.name)),
+        };
         let reprs = match self.arrays[array].keys.clone() {
             Some(k) => k,
             None => {
@@ -306,13 +336,23 @@ impl Checker<'_> {
                 }
             }
         };
-        let keys = match key_types.len() {
-            1 => vec![local(self, ".0", key_types[0])?],
+        // Keys that nest tuples or records are named by their paths (`$kv.0.1.0`).
+        let keys = match (key_types.len(), self.key_paths.get(&m.name).cloned()) {
+            (_, Some(paths)) if paths.len() == key_types.len() => paths.iter().zip(&key_types).map(|(p, t)| local(self, &format!(".0{p}"), *t)).collect::<Result<_, _>>()?,
+            (1, _) => vec![local(self, ".0", key_types[0])?],
             _ => key_types.iter().enumerate().map(|(i, t)| local(self, &format!(".0.{i}"), *t)).collect::<Result<_, _>>()?,
         };
         let value = local(self, ".1", value_type)?;
-        let body = self.loop_body(stmts, items)?;
-        Ok(Stmt::ForMap { array, keys, value, body })
+        let (walked, mut body) = match agg {
+            Some(id) if self.aggs[id].read.len() == 2 => {
+                let sum = self.hidden_local(value_type);
+                let avg = self.agg_loop_value(id, sum, &keys);
+                (sum, vec![Stmt::SetClauseLocal(value, avg)])
+            }
+            _ => (value, Vec::new()),
+        };
+        body.extend(self.loop_body(stmts, items)?);
+        Ok(Stmt::ForMap { array, keys, value: walked, body })
     }
 
     /// A loop's statements. An output action among them makes the clause send each output
@@ -402,7 +442,14 @@ impl Checker<'_> {
         if args.len() > 3 {
             return Err(Diagnostic::new(args[3].span.clone(), "getopt() takes at most three arguments").label("one too many").hint(format!("write {usage}")));
         }
-        let given = self.opts.args.iter().skip(1).find_map(|a| {
+        let description = match args.get(2).map(|a| &a.kind) {
+            Some(ExprKind::Str(d)) => d.value.clone(),
+            _ => String::new(),
+        };
+        if !self.getopts.iter().any(|(n, _)| *n == name.value) {
+            self.getopts.push((name.value.clone(), description));
+        }
+        let given = self.opts.named.iter().chain(self.opts.args.iter().skip(1)).find_map(|a| {
             let rest = a.strip_prefix("--")?.strip_prefix(name.value.as_str())?;
             if rest.is_empty() {
                 Some(None)

@@ -25,7 +25,7 @@ const CS_WORD: u8 = 17;
 /// function's entry, however spelled and attached, is a `kprobe`).
 pub(super) fn probe_type(p: &Probe) -> &'static str {
     match p.attach {
-        AttachPoint::Begin | AttachPoint::End | AttachPoint::Error => "special",
+        AttachPoint::Begin | AttachPoint::End | AttachPoint::Error | AttachPoint::SelfSignal => "special",
         _ => registers::bpftrace_kind(p),
     }
 }
@@ -122,11 +122,15 @@ impl Checker<'_> {
     /// `key`, else 0 and `$var` as it was.
     pub(super) fn find(&mut self, args: &[ast::Expr], span: &Span) -> Result<TExpr, Diagnostic> {
         let usage = "write find(@map, key, $var): @map a map of values with keys, $var a scratch variable";
-        let [map @ ast::Expr { kind: ExprKind::Agg(a), .. }, key, var] = args else {
-            let at = if args.len() == 3 { args[0].span.clone() } else { span.clone() };
-            let message = if args.len() == 3 { "find() takes a map first".to_string() } else { format!("find() takes 3 arguments, but {} given", args.len()) };
+        // A tuple key is its elements by now (tuples.rs): find(@m, k1, k2, ..., $v).
+        let [map @ ast::Expr { kind: ExprKind::Agg(a), .. }, keys @ .., var] = args else {
+            let at = if args.len() >= 3 { args[0].span.clone() } else { span.clone() };
+            let message = if args.len() >= 3 { "find() takes a map first".to_string() } else { format!("find() takes 3 arguments, but {} given", args.len()) };
             return Err(Diagnostic::new(at, message).label("not find(@map, key, $var)").hint(usage));
         };
+        if keys.is_empty() {
+            return Err(Diagnostic::new(span.clone(), format!("find() takes 3 arguments, but {} given", args.len())).label("not find(@map, key, $var)").hint(usage));
+        }
         if !a.keys.is_empty() {
             return Err(Diagnostic::new(a.span.clone(), "find() takes a whole map").label("keys given").hint(format!("write find(@{}, key, $var)", a.name)));
         }
@@ -143,8 +147,8 @@ impl Checker<'_> {
                 .label("a map without keys")
                 .hint(format!("read it whole: `$v = @{};`", a.name)));
         }
-        let has = self.has_key(&[map.clone(), key.clone()], span)?;
-        let element = ast::Expr { kind: ExprKind::Agg(ast::AggRef { name: a.name.clone(), keys: vec![key.clone()], span: a.span.clone() }), span: map.span.start..key.span.end };
+        let has = self.has_key(&std::iter::once(map.clone()).chain(keys.iter().cloned()).collect::<Vec<_>>(), span)?;
+        let element = ast::Expr { kind: ExprKind::Agg(ast::AggRef { name: a.name.clone(), keys: keys.to_vec(), span: a.span.clone() }), span: map.span.start..keys[keys.len() - 1].span.end };
         let target = LValue::ClauseLocal(ast::Ident { name: name.clone(), span: var.span.clone() }, var.span.clone());
         let store = self.assign(&target, None, Some(&element), 0, span)?;
         let found = Expr::Seq(store, Box::new(Expr::Int(1)));

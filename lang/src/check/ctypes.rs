@@ -163,6 +163,8 @@ impl Checker<'_> {
             // Arguments by name, where the clause's probes' prototypes name them.
             ExprKind::ArgsField(n) if self.clause_on_fbt_returns() => self.return_args_named(n, span)?,
             ExprKind::Member { base, member, arrow: false } if matches!(&base.kind, ExprKind::Ident(a) if a == "args") && self.clause_on_fbt_returns() => self.return_args_named(&member.name, &member.span)?,
+            // bpftrace's `ctx.task` at an iterator is its context's `task`: args.task.
+            ExprKind::Member { base, member, .. } if matches!(&base.kind, ExprKind::Ident(c) if c == "ctx") && self.clause_on_iter() => self.args_named(&member.name, &member.span)?,
             ExprKind::ArgsField(n) if self.clause_args_named() => self.args_named(n, span)?,
             ExprKind::Member { base, member, arrow: false } if matches!(&base.kind, ExprKind::Ident(a) if a == "args") && self.clause_args_named() => self.args_named(&member.name, &member.span)?,
             ExprKind::Cast(t, inner) => {

@@ -65,7 +65,7 @@ fn ntop_and_pton_check_their_arguments() {
     let p = ok(Dialect::Bpftrace, "BEGIN { @a[ntop(pton(\"::1\"))] = ntop(2, 0x0100007f); @b = ntop(pton(\"1.2.3.4\")) == \"1.2.3.4\"; @c = pton(\"::1\") != pton(\"::2\"); }");
     assert!(format!("{p:?}").contains("Ntop(Int)"));
     for (src, message, span, hint) in [
-        ("BEGIN { @a = ntop(comm); }", "ntop() takes an address, but this is a string", "comm", "a string's bytes are not an address"),
+        ("BEGIN { @a = ntop(str(0)); }", "ntop() argument must be 4 or 16 bytes in size", "str(0)", "bpftrace 0.17 reads a 4- or 16-byte string's bytes"),
         ("BEGIN { @a = ntop(1, 2, 3); }", "ntop() takes 1 or 2 arguments, but 3 given", "ntop(1, 2, 3)", "usage: ntop([af,] addr)"),
         ("BEGIN { @a = ntop(pton(comm)); }", "pton() takes a string literal", "comm", "write the address as text"),
         ("BEGIN { @a = ntop(pton(\"10.0.0\")); }", "pton() expects a valid IPv4/IPv6 address, got 10.0.0", "\"10.0.0\"", "an IPv4 address is dotted"),

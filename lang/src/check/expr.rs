@@ -419,6 +419,14 @@ impl Checker<'_> {
             FnHook::Usermode => self.usermode(f, args, span)?,
             FnHook::TypeTest(t) => self.type_test(f, t, args, span)?,
             FnHook::Find => self.find(args, span)?,
+            FnHook::Nsecs => self.nsecs(f, args, span)?,
+            FnHook::Memcmp => self.memcmp(f, args, span)?,
+            FnHook::Strcap => self.strcap(f, args, span)?,
+            FnHook::Kfunc { allowed } => self.kfunc_question(f, args, span, allowed)?,
+            FnHook::WriteUser => self.write_user(f, args, span)?,
+            FnHook::SocketCookie => self.socket_cookie(f, args, span)?,
+            FnHook::CommOfPid => self.comm_of_pid(f, args, span)?,
+            FnHook::PercpuKaddr => self.percpu_kaddr(f, args, span)?,
             FnHook::SignalName => {
                 check_arity(f, args, span)?;
                 let sig = self.int_expr(&args[0], "signal_name()'s signal number")?;

@@ -10,9 +10,11 @@ impl Checker<'_> {
     /// The attach point of an fbt probe (`attach` says entry or return) on `function`,
     /// numbering the function on its first use. A stable probe on it (`stable`: its
     /// provider and name) is numbered apart.
-    pub(super) fn function(&mut self, attach: AttachPoint, module: &str, function: &str, stable: Option<(&str, &str)>, desc: &ast::ProbeDesc) -> Result<AttachPoint, Diagnostic> {
+    /// `offset`: bytes into the function for an entry probe inside it (else 0), a place of its
+    /// own.
+    pub(super) fn function(&mut self, attach: AttachPoint, module: &str, function: &str, stable: Option<(&str, &str)>, offset: u64, desc: &ast::ProbeDesc) -> Result<AttachPoint, Diagnostic> {
         let stable = stable.map(|(p, n)| (p.to_string(), n.to_string()));
-        let i = match self.functions.iter().position(|f| f.name == function && f.module == module && f.stable == stable) {
+        let i = match self.functions.iter().position(|f| f.name == function && f.module == module && f.stable == stable && f.offset == offset) {
             Some(i) => i,
             None if self.functions.len() >= MAX_FUNCTIONS => {
                 return Err(Diagnostic::new(desc.span.clone(), "too many kernel functions in one program")
@@ -20,7 +22,7 @@ impl Checker<'_> {
                     .hint("narrow the pattern (each function is a probe of its own to attach)"));
             }
             None => {
-                self.functions.push(KernelFunction { module: module.into(), name: function.into(), stable });
+                self.functions.push(KernelFunction { module: module.into(), name: function.into(), stable, offset });
                 self.functions.len() - 1
             }
         };
@@ -49,6 +51,25 @@ mod tests {
         assert_eq!(attach, [AttachPoint::FbtEntry(0), AttachPoint::FbtEntry(1), AttachPoint::FbtReturn(0), AttachPoint::FbtReturn(1)]);
         assert_eq!(p.probe_description(crate::providers::FBT_ID_BASE + 3), "fbt:vmlinux:vfs_write:return");
         assert_eq!(p.probe_name(crate::providers::FBT_ID_BASE), ("vfs_read".to_string(), "entry".to_string()));
+    }
+
+    /// bpftrace's `kprobe:FUNCTION+N`: a place of its own inside the function, named by the
+    /// offset (hex for DTrace's name, decimal for bpftrace's), `+0` the entry itself.
+    #[test]
+    fn kprobes_at_an_offset_are_places_of_their_own() {
+        let p = compile("kprobe:vfs_read+0x10, kprobe:vfs_read, kprobe:vfs_read+0 { @ = count(); }").unwrap();
+        assert_eq!(p.functions.iter().map(|f| (f.name.as_str(), f.offset)).collect::<Vec<_>>(), [("vfs_read", 16), ("vfs_read", 0)]);
+        assert_eq!(p.probe_description(crate::providers::FBT_ID_BASE), "fbt:vmlinux:vfs_read:10");
+        assert_eq!(p.bpftrace_probe_name(crate::providers::FBT_ID_BASE), "kprobe:vfs_read+16");
+        assert!(p.fbt_needs().offsets);
+        for (src, message) in [
+            ("kretprobe:vfs_read+4 { }", "kretprobe probes take no offset"),
+            ("kfunc:vfs_read+4 { }", "kfunc probes take no offset"),
+            ("kprobe:vfs_*+4 { }", "an offset needs one function, not a pattern"),
+            ("kprobe:vfs_read+x { }", "`x` is not an offset"),
+        ] {
+            assert_eq!(compile(src).unwrap_err().message, message, "{src}");
+        }
     }
 
     #[test]

@@ -49,24 +49,36 @@ impl Checker<'_> {
         }
         let t = self.typed(addr)?;
         let (from, at) = match self.address_bytes(&t, addr)? {
-            Some((n, at)) => (NtopFrom::Memory(n as u8), at),
+            Some((n, at)) => (NtopFrom::Memory(n as u8), StrArg::Int(at)),
             None => {
                 let v = self.value_of(t, &addr.span)?;
-                if v.repr().is_str() {
-                    return Err(Diagnostic::new(addr.span.clone(), "ntop() takes an address, but this is a string")
-                        .label("not an address")
-                        .hint("a string's bytes are not an address in crumbs (bpftrace 0.17 reads a 4- or 16-byte one's): pass a 4- or 16-byte array (args.saddr), an integer, or pton(\"...\")"));
+                if let Expr::Str(s) = v {
+                    // bpftrace 0.17 reads a string of 4 or 16 bytes as an address: comm.
+                    let n = match s {
+                        StrExpr::Comm => crate::ir::COMM_SIZE,
+                        _ => match s.repr() {
+                            crate::ir::Repr::Str(n) if n == 4 || n == 16 => n,
+                            _ => 0,
+                        },
+                    };
+                    if n == 0 {
+                        return Err(Diagnostic::new(addr.span.clone(), "ntop() argument must be 4 or 16 bytes in size")
+                            .label("a string of another size")
+                            .hint("bpftrace 0.17 reads a 4- or 16-byte string's bytes (comm); pass a 4- or 16-byte array (args.saddr), an integer, or pton(\"...\")"));
+                    }
+                    let af = af.unwrap_or(Expr::Int(if n == 16 { AF_INET6 } else { AF_INET }));
+                    return Ok(TExpr::new(Expr::Str(StrExpr::Call { f: StrFn::Ntop(NtopFrom::Str(n as u8)), args: vec![StrArg::Int(af), StrArg::Str(s)], size: NTOP_SIZE }), string));
                 }
                 if !v.is_int() {
                     return Err(Diagnostic::new(addr.span.clone(), format!("ntop() takes an address, but this is {}", v.repr().describe()))
                         .label("not an address")
                         .hint("pass an IPv4 address as an integer (uint32, network order), or a 4- or 16-byte array or struct (args.saddr, $sk->__sk_common.skc_v6_daddr.in6_u.u6_addr8), or pton(\"...\")"));
                 }
-                (NtopFrom::Int, v)
+                (NtopFrom::Int, StrArg::Int(v))
             }
         };
         let af = af.unwrap_or(Expr::Int(if from == NtopFrom::Memory(16) { AF_INET6 } else { AF_INET }));
-        Ok(TExpr::new(Expr::Str(StrExpr::Call { f: StrFn::Ntop(from), args: vec![StrArg::Int(af), StrArg::Int(at)], size: NTOP_SIZE }), string))
+        Ok(TExpr::new(Expr::Str(StrExpr::Call { f: StrFn::Ntop(from), args: vec![StrArg::Int(af), at], size: NTOP_SIZE }), string))
     }
 
     /// A 4- or 16-byte array, struct or union in memory: its size and address. Another

@@ -27,12 +27,14 @@ pub(super) const D_PATH_FUNCTIONS: [&str; 9] = [
 impl Checker<'_> {
     pub(super) fn kernel_path(&mut self, f: &builtins::BuiltinFn, args: &[ast::Expr], span: &Span, string: TypeId) -> Result<TExpr, Diagnostic> {
         check_arity(f, args, span)?;
-        if let Some(p) = self.clause_probes.iter().find(|p| !(p.provider == "fbt" && matches!(p.attach, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_)))) {
+        // The kernel allows bpf_d_path() in iterator programs too (bpftrace's iter:task_file).
+        let fbt = |p: &crate::providers::Probe| p.provider == "fbt" && matches!(p.attach, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_));
+        if let Some(p) = self.clause_probes.iter().find(|p| !fbt(p) && !matches!(p.attach, AttachPoint::Iter(_))) {
             return Err(Diagnostic::new(span.clone(), "The path function can only be used with 'kfunc', 'kretfunc', 'iter' probes")
                 .label(format!("at {}:{}:{}:{}", p.provider, p.module, p.function, p.name))
                 .hint(format!("path() calls the kernel's bpf_d_path(), which it allows in fentry/fexit programs on {} alone: use it in kfunc:FUNC or kretfunc:FUNC (fentry:FUNC, fexit:FUNC) clauses on them", D_PATH_FUNCTIONS.join(", "))));
         }
-        if let Some(p) = self.clause_probes.iter().find(|p| !D_PATH_FUNCTIONS.contains(&p.function)) {
+        if let Some(p) = self.clause_probes.iter().find(|p| fbt(p) && !D_PATH_FUNCTIONS.contains(&p.function)) {
             return Err(Diagnostic::new(span.clone(), format!("the kernel does not allow path() in {}", p.function))
                 .label("bpf_d_path() is refused there")
                 .hint(format!("the kernel allows bpf_d_path() in {} alone", D_PATH_FUNCTIONS.join(", "))));
@@ -94,7 +96,7 @@ impl Checker<'_> {
 
 /// `arg` or `arg + k`: the argument and the offset. At a return (kretfunc/fexit) the
 /// argument is read from the trampoline's context as at the entry.
-fn from_argument(addr: &Expr) -> Option<(u8, i32)> {
+pub(super) fn from_argument(addr: &Expr) -> Option<(u8, i32)> {
     let argument = |e: &Expr| match e {
         Expr::Var(VarHook::Arg(n)) | Expr::IntCall { f: crate::ir::IntFn::FunctionArg(n), .. } => Some(*n),
         _ => None,

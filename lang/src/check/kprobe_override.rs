@@ -36,7 +36,7 @@ mod tests {
     fn override_is_a_statement_at_kprobes() {
         let p = compile("kprobe:vfs_read { override(-5); }", true).unwrap();
         assert_eq!(p.groups[0].clauses[0].body, [Stmt::Override(Expr::Int(-5))]);
-        assert_eq!(p.fbt_needs(), crate::ir::FbtNeeds { registers: false, override_return: true, trampoline: false });
+        assert_eq!(p.fbt_needs(), crate::ir::FbtNeeds { registers: false, override_return: true, trampoline: false, offsets: false });
     }
 
     #[test]

@@ -13,9 +13,15 @@ use crate::tracepoints::{parse_format, FieldKind, Tracepoint};
 use std::collections::{BTreeMap, BTreeSet};
 
 mod actions;
+mod agg_reads;
 mod arrays;
 mod args;
 mod bpftrace;
+mod bpftrace_bytes;
+mod bpftrace_called;
+mod bpftrace_kfuncs;
+mod bpftrace_process;
+mod bpftrace_socket;
 mod bpftrace_std;
 mod cgroup_path;
 mod comptime;
@@ -26,6 +32,7 @@ mod decls;
 mod expr;
 mod fbt;
 mod inet;
+mod iter;
 mod keys;
 mod kernel_fields;
 mod kernel_path;
@@ -87,6 +94,24 @@ pub struct CheckOptions {
     /// CLOCK_MONOTONIC when tracing starts (as near as the caller knows it), in ns:
     /// bpftrace's `elapsed` counts from it.
     pub start_ns: u64,
+    /// bpftrace's named program parameters (`--name=value`, `--name`) where they are given
+    /// apart from the positional ones (the `bpftrace` drop-in's); getopt() reads them, and
+    /// any `--name` among `args` too.
+    pub named: Vec<String>,
+    /// Which matched probes the program keeps (bpftrace's `--probe-filter`); None: all.
+    pub probe_filter: Option<ProbeFilter>,
+}
+
+/// Which of a description's matched probes a program keeps: the others are not attached
+/// (bpftrace's `--probe-filter REGEX`, over its names of the probes). BEGIN, END and ERROR
+/// are always kept.
+#[derive(Clone)]
+pub struct ProbeFilter(pub std::rc::Rc<dyn Fn(&crate::ast::ProbeDesc, &crate::providers::Probe) -> bool>);
+
+impl std::fmt::Debug for ProbeFilter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProbeFilter")
+    }
 }
 
 /// The ids of the process compiling the program, D's macro variables `$pid`, `$ppid`,
@@ -204,6 +229,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         functions: Vec::new(),
         user_probes: Vec::new(),
         raw_tracepoints: Vec::new(),
+        getopts: Vec::new(),
         clause_probes: Vec::new(),
         clause_arg_types: std::collections::HashMap::new(),
         stable_hooks: std::collections::HashMap::new(),
@@ -216,6 +242,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         c_ints: std::collections::HashMap::new(),
         stack_mode: config.stack_mode.unwrap_or_default(),
         cat_bytes: config.max_cat_bytes.unwrap_or(bpftrace_out::CAT_BYTES),
+        key_paths: program.key_paths.clone(),
     };
     var_decls::no_assignments(&program.decls)?;
     if !second {
@@ -246,7 +273,8 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
                     found
                 }
             };
-            for p in found {
+            let kept = |p: &crate::providers::Probe| p.provider == "dtrace" || opts.probe_filter.as_ref().is_none_or(|f| (f.0)(desc, p));
+            for p in found.into_iter().filter(kept) {
                 matched += usize::from(!clause.library);
                 for p in cx.placed(opts, p, desc)? {
                     if matches!(p.attach, AttachPoint::Profile { .. } | AttachPoint::Perf { .. }) && !profile_probes.iter().any(|q| q.attach == p.attach) {
@@ -323,10 +351,15 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         cx.maps_of_one_kind()?;
     }
     order.sort();
+    iter::alone(&groups)?;
     let globals = (0..cx.globals.len()).map(|g| Variable { name: cx.globals[g].clone(), repr: cx.var_repr(VarRef::Global(g)) }).collect();
     let thread_locals = (0..cx.thread_locals.len()).map(|t| Variable { name: cx.thread_locals[t].clone(), repr: cx.var_repr(VarRef::Thread(t)) }).collect();
     let mut arrays: Vec<Array> = (0..cx.arrays.len()).map(|a| Array { name: cx.arrays[a].name.clone(), thread: cx.arrays[a].thread, keys: cx.arrays[a].keys.clone().unwrap_or_default(), value: cx.var_repr(VarRef::Array(a)), len: cx.arrays[a].len, keeps_zero: cx.arrays[a].name.starts_with('@'), declared: None }).collect();
     map_decls::apply(&program.map_decls, &mut arrays, &mut cx.aggs)?;
+    // The maps of values keeping a read aggregation's value hold as many keys as it.
+    for agg in &cx.aggs {
+        agg.read.iter().for_each(|a| arrays[*a].declared = agg.declared);
+    }
     let program = Program {
         options,
         groups: order
@@ -348,7 +381,9 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         functions: cx.functions,
         user_probes: cx.user_probes,
         raw_tracepoints: cx.raw_tracepoints,
+        getopts: cx.getopts,
         dialect: opts.dialect.unwrap_or_default(),
+        key_paths: program.key_paths.clone(),
     };
     if again {
         // A type taken from a guessed read is the guess, not known.
@@ -562,6 +597,8 @@ struct Checker<'a> {
     user_probes: Vec<UserProbe>,
     /// The raw tracepoints the program attaches to, numbered in order of first use.
     raw_tracepoints: Vec<crate::ir::RawTracepoint>,
+    /// bpftrace's named parameters the program reads with getopt(): name and description.
+    getopts: Vec<(String, String)>,
     /// The probes of the clause being checked (their prototypes type `args[N]`).
     clause_probes: Vec<crate::providers::Probe>,
     /// The stable probes' (proc, sched, io) attach points and the hooks they are on.
@@ -590,6 +627,8 @@ struct Checker<'a> {
     stack_mode: StackMode,
     /// bpftrace's `max_cat_bytes`: the most cat() prints of a file.
     cat_bytes: u64,
+    /// bpftrace's maps whose keys nest tuples or records: their scalar keys' paths.
+    key_paths: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 type Lowered = (Option<Expr>, Vec<Stmt>, Vec<u32>, Option<usize>, Vec<Variable>);
@@ -612,7 +651,11 @@ impl Checker<'_> {
                 p.attach = AttachPoint::Tracepoint(i as u16);
                 self.clause_tracepoints.push(i);
             }
-            AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_) => p.attach = self.function(p.attach, p.module, p.function, None, desc)?,
+            AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_) => {
+                // An entry probe inside the function is named by its offset, in hex.
+                let offset = if matches!(p.name, "entry" | "return") { 0 } else { u64::from_str_radix(p.name, 16).unwrap_or(0) };
+                p.attach = self.function(p.attach, p.module, p.function, None, offset, desc)?
+            }
             AttachPoint::RawTracepoint(_) => p.attach = self.raw_tracepoint(opts, p.module, p.name, None, desc)?,
             _ => {}
         }
@@ -833,11 +876,15 @@ mod dialect_tests;
 #[cfg(test)]
 mod bpftrace_std_tests;
 #[cfg(test)]
+mod bpftrace_called_tests;
+#[cfg(test)]
 mod stored_values_tests;
 #[cfg(test)]
 mod arrays_tests;
 #[cfg(test)]
 mod btlang_tests;
+#[cfg(test)]
+mod agg_reads_tests;
 mod bpftrace_fns;
 mod bpftrace_out;
 mod buffers;

@@ -21,6 +21,8 @@ pub(super) fn bpftrace_kind(p: &Probe) -> &'static str {
         AttachPoint::Begin => "BEGIN",
         AttachPoint::End => "END",
         AttachPoint::Error => "ERROR",
+        AttachPoint::SelfSignal => "self",
+        AttachPoint::Iter(_) => "iter",
         AttachPoint::SyscallEntry | AttachPoint::SyscallReturn | AttachPoint::Tracepoint(_) => "tracepoint",
         AttachPoint::RawTracepoint(_) => "rawtracepoint",
         AttachPoint::FbtEntry(_) => "kprobe",

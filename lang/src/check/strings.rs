@@ -55,9 +55,9 @@ impl Checker<'_> {
                     IntFn::Swap(_) => self.c_int("uint64_t"),
                     // bpftrace's rand is the helper's u32 as it is; D's rand() an int.
                     IntFn::Rand if self.bpftrace() => self.c_int("uint32_t"),
-                    IntFn::Index | IntFn::Rindex | IntFn::Rand | IntFn::Progenyof | IntFn::Syscall => self.int(),
+                    IntFn::Index | IntFn::Rindex | IntFn::Rand | IntFn::Progenyof | IntFn::Syscall | IntFn::Memcmp(_) | IntFn::WriteUser(_) => self.int(),
                     IntFn::ByteAt => self.c_int("char"),
-                    IntFn::UserReg(_) | IntFn::Cgroup | IntFn::ProbeReg(_) | IntFn::StackArg(_) | IntFn::FunctionArg(_) | IntFn::FuncIp | IntFn::Ncpus => self.c_int("uint64_t"),
+                    IntFn::UserReg(_) | IntFn::Cgroup | IntFn::ProbeReg(_) | IntFn::StackArg(_) | IntFn::FunctionArg(_) | IntFn::FuncIp | IntFn::Ncpus | IntFn::SocketCookie(_) | IntFn::PercpuKaddr(_) => self.c_int("uint64_t"),
                 };
                 TExpr::new(Expr::IntCall { f: g, args: lowered }, ty)
             }

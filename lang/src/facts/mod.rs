@@ -93,6 +93,15 @@ pub trait KernelFacts: std::fmt::Debug {
     fn cgroup_id(&self, path: &str) -> Result<u64, String> {
         Err(format!("cgroup {path} is not known here"))
     }
+    /// Whether a program of BPF program type `prog_type` may call kernel function `name`
+    /// (bpftrace's kfunc_allowed()); false if the kernel has no such function.
+    fn kfunc_allowed(&self, _name: &str, _prog_type: u32) -> Result<bool, String> {
+        Err("the kernel's functions are not known here".into())
+    }
+    /// Whether the kernel's BTF describes a variable `name` (bpftrace's percpu_kaddr()).
+    fn kernel_variable(&self, _name: &str) -> Result<bool, String> {
+        Err("the kernel's variables (BTF) are not known here".into())
+    }
 }
 
 /// A type id in the running kernel's BTF; 0 is `void`.
@@ -232,6 +241,14 @@ impl KernelFacts for Memo {
 
     fn module_function(&self, module: &str, name: &str) -> Result<Option<KernelTypeId>, String> {
         self.inner.module_function(module, name)
+    }
+
+    fn kfunc_allowed(&self, name: &str, prog_type: u32) -> Result<bool, String> {
+        self.inner.kfunc_allowed(name, prog_type)
+    }
+
+    fn kernel_variable(&self, name: &str) -> Result<bool, String> {
+        self.inner.kernel_variable(name)
     }
 
     fn kernel_symbol(&self, name: &str) -> Result<Option<u64>, String> {

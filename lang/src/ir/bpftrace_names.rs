@@ -22,6 +22,7 @@ impl Program {
             return match (provider, name) {
                 ("fbt", "entry") => format!("kprobe:{function}"),
                 ("fbt", "return") => format!("kretprobe:{function}"),
+                ("fbt", _) => format!("kprobe:{function}+{}", f.offset),
                 _ => format!("{provider}:{module}:{function}:{name}"),
             };
         }
@@ -43,6 +44,8 @@ impl Program {
         let Some(p) = crate::providers::probe_by_id(id) else { return format!("probe {id}") };
         match (p.provider, p.name) {
             ("dtrace", name) => name.to_string(),
+            ("self", name) => format!("self:{}:{name}", p.module),
+            ("iter", name) => format!("iter:{name}"),
             ("syscall", "entry") => format!("tracepoint:syscalls:sys_enter_{}", p.function),
             ("syscall", "return") => format!("tracepoint:syscalls:sys_exit_{}", p.function),
             _ => format!("{}:{}:{}:{}", p.provider, p.module, p.function, p.name),

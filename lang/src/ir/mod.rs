@@ -497,6 +497,21 @@ pub enum IntFn {
     /// current bpftrace's `ncpus`: the number of possible CPUs, which the code generator
     /// knows of the machine it compiles for.
     Ncpus,
+    /// current bpftrace's `memcmp(a, b, n)` of two strings, n a constant: the difference of
+    /// the first bytes that differ among the first n of their buffers (as signed chars; 0
+    /// past a buffer), 0 if none.
+    Memcmp(u32),
+    /// current bpftrace's `write_user(dst, src, len)`: the first len bytes of string src's
+    /// buffer written to the process's memory at dst (bpf_probe_write_user): 1 if written,
+    /// else 0. An effect: it runs where its value is not used.
+    WriteUser(u32),
+    /// current bpftrace's `socket_cookie(sk)` of the probe's argument N, a `struct sock *`
+    /// the verifier trusts (read from a tracing program's context): bpf_get_socket_cookie.
+    SocketCookie(u8),
+    /// current bpftrace's `percpu_kaddr("name"[, cpu])`: the address of the kernel's per-CPU
+    /// variable (its name interned) on this CPU, or on CPU `cpu` (0 if there is none):
+    /// bpf_this_cpu_ptr / bpf_per_cpu_ptr of the variable's BTF id.
+    PercpuKaddr(u64),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -608,6 +623,9 @@ pub enum StrFn {
     /// bpftrace's `macaddr(addr)`: the 6 bytes at a kernel address as upper-case hex bytes
     /// joined by colons (bytes that cannot be read are 0).
     Macaddr,
+    /// current bpftrace's `comm(pid)`: the name of the task with that id (the kfuncs
+    /// bpf_task_from_pid and bpf_task_release), "N/A" where there is none.
+    CommOfPid,
 }
 
 /// Where bpftrace's `ntop()` takes an address's bytes from.
@@ -618,6 +636,9 @@ pub enum NtopFrom {
     /// This many bytes (4 or 16) of kernel memory at the address argument (an array in a
     /// record, a struct, or a variable's buffer); bytes that cannot be read are 0.
     Memory(u8),
+    /// The first this many bytes (4 or 16) of the string argument's buffer (`comm`), as
+    /// bpftrace 0.17 reads a string of that size.
+    Str(u8),
 }
 
 /// An argument of a string subroutine.
@@ -704,7 +725,7 @@ impl Expr {
 
     /// Whether evaluating it changes a variable (it holds an assignment or `++`/`--`).
     pub fn has_effects(&self) -> bool {
-        self.any(&mut |n| matches!(n, Node::Expr(Expr::Seq(..)) | Node::Str(StrExpr::Seq(..))))
+        self.any(&mut |n| matches!(n, Node::Expr(Expr::Seq(..) | Expr::IntCall { f: IntFn::WriteUser(_), .. }) | Node::Str(StrExpr::Seq(..))))
     }
 
     /// How the value is stored; an integer's C type is the checker's to say (see
@@ -779,8 +800,9 @@ pub enum Stmt {
     /// `copyinto(src, size, dest)` (`user`: from user memory) and `bcopy(src, dest, size)`
     /// (from kernel memory): copies `size` bytes into the clause's scratch memory at `dest`.
     Copy { user: bool, src: Expr, dest: Expr, size: Expr },
-    /// `raise(signal)` (`stop()`: SIGSTOP) to the process that fired the probe.
-    Signal(Expr),
+    /// `raise(signal)` (`stop()`: SIGSTOP) to the process that fired the probe; to its
+    /// thread alone if `thread` (bpftrace's `signal_thread()`).
+    Signal { sig: Expr, thread: bool },
     /// bpftrace's `override(rc)`: the probed kernel function returns rc without running
     /// (bpf_override_return, at a kprobe of its entry).
     Override(Expr),
@@ -829,7 +851,7 @@ impl Stmt {
             Stmt::Break | Stmt::Continue | Stmt::Return => false,
             Stmt::SetStr(v, s) => s.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
             Stmt::SetObject(v, o) | Stmt::SetMember { var: v, value: o, .. } => o.any(f) || matches!(v, StrVar::Element { keys, .. } if keys.iter().any(|k| k.any(f))),
-            Stmt::Speculate(e) | Stmt::Signal(e) | Stmt::Chill(e) | Stmt::Override(e) => e.any(f),
+            Stmt::Speculate(e) | Stmt::Signal { sig: e, .. } | Stmt::Chill(e) | Stmt::Override(e) => e.any(f),
             Stmt::CopyOut { src, addr, size } => {
                 (match src {
                     CopyOutSrc::Memory(e) => e.any(f),
@@ -1075,6 +1097,10 @@ pub struct Aggregation {
     pub keys: Vec<Repr>,
     /// What bpftrace's `let @m = percpuhash(N)` declared (`None`: a share of aggsize).
     pub declared: Option<Declared>,
+    /// Where the program reads its value (bpftrace's `@c > 10`, `for ($kv : @c)`): the
+    /// associative arrays, one per [`agg::ReadPart`], that every update also keeps the
+    /// merged value in. Empty if it is never read.
+    pub read: Vec<usize>,
 }
 
 impl Aggregation {
@@ -1233,8 +1259,14 @@ pub struct Program {
     /// The raw tracepoints this program attaches to; `AttachPoint::RawTracepoint(i)` is the
     /// i-th.
     pub raw_tracepoints: Vec<RawTracepoint>,
+    /// bpftrace's named parameters the program reads with getopt(), in order of first use:
+    /// their names and descriptions (what `--help` after the program lists).
+    pub getopts: Vec<(String, String)>,
     /// The language the program was written in: how its output looks.
     pub dialect: crate::dialect::Dialect,
+    /// bpftrace's maps whose keys nest tuples or records, by name without `@`: the paths of
+    /// their scalar keys (see [`crate::ast::Program::key_paths`]).
+    pub key_paths: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 /// A place in a user-space ELF file a probe is on (pid, uprobe): its DTrace name, and where
@@ -1295,14 +1327,20 @@ pub struct KernelFunction {
     /// The stable probe (provider, name: `sched`, `on-cpu`) it carries, which its programs
     /// name; None for fbt's own probes.
     pub stable: Option<(String, String)>,
+    /// Where in the function its entry probe is: 0 at its start, else that many bytes in
+    /// (bpftrace's `kprobe:vfs_read+4`, a kprobe of its own).
+    pub offset: u64,
 }
 
 impl KernelFunction {
-    /// (provider, module, function, name) of its entry (or, for `ret`, return) probe.
+    /// (provider, module, function, name) of its entry (or, for `ret`, return) probe; a
+    /// probe inside the function is named by its offset in hex, as pid's are.
     pub fn shown(&self, ret: bool) -> (&str, &str, &str, &str) {
         match &self.stable {
             Some((provider, name)) => (provider, crate::providers::STABLE_MODULE, "", name),
-            None => ("fbt", &self.module, &self.name, if ret { "return" } else { "entry" }),
+            None if ret => ("fbt", &self.module, &self.name, "return"),
+            None if self.offset != 0 => ("fbt", &self.module, &self.name, crate::providers::interned(&format!("{:x}", self.offset))),
+            None => ("fbt", &self.module, &self.name, "entry"),
         }
     }
 }

@@ -49,13 +49,16 @@ impl Provider for Fbt {
             ["kretprobe" | "kretfunc" | "fexit", module, func] | ["kretprobe", module, func, ""] => (module, func, "return"),
             _ => return None,
         };
-        // bpftrace's `kprobe:FUNCTION+N` and `kprobe:ADDRESS`: a kprobe inside a function.
-        if func.contains('+') || super::spelling::number(func).is_some() {
-            let d = Diagnostic::new(desc.span.clone(), format!("`{func}`: a kernel probe at an offset or address is not in crumbs yet"));
+        // bpftrace's `kprobe:FUNCTION+N`: a kprobe N bytes into the function.
+        if let Some((function, offset)) = func.split_once('+') {
+            return Some(at_offset(desc, f[0], module, function, offset, names, facts));
+        }
+        if super::spelling::number(func).is_some() {
+            let d = Diagnostic::new(desc.span.clone(), format!("`{func}`: a kernel probe at an address is not in crumbs yet"));
             return Some(Err(if names == "return" {
-                d.label("offset not allowed").hint("a return probe fires where the function returns: name the function alone, kretprobe:FUNCTION")
+                d.label("address").hint("name the function, kretprobe:FUNCTION")
             } else {
-                d.label("offset or address").hint("probe the function's entry, kprobe:FUNCTION (spec §12.1)")
+                d.label("address").hint("name the function and the offset in it, kprobe:FUNCTION+N (spec §12.1)")
             }));
         }
         Some(match_functions(desc, module, func, names, facts))
@@ -91,6 +94,29 @@ impl Provider for Fbt {
     fn no_match_hint(&self, _: [&str; 4]) -> Option<String> {
         Some("fbt probes name kernel functions: fbt::FUNCTION:entry or fbt::FUNCTION:return (globs too, fbt::vfs_*:entry); list them with `crumbs -l -e 'fbt::PATTERN:'`".into())
     }
+}
+
+/// `kprobe:FUNCTION+N` (`kprobe:MODULE:FUNCTION+N`): a kprobe N bytes into one named
+/// function, its probe named by the offset in hex (`fbt:vmlinux:vfs_read:4`); `+0` is its
+/// entry. The kernel refuses a place that does not start an instruction, when it attaches.
+fn at_offset(desc: &ProbeDesc, kind: &str, module: &str, function: &str, offset: &str, names: &str, facts: Option<&dyn KernelFacts>) -> Result<Vec<Probe>, Diagnostic> {
+    let span = || desc.span.clone();
+    if kind != "kprobe" {
+        let hint = if names == "return" { format!("a return probe fires where the function returns: name the function alone, {kind}:{function}") } else { format!("a kprobe takes an offset: kprobe:{function}+{offset}") };
+        return Err(Diagnostic::new(span(), format!("{kind} probes take no offset")).label("offset").hint(hint));
+    }
+    let Some(n) = super::spelling::number(offset) else {
+        return Err(Diagnostic::new(span(), format!("`{offset}` is not an offset")).label("not a number").hint(format!("write kprobe:{function}+N, N a number of bytes (4, 0x10)")));
+    };
+    if function.is_empty() || function.contains(['*', '?', '[']) {
+        return Err(Diagnostic::new(span(), "an offset needs one function, not a pattern").label("not one function").hint("name the function: kprobe:vfs_read+4"));
+    }
+    let found = match_functions(desc, module, function, "entry", facts)?;
+    if n == 0 {
+        return Ok(found);
+    }
+    let at = interned(&format!("{n:x}"));
+    Ok(found.into_iter().map(|p| Probe { name: at, ..p }).collect())
 }
 
 /// The fbt probes of functions matching `func` in module `module`, named `names` (a glob

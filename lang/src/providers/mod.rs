@@ -5,11 +5,13 @@
 mod dtrace;
 mod fbt;
 mod io;
+pub mod iter;
 mod proc;
 pub mod perf;
 mod profile;
 mod rawtracepoint;
 mod sched;
+mod self_signal;
 pub mod spelling;
 mod stable;
 mod syscall;
@@ -18,6 +20,7 @@ mod usdt;
 mod user;
 
 pub use dtrace::{BEGIN_ID, END_ID, ERROR_ID};
+pub use self_signal::SELF_SIGUSR1_ID;
 pub use fbt::{FBT_ID_BASE, FBT_MODULE};
 pub use profile::{profile_probe, PROFILE_ID_BASE};
 pub use stable::{At, Hook, StableArg, StableProbe, STABLE_MODULE};
@@ -43,6 +46,11 @@ pub enum AttachPoint {
     /// `dtrace:::ERROR`: attached nowhere; its clauses run inside the program of a clause
     /// that faults, right after the fault.
     Error,
+    /// bpftrace's `self:signal:SIGUSR1`: run, as BEGIN is, each time crumbs receives SIGUSR1.
+    SelfSignal,
+    /// bpftrace's `iter:TARGET`: a BPF iterator, [`iter::ITERATORS`]' index; run once per
+    /// object when crumbs reads it.
+    Iter(u8),
     /// `raw_syscalls:sys_enter`, filtered by system call number in the kernel.
     SyscallEntry,
     /// `raw_syscalls:sys_exit`.
@@ -152,7 +160,7 @@ pub struct ArgType {
     pub kernel: Option<KernelTypeId>,
 }
 
-pub const PROVIDERS: &[&dyn Provider] = &[&dtrace::Dtrace, &syscall::Syscall, &tracepoint::Tracepoint, &profile::Profile, &perf::Software, &perf::Hardware, &fbt::Fbt, &rawtracepoint::RawTracepoint, &user::Pid, &user::Uprobe, &usdt::Usdt, &proc::PROC, &sched::SCHED, &io::IO];
+pub const PROVIDERS: &[&dyn Provider] = &[&dtrace::Dtrace, &self_signal::SelfSignal, &iter::Iter, &syscall::Syscall, &tracepoint::Tracepoint, &profile::Profile, &perf::Software, &perf::Hardware, &fbt::Fbt, &rawtracepoint::RawTracepoint, &user::Pid, &user::Uprobe, &usdt::Usdt, &proc::PROC, &sched::SCHED, &io::IO];
 
 /// Every probe of every provider (for `-l`).
 pub fn all_probes() -> Vec<Probe> {

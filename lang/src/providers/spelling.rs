@@ -23,6 +23,7 @@ const SHORT_NAMES: &[(&str, &str)] = &[
     ("p", "profile"),
     ("i", "interval"),
     ("rt", "rawtracepoint"),
+    ("it", "iter"),
 ];
 
 /// The long name of bpftrace's short provider name `short` (`t` is `tracepoint`).

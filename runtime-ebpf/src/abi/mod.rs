@@ -123,6 +123,8 @@ pub fn func_name(program: &str, f: Func) -> String {
 pub struct Target {
     /// CLOCK_REALTIME minus CLOCK_MONOTONIC, in ns, for walltimestamp.
     pub wall_offset: i64,
+    /// CLOCK_TAI minus CLOCK_BOOTTIME, in ns, for bpftrace's nsecs(sw_tai).
+    pub tai_offset: i64,
     /// Offsets of task_struct.real_parent and task_struct.tgid, for ppid (from BTF).
     pub task_offsets: Option<(i32, i32)>,
     /// Possible CPUs (every CPU has its own aggregation tables); 0 counts as 1.
@@ -130,6 +132,12 @@ pub struct Target {
     /// The kernel's BTF ids of the kfuncs bpf_iter_num_new, _next and _destroy, for loops
     /// the verifier checks once (index(), rindex(), strstr()).
     pub iter_num: Option<[u32; 3]>,
+    /// For bpftrace's comm(pid): the kernel's BTF ids of the kfuncs bpf_task_from_pid and
+    /// bpf_task_release, and the offset of task_struct.comm.
+    pub task_from_pid: Option<TaskFromPid>,
+    /// For bpftrace's percpu_kaddr(): the BTF ids of the kernel's variables the program
+    /// names, by name.
+    pub percpu_vars: Vec<(String, u32)>,
     /// Address ranges [start, end) of the tracepoint hooks that run the programs
     /// (`bpf_trace_run*`, `__bpf_trace_X`, `__traceiter_X`), for `caller` and `stackdepth`
     /// (emit/stack_values.rs); empty where the program uses neither.
@@ -140,6 +148,14 @@ pub struct Target {
     /// fbt probes attach as fentry and fexit programs, one per function (`-x fbtmode=fentry`
     /// asked, or the runtime chose it for this kernel).
     pub fbt_fentry: bool,
+}
+
+/// What comm(pid) needs of the kernel ([`Target::task_from_pid`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TaskFromPid {
+    pub from_pid: u32,
+    pub release: u32,
+    pub comm_offset: i16,
 }
 
 /// The ring buffer the programs send their records through ([`record`]).

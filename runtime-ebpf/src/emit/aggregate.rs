@@ -32,6 +32,11 @@ impl Emitter<'_> {
                 e.expr(value)?;
                 e.push(Insn::stx(DW, R10, val, R0));
             }
+            // A value the program reads is kept merged as well (agg_reads.rs), whether or
+            // not this CPU's table has room for the key.
+            for (array, part) in def.read.iter().zip(def.kind.read_parts().unwrap_or_default()) {
+                e.keep_read_value(*array, *part, key, val)?;
+            }
             let done = e.label();
             e.find_slot(id, &layout, !def.keys.is_empty(), key, done)?;
             e.push(Insn::alu_imm(Alu::Add, R0, layout.value_offset() as i32));

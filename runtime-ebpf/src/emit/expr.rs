@@ -331,6 +331,11 @@ impl Emitter<'_> {
 
     pub(super) fn var(&mut self, h: VarHook) -> Result<(), EmitError> {
         match h {
+            VarHook::Kernel(KernelValue::SwTaiNs, _) => {
+                self.push(Insn::call(helper::KTIME_GET_BOOT_NS));
+                self.ld64(R1, self.target.tai_offset);
+                self.push(Insn::alu_reg(Alu::Add, R0, R1));
+            }
             VarHook::Kernel(value, part) => {
                 self.push(Insn::call(match value {
                     KernelValue::PidTgid => helper::GET_CURRENT_PID_TGID,
@@ -340,6 +345,8 @@ impl Emitter<'_> {
                     KernelValue::CurrentTask => helper::GET_CURRENT_TASK,
                     KernelValue::NumaNode => helper::GET_NUMA_NODE_ID,
                     KernelValue::Jiffies => helper::JIFFIES64,
+                    KernelValue::BootNs | KernelValue::SwTaiNs => helper::KTIME_GET_BOOT_NS,
+                    KernelValue::TaiNs => helper::KTIME_GET_TAI_NS,
                 }));
                 match part {
                     Part::Whole => {}
@@ -374,6 +381,17 @@ impl Emitter<'_> {
             }
             VarHook::Caller { user } => self.stack_value(user, false)?,
             VarHook::StackDepth { user } => self.stack_value(user, true)?,
+            VarHook::StackLen { user, frames } => {
+                self.stack_value(user, true)?;
+                // What the stack value keeps: its depth, up to its frames.
+                let most = match (frames, user) {
+                    (0, false) => self.p.options.stackframes.unwrap_or(crumbs_lang::ir::STACK_FRAMES_DEFAULT),
+                    (0, true) => self.p.options.ustackframes.unwrap_or(crumbs_lang::ir::USTACK_FRAMES_MAX),
+                    (n, _) => n,
+                };
+                self.push(Insn::jmp_imm(Cond::Le, R0, most as i32, 1));
+                self.push(Insn::mov_imm(R0, most as i32));
+            }
             VarHook::Comm | VarHook::Cwd | VarHook::ProbeProv | VarHook::ProbeMod | VarHook::ProbeFunc | VarHook::ProbeName => {
                 return Err(self.err(format!("internal: string builtin {h:?} used as an integer")));
             }

@@ -26,7 +26,7 @@ pub(super) struct FaultTarget {
 
 /// Where the value a fault reports (arg5) is.
 #[derive(Clone, Copy, Debug)]
-pub(super) enum FaultValue {
+pub(crate) enum FaultValue {
     Zero,
     Reg(Reg),
     /// In this stack slot.

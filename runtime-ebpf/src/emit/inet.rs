@@ -103,8 +103,8 @@ impl Emitter<'_> {
     /// zeroed first) from the integer or from memory, then AF_INET's or AF_INET6's text
     /// (an af known when compiling writes only its own), else "".
     pub(super) fn ntop(&mut self, from: NtopFrom, args: &[StrArg], out: Buf, own: u32) -> Result<(), EmitError> {
-        let (Some(StrArg::Int(af)), Some(StrArg::Int(addr))) = (args.first(), args.get(1)) else {
-            return Err(self.err("internal: ntop() without two integers"));
+        let (Some(StrArg::Int(af)), Some(addr)) = (args.first(), args.get(1)) else {
+            return Err(self.err("internal: ntop() without two arguments"));
         };
         self.scoped(|e| {
             let (af_at, addr_at) = (e.slot(8)?, e.slot(8)?);
@@ -113,8 +113,10 @@ impl Emitter<'_> {
                 e.expr(af)?;
                 e.push(Insn::stx(DW, R10, af_at, R0));
             }
-            e.expr(addr)?;
-            e.push(Insn::stx(DW, R10, addr_at, R0));
+            if let StrArg::Int(addr) = addr {
+                e.expr(addr)?;
+                e.push(Insn::stx(DW, R10, addr_at, R0));
+            }
             e.zero_buf(out, own);
             e.zero_buf(t.text, TEXT);
             e.zero_buf(t.bytes, 16);
@@ -131,6 +133,22 @@ impl Emitter<'_> {
                     e.push(Insn::mov_imm(R2, n.min(16) as i32));
                     e.push(Insn::ldx(DW, R3, R10, addr_at));
                     e.push(Insn::call(helper::PROBE_READ_KERNEL));
+                }
+                // The string's first bytes, copied a word at a time (its buffer is at least
+                // as large, 8-byte aligned).
+                NtopFrom::Str(n) => {
+                    let StrArg::Str(s) = addr else { return Err(e.err("internal: ntop() of a string without one")) };
+                    let size = match s.repr() {
+                        Repr::Str(size) => size,
+                        _ => crumbs_lang::ir::str_buffer(e.p.options.strsize()),
+                    };
+                    let src = e.readable(s, size)?;
+                    for word in 0..i16::from(n.min(16)) / 4 {
+                        e.buf_addr(R1, src);
+                        e.push(Insn::ldx(W, R0, R1, 4 * word));
+                        e.buf_addr(R1, t.bytes);
+                        e.push(Insn::stx(W, R1, 4 * word, R0));
+                    }
                 }
             }
             match af {

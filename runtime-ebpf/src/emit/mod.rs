@@ -12,6 +12,7 @@ use crumbs_lang::builtins::{KernelValue, Part, VarHook};
 use crumbs_lang::ir::*;
 use crumbs_lang::providers::AttachPoint;
 
+mod agg_reads;
 mod aggregate;
 mod buffer;
 pub(crate) mod attach;
@@ -31,6 +32,7 @@ mod link_ntop;
 mod loops;
 mod map_loops;
 mod numbers;
+mod percpu;
 mod objects;
 mod search;
 mod send;
@@ -41,8 +43,10 @@ mod stack_values;
 mod strings;
 mod strtok;
 mod subroutines;
+mod task_comm;
 
-use faults::{ErrorArgs, FaultTarget, FaultValue};
+use faults::{ErrorArgs, FaultTarget};
+pub(crate) use faults::FaultValue;
 pub use speculation::{speculations_offset, speculations_size};
 use frame::Frame;
 use strings::Buf;
@@ -137,7 +141,7 @@ fn needs_scratch(c: &Clause) -> bool {
             // A struct key may be larger than the stack holds.
             Node::Stmt(Stmt::Aggregate { keys, .. } | Stmt::SetElement { keys, .. }) | Node::Expr(Expr::Element { keys, .. } | Expr::VarAddr(StrVar::Element { keys, .. })) => keys.iter().any(|k| matches!(k, Expr::Object { .. })),
             // The searches work in scratch buffers, and so do caller and stackdepth.
-            Node::Expr(Expr::IntCall { f: IntFn::Index | IntFn::Rindex | IntFn::ByteAt, .. } | Expr::Var(VarHook::Caller { .. } | VarHook::StackDepth { .. })) => true,
+            Node::Expr(Expr::IntCall { f: IntFn::Index | IntFn::Rindex | IntFn::ByteAt | IntFn::Memcmp(_) | IntFn::WriteUser(_), .. } | Expr::Var(VarHook::Caller { .. } | VarHook::StackDepth { .. } | VarHook::StackLen { .. })) => true,
             _ => false,
         })
 }
@@ -541,10 +545,10 @@ impl Emitter<'_> {
                 self.expr(rc)?;
                 self.context().override_return(self)?;
             }
-            Stmt::Signal(sig) => {
+            Stmt::Signal { sig, thread } => {
                 self.expr(sig)?;
                 self.push(Insn::mov(R1, R0));
-                self.push(Insn::call(helper::SEND_SIGNAL));
+                self.push(Insn::call(if *thread { helper::SEND_SIGNAL_THREAD } else { helper::SEND_SIGNAL }));
             }
         }
         Ok(())

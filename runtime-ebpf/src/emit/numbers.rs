@@ -42,6 +42,13 @@ impl Emitter<'_> {
             IntFn::FunctionArg(n) => self.context().trusted_arg(self, R0, n)?,
             IntFn::FuncIp => self.context().function_address(self)?,
             IntFn::ByteAt => self.byte_at(args)?,
+            IntFn::Memcmp(n) => self.memcmp(args, n)?,
+            IntFn::WriteUser(n) => self.write_user(args, n)?,
+            IntFn::PercpuKaddr(name) => self.percpu_kaddr(name, args)?,
+            IntFn::SocketCookie(n) => {
+                self.context().trusted_arg(self, R1, n)?;
+                self.push(Insn::call(helper::GET_SOCKET_COOKIE));
+            }
             IntFn::Ncpus => self.ld64(R0, i64::from(self.target.cpus)),
         }
         Ok(())
@@ -75,6 +82,71 @@ impl Emitter<'_> {
             e.bind(past);
             e.push(Insn::mov_imm(R0, 0));
             e.bind(done);
+            Ok(())
+        })
+    }
+
+    /// r0 = the difference of the first bytes (signed chars) that differ among the first
+    /// `n` of two strings' buffers, 0 past a buffer; 0 if none differ (bpftrace's memcmp()).
+    /// Unrolled: n is a constant, at most the string size.
+    fn memcmp(&mut self, args: &[StrArg], n: u32) -> Result<(), EmitError> {
+        let (Some(StrArg::Str(a)), Some(StrArg::Str(b))) = (args.first(), args.get(1)) else {
+            return Err(self.err("internal: memcmp() takes two strings"));
+        };
+        self.scoped(|e| {
+            let size = |e: &Self, s: &StrExpr| match s.repr() {
+                Repr::Str(n) => n,
+                _ => crumbs_lang::ir::str_buffer(e.p.options.strsize()),
+            };
+            let (sa, sb) = (size(e, a), size(e, b));
+            let ba = e.readable(a, sa)?;
+            let bb = e.readable(b, sb)?;
+            let done = e.label();
+            for i in 0..n.min(sa.max(sb)) {
+                for (reg, buf, size) in [(R1, ba, sa), (R2, bb, sb)] {
+                    if i < size {
+                        e.buf_addr(reg, buf);
+                        e.push(Insn::ldx(B, reg, reg, i as i16));
+                        e.push(Insn::alu_imm(Alu::Lsh, reg, 56));
+                        e.push(Insn::alu_imm(Alu::Arsh, reg, 56));
+                    } else {
+                        e.push(Insn::mov_imm(reg, 0));
+                    }
+                }
+                e.push(Insn::mov(R0, R1));
+                e.push(Insn::alu_reg(Alu::Sub, R0, R2));
+                e.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), done);
+            }
+            e.push(Insn::mov_imm(R0, 0));
+            e.bind(done);
+            Ok(())
+        })
+    }
+
+    /// r0 = 1 if bpf_probe_write_user() wrote the first `len` bytes of a string's buffer to
+    /// the user address, else 0 (bpftrace's write_user()).
+    fn write_user(&mut self, args: &[StrArg], len: u32) -> Result<(), EmitError> {
+        let (Some(StrArg::Int(dst)), Some(StrArg::Str(src))) = (args.first(), args.get(1)) else {
+            return Err(self.err("internal: write_user() takes an address and a string"));
+        };
+        self.scoped(|e| {
+            let at = e.slot(8)?;
+            e.expr(dst)?;
+            e.push(Insn::stx(DW, R10, at, R0));
+            let size = match src.repr() {
+                Repr::Str(n) => n,
+                _ => crumbs_lang::ir::str_buffer(e.p.options.strsize()),
+            };
+            let buf = e.readable(src, size)?;
+            e.buf_addr(R2, buf);
+            e.push(Insn::ldx(DW, R1, R10, at));
+            e.push(Insn::mov_imm(R3, len.min(size) as i32));
+            e.push(Insn::call(helper::PROBE_WRITE_USER));
+            // 0 is success: 1; an error (negative): 0.
+            e.push(Insn::mov_imm(R1, 1));
+            e.push(Insn::jmp_imm(Cond::Eq, R0, 0, 1));
+            e.push(Insn::mov_imm(R1, 0));
+            e.push(Insn::mov(R0, R1));
             Ok(())
         })
     }

@@ -15,12 +15,22 @@ pub(super) fn attach(p: &mut KProbe, program: &Program, code: &ProgramCode, tall
     let (AttachPoint::FbtEntry(i) | AttachPoint::FbtReturn(i)) = code.attach else {
         return Err(RunError::Other(format!("program {} is a kprobe program for {:?}", code.name, code.attach)));
     };
-    let function = &program.functions[i as usize].name;
+    let f = &program.functions[i as usize];
+    let function = &f.name;
     tally.functions += 1;
-    match p.attach(function, 0) {
+    // An entry probe inside the function (kprobe:vfs_read+4) is at its offset; the kernel
+    // refuses one that does not start an instruction (EILSEQ).
+    match p.attach(function, f.offset) {
         Ok(id) => Ok(vec![Box::new(p.take_link(id).map_err(|e| RunError::Other(e.to_string()))?)]),
         Err(e) => {
-            tally.skipped.push((function.clone(), with_causes(&e)));
+            let mut why = with_causes(&e);
+            // The kernel decodes the function up to the place and refuses one inside an
+            // instruction (bpftrace: "Possible attachment attempt in the middle of an
+            // instruction, try a different offset.").
+            if f.offset != 0 && why.contains(&format!("(os error {})", libc::EILSEQ)) {
+                why = format!("offset {} is in the middle of an instruction, try a different offset ({why})", f.offset);
+            }
+            tally.skipped.push((function.clone(), why));
             Ok(Vec::new())
         }
     }

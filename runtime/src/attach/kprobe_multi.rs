@@ -155,8 +155,11 @@ fn log_text(log: &[u8]) -> String {
 /// Whether this kernel has kprobe.multi links, found once: a trivial program linked to a
 /// function that does not exist is refused for the missing function (ESRCH, ENOENT) where
 /// the kernel has them, and as an unknown or unsupported attach (EINVAL, EOPNOTSUPP) where
-/// it has not.
+/// it has not. Turned off ([`super::features`]), they are not used.
 pub(crate) fn supported() -> Result<(), String> {
+    if super::features::disabled(super::features::Feature::KprobeMulti) {
+        return Err("they are turned off (--no-feature kprobe_multi)".to_string());
+    }
     static SUPPORTED: OnceLock<Result<(), String>> = OnceLock::new();
     SUPPORTED
         .get_or_init(|| {

@@ -10,7 +10,9 @@ use crumbs_lang::ir::Program;
 use crumbs_lang::providers::AttachPoint;
 
 mod btf_tracepoint;
+pub mod features;
 pub(crate) mod fentry;
+pub(crate) mod iter;
 mod kprobe;
 pub(crate) mod kprobe_multi;
 mod module_btf;
@@ -88,6 +90,9 @@ pub(crate) fn load(ebpf: &mut Ebpf, own: &mut OwnPrograms, program: &Program, co
         let loaded = fentry::load_own(ebpf, program, code, &mut own.1)?;
         return Ok(own.keep(code, loaded));
     }
+    if matches!(code.attach, AttachPoint::Iter(_)) {
+        return Ok(own.keep(code, iter::load(ebpf, code)?.map(Some)));
+    }
     if btf_tracepoint::own(code) {
         return Ok(own.keep(code, btf_tracepoint::load_own(ebpf, program, code)?.map(Some)));
     }
@@ -120,6 +125,8 @@ pub(crate) struct Tally {
     pub user: uprobe::UserTally,
     /// How the refused functions were to be probed, for the message: "a kprobe" if unset.
     pub how: Option<&'static str>,
+    /// Iterators made (`iter:task`), for the session to read once BEGIN has run.
+    pub iters: Vec<std::os::fd::OwnedFd>,
 }
 
 impl Tally {
@@ -152,6 +159,7 @@ pub(crate) fn attach(ebpf: &mut Ebpf, own: &OwnPrograms, program: &Program, code
         return match code.attach {
             AttachPoint::UserEntry(i) | AttachPoint::UserReturn(i) => Ok(uprobe_multi::attach(fd, &program.user_probes[i as usize], &mut tally.user)),
             AttachPoint::RawTracepoint(_) => btf_tracepoint::attach_own(fd, program, code),
+            AttachPoint::Iter(_) => iter::attach(fd, code, tally),
             _ => Ok(fentry::attach_own(fd, program, code, tally)),
         };
     }

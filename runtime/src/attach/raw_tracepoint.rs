@@ -1,5 +1,5 @@
-//! Raw tracepoint programs: the system call providers on `sys_enter`/`sys_exit`, and BEGIN
-//! and END, which are never attached but run once by the session.
+//! Raw tracepoint programs: the system call providers on `sys_enter`/`sys_exit`, and BEGIN,
+//! END and bpftrace's `self:signal:SIGUSR1`, which are never attached but run by the session.
 
 use super::Link;
 use crate::session::RunError;

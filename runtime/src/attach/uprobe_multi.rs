@@ -46,6 +46,9 @@ struct LinkCreate {
 /// Whether this kernel has uprobe.multi links, found once: a trivial program linked to a
 /// file that does not exist is refused for the file (ENOENT) where it has them.
 pub(crate) fn supported() -> bool {
+    if super::features::disabled(super::features::Feature::UprobeMulti) {
+        return false;
+    }
     static SUPPORTED: OnceLock<bool> = OnceLock::new();
     *SUPPORTED.get_or_init(|| {
         let exit = [Insn::mov_imm(crumbs_ebpf::insn::R0, 0), Insn::exit()];

@@ -20,6 +20,7 @@ use std::sync::{Mutex, OnceLock};
 
 #[cfg(test)]
 mod blob;
+pub mod c_decl;
 mod modules;
 mod scan;
 
@@ -28,7 +29,7 @@ pub use scan::{function_names, raw_tracepoint_names};
 pub const VMLINUX: &str = "/sys/kernel/btf/vmlinux";
 
 /// The kernel's BTF, opened on first use.
-fn vmlinux() -> Result<&'static Btf, String> {
+pub(crate) fn vmlinux() -> Result<&'static Btf, String> {
     static BTF: OnceLock<Result<Btf, String>> = OnceLock::new();
     BTF.get_or_init(|| open(VMLINUX)).as_ref().map_err(Clone::clone)
 }
@@ -244,6 +245,12 @@ fn loaded_module(module: &str) -> Result<(usize, &'static Btf), String> {
 pub fn func_id(name: &str) -> Option<u32> {
     let btf = vmlinux().ok()?;
     btf.resolve_ids_by_name(name).ok()?.into_iter().find(|id| matches!(btf.resolve_type_by_id(*id), Ok(Type::Func(_))))
+}
+
+/// The BTF id of vmlinux's variable `name` (the kernel describes its per-CPU variables).
+pub fn var_id(name: &str) -> Option<u32> {
+    let btf = vmlinux().ok()?;
+    btf.resolve_ids_by_name(name).ok()?.into_iter().find(|id| matches!(btf.resolve_type_by_id(*id), Ok(Type::Var(_))))
 }
 
 fn btf_error(e: btf_rs::Error) -> String {

@@ -17,6 +17,12 @@ pub(crate) fn wall_offset() -> i64 {
     clock(libc::CLOCK_REALTIME) - clock(libc::CLOCK_MONOTONIC)
 }
 
+/// CLOCK_TAI - CLOCK_BOOTTIME: added to bpf_ktime_get_boot_ns() for bpftrace's
+/// nsecs(sw_tai), as bpftrace reads it.
+fn tai_offset() -> i64 {
+    clock(libc::CLOCK_TAI) - clock(libc::CLOCK_BOOTTIME)
+}
+
 /// Whether the program walks task_structs: ppid, progenyof().
 fn uses_ppid(p: &Program) -> bool {
     p.groups.iter().flat_map(|g| &g.clauses).any(|c| c.any(&mut |n| matches!(n, Node::Expr(Expr::Var(VarHook::Ppid) | Expr::IntCall { f: IntFn::Progenyof, .. }))))
@@ -46,9 +52,39 @@ pub fn iter_num() -> Option<[u32; 3]> {
     Some([id("new")?, id("next")?, id("destroy")?])
 }
 
+/// Whether the program reads another task's name (bpftrace's comm(pid)).
+fn uses_comm_of_pid(p: &Program) -> bool {
+    p.groups.iter().flat_map(|g| &g.clauses).any(|c| c.any(&mut |n| matches!(n, Node::Str(StrExpr::Call { f: StrFn::CommOfPid, .. }))))
+}
+
+/// The BTF ids of bpf_task_from_pid and bpf_task_release, and where task_struct's comm is.
+fn task_from_pid() -> Option<crumbs_ebpf::abi::TaskFromPid> {
+    Some(crumbs_ebpf::abi::TaskFromPid {
+        from_pid: super::btf::func_id("bpf_task_from_pid")?,
+        release: super::btf::func_id("bpf_task_release")?,
+        comm_offset: i16::try_from(super::btf::member_offset("task_struct", "comm")?).ok()?,
+    })
+}
+
+/// The BTF ids of the per-CPU variables the program names in percpu_kaddr().
+fn percpu_vars(p: &Program) -> Vec<(String, u32)> {
+    let mut names = Vec::new();
+    for c in p.groups.iter().flat_map(|g| &g.clauses) {
+        c.any(&mut |n| {
+            if let Node::Expr(Expr::IntCall { f: IntFn::PercpuKaddr(id), .. }) = n {
+                names.push(p.strings.resolve(*id));
+            }
+            false
+        });
+    }
+    names.sort();
+    names.dedup();
+    names.into_iter().filter_map(|n| Some((n.clone(), super::btf::var_id(&n)?))).collect()
+}
+
 /// Whether the program computes `caller` or `stackdepth` of the kernel stack.
 fn uses_kernel_stack_values(p: &Program) -> bool {
-    p.groups.iter().flat_map(|g| &g.clauses).any(|c| c.any(&mut |n| matches!(n, Node::Expr(Expr::Var(VarHook::Caller { user: false } | VarHook::StackDepth { user: false })))))
+    p.groups.iter().flat_map(|g| &g.clauses).any(|c| c.any(&mut |n| matches!(n, Node::Expr(Expr::Var(VarHook::Caller { user: false } | VarHook::StackDepth { user: false } | VarHook::StackLen { user: false, .. })))))
 }
 
 /// Where the hooks that run the program's tracepoint programs are in the kernel (see
@@ -76,9 +112,12 @@ pub fn codegen_target(program: &Program) -> Target {
     let fbt = fbt_mode(program);
     Target {
         wall_offset: wall_offset(),
+        tai_offset: tai_offset(),
         task_offsets: if uses_ppid(program) { task_offsets() } else { None },
         cpus: super::cpus::possible() as u32,
         iter_num: if loops_over_strings(program) { iter_num() } else { None },
+        task_from_pid: if uses_comm_of_pid(program) { task_from_pid() } else { None },
+        percpu_vars: percpu_vars(program),
         tracing_frames: if uses_kernel_stack_values(program) { tracing_frames(program) } else { Vec::new() },
         fbt_multi: fbt == Some(FbtMode::Multi),
         fbt_fentry: fbt == Some(FbtMode::Fentry),
@@ -104,6 +143,9 @@ fn fbt_mode(program: &Program) -> Option<FbtMode> {
     }
     let needs = program.fbt_needs();
     Some(match program.options.fbtmode {
+        // A probe inside a function (kprobe:vfs_read+4) is a kprobe's: the program's fbt
+        // probes all attach so, whatever fbtmode says.
+        _ if needs.offsets => FbtMode::Kprobe,
         Some(mode) => mode,
         // bpf_d_path() (path()) and arguments at a return are only in a trampoline's program.
         None if needs.trampoline => FbtMode::Fentry,

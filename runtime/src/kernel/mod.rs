@@ -7,6 +7,7 @@ pub(crate) mod btf;
 pub(crate) mod codegen;
 pub mod cpus;
 mod functions;
+mod kfuncs;
 mod raw_tracepoints;
 pub(crate) mod tracefs;
 mod user;
@@ -14,6 +15,8 @@ mod user;
 use codegen::codegen_target;
 pub use codegen::iter_num;
 pub use tracefs::TRACEFS;
+/// vmlinux's types as C definitions (bpftrace's `-lv 'struct NAME'`).
+pub use btf::c_decl;
 
 use crumbs_ebpf::abi::Target;
 use crumbs_lang::facts::user::{Modules, UserModule};
@@ -111,6 +114,15 @@ impl KernelFacts for LiveKernel {
             Some(0) => Err("/proc/kallsyms shows no addresses (kernel.kptr_restrict): run as root".into()),
             f => Ok(f),
         }
+    }
+
+    fn kfunc_allowed(&self, name: &str, prog_type: u32) -> Result<bool, String> {
+        kfuncs::allowed(name, prog_type)
+    }
+
+    fn kernel_variable(&self, name: &str) -> Result<bool, String> {
+        btf::vmlinux()?;
+        Ok(btf::var_id(name).is_some())
     }
 
     fn cgroup_id(&self, path: &str) -> Result<u64, String> {

@@ -17,6 +17,7 @@ pub mod cat;
 pub mod cgroup_paths;
 pub mod destination;
 pub mod flow;
+pub mod gfp;
 pub mod joined;
 pub mod join;
 pub mod local_time;

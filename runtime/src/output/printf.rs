@@ -71,6 +71,8 @@ pub fn format_conv(out: &mut String, c: &Conv, v: &Value) {
             let date = wall_date(*n);
             pad(out, &date, date.len(), c.width.unwrap_or(0), c.has_flag('-'));
         }
+        // Current bpftrace's %gr: GFP flags by name.
+        ('g', Value::Int(n, _)) => format_str(out, c, &super::gfp::names(*n as u64)),
         (_, Value::Int(n, r)) => format_int(out, c, *n, *r),
         // An integer conversion of a string: print the string, honouring width and '-'.
         (_, Value::Str(s)) => {

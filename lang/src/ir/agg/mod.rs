@@ -229,6 +229,35 @@ impl AggKind {
     }
 }
 
+/// What one update does to a map of values that keeps an aggregation's merged value where
+/// the program reads it (current bpftrace reads a `count`, `sum`, `min`, `max` or `avg` in
+/// an expression and walks one with `for`): the kernel keeps those in a shared hash map
+/// beside the per-CPU tables, updated atomically, so a read is one lookup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadPart {
+    /// `+= 1`.
+    Count,
+    /// `+= value`.
+    Add,
+    /// The smallest or largest value (a new key starts at the value).
+    Keep(Keep),
+}
+
+impl AggKind {
+    /// The maps of values a readable aggregation keeps, in order (avg: its sum, then its
+    /// count); `None` for a function whose value is not a number (hist(), stats(), ...).
+    pub fn read_parts(&self) -> Option<&'static [ReadPart]> {
+        match self.name() {
+            "count" => Some(&[ReadPart::Count]),
+            "sum" => Some(&[ReadPart::Add]),
+            "min" => Some(&[ReadPart::Keep(Keep::Min)]),
+            "max" => Some(&[ReadPart::Keep(Keep::Max)]),
+            "avg" => Some(&[ReadPart::Add, ReadPart::Count]),
+            _ => None,
+        }
+    }
+}
+
 /// As the IR printed it when every function was a variant: `Count`, `Lquantize { base: 0, .. }`.
 impl fmt::Debug for AggKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

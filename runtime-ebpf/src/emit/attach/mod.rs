@@ -10,6 +10,7 @@ use crumbs_lang::providers::AttachPoint;
 
 mod dtrace;
 mod fentry;
+mod iter;
 mod kprobe;
 mod profile;
 mod pt_regs;
@@ -117,7 +118,7 @@ pub(crate) fn context_of(code: &crate::abi::ProgramCode) -> &'static dyn ProbeCo
 /// The context of an attach point: the one place that maps attach points to their files.
 pub(crate) fn context(attach: AttachPoint) -> &'static dyn ProbeContext {
     match attach {
-        AttachPoint::Begin | AttachPoint::End | AttachPoint::Error => &dtrace::Dtrace,
+        AttachPoint::Begin | AttachPoint::End | AttachPoint::Error | AttachPoint::SelfSignal => &dtrace::Dtrace,
         AttachPoint::SyscallEntry | AttachPoint::SyscallReturn => &syscall::Syscall,
         AttachPoint::Profile { .. } | AttachPoint::Perf { .. } => &profile::Profile,
         AttachPoint::Tracepoint(_) => &tracepoint::Tracepoint,
@@ -126,5 +127,6 @@ pub(crate) fn context(attach: AttachPoint) -> &'static dyn ProbeContext {
         AttachPoint::UserEntry(_) => &uprobe::ENTRY,
         AttachPoint::UserReturn(_) => &uprobe::RETURN,
         AttachPoint::RawTracepoint(_) => &rawtracepoint::RawTracepoint,
+        AttachPoint::Iter(_) => &iter::Iter,
     }
 }

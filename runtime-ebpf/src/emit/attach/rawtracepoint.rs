@@ -47,6 +47,13 @@ impl ProbeContext for RawTracepoint {
     /// read there). A pointer is copied out with bpf_probe_read_kernel rather than loaded:
     /// loaded, the verifier types it as the kernel object it points to and refuses the
     /// arithmetic D may do on it (`arg1 & 0xfff`, a cast to int).
+    /// Argument n as the verifier types it, loaded from the context (a pointer it trusts,
+    /// for bpf_get_socket_cookie()).
+    fn trusted_arg(&self, e: &mut Emitter, reg: Reg, n: u8) -> Result<(), EmitError> {
+        e.push(Insn::ldx(DW, reg, R6, 8 * n as i16));
+        Ok(())
+    }
+
     fn arg(&self, e: &mut Emitter, n: u8) -> Result<(), EmitError> {
         let off = 8 * n as i16;
         match e.p.raw_tracepoints[index(e.attach)].pointers.get(n as usize) {

@@ -75,6 +75,15 @@ pub fn value(v: &Value, div: u64) -> String {
     }
 }
 
+/// One key in a JSON member's name: as the text format prints it, a tuple or record among
+/// the keys (current bpftrace's) without its spaces, as current bpftrace writes them.
+fn json_key(key: &Value) -> String {
+    match key {
+        Value::Tuple(_) | Value::Record(_) => key_text(key).replace(' ', ""),
+        _ => key_text(key),
+    }
+}
+
 /// A map record of type `kind`: a keyless map's one value, or an object of its rows
 /// (`(keys, value JSON)`, in order); none for no rows.
 fn map_record(kind: &str, name: &str, keyless: bool, rows: Vec<(&[Value], String)>) -> Option<String> {
@@ -83,7 +92,7 @@ fn map_record(kind: &str, name: &str, keyless: bool, rows: Vec<(&[Value], String
     } else if rows.is_empty() {
         return None;
     } else {
-        let members: Vec<String> = rows.into_iter().map(|(k, v)| format!("{}: {v}", string(&k.iter().map(key_text).collect::<Vec<_>>().join(",")))).collect();
+        let members: Vec<String> = rows.into_iter().map(|(k, v)| format!("{}: {v}", string(&k.iter().map(json_key).collect::<Vec<_>>().join(",")))).collect();
         format!("{{{}}}", members.join(", "))
     };
     Some(record(kind, &format!("{{{}: {data}}}", string(&format!("@{name}")))))
