@@ -304,7 +304,7 @@ fn find_targets(e: &Expr, out: &mut Vec<(String, String)>) {
 /// them in `$kv.0`: one scalar, or a tuple of the keys (tuples among them nested; a map's
 /// keys given as one tuple, `@m[$t]`, are that tuple's elements).
 fn clause_map_keys(clause: &Clause, shapes: &Shapes, found: &mut HashMap<String, Shape>) {
-    let count = |keys: &[Expr]| match &keys[..] {
+    let count = |keys: &[Expr]| match keys {
         [k] => shapes.of(k),
         keys => Shape::Tuple(keys.iter().map(|k| shapes.of(k)).collect()),
     };

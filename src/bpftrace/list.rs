@@ -78,6 +78,7 @@ fn list_pattern(pattern: Option<&str>, verbose: bool, out: &mut dyn Write) -> Re
 /// (`tracepoint:xdp:mem_connect`, `kprobe:vfs_read`, `fentry:vmlinux:vfs_read`); BEGIN and END
 /// are not listed, and a probe without matches of its own (`interval:s:1`, `profile:hz:99`) is
 /// its description. `params` are `$1`, `$2`, ... for the descriptions.
+#[allow(clippy::result_large_err)] // a diagnostic, as the compiler returns it
 pub fn list_program(text: &str, params: &[String], verbose: bool, out: &mut dyn Write) -> Result<(), crumbs_lang::diag::Diagnostic> {
     let facts: std::rc::Rc<dyn KernelFacts> = std::rc::Rc::new(LiveKernel);
     let ast = crumbs_lang::parse::parse_program_in(text, Some(facts.clone()), crumbs_lang::dialect::Dialect::Bpftrace)?;

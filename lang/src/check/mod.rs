@@ -106,7 +106,10 @@ pub struct CheckOptions {
 /// (bpftrace's `--probe-filter REGEX`, over its names of the probes). BEGIN, END and ERROR
 /// are always kept.
 #[derive(Clone)]
-pub struct ProbeFilter(pub std::rc::Rc<dyn Fn(&crate::ast::ProbeDesc, &crate::providers::Probe) -> bool>);
+pub struct ProbeFilter(pub std::rc::Rc<KeepsProbe>);
+
+/// Whether a description's matched probe is kept.
+pub type KeepsProbe = dyn Fn(&crate::ast::ProbeDesc, &crate::providers::Probe) -> bool;
 
 impl std::fmt::Debug for ProbeFilter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -93,7 +93,7 @@ impl Writer<'_> {
                         return Ok(1);
                     }
                 }
-                if s.size() as u32 % max_align != 0 {
+                if !(s.size() as u32).is_multiple_of(max_align) {
                     return Ok(1);
                 }
                 max_align
@@ -130,7 +130,7 @@ impl Writer<'_> {
             }
             max_align = max_align.max(align);
         }
-        Ok(s.size() as u32 % max_align != 0)
+        Ok(!(s.size() as u32).is_multiple_of(max_align))
     }
 
     /// The markers that fill the hole from bit `cur` to bit `next` (libbpf's
