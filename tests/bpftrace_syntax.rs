@@ -295,3 +295,14 @@ fn a_d_global_is_bpftraces_syntax_error() {
     assert_eq!(out.code(), 1, "{}", out.dump());
     assert!(out.stderr.contains("syntax error, unexpected +=, expecting }") && out.stderr.contains("stdin:1:11"), "{}", out.dump());
 }
+
+/// A difference of integers is an int64, unsigned operands' too (current bpftrace's docs,
+/// "Arithmetic Operators"; bpftrace 0.17 made it unsigned where an operand was:
+/// `print((uint64)1 - (uint64)2)` printed 18446744073709551615 there), printed as 0.17 prints
+/// an int64.
+#[test]
+fn a_difference_of_unsigned_values_is_signed() {
+    let out = bt(&["-e", r#"BEGIN { $a = (uint8)1 - (uint8)2; print($a); @x = (uint32)3 - (uint32)5; print((uint64)1 - (uint64)2); printf("%d\n", (uint64)1 - (uint64)2 < 0); $u = (uint32)5; print($u - 10); print($u + (uint32)1); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n-1\n-1\n1\n-5\n6\n\n\n@x: -2\n", "{}", out.dump());
+}

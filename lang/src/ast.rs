@@ -545,7 +545,7 @@ impl Stmt {
             Stmt::Aggregate { agg, .. } => f(agg),
             Stmt::If { then, els, .. } => then.iter().chain(els.iter().flatten()).for_each(|s| s.each_aggregate(f)),
             Stmt::Block(b) | Stmt::While { body: b, .. } | Stmt::For { body: b, .. } => b.iter().for_each(|s| s.each_aggregate(f)),
-            Stmt::Expr(_) | Stmt::Assign { .. } | Stmt::IncDec { .. } | Stmt::Jump(..) => {}
+            Stmt::Expr(_) | Stmt::Assign { .. } | Stmt::IncDec { .. } | Stmt::Jump(..) | Stmt::Declare { .. } => {}
         }
     }
 }

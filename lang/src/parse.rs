@@ -24,6 +24,10 @@ pub fn parse_program(src: &str) -> Result<Program, Diagnostic> {
 /// Parses a whole program in `dialect`, or in the one its syntax says ([`detect_dialect`]),
 /// from one parse of the text; returns it and the dialect.
 pub fn parse_program_detecting(src: &str, facts: Option<Rc<dyn KernelFacts>>, dialect: Option<Dialect>) -> Result<(Program, Dialect), Diagnostic> {
+    // A program found to be bpftrace by its syntax may still assign D's globals (`x = 1`),
+    // as it could before bpftrace's dialect refused them: only a dialect chosen (--dialect,
+    // a .bt file, invoked as bpftrace) refuses them.
+    let _chosen = Chosen::enter(dialect.is_some());
     if let Some(d) = dialect.or_else(|| has_directives(src).then_some(Dialect::Bpftrace)) {
         return Ok((parse_program_in(src, facts, d)?, d));
     }
@@ -319,6 +323,30 @@ impl Drop for DialectGuard {
 
 fn bpftrace() -> bool {
     DIALECT.with(|c| c.get()) == Dialect::Bpftrace
+}
+
+thread_local! {
+    static CHOSEN: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// Whether the dialect was chosen rather than found from the program's syntax, for one parse.
+struct Chosen(bool);
+
+impl Chosen {
+    fn enter(chosen: bool) -> Chosen {
+        Chosen(CHOSEN.with(|c| c.replace(chosen)))
+    }
+}
+
+impl Drop for Chosen {
+    fn drop(&mut self) {
+        CHOSEN.with(|c| c.set(self.0));
+    }
+}
+
+/// bpftrace's dialect, chosen: D's globals are refused as bpftrace refuses them.
+fn strict_bpftrace() -> bool {
+    bpftrace() && CHOSEN.with(|c| c.get())
 }
 
 /// The dialect a program is written in, from syntax only one of them has: bpftrace's scratch
@@ -835,8 +863,8 @@ fn statement(p: Pair<Rule>) -> Result<Stmt, Diagnostic> {
         _ => match expr(inner.clone())? {
             // bpftrace's discard, `_ = has_key(@m, 1);`: the value is computed and dropped.
             Expr { kind: ExprKind::Assign { target, op: None, value }, .. } if bpftrace() && matches!(&*target, LValue::Global(i) if i.name == "_") => Stmt::Expr(*value),
-            Expr { kind: ExprKind::Assign { target, .. }, .. } if bpftrace() && is_d_variable(&target) => return Err(d_variable_assigned(&inner, &target)),
-            Expr { kind: ExprKind::IncDec { target, delta, .. }, .. } if bpftrace() && is_d_variable(&target) => {
+            Expr { kind: ExprKind::Assign { target, .. }, .. } if strict_bpftrace() && is_d_variable(&target) => return Err(d_variable_assigned(&inner, &target)),
+            Expr { kind: ExprKind::IncDec { target, delta, .. }, .. } if strict_bpftrace() && is_d_variable(&target) => {
                 let op = if delta > 0 { "++" } else { "--" };
                 return Err(Diagnostic::new(target.span(), format!("The {op} operator must be applied to a map or variable"))
                     .label("not a map or scratch variable")
@@ -1283,9 +1311,7 @@ fn chain(parts: Vec<Pair<Rule>>, level: usize, built: &RefCell<HashMap<usize, Op
             let kind = match op.as_rule() {
                 Rule::cast => ExprKind::Cast(type_name(op.into_inner().next().unwrap())?, Box::new(rhs.e)),
                 Rule::pre_incdec => incdec(op.as_str(), rhs.e, false)?,
-                Rule::comptime_op if !bpftrace() => {
-                    return Err(Diagnostic::new(span(&op), "`comptime` is bpftrace's, not D's").label("not in D").hint("run the program as bpftrace: --dialect bpftrace, or a .bt file"));
-                }
+                Rule::comptime_op if !bpftrace() => return Err(not_d(span(&op), "`comptime`")),
                 Rule::comptime_op => ExprKind::Comptime(Box::new(rhs.e)),
                 r => prefix_kind(r, rhs.e),
             };
@@ -1381,11 +1407,18 @@ fn type_name(p: Pair<Rule>) -> Result<TypeName, Diagnostic> {
     Ok(TypeName { base: base.expect("the grammar requires a base type"), pointers: pointers as u8, span: start..end })
 }
 
+/// `what is bpftrace's, not D's` (kept out of the recursive parsing functions' frames).
+#[inline(never)]
+fn not_d(sp: Span, what: &str) -> Diagnostic {
+    Diagnostic::new(sp, format!("{what} is bpftrace's, not D's")).label("not in D").hint("run the program as bpftrace: --dialect bpftrace, or a .bt file")
+}
+
 /// `typeof(T)` (T's base and its `*`s) or `typeof(expr)`; in D, an error.
+#[inline(never)]
 fn typeof_base(p: Pair<Rule>) -> Result<(BaseType, u8), Diagnostic> {
     let sp = span(&p);
     if !bpftrace() {
-        return Err(Diagnostic::new(sp, "`typeof` is bpftrace's, not D's").label("not in D").hint("run the program as bpftrace: --dialect bpftrace, or a .bt file"));
+        return Err(not_d(sp, "`typeof`"));
     }
     let inner = p.into_inner().find(|x| x.as_rule() != Rule::typeof_kw).unwrap();
     Ok(match inner.as_rule() {
@@ -1459,13 +1492,11 @@ fn primary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
         }
         Rule::ident if bpftrace() => crate::dialect::bpftrace_ident(p.as_str(), &sp),
         Rule::ident => ExprKind::Ident(p.as_str().to_string()),
+        // (Kept out of this function: its frame is on every level of nested expressions.)
         Rule::paren => return paren(p, sp, level),
         Rule::block_expr => return block_expr(p, level),
         // `typeof(...)` as a value: a macro's type argument (the macro pass puts it in place).
-        Rule::typeof_type => {
-            let (base, pointers) = typeof_base(p)?;
-            ExprKind::TypeArg(TypeName { base, pointers, span: sp.clone() })
-        }
+        Rule::typeof_type => return type_arg(p, sp),
         Rule::sizeof_type => {
             let t = p.into_inner().find(|part| part.as_rule() == Rule::type_name).unwrap();
             ExprKind::SizeofType(type_name(t)?)
@@ -1496,6 +1527,7 @@ fn primary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
 
 /// `(e)`, a tuple or bpftrace's record: a function of its own, so that the frame of
 /// [`primary`], which nested parentheses recurse through, stays small.
+#[inline(never)]
 fn paren(p: Pair<Rule>, sp: Span, level: usize) -> Result<Built, Diagnostic> {
     if p.clone().into_inner().count() != 1 {
         return tuple(p, sp, level);
@@ -1536,6 +1568,7 @@ fn tuple(p: Pair<Rule>, sp: Span, level: usize) -> Result<Built, Diagnostic> {
 
 /// bpftrace's block expression `{ statements; value }`: the last statement is its value when
 /// it is an expression with no `;` after it.
+#[inline(never)]
 fn block_expr(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
     let sp = span(&p);
     if !bpftrace() {
@@ -1604,6 +1637,13 @@ fn skip_layout(mut s: &str) -> &str {
     }
 }
 
+/// `typeof(...)` as a value: a macro's type argument (the macro pass puts it in place).
+#[inline(never)]
+fn type_arg(p: Pair<Rule>, sp: Span) -> Result<Built, Diagnostic> {
+    let (base, pointers) = typeof_base(p)?;
+    node(ExprKind::TypeArg(TypeName { base, pointers, span: sp.clone() }), sp, 1)
+}
+
 /// `container_of(ptr, type, member)`, current bpftrace's: `(type *)((uint64_t)ptr -
 /// offsetof(type, member))`, the object whose `member` ptr points at.
 fn container_of(p: Pair<Rule>, sp: &Span, level: usize) -> Result<ExprKind, Diagnostic> {
@@ -1646,6 +1686,7 @@ fn literal_type_of(text: &str, v: i64) -> crate::types::IntType {
     crate::types::literal_type(v as u64, decimal, suffix.contains(['u', 'U']), suffix.contains(['l', 'L']))
 }
 
+#[inline(never)]
 fn parse_int(text: &str, sp: Span) -> Result<i64, Diagnostic> {
     let hex = text.starts_with("0x") || text.starts_with("0X");
     // Letters after the digits that are neither C's suffixes nor a duration's unit.

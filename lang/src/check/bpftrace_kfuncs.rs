@@ -16,14 +16,14 @@ const PROG_TRACING: u32 = 26;
 
 /// The program type of a probe's program: fbt probes are kprobes' (bpftrace asks the type
 /// of `kprobe:`; crumbs may attach them as fentry, §6.6), uprobes and USDT probes kprobes',
-/// tracepoints tracepoints', raw tracepoints tp_btf's (tracing), profile and perf events
-/// perf events', iterators tracing programs, and BEGIN, END, self:signal and system call
+/// tracepoints tracepoints', raw tracepoints tp_btf's (tracing), profile, perf events and
+/// watchpoints perf events', iterators tracing programs, and BEGIN, END, self:signal and system call
 /// probes raw tracepoints'.
 pub(super) fn prog_type(a: AttachPoint) -> u32 {
     match a {
         AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_) | AttachPoint::UserEntry(_) | AttachPoint::UserReturn(_) => PROG_KPROBE,
         AttachPoint::Tracepoint(_) => PROG_TRACEPOINT,
-        AttachPoint::Profile { .. } | AttachPoint::Perf { .. } => PROG_PERF_EVENT,
+        AttachPoint::Profile { .. } | AttachPoint::Perf { .. } | AttachPoint::Watchpoint { .. } => PROG_PERF_EVENT,
         AttachPoint::RawTracepoint(_) | AttachPoint::Iter(_) => PROG_TRACING,
         AttachPoint::Begin | AttachPoint::End | AttachPoint::Error | AttachPoint::SelfSignal | AttachPoint::SyscallEntry | AttachPoint::SyscallReturn => PROG_RAW_TRACEPOINT,
     }

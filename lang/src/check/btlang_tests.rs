@@ -124,3 +124,12 @@ fn a_d_variable_assigned_is_bpftraces_syntax_error() {
     ok("BEGIN { $r = (x = 1); _ = 2; }");
     crate::compile("BEGIN { x = 1; x++; a[1] = 2; }", &d_only()).expect("D");
 }
+
+#[test]
+fn a_difference_of_unsigned_operands_is_int64() {
+    // Eight bytes (C would keep `uint32_t`'s four), and signed.
+    let p = ok("BEGIN { @s = sizeof((uint32)3 - (uint32)5); }");
+    assert!(format!("{:?}", p.groups[0].clauses[0].body).contains("Int(8)"));
+    let (m, _) = err("BEGIN { let $x: typeof((uint64)1 - (uint64)2) = 18446744073709551615; }");
+    assert_eq!(m, "Type mismatch for $x: trying to assign value of type 'uint64' when variable already has a type 'int64'");
+}

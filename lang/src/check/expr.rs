@@ -301,6 +301,14 @@ impl Checker<'_> {
                 return Ok(v);
             }
         }
+        // Current bpftrace's docs: a difference of integers is always an `int64`, unsigned
+        // operands' too (`(uint64)1 - (uint64)2` is -1, `(uint32)5 - 10` is -5; C's rules would
+        // keep `uint32_t`'s 4294967291). Pointers' are pointer arithmetic, above.
+        if op == BinOp::Sub && self.bpftrace() && lv.expr.is_int() && rv.expr.is_int() {
+            let (l, r) = (self.own(&lv), self.own(&rv));
+            let int64 = self.c_int("int64_t");
+            return Ok(TExpr::new(Expr::Binary(op, Box::new(l), Box::new(r)), int64));
+        }
         match (lv.expr, rv.expr) {
             (Expr::Str(a), Expr::Str(b)) if op.is_comparison() => Ok(TExpr::new(Expr::StrCmp(op, a, b), int)),
             (_, Expr::Int(0)) if matches!(op, BinOp::Div | BinOp::Rem) => Err(Diagnostic::new(rspan.clone(), "expression contains division by zero")

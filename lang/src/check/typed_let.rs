@@ -50,7 +50,8 @@ impl Checker<'_> {
                 let kind = match self.types.real(t).map_err(|e| ctypes::no_types(&ty.span, e))? {
                     Type::String { .. } => ExprKind::Str(ast::StrLit { value: String::new(), origin: vec![var.span.end as u32] }),
                     r if r.is_scalar() => ExprKind::Int(0, crate::types::IntType { name: "int".into(), size: 4, signed: true, char: false, bool: false }),
-                    // A struct or union variable starts zeroed, as a declared D variable does.
+                    // A struct or union variable starts zeroed, as a declared D variable does
+                    // (once: a `let` in a loop does not zero it again, spec §13.3).
                     _ => return Ok(Vec::new()),
                 };
                 zero = ast::Expr { kind, span: span.clone() };
