@@ -8,6 +8,7 @@ use crate::dialect::Dialect;
 use crate::facts::sample::SampleKernel;
 use crate::facts::{KernelFacts, Listing};
 use std::rc::Rc;
+use super::bpftrace_std_tests::emitted;
 
 /// The sample kernel, with kernel symbols: those named are there (at address 0x1000).
 #[derive(Debug)]
@@ -52,20 +53,6 @@ fn err_on(src: &str, facts: Rc<dyn KernelFacts>) -> (String, String, String) {
 
 fn err(src: &str) -> (String, String, String) {
     err_on(src, Rc::new(SampleKernel))
-}
-
-/// The expressions the program's clauses emit (printf's arguments, in order).
-fn emitted(p: &Program) -> Vec<Expr> {
-    let mut out = Vec::new();
-    for c in p.groups.iter().flat_map(|g| &g.clauses) {
-        c.any(&mut |n| {
-            if let Node::Stmt(Stmt::Emit { args, .. }) = n {
-                out.extend(args.iter().cloned());
-            }
-            false
-        });
-    }
-    out
 }
 
 #[test]

@@ -22,7 +22,7 @@ fn err(src: &str) -> (String, String, String) {
 }
 
 /// The expressions the program's clauses emit (printf's arguments, in order).
-fn emitted(p: &Program) -> Vec<Expr> {
+pub(super) fn emitted(p: &Program) -> Vec<Expr> {
     let mut out = Vec::new();
     for c in p.groups.iter().flat_map(|g| &g.clauses) {
         c.any(&mut |n| {

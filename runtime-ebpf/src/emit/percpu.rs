@@ -16,7 +16,7 @@ impl Emitter<'_> {
         let text = self.p.strings.resolve(name);
         let id = self.target.percpu_vars.iter().find(|(n, _)| *n == text).map(|(_, id)| *id).ok_or_else(|| self.err(format!("percpu_kaddr(\"{text}\"): the kernel's BTF has no variable of that name")))?;
         self.scoped(|e| {
-            let (cpu, ptr, plain) = (e.slot(8)?, e.slot(8)?, e.slot(8)?);
+            let cpu = e.slot(8)?;
             if let Some(StrArg::Int(c)) = args.first() {
                 e.expr(c)?;
                 e.push(Insn::stx(DW, R10, cpu, R0));
@@ -33,15 +33,7 @@ impl Emitter<'_> {
                 e.push(Insn::mov32(R2, R2));
                 e.push(Insn::call(helper::PER_CPU_PTR));
             }
-            e.push(Insn::stx(DW, R10, ptr, R0));
-            e.push(Insn::mov(R1, R10));
-            e.push(Insn::alu_imm(Alu::Add, R1, plain as i32));
-            e.push(Insn::mov_imm(R2, 8));
-            e.push(Insn::mov(R3, R10));
-            e.push(Insn::alu_imm(Alu::Add, R3, ptr as i32));
-            e.push(Insn::call(helper::PROBE_READ_KERNEL));
-            e.push(Insn::ldx(DW, R0, R10, plain));
-            Ok(())
+            e.launder()
         })
     }
 }
