@@ -90,6 +90,13 @@ fn deep_nesting_is_an_error_not_a_crash() {
         assert_eq!(out.code(), 2, "{what}\n{}", out.dump());
         assert!(out.stderr.contains("nested more than 100 levels") || out.stderr.contains("nested too deeply"), "{what}\n{}", &out.stderr[..out.stderr.len().min(2000)]);
     }
+    // Unclosed blocks (a block statement or, in bpftrace, a block expression at each `{`):
+    // a syntax error found at once, not one whose search doubles with each level.
+    for program in [format!("BEGIN {}exit(0); }}", "{".repeat(8000)), format!("BEGIN {{ $a = {}1 }}", "{".repeat(8000))] {
+        let out = compile(&program);
+        assert_eq!(out.code(), 2, "{}", out.dump());
+        assert!(out.stderr.contains("nested too deeply") || out.stderr.contains("syntax error"), "{}", &out.stderr[..out.stderr.len().min(2000)]);
+    }
     // Just under the limit still compiles.
     let out = compile(&format!("BEGIN {{ trace({}1{}); exit(0); }}", "(".repeat(99), ")".repeat(99)));
     assert_eq!(out.code(), 0, "{}", out.dump());
