@@ -549,3 +549,59 @@ fn len_of_a_stack_counts_its_frames() {
     assert_eq!(bad.code(), 2, "{}", bad.dump());
     assert!(bad.stderr.contains("len() of a stack kept in a variable or a map is not in crumbs"), "{}", bad.dump());
 }
+
+/// Current bpftrace's hist(n, k): 2^k buckets per power of two, from known values (-3,
+/// 0..39, 1000, 1023) in text, print()'s divisor, and JSON; hist(n, 0) prints as hist(n),
+/// whose table bpftrace 0.17 printed for the same loop. bpftrace 0.17 has no k (expected
+/// text from current bpftrace's source, spec §9.9).
+#[test]
+fn hist_with_k_splits_each_power_of_two() {
+    let program = r#"BEGIN { $i = 0; while ($i < 40) { @h = hist($i, 2); @z = hist($i, 0); @o = hist($i); $i++; }
+        @h = hist(-3, 2); @h = hist(1000, 2); @h = hist(1023, 2); @g[1] = hist(5, 1); @g[1] = hist(40, 1); @g[1] = hist(44, 1);
+        print(@g, 0, 2); exit(); }"#;
+    let out = common::bpftrace_dropin(&["-e", program], None, &[]);
+    out.assert_ok();
+    let empty = "                                                    ";
+    let bar = |n: usize| format!("{}{}", "@".repeat(n), &empty[n..]);
+    let mut h = format!("(..., 0)               1 |{}|\n", bar(6));
+    for v in 0..8 {
+        h.push_str(&format!("{:<16}       1 |{}|\n", format!("[{v}]"), bar(6)));
+    }
+    for (label, count, width) in [("[8, 10)", 2, 13), ("[10, 12)", 2, 13), ("[12, 14)", 2, 13), ("[14, 16)", 2, 13), ("[16, 20)", 4, 26), ("[20, 24)", 4, 26), ("[24, 28)", 4, 26), ("[28, 32)", 4, 26), ("[32, 40)", 8, 52)] {
+        h.push_str(&format!("{label:<16}{count:>8} |{}|\n", bar(width)));
+    }
+    for label in ["[40, 48)", "[48, 56)", "[56, 64)", "[64, 80)", "[80, 96)", "[96, 112)", "[112, 128)", "[128, 160)", "[160, 192)", "[192, 224)", "[224, 256)", "[256, 320)", "[320, 384)", "[384, 448)", "[448, 512)", "[512, 640)", "[640, 768)", "[768, 896)"] {
+        h.push_str(&format!("{label:<16}       0 |{empty}|\n"));
+    }
+    h.push_str(&format!("[896, 1024)            2 |{}|\n", bar(13)));
+    // bpftrace 0.17's bytes for hist($i) over 0..39.
+    let z = "[0]                    1 |@@@                                                 |\n\
+             [1]                    1 |@@@                                                 |\n\
+             [2, 4)                 2 |@@@@@@                                              |\n\
+             [4, 8)                 4 |@@@@@@@@@@@@@                                       |\n\
+             [8, 16)                8 |@@@@@@@@@@@@@@@@@@@@@@@@@@                          |\n\
+             [16, 32)              16 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n\
+             [32, 64)               8 |@@@@@@@@@@@@@@@@@@@@@@@@@@                          |\n";
+    // print(@g, 0, 2): counts 1 and 2 in [4, 6) and [32, 48) halved to 0 and 1, the bars
+    // drawn from the halved counts; the rows still run from [4, 6).
+    let mut g = String::from("@g[1]: \n");
+    for label in ["[4, 6)", "[6, 8)", "[8, 12)", "[12, 16)", "[16, 24)", "[24, 32)"] {
+        g.push_str(&format!("{label:<16}       0 |{empty}|\n"));
+    }
+    g.push_str(&format!("[32, 48)               1 |{}|\n", bar(52)));
+    let want = format!("Attaching 1 probe...\n{g}\n\n\n@g[1]: \n[4, 6)                 1 |{}|\n[6, 8)                 0 |{empty}|\n[8, 12)                0 |{empty}|\n[12, 16)               0 |{empty}|\n[16, 24)               0 |{empty}|\n[24, 32)               0 |{empty}|\n[32, 48)               2 |{}|\n\n@h: \n{h}\n@o: \n{z}\n@z: \n{z}\n", bar(26), bar(52));
+    assert_eq!(out.stdout, want, "{}", out.dump());
+
+    let json = common::bpftrace_dropin(&["-f", "json", "-e", "BEGIN { @h[1] = hist(-1, 1); @h[1] = hist(5, 1); @h[1] = hist(1, 1); @m = hist(9223372036854775807, 5); exit(); }"], None, &[]);
+    json.assert_ok();
+    assert!(json.stdout.contains(r#"{"type": "hist", "data": {"@h": {"1": [{"max": -1, "count": 1}, {"min": 0, "max": 0, "count": 0}, {"min": 1, "max": 1, "count": 1}, {"min": 2, "max": 2, "count": 0}, {"min": 3, "max": 3, "count": 0}, {"min": 4, "max": 5, "count": 1}]}}}"#), "{}", json.dump());
+    assert!(json.stdout.contains(r#"{"type": "hist", "data": {"@m": [{"min": 9079256848778919936, "max": 9223372036854775807, "count": 1}]}}"#), "{}", json.dump());
+
+    // Errors exit 1 under bpftrace's name, 2 under crumbs'.
+    let bad = common::bpftrace_dropin(&["-e", "BEGIN { @h = hist(1, 2); @h = hist(2); }"], None, &[]);
+    assert_eq!(bad.code(), 1, "{}", bad.dump());
+    assert!(bad.stderr.contains("Different bits in a single hist unsupported"), "{}", bad.dump());
+    let bad = run(&["--dialect", "bpftrace", "-e", "BEGIN { @h = hist(1, 6); }"]);
+    assert_eq!(bad.code(), 2, "{}", bad.dump());
+    assert!(bad.stderr.contains("hist: bits 6 must be 0..5"), "{}", bad.dump());
+}

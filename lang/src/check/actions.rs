@@ -18,8 +18,16 @@ impl Checker<'_> {
         };
         let mut consts = Vec::new();
         let mut const_spans = Vec::new();
-        for (a, spec) in args.iter().zip(f.args) {
-            if *spec == ArgSpec::ConstInt {
+        for (i, spec) in f.args.iter().enumerate() {
+            // A constant left out is 0 (hist(x) is hist(x, 0)), so both forms are one kind.
+            let Some(a) = args.get(i) else {
+                if *spec == ArgSpec::OptConstInt {
+                    consts.push(0);
+                    const_spans.push(span.clone());
+                }
+                continue;
+            };
+            if matches!(spec, ArgSpec::ConstInt | ArgSpec::OptConstInt) {
                 consts.push(const_int(a).ok_or_else(|| {
                     Diagnostic::new(a.span.clone(), format!("{}() needs a constant here", f.name))
                         .label("not a constant")
@@ -42,6 +50,14 @@ impl Checker<'_> {
             Some(id) => {
                 let def = &self.aggs[id];
                 let (def_span, def_fn) = &self.agg_spans[id];
+                if def.kind != kind && def.kind.func == kind.func {
+                    // The same function with other constants (hist's k, lhist's range).
+                    let message = if self.bpftrace() && f.name == "hist" { "Different bits in a single hist unsupported".to_string() } else { format!("aggregation `@{}` is already {}() with other constant arguments", agg.name, f.name) };
+                    return Err(Diagnostic::new(span.clone(), message)
+                        .label("other constant arguments")
+                        .related(def_span.clone(), format!("first used with {def_fn}() here"))
+                        .hint(format!("an aggregation keeps the constants it was first used with; use another name, e.g. `@{}_2`", if agg.name.is_empty() { "a" } else { &agg.name })));
+                }
                 if def.kind != kind {
                     return Err(Diagnostic::new(func.span.clone(), format!("aggregation `@{}` is already {}(), not {}()", agg.name, def_fn, f.name))
                         .label(format!("redefined with {}()", f.name))

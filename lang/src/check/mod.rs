@@ -894,6 +894,8 @@ mod dialect_tests;
 #[cfg(test)]
 mod bpftrace_std_tests;
 #[cfg(test)]
+mod hist_k_tests;
+#[cfg(test)]
 mod bpftrace_called_tests;
 #[cfg(test)]
 mod stored_values_tests;

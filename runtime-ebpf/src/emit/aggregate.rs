@@ -82,6 +82,7 @@ impl Emitter<'_> {
                     Index::Log2 => self.quantize_index(),
                     Index::Linear { base, limit, step } => self.linear_index(base, limit, step, buckets as i32),
                     Index::LogLinear(params) => self.log_linear_index(&llquantize::Layout::new(params)),
+                    Index::Log2Split(k) => self.split_log2_index(k),
                 }
                 self.bump_bucket(word(first), buckets as i32 - 1);
             }
@@ -386,6 +387,34 @@ impl Emitter<'_> {
         self.log2();
         self.push(Insn::mov_imm(R2, 62));
         self.push(Insn::alu_reg(Alu::Sub, R2, R4));
+        self.bind(out);
+    }
+
+    /// hist(x, k)'s bucket of r1 into r2 (`crumbs_lang::ir::agg::hist::index`): 0 for a
+    /// negative value, 1 + r1 below 2^k, else ((l - k + 1) << k) + the k bits after the
+    /// leftmost 1 (bit l) + 1.
+    fn split_log2_index(&mut self, k: u32) {
+        let out = self.label();
+        let big = self.label();
+        let mask = (1i32 << k) - 1;
+        self.push(Insn::mov_imm(R2, 0));
+        self.jump(Insn::jmp_imm(Cond::Slt, R1, 0, 0), out);
+        self.jump(Insn::jmp_imm(Cond::Gt, R1, mask, 0), big);
+        self.push(Insn::mov(R2, R1));
+        self.push(Insn::alu_imm(Alu::Add, R2, 1));
+        self.goto(out);
+        self.bind(big);
+        self.push(Insn::mov(R3, R1));
+        self.log2();
+        self.push(Insn::alu_imm(Alu::Sub, R4, k as i32));
+        self.push(Insn::mov(R3, R1));
+        self.push(Insn::alu_reg(Alu::Rsh, R3, R4));
+        self.push(Insn::alu_imm(Alu::And, R3, mask));
+        self.push(Insn::mov(R2, R4));
+        self.push(Insn::alu_imm(Alu::Add, R2, 1));
+        self.push(Insn::alu_imm(Alu::Lsh, R2, k as i32));
+        self.push(Insn::alu_reg(Alu::Add, R2, R3));
+        self.push(Insn::alu_imm(Alu::Add, R2, 1));
         self.bind(out);
     }
 

@@ -232,6 +232,11 @@ pub(super) fn print_value(out: &mut String, s: &Summary) {
         Summary::Log2(buckets) => print_quantize(out, buckets),
         Summary::Linear { base, limit, step, buckets } => print_lquantize(out, base, limit, step, buckets),
         Summary::LogLinear { params, buckets } => print_llquantize(out, &llquantize::Layout::new(params), buckets),
+        // Only bpftrace has hist(x, k): its own table, on the line after the key.
+        Summary::Log2Split { k, buckets } => {
+            out.push('\n');
+            out.push_str(&super::bpftrace::hist::split_table(k, buckets, 1));
+        }
     }
 }
 

@@ -1,9 +1,8 @@
-//! bpftrace's aggregating functions that keep what one of DTrace's keeps: `hist(x)` is
-//! quantize()'s power-of-two buckets, `lhist(x, min, max, step)` lquantize()'s linear ones,
-//! and `stats(x)` avg()'s count and total. Their own names tell the output which layout to
+//! bpftrace's aggregating functions that keep what one of DTrace's keeps: `lhist(x, min, max, step)`
+//! lquantize()'s linear buckets and `stats(x)` avg()'s count and total. Their own names tell the output which layout to
 //! print.
 
-use super::{avg::Avg, lquantize::Lquantize, quantize::Quantize, Aggregator, BadArgs, Op, Summary};
+use super::{avg::Avg, lquantize::Lquantize, Aggregator, BadArgs, Op, Summary};
 
 /// An aggregating function under another name, keeping and updating what `of` does.
 pub struct Alias {
@@ -11,7 +10,6 @@ pub struct Alias {
     of: &'static dyn Aggregator,
 }
 
-pub static HIST: Alias = Alias { name: "hist", of: &Quantize };
 pub static LHIST: Alias = Alias { name: "lhist", of: &Lquantize };
 pub static STATS: Alias = Alias { name: "stats", of: &Avg };
 

@@ -16,6 +16,7 @@ pub mod avg;
 pub mod bpftrace;
 pub mod count;
 pub mod extreme;
+pub mod hist;
 pub mod llquantize;
 pub mod lquantize;
 pub mod quantize;
@@ -113,6 +114,8 @@ pub enum Index {
     Linear { base: i64, limit: i64, step: i64 },
     /// DTrace's log-linear buckets (see [`llquantize::Layout`]).
     LogLinear(llquantize::Params),
+    /// current bpftrace's hist(x, k) buckets, 2^k per power of two (see [`hist`]).
+    Log2Split(u32),
 }
 
 impl Op {
@@ -133,6 +136,8 @@ pub enum Summary<'a> {
     Linear { base: i64, limit: i64, step: i64, buckets: &'a [u64] },
     /// Counts in log-linear buckets (see [`llquantize::Layout`]).
     LogLinear { params: llquantize::Params, buckets: &'a [u64] },
+    /// Counts in hist(x, k)'s buckets, 2^k per power of two (see [`hist`]).
+    Log2Split { k: u32, buckets: &'a [u64] },
 }
 
 impl Summary<'_> {
@@ -147,6 +152,7 @@ impl Summary<'_> {
                 lquantize::weight(*b1, *s1, k1).cmp(&lquantize::weight(*b2, *s2, k2))
             }
             (Summary::LogLinear { params: p1, buckets: k1 }, Summary::LogLinear { params: p2, buckets: k2 }) => llquantize::weight(*p1, k1).cmp(&llquantize::weight(*p2, k2)),
+            (Summary::Log2Split { k: a, buckets: k1 }, Summary::Log2Split { k: b, buckets: k2 }) => hist::weight(*a, k1).cmp(&hist::weight(*b, k2)),
             // Different shapes never share an aggregation; keep sorting total.
             _ => self.shape().cmp(&other.shape()),
         }
@@ -158,6 +164,7 @@ impl Summary<'_> {
             Summary::Log2(_) => 1,
             Summary::Linear { .. } => 2,
             Summary::LogLinear { .. } => 3,
+            Summary::Log2Split { .. } => 4,
         }
     }
 }

@@ -12,9 +12,16 @@
 //! quantize buckets (`crumbs_lang::ir::agg::quantize`) hold the same counts: its negative
 //! buckets summed are bpftrace's first.
 //!
+//! hist(v, k) with k = 1..=5 (current bpftrace; `crumbs_lang::ir::agg::hist`) prints as
+//! current bpftrace does: `(..., 0)`, then a single value `[v]` for each of the 2^(k+1)
+//! buckets that hold one, then `[low, high)`, a bound 2^p × m written `m` with K, M, G, T,
+//! P or E for p >= 10, 20, ... 60 (as `5K` for 5120, `2560` for 2^9 × 5). Its bars are
+//! drawn from the divided counts, as current bpftrace draws them.
+//!
 //! lhist(v, min, max, step)'s buckets are `(..., min)`, `[min, min+step)`, ...,
 //! `[max, ...)`; a bound divisible by 2^20 is written `nM`, by 2^10 `nK`, 0 as `0`.
 
+use crumbs_lang::ir::agg::hist::low;
 use crumbs_lang::ir::agg::quantize::{count_at, BUCKETS, ZERO_BUCKET};
 
 const BAR: usize = 52;
@@ -38,6 +45,44 @@ pub fn hist_table(quantize: &[u64], div: u64) -> String {
         2 => "[1]".to_string(),
         _ => format!("[{}, {})", power_label(i as u32 - 2), power_label(i as u32 - 1)),
     })
+}
+
+/// The hist(x, k) table (k >= 1) of its buckets, each count divided by `div`.
+pub fn split_table(k: u32, buckets: &[u64], div: u64) -> String {
+    let divided: Vec<u64> = buckets.iter().map(|c| c / div.max(1)).collect();
+    let shown = printed_buckets(buckets);
+    // The first and last buckets are those counted before the division.
+    rows(&divided, shown, 1, |i| split_label(i, k))
+}
+
+/// The label of hist(x, k)'s bucket `i`: `(..., 0)`, `[v]` for a bucket of one value,
+/// else `[low, high)`.
+pub fn split_label(i: usize, k: u32) -> String {
+    if i == 0 {
+        return "(..., 0)".to_string();
+    }
+    if i <= 2 << k {
+        return format!("[{}]", i - 1);
+    }
+    format!("[{}, {})", split_bound(i, k), split_bound(i + 1, k))
+}
+
+/// hist(x, k)'s bucket `i`'s low bound 2^p × m (2^k <= m < 2^(k+1)) with current
+/// bpftrace's suffix for the largest power of 2^10 in 2^p.
+fn split_bound(i: usize, k: u32) -> String {
+    let n = 1u64 << k;
+    let p = ((i - 1) >> k) as u32 - 1;
+    let m = n + ((i - 1) as u64 & (n - 1));
+    let decade = p / 10;
+    format!("{}{}", m << (p - 10 * decade), ["", "K", "M", "G", "T", "P", "E"][decade as usize])
+}
+
+/// The smallest and largest value of hist(x, k)'s bucket `i` (`None`: unbounded).
+pub fn split_bounds(k: u32, i: usize) -> (Option<i64>, Option<i64>) {
+    match i {
+        0 => (None, Some(-1)),
+        _ => (Some(low(i, k) as i64), Some(low(i + 1, k).wrapping_sub(1) as i64)),
+    }
 }
 
 /// The lhist table of lquantize buckets: below `base`, one per `step`, at or above
@@ -90,9 +135,14 @@ pub fn lhist_bounds(base: i64, limit: i64, step: i64, levels: usize, i: usize) -
 
 /// The lines of buckets `counts` from the first non-zero one to the last.
 fn table(counts: &[u64], div: u64, label: impl Fn(usize) -> String) -> String {
+    rows(counts, printed_buckets(counts), div, label)
+}
+
+/// The lines of buckets `shown` of `counts`.
+fn rows(counts: &[u64], shown: std::ops::Range<usize>, div: u64, label: impl Fn(usize) -> String) -> String {
     let mut out = String::new();
     let max = counts.iter().copied().max().unwrap_or(0);
-    for i in printed_buckets(counts) {
+    for i in shown {
         let count = counts[i];
         // As bpftrace computes it: count / (float)max * 52, truncated.
         let bar = ((count as f32 / max as f32) * BAR as f32) as usize;
@@ -130,6 +180,42 @@ fn linear_label(n: i64) -> String {
 pub(super) mod tests {
     use super::*;
     use crumbs_lang::ir::agg::quantize::BUCKETS;
+
+    #[test]
+    fn split_labels_as_current_bpftrace() {
+        assert_eq!(split_label(0, 2), "(..., 0)");
+        assert_eq!((1..=8).map(|i| split_label(i, 2)).collect::<Vec<_>>(), ["[0]", "[1]", "[2]", "[3]", "[4]", "[5]", "[6]", "[7]"]);
+        assert_eq!(split_label(9, 2), "[8, 10)");
+        assert_eq!(split_label(28, 2), "[224, 256)");
+        // 2^9 × 5 = 2560 keeps its digits; 2^10 × 5 is 5K.
+        assert_eq!(split_label(38, 2), "[1280, 1536)");
+        assert_eq!(split_label(41, 2), "[2048, 2560)");
+        assert_eq!(split_label(44, 2), "[3584, 4K)");
+        assert_eq!(split_label(45, 2), "[4K, 5K)");
+        assert_eq!(split_label(3, 1), "[2]");
+        assert_eq!(split_label(4, 1), "[3]");
+        assert_eq!(split_label(5, 1), "[4, 6)");
+        let last = crumbs_lang::ir::agg::hist::buckets(5) - 1;
+        assert_eq!(split_label(last, 5), "[8064P, 8192P)");
+        assert_eq!(split_bounds(2, 0), (None, Some(-1)));
+        assert_eq!(split_bounds(2, 9), (Some(8), Some(9)));
+        assert_eq!(split_bounds(5, last), (Some(63i64 << 57), Some(i64::MAX)));
+    }
+
+    #[test]
+    fn split_table_layout() {
+        let mut b = vec![0u64; crumbs_lang::ir::agg::hist::buckets(1)];
+        b[2] = 4; // the value 1
+        b[5] = 2; // [4, 6)
+        let want = "[1]                    4 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n\
+                    [2]                    0 |                                                    |\n\
+                    [3]                    0 |                                                    |\n\
+                    [4, 6)                 2 |@@@@@@@@@@@@@@@@@@@@@@@@@@                          |\n";
+        assert_eq!(split_table(1, &b, 1), want);
+        // Divided counts draw the bars (current bpftrace); the rows stay.
+        assert_eq!(split_table(1, &b, 4).lines().map(|l| l[..24].trim_end().to_string()).collect::<Vec<_>>(), ["[1]                    1", "[2]                    0", "[3]                    0", "[4, 6)                 0"]);
+        assert_eq!(split_table(1, &[0; 10], 1), "");
+    }
 
     /// DTrace quantize buckets holding `values` (the JSON records' tests use them too).
     pub(in super::super) fn quantize(values: &[i64]) -> Vec<u64> {

@@ -25,7 +25,7 @@
 //! updated (or cleared) prints `@name: 0`. Every other empty map prints no rows.
 
 use super::super::{AggRow, Value};
-use super::hist::{hist_table, lhist_table};
+use super::hist::{hist_table, lhist_table, split_table};
 use super::keys::{self, map_key};
 use crumbs_lang::ir::agg::{AggKind, Summary};
 use std::cmp::Ordering;
@@ -87,7 +87,7 @@ impl AggMap<'_> {
             "avg" | "stats" if self.stats => Shape::Stats,
             "avg" | "stats" => Shape::Avg,
             _ => match self.kind.summary(&vec![0; self.kind.words()]) {
-                Summary::Log2(_) | Summary::Linear { .. } => Shape::Distribution,
+                Summary::Log2(_) | Summary::Linear { .. } | Summary::Log2Split { .. } => Shape::Distribution,
                 _ => Shape::Scalar { count: self.kind.name() == "count" },
             },
         }
@@ -210,7 +210,7 @@ pub fn print_stats(out: &mut String, name: &str, rows: &[AggRow]) {
 /// The total of a hist or lhist row's counts.
 fn total(r: &AggRow) -> u64 {
     match r.data.summary() {
-        Summary::Log2(b) | Summary::Linear { buckets: b, .. } => b.iter().fold(0u64, |s, c| s.wrapping_add(*c)),
+        Summary::Log2(b) | Summary::Linear { buckets: b, .. } | Summary::Log2Split { buckets: b, .. } => b.iter().fold(0u64, |s, c| s.wrapping_add(*c)),
         _ => 0,
     }
 }
@@ -230,6 +230,7 @@ fn print_distributions(out: &mut String, name: &str, rows: &[AggRow], limits: Li
         .map(|r| {
             let table = match r.data.summary() {
                 Summary::Log2(b) => hist_table(b, limits.div()),
+                Summary::Log2Split { k, buckets } => split_table(k, buckets, limits.div()),
                 Summary::Linear { base, limit, step, buckets } => lhist_table(base, limit, step, buckets),
                 _ => String::new(),
             };

@@ -25,7 +25,7 @@
 //! the escaper is this module's own.
 
 use super::super::{AggRow, Value};
-use super::hist::{hist_bounds, hist_buckets, lhist_bounds, printed_buckets};
+use super::hist::{hist_bounds, hist_buckets, lhist_bounds, printed_buckets, split_bounds};
 use super::keys::key_text;
 use super::maps::{self, AggMap, Limits, Shape};
 use crumbs_lang::ir::agg::Summary;
@@ -139,6 +139,7 @@ fn buckets(r: &AggRow, limits: Limits) -> String {
     type Bounds = Box<dyn Fn(usize) -> (Option<i64>, Option<i64>)>;
     let (counts, div, bounds): (Vec<u64>, u64, Bounds) = match r.data.summary() {
         Summary::Log2(q) => (hist_buckets(q), limits.div(), Box::new(hist_bounds)),
+        Summary::Log2Split { k, buckets } => (buckets.to_vec(), limits.div(), Box::new(move |i| split_bounds(k, i))),
         Summary::Linear { base, limit, step, buckets } => {
             let levels = buckets.len().saturating_sub(2);
             (buckets.to_vec(), 1, Box::new(move |i| lhist_bounds(base, limit, step, levels, i)))
