@@ -135,12 +135,18 @@ OPTIONS:
     -kk            check all bpf helper functions
     -V, --version  bpftrace version
     --no-warnings  disable all warning messages
+    --dry-run      load and attach the probes, then exit without running them
+    --probe-filter REGEX
+                   attach only the probes whose names match REGEX
+    --no-feature kprobe_multi,uprobe_multi
+                   do not use those kernel features
 
 TROUBLESHOOTING OPTIONS:
     -v                      verbose messages
     -d                      (dry run) debug info
     -dd                     (dry run) verbose debug info
     --emit-elf FILE         (dry run) generate ELF file with bpf programs and write to FILE
+    --debug dis             print the BPF instructions of each program, then trace
 
 ENVIRONMENT:
     BPFTRACE_STRLEN             [default: 64] bytes on BPF stack per str()
