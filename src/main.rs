@@ -13,6 +13,7 @@ use std::process::ExitCode;
 
 mod bpftrace;
 mod dtrace;
+mod formats;
 mod list;
 mod repl;
 mod run;
@@ -71,6 +72,15 @@ pub(crate) struct Cli {
     /// written with bpftrace-only syntax, else D).
     #[arg(long, value_name = "d|bpftrace", value_parser = dialect_arg)]
     dialect: Option<Dialect>,
+    /// Output format: text (the default), json (JSON lines: one object per record and per
+    /// aggregation row) or chrome (Chrome trace events, as .pfw files hold); without it,
+    /// -o's extension chooses (.json .ndjson, .pfw .trace.json; .gz compresses).
+    #[arg(short = 'f', value_name = "text|json|chrome", value_parser = formats::named)]
+    format: Option<formats::Named>,
+    /// Flow: entry and return probes of a function on one thread are one call: the text
+    /// output indents by call depth (DTrace's -F), Chrome output has one span per call.
+    #[arg(short = 'F')]
+    flow: bool,
 }
 
 fn dialect_arg(s: &str) -> Result<Dialect, String> {
@@ -181,7 +191,11 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool,
             .hint("set missing_probes = error to see why each matches nothing, or list what there is with `crumbs -l -e 'PATTERN'`");
         return render(&d);
     }
-    let opts = CompileOptions { target, args, options: cli.options.clone(), destructive: cli.destructive, dialect, config: Default::default(), probe_filter: None, named: Vec::new() };
+    let chosen = match formats::choose(cli.format, cli.output.as_deref()) {
+        Ok(c) => c,
+        Err(e) => return fail(e),
+    };
+    let opts = CompileOptions { target, args, options: cli.options.clone(), destructive: cli.destructive, dialect, config: Default::default(), probe_filter: None, named: Vec::new(), record_meta: chosen.format.structured() };
     let compiled = match driver::compile(&prepared.text, &opts, &kernel) {
         Ok(c) => c,
         Err(CompileError::Source(d)) => return render(&d),
@@ -201,18 +215,18 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool,
         return ExitCode::SUCCESS;
     }
 
-    let mut out = match run::output(cli.output.as_deref(), false) {
+    let mut out = match formats::open(cli.output.as_deref(), chosen) {
         Ok(out) => out,
         Err(e) => return fail(format!("cannot write {}: {e}", cli.output.as_deref().unwrap_or_default())),
     };
     if program.options.destructive && !quiet {
         eprintln!("crumbs: allowing destructive actions");
     }
-    if !quiet && program.dialect == Dialect::Bpftrace {
+    if !quiet && program.dialect == Dialect::Bpftrace && chosen.format == run::Format::Text {
         run::CRUMBS.attaching(&mut out, run::Format::Text, program.matched_probes);
     } else if !quiet {
         let (what, shown) = if inline { ("description", text.trim()) } else { ("script", name) };
         run::CRUMBS.matched(what, shown, program.matched_probes);
     }
-    run::trace(&compiled, run::Session { voice: &run::CRUMBS, name, text, quiet, format: run::Format::Text, flowindent: false, progress: true, child, pid: cli.pid, out, in_repl, no_warnings: false, dry_run: false })
+    run::trace(&compiled, run::Session { voice: &run::CRUMBS, name, text, quiet, format: chosen.format, flowindent: cli.flow, progress: true, child, pid: cli.pid, out, in_repl, no_warnings: false, dry_run: false })
 }

@@ -8,6 +8,8 @@ use crumbs_runtime::output::destination::Destination;
 use crumbs_lang::dialect::Dialect;
 use crumbs_runtime::output::bpftrace::{BpftraceJson, BpftraceText};
 use crumbs_runtime::output::text::DtraceText;
+use crumbs_runtime::output::chrome::ChromeTrace;
+use crumbs_runtime::output::json_lines::JsonLines;
 use crumbs_runtime::output::Sink;
 use crumbs_runtime::process::Child;
 use crumbs_runtime::session::{RunError, RunOptions};
@@ -37,6 +39,7 @@ impl Voice {
         let _ = match format {
             Format::Text => writeln!(out, "Attaching {n} probe{}...", if n == 1 { "" } else { "s" }),
             Format::Json => out.write_all(crumbs_runtime::output::bpftrace::records::attached_probes(n).as_bytes()),
+            Format::JsonLines | Format::Chrome => Ok(()),
         };
         let _ = out.flush();
     }
@@ -62,9 +65,19 @@ pub(crate) enum Format {
     /// The program's dialect's text: DTrace's or bpftrace's.
     #[default]
     Text,
-    /// bpftrace's JSON records, one a line (the only JSON crumbs writes, whatever the
-    /// dialect: crumbs' own `-f` is issue 12's).
+    /// bpftrace's JSON records, one a line (the bpftrace drop-in's `-f json`).
     Json,
+    /// crumbs' JSON lines (`crumbs -f json`, spec §9.4), whatever the dialect.
+    JsonLines,
+    /// Chrome trace events (`crumbs -f chrome`, `.pfw`, spec §9.5).
+    Chrome,
+}
+
+impl Format {
+    /// Whether records must carry each firing's timestamp, pid and tid.
+    pub fn structured(self) -> bool {
+        matches!(self, Format::JsonLines | Format::Chrome)
+    }
 }
 
 /// Everything a session needs besides the program.
@@ -96,6 +109,8 @@ pub(crate) fn trace(compiled: &Compiled, s: Session) -> ExitCode {
     let voice = s.voice;
     let messages = crumbs_runtime::output::message::Messages { file: s.name.to_string(), warnings: !s.no_warnings };
     let mut sink: Box<dyn Sink> = match compiled.program.dialect {
+        _ if s.format == Format::JsonLines => Box::new(JsonLines::new(s.out, &compiled.program).voice(voice.name).messages(messages)),
+        _ if s.format == Format::Chrome => Box::new(ChromeTrace::new(s.out, &compiled.program, s.flowindent).voice(voice.name).messages(messages)),
         _ if s.format == Format::Json => Box::new(BpftraceJson::new(s.out, &compiled.program).voice(voice.name).messages(messages)),
         Dialect::Bpftrace => Box::new(BpftraceText::new(s.out, &compiled.program).voice(voice.name).messages(messages)),
         Dialect::D if s.flowindent => Box::new(DtraceText::new(s.out, s.quiet, &compiled.program.options).voice(voice.name).flowindent().messages(messages)),

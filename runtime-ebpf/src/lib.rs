@@ -113,7 +113,7 @@ pub fn compile(p: &Program, target: &Target) -> Result<Compiled, EmitError> {
     }
     let flag = emit::exit_flag_offset(p).map_or(0, |_| 8);
     let elf = write_elf(&programs, &maps, p.globals_size() + flag + emit::speculations_size(p));
-    Ok(Compiled { elf, programs, maps })
+    Ok(Compiled { elf, record_meta: target.record_meta, programs, maps })
 }
 
 /// One program per attach point (ERROR's clauses have none: they run inside the others',

@@ -34,6 +34,9 @@ pub struct CompileOptions {
     pub probe_filter: Option<crumbs_lang::check::ProbeFilter>,
     /// bpftrace's named program parameters, apart from `args` (`--name=value`).
     pub named: Vec<String>,
+    /// Records carry each firing's timestamp, pid and tid (for a structured output: JSON
+    /// lines, Chrome trace): the text outputs do without, at no cost.
+    pub record_meta: bool,
 }
 
 /// A checked program and its code, ready to load.
@@ -90,7 +93,8 @@ pub fn compile(text: &str, opts: &CompileOptions, kernel: &dyn Kernel) -> Result
     for o in options {
         apply(&mut program.options, o)?;
     }
-    let code = crumbs_ebpf::compile(&program, &kernel.codegen_target(&program)).map_err(|e| match e.clause {
+    let target = crumbs_ebpf::abi::Target { record_meta: opts.record_meta, ..kernel.codegen_target(&program) };
+    let code = crumbs_ebpf::compile(&program, &target).map_err(|e| match e.clause {
         Some(i) => CompileError::Source(Diagnostic::new(clause_span(&program, i), e.message).label("in this clause")),
         None => CompileError::Message(e.message),
     })?;

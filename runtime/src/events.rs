@@ -4,7 +4,7 @@
 
 use crate::actions::Aggregations;
 use crate::aggregate;
-use crate::output::{AggRow, FaultReport, Firing, Output, PrintedMap, Value};
+use crate::output::{AggRow, FaultReport, Firing, Meta, Output, PrintedMap, Value};
 use crumbs_ebpf::abi::record as wire;
 use crumbs_lang::ir::{Item, MapRef, Program, Repr};
 use crumbs_lang::printf;
@@ -30,6 +30,8 @@ pub struct Events<'p> {
     pub speculative_drops: u64,
     /// bpftrace's maps of values.
     pub values: crate::value_maps::ValueMaps,
+    /// Records carry the firing's metadata (the program was compiled for it).
+    meta: bool,
 }
 
 /// A speculation's records, in order, and their bytes.
@@ -58,7 +60,15 @@ pub enum Event<'p> {
 impl<'p> Events<'p> {
     pub fn new(program: &'p Program, aggregations: Aggregations<'p>) -> Self {
         let layouts = program.records.iter().map(wire::layout).collect();
-        Events { program, aggregations, layouts, printed: vec![false; program.aggregations.len()], speculations: HashMap::new(), ended: Default::default(), speculative_drops: 0, values: Default::default() }
+        Events { program, aggregations, layouts, printed: vec![false; program.aggregations.len()], speculations: HashMap::new(), ended: Default::default(), speculative_drops: 0, values: Default::default(), meta: false }
+    }
+
+    /// The records carry metadata (timestamp, pid, tid: see [`wire::META`]), as the code
+    /// was compiled to send.
+    pub fn with_meta(mut self, meta: bool) -> Self {
+        self.layouts = self.program.records.iter().map(|r| wire::layout_with(r, meta)).collect();
+        self.meta = meta;
+        self
     }
 
     /// The rows the end of tracing prints, by aggregation id: every aggregation's, except
@@ -109,13 +119,14 @@ impl<'p> Events<'p> {
         }
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
         let (rid, probe, cpu) = (u32_at(0) as usize, u32_at(4), u32_at(8));
+        let meta = if self.meta { wire::meta(bytes).map(|m| Meta { ts: m.ts, pid: m.pid, tid: m.tid, comm: m.comm }) } else { None };
         let Events { program, aggregations, layouts, printed, speculations, ended, values: value_maps, .. } = self;
         let program: &'p Program = program;
         let (Some(rec), Some(layout)) = (program.records.get(rid), layouts.get(rid)) else { return Ok(None) };
         if bytes.len() < layout.size {
             return Ok(None);
         }
-        let mut firing = Firing { program, cpu, probe, record: rid as u32, outputs: Vec::with_capacity(rec.items.len()) };
+        let mut firing = Firing { program, cpu, probe, record: rid as u32, meta, outputs: Vec::with_capacity(rec.items.len()) };
         let mut exit = None;
         let mut committed = Vec::new();
         for (i, (item, offs)) in rec.items.iter().zip(&layout.offsets).enumerate() {

@@ -356,7 +356,7 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
     let exited = crate::ustacks::ExitMaps::default();
     let user = crate::ustacks::UserStacks::new(ebpf.map(USTACKS_MAP).and_then(map_fd), program.options.ustackframes, exited.clone());
     let stacks = crate::stacks::Stacks::new(ebpf.map(STACKS_MAP).and_then(map_fd)).with_default_frames(program.options.stackframes).with_user(user);
-    let mut events = Events::new(program, Aggregations::new(program, agg_fds, stacks));
+    let mut events = Events::new(program, Aggregations::new(program, agg_fds, stacks)).with_meta(compiled.record_meta);
     events.values = value_maps(&ebpf, program);
 
     let asked = match &opts.stop {

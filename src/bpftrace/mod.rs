@@ -285,7 +285,7 @@ fn trace(r: Request, name: &str, text: &str, params: Vec<String>) -> ExitCode {
         Ok(f) => f,
         Err(msg) => return BPFTRACE.fail(msg),
     };
-    let opts = CompileOptions { target, args, options: Vec::new(), destructive: r.unsafe_, dialect: Some(Dialect::Bpftrace), config: r.config.clone(), probe_filter: probe_filter.clone(), named: named.clone() };
+    let opts = CompileOptions { target, args, options: Vec::new(), destructive: r.unsafe_, dialect: Some(Dialect::Bpftrace), config: r.config.clone(), probe_filter: probe_filter.clone(), named: named.clone(), record_meta: false };
     let compiled = match driver::compile(&prepared.text, &opts, &kernel) {
         Ok(c) => c,
         // crumbs' own diagnostic (file:line:col, the line, a caret, a hint); bpftrace's status.

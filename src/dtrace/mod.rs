@@ -115,7 +115,7 @@ fn compile_and_act(mut r: Request, mut program: Program, child: Option<Child>, p
     // $0 is the script's path, or dtrace's as it was invoked.
     let zero = r.cmds.iter().find_map(|c| if let Cmd::Script(p) = c { Some(p.clone()) } else { None }).unwrap_or_else(|| r.argv0.clone());
     let args = std::iter::once(zero).chain(std::mem::take(&mut r.operands)).collect();
-    let opts = CompileOptions { target, args, options: r.settings.compiler.clone(), destructive: r.settings.destructive, dialect: Some(crumbs_lang::dialect::Dialect::D), config: Default::default(), probe_filter: None, named: Vec::new() };
+    let opts = CompileOptions { target, args, options: r.settings.compiler.clone(), destructive: r.settings.destructive, dialect: Some(crumbs_lang::dialect::Dialect::D), config: Default::default(), probe_filter: None, named: Vec::new(), record_meta: false };
     let compiled = match driver::compile(&text, &opts, &kernel) {
         Ok(c) => c,
         Err(e) => {

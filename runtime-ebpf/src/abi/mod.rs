@@ -16,6 +16,8 @@ use crumbs_lang::providers::AttachPoint;
 /// Everything the runtime loads: the ELF, and what it holds.
 pub struct Compiled {
     pub elf: Vec<u8>,
+    /// Its records carry metadata ([`Target::record_meta`]).
+    pub record_meta: bool,
     pub programs: Vec<ProgramCode>,
     pub maps: Vec<MapDef>,
 }
@@ -148,6 +150,10 @@ pub struct Target {
     /// fbt probes attach as fentry and fexit programs, one per function (`-x fbtmode=fentry`
     /// asked, or the runtime chose it for this kernel).
     pub fbt_fentry: bool,
+    /// Every record carries the firing's timestamp, pid and tid after its header (see
+    /// [`record::META`]): asked for by structured outputs only, so text output's records
+    /// stay as small and as cheap to fill.
+    pub record_meta: bool,
 }
 
 /// What comm(pid) needs of the kernel ([`Target::task_from_pid`]).

@@ -352,7 +352,7 @@ impl Emitter<'_> {
             self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), end);
         }
         if let Some(rid) = c.record {
-            let size = record::layout(&self.p.records[rid]).size;
+            let size = self.record_layout(rid).size;
             self.check_record_size(size)?;
             self.ld_map(R1, EVENTS_MAP, 0);
             self.push(Insn::mov_imm(R2, size as i32));
@@ -366,7 +366,7 @@ impl Emitter<'_> {
             self.bind(got);
             self.push(Insn::mov(R8, R0));
             self.record_header(rid)?;
-            if let Some(at) = record::layout(&self.p.records[rid]).present {
+            if let Some(at) = self.record_layout(rid).present {
                 // Ring buffer space is not cleared: no item is there until one is stored.
                 for w in (at..at + self.p.records[rid].items.len()).step_by(8) {
                     self.push(Insn::st_imm(DW, R8, w as i16, 0));
@@ -403,7 +403,13 @@ impl Emitter<'_> {
         Ok(())
     }
 
-    /// The header of record `rid` at r8: its id, the probe's, the CPU's, a zero word.
+    /// Where record `rid`'s arguments are, in this program's records (with metadata or not).
+    fn record_layout(&self, rid: usize) -> record::Layout {
+        record::layout_with(&self.p.records[rid], self.target.record_meta)
+    }
+
+    /// The header of record `rid` at r8: its id, the probe's, the CPU's, a zero word; then,
+    /// if records carry it, the metadata (timestamp, thread and process ids, comm).
     fn record_header(&mut self, rid: usize) -> Result<(), EmitError> {
         self.push(Insn::st_imm(W, R8, 0, rid as i32));
         self.context().probe_id(self)?;
@@ -411,6 +417,17 @@ impl Emitter<'_> {
         self.push(Insn::call(helper::GET_SMP_PROCESSOR_ID));
         self.push(Insn::stx(W, R8, 8, R0));
         self.push(Insn::st_imm(W, R8, 12, 0));
+        if self.target.record_meta {
+            let at = record::HEADER as i16;
+            self.push(Insn::call(helper::KTIME_GET_NS));
+            self.push(Insn::stx(DW, R8, at, R0));
+            self.push(Insn::call(helper::GET_CURRENT_PID_TGID));
+            self.push(Insn::stx(DW, R8, at + 8, R0));
+            self.push(Insn::mov(R1, R8));
+            self.push(Insn::alu_imm(Alu::Add, R1, (record::HEADER + 16) as i32));
+            self.push(Insn::mov_imm(R2, 16));
+            self.push(Insn::call(helper::GET_CURRENT_COMM));
+        }
         Ok(())
     }
 
@@ -418,7 +435,7 @@ impl Emitter<'_> {
     /// sure to be sent: a fault after exit() in the clause discards the record, exit() too).
     fn exit_when_sent(&mut self, rid: usize) {
         let Some(flag) = self.exit_flag else { return };
-        let present = record::layout(&self.p.records[rid]).present;
+        let present = self.record_layout(rid).present;
         for (i, item) in self.p.records[rid].items.iter().enumerate() {
             if !matches!(item, Item::Exit) {
                 continue;
@@ -523,7 +540,7 @@ impl Emitter<'_> {
             Stmt::If { cond, then, els } => self.choose(cond, |e| e.scoped(|e| then.iter().try_for_each(|s| e.stmt(s, record))), |e| e.scoped(|e| els.iter().try_for_each(|s| e.stmt(s, record))))?,
             Stmt::Emit { item, args } => {
                 let rid = record.expect("emit has a record");
-                let layout = record::layout(&self.p.records[rid]);
+                let layout = self.record_layout(rid);
                 let reprs = self.p.records[rid].items[*item].arg_reprs();
                 for ((a, off), r) in args.iter().zip(&layout.offsets[*item]).zip(reprs) {
                     self.store_value(a, r, Buf::Record(*off as i16))?;

@@ -8,7 +8,7 @@ use super::*;
 impl Emitter<'_> {
     pub(super) fn send(&mut self, rid: usize, args: &[Expr]) -> Result<(), EmitError> {
         let rec = &self.p.records[rid];
-        let layout = record::layout(rec);
+        let layout = self.record_layout(rid);
         let reprs = rec.items[0].arg_reprs();
         let exits = matches!(rec.items[0], Item::Exit);
         self.check_record_size(layout.size)?;

@@ -133,7 +133,7 @@ impl Emitter<'_> {
     /// holds the generation committed (another commit of it may have freed it already, and
     /// another speculation() taken it).
     pub(super) fn free_when_sent(&mut self, rid: usize) -> Result<(), EmitError> {
-        let layout = record::layout(&self.p.records[rid]);
+        let layout = self.record_layout(rid);
         for (i, item) in self.p.records[rid].items.iter().enumerate() {
             if !matches!(item, Item::Commit | Item::Discard) {
                 continue;

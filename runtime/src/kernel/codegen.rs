@@ -121,6 +121,8 @@ pub fn codegen_target(program: &Program) -> Target {
         tracing_frames: if uses_kernel_stack_values(program) { tracing_frames(program) } else { Vec::new() },
         fbt_multi: fbt == Some(FbtMode::Multi),
         fbt_fentry: fbt == Some(FbtMode::Fentry),
+        // Chosen by the output, not the kernel (driver::compile sets it).
+        record_meta: false,
     }
 }
 

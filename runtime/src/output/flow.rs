@@ -20,7 +20,7 @@
 use std::collections::HashMap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+pub enum Kind {
     Entry,
     Return,
     Other,
@@ -28,7 +28,7 @@ enum Kind {
 
 /// `entry` or `…-entry` enters, `return` or `…-return` returns (so `method-entry` counts,
 /// and `carpentry` does not).
-fn kind(name: &str) -> Kind {
+pub fn kind(name: &str) -> Kind {
     let is = |word: &str| name == word || name.strip_suffix(word).is_some_and(|p| p.ends_with('-'));
     if is("entry") {
         Kind::Entry

@@ -13,13 +13,17 @@ use std::io;
 pub mod aggregation;
 pub mod bpftrace;
 pub mod buffer;
+pub mod buckets;
 pub mod cat;
 pub mod cgroup_paths;
+pub mod chrome;
 pub mod destination;
 pub mod flow;
 pub mod gfp;
 pub mod joined;
 pub mod join;
+pub mod json_lines;
+pub mod json_value;
 pub mod local_time;
 pub mod message;
 pub mod names;
@@ -39,7 +43,30 @@ pub struct Firing<'p> {
     pub probe: u32,
     /// The record (one per clause that sends one): with the probe, DTrace's enabled probe id.
     pub record: u32,
+    /// When and in which thread it fired: only records of a program compiled for a
+    /// structured output carry it (see `crumbs_ebpf::abi::record::META`).
+    pub meta: Option<Meta>,
     pub outputs: Vec<Output<'p>>,
+}
+
+/// A firing's time and thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Meta {
+    /// CLOCK_MONOTONIC ns (D's `timestamp`).
+    pub ts: u64,
+    /// The process id (D's `pid`: the thread group) and the thread id (D's `tid`).
+    pub pid: u32,
+    pub tid: u32,
+    /// The thread's name then (D's `execname`), NUL-padded.
+    pub comm: [u8; 16],
+}
+
+impl Meta {
+    /// The thread's name as text.
+    pub fn comm(&self) -> String {
+        let end = self.comm.iter().position(|&b| b == 0).unwrap_or(self.comm.len());
+        String::from_utf8_lossy(&self.comm[..end]).into_owned()
+    }
 }
 
 impl Firing<'_> {

@@ -1,0 +1,120 @@
+//! crumbs' `-f FORMAT` and `-o FILE`'s extension: which output a session writes, and
+//! whether it is gzip'd (spec §9.4).
+
+use crate::run::Format;
+use crumbs_runtime::output::destination::Destination;
+use std::fs::File;
+use std::io::BufWriter;
+
+/// What `-f` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Named {
+    Text,
+    Json,
+    Chrome,
+}
+
+/// `-f`'s value.
+pub(crate) fn named(s: &str) -> Result<Named, String> {
+    match s {
+        "text" => Ok(Named::Text),
+        "json" => Ok(Named::Json),
+        "chrome" => Ok(Named::Chrome),
+        "parquet" => Err("parquet output is not written yet: use json or chrome".to_string()),
+        _ => Err(format!("`{s}` is not an output format: text, json or chrome")),
+    }
+}
+
+/// The output a session writes: its format, and whether the file is gzip'd.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Chosen {
+    pub format: Format,
+    pub gzip: bool,
+}
+
+/// The format of a file by its name: `.json`/`.ndjson` JSON lines, `.pfw`/`.trace.json`
+/// Chrome trace events, each maybe with `.gz`; None for any other name (text, as always).
+fn by_extension(path: &str) -> Result<Option<Chosen>, String> {
+    let (inner, gzip) = match path.strip_suffix(".gz") {
+        Some(inner) => (inner, true),
+        None => (path, false),
+    };
+    let format = if inner.ends_with(".trace.json") || inner.ends_with(".pfw") {
+        Format::Chrome
+    } else if inner.ends_with(".json") || inner.ends_with(".ndjson") {
+        Format::JsonLines
+    } else if inner.ends_with(".parquet") {
+        return Err(format!("-o {path}: parquet output is not written yet (write .json, .ndjson, .pfw or .trace.json)"));
+    } else if gzip {
+        Format::Text
+    } else {
+        return Ok(None);
+    };
+    Ok(Some(Chosen { format, gzip }))
+}
+
+/// What `-f` and `-o` together ask for: `-f` wins over a name that says nothing, and the
+/// two must not disagree.
+pub(crate) fn choose(flag: Option<Named>, path: Option<&str>) -> Result<Chosen, String> {
+    let by_name = match path {
+        Some(p) => by_extension(p)?,
+        None => None,
+    };
+    let flag = flag.map(|n| match n {
+        Named::Text => Format::Text,
+        Named::Json => Format::JsonLines,
+        Named::Chrome => Format::Chrome,
+    });
+    match (flag, by_name) {
+        (Some(f), Some(c)) if f != c.format && !(c.format == Format::Text && c.gzip) => Err(format!("-f {} does not match -o {}, a {} file", word(f), path.unwrap_or_default(), word(c.format))),
+        (Some(f), Some(c)) => Ok(Chosen { format: f, gzip: c.gzip }),
+        (Some(f), None) => Ok(Chosen { format: f, gzip: false }),
+        (None, Some(c)) => Ok(c),
+        (None, None) => Ok(Chosen { format: Format::Text, gzip: false }),
+    }
+}
+
+fn word(f: Format) -> &'static str {
+    match f {
+        Format::Text | Format::Json => "text",
+        Format::JsonLines => "json",
+        Format::Chrome => "chrome",
+    }
+}
+
+/// Opens `-o`'s file (created and truncated) as `chosen` says, or standard output.
+pub(crate) fn open(path: Option<&str>, chosen: Chosen) -> std::io::Result<Destination<'static>> {
+    match (path, chosen.gzip) {
+        (Some(path), true) => {
+            let file = BufWriter::new(File::create(path)?);
+            // GzEncoder ends the stream when it is dropped, with the sink at the end of tracing.
+            Ok(Destination::writer(Box::new(flate2::write::GzEncoder::new(file, flate2::Compression::default()))))
+        }
+        _ => crate::run::output(path, false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(format: Format, gzip: bool) -> Chosen {
+        Chosen { format, gzip }
+    }
+
+    #[test]
+    fn extensions_and_flags() {
+        assert_eq!(choose(None, Some("x.json")), Ok(c(Format::JsonLines, false)));
+        assert_eq!(choose(None, Some("x.ndjson.gz")), Ok(c(Format::JsonLines, true)));
+        assert_eq!(choose(None, Some("x.pfw.gz")), Ok(c(Format::Chrome, true)));
+        assert_eq!(choose(None, Some("x.trace.json")), Ok(c(Format::Chrome, false)));
+        assert_eq!(choose(None, Some("out.txt")), Ok(c(Format::Text, false)));
+        assert_eq!(choose(None, Some("out.txt.gz")), Ok(c(Format::Text, true)));
+        assert_eq!(choose(Some(Named::Json), Some("out.txt")), Ok(c(Format::JsonLines, false)));
+        assert_eq!(choose(Some(Named::Json), Some("out.gz")), Ok(c(Format::JsonLines, true)));
+        assert_eq!(choose(Some(Named::Chrome), None), Ok(c(Format::Chrome, false)));
+        assert!(choose(Some(Named::Json), Some("x.pfw")).unwrap_err().contains("-f json does not match -o x.pfw, a chrome file"));
+        assert!(choose(None, Some("x.parquet")).unwrap_err().contains("not written yet"));
+        assert!(named("yaml").unwrap_err().contains("text, json or chrome"));
+    }
+}
