@@ -395,6 +395,25 @@ test_crumbs_fbt_vfs_read() {
     done
 }
 
+# -F into a Chrome trace (spec §9.12): each of io-benchmark's 128 vfs_read calls on its file
+# is one complete event, entry and return paired, with what each clause traced as args; and
+# nested calls pair with their own returns (vfs_read calls rw_verify_area inside).
+test_crumbs_fbt_chrome_spans() {
+    out=$(crumbs -F -o /tmp/spans.pfw.gz -e 'fbt::vfs_read:entry /pid == $target && stringof(args[0]->f_path.dentry->d_name.name) == "spanfile"/ { self->in = 1; trace(args[2]); }
+        fbt::rw_verify_area:entry, fbt::rw_verify_area:return /self->in/ { }
+        fbt::vfs_read:return /self->in/ { trace(arg1); self->in = 0; }' \
+        -c 'io-benchmark -c -r -b 512 -s 64K /tmp/spanfile' 2>&1) || die "crumbs failed: $out"
+    zcat /tmp/spans.pfw.gz > /tmp/spans.pfw || die "not gzip: $out"
+    [ "$(head -n 1 /tmp/spans.pfw)" = "[" ] && [ "$(tail -n 1 /tmp/spans.pfw)" = "]" ] || die "no [ ] lines: $(head -n 3 /tmp/spans.pfw)"
+    reads=$(grep -c '^{"name":"vfs_read","cat":"fbt",.*"ph":"X","args":{"entry":\[512\],"return":\[512\]}}$' /tmp/spans.pfw)
+    [ "$reads" = 128 ] || die "$reads vfs_read spans, not 128: $(head -n 5 /tmp/spans.pfw)"
+    inner=$(grep -c '^{"name":"rw_verify_area","cat":"fbt",.*"ph":"X"' /tmp/spans.pfw)
+    [ "$inner" = 128 ] || die "$inner rw_verify_area spans, not 128: $(head -n 5 /tmp/spans.pfw)"
+    grep -q '"name":"process_name","ph":"M".*"args":{"name":"io-benchmark"}' /tmp/spans.pfw || die "no process name: $(head -n 3 /tmp/spans.pfw)"
+    echo "$out" | grep -q 'without a traced' && die "unpaired: $out"
+    return 0
+}
+
 # bpftrace's loops at kernel functions: a `for` over a map walked in the kernel
 # (bpf_for_each_map_elem calling the body, which reads the kprobe's registers and prints),
 # a range loop and a tuple, in each fbt mode: io-benchmark's 128 reads of 512 bytes.
