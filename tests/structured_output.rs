@@ -193,3 +193,19 @@ fn faults_and_plain_names() {
     run(&["-q", "-o", o.str(), "-e", "BEGIN { printf(\"plain\\n\"); exit(0); }"]).assert_ok();
     assert_eq!(std::fs::read_to_string(o.path()).unwrap(), "plain\n\n");
 }
+
+/// A bpftrace program's JSON lines: its printf records, its map of values and its count.
+#[test]
+fn json_lines_of_a_bpftrace_program() {
+    let f = TempPath::new("bt.dat");
+    let program = "tracepoint:syscalls:sys_enter_read /pid == cpid && args.count == 65536/ { @n = count(); @last[comm] = args.count; printf(\"r %d\\n\", args.count); }";
+    let out = run(&["-f", "json", "-e", program, "-c", &bench(2, &f)]);
+    out.assert_ok();
+    let all = lines(&out.stdout);
+    let records = of_type(&all, "record");
+    assert_eq!(records.len(), 8, "{}", out.dump());
+    assert!(records.iter().all(|r| r["probe"] == "tracepoint:syscalls::sys_enter_read" && r["values"] == serde_json::json!([65536]) && r["text"] == "r 65536\n"), "{}", out.dump());
+    assert_eq!(of_type(&all, "map"), vec![&serde_json::json!({"type": "map", "name": "last", "keys": ["io-benchmark"], "value": 65536})]);
+    assert_eq!(of_type(&all, "aggregation"), vec![&serde_json::json!({"type": "aggregation", "name": "n", "function": "count", "keys": [], "value": 8})]);
+    assert_eq!(all.len(), 10, "{}", out.dump());
+}

@@ -79,6 +79,22 @@ impl<'w> JsonLines<'w> {
         }
     }
 
+    /// One line per row of a map of values (bpftrace's `@m[k] = v`): its name without `@`.
+    fn value_map(&self, line: &mut String, map: &crate::value_maps::ValueMap, printed: bool) {
+        for (keys, value) in &map.rows {
+            line.push_str(r#"{"type":"map","name":"#);
+            json::string(line, map.name.strip_prefix('@').unwrap_or(&map.name));
+            line.push_str(r#","keys":"#);
+            json::values(line, keys);
+            line.push_str(r#","value":"#);
+            json::value(line, value);
+            if printed {
+                line.push_str(r#","printa":true"#);
+            }
+            line.push_str("}\n");
+        }
+    }
+
     fn probe(&mut self, program: &Program, id: u32) -> &str {
         self.probes.entry(id).or_insert_with(|| program.probe_description(id))
     }
@@ -119,7 +135,7 @@ impl Sink for JsonLines<'_> {
                     }
                 }
                 Output::PrintMap { map: PrintedMap::Aggregation(id, rows), .. } => self.aggregation(&mut after, *id, rows, true),
-                Output::PrintMap { .. } => {}
+                Output::PrintMap { map: PrintedMap::Values(map), .. } => self.value_map(&mut after, map, true),
                 Output::SetOpt { name, value } => {
                     let _ = crumbs_lang::check::apply_option(&mut self.options, name, *value);
                 }
@@ -189,6 +205,15 @@ impl Sink for JsonLines<'_> {
             eprintln!("{}: {line}", self.voice);
         }
         Ok(())
+    }
+
+    /// bpftrace's maps of values at the end, before the aggregations.
+    fn value_maps(&mut self, maps: Vec<crate::value_maps::ValueMap>) -> io::Result<()> {
+        let mut text = String::new();
+        for map in &maps {
+            self.value_map(&mut text, map, false);
+        }
+        self.out.write_all(text.as_bytes())
     }
 
     fn notice(&mut self, line: &str) -> io::Result<()> {
