@@ -209,3 +209,22 @@ fn json_lines_of_a_bpftrace_program() {
     assert_eq!(of_type(&all, "aggregation"), vec![&serde_json::json!({"type": "aggregation", "name": "n", "function": "count", "keys": [], "value": 8})]);
     assert_eq!(all.len(), 10, "{}", out.dump());
 }
+
+/// Two clauses at one entry probe and two at its return are one call: one span, its args
+/// the values of both.
+#[test]
+fn chrome_spans_of_several_clauses_per_probe() {
+    let f = TempPath::new("twice.dat");
+    let program = bracketed(
+        "syscall::read:entry /pid == $target && in_b/ { trace(arg2); }\n\
+         syscall::read:entry /pid == $target && in_b/ { trace(1); }\n\
+         syscall::read:return /pid == $target && in_b/ { trace(arg1); }\n\
+         syscall::read:return /pid == $target && in_b/ { trace(2); }",
+    );
+    let out = run(&["-F", "-f", "chrome", "-e", &program, "-c", &bench(1, &f)]);
+    out.assert_ok();
+    let spans: Vec<J> = out.stdout.lines().filter(|l| l.contains("\"ph\":\"X\"")).map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(spans.len(), 4, "{}", out.dump());
+    assert!(spans.iter().all(|s| s["args"] == serde_json::json!({"entry": [65536, 1], "return": [65536, 2]})), "{}", out.dump());
+    assert!(!out.stderr.contains("without a traced"), "{}", out.dump());
+}
