@@ -74,6 +74,9 @@ struct Span {
     text: String,
 }
 
+/// The most calls a thread is kept in at once (a kernel stack holds far fewer frames).
+const MAX_DEPTH: usize = 1024;
+
 /// Each thread's calls in progress, innermost last, and what did not pair.
 #[derive(Default)]
 struct Calls {
@@ -94,7 +97,15 @@ impl Calls {
                 top.values.append(&mut call.values);
                 top.text.push_str(&call.text);
             }
-            _ => calls.push(call),
+            _ => {
+                // Entries whose returns are never traced must not grow the stack without
+                // bound: past any real call depth, the outermost is given up.
+                if calls.len() == MAX_DEPTH {
+                    calls.remove(0);
+                    self.abandoned += 1;
+                }
+                calls.push(call)
+            }
         }
     }
 
@@ -386,5 +397,12 @@ mod tests {
         c.enter(1, Call { values: vec![Value::long(2)], ..call("f", 10) }, true);
         assert_eq!(c.leave(1, "f"), Some(Call { values: vec![Value::long(1), Value::long(2)], ..call("f", 10) }));
         assert_eq!(c.unreturned(), 0);
+        // Entries that never return keep at most MAX_DEPTH calls.
+        let mut c = Calls::default();
+        for ts in 0..MAX_DEPTH as u64 + 5 {
+            c.enter(1, call("e", ts), false);
+        }
+        assert_eq!((c.threads[&1].len(), c.abandoned, c.unreturned()), (MAX_DEPTH, 5, MAX_DEPTH as u64 + 5));
+        assert_eq!(c.threads[&1][0].ts, 5);
     }
 }
