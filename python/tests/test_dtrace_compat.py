@@ -1,0 +1,100 @@
+"""python-dtrace's API: a notebook changes `from dtrace import` to `from crumbs.dtrace import`."""
+
+import math
+import subprocess
+from collections import defaultdict
+
+import pytest
+
+import crumbs
+from crumbs.dtrace import DTRACEAGG_COUNT, DTRACEAGG_QUANTIZE, DTraceConsumer, DTraceConsumerThread
+
+from conftest import reads_done
+
+# The lab's bracket script (users.md §1): count system calls between the two raw
+# clock_gettime calls around io-benchmark's work loop.
+L41 = """
+syscall::clock_gettime:return
+/execname == "io-benchmark" && !in_benchmark/
+{
+    in_benchmark = 1;
+}
+
+syscall::clock_gettime:entry
+/execname == "io-benchmark" && in_benchmark/
+{
+    in_benchmark = 0;
+}
+
+syscall:::entry
+/execname == "io-benchmark" && in_benchmark && probefunc != "clock_gettime"/
+{
+    @a[probefunc] = count();
+}
+"""
+
+
+@pytest.mark.parametrize("n", [1, 5])
+def test_consumer_thread_around_io_benchmark(iobench, datafile, n):
+    values = defaultdict(int)
+    calls = []
+
+    def walk(action, identifier, keys, value):
+        calls.append((action, identifier))
+        values[keys[0]] += value
+
+    t = DTraceConsumerThread(L41, walk_func=walk, out_func=lambda v: None, chew_func=lambda v: None, chewrec_func=lambda v: None, sleep=1)
+    t.start()
+    done = subprocess.run([iobench, "-r", "-j", "-b", "65536", "-n", str(n), datafile], check=True, capture_output=True, text=True)
+    t.stop()
+    t.join()
+    # 64 KiB read 64 KiB at a time: one read per pass, and lseeks between passes. The
+    # second clock_gettime's return starts counting again (the script's own doing, as under
+    # DTrace): the file's close, the JSON line's write and exit_group.
+    assert reads_done(done.stdout) == n
+    assert values[b"read"] == n
+    expected = {b"read": n, b"close": 1, b"write": 1, b"exit_group": 1}
+    if n > 1:
+        expected[b"lseek"] = n - 1
+    assert dict(values) == expected
+    assert set(calls) == {(DTRACEAGG_COUNT, 1)}
+
+
+def test_out_chew_and_chewrec(iobench, datafile):
+    out, cpus, actions = [], [], []
+    script = 'syscall::read:entry /execname == "io-benchmark"/ { printf("%d bytes", arg2); trace(arg2); }'
+    t = DTraceConsumerThread(script, out_func=out.append, chew_func=cpus.append, chewrec_func=actions.append, walk_func=None)
+    t.start()
+    subprocess.run([iobench, "-r", "-b", "16384", "-n", "1", datafile], check=True)
+    t.stop()
+    t.join()
+    # Each action's text as bytes, stripped: four reads of 16 KiB.
+    assert out == [b"16384 bytes", b"16384"] * 4
+    assert len(cpus) == 4 and all(isinstance(c, int) for c in cpus)
+    assert actions == [3, 1] * 4  # DTRACEACT_PRINTF, DTRACEACT_DIFEXPR
+
+
+def test_consumer_run_for_a_runtime():
+    rows, out = [], []
+    c = DTraceConsumer(walk_func=lambda *row: rows.append(row), out_func=out.append, chew_func=None, chewrec_func=None)
+    c.run('dtrace:::BEGIN { trace("Hello World"); @q = quantize(5); @c["k"] = count(); }', runtime=1)
+    assert out == [b"Hello World"]
+    (q, count) = sorted(rows, key=lambda r: r[1])
+    assert count == (DTRACEAGG_COUNT, 2, [b"k"], 1)
+    action, identifier, keys, buckets = q
+    assert (action, identifier, keys) == (DTRACEAGG_QUANTIZE, 1, [])
+    assert len(buckets) == 127
+    assert [b for b in buckets if b[1]] == [((4, 7), 1)]
+
+
+def test_compile_errors_raise():
+    with pytest.raises(crumbs.CompileError):
+        DTraceConsumer().compile("sadf")
+    DTraceConsumer().compile('dtrace:::BEGIN { trace("Hello World"); }')
+    with pytest.raises(crumbs.CompileError):
+        DTraceConsumerThread("syscall:::entry { x = ; }", walk_func=None).start()
+
+
+def test_top_level_names():
+    assert crumbs.DTraceConsumerThread is DTraceConsumerThread
+    assert crumbs.DTraceConsumer is DTraceConsumer
