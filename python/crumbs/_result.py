@@ -25,11 +25,12 @@ class Row(NamedTuple):
 class Aggregation:
     """One aggregation as tracing ended: its name (`@a`, `@` for the anonymous one), its
     function, DTrace's identifier (1 for the first the program names) and its rows in the
-    order the text output prints them."""
+    order the text output prints them. A bpftrace map of values (`@m[k] = v`) is one too,
+    without function or id, its values as they are."""
 
     name: str
-    function: str
-    id: int
+    function: Optional[str]
+    id: Optional[int]
     rows: List[Row]
     # Every bucket, zeros included, as (low, high, count): python-dtrace's walk gets them.
     all_buckets: List[Optional[list]] = field(repr=False, default_factory=list)
@@ -38,7 +39,7 @@ class Aggregation:
     def from_native(cls, d):
         rows, every = [], []
         for keys, value in d["rows"]:
-            if isinstance(value, list):
+            if isinstance(value, list) and d["function"] is not None:
                 every.append(value)
                 value = [Bucket(*b) for b in value if b[2] != 0]
             else:
@@ -131,9 +132,13 @@ class Result:
 
 def aggregations_table(aggs):
     """(columns, rows): a row per aggregation row, or per bucket of a distribution."""
+
+    def buckets(a, r):
+        return r.value if a.function is not None and isinstance(r.value, list) else None
+
     width = max((len(r.keys) for a in aggs for r in a.rows), default=0)
-    distribution = any(isinstance(r.value, list) for a in aggs for r in a.rows)
-    scalar = any(not isinstance(r.value, list) for a in aggs for r in a.rows) or not distribution
+    distribution = any(buckets(a, r) is not None for a in aggs for r in a.rows)
+    scalar = any(buckets(a, r) is None for a in aggs for r in a.rows) or not distribution
     columns = ["aggregation", "function"] + [f"key{i}" for i in range(width)]
     columns += ["value"] if scalar else []
     columns += ["low", "high", "count"] if distribution else []
@@ -141,7 +146,7 @@ def aggregations_table(aggs):
     for a in aggs:
         for r in a.rows:
             head = [a.name, a.function] + list(r.keys) + [None] * (width - len(r.keys))
-            if isinstance(r.value, list):
+            if buckets(a, r) is not None:
                 for b in r.value:
                     rows.append(head + ([None] if scalar else []) + [b.low, b.high, b.count])
             else:

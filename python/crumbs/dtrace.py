@@ -118,6 +118,8 @@ class _Callbacks:
 
     def walk_all(self, result):
         for agg in result.aggregations_by_id:
+            if agg.function is None:  # a bpftrace map of values: nothing python-dtrace knew
+                continue
             action = _AGG_ACTIONS.get(agg.function, DTRACEACT_AGGREGATION)
             for row, buckets in zip(agg.rows, agg.all_buckets):
                 value = row.value if buckets is None else [((low, high), count) for low, high, count in buckets]

@@ -10,6 +10,7 @@ use crumbs_runtime::output::aggregation::{sort_rows_by, Order};
 use crumbs_runtime::output::bpftrace::BpftraceText;
 use crumbs_runtime::output::destination::Destination;
 use crumbs_runtime::output::text::DtraceText;
+use crumbs_runtime::value_maps::ValueMap;
 use crumbs_runtime::output::{AggRow, FaultReport, Firing, Output, Sink, Stopped, Value};
 use std::cell::RefCell;
 use std::io::{self, Write};
@@ -22,6 +23,8 @@ pub struct Collect<'p> {
     /// The program's text output, writing into `written`: each action's text comes from it.
     text: Box<dyn Sink + 'p>,
     written: Rc<RefCell<Vec<u8>>>,
+    /// bpftrace's maps of values, read as tracing ended (before the aggregations).
+    maps: Vec<ValueMap>,
 }
 
 /// A writer whose bytes the sink takes after each action.
@@ -46,7 +49,7 @@ impl<'p> Collect<'p> {
             Dialect::Bpftrace => Box::new(BpftraceText::new(out, program)),
             Dialect::D => Box::new(DtraceText::new(out, true, &program.options)),
         };
-        Collect { program, tx, text, written }
+        Collect { program, tx, text, written, maps: Vec::new() }
     }
 
     fn send(&self, msg: Msg) -> io::Result<()> {
@@ -108,7 +111,13 @@ impl Sink for Collect<'_> {
                 Aggregation { name: format!("@{}", a.name), function: a.kind.name(), rows: sort_rows_by(rows, order).into_iter().cloned().collect() }
             })
             .collect();
-        self.send(Msg::Finished { aggregations, drops: drops.messages(&self.program.options) })
+        let maps = std::mem::take(&mut self.maps);
+        self.send(Msg::Finished { aggregations, maps, drops: drops.messages(&self.program.options) })
+    }
+
+    fn value_maps(&mut self, maps: Vec<ValueMap>) -> io::Result<()> {
+        self.maps = maps;
+        Ok(())
     }
 
     fn notice(&mut self, line: &str) -> io::Result<()> {

@@ -5,6 +5,7 @@ use crate::buckets;
 use crate::tracing::{Aggregation, Msg, Record, Stop};
 use crumbs_lang::ir::agg::Summary;
 use crumbs_runtime::output::{AggRow, Value};
+use crumbs_runtime::value_maps::ValueMap;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use pyo3::IntoPyObjectExt;
@@ -19,8 +20,11 @@ pub fn event(py: Python<'_>, msg: Msg) -> PyResult<Py<PyAny>> {
         Msg::Stopped(Stop::Exit(s)) => ("stopped", "exit", s).into_py_any(py),
         Msg::Stopped(Stop::Interrupted) => ("stopped", "interrupted", 0).into_py_any(py),
         Msg::Stopped(Stop::ProcessExited(pid)) => ("stopped", "process-exited", pid).into_py_any(py),
-        Msg::Finished { aggregations, drops } => {
-            let aggs = aggregations.into_iter().enumerate().map(|(i, a)| aggregation(py, i, a)).collect::<PyResult<Vec<_>>>()?;
+        Msg::Finished { aggregations, maps, drops } => {
+            let mut aggs = aggregations.into_iter().enumerate().map(|(i, a)| aggregation(py, i, a)).collect::<PyResult<Vec<_>>>()?;
+            for m in maps {
+                aggs.push(value_map(py, m)?);
+            }
             ("finished", aggs, drops).into_py_any(py)
         }
         Msg::Failed(m) => ("failed", m).into_py_any(py),
@@ -53,6 +57,22 @@ fn aggregation(py: Python<'_>, index: usize, a: Aggregation) -> PyResult<Py<PyAn
     d.set_item("id", index + 1)?;
     let rows = a.rows.iter().map(|r| row(py, r)).collect::<PyResult<Vec<_>>>()?;
     d.set_item("rows", rows)?;
+    d.into_py_any(py)
+}
+
+/// A bpftrace map of values as an aggregation without a function or id, its values as they
+/// are.
+fn value_map(py: Python<'_>, m: ValueMap) -> PyResult<Py<PyAny>> {
+    let d = PyDict::new(py);
+    let name = if m.name.starts_with('@') { m.name } else { format!("@{}", m.name) };
+    d.set_item("name", name)?;
+    d.set_item("function", py.None())?;
+    d.set_item("id", py.None())?;
+    let rows = m.rows.iter().map(|(keys, v)| {
+        let keys = PyTuple::new(py, keys.iter().map(|k| value(py, k)).collect::<PyResult<Vec<_>>>()?)?;
+        (keys, value(py, v)?).into_py_any(py)
+    });
+    d.set_item("rows", rows.collect::<PyResult<Vec<_>>>()?)?;
     d.into_py_any(py)
 }
 

@@ -10,6 +10,7 @@ use crumbs_runtime::output::{AggRow, Value};
 use crumbs_runtime::process::Child;
 use crumbs_runtime::session::{RunError, RunOptions};
 use crumbs_runtime::stop::StopHandle;
+use crumbs_runtime::value_maps::ValueMap;
 use std::sync::mpsc::{Receiver, Sender};
 use std::time::Duration;
 
@@ -69,7 +70,8 @@ pub enum Msg {
     /// A fault or a notice, for standard error.
     Message(String),
     Stopped(Stop),
-    Finished { aggregations: Vec<Aggregation>, drops: Vec<String> },
+    /// The aggregations, bpftrace's maps of values, and what the kernel could not keep.
+    Finished { aggregations: Vec<Aggregation>, maps: Vec<ValueMap>, drops: Vec<String> },
     /// Tracing could not start or went wrong: one line.
     Failed(String),
     /// The session ended with this exit status.

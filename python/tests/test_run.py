@@ -110,3 +110,46 @@ def test_duration_ends_the_trace():
 def test_bpftrace_programs_run_too(iobench, datafile):
     r = crumbs.run("tracepoint:syscalls:sys_enter_read /pid == $target/ { @n = count(); }", cmd=bench(iobench, datafile))
     assert r.aggregations == {"@n": [Row((), 48)]}
+
+
+def test_pid_is_target_and_its_exit_ends_the_trace():
+    import subprocess
+
+    p = subprocess.Popen(["sleep", "1"])
+    try:
+        r = crumbs.run("dtrace:::BEGIN { trace($target); }", pid=p.pid)
+    finally:
+        p.wait()
+    assert [x.values for x in r.records] == [[p.pid]]
+    assert (r.stopped, r.pid_exited) == ("process-exited", p.pid)
+
+
+def test_the_gil_is_released_while_tracing():
+    import threading
+
+    ticks = []
+    done = threading.Event()
+
+    def count():
+        while not done.is_set():
+            ticks.append(1)
+            time.sleep(0.01)
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    try:
+        r = crumbs.run("dtrace:::END { trace(1); }", duration=1)
+    finally:
+        done.set()
+        counter.join()
+    assert r.stopped == "interrupted"
+    # About 100 ticks in the second the trace took; none if tracing held the GIL.
+    assert len(ticks) > 30
+
+
+def test_bpftrace_maps_of_values_are_aggregations_without_a_function(iobench, datafile):
+    r = crumbs.run("tracepoint:syscalls:sys_enter_read /pid == cpid/ { @size[comm] = args.count; @c = count(); }", cmd=bench(iobench, datafile))
+    assert r.aggregations == {"@c": [Row((), 48)], "@size": [Row(("io-benchmark",), 4096)]}
+    size = next(a for a in r.aggregations_by_id if a.name == "@size")
+    assert (size.function, size.id) == (None, None)
+    assert r.to_polars().rows() == [("@c", "count", None, 48), ("@size", None, "io-benchmark", 4096)]
