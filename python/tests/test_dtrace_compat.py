@@ -87,6 +87,20 @@ def test_consumer_run_for_a_runtime():
     assert [b for b in buckets if b[1]] == [((4, 7), 1)]
 
 
+def test_stacks_reach_walk_symbolized(iobench, datafile):
+    rows = []
+    script = 'syscall::read:entry /execname == "io-benchmark"/ { @[stack()] = count(); }'
+    t = DTraceConsumerThread(script, walk_func=lambda *row: rows.append(row), out_func=None, chew_func=None, chewrec_func=None)
+    t.start()
+    subprocess.run([iobench, "-r", "-b", "16384", "-n", "1", datafile], check=True)
+    t.stop()
+    t.join()
+    ((action, identifier, keys, value),) = rows
+    assert (action, identifier, value) == (DTRACEAGG_COUNT, 1, 4)
+    (frames,) = keys
+    assert frames and all(isinstance(f, str) and "`" in f for f in frames), frames
+
+
 def test_compile_errors_raise():
     with pytest.raises(crumbs.CompileError):
         DTraceConsumer().compile("sadf")

@@ -7,6 +7,8 @@ import sys
 import textwrap
 import time
 
+import pytest
+
 import crumbs
 
 
@@ -31,13 +33,12 @@ def test_leaving_the_loop_early_stops_the_trace():
     assert list(t) == []
 
 
+# A child that traces until Ctrl-C: prints "ready" once every probe is attached (BEGIN's
+# record), then what run() or trace() gave and how many BPF objects it still holds.
 CTRL_C = textwrap.dedent(r"""
-    import os, sys
+    import os, sys, threading
     import crumbs
-    t = crumbs.trace('dtrace:::BEGIN { printf("ready"); } profile:::tick-100hz { @ticks = count(); }')
-    for rec in t:
-        print(rec.text, flush=True)
-    r = t.result
+    PROGRAM = 'dtrace:::BEGIN { printf("ready"); } profile:::tick-100hz { @ticks = count(); }'
     def bpf_fds():
         n = 0
         for fd in os.listdir("/proc/self/fd"):
@@ -46,12 +47,24 @@ CTRL_C = textwrap.dedent(r"""
             except OSError:
                 pass
         return n
+    if sys.argv[1] == "trace":
+        t = crumbs.trace(PROGRAM)
+        for rec in t:
+            print(rec.text, flush=True)
+        r = t.result
+    else:
+        # run() hands records over only at the end: say "ready" once BEGIN's clause has had
+        # time to fire (it runs once the probes are attached).
+        threading.Timer(1.0, lambda: print("ready", flush=True)).start()
+        r = crumbs.run(PROGRAM)
+        assert [x.text for x in r.records] == ["ready"]
     print(r.stopped, r.aggregations["@ticks"][0].value > 0, bpf_fds(), flush=True)
 """)
 
 
-def test_ctrl_c_stops_cleanly_and_keeps_the_aggregations():
-    p = subprocess.Popen([sys.executable, "-c", CTRL_C], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+@pytest.mark.parametrize("how", ["trace", "run"])
+def test_ctrl_c_stops_cleanly_and_keeps_the_aggregations(how):
+    p = subprocess.Popen([sys.executable, "-c", CTRL_C, how], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert p.stdout.readline().strip() == "ready"
     time.sleep(0.3)
     p.send_signal(signal.SIGINT)
