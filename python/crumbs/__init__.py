@@ -38,8 +38,9 @@ def run(program, cmd=None, pid=None, duration=None, *, options=(), destructive=F
     """Traces with `program` until it ends and returns a Result.
 
     program: the program's text (D, or bpftrace's language: told apart by its syntax).
-    cmd: a command to run, started once every probe is attached (`$target` is its pid);
-        tracing ends when it exits.
+    cmd: a command to run (a string split as a shell splits words, or a list of words),
+        started once every probe is attached (`$target` is its pid); tracing ends when it
+        exits.
     pid: a process to watch (`$target`); tracing ends when it exits.
     duration: seconds after which tracing ends.
     options: `-x` options ("bufsize=8m", "quiet", ...); destructive: allow system(),

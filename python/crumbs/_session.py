@@ -1,5 +1,6 @@
 """Driving one native session: its events in order, Ctrl-C turned into a clean stop."""
 
+import shlex
 import signal
 import sys
 import threading
@@ -37,6 +38,9 @@ class Live:
     def __init__(self, program, cmd=None, pid=None, duration=None, options=(), destructive=False, check_only=False, catch_ctrl_c=True):
         if not isinstance(program, str):
             raise TypeError(f"program must be a str, not {type(program).__name__}")
+        if isinstance(cmd, (list, tuple)):
+            # Words as subprocess takes them; the session splits a command as a shell would.
+            cmd = shlex.join(str(w) for w in cmd)
         self.result = Result()
         self.interrupted = False
         self._native = _native.Session(program, cmd, pid, duration, [str(o) for o in options], destructive, check_only)

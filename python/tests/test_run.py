@@ -23,7 +23,9 @@ def test_count_aggregation_is_exact(iobench, datafile):
 
 
 def test_keyed_rows_come_in_the_text_outputs_order(iobench, datafile):
-    r = crumbs.run("syscall::read:entry,syscall::lseek:entry /pid == $target/ { @[probefunc] = count(); }", cmd=bench(iobench, datafile))
+    # cmd as a list of words, as subprocess takes it.
+    cmd = [iobench, "-r", "-b", "4096", "-n", "3", datafile]
+    r = crumbs.run("syscall::read:entry,syscall::lseek:entry /pid == $target/ { @[probefunc] = count(); }", cmd=cmd)
     # Sorted by value, as dtrace prints them: 2 lseeks between 3 passes, then 48 reads.
     assert r.aggregations["@"] == [Row(("lseek",), 2), Row(("read",), 48)]
     agg = r.aggregations_by_id[0]
