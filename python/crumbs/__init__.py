@@ -10,10 +10,16 @@ as Python data.
     for rec in crumbs.trace('syscall::openat:entry { printf("%s", copyinstr(arg1)); }', duration=5):
         print(rec.cpu, rec.values)
 
+    tracer = crumbs.start('syscall::read:entry /execname == "fio"/ { @ = quantize(arg2); }')
+    subprocess.run(["fio", ...])      # traced from its first system call
+    result = tracer.stop()
+
 `from crumbs.dtrace import DTraceConsumer, DTraceConsumerThread` is python-dtrace's API.
 Tracing needs root (CAP_BPF and CAP_PERFMON). Ctrl-C ends a trace as it ends dtrace's:
 the probes are detached and what was gathered is returned.
 """
+
+import threading
 
 from ._result import Aggregation, Bucket, Record, Result, Row
 from ._session import CompileError, Live, TraceError
@@ -29,7 +35,9 @@ __all__ = [
     "Row",
     "Trace",
     "TraceError",
+    "Tracer",
     "run",
+    "start",
     "trace",
 ]
 
@@ -50,9 +58,8 @@ def run(program, cmd=None, pid=None, duration=None, *, options=(), destructive=F
     cannot start. The GIL is released while tracing."""
     live = Live(program, cmd, pid, duration, options, destructive)
     try:
-        for event in live.events():
-            if event[0] == "record":
-                live.result.records.append(event[1])
+        for rec in live.records():
+            live.result.records.append(rec)
     finally:
         live.close()
     return live.result
@@ -107,6 +114,53 @@ class Trace:
 def trace(program, cmd=None, pid=None, duration=None, *, options=(), destructive=False):
     """A streaming iterator of Records (see Trace); the arguments are run()'s."""
     return Trace(program, cmd, pid, duration, options=options, destructive=destructive)
+
+
+class Tracer:
+    """A trace running in the background while Python does something else (see start())."""
+
+    def __init__(self, program, cmd=None, pid=None, duration=None, *, options=(), destructive=False):
+        # Ctrl-C stays the caller's (KeyboardInterrupt): a `with` block still stops the trace.
+        self._live = Live(program, cmd, pid, duration, options, destructive, catch_ctrl_c=False)
+        self._live._until("attached")
+        self._error = None
+        self._thread = threading.Thread(target=self._consume, name="crumbs-tracer", daemon=True)
+        self._thread.start()
+
+    def _consume(self):
+        try:
+            for rec in self._live.records():
+                self._live.result.records.append(rec)
+        except BaseException as e:  # raised again by stop()
+            self._error = e
+
+    def stop(self):
+        """Ends tracing (probes detached, END run, aggregations read) and returns the Result."""
+        self._live.stop()
+        self._thread.join()
+        self._live.close()
+        if self._error is not None:
+            raise self._error
+        return self._live.result
+
+    def wait(self, timeout=None):
+        """Waits until the trace ends by itself (exit(), cmd, pid, duration); the Result, or
+        None if `timeout` seconds passed first."""
+        self._thread.join(timeout)
+        return None if self._thread.is_alive() else self.stop()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
+
+
+def start(program, cmd=None, pid=None, duration=None, *, options=(), destructive=False):
+    """Starts tracing in the background and returns a Tracer once every probe is attached:
+    run the workload, then `result = tracer.stop()`. The arguments are run()'s."""
+    return Tracer(program, cmd, pid, duration, options=options, destructive=destructive)
 
 
 from .dtrace import DTraceConsumer, DTraceConsumerThread  # noqa: E402

@@ -63,6 +63,11 @@ class Record:
     # (DTrace action code, text) per action, for python-dtrace's chewrec and out callbacks.
     actions: List[Tuple[int, str]] = field(repr=False, default_factory=list)
 
+    def outputs_something(self):
+        # A firing whose clause only called exit() (or setopt()) is a record to DTrace, not
+        # to a Result.
+        return bool(self.actions or self.values)
+
     @classmethod
     def from_native(cls, d):
         return cls(d["probe"], d["function"], d["name"], d["cpu"], list(d["values"]), d["text"], list(d["actions"]))

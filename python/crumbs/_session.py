@@ -141,9 +141,9 @@ class Live:
             yield event
 
     def records(self):
-        """Records as they arrive, to the end of the session."""
+        """Records that output something as they arrive, to the end of the session."""
         for event in self.events():
-            if event[0] == "record":
+            if event[0] == "record" and event[1].outputs_something():
                 yield event[1]
 
     def close(self):

@@ -155,3 +155,21 @@ def test_bpftrace_maps_of_values_are_aggregations_without_a_function(iobench, da
     size = next(a for a in r.aggregations_by_id if a.name == "@size")
     assert (size.function, size.id) == (None, None)
     assert r.to_polars().rows() == [("@c", "count", None, 48), ("@size", None, "io-benchmark", 4096)]
+
+
+def test_start_then_stop_around_a_workload(iobench, datafile):
+    import subprocess
+
+    tracer = crumbs.start('syscall::read:entry /execname == "io-benchmark"/ { @reads = count(); printf("%d", arg2); }')
+    subprocess.run([iobench, "-r", "-b", "8192", "-n", "2", datafile], check=True)
+    r = tracer.stop()
+    assert r.aggregations == {"@reads": [Row((), 16)]}
+    assert [x.values for x in r.records] == [[8192]] * 16
+    assert r.stopped == "interrupted"
+
+
+def test_start_and_wait_for_the_end():
+    with crumbs.start('dtrace:::BEGIN { trace(1); } profile:::tick-10hz { exit(5); }') as tracer:
+        r = tracer.wait(30)
+    assert (r.stopped, r.status) == ("exit", 5)
+    assert [x.values for x in r.records] == [[1]]
