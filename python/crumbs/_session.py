@@ -57,12 +57,16 @@ class Live:
             raise
 
     def _catch_ctrl_c(self):
-        if threading.current_thread() is not threading.main_thread():
+        # Only the main thread may set handlers; a process that ignores SIGINT (started in
+        # the background) keeps ignoring it.
+        if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
             return
         try:
-            self._old_handler = signal.signal(signal.SIGINT, self._on_sigint)
+            old = signal.signal(signal.SIGINT, self._on_sigint)
         except ValueError:  # not the main interpreter
-            self._old_handler = None
+            return
+        # None: a handler not set from Python; Python's own is the closest to it.
+        self._old_handler = signal.default_int_handler if old is None else old
 
     def _restore_ctrl_c(self):
         if self._old_handler is not None and threading.current_thread() is threading.main_thread():

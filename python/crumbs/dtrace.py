@@ -108,10 +108,10 @@ class _Callbacks:
         self.walk = _or_noop(walk_func, noop_walk)
 
     def record(self, rec):
+        # libdtrace's order: the probe, then per action its record, then what it printed.
         self.chew(rec.cpu)
-        for action, _ in rec.actions:
+        for action, text in rec.actions:
             self.chewrec(action)
-        for _, text in rec.actions:
             text = text.strip()
             if text:
                 self.out(text.encode())

@@ -61,17 +61,23 @@ def test_consumer_thread_around_io_benchmark(iobench, datafile, n):
 
 
 def test_out_chew_and_chewrec(iobench, datafile):
-    out, cpus, actions = [], [], []
+    calls = []
     script = 'syscall::read:entry /execname == "io-benchmark"/ { printf("%d bytes", arg2); trace(arg2); }'
-    t = DTraceConsumerThread(script, out_func=out.append, chew_func=cpus.append, chewrec_func=actions.append, walk_func=None)
+    t = DTraceConsumerThread(
+        script,
+        out_func=lambda v: calls.append(("out", v)),
+        chew_func=lambda cpu: calls.append(("chew", isinstance(cpu, int) and cpu >= 0)),
+        chewrec_func=lambda a: calls.append(("chewrec", a)),
+        walk_func=None,
+    )
     t.start()
     subprocess.run([iobench, "-r", "-b", "16384", "-n", "1", datafile], check=True)
     t.stop()
     t.join()
-    # Each action's text as bytes, stripped: four reads of 16 KiB.
-    assert out == [b"16384 bytes", b"16384"] * 4
-    assert len(cpus) == 4 and all(isinstance(c, int) for c in cpus)
-    assert actions == [3, 1] * 4  # DTRACEACT_PRINTF, DTRACEACT_DIFEXPR
+    # Four reads of 16 KiB; per firing libdtrace's order: chew(cpu), then per action its
+    # code (DTRACEACT_PRINTF 3, DTRACEACT_DIFEXPR 1) and its text as bytes, stripped.
+    one = [("chew", True), ("chewrec", 3), ("out", b"16384 bytes"), ("chewrec", 1), ("out", b"16384")]
+    assert calls == one * 4
 
 
 def test_consumer_run_for_a_runtime():
