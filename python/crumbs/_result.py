@@ -91,6 +91,11 @@ class Result:
     drops: List[str] = field(default_factory=list)
     messages: List[str] = field(default_factory=list)
 
+    def __repr__(self):
+        # Short: a notebook shows a result after every run, and records can be millions.
+        names = [a.name for a in self.aggregations_by_id]
+        return f"Result(stopped={self.stopped!r}, status={self.status}, probes={self.probes}, records={len(self.records)}, aggregations={names})"
+
     @property
     def aggregations(self):
         """Aggregation name (`@a`) -> its rows, each a Row(keys, value)."""

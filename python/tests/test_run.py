@@ -110,8 +110,10 @@ def test_duration_ends_the_trace():
 
 
 def test_bpftrace_programs_run_too(iobench, datafile):
-    r = crumbs.run("tracepoint:syscalls:sys_enter_read /pid == $target/ { @n = count(); }", cmd=bench(iobench, datafile))
+    r = crumbs.run('tracepoint:syscalls:sys_enter_read /pid == $target/ { @n = count(); printf("%s %d\\n", comm, args.count); }', cmd=bench(iobench, datafile))
     assert r.aggregations == {"@n": [Row((), 48)]}
+    assert [(x.probe, x.values, x.text) for x in r.records] == [("tracepoint:syscalls::sys_enter_read", ["io-benchmark", 4096], "io-benchmark 4096\n")] * 48
+    assert repr(r) == "Result(stopped='process-exited', status=0, probes=1, records=48, aggregations=['@n'])"
 
 
 def test_pid_is_target_and_its_exit_ends_the_trace():
