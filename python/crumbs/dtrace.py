@@ -209,6 +209,9 @@ class DTraceConsumerThread(threading.Thread):
 
     def run(self):
         try:
+            # Older notebooks run it as another thread's target, never calling start().
+            if self.consumer._live is None:
+                self.consumer.go()
             self.consumer.consume()
         except BaseException as e:  # a callback's exception ends the thread; kept for the caller
             self.error = e

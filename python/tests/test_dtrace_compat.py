@@ -107,6 +107,18 @@ def test_stacks_reach_walk_symbolized(iobench, datafile):
     assert frames and all(isinstance(f, str) and "`" in f for f in frames), frames
 
 
+def test_run_as_another_threads_target():
+    # python-dtrace's README of old: `Thread(target=consumer.run)`, start() never called.
+    import threading
+
+    rows = []
+    consumer = DTraceConsumerThread('dtrace:::BEGIN { @["k"] = count(); exit(0); }', walk_func=lambda *row: rows.append(row), out_func=None, chew_func=None, chewrec_func=None)
+    t = threading.Thread(target=consumer.run)
+    t.start()
+    t.join(30)
+    assert rows == [(DTRACEAGG_COUNT, 1, [b"k"], 1)]
+
+
 def test_compile_errors_raise():
     with pytest.raises(crumbs.CompileError):
         DTraceConsumer().compile("sadf")
