@@ -13,6 +13,7 @@ use crumbs_runtime::output::text::DtraceText;
 use crumbs_runtime::value_maps::ValueMap;
 use crumbs_runtime::output::{AggRow, FaultReport, Firing, Output, Sink, Stopped, Value};
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::io::{self, Write};
 use std::rc::Rc;
 use std::sync::mpsc::Sender;
@@ -25,6 +26,9 @@ pub struct Collect<'p> {
     written: Rc<RefCell<Vec<u8>>>,
     /// bpftrace's maps of values, read as tracing ended (before the aggregations).
     maps: Vec<ValueMap>,
+    /// The rows printa() last printed of each aggregation, by id: DTrace does not print
+    /// those again at the end (their rows come empty to `finish`), the Result keeps these.
+    printed: HashMap<usize, Vec<AggRow>>,
 }
 
 /// A writer whose bytes the sink takes after each action.
@@ -49,7 +53,7 @@ impl<'p> Collect<'p> {
             Dialect::Bpftrace => Box::new(BpftraceText::new(out, program)),
             Dialect::D => Box::new(DtraceText::new(out, true, &program.options)),
         };
-        Collect { program, tx, text, written, maps: Vec::new() }
+        Collect { program, tx, text, written, maps: Vec::new(), printed: HashMap::new() }
     }
 
     fn send(&self, msg: Msg) -> io::Result<()> {
@@ -73,6 +77,12 @@ impl Sink for Collect<'_> {
         let mut values = Vec::new();
         let mut actions = Vec::new();
         for o in &f.outputs {
+            // Marked as the session marks them: all of a printa()'s once it printed a row.
+            if let Output::Printa { aggs, rows, .. } = o {
+                if rows.iter().any(|r| !r.is_empty()) {
+                    self.printed.extend(aggs.iter().copied().zip(rows.iter().cloned()));
+                }
+            }
             values.extend(output_values(o));
             let text = self.action_text(f, o)?;
             if let Some(code) = action_code(o) {
@@ -108,6 +118,10 @@ impl Sink for Collect<'_> {
             .enumerate()
             .map(|(i, rows)| {
                 let a = &self.program.aggregations[i];
+                let rows = match self.printed.get(&i) {
+                    Some(printed) if rows.is_empty() => printed,
+                    _ => rows,
+                };
                 Aggregation { name: format!("@{}", a.name), function: a.kind.name(), rows: sort_rows_by(rows, order).into_iter().cloned().collect() }
             })
             .collect();

@@ -175,3 +175,11 @@ def test_start_and_wait_for_the_end():
         r = tracer.wait(30)
     assert (r.stopped, r.status) == ("exit", 5)
     assert [x.values for x in r.records] == [[1]]
+
+
+def test_an_aggregation_printa_printed_keeps_the_rows_it_printed(iobench, datafile):
+    program = READS + '{ @reads[probefunc] = count(); @bytes = sum(arg2); } dtrace:::END { printa("%s %@d\\n", @reads); }'
+    r = crumbs.run(program, cmd=bench(iobench, datafile))
+    # DTrace prints @reads only through printa(), @bytes at the end; the Result has both.
+    assert r.aggregations == {"@reads": [Row(("read",), 48)], "@bytes": [Row((), 48 * 4096)]}
+    assert [x.text for x in r.records] == ["read 48\n"]
