@@ -50,3 +50,9 @@ def test_bad_arguments_are_value_errors(kwargs, says):
 def test_a_program_must_be_text():
     with pytest.raises(TypeError):
         crumbs.run(b"dtrace:::BEGIN { exit(0); }")
+
+
+def test_start_raises_compile_errors_in_the_caller():
+    with pytest.raises(crumbs.CompileError) as e:
+        crumbs.start("syscall::read:entry { @ = count(); } syscall::nosuchcall:entry { trace(1); }")
+    assert e.value.line == 1 and e.value.col > 1

@@ -183,3 +183,10 @@ def test_an_aggregation_printa_printed_keeps_the_rows_it_printed(iobench, datafi
     # DTrace prints @reads only through printa(), @bytes at the end; the Result has both.
     assert r.aggregations == {"@reads": [Row(("read",), 48)], "@bytes": [Row((), 48 * 4096)]}
     assert [x.text for x in r.records] == ["read 48\n"]
+
+
+def test_wait_gives_none_while_the_trace_goes_on():
+    tracer = crumbs.start("profile:::tick-10hz { @ticks = count(); }")
+    assert tracer.wait(0.3) is None
+    r = tracer.stop()
+    assert r.stopped == "interrupted" and r.aggregations["@ticks"][0].value >= 1
