@@ -23,6 +23,7 @@ use std::os::fd::{AsFd, AsRawFd, RawFd};
 use std::time::{Duration, Instant};
 use tokio::io::unix::AsyncFd;
 
+#[derive(Default)]
 pub struct RunOptions {
     /// No progress lines on standard error.
     pub quiet: bool,
@@ -407,6 +408,9 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
     if opts.dry_run {
         detach_all(links, opts.quiet);
         return Ok(0);
+    }
+    if stop.is_none() {
+        sink.attached()?;
     }
     if !begin_first {
         // Test harnesses wait for this line before they start the workload.

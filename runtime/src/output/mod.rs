@@ -187,6 +187,11 @@ pub trait Sink {
         eprintln!("crumbs: {line}");
         Ok(())
     }
+    /// Every probe is attached (BEGIN may not have run yet: bpftrace runs it after): a
+    /// library caller that starts its workload itself waits for this.
+    fn attached(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// One value as user space sees it after decoding a record or a map key.
