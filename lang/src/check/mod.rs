@@ -896,6 +896,8 @@ mod bpftrace_std_tests;
 #[cfg(test)]
 mod hist_k_tests;
 #[cfg(test)]
+mod tseries_tests;
+#[cfg(test)]
 mod bpftrace_called_tests;
 #[cfg(test)]
 mod stored_values_tests;

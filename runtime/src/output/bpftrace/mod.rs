@@ -17,6 +17,7 @@ pub mod keys;
 pub mod maps;
 pub mod records;
 pub mod text;
+pub mod tseries;
 
 pub use maps::{print_aggregation, print_stats, print_value_map, AggMap, Limits};
 pub use json::BpftraceJson;
