@@ -694,3 +694,40 @@ fn tseries_of_an_interval_probe_has_gaps() {
     let values: Vec<&str> = record.split("\"value\":").skip(1).map(|v| v.split(|c: char| !c.is_ascii_digit()).next().unwrap_or_default()).collect();
     assert_eq!(values, ["1", "2", "3", "4", "5"], "{}", json.dump());
 }
+
+/// Current bpftrace's print(args) at a tracepoint (0.17 cannot print it: "not printable";
+/// expected text from current bpftrace's source, spec §13.4): every field of the format
+/// file, the common_* header ones first (their bytes are what the kernel leaves there for
+/// BPF programs), integers as their size and sign say, the file name's pointer in hex; in
+/// JSON an object of the fields.
+#[test]
+fn print_args_of_a_tracepoint() {
+    let file = TempPath::new("btfnsprintargs");
+    let program = "tracepoint:syscalls:sys_enter_openat /pid == cpid/ { print(args); printf(\"%p\\n\", args.filename); }";
+    let out = common::bpftrace_dropin(&["-e", program, "-c", &reader(&file)], None, &[]);
+    out.assert_ok();
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), 7, "{}", out.dump());
+    for (record, pointer, flags, mode) in [(lines[1], lines[2], 577, 420), (lines[3], lines[4], 0, 0)] {
+        let fields: Vec<&str> = record.trim_start_matches("{ ").trim_end_matches(" }").split(", ").collect();
+        let names: Vec<&str> = fields.iter().map(|f| f.split(" = ").next().unwrap_or_default()).collect();
+        assert_eq!(names, [".common_type", ".common_flags", ".common_preempt_count", ".common_pid", ".__syscall_nr", ".dfd", ".filename", ".flags", ".mode"], "{}", out.dump());
+        // AT_FDCWD in the 8-byte slot of an int, O_WRONLY|O_CREAT|O_TRUNC (O_LARGEFILE
+        // aside) and 0644, or O_RDONLY.
+        assert_eq!(fields[4..6], [".__syscall_nr = 257", ".dfd = 4294967196"], "{}", out.dump());
+        assert_eq!(fields[6], format!(".filename = 0x{pointer}"), "{}", out.dump());
+        assert_eq!(fields[7].trim_start_matches(".flags = ").parse::<u64>().map(|f| f & 0xfff), Ok(flags), "{}", out.dump());
+        assert_eq!(fields[8], format!(".mode = {mode}"), "{}", out.dump());
+    }
+
+    let json = common::bpftrace_dropin(&["-f", "json", "-e", "tracepoint:syscalls:sys_enter_openat /pid == cpid/ { print(args); }", "-c", &reader(&file)], None, &[]);
+    json.assert_ok();
+    let record = json.stdout.lines().nth(1).unwrap_or_default();
+    assert!(record.starts_with(r#"{"type": "value", "data": {"common_type": "#), "{}", json.dump());
+    assert!(record.contains(r#", "__syscall_nr": 257, "dfd": 4294967196, "filename": "#) && record.ends_with(r#", "mode": 420}}"#), "{}", json.dump());
+
+    // Tracepoints of two layouts in one clause are an error.
+    let bad = common::bpftrace_dropin(&["-e", "tracepoint:syscalls:sys_enter_openat,tracepoint:syscalls:sys_enter_read { print(args); }"], None, &[]);
+    assert_eq!(bad.code(), 1, "{}", bad.dump());
+    assert!(bad.stderr.contains("print(args) of tracepoints whose records differ (syscalls:sys_enter_openat and syscalls:sys_enter_read)"), "{}", bad.dump());
+}

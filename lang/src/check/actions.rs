@@ -337,7 +337,11 @@ impl Checker<'_> {
             }
             FnHook::Trace | FnHook::Print => {
                 // bpftrace's print(value) prints the value as trace() does (its sink: and a newline).
-                let (item, v) = self.printed(&args[0], f.hook == FnHook::Print && !self.bpftrace())?;
+                let args_record = if f.hook == FnHook::Print { self.print_args(&args[0])? } else { None };
+                let (item, v) = match args_record {
+                    Some(printed) => printed,
+                    None => self.printed(&args[0], f.hook == FnHook::Print && !self.bpftrace())?,
+                };
                 (item, vec![v])
             }
             FnHook::Exit => (Item::Exit, vec![self.int_expr(&args[0], "exit()'s status")?]),

@@ -45,6 +45,7 @@ mod pointers;
 mod speculation;
 mod stable;
 mod print;
+mod print_args;
 mod rawtracepoint;
 mod scratch_addr;
 mod registers;

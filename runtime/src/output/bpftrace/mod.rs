@@ -10,6 +10,7 @@
 //! At exit bpftrace prints two newlines (always, even with `-q` and with no maps:
 //! [`AT_EXIT`]), then every map, sorted by name, each as [`maps`] says.
 
+pub mod args;
 pub mod every;
 pub mod hist;
 pub mod json;
