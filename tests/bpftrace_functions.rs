@@ -731,3 +731,25 @@ fn print_args_of_a_tracepoint() {
     assert_eq!(bad.code(), 1, "{}", bad.dump());
     assert!(bad.stderr.contains("print(args) of tracepoints whose records differ (syscalls:sys_enter_openat and syscalls:sys_enter_read)"), "{}", bad.dump());
 }
+
+/// print(args) at a raw tracepoint (a tp_btf program): the arguments the prototype names, each
+/// by its type as current bpftrace prints a record (a pointer in hex, a bool as `true` or
+/// `false`).
+#[test]
+fn print_args_of_a_raw_tracepoint() {
+    let file = TempPath::new("btfnsrawargs");
+    let program = "rawtracepoint:sys_enter /pid == cpid && args.id == 0/ { print(args); printf(\"%p\\n\", args.regs); exit(); }";
+    let out = common::bpftrace_dropin(&["-e", program, "-c", &reader(&file)], None, &[]);
+    out.assert_ok();
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.get(1).copied(), Some(format!("{{ .regs = 0x{}, .id = 0 }}", lines[2]).as_str()), "{}", out.dump());
+    let out = common::bpftrace_dropin(&["-e", "rawtracepoint:sched_switch { print(args); exit(); }"], None, &[]);
+    out.assert_ok();
+    let record = out.stdout.lines().nth(1).unwrap_or_default();
+    assert!((record.starts_with("{ .preempt = false, .prev = 0xffff") || record.starts_with("{ .preempt = true, .prev = 0xffff")) && record.contains(", .next = 0xffff") && record.contains(", .prev_state = "), "{}", out.dump());
+    let json = common::bpftrace_dropin(&["-f", "json", "-e", "rawtracepoint:sched_switch { print(args); exit(); }"], None, &[]);
+    json.assert_ok();
+    let record = json.stdout.lines().nth(1).unwrap_or_default();
+    // Kernel pointers are beyond what a double holds: strings.
+    assert!(record.starts_with(r#"{"type": "value", "data": {"preempt": "#) && record.contains(r#", "prev": "1844"#), "{}", json.dump());
+}

@@ -61,6 +61,14 @@ fn json_value(l: &Layout, bytes: &[u8], at: usize) -> String {
             format!("[{}]", elems.join(","))
         }
         Shape::Record { members } | Shape::ProbeArgs { members } => record_json(members, bytes.get(at..).unwrap_or_default()),
+        // A bool as JSON's literal, another enum as its number.
+        Shape::Enum { size, values } => {
+            let v = word(bytes, at, *size as usize) as i64;
+            match values.iter().find(|(_, x)| *x == v) {
+                Some((n, _)) if n == "true" || n == "false" => n.clone(),
+                _ => number(v as i128),
+            }
+        }
         _ => string(&value(l, bytes, at)),
     }
 }
@@ -100,7 +108,14 @@ fn value(l: &Layout, bytes: &[u8], at: usize) -> String {
             let shifted: Vec<u8> = bytes.get(at..).unwrap_or_default().to_vec();
             record_text(members, &shifted)
         }
-        Shape::Enum { size, .. } => value(&Layout { name: String::new(), shape: Shape::Int { size: *size, signed: true, char: false } }, bytes, at),
+        // By its constant's name (a bool's `true` or `false`), else the number.
+        Shape::Enum { size, values } => {
+            let v = word(bytes, at, *size as usize) as i64;
+            match values.iter().find(|(_, x)| *x == v) {
+                Some((n, _)) => n.clone(),
+                None => v.to_string(),
+            }
+        }
         Shape::Float { .. } | Shape::Opaque => String::new(),
     }
 }
@@ -128,8 +143,10 @@ mod tests {
             member("comm", 24, chars(4)),
             member("full", 28, chars(2)),
             member("args", 30, Shape::Array { elem: Box::new(Layout { name: String::new(), shape: int(1, false) }), elem_size: 1, len: 3 }),
+            member("preempt", 33, Shape::Enum { size: 1, values: vec![("false".into(), 0), ("true".into(), 1)] }),
         ];
-        let mut b = vec![0u8; 33];
+        let mut b = vec![0u8; 34];
+        b[33] = 1;
         b[0..2].copy_from_slice(&300u16.to_le_bytes());
         b[4..8].copy_from_slice(&(-7i32).to_le_bytes());
         b[8..16].copy_from_slice(&(-100i64).to_le_bytes());
@@ -137,10 +154,10 @@ mod tests {
         b[24..27].copy_from_slice(b"cat");
         b[28..30].copy_from_slice(b"ab");
         b[30..33].copy_from_slice(&[1, 2, 255]);
-        assert_eq!(record_text(&members, &b), "{ .common_type = 300, .common_pid = -7, .dfd = 18446744073709551516, .filename = 0x7ffc1234, .comm = cat, .full = ab.., .args = [1,2,255] }");
+        assert_eq!(record_text(&members, &b), "{ .common_type = 300, .common_pid = -7, .dfd = 18446744073709551516, .filename = 0x7ffc1234, .comm = cat, .full = ab.., .args = [1,2,255], .preempt = true }");
         assert_eq!(record_text(&[], &b), "{}");
         let layout = Layout { name: String::new(), shape: Shape::ProbeArgs { members: members.to_vec() } };
-        let want = r#"{"common_type": 300, "common_pid": -7, "dfd": "18446744073709551516", "filename": 2147226164, "comm": "cat", "full": "ab..", "args": [1,2,255]}"#;
+        let want = r#"{"common_type": 300, "common_pid": -7, "dfd": "18446744073709551516", "filename": 2147226164, "comm": "cat", "full": "ab..", "args": [1,2,255], "preempt": true}"#;
         assert_eq!(json(&layout, &Value::Bytes(b)).as_deref(), Some(want));
     }
 }
