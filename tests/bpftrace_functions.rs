@@ -605,3 +605,151 @@ fn hist_with_k_splits_each_power_of_two() {
     assert_eq!(bad.code(), 2, "{}", bad.dump());
     assert!(bad.stderr.contains("hist: bits 6 must be 0..5"), "{}", bad.dump());
 }
+
+/// Each line of a time series' chart with its time of day (`17:20:00`) as `hh:mm:ss`.
+fn times_masked(s: &str) -> String {
+    let mask = |l: &str| {
+        let b = l.as_bytes();
+        let time = b.len() >= 8 && [0, 1, 3, 4, 6, 7].iter().all(|i| b[*i].is_ascii_digit()) && b[2] == b':' && b[5] == b':';
+        if time {
+            format!("hh:mm:ss{}", &l[8..])
+        } else {
+            l.to_string()
+        }
+    };
+    s.split('\n').map(mask).collect::<Vec<_>>().join("\n")
+}
+
+/// Current bpftrace's tseries() (0.17 has none; expected text from current bpftrace's
+/// output code, spec §13.4): a workload's 128 reads of 512 bytes in one interval of 100000
+/// s, summed, counted, averaged, kept smallest, largest and last, by key; then in JSON.
+#[test]
+fn tseries_of_a_workloads_reads() {
+    let file = TempPath::new("btfnstseries");
+    let program = r#"tracepoint:syscalls:sys_enter_read /pid == cpid/ { @s = tseries(args->count, 100000s, 3, "sum"); @n = tseries(1, 100000s, 3, "sum");
+        @a = tseries(args->count, 100000s, 3, "avg"); @mx[args->fd > 2] = tseries(args->count, 100000s, 2, "max"); @mn = tseries(args->count, 100000s, 1, "min");
+        @last = tseries(-(int64)args->count, 100000s, 2); }"#;
+    let out = common::bpftrace_dropin(&["-e", program, "-c", &reader(&file)], None, &[]);
+    out.assert_ok();
+    let chart = |key: &str, lo: &str, v: &str, hi: &str| {
+        let pad = " ".repeat(19);
+        format!(
+            "{key}:\n{pad}{lo:<21}{hi:>32}\nhh:mm:ss.ns        |___________________________________________________|\nhh:mm:ss.000000000 |                         *                         | {v}\n{pad}v___________________________________________________v\n{pad}{lo:<21}{hi:>32}\n\n"
+        )
+    };
+    let want = format!(
+        "Attaching 1 probe...\n\n\n{}{}{}{}{}{}",
+        chart("@a", "511", "512", "513"),
+        chart("@last", "-513", "-512", "-511"),
+        chart("@mn", "511", "512", "513"),
+        chart("@mx[1]", "511", "512", "513"),
+        chart("@n", "127", "128", "129"),
+        chart("@s", "65535", "65536", "65537")
+    );
+    assert_eq!(times_masked(&out.stdout), want, "{}", out.dump());
+
+    let program = r#"tracepoint:syscalls:sys_enter_read /pid == cpid/ { @s = tseries(args->count, 100000s, 3, "sum"); @mx[args->fd > 2, "x"] = tseries(args->count, 100000s, 2, "max"); }"#;
+    let json = common::bpftrace_dropin(&["-f", "json", "-e", program, "-c", &reader(&file)], None, &[]);
+    json.assert_ok();
+    let lines: Vec<&str> = json.stdout.lines().collect();
+    // "interval_start":"2026-11-27 17:20:00.000000000": UTC, to the nanosecond.
+    let at = |l: &str| l.split("\"interval_start\":\"").nth(1).map(|r| r[..29].to_string()).unwrap_or_default();
+    assert_eq!(lines[3], format!(r#"{{"type": "tseries", "data": {{"@mx": {{"1,x": [{{"interval_start":"{}","value":512}}]}}}}}}"#, at(lines[3])), "{}", json.dump());
+    assert_eq!(lines[4], format!(r#"{{"type": "tseries", "data": {{"@s": [{{"interval_start":"{}","value":65536}}]}}}}"#, at(lines[4])), "{}", json.dump());
+    assert!(at(lines[4]).ends_with(":00.000000000") && at(lines[4]).len() == 29, "{}", json.dump());
+}
+
+/// tseries() over intervals of 1 ms of an interval probe firing every 100 ms: each firing's
+/// value in an interval of its own, the intervals between them gaps (`-` in the text, left
+/// out of the JSON), times of day to the millisecond.
+#[test]
+fn tseries_of_an_interval_probe_has_gaps() {
+    let program = r#"interval:ms:100 { @c++; @t = tseries(@c, 1ms, 4000); if (@c == 5) { print(@t); exit(); } }"#;
+    let out = common::bpftrace_dropin(&["-e", program], None, &[]);
+    out.assert_ok();
+    // print(@t), then the same at exit.
+    let text = times_masked(&out.stdout);
+    let charts: Vec<&str> = text.split("@t:\n").skip(1).map(|c| c.split("\n\n").next().unwrap_or_default()).collect();
+    assert_eq!(charts.len(), 2, "{}", out.dump());
+    assert!(charts[0] == charts[1], "{}", out.dump());
+    let lines: Vec<&str> = charts[0].lines().collect();
+    assert_eq!(lines[..2], ["             1                                                   5", "hh:mm:ss.ms  |___________________________________________________|"], "{}", out.dump());
+    let interval = |l: &&&str| l.starts_with("hh:mm:ss.") && l.as_bytes().get(9).is_some_and(u8::is_ascii_digit);
+    let points: Vec<&str> = lines.iter().filter(interval).filter(|l| !l.ends_with(" -")).map(|l| &l[12..]).collect();
+    let want = [
+        " *                                                   | 1",
+        " |            *                                      | 2",
+        " |                         *                         | 3",
+        " |                                      *            | 4",
+        " |                                                   * 5",
+    ];
+    assert_eq!(points, want, "{}", out.dump());
+    // About 400 intervals from the first value to the last, the others gaps.
+    let rows = lines.iter().filter(interval).count();
+    assert!((350..=450).contains(&rows), "{rows} rows\n{}", out.dump());
+
+    let json = common::bpftrace_dropin(&["-f", "json", "-e", program], None, &[]);
+    json.assert_ok();
+    let record = json.stdout.lines().find(|l| l.contains("\"tseries\"")).unwrap_or_default().to_string();
+    let values: Vec<&str> = record.split("\"value\":").skip(1).map(|v| v.split(|c: char| !c.is_ascii_digit()).next().unwrap_or_default()).collect();
+    assert_eq!(values, ["1", "2", "3", "4", "5"], "{}", json.dump());
+}
+
+/// Current bpftrace's print(args) at a tracepoint (0.17 cannot print it: "not printable";
+/// expected text from current bpftrace's source, spec §13.4): every field of the format
+/// file, the common_* header ones first (their bytes are what the kernel leaves there for
+/// BPF programs), integers as their size and sign say, the file name's pointer in hex; in
+/// JSON an object of the fields.
+#[test]
+fn print_args_of_a_tracepoint() {
+    let file = TempPath::new("btfnsprintargs");
+    let program = "tracepoint:syscalls:sys_enter_openat /pid == cpid/ { print(args); printf(\"%p\\n\", args.filename); }";
+    let out = common::bpftrace_dropin(&["-e", program, "-c", &reader(&file)], None, &[]);
+    out.assert_ok();
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), 7, "{}", out.dump());
+    for (record, pointer, flags, mode) in [(lines[1], lines[2], 577, 420), (lines[3], lines[4], 0, 0)] {
+        let fields: Vec<&str> = record.trim_start_matches("{ ").trim_end_matches(" }").split(", ").collect();
+        let names: Vec<&str> = fields.iter().map(|f| f.split(" = ").next().unwrap_or_default()).collect();
+        assert_eq!(names, [".common_type", ".common_flags", ".common_preempt_count", ".common_pid", ".__syscall_nr", ".dfd", ".filename", ".flags", ".mode"], "{}", out.dump());
+        // AT_FDCWD in the 8-byte slot of an int, O_WRONLY|O_CREAT|O_TRUNC (O_LARGEFILE
+        // aside) and 0644, or O_RDONLY.
+        assert_eq!(fields[4..6], [".__syscall_nr = 257", ".dfd = 4294967196"], "{}", out.dump());
+        assert_eq!(fields[6], format!(".filename = 0x{pointer}"), "{}", out.dump());
+        assert_eq!(fields[7].trim_start_matches(".flags = ").parse::<u64>().map(|f| f & 0xfff), Ok(flags), "{}", out.dump());
+        assert_eq!(fields[8], format!(".mode = {mode}"), "{}", out.dump());
+    }
+
+    let json = common::bpftrace_dropin(&["-f", "json", "-e", "tracepoint:syscalls:sys_enter_openat /pid == cpid/ { print(args); }", "-c", &reader(&file)], None, &[]);
+    json.assert_ok();
+    let record = json.stdout.lines().nth(1).unwrap_or_default();
+    assert!(record.starts_with(r#"{"type": "value", "data": {"common_type": "#), "{}", json.dump());
+    assert!(record.contains(r#", "__syscall_nr": 257, "dfd": 4294967196, "filename": "#) && record.ends_with(r#", "mode": 420}}"#), "{}", json.dump());
+
+    // Tracepoints of two layouts in one clause are an error.
+    let bad = common::bpftrace_dropin(&["-e", "tracepoint:syscalls:sys_enter_openat,tracepoint:syscalls:sys_enter_read { print(args); }"], None, &[]);
+    assert_eq!(bad.code(), 1, "{}", bad.dump());
+    assert!(bad.stderr.contains("print(args) of tracepoints whose records differ (syscalls:sys_enter_openat and syscalls:sys_enter_read)"), "{}", bad.dump());
+}
+
+/// print(args) at a raw tracepoint (a tp_btf program): the arguments the prototype names, each
+/// by its type as current bpftrace prints a record (a pointer in hex, a bool as `true` or
+/// `false`).
+#[test]
+fn print_args_of_a_raw_tracepoint() {
+    let file = TempPath::new("btfnsrawargs");
+    let program = "rawtracepoint:sys_enter /pid == cpid && args.id == 0/ { print(args); printf(\"%p\\n\", args.regs); exit(); }";
+    let out = common::bpftrace_dropin(&["-e", program, "-c", &reader(&file)], None, &[]);
+    out.assert_ok();
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.get(1).copied(), Some(format!("{{ .regs = 0x{}, .id = 0 }}", lines[2]).as_str()), "{}", out.dump());
+    let out = common::bpftrace_dropin(&["-e", "rawtracepoint:sched_switch { print(args); exit(); }"], None, &[]);
+    out.assert_ok();
+    let record = out.stdout.lines().nth(1).unwrap_or_default();
+    assert!((record.starts_with("{ .preempt = false, .prev = 0xffff") || record.starts_with("{ .preempt = true, .prev = 0xffff")) && record.contains(", .next = 0xffff") && record.contains(", .prev_state = "), "{}", out.dump());
+    let json = common::bpftrace_dropin(&["-f", "json", "-e", "rawtracepoint:sched_switch { print(args); exit(); }"], None, &[]);
+    json.assert_ok();
+    let record = json.stdout.lines().nth(1).unwrap_or_default();
+    // Kernel pointers are beyond what a double holds: strings.
+    assert!(record.starts_with(r#"{"type": "value", "data": {"preempt": "#) && record.contains(r#", "prev": "1844"#), "{}", json.dump());
+}

@@ -234,7 +234,7 @@ impl<'r> Generator<'r> {
     fn aggregate(&mut self) -> String {
         // Not bpftrace's hist(), lhist() and stats(): a call makes the program bpftrace's, where
         // the D globals the generator writes are errors.
-        let aggregating: Vec<_> = FUNCTIONS.iter().filter(|f| f.kind == FnKind::Aggregating && !matches!(f.name, "hist" | "lhist" | "stats")).collect();
+        let aggregating: Vec<_> = FUNCTIONS.iter().filter(|f| f.kind == FnKind::Aggregating && !matches!(f.name, "hist" | "lhist" | "stats") && crumbs_lang::builtins::function(f.name, Dialect::D).is_some()).collect();
         let name = self.rng.pick(AGGREGATIONS).to_string();
         // An aggregation keeps its function and key types, unless we choose to break that.
         let (func, keys, params) = match self.aggs.iter().find(|a| a.name == name) {

@@ -51,6 +51,16 @@ impl Tracepoint {
 /// Parses the `field:TYPE NAME; offset:N; size:N; signed:N;` lines of a format file,
 /// skipping the `common_*` header fields.
 pub fn parse_format(text: &str) -> Vec<Field> {
+    parse_fields(text, false)
+}
+
+/// Every field of a format file, the `common_*` header fields first (current bpftrace's
+/// `args` record has them all).
+pub fn parse_all_fields(text: &str) -> Vec<Field> {
+    parse_fields(text, true)
+}
+
+fn parse_fields(text: &str, common: bool) -> Vec<Field> {
     let mut fields = Vec::new();
     for line in text.lines() {
         let line = line.trim();
@@ -67,7 +77,7 @@ pub fn parse_format(text: &str) -> Vec<Field> {
             Some((n, rest)) => (n.to_string(), Some(rest.trim_end_matches(']').to_string())),
             None => (name.to_string(), None),
         };
-        if name.starts_with("common_") {
+        if name.starts_with("common_") && !common {
             continue;
         }
         let ty = ty.trim().to_string();
@@ -109,5 +119,7 @@ mod tests {
         assert_eq!((f[1].offset, f[1].size, f[1].signed, &f[1].kind), (24, 4, true, &FieldKind::Int));
         assert_eq!(f[3].kind, FieldKind::Int);
         assert_eq!(f[4].kind, FieldKind::DataLocStr { relative: false });
+        let all = parse_all_fields(SCHED_SWITCH);
+        assert_eq!((all.len(), all[0].name.as_str(), all[1].name.as_str(), all[1].signed), (8, "common_type", "common_pid", true));
     }
 }

@@ -12,10 +12,15 @@ impl Checker<'_> {
         }
         check_arity(f, args, span)?;
         self.note_action(f.hook, f.name, span);
-        let value = match args.first() {
-            Some(a) => self.int_expr(a, &format!("the argument of {}()", f.name))?,
-            None => Expr::Int(1),
+        let (value, signed) = match args.first() {
+            Some(a) => {
+                let v = self.int_value(a, &format!("the argument of {}()", f.name))?;
+                let signed = !self.is_unsigned(v.ty);
+                (v.expr, signed)
+            }
+            None => (Expr::Int(1), true),
         };
+        let FnHook::Aggregate(aggregator) = f.hook else { unreachable!("aggregating function without an aggregator") };
         let mut consts = Vec::new();
         let mut const_spans = Vec::new();
         for (i, spec) in f.args.iter().enumerate() {
@@ -29,14 +34,34 @@ impl Checker<'_> {
             };
             if matches!(spec, ArgSpec::ConstInt | ArgSpec::OptConstInt) {
                 consts.push(const_int(a).ok_or_else(|| {
-                    Diagnostic::new(a.span.clone(), format!("{}() needs a constant here", f.name))
-                        .label("not a constant")
-                        .hint(format!("write an integer constant: {}", f.signature))
+                    // current bpftrace's words for tseries()'s constants
+                    let message = match (f.name, i) {
+                        ("tseries", 1) => "tseries: invalid interval_ns value (must be non-negative literal)".to_string(),
+                        ("tseries", 2) => "tseries: invalid num_intervals value (must be non-negative literal)".to_string(),
+                        _ => format!("{}() needs a constant here", f.name),
+                    };
+                    Diagnostic::new(a.span.clone(), message).label("not a constant").hint(format!("write an integer constant: {}", f.signature))
                 })?);
                 const_spans.push(a.span.clone());
             }
+            if *spec == ArgSpec::OptFormat {
+                let ExprKind::Str(s) = &a.kind else {
+                    return Err(Diagnostic::new(a.span.clone(), format!("{}() needs a string literal here", f.name)).label("not a string literal").hint(format!("usage: {}", f.signature)));
+                };
+                let c = aggregator.named(&s.value).map_err(|e| Diagnostic::new(a.span.clone(), e.message).label("here").hint(e.hint))?;
+                consts.push(c);
+                const_spans.push(a.span.clone());
+            }
         }
-        let FnHook::Aggregate(aggregator) = f.hook else { unreachable!("aggregating function without an aggregator") };
+        // A string constant left out is the function's default (0).
+        if f.args.last() == Some(&ArgSpec::OptFormat) && args.len() < f.args.len() {
+            consts.push(0);
+            const_spans.push(span.clone());
+        }
+        if aggregator.takes_sign() {
+            consts.push(signed as i64);
+            const_spans.push(span.clone());
+        }
         aggregator.check(&consts).map_err(|e| {
             let at = e.arg.and_then(|i| const_spans.get(i)).unwrap_or(span);
             Diagnostic::new(at.clone(), e.message).label("here").hint(e.hint)
@@ -312,7 +337,11 @@ impl Checker<'_> {
             }
             FnHook::Trace | FnHook::Print => {
                 // bpftrace's print(value) prints the value as trace() does (its sink: and a newline).
-                let (item, v) = self.printed(&args[0], f.hook == FnHook::Print && !self.bpftrace())?;
+                let args_record = if f.hook == FnHook::Print { self.print_args(&args[0])? } else { None };
+                let (item, v) = match args_record {
+                    Some(printed) => printed,
+                    None => self.printed(&args[0], f.hook == FnHook::Print && !self.bpftrace())?,
+                };
                 (item, vec![v])
             }
             FnHook::Exit => (Item::Exit, vec![self.int_expr(&args[0], "exit()'s status")?]),

@@ -45,6 +45,7 @@ mod pointers;
 mod speculation;
 mod stable;
 mod print;
+mod print_args;
 mod rawtracepoint;
 mod scratch_addr;
 mod registers;
@@ -895,6 +896,8 @@ mod dialect_tests;
 mod bpftrace_std_tests;
 #[cfg(test)]
 mod hist_k_tests;
+#[cfg(test)]
+mod tseries_tests;
 #[cfg(test)]
 mod bpftrace_called_tests;
 #[cfg(test)]

@@ -25,6 +25,10 @@ pub enum Shape {
     Record { members: Vec<MemberLayout> },
     /// Nothing is known of it (an incomplete or void type).
     Opaque,
+    /// Current bpftrace's `args` record of a tracepoint (`print(args)`): its members as
+    /// the format file has them, printed as bpftrace prints a record,
+    /// `{ .name = value, ... }`.
+    ProbeArgs { members: Vec<MemberLayout> },
 }
 
 /// A member of a struct or union.

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::abi::table::{self, Layout};
+use crumbs_lang::ir::agg::tseries::{self, Series};
 use crumbs_lang::ir::agg::{llquantize, Index, Keep, Op};
 
 /// Multiplier of the key hash (2^64 / the golden ratio, odd).
@@ -37,22 +38,33 @@ impl Emitter<'_> {
             for (array, part) in def.read.iter().zip(def.kind.read_parts().unwrap_or_default()) {
                 e.keep_read_value(*array, *part, key, val)?;
             }
+            // tseries()'s clock, read before the slot is found (a helper call clobbers r0).
+            let now = match ops.iter().any(|op| matches!(op, Op::Series(_))) {
+                true => {
+                    let now = e.slot(8)?;
+                    e.push(Insn::call(helper::KTIME_GET_TAI_NS));
+                    e.push(Insn::stx(DW, R10, now, R0));
+                    now
+                }
+                false => 0,
+            };
             let done = e.label();
             e.find_slot(id, &layout, !def.keys.is_empty(), key, done)?;
             e.push(Insn::alu_imm(Alu::Add, R0, layout.value_offset() as i32));
             let last = ops.len() - 1;
             for (i, op) in ops.into_iter().enumerate() {
                 // A bucket update moves r0 to its bucket, so nothing can follow it.
-                debug_assert!(i == last || !matches!(op, Op::Bucket { .. }), "a bucket op before another op");
-                e.agg_op(op, val);
+                debug_assert!(i == last || !matches!(op, Op::Bucket { .. } | Op::Series(_)), "a bucket op before another op");
+                e.agg_op(op, val, now);
             }
             e.bind(done);
             Ok(())
         })
     }
 
-    /// One update op on the state words at r0, the value in stack slot `val`.
-    fn agg_op(&mut self, op: Op, val: i16) {
+    /// One update op on the state words at r0, the value in stack slot `val` (and, for
+    /// tseries(), the time in stack slot `now`).
+    fn agg_op(&mut self, op: Op, val: i16, now: i16) {
         let word = |w: usize| 8 * w as i16;
         match op {
             Op::Count(w) => self.add_to(R0, word(w), None),
@@ -86,7 +98,71 @@ impl Emitter<'_> {
                 }
                 self.bump_bucket(word(first), buckets as i32 - 1);
             }
+            Op::Series(p) => self.series_update(p, val, now),
         }
+    }
+
+    /// tseries()'s update (`crumbs_lang::ir::agg::tseries`): r4 = now / interval (the
+    /// epoch), r0 moves to bucket r4 % intervals, a bucket of an older epoch starts afresh
+    /// (with a function), then the value, its word and the epoch are stored.
+    fn series_update(&mut self, p: tseries::Params, val: i16, now: i16) {
+        self.push(Insn::ldx(DW, R4, R10, now));
+        self.ld64(R3, p.interval_ns as i64);
+        self.push(Insn::alu_reg(Alu::Div, R4, R3));
+        self.push(Insn::mov(R2, R4));
+        self.ld64(R3, p.intervals as i64);
+        self.push(Insn::alu_reg(Alu::Mod, R2, R3));
+        let ok = self.label();
+        self.jump(Insn::jmp_imm(Cond::Le, R2, p.intervals as i32 - 1, 0), ok);
+        self.push(Insn::mov_imm(R2, 0));
+        self.bind(ok);
+        self.push(Insn::alu_imm(Alu::Mul, R2, 8 * tseries::BUCKET_WORDS as i32));
+        self.push(Insn::alu_reg(Alu::Add, R0, R2));
+        let (value, meta, epoch) = (0, 8, 16);
+        if p.func != Series::Last {
+            let same = self.label();
+            self.push(Insn::ldx(DW, R3, R0, epoch));
+            self.jump(Insn::jmp_reg(Cond::Eq, R3, R4, 0), same);
+            self.push(Insn::st_imm(DW, R0, value, 0));
+            self.push(Insn::st_imm(DW, R0, meta, 0));
+            self.bind(same);
+        }
+        self.push(Insn::ldx(DW, R1, R10, val));
+        match p.func {
+            Series::Last => {
+                self.push(Insn::stx(DW, R0, value, R1));
+                self.push(Insn::ldx(DW, R3, R10, now));
+                self.push(Insn::stx(DW, R0, meta, R3));
+            }
+            Series::Sum | Series::Avg => {
+                self.push(Insn::ldx(DW, R3, R0, value));
+                self.push(Insn::alu_reg(Alu::Add, R3, R1));
+                self.push(Insn::stx(DW, R0, value, R3));
+                if p.func == Series::Avg {
+                    self.add_to(R0, meta, None);
+                }
+            }
+            Series::Min | Series::Max => {
+                let set = self.label();
+                let skip = self.label();
+                self.push(Insn::ldx(DW, R2, R0, meta));
+                self.jump(Insn::jmp_imm(Cond::Eq, R2, 0, 0), set);
+                self.push(Insn::ldx(DW, R3, R0, value));
+                // Keep the old value unless the new one is beyond it.
+                let keep = match (p.func == Series::Min, p.signed) {
+                    (true, true) => Cond::Sge,
+                    (true, false) => Cond::Ge,
+                    (false, true) => Cond::Sle,
+                    (false, false) => Cond::Le,
+                };
+                self.jump(Insn::jmp_reg(keep, R1, R3, 0), skip);
+                self.bind(set);
+                self.push(Insn::stx(DW, R0, value, R1));
+                self.bind(skip);
+                self.push(Insn::st_imm(DW, R0, meta, 1));
+            }
+        }
+        self.push(Insn::stx(DW, R0, epoch, R4));
     }
 
     /// lquantize's bucket of r1 into r2: 0 below `base`, `n - 1` at or above `limit`, else

@@ -237,6 +237,11 @@ pub(super) fn print_value(out: &mut String, s: &Summary) {
             out.push('\n');
             out.push_str(&super::bpftrace::hist::split_table(k, buckets, 1));
         }
+        // Only bpftrace has tseries(): its chart of this row alone, on the line after the key.
+        Summary::Series { params, words } => {
+            out.push('\n');
+            out.push_str(&super::bpftrace::tseries::chart(&super::bpftrace::tseries::alone(params, words), params.signed));
+        }
     }
 }
 

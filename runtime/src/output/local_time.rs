@@ -16,13 +16,24 @@ pub fn at_boot_ns(format: &str, ns: u64) -> String {
     at(&format.replace("%f", &micros), wall.div_euclid(1_000_000_000) as libc::time_t)
 }
 
-fn at(format: &str, t: libc::time_t) -> String {
+/// The local time `t` seconds after 1970 by `format`.
+pub fn at(format: &str, t: libc::time_t) -> String {
+    format_tm(format, t, false)
+}
+
+/// The UTC time `t` seconds after 1970 by `format`.
+pub fn utc(format: &str, t: libc::time_t) -> String {
+    format_tm(format, t, true)
+}
+
+fn format_tm(format: &str, t: libc::time_t, utc: bool) -> String {
     let Ok(fmt) = std::ffi::CString::new(format) else { return String::new() };
-    // SAFETY: localtime_r() writes only the tm given; strftime() writes at most buf.len()
-    // bytes and returns how many it wrote.
+    // SAFETY: localtime_r() and gmtime_r() write only the tm given; strftime() writes at
+    // most buf.len() bytes and returns how many it wrote.
     unsafe {
         let mut tm: libc::tm = std::mem::zeroed();
-        if libc::localtime_r(&t, &mut tm).is_null() {
+        let done = if utc { libc::gmtime_r(&t, &mut tm) } else { libc::localtime_r(&t, &mut tm) };
+        if done.is_null() {
             return String::new();
         }
         let mut buf = vec![0u8; 256 + format.len() * 8];
@@ -41,5 +52,6 @@ mod tests {
         assert_eq!(s.as_bytes()[2], b':');
         assert!(s.ends_with("  "));
         assert_eq!(super::now("year %Y").len(), 9);
+        assert_eq!(super::utc("%Y-%m-%d %H:%M:%S", 86400 + 3661), "1970-01-02 01:01:01");
     }
 }

@@ -40,6 +40,10 @@ pub fn print(layout: &Layout, value: &Value) -> String {
         Value::Stack(frames, _) => return Value::stack_text(frames),
         Value::Sym(_, text) => return format!("{} {text}\n", layout.name),
     };
+    // Current bpftrace's `args` record prints as bpftrace prints a record.
+    if let Shape::ProbeArgs { members } = &layout.shape {
+        return format!("{}\n", super::bpftrace::args::record_text(members, bytes));
+    }
     let mut p = Printer { out: String::new(), bytes, depth: 0, nest: 0 };
     p.visit("", layout, 0, 0, 0);
     p.trailing_braces(0);
@@ -157,6 +161,10 @@ impl Printer<'_> {
             Shape::Record { .. } => self.out.push('{'),
             Shape::Array { elem, elem_size, len } => self.array(elem, *elem_size, *len, at),
             Shape::Opaque => self.out.push_str("<forward decl>"),
+            Shape::ProbeArgs { members } => {
+                let bytes = self.bytes.get(at as usize..).unwrap_or_default();
+                self.out.push_str(&super::bpftrace::args::record_text(members, bytes));
+            }
         }
     }
 

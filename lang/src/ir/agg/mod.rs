@@ -22,6 +22,7 @@ pub mod lquantize;
 pub mod quantize;
 pub mod stddev;
 pub mod sum;
+pub mod tseries;
 
 /// One aggregating function. The `consts` passed to every method are its constant
 /// arguments in order (lquantize's base, limit and step), already checked by
@@ -38,6 +39,17 @@ pub trait Aggregator: Sync {
     /// Whether the constant arguments make sense.
     fn check(&self, _consts: &[i64]) -> Result<(), BadArgs> {
         Ok(())
+    }
+
+    /// The constant a string argument names (tseries()'s `"avg"`), for a function that takes one.
+    fn named(&self, s: &str) -> Result<i64, BadArgs> {
+        Err(BadArgs { message: format!("{}() takes no string argument (\"{s}\" given)", self.name()), hint: "write an integer constant".into(), arg: None })
+    }
+
+    /// Whether the value's sign is a constant of its own (the last one, 1 signed, 0
+    /// unsigned), for a function whose state or output depends on it.
+    fn takes_sign(&self) -> bool {
+        false
     }
 
     /// Number of 64-bit state words one CPU keeps per key (all zero before the first update).
@@ -97,6 +109,9 @@ pub enum Op {
     Keep { seen: usize, value: usize, keep: Keep },
     /// `words[first + index(value)] += 1`, for `buckets` words from `first`.
     Bucket { first: usize, buckets: usize, index: Index },
+    /// tseries()'s update of the bucket of the current interval (see [`tseries`]): the
+    /// state words are all the buckets, so nothing follows it.
+    Series(tseries::Params),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -138,6 +153,8 @@ pub enum Summary<'a> {
     LogLinear { params: llquantize::Params, buckets: &'a [u64] },
     /// Counts in hist(x, k)'s buckets, 2^k per power of two (see [`hist`]).
     Log2Split { k: u32, buckets: &'a [u64] },
+    /// A time series' merged buckets (see [`tseries`]).
+    Series { params: tseries::Params, words: &'a [u64] },
 }
 
 impl Summary<'_> {
@@ -165,6 +182,7 @@ impl Summary<'_> {
             Summary::Linear { .. } => 2,
             Summary::LogLinear { .. } => 3,
             Summary::Log2Split { .. } => 4,
+            Summary::Series { .. } => 5,
         }
     }
 }
@@ -218,6 +236,7 @@ impl AggKind {
         for op in self.update() {
             match op {
                 Op::Count(_) | Op::Add(_) | Op::Bucket { .. } => {}
+                Op::Series(p) => out = tseries::merge(p, copies),
                 Op::AddSquare(w) => {
                     let sum = copies.iter().map(|c| (word(c, w + 1) as u128) << 64 | word(c, w) as u128).fold(0u128, u128::wrapping_add);
                     out[w] = sum as u64;

@@ -76,6 +76,8 @@ pub enum Shape {
     Avg,
     /// hist() and lhist(): bucket tables, by total count.
     Distribution,
+    /// tseries(): a chart per key, by key bytes; print()'s top and divisor ignored.
+    Series,
     /// count(), sum(), min(), max() and any other of one number, by value (`count`: the
     /// value is unsigned).
     Scalar { count: bool },
@@ -88,6 +90,7 @@ impl AggMap<'_> {
             "avg" | "stats" => Shape::Avg,
             _ => match self.kind.summary(&vec![0; self.kind.words()]) {
                 Summary::Log2(_) | Summary::Linear { .. } | Summary::Log2Split { .. } => Shape::Distribution,
+                Summary::Series { .. } => Shape::Series,
                 _ => Shape::Scalar { count: self.kind.name() == "count" },
             },
         }
@@ -109,6 +112,7 @@ pub fn print_aggregation(out: &mut String, map: &AggMap, rows: &[AggRow], limits
         Shape::Stats => print_stats(out, map.name, rows),
         Shape::Avg => print_avg(out, map.name, rows, limits),
         Shape::Distribution => print_distributions(out, map.name, rows, limits),
+        Shape::Series => super::tseries::print_series(out, map.name, rows),
         Shape::Scalar { count } => print_scalars(out, map.name, count, rows, limits),
     }
 }
@@ -119,6 +123,7 @@ pub fn ordered(shape: Shape, rows: &[AggRow], limits: Limits) -> Vec<&AggRow> {
         Shape::Stats => by_average(rows),
         Shape::Avg => limits.keep(by_average(rows)),
         Shape::Distribution => limits.keep(by_total(rows)),
+        Shape::Series => super::tseries::series(rows).into_iter().map(|(r, _, _)| r).collect(),
         Shape::Scalar { count } => limits.keep(by_value(rows, count)),
     }
 }

@@ -10,6 +10,7 @@
 //! At exit bpftrace prints two newlines (always, even with `-q` and with no maps:
 //! [`AT_EXIT`]), then every map, sorted by name, each as [`maps`] says.
 
+pub mod args;
 pub mod every;
 pub mod hist;
 pub mod json;
@@ -17,6 +18,7 @@ pub mod keys;
 pub mod maps;
 pub mod records;
 pub mod text;
+pub mod tseries;
 
 pub use maps::{print_aggregation, print_stats, print_value_map, AggMap, Limits};
 pub use json::BpftraceJson;

@@ -107,8 +107,13 @@ pub fn aggregation(map: &AggMap, rows: &[AggRow], limits: Limits) -> Option<Stri
     let kind = match shape {
         Shape::Stats | Shape::Avg => "stats",
         Shape::Distribution => "hist",
+        Shape::Series => "tseries",
         Shape::Scalar { .. } => "map",
     };
+    if shape == Shape::Series {
+        let rows = super::tseries::series(rows).into_iter().map(|(r, signed, s)| (&r.keys[..], super::tseries::json(&s, signed))).collect();
+        return map_record(kind, map.name, map.keyless, rows);
+    }
     let rows = maps::ordered(shape, rows, limits)
         .into_iter()
         .map(|r| {
@@ -120,6 +125,7 @@ pub fn aggregation(map: &AggMap, rows: &[AggRow], limits: Limits) -> Option<Stri
                 Shape::Avg => maps::average_divided(r, limits).to_string(),
                 Shape::Distribution => buckets(r, limits),
                 Shape::Scalar { count } => maps::scalar_text(r, count, limits),
+                Shape::Series => String::new(),
             };
             (&r.keys[..], v)
         })
