@@ -21,7 +21,7 @@ mod signals;
 mod unmatched;
 
 /// A DTrace-style tracer for Linux: D scripts compiled straight to eBPF.
-#[derive(Parser, Debug)]
+#[derive(Parser, Debug, Clone)]
 #[command(name = "crumbs", version, about, override_usage = "crumbs [OPTIONS] [SCRIPT] [ARG]...", after_help = "Examples:\n  crumbs -e 'syscall:::entry /comm==\"io-benchmark\"/ <@[probefunc]=count()>'\n  crumbs -s scripts/l41-syscalls.d -c 'io-benchmark -r -b 512 iofile'\n  crumbs -q -e 'BEGIN { printf(\"hello\\n\"); exit(0); }'")]
 pub(crate) struct Cli {
     /// The D script file (unless -e or -s gives the program), then the script's arguments,
