@@ -67,6 +67,11 @@ impl Pty {
         self.master.write_all(text.as_bytes()).expect("write to the terminal");
     }
 
+    /// Everything drawn so far, as drawn.
+    pub fn raw(&self) -> String {
+        String::from_utf8_lossy(&self.seen.lock().unwrap()).into_owned()
+    }
+
     /// Everything drawn so far, without escape sequences and carriage returns.
     pub fn transcript(&self) -> String {
         clean(&String::from_utf8_lossy(&self.seen.lock().unwrap()))
