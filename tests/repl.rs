@@ -73,6 +73,31 @@ fn rows(text: &str) -> Vec<(String, i64)> {
         .collect()
 }
 
+/// `:attach PID` traces a running process as -p: `$target` is its pid, and the program
+/// ends (the prompt returns) when the process exits.
+#[test]
+fn attach_traces_a_running_process_until_it_exits() {
+    let home = TempPath::dir("home");
+    let mut sleeper = std::process::Command::new("sleep").arg("4").spawn().expect("start sleep");
+    let mut pty = repl(&home, &[]);
+    enter(&mut pty, &format!(":attach {}", sleeper.id()));
+    pty.expect(&format!("trace process {} ($target)", sleeper.id()), WAIT);
+    pty.expect("crumbs> ", WAIT);
+    enter(&mut pty, r#"BEGIN { printf("target %d\n", $target); }"#);
+    pty.expect(&format!("target {}", sleeper.id()), WAIT);
+    pty.expect(&format!("crumbs: pid {} has exited", sleeper.id()), WAIT);
+    pty.expect("crumbs> ", WAIT);
+    let _ = sleeper.wait();
+    // The process is gone: the next program says so, and the REPL goes on.
+    enter(&mut pty, "BEGIN { exit(0); }");
+    pty.expect("cannot watch that process", WAIT);
+    pty.expect("crumbs> ", WAIT);
+    enter(&mut pty, ":attach");
+    pty.expect("trace no process", WAIT);
+    pty.expect("crumbs> ", WAIT);
+    quit(pty, 2);
+}
+
 #[test]
 fn tab_completes_members_after_arrows_and_tracepoint_fields() {
     let home = TempPath::dir("home");
