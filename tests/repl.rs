@@ -115,6 +115,17 @@ fn tab_completes_members_after_arrows_and_tracepoint_fields() {
     pty.expect("args->count", WAIT);
     enter(&mut pty, "] = count(); } BEGIN { exit(0); }");
     pty.expect("crumbs> ", WAIT);
+    // Functions: the common start, then (Tab again) the list, with their signatures.
+    pty.send("BEGIN { x = copyi\t\t");
+    pty.expect("copyin(addr, size)", WAIT);
+    pty.expect("copyinstr(addr)", WAIT);
+    pty.send("\x03");
+    pty.expect("crumbs> ", WAIT);
+    // The hint after a function's `(`: its parameters and what it does.
+    pty.send("BEGIN { trace(");
+    pty.expect("expr)  — print the value of an expression", WAIT);
+    pty.send("\x03");
+    pty.expect("crumbs> ", WAIT);
     // A provider's probes, field by field.
     pty.send("syscall::clock_getti\t");
     pty.expect("syscall::clock_gettime:", WAIT);
