@@ -4,7 +4,7 @@
 //! (the expression's type found by the checker), and elsewhere builtins, functions (shown
 //! with their signatures), keywords and the variables the program names.
 
-use super::scan::{chain_start, scan, Place};
+use super::scan::{chain_start, name_start, scan, Place};
 use crumbs_lang::ast::ProbeDesc;
 use crumbs_lang::builtins::{FUNCTIONS, VARIABLES};
 use crumbs_lang::facts::{KernelFacts, TypeSpace};
@@ -42,7 +42,7 @@ const QUERY: &str = "__crumbs_members__";
 
 /// The word Tab completes in an expression: a name, or `@name`, `$name`.
 fn word_start(before: &str) -> usize {
-    before.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '@' || c == '$')).map_or(0, |i| i + 1)
+    name_start(before, &['@', '$'])
 }
 
 pub struct Completer {
@@ -170,6 +170,8 @@ impl Completer {
     /// `header..end` is the clause's descriptions (and predicate); `open` its `{`, if the
     /// cursor is past it.
     fn expression(&self, before: &str, header: usize, end: usize, open: Option<usize>) -> (usize, Vec<Candidate>) {
+        // Text the scan cannot make sense of (a `}` in a predicate) leaves no header.
+        let header = header.min(end);
         let start = word_start(before);
         let prefix = &before[..start];
         let op = if prefix.ends_with("->") {
@@ -192,7 +194,8 @@ impl Completer {
                 let head = head.find(" /").map_or(head, |i| &head[..i]);
                 let statements = match open {
                     Some(o) => {
-                        let body = &before[o + 1..chain_at];
+                        // (Nothing if the chain began before the `{`, in text the scan could not follow.)
+                        let body = before.get(o + 1..chain_at).unwrap_or("");
                         let kept = body.rfind([';', '{', '}']).map_or("", |i| &body[..=i]);
                         let unclosed = kept.matches('{').count().saturating_sub(kept.matches('}').count());
                         (kept.to_string(), "}".repeat(unclosed))
@@ -324,6 +327,29 @@ mod tests {
         assert_eq!(offered("fbt::vfs_read:entry { this->f = (struct file *)arg0; trace(this->f->f_pa"), vec!["f_path"]);
         assert_eq!(offered("fbt::vfs_read:entry { if (1) { trace(args[0]->f_path.dent"), vec!["dentry"]);
         assert_eq!(offered("fbt::vfs_read:entry { trace(args->co"), vec!["count"]);
+    }
+
+    /// Whatever is typed, at any cursor position, completion, colouring and hints never
+    /// panic (texts with multi-byte characters, unclosed strings and brackets).
+    #[test]
+    fn any_text_is_safe() {
+        let alphabet: Vec<char> = "ab_1 :;,{}()[]/*\"\\'->.@$é→\n".chars().collect();
+        let c = completer();
+        let mut seed = 0x2545f4914f6cdd1du64;
+        for _ in 0..400 {
+            let mut text = String::from(["BEGIN { ", "syscall::read:entry /", "fbt::vfs_read:entry { x = args[0]->", ""][(seed % 4) as usize]);
+            for _ in 0..24 {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                text.push(alphabet[(seed % alphabet.len() as u64) as usize]);
+            }
+            for pos in text.char_indices().map(|(i, _)| i).chain([text.len()]) {
+                let _ = c.complete(&text, pos);
+                let _ = super::super::highlight::hint(&text[..pos]);
+            }
+            let _ = super::super::highlight::highlight(&text);
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! comments, aggregations) and the hint after the cursor: a function's signature once its
 //! `(` is typed, or the rest of the one name that starts with the word typed.
 
-use super::scan::{scan, Kind, Place};
+use super::scan::{name_start, scan, Kind, Place};
 use crumbs_lang::builtins::{FUNCTIONS, VARIABLES};
 
 /// The ANSI colour of a kind of text (None: as typed).
@@ -46,17 +46,17 @@ pub fn hint(line: &str) -> Option<Hint> {
     if !matches!(scan(line).place, Place::Body { .. } | Place::Predicate { .. }) {
         return None;
     }
-    let name_start = line.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
-    let word = &line[name_start..];
+    let at = name_start(line, &[]);
+    let word = &line[at..];
     // Just after `name(`: the signature's parameters.
     if word.is_empty() && line.ends_with('(') {
         let before = &line[..line.len() - 1];
-        let start = before.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+        let start = name_start(before, &[]);
         let f = FUNCTIONS.iter().find(|f| f.name == &before[start..])?;
         let params = f.signature.split_once('(').map_or("", |(_, p)| p);
         return Some(Hint { shown: format!("{params}  {}", short(f.doc)), inserted: None });
     }
-    if word.len() < 3 || word.starts_with(|c: char| c.is_ascii_digit()) || line[..name_start].ends_with(['@', '$', ':']) {
+    if word.len() < 3 || word.starts_with(|c: char| c.is_ascii_digit()) || line[..at].ends_with(['@', '$', ':']) {
         return None;
     }
     // The one function or variable the word starts.

@@ -196,6 +196,12 @@ impl Utf8Len for u8 {
     }
 }
 
+/// Where the name that ends `text` starts: the run of ASCII letters, digits, `_` and the
+/// characters `also` at its end.
+pub fn name_start(text: &str, also: &[char]) -> usize {
+    text.trim_end_matches(|c: char| c.is_ascii_alphanumeric() || c == '_' || also.contains(&c)).len()
+}
+
 /// The expression whose members are asked for: the postfix chain ending at `end` (before a
 /// `->` or `.`), such as `curthread`, `args[0]->f_path`, `((struct file *)arg0)->f_path`
 /// or `this->f`. Its start, or None if nothing there is an expression.
