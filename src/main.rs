@@ -12,6 +12,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 mod bpftrace;
+mod conventions;
 mod dtrace;
 mod formats;
 mod list;
@@ -22,8 +23,8 @@ mod signals;
 mod unmatched;
 
 /// A DTrace-style tracer for Linux: D scripts compiled straight to eBPF.
-#[derive(Parser, Debug)]
-#[command(name = "crumbs", version, about, override_usage = "crumbs [OPTIONS] [SCRIPT] [ARG]...", after_help = "Examples:\n  crumbs -e 'syscall:::entry /comm==\"io-benchmark\"/ <@[probefunc]=count()>'\n  crumbs -s scripts/l41-syscalls.d -c 'io-benchmark -r -b 512 iofile'\n  crumbs -q -e 'BEGIN { printf(\"hello\\n\"); exit(0); }'")]
+#[derive(Parser, Debug, Clone)]
+#[command(name = "crumbs", version, about, override_usage = "crumbs [OPTIONS] [SCRIPT] [ARG]...", after_help = "Examples:\n  crumbs -e 'syscall:::entry /comm==\"io-benchmark\"/ <@[probefunc]=count()>'\n  crumbs -s scripts/l41-syscalls.d -c 'io-benchmark -r -b 512 iofile'\n  crumbs -q -e 'BEGIN { printf(\"hello\\n\"); exit(0); }'\n(--help shows examples for each kind of use)", after_long_help = conventions::EXAMPLES)]
 pub(crate) struct Cli {
     /// The D script file (unless -e or -s gives the program), then the script's arguments,
     /// $1 $2 ... in the program ($0 is the script's name).
@@ -81,6 +82,12 @@ pub(crate) struct Cli {
     /// output indents by call depth (DTrace's -F), Chrome output has one span per call.
     #[arg(short = 'F')]
     flow: bool,
+    /// Print crumbs' man page (roff) and exit: `crumbs --man > /usr/local/share/man/man1/crumbs.1`.
+    #[arg(long, exclusive = true)]
+    man: bool,
+    /// Print a completion script for SHELL (bash, zsh, fish, elvish, powershell) and exit.
+    #[arg(long, value_name = "SHELL", exclusive = true)]
+    completions: Option<clap_complete::Shell>,
 }
 
 fn dialect_arg(s: &str) -> Result<Dialect, String> {
@@ -108,6 +115,12 @@ fn main() -> ExitCode {
         return bpftrace::main(std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect());
     }
     let cli = Cli::parse();
+    if cli.man {
+        return conventions::man();
+    }
+    if let Some(shell) = cli.completions {
+        return conventions::completions(shell);
+    }
     // The first operand is the script unless -e or -s gave the program; the rest are $1...
     let mut operands = cli.operands.clone();
     let script = (cli.program.is_empty() && cli.source.is_none() && !operands.is_empty()).then(|| operands.remove(0));

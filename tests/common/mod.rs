@@ -14,6 +14,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+pub mod pty;
 pub mod scripts;
 
 /// How long one crumbs run may take before the test fails (a hang must not block CI).
