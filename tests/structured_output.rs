@@ -228,3 +228,19 @@ fn chrome_spans_of_several_clauses_per_probe() {
     assert!(spans.iter().all(|s| s["args"] == serde_json::json!({"entry": [65536, 1], "return": [65536, 2]})), "{}", out.dump());
     assert!(!out.stderr.contains("without a traced"), "{}", out.dump());
 }
+
+/// A bpftrace program's tseries() in JSON lines: its intervals as `series`, not buckets.
+#[test]
+fn tseries_as_a_series_of_intervals() {
+    let out = run(&["-q", "--dialect", "bpftrace", "-f", "json", "-e", r#"BEGIN { @t = tseries(7, 1000s, 3, "sum"); @t = tseries(7, 1000s, 3, "sum"); exit(); }"#]);
+    out.assert_ok();
+    let all = lines(&out.stdout);
+    let rows = of_type(&all, "aggregation");
+    assert_eq!(rows.len(), 1, "{}", out.dump());
+    assert_eq!(rows[0]["function"], "tseries");
+    let series = rows[0]["series"].as_array().unwrap();
+    assert_eq!(series.len(), 1, "{}", out.dump());
+    assert_eq!(series[0]["value"], 14);
+    assert!(series[0]["epoch"].as_u64().unwrap() > 0);
+    assert!(rows[0].get("value").is_none() && rows[0].get("buckets").is_none());
+}

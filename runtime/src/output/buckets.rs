@@ -15,7 +15,9 @@ pub struct Bucket {
 /// The non-empty buckets of a distribution, lowest first; `None` for a number.
 pub fn buckets(s: &Summary) -> Option<Vec<Bucket>> {
     let all: Vec<Bucket> = match *s {
-        Summary::Scalar(_) => return None,
+        // A time series is points in time, not ranges of values: JSON lines write it as
+        // `series`.
+        Summary::Scalar(_) | Summary::Series { .. } => return None,
         Summary::Log2(counts) => (0..counts.len()).map(|i| quantize_bucket(i, counts)).collect(),
         Summary::Linear { base, limit, step, buckets } => {
             let levels = super::aggregation::lquantize_levels(base, limit, step, buckets);

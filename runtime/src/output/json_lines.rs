@@ -58,6 +58,12 @@ impl<'w> JsonLines<'w> {
             json::values(line, &row.keys);
             let summary = row.data.summary();
             match buckets::buckets(&summary) {
+                None if let crumbs_lang::ir::agg::Summary::Series { params, words } = summary => {
+                    line.push_str(r#","series":"#);
+                    json::array(line, crumbs_lang::ir::agg::tseries::points(params, words).iter(), |out, (epoch, v)| {
+                        let _ = write!(out, r#"{{"epoch":{epoch},"value":{v}}}"#);
+                    });
+                }
                 None => {
                     let _ = write!(line, r#","value":{}"#, match summary {
                         crumbs_lang::ir::agg::Summary::Scalar(n) => n,
