@@ -146,6 +146,18 @@ fn ntop_of_comm() {
     assert_eq!(out.stdout, "Attaching 1 probe...\n6361:7400:: 99.97.116.0\n\n\n@[6361:7400::]: 1\n", "{}", out.dump());
 }
 
+/// ntop() of comm kept in a scratch variable and in maps, and of a 3-character literal kept
+/// in one: bpftrace 0.17 gives those 16 and 4 bytes and reads them as addresses; crumbs
+/// reads the first bytes of its string (checked against 0.17, which counted 2 openats).
+#[test]
+fn ntop_of_comm_kept_in_a_variable() {
+    let program = r#"tracepoint:syscalls:sys_enter_openat /pid == cpid/ { $c = comm; @m[1] = comm; $l = "abc"; @v = $c;
+        printf("%s %s %s %s %s\n", ntop($c), ntop(2, $c), ntop(@m[1]), ntop($l), ntop(@v)); @[ntop($c)] = count(); exit(); }"#;
+    let out = run(&["--dialect", "bpftrace", "-e", program, "-c", "/usr/bin/cat /dev/null"]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n6361:7400:: 99.97.116.0 6361:7400:: 97.98.99.0 6361:7400::\n\n\n@[6361:7400::]: 1\n@m[1]: cat\n@v: cat\n", "{}", out.dump());
+}
+
 /// comm(pid) of the shell itself, of its parent (crumbs, which ran it) and of a thread id
 /// no task has ("N/A"), at a tracepoint, whose programs this kernel (6.18) lets call
 /// bpf_task_from_pid; at BEGIN (a raw tracepoint program, which it does not) an error in

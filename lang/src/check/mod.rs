@@ -23,6 +23,7 @@ mod bpftrace_kfuncs;
 mod bpftrace_process;
 mod bpftrace_socket;
 mod bpftrace_std;
+mod bt_str_sizes;
 mod cgroup_path;
 mod comptime;
 mod dead_code;
@@ -254,6 +255,8 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         stack_mode: config.stack_mode.unwrap_or_default(),
         cat_bytes: config.max_cat_bytes.unwrap_or(bpftrace_out::CAT_BYTES),
         key_paths: program.key_paths.clone(),
+        str_sizes: bt_str_sizes::StrSizes::of(program),
+        clause_index: 0,
     };
     var_decls::no_assignments(&program.decls)?;
     if !second {
@@ -312,6 +315,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
                 }
             }
         }
+        cx.clause_index = index;
         let lowered = match cx.clause(clause) {
             Ok(l) => l,
             // A clause may read a variable (a string, say) before the clause that types it:
@@ -647,6 +651,10 @@ struct Checker<'a> {
     aggregated: std::collections::HashSet<String>,
     /// Whether a clause read an aggregation before the clause that updates it.
     reads_later: bool,
+    /// bpftrace 0.17's sizes of the strings kept in maps and scratch variables.
+    str_sizes: bt_str_sizes::StrSizes,
+    /// The index in the program of the clause being checked.
+    clause_index: usize,
 }
 
 type Lowered = (Option<Expr>, Vec<Stmt>, Vec<u32>, Option<usize>, Vec<Variable>);
