@@ -288,7 +288,9 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
                 }
             };
             let kept = |p: &crate::providers::Probe| p.provider == "dtrace" || opts.probe_filter.as_ref().is_none_or(|f| (f.0)(desc, p));
-            for p in found.into_iter().filter(kept) {
+            let spelled = crate::providers::interned(desc.fields.first().map_or("", String::as_str));
+            for mut p in found.into_iter().filter(kept) {
+                p.spelled = spelled;
                 matched += usize::from(!clause.library);
                 for p in cx.placed(opts, p, desc)? {
                     if matches!(p.attach, AttachPoint::Profile { .. } | AttachPoint::Perf { .. } | AttachPoint::Watchpoint { .. }) && !profile_probes.iter().any(|q| q.attach == p.attach) {

@@ -167,7 +167,7 @@ fn match_functions(desc: &ProbeDesc, module: &str, func: &str, names: &str, fact
         for f in matching {
             let function = interned(f);
             for (name, attach) in &kinds {
-                out.push(Probe { id: 0, provider: "fbt", module: m, function, name, attach: *attach, nr: None, user: None });
+                out.push(Probe { id: 0, provider: "fbt", module: m, function, name, attach: *attach, nr: None, user: None, spelled: "" });
             }
         }
     }
