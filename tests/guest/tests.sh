@@ -451,6 +451,23 @@ test_crumbs_bt_kprobe_offset() {
     [ "$rc" != 0 ] && echo "$out" | grep -qF "offset 4 is in the middle of an instruction" || die "kprobe:vfs_read+4 not refused ($rc): $out"
 }
 
+# Current bpftrace's kprobe at an address (`kprobe:0xADDRESS`, unsafe): vfs_read's address
+# from the guest's /proc/kallsyms, 5 past it (the instruction after the ftrace call, as in
+# the test above) is found to be vfs_read+5 and fires for io-benchmark's 128 reads, `probe`
+# naming it by the address in decimal, as current bpftrace does; kretprobe at vfs_read's own
+# address is its return; without --unsafe it is refused in bpftrace's words.
+test_crumbs_bt_kprobe_address() {
+    addr=$(awk '$3 == "vfs_read" { print $1; exit }' /proc/kallsyms)
+    [ -n "$addr" ] || die "no vfs_read in /proc/kallsyms"
+    at=$(printf '0x%x' $((0x$addr + 5)))
+    out=$(crumbs -q -w --dialect bpftrace -e "kprobe:$at /pid == cpid && arg2 == 512/ { @[probe] = count(); } kretprobe:0x$addr /pid == cpid && retval == 512/ { @ret = count(); }" \
+        -c 'io-benchmark -c -r -b 512 -s 64K /tmp/addressfile' 2>&1) || die "crumbs (kprobe:$at) failed: $out"
+    echo "$out" | grep -qE '^@\[kprobe:[0-9]+\]: 128$' || die "no 128 firings at $at (vfs_read+5) in: $out"
+    echo "$out" | grep -qxF '@ret: 128' || die "no 128 returns at kretprobe:0x$addr in: $out"
+    out=$(crumbs -q --dialect bpftrace -e "kprobe:$at { @ = count(); }" -c true 2>&1); rc=$?
+    [ "$rc" = 2 ] && echo "$out" | grep -qF "Probing by address requires --unsafe" || die "kprobe:$at without --unsafe not refused ($rc): $out"
+}
+
 # bpftrace's `func` at kprobes and kfuncs: the function's address (bpf_get_func_ip), a kernel
 # symbol, as tools/xfsdist.bt keeps it (a map typed by ksym(0) first, the name kept at entry
 # and read at the return) in every attach mode; at a return itself only fexit and

@@ -279,6 +279,11 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         cx.clause_probes.clear();
         cx.clause_arg_types.clear();
         for desc in &clause.probes {
+            if crate::providers::fbt::address_of(desc).is_some() && !cx.destructive {
+                return Err(Diagnostic::new(desc.span.clone(), "Probing by address requires --unsafe")
+                    .label("a kernel address")
+                    .hint("allow it with --unsafe (crumbs -w): the kernel probes the address given, whatever instruction it is in"));
+            }
             let found = match matches.get(desc.text.as_str()) {
                 Some(found) => found.clone(),
                 None => {
@@ -682,7 +687,7 @@ impl Checker<'_> {
             AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_) => {
                 // An entry probe inside the function is named by its offset, in hex.
                 let offset = if matches!(p.name, "entry" | "return") { 0 } else { u64::from_str_radix(p.name, 16).unwrap_or(0) };
-                p.attach = self.function(p.attach, p.module, p.function, None, offset, desc)?
+                p.attach = self.function(p.attach, p.module, p.function, None, offset, crate::providers::fbt::address_of(desc), desc)?
             }
             AttachPoint::RawTracepoint(_) => p.attach = self.raw_tracepoint(opts, p.module, p.name, None, desc)?,
             _ => {}

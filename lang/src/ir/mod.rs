@@ -1330,6 +1330,9 @@ pub struct KernelFunction {
     /// Where in the function its entry probe is: 0 at its start, else that many bytes in
     /// (bpftrace's `kprobe:vfs_read+4`, a kprobe of its own).
     pub offset: u64,
+    /// The kernel address the program named it by (bpftrace's `kprobe:0xffffffff81234567`,
+    /// found in /proc/kallsyms to be this function and offset), which names its probe.
+    pub address: Option<u64>,
 }
 
 impl KernelFunction {

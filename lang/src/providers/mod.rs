@@ -3,7 +3,7 @@
 //! [`PROVIDERS`] lists them for the checker, `-l`, completion and spec.md.
 
 mod dtrace;
-mod fbt;
+pub(crate) mod fbt;
 mod io;
 pub mod iter;
 mod proc;
