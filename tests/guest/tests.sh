@@ -337,6 +337,12 @@ test_crumbs_bt_write_user() {
     for line in 'HELLO' 'wrote 1 0'; do
         echo "$out" | grep -qxF "$line" || die "no line '$line' in: $out"
     done
+    # A computed length (current bpftrace's): 3 bytes of "HELLO"; 0 writes none (0).
+    out=$(crumbs --dialect bpftrace -w -q -e 'tracepoint:syscalls:sys_enter_read /pid == cpid/ { @buf[tid] = (uint64)args.buf; }
+        tracepoint:syscalls:sys_exit_read /pid == cpid && @buf[tid] && args.ret == 6/ { printf("wrote %d %d\n", write_user(@buf[tid], "HELLO", args.ret - 3), write_user(@buf[tid], "x", args.ret - 6)); }' -c 'dd if=/tmp/in bs=6 count=1' 2>&1) || die "crumbs failed: $out"
+    for line in 'HELlo' 'wrote 1 0'; do
+        echo "$out" | grep -qxF "$line" || die "no line '$line' in: $out"
+    done
 }
 
 # current bpftrace's percpu_kaddr() (a ksym: the verifier finds its address in kallsyms, which

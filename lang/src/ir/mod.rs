@@ -499,11 +499,13 @@ pub enum IntFn {
     Ncpus,
     /// current bpftrace's `memcmp(a, b, n)` of two strings, n a constant: the difference of
     /// the first bytes that differ among the first n of their buffers (as signed chars; 0
-    /// past a buffer), 0 if none.
+    /// past a buffer), 0 if none. With a third argument, a count computed when the probe
+    /// fires (unsigned), the comparison also stops there.
     Memcmp(u32),
     /// current bpftrace's `write_user(dst, src, len)`: the first len bytes of string src's
     /// buffer written to the process's memory at dst (bpf_probe_write_user): 1 if written,
-    /// else 0. An effect: it runs where its value is not used.
+    /// else 0. An effect: it runs where its value is not used. With a third argument, a
+    /// length computed when the probe fires, that many bytes (at most len; 0 writes none).
     WriteUser(u32),
     /// current bpftrace's `socket_cookie(sk)` of the probe's argument N, a `struct sock *`
     /// the verifier trusts (read from a tracing program's context): bpf_get_socket_cookie.
