@@ -376,7 +376,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     iter::alone(&groups)?;
     let globals = (0..cx.globals.len()).map(|g| Variable { name: cx.globals[g].clone(), repr: cx.var_repr(VarRef::Global(g)) }).collect();
     let thread_locals = (0..cx.thread_locals.len()).map(|t| Variable { name: cx.thread_locals[t].clone(), repr: cx.var_repr(VarRef::Thread(t)) }).collect();
-    let mut arrays: Vec<Array> = (0..cx.arrays.len()).map(|a| Array { name: cx.arrays[a].name.clone(), thread: cx.arrays[a].thread, keys: cx.arrays[a].keys.clone().unwrap_or_default(), value: cx.var_repr(VarRef::Array(a)), len: cx.arrays[a].len, keeps_zero: cx.arrays[a].name.starts_with('@'), declared: None }).collect();
+    let mut arrays: Vec<Array> = (0..cx.arrays.len()).map(|a| Array { name: cx.arrays[a].name.clone(), thread: cx.arrays[a].thread, keys: cx.arrays[a].keys.clone().unwrap_or_default(), value: cx.map_value_repr(a), len: cx.arrays[a].len, keeps_zero: cx.arrays[a].name.starts_with('@'), declared: None }).collect();
     map_decls::apply(&program.map_decls, &mut arrays, &mut cx.aggs)?;
     // The maps of values keeping a read aggregation's value hold as many keys as it.
     for agg in &cx.aggs {

@@ -111,6 +111,8 @@ pub enum NameOf {
     /// current bpftrace's `signal_name(sig)`: a signal's description.
     Signal,
     CgroupPath(u32),
+    /// A pointer kept as a bpftrace map's key, which bpftrace 0.17 prints in hex (`0x10`).
+    Pointer,
 }
 
 /// What user space reads from a recorded kernel stack. The kernel records the whole stack
@@ -282,6 +284,7 @@ impl Repr {
             Repr::Named(NameOf::Errno) => "an error message",
             Repr::Named(NameOf::Signal) => "a signal's name",
             Repr::Named(NameOf::CgroupPath(_)) => "a cgroup's path",
+            Repr::Named(NameOf::Pointer) => "a pointer",
             Repr::Buf(_) => "a buffer",
             Repr::Array(..) => "an array",
         }
@@ -335,6 +338,7 @@ impl Repr {
             Repr::Named(NameOf::Errno) => "strerror".into(),
             Repr::Named(NameOf::Signal) => "signal_name".into(),
             Repr::Named(NameOf::CgroupPath(_)) => "cgroup_path".into(),
+            Repr::Named(NameOf::Pointer) => "pointer".into(),
             Repr::Buf(n) => format!("buffer[{n}]"),
             r => r.describe().into(),
         }
