@@ -11,8 +11,8 @@ impl Checker<'_> {
     /// numbering the function on its first use. A stable probe on it (`stable`: its
     /// provider and name) is numbered apart.
     /// `offset`: bytes into the function for an entry probe inside it (else 0), a place of its
-    /// own.
-    pub(super) fn function(&mut self, attach: AttachPoint, module: &str, function: &str, stable: Option<(&str, &str)>, offset: u64, address: Option<u64>, desc: &ast::ProbeDesc) -> Result<AttachPoint, Diagnostic> {
+    /// own; `address`: the kernel address the program named it by (`kprobe:0x...`), if any.
+    pub(super) fn function(&mut self, attach: AttachPoint, module: &str, function: &str, stable: Option<(&str, &str)>, (offset, address): (u64, Option<u64>), desc: &ast::ProbeDesc) -> Result<AttachPoint, Diagnostic> {
         let stable = stable.map(|(p, n)| (p.to_string(), n.to_string()));
         let i = match self.functions.iter().position(|f| f.name == function && f.module == module && f.stable == stable && f.offset == offset && f.address == address) {
             Some(i) => i,

@@ -687,7 +687,7 @@ impl Checker<'_> {
             AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_) => {
                 // An entry probe inside the function is named by its offset, in hex.
                 let offset = if matches!(p.name, "entry" | "return") { 0 } else { u64::from_str_radix(p.name, 16).unwrap_or(0) };
-                p.attach = self.function(p.attach, p.module, p.function, None, offset, crate::providers::fbt::address_of(desc), desc)?
+                p.attach = self.function(p.attach, p.module, p.function, None, (offset, crate::providers::fbt::address_of(desc)), desc)?
             }
             AttachPoint::RawTracepoint(_) => p.attach = self.raw_tracepoint(opts, p.module, p.name, None, desc)?,
             _ => {}
