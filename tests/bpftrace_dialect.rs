@@ -41,6 +41,18 @@ fn maps_print_at_exit_as_bpftrace_prints_them() {
     assert_eq!(out.stdout, want, "{}", out.dump());
 }
 
+/// Pointers in maps print as bpftrace 0.17 prints them: a key in hex (`0x10`, in a tuple
+/// of keys too), a value as a signed 64-bit number; a pointer cast to an
+/// integer is a number (checked against bpftrace 0.17).
+#[test]
+fn pointers_in_maps_print_as_bpftrace_prints_them() {
+    let program = r#"BEGIN { @b[(int8*)0x10, 2] = 1; @q[(int8*)0] = 1; $p = (int8*)0x10; @s[$p] = count(); @s[(int8*)0x10] = count(); @t[(uint64)5] = 1;
+        @f[1] = (int8*)-1; @g = (uint64*)0x2000; printf("%d %d\n", @b[(int8*)0x10, 2], @f[1] == (int8*)-1); exit(); }"#;
+    let out = run(&["--dialect", "bpftrace", "-e", program]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n1 1\n\n\n@b[0x10, 2]: 1\n@f[1]: -1\n@g: 8192\n@q[0x0]: 1\n@s[0x10]: 2\n@t[5]: 1\n", "{}", out.dump());
+}
+
 /// Scratch variables, maps stored into and read back (in predicates too), `++`, delete()
 /// and clear(): a read's latency kept per thread between entry and exit, as bpftrace scripts
 /// do; only what is left in the maps prints at exit.

@@ -51,6 +51,21 @@ fn memcmp_strcap_and_container_of_at_a_workloads_open() {
     assert_eq!(printed, ["0 -1 1 0 -5", "16 4 256 13", "1 1"], "{}", out.dump());
 }
 
+/// memcmp() with a count computed when the probe fires (current bpftrace's): of a literal
+/// and comm, stopping at the count, 0 compares nothing, a negative count (bpftrace's uint64)
+/// compares the whole buffers.
+#[test]
+fn memcmp_with_a_computed_count() {
+    let program = r#"tracepoint:syscalls:sys_enter_openat /pid == cpid/ { $n = args.flags & 0; $f = str(args.filename);
+        if (memcmp($f, "/etc/hostnamf", $n + 12) == 0) {
+        printf("%d %d %d %d %d\n", memcmp("abc", "abd", $n + 2), memcmp("abc", "abd", $n + 3), memcmp("abc", "abd", $n), memcmp(comm, "cas", $n - 1), memcmp($f, "/etc/hostnamf", $n + 13)); } }"#;
+    let out = run(&["--dialect", "bpftrace", "-q", "-e", program, "-c", "cat /etc/hostname"]);
+    out.assert_ok();
+    // 'c' - 'd' is -1, 't' - 's' 1, 'e' - 'f' -1. (cat's line, the host's name, has no space.)
+    let printed: Vec<&str> = out.stdout.lines().filter(|l| l.contains(' ')).collect();
+    assert_eq!(printed, ["0 -1 0 1 -1"], "{}", out.dump());
+}
+
 /// kfunc_exist() and kfunc_allowed() as this kernel (6.18) answers: bpf_task_from_pid is a
 /// kfunc that tracepoint programs may call and BEGIN's (a raw tracepoint program) and
 /// kprobes' may not.
@@ -92,7 +107,7 @@ fn signal_thread_of_a_shell() {
 /// guest lane writes with it: tests/guest/tests.sh, crumbs_bt_write_user.)
 #[test]
 fn write_user_compiles_and_is_refused_under_lockdown() {
-    let program = r#"tracepoint:syscalls:sys_enter_openat { if (write_user(args.filename, "/tmp/x", 7)) { printf("ok\n"); } write_user(args.filename, "y", 2); }"#;
+    let program = r#"tracepoint:syscalls:sys_enter_openat { if (write_user(args.filename, "/tmp/x", 7)) { printf("ok\n"); } write_user(args.filename, "y", args.flags); }"#;
     let out = run(&["--dialect", "bpftrace", "-w", "--dump-bpf", "-e", program]);
     out.assert_ok();
     assert_eq!(out.stdout.matches("probe_write_user").count(), 2, "{}", out.dump());
@@ -144,6 +159,18 @@ fn ntop_of_comm() {
     let out = run(&["--dialect", "bpftrace", "-e", "tracepoint:syscalls:sys_enter_openat /pid == cpid/ { printf(\"%s %s\\n\", ntop(comm), ntop(2, comm)); @[ntop(comm)] = count(); exit(); }", "-c", "/usr/bin/cat /dev/null"]);
     out.assert_ok();
     assert_eq!(out.stdout, "Attaching 1 probe...\n6361:7400:: 99.97.116.0\n\n\n@[6361:7400::]: 1\n", "{}", out.dump());
+}
+
+/// ntop() of comm kept in a scratch variable and in maps, and of a 3-character literal kept
+/// in one: bpftrace 0.17 gives those 16 and 4 bytes and reads them as addresses; crumbs
+/// reads the first bytes of its string (checked against 0.17, which counted 2 openats).
+#[test]
+fn ntop_of_comm_kept_in_a_variable() {
+    let program = r#"tracepoint:syscalls:sys_enter_openat /pid == cpid/ { $c = comm; @m[1] = comm; $l = "abc"; @v = $c;
+        printf("%s %s %s %s %s\n", ntop($c), ntop(2, $c), ntop(@m[1]), ntop($l), ntop(@v)); @[ntop($c)] = count(); exit(); }"#;
+    let out = run(&["--dialect", "bpftrace", "-e", program, "-c", "/usr/bin/cat /dev/null"]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n6361:7400:: 99.97.116.0 6361:7400:: 97.98.99.0 6361:7400::\n\n\n@[6361:7400::]: 1\n@m[1]: cat\n@v: cat\n", "{}", out.dump());
 }
 
 /// comm(pid) of the shell itself, of its parent (crumbs, which ran it) and of a thread id

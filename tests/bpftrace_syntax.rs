@@ -153,9 +153,18 @@ fn uprobes_at_offsets_and_addresses() {
     assert_bt_error(&["-w", "-e", &format!("uretprobe:{exe}:{:#x} {{ exit(); }}", addr + 1)], "a uretprobe cannot be at an offset", "where it starts");
     assert_bt_error(&["-w", "-e", &format!("uprobe:{exe}:0x10 {{ exit(); }}")], "could not resolve address", "as `nm` shows");
     // A kernel function at an offset is a kprobe of its own (live in the guest lane); at an
-    // address it is not in crumbs yet.
+    // address (unsafe) the function holding it, from /proc/kallsyms, and the offset in it.
     assert_bt_error(&["--dump-bpf", "-e", "kretprobe:vfs_read+4 { exit(); }"], "kretprobe probes take no offset", "kretprobe:vfs_read");
-    assert_bt_error(&["--dump-bpf", "-e", "kprobe:0xffffffff81000000 { exit(); }"], "a kernel probe at an address is not in crumbs yet", "kprobe:FUNCTION+N");
+    assert_bt_error(&["--dump-bpf", "-e", "kprobe:0xffffffff81000000 { exit(); }"], "Probing by address requires --unsafe", "--unsafe");
+    let kallsyms = std::fs::read_to_string("/proc/kallsyms").expect("/proc/kallsyms");
+    let vfs_read = kallsyms.lines().find_map(|l| l.strip_suffix(" T vfs_read").or_else(|| l.strip_suffix(" t vfs_read"))).expect("vfs_read in /proc/kallsyms");
+    let addr = u64::from_str_radix(vfs_read, 16).unwrap();
+    let out = bt(&["-w", "--dump-bpf", "-e", &format!("kprobe:{:#x}, kretprobe:{addr:#x} {{ exit(); }}", addr + 5)]);
+    out.assert_ok();
+    assert!(out.stdout.contains("(kprobe)") && out.stdout.contains("(kretprobe)"), "{}", out.dump());
+    let (into, start) = (format!("{:#x}", addr + 5), format!("{addr:#x}"));
+    assert_bt_error(&["-w", "--dump-bpf", "-e", &format!("kretprobe:{into} {{ exit(); }}")], &format!("address {into} is 5 bytes into vfs_read: a return probe is on a function's start"), &format!("write kretprobe:{start} (or kretprobe:vfs_read)"));
+    assert_bt_error(&["-w", "--dump-bpf", "-e", "kprobe:0x10 { exit(); }"], "no kernel function holds address 0x10", "a function's code");
 }
 
 /// Counts and intervals read as bpftrace reads numbers: `hardware:cache-misses:1e6`, and a

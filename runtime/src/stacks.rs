@@ -215,6 +215,17 @@ impl Kallsyms {
         out
     }
 
+    /// Whether no text symbol with an address was read (none, or kptr_restrict hides them).
+    pub fn is_empty(&self) -> bool {
+        self.syms.is_empty()
+    }
+
+    /// The text symbol holding `addr`: its start, name and module (`vmlinux` for the
+    /// kernel's own), as stack frames name it.
+    pub fn at(&self, addr: u64) -> Option<(u64, &str, &str)> {
+        self.lookup(addr).map(|(start, name, module)| (*start, name.as_str(), module.as_str()))
+    }
+
     /// The symbol holding `pc`: its address, name and module.
     fn lookup(&self, pc: u64) -> Option<&(u64, String, String)> {
         self.syms.partition_point(|s| s.0 <= pc).checked_sub(1).map(|i| &self.syms[i])

@@ -328,7 +328,7 @@ mod tests {
 
     #[test]
     fn kernel_probes_get_bpftraces_names() {
-        let p = |provider, module, function, name| Probe { id: 0, provider, module, function, name, attach: crumbs_lang::providers::AttachPoint::Begin, nr: None, user: None };
+        let p = |provider, module, function, name| Probe { id: 0, provider, module, function, name, attach: crumbs_lang::providers::AttachPoint::Begin, nr: None, user: None, spelled: "" };
         assert_eq!(bpftrace_names(&p("tracepoint", "sched", "", "sched_switch"), None), ["tracepoint:sched:sched_switch"]);
         assert_eq!(bpftrace_names(&p("fbt", "vmlinux", "vfs_read", "entry"), None), ["kprobe:vfs_read", "kfunc:vmlinux:vfs_read"]);
         assert_eq!(bpftrace_names(&p("fbt", "vmlinux", "vfs_read", "entry"), Some("fentry")), ["fentry:vmlinux:vfs_read"]);

@@ -13,16 +13,20 @@ impl Checker<'_> {
         check_arity(f, args, span)?;
         let a = self.string_arg(&args[0], f.name)?;
         let b = self.string_arg(&args[1], f.name)?;
+        // No buffer is larger than the string size: bytes past it are all 0 on both sides.
+        let most = crate::ir::str_buffer(self.strsize);
         let n = match self.int_value(&args[2], "memcmp()'s count")?.expr {
             Expr::Int(n) if n >= 0 => n,
-            _ => {
-                return Err(Diagnostic::new(args[2].span.clone(), "memcmp() needs a non-negative constant count")
-                    .label("not a constant")
+            Expr::Int(_) => {
+                return Err(Diagnostic::new(args[2].span.clone(), "memcmp() needs a non-negative count")
+                    .label("negative")
                     .hint("write the number of bytes to compare: memcmp(comm, \"bash\", 4)"))
             }
+            // Computed, as current bpftrace takes it (its uint64): compared up to the buffers'
+            // end, stopping at the count when the probe fires.
+            count => return Ok(TExpr::new(Expr::IntCall { f: IntFn::Memcmp(most), args: vec![StrArg::Str(a), StrArg::Str(b), StrArg::Int(count)] }, self.int())),
         };
-        // No buffer is larger than the string size: bytes past it are all 0 on both sides.
-        let n = n.min(i64::from(crate::ir::str_buffer(self.strsize))) as u32;
+        let n = n.min(i64::from(most)) as u32;
         Ok(TExpr::new(Expr::IntCall { f: IntFn::Memcmp(n), args: vec![StrArg::Str(a), StrArg::Str(b)] }, self.int()))
     }
 

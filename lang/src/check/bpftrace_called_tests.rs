@@ -105,8 +105,12 @@ fn memcmp_strcap_and_container_of() {
     let e = emitted(&p);
     assert!(matches!(&e[0], Expr::IntCall { f: crate::ir::IntFn::Memcmp(4), .. }), "{e:?}");
     assert_eq!(e[1..], [Expr::Int(4), Expr::Int(16), Expr::Int(256)]);
-    let (m, text, hint) = err("BEGIN { $n = 3; print(memcmp(comm, \"bash\", $n)); }");
-    assert_eq!((m.as_str(), text.as_str()), ("memcmp() needs a non-negative constant count", "$n"));
+    // A computed count (current bpftrace's) is compared with each place when the probe fires.
+    let p = ok("BEGIN { $n = 3; print(memcmp(comm, \"bash\", $n)); }");
+    let e = emitted(&p);
+    assert!(matches!(&e[0], Expr::IntCall { f: crate::ir::IntFn::Memcmp(256), args } if args.len() == 3), "{e:?}");
+    let (m, text, hint) = err("BEGIN { print(memcmp(comm, \"bash\", -1)); }");
+    assert_eq!((m.as_str(), text.as_str()), ("memcmp() needs a non-negative count", "-1"));
     assert!(hint.contains("memcmp(comm"), "{hint}");
     let (m, text, _) = err("BEGIN { print(memcmp(comm, 1, 2)); }");
     assert_eq!((m.as_str(), text.as_str()), ("memcmp() needs a string here, but this is an integer", "1"));
@@ -153,7 +157,11 @@ fn signal_thread_and_write_user_are_unsafe() {
     let (m, _, _) = err("kprobe:vfs_read { write_user(0, \"x\", 1); }");
     assert_eq!(m, "write_user() is an unsafe function being used in safe mode");
     let d = unsafe_on("kprobe:vfs_read { write_user(0, \"x\", 0); }").unwrap_err();
-    assert!(d.message.starts_with("write_user() writes a constant 1 to"), "{}", d.message);
+    assert!(d.message.starts_with("write_user() writes 1 to"), "{}", d.message);
+    // A computed length: bounded by the string's buffer when the probe fires.
+    let p = unsafe_on("kprobe:vfs_read { $n = 3; write_user(0, \"xyz\", $n); }").unwrap();
+    let computed = p.groups.iter().flat_map(|g| &g.clauses).filter(|c| c.any(&mut |n| matches!(n, Node::Expr(Expr::IntCall { f: crate::ir::IntFn::WriteUser(_), args }) if args.len() == 3))).count();
+    assert_eq!(computed, 1);
     // Its value unused, the call still runs: a test with empty branches.
     let p = unsafe_on("kprobe:vfs_read { write_user(0, \"x\", 2); }").unwrap();
     let calls = p.groups.iter().flat_map(|g| &g.clauses).filter(|c| c.any(&mut |n| matches!(n, Node::Expr(Expr::IntCall { f: crate::ir::IntFn::WriteUser(2), .. })))).count();

@@ -38,11 +38,14 @@ impl Checker<'_> {
         };
         let len = match self.int_value(&args[2], "write_user()'s length")?.expr {
             Expr::Int(n) if (1..=i64::from(room)).contains(&n) => n as u32,
-            _ => {
-                return Err(Diagnostic::new(args[2].span.clone(), format!("write_user() writes a constant 1 to {room} bytes of this string"))
+            Expr::Int(_) => {
+                return Err(Diagnostic::new(args[2].span.clone(), format!("write_user() writes 1 to {room} bytes of this string"))
                     .label("not a length of the string's buffer")
                     .hint("give the number of bytes to write, the NUL included: write_user(args.filename, \"/tmp/x\", 7)"))
             }
+            // Computed: the verifier needs the helper's length within the buffer, so it is
+            // bounded by it when the probe fires (none written, 0, for 0).
+            len => return Ok(TExpr::new(Expr::IntCall { f: crate::ir::IntFn::WriteUser(room), args: vec![StrArg::Int(dst), StrArg::Str(src), StrArg::Int(len)] }, self.int())),
         };
         Ok(TExpr::new(Expr::IntCall { f: crate::ir::IntFn::WriteUser(len), args: vec![StrArg::Int(dst), StrArg::Str(src)] }, self.int()))
     }

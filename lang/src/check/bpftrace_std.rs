@@ -21,11 +21,15 @@ const PROBETYPE_COMPARISONS_MAX: usize = 64;
 const CS_WORD: u8 = 17;
 
 /// Probe type names as current bpftrace's `probetype` gives them: `special` for BEGIN and
-/// END (and crumbs' ERROR), and for the others the kind `probe` names them by (a kernel
-/// function's entry, however spelled and attached, is a `kprobe`).
+/// END (and crumbs' ERROR), a kernel function's entry and return as the description named
+/// its provider (`fentry` and `fexit` for those and their aliases `kfunc` and `kretfunc`,
+/// else `kprobe` and `kretprobe`: bpftrace's table of probe types), and for the others the
+/// kind `probe` names them by.
 pub(super) fn probe_type(p: &Probe) -> &'static str {
-    match p.attach {
-        AttachPoint::Begin | AttachPoint::End | AttachPoint::Error | AttachPoint::SelfSignal => "special",
+    match (p.attach, p.spelled) {
+        (AttachPoint::Begin | AttachPoint::End | AttachPoint::Error | AttachPoint::SelfSignal, _) => "special",
+        (AttachPoint::FbtEntry(_), "fentry" | "kfunc") => "fentry",
+        (AttachPoint::FbtReturn(_), "fexit" | "kretfunc") => "fexit",
         _ => registers::bpftrace_kind(p),
     }
 }

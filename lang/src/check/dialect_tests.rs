@@ -64,9 +64,15 @@ fn bswap_and_strcontains_check_their_arguments() {
 fn ntop_and_pton_check_their_arguments() {
     let p = ok(Dialect::Bpftrace, "BEGIN { @a[ntop(pton(\"::1\"))] = ntop(2, 0x0100007f); @b = ntop(pton(\"1.2.3.4\")) == \"1.2.3.4\"; @c = pton(\"::1\") != pton(\"::2\"); }");
     assert!(format!("{p:?}").contains("Ntop(Int)"));
+    // comm and 3- or 15-character literals kept in variables and maps: their first bytes.
+    let p = ok(Dialect::Bpftrace, "END { @a = ntop(@c); $l = \"abc\"; @b = ntop($l); } BEGIN { $c = comm; @c = $c; @d = ntop(2, $c); }");
+    assert!(format!("{p:?}").contains("Ntop(Str(16))") && format!("{p:?}").contains("Ntop(Str(4))"));
     for (src, message, span, hint) in [
         ("BEGIN { @a = ntop(str(0)); }", "ntop() argument must be 4 or 16 bytes in size", "str(0)", "bpftrace 0.17 reads a 4- or 16-byte string's bytes"),
         ("BEGIN { @a = ntop(1, 2, 3); }", "ntop() takes 1 or 2 arguments, but 3 given", "ntop(1, 2, 3)", "usage: ntop([af,] addr)"),
+        // A variable or map bpftrace 0.17 would give 64 or 8 bytes (comm and str(), two literals).
+        ("BEGIN { $c = comm; $c = str(0); @a = ntop($c); }", "ntop() argument must be 4 or 16 bytes in size", "$c", "bpftrace 0.17 reads a 4- or 16-byte string's bytes"),
+        ("BEGIN { @s = \"abc\"; @s = \"abcdefg\"; } END { @a = ntop(@s); }", "ntop() argument must be 4 or 16 bytes in size", "@s", "bpftrace 0.17 reads a 4- or 16-byte string's bytes"),
         ("BEGIN { @a = ntop(pton(comm)); }", "pton() takes a string literal", "comm", "write the address as text"),
         ("BEGIN { @a = ntop(pton(\"10.0.0\")); }", "pton() expects a valid IPv4/IPv6 address, got 10.0.0", "\"10.0.0\"", "an IPv4 address is dotted"),
         ("BEGIN { @a = ntop(pton(\"::ffff:1.2.3.4\")); }", "pton() expects a valid IPv4/IPv6 address, got ::ffff:1.2.3.4", "\"::ffff:1.2.3.4\"", "an IPv4 address is dotted"),

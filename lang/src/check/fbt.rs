@@ -11,10 +11,10 @@ impl Checker<'_> {
     /// numbering the function on its first use. A stable probe on it (`stable`: its
     /// provider and name) is numbered apart.
     /// `offset`: bytes into the function for an entry probe inside it (else 0), a place of its
-    /// own.
-    pub(super) fn function(&mut self, attach: AttachPoint, module: &str, function: &str, stable: Option<(&str, &str)>, offset: u64, desc: &ast::ProbeDesc) -> Result<AttachPoint, Diagnostic> {
+    /// own; `address`: the kernel address the program named it by (`kprobe:0x...`), if any.
+    pub(super) fn function(&mut self, attach: AttachPoint, module: &str, function: &str, stable: Option<(&str, &str)>, (offset, address): (u64, Option<u64>), desc: &ast::ProbeDesc) -> Result<AttachPoint, Diagnostic> {
         let stable = stable.map(|(p, n)| (p.to_string(), n.to_string()));
-        let i = match self.functions.iter().position(|f| f.name == function && f.module == module && f.stable == stable && f.offset == offset) {
+        let i = match self.functions.iter().position(|f| f.name == function && f.module == module && f.stable == stable && f.offset == offset && f.address == address) {
             Some(i) => i,
             None if self.functions.len() >= MAX_FUNCTIONS => {
                 return Err(Diagnostic::new(desc.span.clone(), "too many kernel functions in one program")
@@ -22,7 +22,7 @@ impl Checker<'_> {
                     .hint("narrow the pattern (each function is a probe of its own to attach)"));
             }
             None => {
-                self.functions.push(KernelFunction { module: module.into(), name: function.into(), stable, offset });
+                self.functions.push(KernelFunction { module: module.into(), name: function.into(), stable, offset, address });
                 self.functions.len() - 1
             }
         };
@@ -70,6 +70,33 @@ mod tests {
         ] {
             assert_eq!(compile(src).unwrap_err().message, message, "{src}");
         }
+    }
+
+    /// Current bpftrace's `kprobe:ADDRESS` (unsafe): the function holding the address, from
+    /// kallsyms (the sample kernel's vfs_read is at 0xffffffff81000600), and the offset in it;
+    /// its probe named by the address, as current bpftrace names it.
+    #[test]
+    fn kprobes_at_an_address_are_a_function_and_an_offset() {
+        let unsafe_on = |src: &str| crate::compile(src, &CheckOptions { facts: Some(Rc::new(SampleKernel)), destructive: true, ..Default::default() });
+        let p = unsafe_on("kprobe:0xffffffff81000604, kprobe:0xffffffff81000600, kretprobe:0xffffffff81000600, kprobe:vmlinux:0xffffffff81000700 { @ = count(); }").unwrap();
+        let places: Vec<_> = p.functions.iter().map(|f| (f.name.as_str(), f.offset, f.address)).collect();
+        assert_eq!(places, [("vfs_read", 4, Some(0xffffffff81000604)), ("vfs_read", 0, Some(0xffffffff81000600)), ("vfs_write", 0, Some(0xffffffff81000700))]);
+        let attach: Vec<_> = p.groups.iter().map(|g| g.attach).collect();
+        assert_eq!(attach, [AttachPoint::FbtEntry(0), AttachPoint::FbtEntry(1), AttachPoint::FbtEntry(2), AttachPoint::FbtReturn(1)]);
+        assert_eq!(p.probe_description(crate::providers::FBT_ID_BASE), "fbt:vmlinux:vfs_read:4");
+        assert_eq!(p.bpftrace_probe_name(crate::providers::FBT_ID_BASE), "kprobe:18446744071578846724");
+        assert_eq!(p.bpftrace_probe_name(crate::providers::FBT_ID_BASE + 3), "kretprobe:18446744071578846720");
+        assert!(p.fbt_needs().offsets);
+        for (src, message) in [
+            ("kretprobe:0xffffffff81000604 { }", "address 0xffffffff81000604 is 4 bytes into vfs_read: a return probe is on a function's start"),
+            ("kprobe:0x1000 { }", "no kernel function holds address 0x1000"),
+            ("kprobe:ext4:0xffffffff81000600 { }", "address 0xffffffff81000600 is in vmlinux's vfs_read, not in ext4"),
+            ("kfunc:0xffffffff81000600 { }", "kfunc probes name a function, not an address"),
+        ] {
+            assert_eq!(unsafe_on(src).unwrap_err().message, message, "{src}");
+        }
+        let d = compile("kprobe:0xffffffff81000600 { }").unwrap_err();
+        assert_eq!((d.message.as_str(), d.hint.as_deref().is_some_and(|h| h.contains("--unsafe"))), ("Probing by address requires --unsafe", true));
     }
 
     #[test]

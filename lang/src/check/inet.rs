@@ -53,18 +53,21 @@ impl Checker<'_> {
             None => {
                 let v = self.value_of(t, &addr.span)?;
                 if let Expr::Str(s) = v {
-                    // bpftrace 0.17 reads a string of 4 or 16 bytes as an address: comm.
-                    let n = match s {
-                        StrExpr::Comm => crate::ir::COMM_SIZE,
+                    // bpftrace 0.17 reads a string of 4 or 16 bytes as an address: comm, or
+                    // a variable or map it gave that size (its first bytes here).
+                    let kept = self.str_sizes.kept(self.clause_index, addr);
+                    let n = match (&s, kept) {
+                        (StrExpr::Comm, _) => crate::ir::COMM_SIZE,
+                        (_, Some(n)) => n,
                         _ => match s.repr() {
-                            crate::ir::Repr::Str(n) if n == 4 || n == 16 => n,
+                            crate::ir::Repr::Str(n) => n,
                             _ => 0,
                         },
                     };
-                    if n == 0 {
+                    if n != 4 && n != 16 {
                         return Err(Diagnostic::new(addr.span.clone(), "ntop() argument must be 4 or 16 bytes in size")
                             .label("a string of another size")
-                            .hint("bpftrace 0.17 reads a 4- or 16-byte string's bytes (comm); pass a 4- or 16-byte array (args.saddr), an integer, or pton(\"...\")"));
+                            .hint("bpftrace 0.17 reads a 4- or 16-byte string's bytes (comm, or a variable or map holding only comm or 3- or 15-character literals); pass a 4- or 16-byte array (args.saddr), an integer, or pton(\"...\")"));
                     }
                     let af = af.unwrap_or(Expr::Int(if n == 16 { AF_INET6 } else { AF_INET }));
                     return Ok(TExpr::new(Expr::Str(StrExpr::Call { f: StrFn::Ntop(NtopFrom::Str(n as u8)), args: vec![StrArg::Int(af), StrArg::Str(s)], size: NTOP_SIZE }), string));

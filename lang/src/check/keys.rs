@@ -45,6 +45,14 @@ impl Checker<'_> {
         }
         let mut reprs: Vec<Repr> = typed.iter().map(|k| self.repr_of(k)).collect();
         let mut out: Vec<Expr> = typed.iter().map(|k| self.own(k)).collect();
+        // bpftrace 0.17 prints a pointer key in hex (`@[0xffff8881...]`): kept as a number
+        // printed so.
+        for (i, k) in typed.iter().enumerate() {
+            if self.bpftrace() && matches!(reprs[i], Repr::Int(_)) && matches!(self.types.real(k.ty), Ok(crate::types::Type::Ptr { .. })) {
+                out[i] = Expr::Named(crate::ir::NameOf::Pointer, Box::new(out[i].clone()));
+                reprs[i] = Repr::Named(crate::ir::NameOf::Pointer);
+            }
+        }
         let Some(first) = first else {
             // A first use kept as an id, or in a smaller buffer, where a later use needs a
             // (larger) buffer: that buffer.
@@ -66,8 +74,14 @@ impl Checker<'_> {
         }
         for (i, (a, b)) in first.iter().zip(&reprs).enumerate() {
             // Integers of any type share a key position: stored as the first was.
-            if let (Repr::Int(first), Repr::Int(_)) = (a, b) {
+            if let (Repr::Int(first), Repr::Int(_) | Repr::Named(crate::ir::NameOf::Pointer)) = (a, b) {
                 out[i] = self.fit(&typed[i], *first);
+                continue;
+            }
+            // An integer where the first use had a pointer: a pointer, printed in hex.
+            if let (Repr::Named(crate::ir::NameOf::Pointer), Repr::Int(_)) = (a, b) {
+                let word = self.fit(&typed[i], crate::ir::IntRepr::U64);
+                out[i] = Expr::Named(crate::ir::NameOf::Pointer, Box::new(word));
                 continue;
             }
             // Any string where the first use had a string in a buffer is laid out as that was;

@@ -23,6 +23,7 @@ mod bpftrace_kfuncs;
 mod bpftrace_process;
 mod bpftrace_socket;
 mod bpftrace_std;
+mod bt_str_sizes;
 mod cgroup_path;
 mod comptime;
 mod dead_code;
@@ -255,6 +256,8 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         stack_mode: config.stack_mode.unwrap_or_default(),
         cat_bytes: config.max_cat_bytes.unwrap_or(bpftrace_out::CAT_BYTES),
         key_paths: program.key_paths.clone(),
+        str_sizes: bt_str_sizes::StrSizes::of(program),
+        clause_index: 0,
     };
     var_decls::no_assignments(&program.decls)?;
     if !second {
@@ -277,6 +280,11 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         cx.clause_probes.clear();
         cx.clause_arg_types.clear();
         for desc in &clause.probes {
+            if crate::providers::fbt::address_of(desc).is_some() && !cx.destructive {
+                return Err(Diagnostic::new(desc.span.clone(), "Probing by address requires --unsafe")
+                    .label("a kernel address")
+                    .hint("allow it with --unsafe (crumbs -w): the kernel probes the address given, whatever instruction it is in"));
+            }
             let found = match matches.get(desc.text.as_str()) {
                 Some(found) => found.clone(),
                 None => {
@@ -286,7 +294,9 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
                 }
             };
             let kept = |p: &crate::providers::Probe| p.provider == "dtrace" || opts.probe_filter.as_ref().is_none_or(|f| (f.0)(desc, p));
-            for p in found.into_iter().filter(kept) {
+            let spelled = crate::providers::interned(desc.fields.first().map_or("", String::as_str));
+            for mut p in found.into_iter().filter(kept) {
+                p.spelled = spelled;
                 matched += usize::from(!clause.library);
                 for p in cx.placed(opts, p, desc)? {
                     if matches!(p.attach, AttachPoint::Profile { .. } | AttachPoint::Perf { .. } | AttachPoint::Watchpoint { .. }) && !profile_probes.iter().any(|q| q.attach == p.attach) {
@@ -313,6 +323,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
                 }
             }
         }
+        cx.clause_index = index;
         let lowered = match cx.clause(clause) {
             Ok(l) => l,
             // A clause may read a variable (a string, say) before the clause that types it:
@@ -366,7 +377,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     iter::alone(&groups)?;
     let globals = (0..cx.globals.len()).map(|g| Variable { name: cx.globals[g].clone(), repr: cx.var_repr(VarRef::Global(g)) }).collect();
     let thread_locals = (0..cx.thread_locals.len()).map(|t| Variable { name: cx.thread_locals[t].clone(), repr: cx.var_repr(VarRef::Thread(t)) }).collect();
-    let mut arrays: Vec<Array> = (0..cx.arrays.len()).map(|a| Array { name: cx.arrays[a].name.clone(), thread: cx.arrays[a].thread, keys: cx.arrays[a].keys.clone().unwrap_or_default(), value: cx.var_repr(VarRef::Array(a)), len: cx.arrays[a].len, keeps_zero: cx.arrays[a].name.starts_with('@'), declared: None }).collect();
+    let mut arrays: Vec<Array> = (0..cx.arrays.len()).map(|a| Array { name: cx.arrays[a].name.clone(), thread: cx.arrays[a].thread, keys: cx.arrays[a].keys.clone().unwrap_or_default(), value: cx.map_value_repr(a), len: cx.arrays[a].len, keeps_zero: cx.arrays[a].name.starts_with('@'), declared: None }).collect();
     map_decls::apply(&program.map_decls, &mut arrays, &mut cx.aggs)?;
     // The maps of values keeping a read aggregation's value hold as many keys as it.
     for agg in &cx.aggs {
@@ -648,6 +659,10 @@ struct Checker<'a> {
     aggregated: std::collections::HashSet<String>,
     /// Whether a clause read an aggregation before the clause that updates it.
     reads_later: bool,
+    /// bpftrace 0.17's sizes of the strings kept in maps and scratch variables.
+    str_sizes: bt_str_sizes::StrSizes,
+    /// The index in the program of the clause being checked.
+    clause_index: usize,
 }
 
 type Lowered = (Option<Expr>, Vec<Stmt>, Vec<u32>, Option<usize>, Vec<Variable>);
@@ -673,7 +688,7 @@ impl Checker<'_> {
             AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_) => {
                 // An entry probe inside the function is named by its offset, in hex.
                 let offset = if matches!(p.name, "entry" | "return") { 0 } else { u64::from_str_radix(p.name, 16).unwrap_or(0) };
-                p.attach = self.function(p.attach, p.module, p.function, None, offset, desc)?
+                p.attach = self.function(p.attach, p.module, p.function, None, (offset, crate::providers::fbt::address_of(desc)), desc)?
             }
             AttachPoint::RawTracepoint(_) => p.attach = self.raw_tracepoint(opts, p.module, p.name, None, desc)?,
             _ => {}

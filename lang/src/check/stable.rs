@@ -50,7 +50,7 @@ impl Checker<'_> {
                     let Ok(functions) = match_probes_with(&fbt, Some(&*facts)) else { continue };
                     let mut found = Vec::with_capacity(functions.len());
                     for f in functions {
-                        found.push(self.function(kind, f.module, f.function, stable, 0, desc)?);
+                        found.push(self.function(kind, f.module, f.function, stable, (0, None), desc)?);
                     }
                     found
                 }

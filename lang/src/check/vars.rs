@@ -113,6 +113,17 @@ impl Checker<'_> {
     }
 
 
+    /// How associative array `a`'s values are stored and printed: as its variable is, but a
+    /// bpftrace map's pointers print as bpftrace 0.17 prints them, signed 64-bit numbers
+    /// (`@t = curtask` is `@t: -131385168215296`).
+    pub(super) fn map_value_repr(&mut self, a: usize) -> Repr {
+        let pointer = self.var_types.get(&VarRef::Array(a)).is_some_and(|t| matches!(self.types.real(*t), Ok(Type::Ptr { .. })));
+        if pointer && self.bpftrace() && self.arrays[a].name.starts_with('@') {
+            return Repr::Int(IntRepr::I64);
+        }
+        self.var_repr(VarRef::Array(a))
+    }
+
     /// How a variable of type `t` is kept in a buffer: a string's, or a struct's or union's
     /// bytes; None for an integer or a pointer.
     fn buffer_of(&mut self, t: TypeId) -> Option<Buffer> {
@@ -556,7 +567,8 @@ impl Checker<'_> {
         let user = crate::tuples::split_element_name(&self.arrays[a].name).map_or(self.arrays[a].name.as_str(), |(base, _)| base);
         let name = if self.arrays[a].thread { format!("self->{user}") } else { user.to_string() };
         let (keys_out, reprs) = self.keys(keys, first.as_deref(), keys::KeyOwner { kind: "associative array", name: &name }, span)?;
-        if let Some((i, r)) = reprs.iter().enumerate().find(|(_, r)| r.printed_only()) {
+        // (A pointer, printed in hex, is a word like an integer.)
+        if let Some((i, r)) = reprs.iter().enumerate().find(|(_, r)| r.printed_only() && **r != Repr::Named(crate::ir::NameOf::Pointer)) {
             return Err(Diagnostic::new(keys[i].span.clone(), format!("an associative array's key cannot be {}", r.describe()))
                 .label("not a key")
                 .hint("keys are integers and strings, or structs and unions"));

@@ -88,6 +88,12 @@ pub trait KernelFacts: std::fmt::Debug {
     fn kernel_symbol(&self, _name: &str) -> Result<Option<u64>, String> {
         Err("the kernel's symbols are not known here".into())
     }
+    /// The kernel text symbol holding address `addr` (bpftrace's `kprobe:ADDRESS`): its
+    /// module (`vmlinux` for the kernel's own), its name and how far into it `addr` is; None
+    /// if no text symbol holds it.
+    fn kernel_text_at(&self, _addr: u64) -> Result<Option<(String, String, u64)>, String> {
+        Err("the kernel's symbols are not known here".into())
+    }
     /// The id of the cgroup at `path` in the cgroup file system (bpftrace's cgroupid()):
     /// its directory's inode number.
     fn cgroup_id(&self, path: &str) -> Result<u64, String> {
@@ -253,6 +259,10 @@ impl KernelFacts for Memo {
 
     fn kernel_symbol(&self, name: &str) -> Result<Option<u64>, String> {
         self.inner.kernel_symbol(name)
+    }
+
+    fn kernel_text_at(&self, addr: u64) -> Result<Option<(String, String, u64)>, String> {
+        self.inner.kernel_text_at(addr)
     }
 
     fn cgroup_id(&self, path: &str) -> Result<u64, String> {

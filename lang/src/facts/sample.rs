@@ -41,6 +41,10 @@ pub fn type_id(space: TypeSpace, name: &str) -> Option<KernelTypeId> {
 /// trace, one more that globs apart (`ksys_read`), and one returning void (`fput`).
 /// And two that bpftrace's path() may be used in (`security_file_open`, `vfs_getattr`).
 pub const FUNCTIONS: &[&str] = &["fput", "ksys_read", "security_file_open", "vfs_fsync", "vfs_getattr", "vfs_open", "vfs_read", "vfs_write"];
+/// Where the sample kernel's text starts: FUNCTIONS are at TEXT_BASE, TEXT_BASE +
+/// FUNCTION_SIZE, ... (`vfs_read` at 0xffffffff81000600).
+pub const TEXT_BASE: u64 = 0xffff_ffff_8100_0000;
+pub const FUNCTION_SIZE: u64 = 0x100;
 
 /// The prototypes of FUNCTIONS, in its order (ids of [`KernelType::Function`]s).
 const PROTOTYPES: [KernelTypeId; 8] = [70, 71, 76, 72, 77, 73, 74, 75];
@@ -162,6 +166,12 @@ impl super::KernelFacts for SampleKernel {
 
     fn kernel_functions(&self) -> super::Functions {
         Ok(FUNCTIONS.iter().map(|f| f.to_string()).collect::<Vec<_>>().into())
+    }
+
+    /// FUNCTIONS laid out from TEXT_BASE, FUNCTION_SIZE bytes each, in their order.
+    fn kernel_text_at(&self, addr: u64) -> Result<Option<(String, String, u64)>, String> {
+        let i = addr.checked_sub(TEXT_BASE).map(|off| off / FUNCTION_SIZE);
+        Ok(i.and_then(|i| FUNCTIONS.get(i as usize)).map(|f| ("vmlinux".to_string(), f.to_string(), (addr - TEXT_BASE) % FUNCTION_SIZE)))
     }
 
     fn kernel_function(&self, name: &str) -> Result<Option<KernelTypeId>, String> {

@@ -22,6 +22,11 @@ impl Program {
         }
         if let Some((f, name)) = self.fbt_probe(id) {
             let (provider, module, function, name) = f.shown(name == "return");
+            // As current bpftrace names a probe at an address: by the address, in decimal.
+            if let (Some(address), "fbt") = (f.address, provider) {
+                let kind = if name == "return" { "kretprobe" } else { "kprobe" };
+                return format!("{kind}:{address}");
+            }
             return match (provider, name) {
                 ("fbt", "entry") => format!("kprobe:{function}"),
                 ("fbt", "return") => format!("kretprobe:{function}"),

@@ -111,6 +111,8 @@ pub enum NameOf {
     /// current bpftrace's `signal_name(sig)`: a signal's description.
     Signal,
     CgroupPath(u32),
+    /// A pointer kept as a bpftrace map's key, which bpftrace 0.17 prints in hex (`0x10`).
+    Pointer,
 }
 
 /// What user space reads from a recorded kernel stack. The kernel records the whole stack
@@ -282,6 +284,7 @@ impl Repr {
             Repr::Named(NameOf::Errno) => "an error message",
             Repr::Named(NameOf::Signal) => "a signal's name",
             Repr::Named(NameOf::CgroupPath(_)) => "a cgroup's path",
+            Repr::Named(NameOf::Pointer) => "a pointer",
             Repr::Buf(_) => "a buffer",
             Repr::Array(..) => "an array",
         }
@@ -335,6 +338,7 @@ impl Repr {
             Repr::Named(NameOf::Errno) => "strerror".into(),
             Repr::Named(NameOf::Signal) => "signal_name".into(),
             Repr::Named(NameOf::CgroupPath(_)) => "cgroup_path".into(),
+            Repr::Named(NameOf::Pointer) => "pointer".into(),
             Repr::Buf(n) => format!("buffer[{n}]"),
             r => r.describe().into(),
         }
@@ -499,11 +503,13 @@ pub enum IntFn {
     Ncpus,
     /// current bpftrace's `memcmp(a, b, n)` of two strings, n a constant: the difference of
     /// the first bytes that differ among the first n of their buffers (as signed chars; 0
-    /// past a buffer), 0 if none.
+    /// past a buffer), 0 if none. With a third argument, a count computed when the probe
+    /// fires (unsigned), the comparison also stops there.
     Memcmp(u32),
     /// current bpftrace's `write_user(dst, src, len)`: the first len bytes of string src's
     /// buffer written to the process's memory at dst (bpf_probe_write_user): 1 if written,
-    /// else 0. An effect: it runs where its value is not used.
+    /// else 0. An effect: it runs where its value is not used. With a third argument, a
+    /// length computed when the probe fires, that many bytes (at most len; 0 writes none).
     WriteUser(u32),
     /// current bpftrace's `socket_cookie(sk)` of the probe's argument N, a `struct sock *`
     /// the verifier trusts (read from a tracing program's context): bpf_get_socket_cookie.
@@ -1330,6 +1336,9 @@ pub struct KernelFunction {
     /// Where in the function its entry probe is: 0 at its start, else that many bytes in
     /// (bpftrace's `kprobe:vfs_read+4`, a kprobe of its own).
     pub offset: u64,
+    /// The kernel address the program named it by (bpftrace's `kprobe:0xffffffff81234567`,
+    /// found in /proc/kallsyms to be this function and offset), which names its probe.
+    pub address: Option<u64>,
 }
 
 impl KernelFunction {

@@ -29,9 +29,9 @@ impl Provider for Dtrace {
 
     fn probes(&self) -> Vec<Probe> {
         vec![
-            Probe { id: BEGIN_ID, provider: "dtrace", module: "", function: "", name: "BEGIN", attach: AttachPoint::Begin, nr: None, user: None },
-            Probe { id: END_ID, provider: "dtrace", module: "", function: "", name: "END", attach: AttachPoint::End, nr: None, user: None },
-            Probe { id: ERROR_ID, provider: "dtrace", module: "", function: "", name: "ERROR", attach: AttachPoint::Error, nr: None, user: None },
+            Probe { id: BEGIN_ID, provider: "dtrace", module: "", function: "", name: "BEGIN", attach: AttachPoint::Begin, nr: None, user: None, spelled: "" },
+            Probe { id: END_ID, provider: "dtrace", module: "", function: "", name: "END", attach: AttachPoint::End, nr: None, user: None, spelled: "" },
+            Probe { id: ERROR_ID, provider: "dtrace", module: "", function: "", name: "ERROR", attach: AttachPoint::Error, nr: None, user: None, spelled: "" },
         ]
     }
 

@@ -53,13 +53,8 @@ impl Provider for Fbt {
         if let Some((function, offset)) = func.split_once('+') {
             return Some(at_offset(desc, f[0], module, function, offset, names, facts));
         }
-        if super::spelling::number(func).is_some() {
-            let d = Diagnostic::new(desc.span.clone(), format!("`{func}`: a kernel probe at an address is not in crumbs yet"));
-            return Some(Err(if names == "return" {
-                d.label("address").hint("name the function, kretprobe:FUNCTION")
-            } else {
-                d.label("address").hint("name the function and the offset in it, kprobe:FUNCTION+N (spec §12.1)")
-            }));
+        if let Some(addr) = super::spelling::number(func) {
+            return Some(at_address(desc, f[0], module, addr, names, facts));
         }
         Some(match_functions(desc, module, func, names, facts))
     }
@@ -119,6 +114,51 @@ fn at_offset(desc: &ProbeDesc, kind: &str, module: &str, function: &str, offset:
     Ok(found.into_iter().map(|p| Probe { name: at, ..p }).collect())
 }
 
+/// `kprobe:ADDRESS` (`kprobe:MODULE:ADDRESS`, `kretprobe:ADDRESS`): the kernel function
+/// whose text holds the address, from /proc/kallsyms when compiling, and the offset in it:
+/// `kprobe:vfs_read+4` where vfs_read starts 4 bytes before. A return probe's address is
+/// a function's start. (Unsafe: the checker asks for --unsafe, as bpftrace does.)
+fn at_address(desc: &ProbeDesc, kind: &str, module: &str, addr: u64, names: &str, facts: Option<&dyn KernelFacts>) -> Result<Vec<Probe>, Diagnostic> {
+    let span = || desc.span.clone();
+    if !matches!(kind, "kprobe" | "kretprobe") {
+        return Err(Diagnostic::new(span(), format!("{kind} probes name a function, not an address")).label("address").hint(format!("probe an address with kprobe:0x{addr:x}, or name the function: {kind}:FUNCTION")));
+    }
+    let Some(facts) = facts else {
+        return Err(Diagnostic::new(span(), "kernel probes are not available here").label("needs the kernel's symbols").hint("an address is found in the running kernel's /proc/kallsyms"));
+    };
+    let found = facts.kernel_text_at(addr).map_err(|e| Diagnostic::new(span(), format!("cannot find the function at 0x{addr:x}: {e}")).label("address").hint("an address is found in /proc/kallsyms, which shows addresses to root"))?;
+    let Some((in_module, function, offset)) = found else {
+        return Err(Diagnostic::new(span(), format!("no kernel function holds address 0x{addr:x}")).label("not in the kernel's text").hint("give an address in a function's code, as /proc/kallsyms lists them (a `t` or `T` symbol)"));
+    };
+    if !module.is_empty() && module != in_module {
+        return Err(Diagnostic::new(span(), format!("address 0x{addr:x} is in {in_module}'s {function}, not in {module}")).label("another module").hint(format!("write {kind}:{in_module}:0x{addr:x}, or {kind}:0x{addr:x}")));
+    }
+    if names == "return" && offset != 0 {
+        return Err(Diagnostic::new(span(), format!("address 0x{addr:x} is {offset} bytes into {function}: a return probe is on a function's start"))
+            .label("not a function's start")
+            .hint(format!("write kretprobe:0x{:x} (or kretprobe:{function}), or kprobe:0x{addr:x} for that instruction", addr - offset)));
+    }
+    let probes = match_functions(desc, &in_module, &function, names, Some(facts)).map_err(|d| {
+        Diagnostic::new(span(), format!("address 0x{addr:x} is in {function}+{offset}, which is no function crumbs can probe"))
+            .label("no BTF function")
+            .hint(format!("kernel probes are on the functions the kernel's BTF lists ({})", d.message))
+    })?;
+    if offset == 0 {
+        return Ok(probes);
+    }
+    let at = interned(&format!("{offset:x}"));
+    Ok(probes.into_iter().map(|p| Probe { name: at, ..p }).collect())
+}
+
+/// The address of a kernel probe at an address (`kprobe:0xffffffff81234567`), which
+/// bpftrace allows only with --unsafe and names by it; None for any other description.
+pub fn address_of(desc: &ProbeDesc) -> Option<u64> {
+    match desc.fields.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["kprobe" | "kretprobe", f] | ["kprobe" | "kretprobe", _, f] => super::spelling::number(f),
+        _ => None,
+    }
+}
+
 /// The fbt probes of functions matching `func` in module `module`, named `names` (a glob
 /// over entry and return).
 fn match_functions(desc: &ProbeDesc, module: &str, func: &str, names: &str, facts: Option<&dyn KernelFacts>) -> Result<Vec<Probe>, Diagnostic> {
@@ -167,7 +207,7 @@ fn match_functions(desc: &ProbeDesc, module: &str, func: &str, names: &str, fact
         for f in matching {
             let function = interned(f);
             for (name, attach) in &kinds {
-                out.push(Probe { id: 0, provider: "fbt", module: m, function, name, attach: *attach, nr: None, user: None });
+                out.push(Probe { id: 0, provider: "fbt", module: m, function, name, attach: *attach, nr: None, user: None, spelled: "" });
             }
         }
     }

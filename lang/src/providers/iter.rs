@@ -32,7 +32,7 @@ impl Provider for Iter {
     }
 
     fn probes(&self) -> Vec<Probe> {
-        ITERATORS.iter().enumerate().map(|(i, name)| Probe { id: ITER_ID_BASE + i as u32, provider: "iter", module: "", function: "", name, attach: AttachPoint::Iter(i as u8), nr: None, user: None }).collect()
+        ITERATORS.iter().enumerate().map(|(i, name)| Probe { id: ITER_ID_BASE + i as u32, provider: "iter", module: "", function: "", name, attach: AttachPoint::Iter(i as u8), nr: None, user: None, spelled: "" }).collect()
     }
 
     fn probe_by_id(&self, id: u32) -> Option<Probe> {

@@ -3,7 +3,7 @@
 //! [`PROVIDERS`] lists them for the checker, `-l`, completion and spec.md.
 
 mod dtrace;
-mod fbt;
+pub(crate) mod fbt;
 mod io;
 pub mod iter;
 mod proc;
@@ -102,6 +102,10 @@ pub struct Probe {
     pub nr: Option<u32>,
     /// For pid and uprobe probes, the place they attach to.
     pub user: Option<std::rc::Rc<crate::ir::UserProbe>>,
+    /// The provider as the program's description named it, a short name read long
+    /// (`kfunc`, `fentry`, `kprobe`, `fbt`, `tracepoint`); "" where no description did
+    /// (a listed probe). bpftrace's probetype tells fentry from kprobe by it.
+    pub spelled: &'static str,
 }
 
 /// One provider. A description is matched by the first provider whose [`Provider::describe`]

@@ -143,7 +143,7 @@ fn describe(desc: &ProbeDesc, hardware: bool) -> Option<Result<Vec<Probe>, Diagn
 fn probe(i: usize, count: u64) -> Probe {
     let e = &PERF_EVENTS[i];
     let name: &'static str = Box::leak(count.to_string().into_boxed_str());
-    Probe { id: 0, provider: if e.hardware { "hardware" } else { "software" }, module: "", function: e.name, name, attach: AttachPoint::Perf { event: i as u8, count }, nr: None, user: None }
+    Probe { id: 0, provider: if e.hardware { "hardware" } else { "software" }, module: "", function: e.name, name, attach: AttachPoint::Perf { event: i as u8, count }, nr: None, user: None, spelled: "" }
 }
 
 #[cfg(test)]

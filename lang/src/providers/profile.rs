@@ -111,7 +111,7 @@ pub fn profile_probe(name: &str) -> Option<Probe> {
         Some(d) => d,
         None => Box::leak(name.to_string().into_boxed_str()),
     };
-    Some(Probe { id: 0, provider: "profile", module: "", function: "", name, attach: AttachPoint::Profile { all_cpus, period_ns }, nr: None, user: None })
+    Some(Probe { id: 0, provider: "profile", module: "", function: "", name, attach: AttachPoint::Profile { all_cpus, period_ns }, nr: None, user: None, spelled: "" })
 }
 
 #[cfg(test)]

@@ -109,7 +109,7 @@ fn match_raw_tracepoints(desc: &ProbeDesc, module: &str, event: &str, facts: Opt
     }
     Ok(matching
         .into_iter()
-        .map(|e| Probe { id: 0, provider: "rawtracepoint", module: RAWTP_MODULE, function: "", name: interned(e), attach: AttachPoint::RawTracepoint(u16::MAX), nr: None, user: None })
+        .map(|e| Probe { id: 0, provider: "rawtracepoint", module: RAWTP_MODULE, function: "", name: interned(e), attach: AttachPoint::RawTracepoint(u16::MAX), nr: None, user: None, spelled: "" })
         .collect())
 }
 

@@ -27,7 +27,7 @@ impl Provider for SelfSignal {
     }
 
     fn probes(&self) -> Vec<Probe> {
-        vec![Probe { id: SELF_SIGUSR1_ID, provider: "self", module: "signal", function: "", name: "SIGUSR1", attach: AttachPoint::SelfSignal, nr: None, user: None }]
+        vec![Probe { id: SELF_SIGUSR1_ID, provider: "self", module: "signal", function: "", name: "SIGUSR1", attach: AttachPoint::SelfSignal, nr: None, user: None, spelled: "" }]
     }
 
     fn probe_by_id(&self, id: u32) -> Option<Probe> {

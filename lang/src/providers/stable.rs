@@ -110,7 +110,7 @@ impl Provider for Stable {
     fn probes(&self) -> Vec<Probe> {
         self.probes
             .iter()
-            .map(|p| Probe { id: 0, provider: self.name, module: STABLE_MODULE, function: "", name: p.name, attach: AttachPoint::RawTracepoint(u16::MAX), nr: None, user: None })
+            .map(|p| Probe { id: 0, provider: self.name, module: STABLE_MODULE, function: "", name: p.name, attach: AttachPoint::RawTracepoint(u16::MAX), nr: None, user: None, spelled: "" })
             .collect()
     }
 

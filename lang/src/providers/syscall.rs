@@ -23,6 +23,7 @@ fn probe(nr: u32, name: &'static str, ret: bool) -> Probe {
         attach: if ret { AttachPoint::SyscallReturn } else { AttachPoint::SyscallEntry },
         nr: Some(nr),
         user: None,
+        spelled: "",
     }
 }
 

@@ -58,7 +58,7 @@ fn match_tracepoints(desc: &ProbeDesc, category: &str, event: &str, facts: Optio
     };
     let found: Vec<Probe> = matching
         .into_iter()
-        .map(|(c, e)| Probe { id: 0, provider: "tracepoint", module: leak(c), function: "", name: leak(e), attach: AttachPoint::Tracepoint(u16::MAX), nr: None, user: None })
+        .map(|(c, e)| Probe { id: 0, provider: "tracepoint", module: leak(c), function: "", name: leak(e), attach: AttachPoint::Tracepoint(u16::MAX), nr: None, user: None, spelled: "" })
         .collect();
     if found.is_empty() {
         let names: Vec<String> = list.iter().map(|(c, e)| format!("{c}:{e}")).collect();

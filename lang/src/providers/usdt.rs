@@ -130,7 +130,7 @@ fn no_match<'a>(desc: &ProbeDesc, probes: impl Iterator<Item = &'a UsdtProbe>, n
 fn probe(provider: &'static str, module: &'static str, md: &UserModule, p: &UsdtProbe, pid: Option<u32>) -> Probe {
     let (function, name) = (interned(&p.function), interned(&p.name));
     let user = UserProbe { provider: provider.into(), module: module.into(), function: p.function.clone(), name: p.name.clone(), path: md.path.clone(), offset: p.offset, ret: false, pid, semaphore: p.semaphore, usdt_args: p.args.clone() };
-    Probe { id: 0, provider, module, function, name, attach: AttachPoint::UserEntry(u16::MAX), nr: None, user: Some(Rc::new(user)) }
+    Probe { id: 0, provider, module, function, name, attach: AttachPoint::UserEntry(u16::MAX), nr: None, user: Some(Rc::new(user)), spelled: "" }
 }
 
 #[cfg(test)]

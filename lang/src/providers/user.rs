@@ -256,7 +256,7 @@ fn probe(desc: &ProbeDesc, provider: &'static str, module: &'static str, m: &Use
     let name = interned(&name);
     let user = UserProbe { provider: provider.to_string(), module: module.to_string(), function: f.name.clone(), name: name.to_string(), path: m.path.clone(), offset: f.offset + at, ret, pid, semaphore: 0, usdt_args: Vec::new() };
     let attach = if ret { AttachPoint::UserReturn(u16::MAX) } else { AttachPoint::UserEntry(u16::MAX) };
-    Ok(Probe { id: 0, provider, module, function, name, attach, nr: None, user: Some(Rc::new(user)) })
+    Ok(Probe { id: 0, provider, module, function, name, attach, nr: None, user: Some(Rc::new(user)), spelled: "" })
 }
 
 /// The values of the macro variables a probe description may name.

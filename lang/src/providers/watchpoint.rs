@@ -67,6 +67,6 @@ impl Provider for Watchpoint {
             other => return Some(Err(Diagnostic::new(desc.span.clone(), format!("invalid watchpoint mode: {other}")).label("not on x86-64").hint("supported modes: rw,w,x"))),
         };
         let name = interned(&format!("{addr:#x}:{len}:{mode}"));
-        Some(Ok(vec![Probe { id: 0, provider: "watchpoint", module: "", function: "", name, attach: AttachPoint::Watchpoint { addr, len, mode: bits }, nr: None, user: None }]))
+        Some(Ok(vec![Probe { id: 0, provider: "watchpoint", module: "", function: "", name, attach: AttachPoint::Watchpoint { addr, len, mode: bits }, nr: None, user: None, spelled: "" }]))
     }
 }

@@ -98,11 +98,25 @@ impl Emitter<'_> {
                 Repr::Str(n) => n,
                 _ => crumbs_lang::ir::str_buffer(e.p.options.strsize()),
             };
+            // A computed count, kept for the comparison of each byte's place with it.
+            let count = match args.get(2) {
+                Some(StrArg::Int(c)) => {
+                    let at = e.slot(8)?;
+                    e.expr(c)?;
+                    e.push(Insn::stx(DW, R10, at, R0));
+                    Some(at)
+                }
+                _ => None,
+            };
             let (sa, sb) = (size(e, a), size(e, b));
             let ba = e.readable(a, sa)?;
             let bb = e.readable(b, sb)?;
-            let done = e.label();
+            let (done, same) = (e.label(), e.label());
             for i in 0..n.min(sa.max(sb)) {
+                if let Some(at) = count {
+                    e.push(Insn::ldx(DW, R1, R10, at));
+                    e.jump(Insn::jmp_imm(Cond::Le, R1, i as i32, 0), same);
+                }
                 for (reg, buf, size) in [(R1, ba, sa), (R2, bb, sb)] {
                     if i < size {
                         e.buf_addr(reg, buf);
@@ -117,6 +131,7 @@ impl Emitter<'_> {
                 e.push(Insn::alu_reg(Alu::Sub, R0, R2));
                 e.jump(Insn::jmp_imm(Cond::Ne, R0, 0, 0), done);
             }
+            e.bind(same);
             e.push(Insn::mov_imm(R0, 0));
             e.bind(done);
             Ok(())
@@ -137,11 +152,38 @@ impl Emitter<'_> {
                 Repr::Str(n) => n,
                 _ => crumbs_lang::ir::str_buffer(e.p.options.strsize()),
             };
+            // A computed length, bounded for the verifier: at most the buffer, none for 0.
+            let computed = match args.get(2) {
+                Some(StrArg::Int(l)) => {
+                    let n = e.slot(8)?;
+                    e.expr(l)?;
+                    e.push(Insn::stx(DW, R10, n, R0));
+                    Some(n)
+                }
+                _ => None,
+            };
             let buf = e.readable(src, size)?;
+            let skip = e.label();
             e.buf_addr(R2, buf);
             e.push(Insn::ldx(DW, R1, R10, at));
-            e.push(Insn::mov_imm(R3, len.min(size) as i32));
+            match computed {
+                Some(n) => {
+                    let most = len.min(size) as i32;
+                    e.push(Insn::ldx(DW, R3, R10, n));
+                    e.push(Insn::mov32(R3, R3));
+                    e.push(Insn::mov_imm(R0, -1));
+                    e.jump(Insn::jmp_imm(Cond::Eq, R3, 0, 0), skip);
+                    // 1 to most in a form the verifier bounds (it learns no lower bound
+                    // from `!= 0`): (len - 1) capped at most - 1, plus 1.
+                    e.push(Insn::alu_imm(Alu::Sub, R3, 1));
+                    e.push(Insn::jmp_imm(Cond::Le, R3, most - 1, 1));
+                    e.push(Insn::mov_imm(R3, most - 1));
+                    e.push(Insn::alu_imm(Alu::Add, R3, 1));
+                }
+                None => e.push(Insn::mov_imm(R3, len.min(size) as i32)),
+            }
             e.push(Insn::call(helper::PROBE_WRITE_USER));
+            e.bind(skip);
             // 0 is success: 1; an error (negative): 0.
             e.push(Insn::mov_imm(R1, 1));
             e.push(Insn::jmp_imm(Cond::Eq, R0, 0, 1));

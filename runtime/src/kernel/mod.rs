@@ -116,6 +116,15 @@ impl KernelFacts for LiveKernel {
         }
     }
 
+    fn kernel_text_at(&self, addr: u64) -> Result<Option<(String, String, u64)>, String> {
+        let text = std::fs::read_to_string("/proc/kallsyms").map_err(|e| format!("cannot read /proc/kallsyms: {e}"))?;
+        let syms = crate::stacks::Kallsyms::parse(&text);
+        if syms.is_empty() {
+            return Err("/proc/kallsyms shows no addresses (kernel.kptr_restrict): run as root".into());
+        }
+        Ok(syms.at(addr).map(|(start, name, module)| (module.to_string(), name.to_string(), addr - start)))
+    }
+
     fn kfunc_allowed(&self, name: &str, prog_type: u32) -> Result<bool, String> {
         kfuncs::allowed(name, prog_type)
     }

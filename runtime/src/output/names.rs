@@ -13,6 +13,7 @@ pub fn name_of(kind: NameOf, n: i64, strings: &Strings) -> String {
         NameOf::Errno => error_message(n),
         NameOf::Signal => signal_description(n),
         NameOf::CgroupPath(filter) => super::cgroup_paths::cgroup_paths(n as u64, &strings.resolve(filter as u64)),
+        NameOf::Pointer => format!("{:#x}", n as u64),
     }
 }
 
