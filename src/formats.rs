@@ -12,6 +12,7 @@ pub(crate) enum Named {
     Text,
     Json,
     Chrome,
+    Parquet,
 }
 
 /// `-f`'s value.
@@ -20,8 +21,8 @@ pub(crate) fn named(s: &str) -> Result<Named, String> {
         "text" => Ok(Named::Text),
         "json" => Ok(Named::Json),
         "chrome" => Ok(Named::Chrome),
-        "parquet" => Err("parquet output is not written yet: use json or chrome".to_string()),
-        _ => Err(format!("`{s}` is not an output format: text, json or chrome")),
+        "parquet" => Ok(Named::Parquet),
+        _ => Err(format!("`{s}` is not an output format: text, json, chrome or parquet")),
     }
 }
 
@@ -44,7 +45,10 @@ fn by_extension(path: &str) -> Result<Option<Chosen>, String> {
     } else if inner.ends_with(".json") || inner.ends_with(".ndjson") {
         Format::JsonLines
     } else if inner.ends_with(".parquet") {
-        return Err(format!("-o {path}: parquet output is not written yet (write .json, .ndjson, .pfw or .trace.json)"));
+        if gzip {
+            return Err(format!("-o {path}: parquet tables are compressed inside (snappy): name the file .parquet"));
+        }
+        Format::Parquet
     } else if gzip {
         Format::Text
     } else {
@@ -64,9 +68,12 @@ pub(crate) fn choose(flag: Option<Named>, path: Option<&str>) -> Result<Chosen, 
         Named::Text => Format::Text,
         Named::Json => Format::JsonLines,
         Named::Chrome => Format::Chrome,
+        Named::Parquet => Format::Parquet,
     });
     match (flag, by_name) {
         (Some(f), Some(c)) if f != c.format && !(c.format == Format::Text && c.gzip) => Err(format!("-f {} does not match -o {}, a {} file", word(f), path.unwrap_or_default(), word(c.format))),
+        (Some(Format::Parquet), Some(c)) if c.gzip => Err(format!("-f parquet cannot write -o {}: parquet tables are compressed inside (snappy), name a .parquet file or a directory", path.unwrap_or_default())),
+        (Some(Format::Parquet), _) if path.is_none() => Err("-f parquet writes files: name them with -o x.parquet (x.1.parquet, ... one per clause) or -o DIRECTORY".to_string()),
         (Some(f), Some(c)) => Ok(Chosen { format: f, gzip: c.gzip }),
         (Some(f), None) => Ok(Chosen { format: f, gzip: false }),
         (None, Some(c)) => Ok(c),
@@ -79,6 +86,7 @@ fn word(f: Format) -> &'static str {
         Format::Text | Format::Json => "text",
         Format::JsonLines => "json",
         Format::Chrome => "chrome",
+        Format::Parquet => "parquet",
     }
 }
 
@@ -90,6 +98,8 @@ pub(crate) fn open(path: Option<&str>, chosen: Chosen) -> std::io::Result<Destin
             // GzEncoder ends the stream when it is dropped, with the sink at the end of tracing.
             Ok(Destination::writer(Box::new(flate2::write::GzEncoder::new(file, flate2::Compression::default()))))
         }
+        // Parquet's tables are files of their own, made by the sink.
+        _ if chosen.format == Format::Parquet => Ok(Destination::stdout()),
         _ => crate::run::output(path, false),
     }
 }
@@ -114,7 +124,11 @@ mod tests {
         assert_eq!(choose(Some(Named::Json), Some("out.gz")), Ok(c(Format::JsonLines, true)));
         assert_eq!(choose(Some(Named::Chrome), None), Ok(c(Format::Chrome, false)));
         assert!(choose(Some(Named::Json), Some("x.pfw")).unwrap_err().contains("-f json does not match -o x.pfw, a chrome file"));
-        assert!(choose(None, Some("x.parquet")).unwrap_err().contains("not written yet"));
-        assert!(named("yaml").unwrap_err().contains("text, json or chrome"));
+        assert_eq!(choose(None, Some("x.parquet")), Ok(c(Format::Parquet, false)));
+        assert_eq!(choose(Some(Named::Parquet), Some("out")), Ok(c(Format::Parquet, false)));
+        assert!(choose(Some(Named::Parquet), None).unwrap_err().contains("name them with -o"));
+        assert!(choose(None, Some("x.parquet.gz")).unwrap_err().contains("compressed inside"));
+        assert!(choose(Some(Named::Parquet), Some("x.json")).unwrap_err().contains("-f parquet does not match -o x.json, a json file"));
+        assert!(named("yaml").unwrap_err().contains("text, json, chrome or parquet"));
     }
 }

@@ -74,9 +74,10 @@ pub(crate) struct Cli {
     #[arg(long, value_name = "d|bpftrace", value_parser = dialect_arg)]
     dialect: Option<Dialect>,
     /// Output format: text (the default), json (JSON lines: one object per record and per
-    /// aggregation row) or chrome (Chrome trace events, as .pfw files hold); without it,
-    /// -o's extension chooses (.json .ndjson, .pfw .trace.json; .gz compresses).
-    #[arg(short = 'f', value_name = "text|json|chrome", value_parser = formats::named)]
+    /// aggregation row), chrome (Chrome trace events, as .pfw files hold) or parquet (a table
+    /// per clause: -o x.parquet writes x.1.parquet...); without it, -o's extension chooses
+    /// (.json .ndjson, .pfw .trace.json, .parquet; .gz compresses).
+    #[arg(short = 'f', value_name = "text|json|chrome|parquet", value_parser = formats::named)]
     format: Option<formats::Named>,
     /// Flow: entry and return probes of a function on one thread are one call: the text
     /// output indents by call depth (DTrace's -F), Chrome output has one span per call.
@@ -241,5 +242,5 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool,
         let (what, shown) = if inline { ("description", text.trim()) } else { ("script", name) };
         run::CRUMBS.matched(what, shown, program.matched_probes);
     }
-    run::trace(&compiled, run::Session { voice: &run::CRUMBS, name, text, quiet, format: chosen.format, flowindent: cli.flow, progress: true, child, pid: cli.pid, out, in_repl, no_warnings: false, dry_run: false })
+    run::trace(&compiled, run::Session { voice: &run::CRUMBS, name, text, quiet, format: chosen.format, flowindent: cli.flow, progress: true, child, pid: cli.pid, out, in_repl, no_warnings: false, dry_run: false, tables: cli.output.clone() })
 }

@@ -10,6 +10,7 @@ use crumbs_runtime::output::bpftrace::{BpftraceJson, BpftraceText};
 use crumbs_runtime::output::text::DtraceText;
 use crumbs_runtime::output::chrome::ChromeTrace;
 use crumbs_runtime::output::json_lines::JsonLines;
+use crumbs_runtime::output::parquet::ParquetTables;
 use crumbs_runtime::output::Sink;
 use crumbs_runtime::process::Child;
 use crumbs_runtime::session::{RunError, RunOptions};
@@ -39,7 +40,7 @@ impl Voice {
         let _ = match format {
             Format::Text => writeln!(out, "Attaching {n} probe{}...", if n == 1 { "" } else { "s" }),
             Format::Json => out.write_all(crumbs_runtime::output::bpftrace::records::attached_probes(n).as_bytes()),
-            Format::JsonLines | Format::Chrome => Ok(()),
+            Format::JsonLines | Format::Chrome | Format::Parquet => Ok(()),
         };
         let _ = out.flush();
     }
@@ -71,12 +72,14 @@ pub(crate) enum Format {
     JsonLines,
     /// Chrome trace events (`crumbs -f chrome`, `.pfw`, spec §9.5).
     Chrome,
+    /// Parquet tables, one file per clause (`crumbs -f parquet`, `.parquet`, spec §9.13).
+    Parquet,
 }
 
 impl Format {
     /// Whether records must carry each firing's timestamp, pid and tid.
     pub fn structured(self) -> bool {
-        matches!(self, Format::JsonLines | Format::Chrome)
+        matches!(self, Format::JsonLines | Format::Chrome | Format::Parquet)
     }
 }
 
@@ -102,6 +105,8 @@ pub(crate) struct Session<'a> {
     pub no_warnings: bool,
     /// Attach every probe, then end (bpftrace's `--dry-run`).
     pub dry_run: bool,
+    /// Where parquet tables go (`-o`), for [`Format::Parquet`].
+    pub tables: Option<String>,
 }
 
 /// Traces with `compiled` until it ends; returns the status to exit with.
@@ -109,6 +114,10 @@ pub(crate) fn trace(compiled: &Compiled, s: Session) -> ExitCode {
     let voice = s.voice;
     let messages = crumbs_runtime::output::message::Messages { file: s.name.to_string(), warnings: !s.no_warnings };
     let mut sink: Box<dyn Sink> = match compiled.program.dialect {
+        _ if s.format == Format::Parquet => match ParquetTables::create(s.tables.as_deref().unwrap_or_default(), &compiled.program) {
+            Ok(t) => Box::new(t.voice(voice.name)),
+            Err(e) => return voice.fail(format!("cannot write {}: {e}", s.tables.as_deref().unwrap_or_default())),
+        },
         _ if s.format == Format::JsonLines => Box::new(JsonLines::new(s.out, &compiled.program).voice(voice.name).messages(messages)),
         _ if s.format == Format::Chrome => Box::new(ChromeTrace::new(s.out, &compiled.program, s.flowindent).voice(voice.name).messages(messages)),
         _ if s.format == Format::Json => Box::new(BpftraceJson::new(s.out, &compiled.program).voice(voice.name).messages(messages)),

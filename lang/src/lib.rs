@@ -35,5 +35,9 @@ pub fn compile(source: &str, opts: &check::CheckOptions) -> Result<ir::Program, 
             at.locate(source);
         }
     }
+    // Recorded values are named after their source text (parquet's columns).
+    for arg in program.records.iter_mut().flat_map(|r| &mut r.sources).flatten() {
+        arg.text = source.get(arg.span.clone()).unwrap_or_default().to_string();
+    }
     Ok(program)
 }

@@ -52,7 +52,8 @@ class Aggregation:
 class Record:
     """One firing of a clause that output something: the probe (`syscall::read:entry`), its
     function and name, the CPU, the values its actions output in order (trace()'s, each of
-    printf()'s arguments), and its text as the text output prints it (quiet)."""
+    printf()'s arguments), its text as the text output prints it (quiet), and when and where
+    it fired: ts (CLOCK_MONOTONIC ns, D's timestamp), pid, tid and comm (D's execname)."""
 
     probe: str
     function: str
@@ -60,6 +61,10 @@ class Record:
     cpu: int
     values: list
     text: str
+    ts: int = 0
+    pid: int = 0
+    tid: int = 0
+    comm: str = ""
     # (DTrace action code, text) per action, for python-dtrace's chewrec and out callbacks.
     actions: List[Tuple[int, str]] = field(repr=False, default_factory=list)
 
@@ -70,7 +75,7 @@ class Record:
 
     @classmethod
     def from_native(cls, d):
-        return cls(d["probe"], d["function"], d["name"], d["cpu"], list(d["values"]), d["text"], list(d["actions"]))
+        return cls(d["probe"], d["function"], d["name"], d["cpu"], list(d["values"]), d["text"], d["ts"], d["pid"], d["tid"], d["comm"], list(d["actions"]))
 
 
 @dataclass
@@ -118,7 +123,7 @@ class Result:
         """A pandas DataFrame of the aggregations (columns aggregation, function, key0...,
         then value, or low/high/count with a row per bucket for distributions), of one
         aggregation (`what="@a"`), or of the records (`what="records"`: probe, function,
-        name, cpu, text, value0...). By default the aggregations, or the records if the
+        name, cpu, ts, pid, tid, comm, text, value0...). By default the aggregations, or the records if the
         program has none."""
         import pandas
 
@@ -167,6 +172,6 @@ def aggregations_table(aggs):
 def records_table(records):
     """(columns, rows): a row per record, its values in columns value0, value1, ..."""
     width = max((len(r.values) for r in records), default=0)
-    columns = ["probe", "function", "name", "cpu", "text"] + [f"value{i}" for i in range(width)]
-    rows = [[r.probe, r.function, r.name, r.cpu, r.text] + r.values + [None] * (width - len(r.values)) for r in records]
+    columns = ["probe", "function", "name", "cpu", "ts", "pid", "tid", "comm", "text"] + [f"value{i}" for i in range(width)]
+    rows = [[r.probe, r.function, r.name, r.cpu, r.ts, r.pid, r.tid, r.comm, r.text] + r.values + [None] * (width - len(r.values)) for r in records]
     return columns, rows

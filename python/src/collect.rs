@@ -90,7 +90,9 @@ impl Sink for Collect<'_> {
             }
         }
         let (function, name) = f.probe_name();
-        self.send(Msg::Record(Record { probe: self.program.probe_description(f.probe), function, name, cpu: f.cpu, values, actions }))
+        // Compiled with record_meta, every record carries its time and thread.
+        let (ts, pid, tid, comm) = f.meta.map_or((0, 0, 0, String::new()), |m| (m.ts, m.pid, m.tid, m.comm()));
+        self.send(Msg::Record(Record { probe: self.program.probe_description(f.probe), function, name, cpu: f.cpu, ts, pid, tid, comm, values, actions }))
     }
 
     fn fault(&mut self, fault: &FaultReport) -> io::Result<()> {

@@ -42,6 +42,10 @@ fn record(py: Python<'_>, r: Record) -> PyResult<Py<PyAny>> {
     d.set_item("function", r.function)?;
     d.set_item("name", r.name)?;
     d.set_item("cpu", r.cpu)?;
+    d.set_item("ts", r.ts)?;
+    d.set_item("pid", r.pid)?;
+    d.set_item("tid", r.tid)?;
+    d.set_item("comm", r.comm)?;
     d.set_item("values", r.values.iter().map(|v| value(py, v)).collect::<PyResult<Vec<_>>>()?)?;
     d.set_item("text", r.actions.iter().map(|(_, t)| t.as_str()).collect::<String>())?;
     d.set_item("actions", r.actions)?;

@@ -35,6 +35,12 @@ pub struct Record {
     pub function: String,
     pub name: String,
     pub cpu: u32,
+    /// When it fired (CLOCK_MONOTONIC ns, D's `timestamp`), in which process and thread,
+    /// and the thread's name then (D's `execname`).
+    pub ts: u64,
+    pub pid: u32,
+    pub tid: u32,
+    pub comm: String,
     /// What trace() and printf() output, in order (printf's arguments each).
     pub values: Vec<Value>,
     /// Each action's text as the text output prints it (quiet), and its DTrace action code.
@@ -92,7 +98,7 @@ pub fn trace(req: Request, stop: StopHandle, tx: Sender<Msg>) {
         }
     };
     let target = child.as_ref().map(|c| c.pid).or(req.pid).map(i64::from);
-    let opts = CompileOptions { target, args: vec!["<python>".into()], options: req.options.clone(), destructive: req.destructive, ..Default::default() };
+    let opts = CompileOptions { target, args: vec!["<python>".into()], options: req.options.clone(), destructive: req.destructive, record_meta: true, ..Default::default() };
     let compiled = match driver::compile(&req.program, &opts, &LiveKernel) {
         Ok(c) => c,
         Err(CompileError::Source(d)) => {

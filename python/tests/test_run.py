@@ -54,6 +54,11 @@ def test_records_carry_probe_cpu_values_and_text(iobench, datafile):
     assert rec.text.startswith("io-benchmark read 4096") and rec.text.rstrip().endswith("4096")
     assert isinstance(rec.cpu, int) and rec.cpu >= 0
     assert all(x.values == rec.values for x in r.records)
+    # Each firing's time and thread: io-benchmark's one thread, times in order.
+    assert {(x.pid, x.tid, x.comm) for x in r.records} == {(r.records[0].pid, r.records[0].pid, "io-benchmark")}
+    assert rec.pid > 0
+    stamps = [x.ts for x in r.records]
+    assert stamps == sorted(stamps) and len(set(stamps)) == 32 and stamps[0] > 0
 
 
 def test_to_pandas(iobench, datafile):
@@ -67,8 +72,10 @@ def test_to_pandas(iobench, datafile):
 def test_to_pandas_of_records_and_of_one_distribution(iobench, datafile):
     r = crumbs.run(READS + '{ @q = quantize(arg2); printf("%d", arg2); }', cmd=bench(iobench, datafile, n=1))
     records = r.to_pandas("records")
-    assert list(records.columns) == ["probe", "function", "name", "cpu", "text", "value0"]
+    assert list(records.columns) == ["probe", "function", "name", "cpu", "ts", "pid", "tid", "comm", "text", "value0"]
     assert len(records) == 16
+    assert set(records["comm"]) == {"io-benchmark"} and records["ts"].is_monotonic_increasing
+    assert (records["pid"] == records["tid"]).all() and records["pid"].iloc[0] > 0
     assert set(records["value0"]) == {4096} and set(records["text"]) == {"4096"}
     q = r.to_pandas("@q")
     assert list(q.columns) == ["aggregation", "function", "low", "high", "count"]
@@ -81,6 +88,10 @@ def test_to_polars(iobench, datafile):
     assert df.columns == ["aggregation", "function", "key0", "value", "low", "high", "count"]
     assert df.rows() == [("@", "count", "read", 48, None, None, None), ("@q", "quantize", None, None, 4096, 8191, 48)]
     assert r.to_polars("@").select("value").to_series().to_list() == [48]
+    records = crumbs.run(READS + "{ trace(arg2); }", cmd=bench(iobench, datafile, n=1)).to_polars("records")
+    assert records.columns == ["probe", "function", "name", "cpu", "ts", "pid", "tid", "comm", "text", "value0"]
+    assert records.height == 16 and records["comm"].unique().to_list() == ["io-benchmark"]
+    assert records["ts"].is_sorted() and records["ts"].n_unique() == 16 and (records["pid"] == records["tid"]).all()
 
 
 def test_stacks_arrive_symbolized(iobench, datafile):

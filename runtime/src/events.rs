@@ -126,7 +126,7 @@ impl<'p> Events<'p> {
         if bytes.len() < layout.size {
             return Ok(None);
         }
-        let mut firing = Firing { program, cpu, probe, record: rid as u32, meta, outputs: Vec::with_capacity(rec.items.len()) };
+        let mut firing = Firing { program, cpu, probe, record: rid as u32, meta, outputs: Vec::with_capacity(rec.items.len()), items: Vec::with_capacity(rec.items.len()) };
         let mut exit = None;
         let mut committed = Vec::new();
         for (i, (item, offs)) in rec.items.iter().zip(&layout.offsets).enumerate() {
@@ -134,6 +134,7 @@ impl<'p> Events<'p> {
             if layout.present.is_some_and(|p| bytes[p + i] == 0) {
                 continue;
             }
+            let before = firing.outputs.len();
             let values: Vec<Value> = item
                 .arg_reprs()
                 .iter()
@@ -257,6 +258,9 @@ impl<'p> Events<'p> {
                         }
                     }
                 }
+            }
+            if firing.outputs.len() > before {
+                firing.items.push(i as u32);
             }
         }
         Ok(Some(Decoded { firing, exit, committed }))

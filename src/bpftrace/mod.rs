@@ -323,7 +323,7 @@ fn trace(r: Request, name: &str, text: &str, params: Vec<String>) -> ExitCode {
     if !quiet && !r.dry_run {
         BPFTRACE.attaching(&mut out, r.format, compiled.program.matched_probes);
     }
-    let session = run::Session { voice: &BPFTRACE, name, text, quiet, format: r.format, flowindent: false, progress: false, child, pid, out, in_repl: false, no_warnings: r.no_warnings, dry_run: r.dry_run };
+    let session = run::Session { voice: &BPFTRACE, name, text, quiet, format: r.format, flowindent: false, progress: false, child, pid, out, in_repl: false, no_warnings: r.no_warnings, dry_run: r.dry_run, tables: None };
     run::trace(&compiled, session)
 }
 

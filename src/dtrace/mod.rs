@@ -152,7 +152,7 @@ fn compile_and_act(mut r: Request, mut program: Program, child: Option<Child>, p
         eprintln!("dtrace: allowing destructive actions");
     }
     let name = program.pieces.first().map_or("<command line>", |p| p.arg.as_str());
-    let session = run::Session { voice: &DTRACE, name, text: &text, quiet, format: run::Format::Text, flowindent: r.settings.flowindent, progress: false, child, pid, out, in_repl: false, no_warnings: false, dry_run: false };
+    let session = run::Session { voice: &DTRACE, name, text: &text, quiet, format: run::Format::Text, flowindent: r.settings.flowindent, progress: false, child, pid, out, in_repl: false, no_warnings: false, dry_run: false, tables: None };
     run::trace(&compiled, session)
 }
 

@@ -1,6 +1,7 @@
 //! Aggregations and actions: function lookup, arity, argument types, output records.
 
 use super::*;
+use crate::ir::ArgSource;
 
 impl Checker<'_> {
     pub(super) fn aggregate(&mut self, agg: &ast::AggRef, func: &ast::Ident, args: &[ast::Expr], span: &Span, body: &mut Vec<Stmt>) -> Result<(), Diagnostic> {
@@ -182,6 +183,7 @@ impl Checker<'_> {
         if f.kind == FnKind::Subroutine {
             // `stack();` as a statement traces its value, as in DTrace.
             let (item, v) = self.printed(&ast::Expr { kind: ExprKind::Call(name.clone(), args.to_vec()), span: span.clone() }, false)?;
+            self.item_sources.insert(items.len(), vec![ArgSource { span: span.clone(), text: String::new() }]);
             items.push(item);
             body.push(Stmt::Emit { item: items.len() - 1, args: vec![v] });
             return Ok(());
@@ -372,6 +374,13 @@ impl Checker<'_> {
             FnHook::Join => self.join(args, span)?,
             _ => unreachable!("action hook"),
         };
+        // The values' sources, for columns named after them: printf()'s after its format.
+        let valued = match &item {
+            Item::Trace(_) | Item::Print(..) => &args[..args.len().min(1)],
+            Item::Printf { .. } => args.get(1..).unwrap_or_default(),
+            _ => &[],
+        };
+        self.item_sources.insert(items.len(), valued.iter().map(|a| ArgSource { span: a.span.clone(), text: String::new() }).collect());
         items.push(item);
         body.push(Stmt::Emit { item: items.len() - 1, args: lowered });
         Ok(())

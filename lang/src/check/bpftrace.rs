@@ -387,23 +387,26 @@ impl Checker<'_> {
                 .label("speculate(), commit() or discard() with output in a loop")
                 .hint("move the loop's output, or the speculation, into a clause of its own"));
         }
-        fn each(stmts: &mut [Stmt], items: &[Item], records: &mut Vec<Record>) {
+        type Sources = std::collections::HashMap<usize, Vec<crate::ir::ArgSource>>;
+        fn each(stmts: &mut [Stmt], items: &[Item], sources: &Sources, records: &mut Vec<Record>) {
             for s in stmts {
                 match s {
                     Stmt::Emit { item, args } => {
-                        records.push(Record { items: vec![items[*item].clone()], guarded: false });
+                        let source = sources.get(item).cloned().unwrap_or_default();
+                        records.push(Record { items: vec![items[*item].clone()], guarded: false, sources: vec![source] });
                         *s = Stmt::Send { record: records.len() - 1, args: std::mem::take(args) };
                     }
                     Stmt::If { then, els, .. } => {
-                        each(then, items, records);
-                        each(els, items, records);
+                        each(then, items, sources, records);
+                        each(els, items, sources, records);
                     }
-                    Stmt::While { body, .. } | Stmt::ForMap { body, .. } => each(body, items, records),
+                    Stmt::While { body, .. } | Stmt::ForMap { body, .. } => each(body, items, sources, records),
                     _ => {}
                 }
             }
         }
-        each(body, items, &mut self.records);
+        let sources = std::mem::take(&mut self.item_sources);
+        each(body, items, &sources, &mut self.records);
         items.clear();
         Ok(())
     }

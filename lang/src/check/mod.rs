@@ -217,6 +217,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         if_depth: 0,
         loop_depth: 0,
         sends_each_output: false,
+        item_sources: Default::default(),
         alloc_sites: 0,
         destructive: options.destructive,
         translators: Vec::new(),
@@ -599,6 +600,8 @@ struct Checker<'a> {
     /// The clause being checked sends each output action as a record of its own: it has
     /// one inside a loop, or a join() (too large to share a record).
     sends_each_output: bool,
+    /// The source of each value an item of the current clause records, by item index.
+    item_sources: std::collections::HashMap<usize, Vec<crate::ir::ArgSource>>,
     /// Scratch allocations (alloca(), copyin()) of the clause being checked so far.
     alloc_sites: u32,
     /// Destructive actions are allowed (-w, or the option).
@@ -727,6 +730,7 @@ impl Checker<'_> {
 
     fn clause(&mut self, c: &ast::Clause) -> Result<Lowered, Diagnostic> {
         self.clause_locals.clear();
+        self.item_sources.clear();
         self.declared_scratch.clear();
         self.spec = Default::default();
         self.if_depth = 0;
@@ -754,7 +758,8 @@ impl Checker<'_> {
             // After a `return` that may be taken, the rest of the clause's items may not be sent.
             let returns = body.iter().any(|s| s.any(&mut |n| matches!(n, crate::ir::Node::Stmt(Stmt::Return))));
             let guarded = returns || body.iter().any(emits_in_branch);
-            self.records.push(Record { items, guarded });
+            let sources = (0..items.len()).map(|i| self.item_sources.remove(&i).unwrap_or_default()).collect();
+            self.records.push(Record { items, guarded, sources });
             Some(self.records.len() - 1)
         } else {
             None

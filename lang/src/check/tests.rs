@@ -564,3 +564,12 @@ fn pointers_meet_as_libctf_says() {
     }
     ok("enum e { A }; BEGIN { trace((enum e *)arg0 == (int *)arg1); p = (unsigned char *)arg0; p = (enum e *)arg1; trace((void **)arg0 == (void **)arg1); trace((void *)arg0 == (int **)arg1); trace((long *)arg0 == (long long *)arg1); }");
 }
+
+/// Each recorded value keeps its source text (parquet's column names): trace()'s argument,
+/// printf()'s after the format, a statement's stack(); a clause-local variable names itself.
+#[test]
+fn records_keep_their_values_source() {
+    let p = crate::compile("BEGIN { this->bytes = 4; trace(this->bytes); printf(\"%d %s\\n\", arg2 + 1,  execname); stack(); exit(0); }", &Default::default()).unwrap();
+    let names: Vec<Vec<String>> = p.records[0].sources.iter().map(|s| s.iter().map(|a| a.column()).collect()).collect();
+    assert_eq!(names, [vec!["bytes".to_string()], vec!["arg2 + 1".to_string(), "execname".to_string()], vec!["stack()".to_string()], vec![]]);
+}

@@ -1054,6 +1054,34 @@ pub struct Record {
     /// Whether some items are sent only in some firings (inside an `if`): the record then
     /// says which items it holds.
     pub guarded: bool,
+    /// By item, the source of each value it records (trace()'s argument, printf()'s
+    /// arguments after the format): what a table's columns are named after. Empty for an
+    /// item whose values have no source of their own.
+    pub sources: Vec<Vec<ArgSource>>,
+}
+
+/// Where a recorded value was written, and its text (filled in by [`crate::compile`], which
+/// has the source; empty if the span lies outside it, as in a stdlib function).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ArgSource {
+    pub span: Span,
+    pub text: String,
+}
+
+impl ArgSource {
+    /// The column a value is named by: `this->bytes` -> `bytes`, `self->ts` -> `ts`, `arg2`,
+    /// `args[0]`; empty if there is no text.
+    pub fn column(&self) -> String {
+        let t = self.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        for prefix in ["this->", "self->"] {
+            if let Some(rest) = t.strip_prefix(prefix) {
+                if rest.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                    return rest.to_string();
+                }
+            }
+        }
+        t
+    }
 }
 
 /// Which system calls a clause fires for, within its attach point.

@@ -28,6 +28,7 @@ pub mod local_time;
 pub mod message;
 pub mod names;
 pub mod packed;
+pub mod parquet;
 pub mod pcap;
 pub mod print;
 pub mod printf;
@@ -47,6 +48,9 @@ pub struct Firing<'p> {
     /// structured output carry it (see `crumbs_ebpf::abi::record::META`).
     pub meta: Option<Meta>,
     pub outputs: Vec<Output<'p>>,
+    /// The index in the record's items of the item each output came from (a guarded record
+    /// sends some items only in some firings): how a table finds an output's columns.
+    pub items: Vec<u32>,
 }
 
 /// A firing's time and thread.

@@ -214,7 +214,7 @@ mod tests {
         let rows: Vec<Vec<AggRow>> = p.aggregations.iter().zip(words).map(|(a, w)| vec![AggRow { keys: vec![], data: AggData { kind: a.kind.clone(), words: w } }]).collect();
         let pieces = crumbs_lang::printf::parse("x\"y\\z\t\n").unwrap();
         let (mut s, out) = sink(&p);
-        s.firing(&Firing { program: &p, cpu: 0, probe: 1, record: 0, meta: None, outputs: vec![Output::Printf { pieces: &pieces, values: vec![] }] }).unwrap();
+        s.firing(&Firing { program: &p, cpu: 0, probe: 1, record: 0, meta: None, outputs: vec![Output::Printf { pieces: &pieces, values: vec![] }], items: vec![0] }).unwrap();
         s.value_maps(vec![ValueMap { name: "v".into(), rows: vec![(vec![], Value::Int(3, IntRepr::I64))] }, ValueMap { name: "str".into(), rows: vec![(vec![], Value::Str("hi".into()))] }]).unwrap();
         s.finish(&rows, &Drops::default()).unwrap();
         assert_eq!(out.text(), want);
@@ -234,7 +234,7 @@ mod tests {
             Output::PrintMap { map: PrintedMap::Aggregation(1, vec![]), top: 0, div: 0 },
         ];
         let (mut s, out) = sink(&p);
-        s.firing(&Firing { program: &p, cpu: 0, probe: 1, record: 0, meta: None, outputs }).unwrap();
+        s.firing(&Firing { program: &p, cpu: 0, probe: 1, record: 0, meta: None, outputs, items: vec![] }).unwrap();
         let want = r#"{"type": "value", "data": 5}
 {"type": "value", "data": "hi\"x"}
 {"type": "time", "data": "13"}
@@ -251,7 +251,7 @@ mod tests {
         let t = crumbs_lang::printf::parse("true").unwrap();
         let outputs = vec![Output::System { pieces: &echo, values: vec![] }, Output::System { pieces: &t, values: vec![] }];
         let (mut s, out) = sink(&p);
-        s.firing(&Firing { program: &p, cpu: 0, probe: 1, record: 0, meta: None, outputs }).unwrap();
+        s.firing(&Firing { program: &p, cpu: 0, probe: 1, record: 0, meta: None, outputs, items: vec![] }).unwrap();
         assert_eq!(out.text(), "{\"type\": \"syscall\", \"data\": \"sys\\n\"}\n{\"type\": \"syscall\", \"data\": \"\"}\n");
     }
 

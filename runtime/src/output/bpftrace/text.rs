@@ -311,7 +311,7 @@ mod tests {
         ];
         let out = Shared::default();
         let mut sink = sink(&p, &out);
-        sink.firing(&Firing { program: &p, cpu: 0, probe: 1, record: 0, meta: None, outputs }).unwrap();
+        sink.firing(&Firing { program: &p, cpu: 0, probe: 1, record: 0, meta: None, outputs, items: vec![] }).unwrap();
         sink.finish(&[], &Drops::default()).unwrap();
         assert_eq!(out.text(), "5\nhi\nx-3\n\n\n");
     }
