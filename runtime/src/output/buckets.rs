@@ -15,7 +15,9 @@ pub struct Bucket {
 /// The non-empty buckets of a distribution, lowest first; `None` for a number.
 pub fn buckets(s: &Summary) -> Option<Vec<Bucket>> {
     let all: Vec<Bucket> = match *s {
-        Summary::Scalar(_) => return None,
+        // A time series is not a distribution (bpftrace's -f json writes it itself,
+        // output/bpftrace/tseries.rs): it has no buckets here.
+        Summary::Scalar(_) | Summary::Series { .. } => return None,
         Summary::Log2(counts) => (0..counts.len()).map(|i| quantize_bucket(i, counts)).collect(),
         Summary::Linear { base, limit, step, buckets } => {
             let levels = super::aggregation::lquantize_levels(base, limit, step, buckets);
