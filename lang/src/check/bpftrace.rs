@@ -227,7 +227,7 @@ impl Checker<'_> {
     pub(super) fn print_tuple(&mut self, tuple: &ast::Expr, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
         let mut format = String::new();
         let mut leaves = Vec::new();
-        self.tuple_format(tuple, &mut format, &mut leaves)?;
+        self.tuple_format(tuple, false, &mut format, &mut leaves)?;
         format.push('\n');
         let sp = tuple.span.clone();
         let origin = vec![sp.start as u32; format.len() + 1];
@@ -239,7 +239,7 @@ impl Checker<'_> {
     /// The printf format printing tuple or record `e` as bpftrace does, `(1, a)` and
     /// `{ .n = 1, .name = a }` (strings unquoted, as current bpftrace's text output writes
     /// them, though its docs show them quoted), and its scalar elements.
-    fn tuple_format(&mut self, e: &ast::Expr, format: &mut String, leaves: &mut Vec<ast::Expr>) -> Result<(), Diagnostic> {
+    fn tuple_format(&mut self, e: &ast::Expr, in_record: bool, format: &mut String, leaves: &mut Vec<ast::Expr>) -> Result<(), Diagnostic> {
         if let ExprKind::Record(fields) = &e.kind {
             format.push_str("{ ");
             for (i, (name, x)) in fields.iter().enumerate() {
@@ -247,14 +247,22 @@ impl Checker<'_> {
                     format.push_str(", ");
                 }
                 format.push_str(&format!(".{} = ", name.name));
-                self.tuple_format(x, format, leaves)?;
+                self.tuple_format(x, true, format, leaves)?;
             }
             format.push_str(" }");
             return Ok(());
         }
         let ExprKind::Tuple(elems) = &e.kind else {
             let t = self.value(e)?;
+            let pointer = matches!(self.types.real(t.ty), Ok(crate::types::Type::Ptr { .. }));
             format.push_str(match self.repr_of(&t) {
+                // Current bpftrace prints a pointer in hex; only records and what is in them
+                // are its alone, as 0.17 prints a tuple's pointer as a signed 64-bit number.
+                Repr::Int(_) if pointer && in_record => "0x%lx",
+                Repr::Int(_) if pointer => "%ld",
+                // The conversion's width is the value's: `%d` would keep 32 bits of 64.
+                Repr::Int(i) if i.size == 8 && !i.signed => "%lu",
+                Repr::Int(i) if i.size == 8 => "%ld",
                 Repr::Int(i) if !i.signed => "%u",
                 Repr::Int(_) => "%d",
                 _ => "%s",
@@ -267,7 +275,7 @@ impl Checker<'_> {
             if i > 0 {
                 format.push_str(", ");
             }
-            self.tuple_format(x, format, leaves)?;
+            self.tuple_format(x, in_record, format, leaves)?;
         }
         format.push(')');
         Ok(())

@@ -83,7 +83,7 @@ impl Sink for BpftraceJson<'_> {
                 Output::Printf { pieces, values } => text.push_str(&records::record("printf", &records::string(&super::maps::printf_text(pieces, values)))),
                 Output::Trace(v) => text.push_str(&records::record("value", &records::value(v, 1))),
                 Output::Print { layout, value } => {
-                    let data = super::args::json(layout, value).unwrap_or_else(|| records::string(&super::super::print::print(layout, value)));
+                    let data = super::args::json(layout, value).or_else(|| super::structs::json(layout, value)).unwrap_or_else(|| records::string(&super::super::print::print(layout, value)));
                     text.push_str(&records::record("value", &data));
                 }
                 Output::Text { record, text: t, .. } => text.push_str(&records::record(record, &records::string(t))),

@@ -17,6 +17,7 @@ pub mod json;
 pub mod keys;
 pub mod maps;
 pub mod records;
+pub mod structs;
 pub mod text;
 pub mod tseries;
 

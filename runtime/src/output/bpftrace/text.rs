@@ -122,7 +122,14 @@ impl Sink for BpftraceText<'_> {
                     text.push_str(&maps::value_text(v, 1));
                     text.push('\n');
                 }
-                Output::Print { layout, value } => text.push_str(&super::super::print::print(layout, value)),
+                Output::Print { layout, value } => match super::structs::text(layout, value) {
+                    // A struct, union or array as 0.17 prints it, and a newline.
+                    Some(t) => {
+                        text.push_str(&t);
+                        text.push('\n');
+                    }
+                    None => text.push_str(&super::super::print::print(layout, value)),
+                },
                 // print(@m) with no top or divisor (the front end calls
                 // [`BpftraceText::print_aggregation`] for them).
                 Output::Printa { aggs, rows, .. } => {
