@@ -234,9 +234,12 @@ fn readme_disk_io_by_process() {
     let _gone = TempPath(path.clone().into());
     let out = bt(r#"tracepoint:block:block_rq_issue { printf("%d %s %d\n", pid, comm, args->bytes); }"#, &format!("dd if=/dev/zero of={path} bs=64k count=4 oflag=direct"));
     out.assert_ok();
-    let dd: Vec<&str> = rows_of(&out, 1, "dd");
-    assert!(dd.iter().any(|r| r.ends_with(" dd 65536")), "{}", out.dump());
-    assert!(dd.iter().all(|r| is_digits(r.split(' ').next().unwrap())), "{}", out.dump());
+    // A plugged request can be issued later by a kworker of the block layer (seen once
+    // in CI under load), so the 64 KiB writes are dd's or a kworker's.
+    let issuers: Vec<&str> = out.stdout.lines().filter(|l| l.split(' ').nth(1).is_some_and(|c| c == "dd" || c.starts_with("kworker"))).collect();
+    assert!(issuers.iter().any(|r| r.ends_with(" 65536")), "{}", out.dump());
+    assert!(issuers.iter().all(|r| is_digits(r.split(' ').next().unwrap())), "{}", out.dump());
+    assert!(!rows_of(&out, 1, "dd").is_empty() || issuers.len() >= 4, "{}", out.dump());
 }
 
 /// Page faults by process name (a software event).
