@@ -1,7 +1,7 @@
 //! The tracing thread's reports as Python objects: tuples for events, dicts for records and
 //! aggregations, Python's own types for values.
 
-use crate::buckets;
+use crumbs_runtime::output::buckets::every_bucket;
 use crate::tracing::{Aggregation, Msg, Record, Stop};
 use crumbs_lang::ir::agg::Summary;
 use crumbs_runtime::output::{AggRow, Value};
@@ -84,10 +84,14 @@ fn value_map(py: Python<'_>, m: ValueMap) -> PyResult<Py<PyAny>> {
 fn row(py: Python<'_>, r: &AggRow) -> PyResult<Py<PyAny>> {
     let keys = PyTuple::new(py, r.keys.iter().map(|k| value(py, k)).collect::<PyResult<Vec<_>>>()?)?;
     let summary = r.data.summary();
-    let v = match (&summary, buckets::ranges(&summary)) {
-        (Summary::Scalar(n), _) => n.into_py_any(py)?,
-        (_, Some(b)) => b.into_py_any(py)?,
-        (_, None) => py.None(),
+    let v = match summary {
+        Summary::Scalar(n) => n.into_py_any(py)?,
+        // A time series: each interval holding a value as (epoch, value).
+        Summary::Series { params, words } => crumbs_lang::ir::agg::tseries::points(params, words).into_py_any(py)?,
+        _ => match every_bucket(&summary) {
+            Some(b) => b.iter().map(|b| (b.min.unwrap_or(i64::MIN), b.max.unwrap_or(i64::MAX), b.count)).collect::<Vec<_>>().into_py_any(py)?,
+            None => py.None(),
+        },
     };
     (keys, v).into_py_any(py)
 }

@@ -3,7 +3,6 @@
 //! at a time, the GIL released while it waits. The Python side (`crumbs/`) builds results,
 //! frames, the streaming iterator and python-dtrace's consumers from these events.
 
-mod buckets;
 mod collect;
 mod convert;
 mod tracing;

@@ -14,6 +14,12 @@ pub struct Bucket {
 
 /// The non-empty buckets of a distribution, lowest first; `None` for a number.
 pub fn buckets(s: &Summary) -> Option<Vec<Bucket>> {
+    Some(every_bucket(s)?.into_iter().filter(|b| b.count != 0).collect())
+}
+
+/// Every bucket of a distribution's layout, lowest first, counted or not (python-dtrace's
+/// walk gets them all); `None` for a number.
+pub fn every_bucket(s: &Summary) -> Option<Vec<Bucket>> {
     let all: Vec<Bucket> = match *s {
         // A time series is points in time, not ranges of values: JSON lines write it as
         // `series`.
@@ -64,7 +70,7 @@ pub fn buckets(s: &Summary) -> Option<Vec<Bucket>> {
                 .collect()
         }
     };
-    Some(all.into_iter().filter(|b| b.count != 0).collect())
+    Some(all)
 }
 
 /// quantize()'s bucket `i`: 0 alone, [2^k, 2^(k+1) - 1] above it, [-(2^(k+1) - 1), -2^k]
