@@ -125,7 +125,9 @@ fn write_user_compiles_and_is_refused_under_lockdown() {
 fn socket_cookie_at_a_raw_tracepoint() {
     let dir = common::TempPath::dir("btfncookie");
     let script = dir.path().join("cookie.py");
-    std::fs::write(&script, "import socket, struct\nl = socket.socket(); l.bind((\"127.0.0.1\", 0)); l.listen(1)\nc = socket.socket(); c.connect(l.getsockname())\nprint(\"cookie\", struct.unpack(\"Q\", c.getsockopt(socket.SOL_SOCKET, 57, 8))[0], flush=True)\na, _ = l.accept(); c.close(); a.close(); l.close()\n").unwrap();
+    // One write(2) for the cookie's line: print() writes its pieces apart when Python's
+    // output is unbuffered, and crumbs' lines, on the same pipe, came between them in CI.
+    std::fs::write(&script, "import os, socket, struct\nl = socket.socket(); l.bind((\"127.0.0.1\", 0)); l.listen(1)\nc = socket.socket(); c.connect(l.getsockname())\nos.write(1, b\"cookie %d\\n\" % struct.unpack(\"Q\", c.getsockopt(socket.SOL_SOCKET, 57, 8))[0])\na, _ = l.accept(); c.close(); a.close(); l.close()\n").unwrap();
     let program = "rawtracepoint:inet_sock_set_state /pid == cpid/ { printf(\"%d %lu\\n\", args.newstate, socket_cookie(args.sk)); }";
     let out = run(&["--dialect", "bpftrace", "-q", "-e", program, "-c", &format!("python3 {}", script.display())]);
     out.assert_ok();
