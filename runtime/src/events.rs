@@ -4,7 +4,7 @@
 
 use crate::actions::Aggregations;
 use crate::aggregate;
-use crate::output::{AggRow, FaultReport, Firing, Meta, Output, PrintedMap, Value};
+use crate::output::{AggRow, FaultReport, Firing, Output, PrintedMap, Value};
 use crumbs_ebpf::abi::record as wire;
 use crumbs_lang::ir::{Item, MapRef, Program, Repr};
 use crumbs_lang::printf;
@@ -119,7 +119,7 @@ impl<'p> Events<'p> {
         }
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
         let (rid, probe, cpu) = (u32_at(0) as usize, u32_at(4), u32_at(8));
-        let meta = if self.meta { wire::meta(bytes).map(|m| Meta { ts: m.ts, pid: m.pid, tid: m.tid, comm: m.comm }) } else { None };
+        let meta = if self.meta { wire::meta(bytes) } else { None };
         let Events { program, aggregations, layouts, printed, speculations, ended, values: value_maps, .. } = self;
         let program: &'p Program = program;
         let (Some(rec), Some(layout)) = (program.records.get(rid), layouts.get(rid)) else { return Ok(None) };

@@ -18,7 +18,7 @@ pub const HEADER: usize = 16;
 pub const META: usize = 32;
 
 /// A firing's metadata, as the record carries it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Meta {
     /// CLOCK_MONOTONIC ns when the record was reserved (D's `timestamp`, bpftrace's `nsecs`).
     pub ts: u64,
@@ -29,6 +29,14 @@ pub struct Meta {
 }
 
 /// The metadata of a record that carries it (the caller knows it does).
+impl Meta {
+    /// The thread's name as text.
+    pub fn comm(&self) -> String {
+        let end = self.comm.iter().position(|&b| b == 0).unwrap_or(self.comm.len());
+        String::from_utf8_lossy(&self.comm[..end]).into_owned()
+    }
+}
+
 pub fn meta(bytes: &[u8]) -> Option<Meta> {
     let at = |o: usize| bytes.get(o..o + 8).map(|w| u64::from_le_bytes(w.try_into().unwrap()));
     let (ts, ids) = (at(HEADER)?, at(HEADER + 8)?);

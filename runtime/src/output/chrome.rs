@@ -272,7 +272,7 @@ impl Sink for ChromeTrace<'_> {
                 Output::Freopen { .. } | Output::Ftruncate | Output::Pcap { .. } | Output::Tracemem(_) | Output::Cat { .. } | Output::Printa { .. } | Output::PrintMap { .. } => {}
             }
         }
-        let meta = f.meta.unwrap_or(super::Meta { ts: 0, pid: 0, tid: 0, comm: [0; 16] });
+        let meta = f.meta.unwrap_or_default();
         let probe = self.probe(f.program, f.probe);
         // Several clauses of one probe send one record each: the same entry or return.
         let again = self.last.insert(meta.tid, (f.probe, f.record)).is_some_and(|(p, r)| p == f.probe && r != f.record);

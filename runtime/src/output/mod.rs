@@ -53,25 +53,9 @@ pub struct Firing<'p> {
     pub items: Vec<u32>,
 }
 
-/// A firing's time and thread.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Meta {
-    /// CLOCK_MONOTONIC ns (D's `timestamp`).
-    pub ts: u64,
-    /// The process id (D's `pid`: the thread group) and the thread id (D's `tid`).
-    pub pid: u32,
-    pub tid: u32,
-    /// The thread's name then (D's `execname`), NUL-padded.
-    pub comm: [u8; 16],
-}
-
-impl Meta {
-    /// The thread's name as text.
-    pub fn comm(&self) -> String {
-        let end = self.comm.iter().position(|&b| b == 0).unwrap_or(self.comm.len());
-        String::from_utf8_lossy(&self.comm[..end]).into_owned()
-    }
-}
+/// A firing's time and thread (ts: CLOCK_MONOTONIC ns, as D's `timestamp`), as the record
+/// carries it.
+pub use crumbs_ebpf::abi::record::Meta;
 
 impl Firing<'_> {
     /// The probe's function and name (looked up only by sinks that print them).

@@ -104,7 +104,7 @@ impl Sink for ParquetTables {
         let rid = f.record as usize;
         let Some(Some(table)) = self.tables.get_mut(rid) else { return Ok(()) };
         let probe = self.probes.entry(f.probe).or_insert_with(|| f.program.probe_description(f.probe));
-        let meta = f.meta.unwrap_or(super::Meta { ts: 0, pid: 0, tid: 0, comm: [0; 16] });
+        let meta = f.meta.unwrap_or_default();
         table.header(meta.ts, f.cpu, meta.pid, meta.tid, &meta.comm(), probe);
         let mut cells: Vec<Option<Cell>> = (0..table.columns.len()).map(|_| None).collect();
         for (o, &item) in f.outputs.iter().zip(&f.items) {
