@@ -17,7 +17,7 @@ fn repl(home: &TempPath, args: &[&str]) -> Pty {
     let mut cmd = crumbs_cmd(args);
     cmd.env("TERM", "xterm").env("HOME", home.path()).env("PATH", path_with_bins());
     let mut pty = Pty::spawn(cmd);
-    pty.expect("crumbs> ", WAIT);
+    pty.expect_last("crumbs> ", WAIT);
     pty
 }
 
@@ -42,22 +42,22 @@ fn run_traces_the_command_and_prints_its_counts_when_it_exits() {
     // 64 KiB read in 4 KiB reads, three passes: 48 reads and an lseek between passes.
     enter(&mut pty, &format!(":run io-benchmark -c -r -b 4K -s 64K -n 3 {}", file.str()));
     pty.expect("$target is its pid", WAIT);
-    pty.expect("crumbs> ", WAIT);
+    pty.expect_last("crumbs> ", WAIT);
     enter(&mut pty, "syscall::read:entry, syscall::lseek:entry /pid == $target/ { @[probefunc] = count(); }");
-    let shown = pty.expect("crumbs> ", WAIT);
+    let shown = pty.expect_last("crumbs> ", WAIT);
     assert!(rows(&shown).contains(&("lseek".to_string(), 2)), "{shown}");
     assert!(rows(&shown).contains(&("read".to_string(), 48)), "{shown}");
     // :again runs the same program again, on a new run of the command.
     enter(&mut pty, ":again");
-    let shown = pty.expect("crumbs> ", WAIT);
+    let shown = pty.expect_last("crumbs> ", WAIT);
     assert!(rows(&shown).contains(&("read".to_string(), 48)), "{shown}");
     // :run alone: the programs trace no command again ($target is then an error).
     enter(&mut pty, ":run");
     pty.expect("trace no command", WAIT);
-    pty.expect("crumbs> ", WAIT);
+    pty.expect_last("crumbs> ", WAIT);
     enter(&mut pty, "BEGIN { trace($target); exit(0); }");
     pty.expect("$target", WAIT);
-    pty.expect("crumbs> ", WAIT);
+    pty.expect_last("crumbs> ", WAIT);
     quit(pty, 2);
 }
 
@@ -82,19 +82,19 @@ fn attach_traces_a_running_process_until_it_exits() {
     let mut pty = repl(&home, &[]);
     enter(&mut pty, &format!(":attach {}", sleeper.id()));
     pty.expect(&format!("trace process {} ($target)", sleeper.id()), WAIT);
-    pty.expect("crumbs> ", WAIT);
+    pty.expect_last("crumbs> ", WAIT);
     enter(&mut pty, r#"BEGIN { printf("target %d\n", $target); }"#);
     pty.expect(&format!("target {}", sleeper.id()), WAIT);
     pty.expect(&format!("crumbs: pid {} has exited", sleeper.id()), WAIT);
-    pty.expect("crumbs> ", WAIT);
+    pty.expect_last("crumbs> ", WAIT);
     let _ = sleeper.wait();
     // The process is gone: the next program says so, and the REPL goes on.
     enter(&mut pty, "BEGIN { exit(0); }");
     pty.expect("cannot watch that process", WAIT);
-    pty.expect("crumbs> ", WAIT);
+    pty.expect_last("crumbs> ", WAIT);
     enter(&mut pty, ":attach");
     pty.expect("trace no process", WAIT);
-    pty.expect("crumbs> ", WAIT);
+    pty.expect_last("crumbs> ", WAIT);
     quit(pty, 2);
 }
 
@@ -109,30 +109,30 @@ fn tab_completes_members_after_arrows_and_tracepoint_fields() {
     pty.expect("real_parent->tgid", WAIT);
     enter(&mut pty, " > 0); exit(0); }");
     pty.expect("1\n", WAIT);
-    pty.expect("crumbs> ", WAIT);
+    pty.expect_last("crumbs> ", WAIT);
     // A tracepoint's fields after args->.
     pty.send("tracepoint:syscalls:sys_enter_read /pid == 1234567/ { @[args->cou\t");
     pty.expect("args->count", WAIT);
     enter(&mut pty, "] = count(); } BEGIN { exit(0); }");
-    pty.expect("crumbs> ", WAIT);
+    pty.expect_last("crumbs> ", WAIT);
     // Functions: the common start, then (Tab again) the list, with their signatures.
     pty.send("BEGIN { x = copyi\t\t");
     pty.expect("copyin(addr, size)", WAIT);
     pty.expect("copyinstr(addr)", WAIT);
     pty.send("\x03");
-    pty.expect("crumbs> ", WAIT);
+    pty.expect_last("crumbs> ", WAIT);
     // The hint after a function's `(`: its parameters and what it does.
     pty.send("BEGIN { trace(");
     pty.expect("expr)  — print the value of an expression", WAIT);
     pty.send("\x03");
-    pty.expect("crumbs> ", WAIT);
+    pty.expect_last("crumbs> ", WAIT);
     // A provider's probes, field by field.
     pty.send("syscall::clock_getti\t");
     pty.expect("syscall::clock_gettime:", WAIT);
     pty.send("ent\t");
     pty.expect("clock_gettime:entry", WAIT);
     pty.send("\x03");
-    pty.expect("crumbs> ", WAIT);
+    pty.expect_last("crumbs> ", WAIT);
     quit(pty, 0);
 }
 
@@ -141,16 +141,16 @@ fn an_error_is_shown_inline_and_the_next_program_runs() {
     let home = TempPath::dir("home");
     let mut pty = repl(&home, &["-q"]);
     enter(&mut pty, "BEGIN { trace(nosuchvar); }");
-    let shown = pty.expect("crumbs> ", WAIT);
+    let shown = pty.expect_last("crumbs> ", WAIT);
     assert!(shown.contains("<repl>:1:"), "{shown}");
     assert!(shown.contains("nosuchvar"), "{shown}");
     enter(&mut pty, "BEGIN { printf(\"six times seven is %d\\n\", 6 * 7); exit(0); }");
     pty.expect("six times seven is 42", WAIT);
-    pty.expect("crumbs> ", WAIT);
+    pty.expect_last("crumbs> ", WAIT);
     // A command's mistake too.
     enter(&mut pty, ":attach zero");
     pty.expect(":attach zero: not a process id", WAIT);
-    pty.expect("crumbs> ", WAIT);
+    pty.expect_last("crumbs> ", WAIT);
     quit(pty, 0);
 }
 
@@ -160,7 +160,7 @@ fn history_is_kept_across_sessions() {
     let mut pty = repl(&home, &["-q"]);
     enter(&mut pty, "BEGIN { printf(\"remembered %d\\n\", 5 + 6); exit(0); }");
     pty.expect("remembered 11", WAIT);
-    pty.expect("crumbs> ", WAIT);
+    pty.expect_last("crumbs> ", WAIT);
     quit(pty, 0);
     // A new session: Up brings the program back, Enter runs it.
     let mut pty = repl(&home, &["-q"]);
@@ -168,7 +168,7 @@ fn history_is_kept_across_sessions() {
     pty.expect("5 + 6", WAIT);
     enter(&mut pty, "");
     pty.expect("remembered 11", WAIT);
-    pty.expect("crumbs> ", WAIT);
+    pty.expect_last("crumbs> ", WAIT);
     quit(pty, 0);
 }
 
@@ -177,13 +177,13 @@ fn type_and_list_commands() {
     let home = TempPath::dir("home");
     let mut pty = repl(&home, &[]);
     enter(&mut pty, ":type struct list_head");
-    let shown = pty.expect("crumbs> ", WAIT);
+    let shown = pty.expect_last("crumbs> ", WAIT);
     assert!(shown.contains("struct list_head {\n\tstruct list_head *next;\n\tstruct list_head *prev;\n};"), "{shown}");
     enter(&mut pty, ":type struct no_such_thing_here");
     pty.expect("the kernel has no struct no_such_thing_here", WAIT);
-    pty.expect("crumbs> ", WAIT);
+    pty.expect_last("crumbs> ", WAIT);
     enter(&mut pty, ":list syscall::clock_gettime:");
-    let shown = pty.expect("crumbs> ", WAIT);
+    let shown = pty.expect_last("crumbs> ", WAIT);
     let listed: Vec<Vec<&str>> = shown.lines().map(|l| l.split_whitespace().skip(1).collect::<Vec<_>>()).filter(|w| w.first() == Some(&"syscall")).collect();
     assert_eq!(listed, [["syscall", "vmlinux", "clock_gettime", "entry"], ["syscall", "vmlinux", "clock_gettime", "return"]], "{shown}");
     quit(pty, 0);

@@ -96,6 +96,26 @@ impl Pty {
         }
     }
 
+    /// Waits until the terminal shows `needle` last, with nothing after it (an empty prompt
+    /// waiting for keys, not the same prompt redrawn with a line on it): what was typed
+    /// before then could be thrown away with an interrupted line.
+    /// Returns the text up to it, as [`Pty::expect`] does.
+    pub fn expect_last(&mut self, needle: &str, timeout: Duration) -> String {
+        let start = Instant::now();
+        loop {
+            let text = self.transcript();
+            if text.len() >= self.at + needle.len() && text.ends_with(needle) {
+                let got = text[self.at..].to_string();
+                self.at = text.len();
+                return got;
+            }
+            if start.elapsed() > timeout {
+                panic!("waited {timeout:?} for {needle:?} last; the terminal shows:\n{}\n--- (consumed up to byte {})", text, self.at);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Waits for the program to exit; its status.
     pub fn wait(&mut self, timeout: Duration) -> std::process::ExitStatus {
         super::wait_with_timeout(&mut self.child, timeout, "the program on the pseudo-terminal")
