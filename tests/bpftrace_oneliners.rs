@@ -932,8 +932,13 @@ END
     let dir = TempPath::dir("btbiosnoop");
     let dd = dir.path().join("btbiodd");
     std::fs::copy("/bin/dd", &dd).unwrap();
+    // The file's blocks exist before dd writes over them: writing a new file, dd also
+    // issued the filesystem's allocation I/O (21 requests for 16 writes once, in CI).
     let file = dir.path().join("data");
-    let out = bt_tool("biosnoop", BIOSNOOP, &format!("{} if=/dev/zero of={} bs=4k count=16 oflag=direct", dd.display(), file.display()));
+    let f = std::fs::File::create(&file).unwrap();
+    std::io::Write::write_all(&mut &f, &[1u8; 65536]).unwrap();
+    f.sync_all().unwrap();
+    let out = bt_tool("biosnoop", BIOSNOOP, &format!("{} if=/dev/zero of={} bs=4k count=16 oflag=direct conv=notrunc", dd.display(), file.display()));
     out.assert_ok();
     assert!(out.stdout.starts_with("Attaching 4 probes...\nTIME(ms)     DISK ID        COMM             PID    LAT(ms)\n             MAJOR MINOR\n"), "{}", out.dump());
     let rows = rows_of(&out, 3, "btbiodd");
