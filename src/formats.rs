@@ -6,24 +6,12 @@ use crumbs_runtime::output::destination::Destination;
 use std::fs::File;
 use std::io::BufWriter;
 
-/// What `-f` names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Named {
-    Text,
-    Json,
-    Chrome,
-    Parquet,
-}
-
-/// `-f`'s value.
-pub(crate) fn named(s: &str) -> Result<Named, String> {
-    match s {
-        "text" => Ok(Named::Text),
-        "json" => Ok(Named::Json),
-        "chrome" => Ok(Named::Chrome),
-        "parquet" => Ok(Named::Parquet),
-        _ => Err(format!("`{s}` is not an output format: text, json, chrome or parquet")),
-    }
+/// `-f`'s value: `json` is crumbs' JSON lines (bpftrace's JSON records are the drop-in's).
+pub(crate) fn named(s: &str) -> Result<Format, String> {
+    [Format::Text, Format::JsonLines, Format::Chrome, Format::Parquet]
+        .into_iter()
+        .find(|&f| word(f) == s)
+        .ok_or_else(|| format!("`{s}` is not an output format: text, json, chrome or parquet"))
 }
 
 /// The output a session writes: its format, and whether the file is gzip'd.
@@ -59,17 +47,11 @@ fn by_extension(path: &str) -> Result<Option<Chosen>, String> {
 
 /// What `-f` and `-o` together ask for: `-f` wins over a name that says nothing, and the
 /// two must not disagree.
-pub(crate) fn choose(flag: Option<Named>, path: Option<&str>) -> Result<Chosen, String> {
+pub(crate) fn choose(flag: Option<Format>, path: Option<&str>) -> Result<Chosen, String> {
     let by_name = match path {
         Some(p) => by_extension(p)?,
         None => None,
     };
-    let flag = flag.map(|n| match n {
-        Named::Text => Format::Text,
-        Named::Json => Format::JsonLines,
-        Named::Chrome => Format::Chrome,
-        Named::Parquet => Format::Parquet,
-    });
     match (flag, by_name) {
         (Some(f), Some(c)) if f != c.format && !(c.format == Format::Text && c.gzip) => Err(format!("-f {} does not match -o {}, a {} file", word(f), path.unwrap_or_default(), word(c.format))),
         (Some(Format::Parquet), Some(c)) if c.gzip => Err(format!("-f parquet cannot write -o {}: parquet tables are compressed inside (snappy), name a .parquet file or a directory", path.unwrap_or_default())),
@@ -120,15 +102,15 @@ mod tests {
         assert_eq!(choose(None, Some("x.trace.json")), Ok(c(Format::Chrome, false)));
         assert_eq!(choose(None, Some("out.txt")), Ok(c(Format::Text, false)));
         assert_eq!(choose(None, Some("out.txt.gz")), Ok(c(Format::Text, true)));
-        assert_eq!(choose(Some(Named::Json), Some("out.txt")), Ok(c(Format::JsonLines, false)));
-        assert_eq!(choose(Some(Named::Json), Some("out.gz")), Ok(c(Format::JsonLines, true)));
-        assert_eq!(choose(Some(Named::Chrome), None), Ok(c(Format::Chrome, false)));
-        assert!(choose(Some(Named::Json), Some("x.pfw")).unwrap_err().contains("-f json does not match -o x.pfw, a chrome file"));
+        assert_eq!(choose(Some(Format::JsonLines), Some("out.txt")), Ok(c(Format::JsonLines, false)));
+        assert_eq!(choose(Some(Format::JsonLines), Some("out.gz")), Ok(c(Format::JsonLines, true)));
+        assert_eq!(choose(Some(Format::Chrome), None), Ok(c(Format::Chrome, false)));
+        assert!(choose(Some(Format::JsonLines), Some("x.pfw")).unwrap_err().contains("-f json does not match -o x.pfw, a chrome file"));
         assert_eq!(choose(None, Some("x.parquet")), Ok(c(Format::Parquet, false)));
-        assert_eq!(choose(Some(Named::Parquet), Some("out")), Ok(c(Format::Parquet, false)));
-        assert!(choose(Some(Named::Parquet), None).unwrap_err().contains("name them with -o"));
+        assert_eq!(choose(Some(Format::Parquet), Some("out")), Ok(c(Format::Parquet, false)));
+        assert!(choose(Some(Format::Parquet), None).unwrap_err().contains("name them with -o"));
         assert!(choose(None, Some("x.parquet.gz")).unwrap_err().contains("compressed inside"));
-        assert!(choose(Some(Named::Parquet), Some("x.json")).unwrap_err().contains("-f parquet does not match -o x.json, a json file"));
+        assert!(choose(Some(Format::Parquet), Some("x.json")).unwrap_err().contains("-f parquet does not match -o x.json, a json file"));
         assert!(named("yaml").unwrap_err().contains("text, json, chrome or parquet"));
     }
 }

@@ -78,7 +78,7 @@ pub(crate) struct Cli {
     /// per clause: -o x.parquet writes x.1.parquet...); without it, -o's extension chooses
     /// (.json .ndjson, .pfw .trace.json, .parquet; .gz compresses).
     #[arg(short = 'f', value_name = "text|json|chrome|parquet", value_parser = formats::named)]
-    format: Option<formats::Named>,
+    format: Option<run::Format>,
     /// Flow: entry and return probes of a function on one thread are one call: the text
     /// output indents by call depth (DTrace's -F), Chrome output has one span per call.
     #[arg(short = 'F')]

@@ -66,8 +66,10 @@ impl<'p> Events<'p> {
     /// The records carry metadata (timestamp, pid, tid: see [`wire::META`]), as the code
     /// was compiled to send.
     pub fn with_meta(mut self, meta: bool) -> Self {
-        self.layouts = self.program.records.iter().map(|r| wire::layout_with(r, meta)).collect();
-        self.meta = meta;
+        if meta != self.meta {
+            self.layouts = self.program.records.iter().map(|r| wire::layout_with(r, meta)).collect();
+            self.meta = meta;
+        }
         self
     }
 
