@@ -63,8 +63,7 @@ impl<'p> Collect<'p> {
 
     /// The text one action of `f` prints.
     fn action_text(&mut self, f: &Firing, o: &Output) -> io::Result<String> {
-        let mut one = f.clone();
-        one.outputs = vec![o.clone()];
+        let one = Firing { program: f.program, cpu: f.cpu, probe: f.probe, record: f.record, meta: f.meta, outputs: vec![o.clone()], items: Vec::new() };
         self.text.firing(&one)?;
         self.text.flush()?;
         let bytes = std::mem::take(&mut *self.written.borrow_mut());
@@ -113,8 +112,7 @@ impl Sink for Collect<'_> {
 
     /// The aggregations, each in the order the text output prints it (the aggsort options).
     fn finish(&mut self, aggregations: &[Vec<AggRow>], drops: &Drops) -> io::Result<()> {
-        let o = &self.program.options;
-        let order = Order { by_key: o.aggsortkey, reverse: o.aggsortrev, key_pos: o.aggsortkeypos, sort_pos: o.aggsortpos };
+        let order = Order::of(&self.program.options);
         let aggregations = aggregations
             .iter()
             .enumerate()

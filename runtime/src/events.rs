@@ -121,14 +121,15 @@ impl<'p> Events<'p> {
         }
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
         let (rid, probe, cpu) = (u32_at(0) as usize, u32_at(4), u32_at(8));
-        let meta = if self.meta { wire::meta(bytes) } else { None };
+        let self_meta = self.meta;
+        let meta = if self_meta { wire::meta(bytes) } else { None };
         let Events { program, aggregations, layouts, printed, speculations, ended, values: value_maps, .. } = self;
         let program: &'p Program = program;
         let (Some(rec), Some(layout)) = (program.records.get(rid), layouts.get(rid)) else { return Ok(None) };
         if bytes.len() < layout.size {
             return Ok(None);
         }
-        let mut firing = Firing { program, cpu, probe, record: rid as u32, meta, outputs: Vec::with_capacity(rec.items.len()), items: Vec::with_capacity(rec.items.len()) };
+        let mut firing = Firing { program, cpu, probe, record: rid as u32, meta, outputs: Vec::with_capacity(rec.items.len()), items: Vec::new() };
         let mut exit = None;
         let mut committed = Vec::new();
         for (i, (item, offs)) in rec.items.iter().zip(&layout.offsets).enumerate() {
@@ -261,7 +262,7 @@ impl<'p> Events<'p> {
                     }
                 }
             }
-            if firing.outputs.len() > before {
+            if self_meta && firing.outputs.len() > before {
                 firing.items.push(i as u32);
             }
         }

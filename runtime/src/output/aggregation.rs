@@ -98,6 +98,13 @@ pub struct Order {
     pub sort_pos: u64,
 }
 
+impl Order {
+    /// The order the aggsort options ask for.
+    pub fn of(o: &crumbs_lang::ir::Options) -> Order {
+        Order { by_key: o.aggsortkey, reverse: o.aggsortrev, key_pos: o.aggsortkeypos, sort_pos: o.aggsortpos }
+    }
+}
+
 /// The rows in DTrace's default order: value ascending, then key ascending.
 pub fn sort_rows(rows: &[AggRow]) -> Vec<&AggRow> {
     sort_rows_by(rows, Order::default())

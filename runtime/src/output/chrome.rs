@@ -178,8 +178,6 @@ impl<'w> ChromeTrace<'w> {
             .clone()
     }
 
-    /// The `[` line, and the metadata events naming `pid` and `tid` the first time each
-    /// is seen.
     /// The complete event of the call that returned last, if not written yet.
     fn write_pending(&mut self, line: &mut String) {
         let Some(s) = self.pending.take() else { return };

@@ -3,6 +3,7 @@
 //! (`"type":"aggregation"`), and for each fault (`"type":"error"`). Field names are stable:
 //! spec.md §9.4 lists them.
 
+use crumbs_lang::ir::agg::Summary;
 use super::destination::Destination;
 use super::json_value::{self as json, quoted};
 use super::{aggregation, buckets, printf, record, strerror, AggRow, FaultReport, Firing, Output, PrintedMap, Sink, Stopped, Value};
@@ -42,8 +43,7 @@ impl<'w> JsonLines<'w> {
     }
 
     fn order(&self) -> aggregation::Order {
-        let o = &self.options;
-        aggregation::Order { by_key: o.aggsortkey, reverse: o.aggsortrev, key_pos: o.aggsortkeypos, sort_pos: o.aggsortpos }
+        aggregation::Order::of(&self.options)
     }
 
     /// One line per row of aggregation `id`, in the order the text output prints them.
@@ -57,22 +57,19 @@ impl<'w> JsonLines<'w> {
             line.push_str(r#","keys":"#);
             json::values(line, &row.keys);
             let summary = row.data.summary();
-            match buckets::buckets(&summary) {
-                None if let crumbs_lang::ir::agg::Summary::Series { params, words } = summary => {
+            match summary {
+                Summary::Scalar(n) => {
+                    let _ = write!(line, r#","value":{n}"#);
+                }
+                Summary::Series { params, words } => {
                     line.push_str(r#","series":"#);
                     json::array(line, crumbs_lang::ir::agg::tseries::points(params, words).iter(), |out, (epoch, v)| {
                         let _ = write!(out, r#"{{"epoch":{epoch},"value":{v}}}"#);
                     });
                 }
-                None => {
-                    let _ = write!(line, r#","value":{}"#, match summary {
-                        crumbs_lang::ir::agg::Summary::Scalar(n) => n,
-                        _ => 0,
-                    });
-                }
-                Some(buckets) => {
+                _ => {
                     line.push_str(r#","buckets":"#);
-                    json::array(line, buckets.iter(), |out, b| {
+                    json::array(line, buckets::buckets(&summary).unwrap_or_default().iter(), |out, b| {
                         let bound = |v: Option<i64>| v.map_or("null".to_string(), |v| v.to_string());
                         let _ = write!(out, r#"{{"min":{},"max":{},"count":{}}}"#, bound(b.min), bound(b.max), b.count);
                     });

@@ -49,7 +49,9 @@ pub struct Firing<'p> {
     pub meta: Option<Meta>,
     pub outputs: Vec<Output<'p>>,
     /// The index in the record's items of the item each output came from (a guarded record
-    /// sends some items only in some firings): how a table finds an output's columns.
+    /// sends some items only in some firings): how a table finds an output's columns. Kept
+    /// only when records carry metadata (the structured outputs read it; text needs none,
+    /// so its firings allocate nothing for it).
     pub items: Vec<u32>,
 }
 

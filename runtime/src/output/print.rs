@@ -119,11 +119,7 @@ impl Printer<'_> {
 
     /// Little-endian bytes at a byte offset, zero past the end of what was recorded.
     fn word(&self, at: u64, size: usize) -> u64 {
-        let mut v = 0u64;
-        for i in (0..size.min(8)).rev() {
-            v = v << 8 | *self.bytes.get(at as usize + i).unwrap_or(&0) as u64;
-        }
-        v
+        le_word(self.bytes, at as usize, size)
     }
 
     fn value(&mut self, l: &Layout, bit_off: u64, bits: u32) {
@@ -235,6 +231,11 @@ fn c_exp(f: f64, decimals: usize) -> String {
     let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     format!("{mantissa}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
+}
+
+/// `size` little-endian bytes at `at` (0 past the end of what was recorded).
+pub(crate) fn le_word(bytes: &[u8], at: usize, size: usize) -> u64 {
+    (0..size.min(8)).rev().fold(0u64, |v, i| v << 8 | *bytes.get(at + i).unwrap_or(&0) as u64)
 }
 
 #[cfg(test)]

@@ -70,8 +70,7 @@ impl<'w> DtraceText<'w> {
     }
 
     fn order(&self) -> aggregation::Order {
-        let o = &self.options;
-        aggregation::Order { by_key: o.aggsortkey, reverse: o.aggsortrev, key_pos: o.aggsortkeypos, sort_pos: o.aggsortpos }
+        aggregation::Order::of(&self.options)
     }
 
     /// printa() of `aggs`: one in the default layout as at the end of tracing, else joined

@@ -4,6 +4,7 @@
 //! say, a pointer as `0x` and hex, a `char` array as the string it holds (with bpftrace's
 //! trailer `..` when no NUL ends it), another array as `[1,2,3]`.
 
+use crate::output::print::le_word as word;
 use super::super::Value;
 use super::records::string;
 use crumbs_lang::ir::layout::{Layout, MemberLayout, Shape};
@@ -73,10 +74,6 @@ fn json_value(l: &Layout, bytes: &[u8], at: usize) -> String {
     }
 }
 
-/// `size` little-endian bytes at `at` (0 past the end).
-fn word(bytes: &[u8], at: usize, size: usize) -> u64 {
-    (0..size.min(8)).rev().fold(0u64, |v, i| v << 8 | *bytes.get(at + i).unwrap_or(&0) as u64)
-}
 
 fn value(l: &Layout, bytes: &[u8], at: usize) -> String {
     match &l.shape {
@@ -105,8 +102,7 @@ fn value(l: &Layout, bytes: &[u8], at: usize) -> String {
             format!("[{}]", elems.join(","))
         }
         Shape::Record { members } | Shape::ProbeArgs { members } => {
-            let shifted: Vec<u8> = bytes.get(at..).unwrap_or_default().to_vec();
-            record_text(members, &shifted)
+            record_text(members, bytes.get(at..).unwrap_or_default())
         }
         // By its constant's name (a bool's `true` or `false`), else the number.
         Shape::Enum { size, values } => {

@@ -6,6 +6,7 @@
 //! signed 64-bit number), and an anonymous struct's or union's members as members of the
 //! struct holding it.
 
+use crate::output::print::le_word as word;
 use super::super::Value;
 use super::records::string;
 use crumbs_lang::ir::layout::{Layout, MemberLayout, Shape};
@@ -91,10 +92,6 @@ fn integer(bytes: &[u8], at: u64, size: u8, signed: bool, bits: u32) -> String {
     }
 }
 
-/// `size` little-endian bytes at `at` (0 past the end).
-fn word(bytes: &[u8], at: usize, size: usize) -> u64 {
-    (0..size.min(8)).rev().fold(0u64, |v, i| v << 8 | *bytes.get(at + i).unwrap_or(&0) as u64)
-}
 
 fn write_text(p: &Printed) -> String {
     match p {
