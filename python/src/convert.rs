@@ -101,10 +101,7 @@ fn row(py: Python<'_>, r: &AggRow) -> PyResult<Py<PyAny>> {
 pub fn value(py: Python<'_>, v: &Value) -> PyResult<Py<PyAny>> {
     match v {
         Value::Int(n, r) if r.signed => n.into_py_any(py),
-        Value::Int(n, r) => {
-            let bits = if r.size >= 8 { u64::MAX } else { (1u64 << (8 * r.size as u32)) - 1 };
-            ((*n as u64) & bits).into_py_any(py)
-        }
+        Value::Int(n, r) => r.unsigned(*n).into_py_any(py),
         Value::Str(s) => s.into_py_any(py),
         Value::Stack(frames, _) => frames.into_py_any(py),
         Value::Bytes(b) | Value::Buf(b) => PyBytes::new(py, b).into_py_any(py),
