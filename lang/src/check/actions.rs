@@ -35,12 +35,8 @@ impl Checker<'_> {
             };
             if matches!(spec, ArgSpec::ConstInt | ArgSpec::OptConstInt) {
                 consts.push(const_int(a).ok_or_else(|| {
-                    // current bpftrace's words for tseries()'s constants
-                    let message = match (f.name, i) {
-                        ("tseries", 1) => "tseries: invalid interval_ns value (must be non-negative literal)".to_string(),
-                        ("tseries", 2) => "tseries: invalid num_intervals value (must be non-negative literal)".to_string(),
-                        _ => format!("{}() needs a constant here", f.name),
-                    };
+                    let param = aggregator.params().get(consts.len()).copied().unwrap_or_default();
+                    let message = aggregator.not_constant(param).unwrap_or_else(|| format!("{}() needs a constant here", f.name));
                     Diagnostic::new(a.span.clone(), message).label("not a constant").hint(format!("write an integer constant: {}", f.signature))
                 })?);
                 const_spans.push(a.span.clone());

@@ -257,7 +257,8 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         stack_mode: config.stack_mode.unwrap_or_default(),
         cat_bytes: config.max_cat_bytes.unwrap_or(bpftrace_out::CAT_BYTES),
         key_paths: program.key_paths.clone(),
-        str_sizes: bt_str_sizes::StrSizes::of(program),
+        // Only bpftrace's ntop() reads them.
+        str_sizes: if opts.dialect == Some(crate::dialect::Dialect::Bpftrace) { bt_str_sizes::StrSizes::of(program) } else { Default::default() },
         clause_index: 0,
     };
     var_decls::no_assignments(&program.decls)?;

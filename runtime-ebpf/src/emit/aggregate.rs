@@ -42,7 +42,7 @@ impl Emitter<'_> {
             let now = match ops.iter().any(|op| matches!(op, Op::Series(_))) {
                 true => {
                     let now = e.slot(8)?;
-                    e.push(Insn::call(helper::KTIME_GET_TAI_NS));
+                    e.var(crumbs_lang::builtins::VarHook::Kernel(crumbs_lang::builtins::KernelValue::TaiNs, crumbs_lang::builtins::Part::Whole))?;
                     e.push(Insn::stx(DW, R10, now, R0));
                     now
                 }

@@ -36,6 +36,12 @@ pub trait Aggregator: Sync {
         &[]
     }
 
+    /// Its own words for constant argument `param` given a value that is no constant (None:
+    /// the checker's usual message).
+    fn not_constant(&self, _param: &str) -> Option<String> {
+        None
+    }
+
     /// Whether the constant arguments make sense.
     fn check(&self, _consts: &[i64]) -> Result<(), BadArgs> {
         Ok(())

@@ -1,6 +1,6 @@
 //! Current bpftrace's `tseries(n, interval_ns, num_intervals[, agg])`: a time series of the
 //! last `num_intervals` intervals of `interval_ns` nanoseconds. The clock is TAI nanoseconds
-//! (bpftrace's `nsecs(sw_tai)`); a firing at time t is in epoch `t / interval_ns`, kept in
+//! (`bpf_ktime_get_tai_ns()`, bpftrace's `nsecs(tai)`); a firing at time t is in epoch `t / interval_ns`, kept in
 //! bucket `epoch % num_intervals`. Each bucket is three words per CPU: the value, a word
 //! the function needs (avg: the number of values; min and max: 1 once a value is kept;
 //! none: the time of the value) and the epoch the bucket holds (0: never used). A firing
@@ -74,6 +74,11 @@ impl Aggregator for Tseries {
 
     fn params(&self) -> &'static [&'static str] {
         &["interval_ns", "num_intervals", "agg", "signed"]
+    }
+
+    /// current bpftrace's words.
+    fn not_constant(&self, param: &str) -> Option<String> {
+        Some(format!("tseries: invalid {param} value (must be non-negative literal)"))
     }
 
     fn check(&self, c: &[i64]) -> Result<(), BadArgs> {
