@@ -9,13 +9,17 @@ pub struct Diagnostic {
     pub message: String,
     pub label: Option<String>,
     pub hint: Option<String>,
-    /// Another place the message is about (e.g. a first definition), with its label.
-    pub related: Option<(Span, String)>,
+    /// Another place the message is about (e.g. a first definition), with its label (boxed:
+    /// rare, and every Result of the checker carries a Diagnostic on the stack).
+    pub related: Option<Box<(Span, String)>>,
+    /// Every name that would be right at the span (a struct's members where a member is
+    /// unknown): not printed, for tools (the REPL completes with them).
+    pub alternatives: Vec<String>,
 }
 
 impl Diagnostic {
     pub fn new(span: Span, message: impl Into<String>) -> Self {
-        Diagnostic { span, message: message.into(), label: None, hint: None, related: None }
+        Diagnostic { span, message: message.into(), label: None, hint: None, related: None, alternatives: Vec::new() }
     }
 
     pub fn label(mut self, label: impl Into<String>) -> Self {
@@ -24,7 +28,7 @@ impl Diagnostic {
     }
 
     pub fn related(mut self, span: Span, label: impl Into<String>) -> Self {
-        self.related = Some((span, label.into()));
+        self.related = Some(Box::new((span, label.into())));
         self
     }
 
@@ -43,7 +47,7 @@ impl Diagnostic {
     pub fn render(&self, file: &str, source: &str, color: bool) -> String {
         let (line, col) = line_col(source, self.span.start);
         let mut points = vec![self.span.start, self.span.end];
-        if let Some((r, _)) = &self.related {
+        if let Some((r, _)) = self.related.as_deref() {
             points.extend([r.start, r.end]);
         }
         let shown = Shown::new(source, &points);
@@ -61,7 +65,7 @@ impl Diagnostic {
             .with_label(
                 Label::new((file, span)).with_message(escape_controls(self.label.as_deref().unwrap_or_default())),
             );
-        if let Some((span, label)) = &self.related {
+        if let Some((span, label)) = self.related.as_deref() {
             report = report.with_label(Label::new((file, shown.span(span))).with_message(escape_controls(label)));
         }
         if let Some(hint) = &self.hint {

@@ -47,7 +47,7 @@ pub fn report(error: &CompileError, program: &Program, errtags: bool) -> String 
     let local = |s: &std::ops::Range<usize>| s.start.saturating_sub(piece.start)..s.end.saturating_sub(piece.start).min(piece.text.len());
     let within = |s: &std::ops::Range<usize>| s.start >= piece.start && s.end <= piece.start + piece.text.len();
     let mut shown = Diagnostic { span: local(&d.span), ..d.clone() };
-    shown.related = d.related.as_ref().filter(|(s, _)| within(s)).map(|(s, l)| (local(s), l.clone()));
+    shown.related = d.related.as_deref().filter(|(s, _)| within(s)).map(|(s, l)| Box::new((local(s), l.clone())));
     let tag = if errtags { tag(&d.message).map(|t| format!("[{t}] ")).unwrap_or_default() } else { String::new() };
     let first = match piece.kind {
         super::source::Kind::Script => format!("failed to compile script {}", piece.arg),

@@ -7,7 +7,7 @@
 use super::scan::{chain_start, name_start, scan, Place};
 use crumbs_lang::ast::ProbeDesc;
 use crumbs_lang::builtins::{FUNCTIONS, VARIABLES};
-use crumbs_lang::facts::{KernelFacts, TypeSpace};
+use crumbs_lang::facts::KernelFacts;
 use crumbs_lang::providers::{self, spelling::long_name, PROVIDERS};
 use crumbs_lang::syscalls::SyscallTable;
 use std::collections::BTreeSet;
@@ -209,28 +209,14 @@ impl Completer {
         (start, found.into_iter().map(plain).collect())
     }
 
-    /// The members of the type the checker finds before the query in `program`.
+    /// The members of the type the checker finds before the query in `program`: the names
+    /// its "no member" diagnostic at the query says would be right there.
     fn members(&self, program: &str) -> Vec<String> {
         let opts = crumbs_lang::check::CheckOptions { facts: Some(self.facts.clone()), target: Some(std::process::id() as i64), ..Default::default() };
-        let Err(d) = crumbs_lang::compile(program, &opts) else { return Vec::new() };
-        let Some(rest) = d.message.strip_prefix('`') else { return Vec::new() };
-        let Some((type_name, tail)) = rest.split_once('`') else { return Vec::new() };
-        if !tail.contains(QUERY) {
-            return Vec::new();
+        match crumbs_lang::compile(program, &opts) {
+            Err(d) if program.get(d.span.clone()) == Some(QUERY) => d.alternatives,
+            _ => Vec::new(),
         }
-        let (space, name) = match type_name.split_once(' ') {
-            Some(("struct", n)) => (TypeSpace::Struct, n),
-            Some(("union", n)) => (TypeSpace::Union, n),
-            _ => (TypeSpace::Ordinary, type_name),
-        };
-        let mut types = crumbs_lang::types::Types::new(Some(self.facts.clone()));
-        if let Ok(Some(id)) = types.lookup(space, name) {
-            if let Ok(names) = types.member_names(id) {
-                return names;
-            }
-        }
-        // An anonymous struct or one the script declared: the hint lists (some of) them.
-        d.hint.as_deref().and_then(|h| h.strip_prefix("its members: ")).map(|l| l.split(", ").map(String::from).collect()).unwrap_or_default()
     }
 
     /// `args->NAME`'s names for the first probe the clause's descriptions match: a

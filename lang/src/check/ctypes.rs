@@ -369,11 +369,12 @@ impl Checker<'_> {
         let rname = self.types.name(record);
         let names = self.types.member_names(record).map_err(types_err)?;
         let d = Diagnostic::new(m.span.clone(), format!("`{rname}` has no member `{}`", m.name)).label("no such member");
-        Err(match (closest(&m.name, names.iter().map(String::as_str)), otherwise) {
+        let d = match (closest(&m.name, names.iter().map(String::as_str)), otherwise) {
             (Some(c), _) => d.hint(format!("did you mean `{c}`?")),
             (None, Some(h)) => d.hint(h),
             (None, None) => d.hint(format!("its members: {}", names.iter().take(12).cloned().collect::<Vec<_>>().join(", "))),
-        })
+        };
+        Err(Diagnostic { alternatives: names, ..d })
     }
 
     /// Whether `e` is an element of an associative array (`a[k]`, `self->a[k]`).
