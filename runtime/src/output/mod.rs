@@ -34,6 +34,8 @@ pub mod print;
 pub mod printf;
 pub mod record;
 pub mod text;
+#[cfg(test)]
+mod same_bytes;
 
 /// One firing of a clause that sent a record: where it fired and what its actions output.
 #[derive(Clone, Debug, PartialEq)]
