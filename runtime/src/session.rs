@@ -249,13 +249,17 @@ enum Drained {
 fn drain_some(rb: &mut RingBuf<MapData>, events: &mut Events, sink: &mut dyn Sink) -> io::Result<Drained> {
     let end = Instant::now() + TURN;
     let mut drained = Drained::Empty;
+    let mut n = 0u32;
     while let Some(item) = rb.next() {
         if let Some(e) = events.event(&item)? {
             if let Some(status) = deliver_event(e, sink)? {
                 return Ok(Drained::Exit(status));
             }
         }
-        if Instant::now() >= end {
+        // The clock is read every 64 records (a read per record cost 3% of a JSON writer's
+        // time): a turn runs over by 63 records at most.
+        n = n.wrapping_add(1);
+        if n % 64 == 0 && Instant::now() >= end {
             drained = Drained::More;
             break;
         }

@@ -32,8 +32,14 @@ pub struct Meta {
 impl Meta {
     /// The thread's name as text.
     pub fn comm(&self) -> String {
+        self.comm_text().into_owned()
+    }
+
+    /// [`Meta::comm`] borrowed from the record when it is UTF-8 (a writer of every event
+    /// copies nothing).
+    pub fn comm_text(&self) -> std::borrow::Cow<'_, str> {
         let end = self.comm.iter().position(|&b| b == 0).unwrap_or(self.comm.len());
-        String::from_utf8_lossy(&self.comm[..end]).into_owned()
+        String::from_utf8_lossy(&self.comm[..end])
     }
 }
 

@@ -21,7 +21,9 @@ use super::json_value::{self as json};
 use super::{aggregation, printf, AggRow, FaultReport, Firing, Output, Sink, Stopped, Value};
 use crate::drops::Drops;
 use crumbs_lang::ir::{Options, Program};
+use std::borrow::Borrow;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -30,8 +32,9 @@ pub struct ChromeTrace<'w> {
     options: Options,
     flow: bool,
     started: bool,
-    /// Each probe's name, category and kind, looked up once.
-    probes: HashMap<u32, Probe>,
+    /// Each probe's name, category and kind, looked up once (shared, not copied, by each
+    /// firing).
+    probes: HashMap<u32, Rc<Probe>>,
     calls: Calls,
     /// Each thread's last firing: its probe and record.
     last: HashMap<u32, (u32, u32)>,
@@ -42,9 +45,10 @@ pub struct ChromeTrace<'w> {
     named_threads: HashSet<u32>,
     voice: &'static str,
     messages: super::message::Messages,
+    /// An event's line, kept from one firing to the next.
+    line: String,
 }
 
-#[derive(Clone)]
 struct Probe {
     /// The function (the probe's name if it has none: `BEGIN`).
     name: String,
@@ -130,9 +134,13 @@ impl Calls {
     }
 }
 
-/// `ns` as µs with three decimals.
-fn micros(ns: u64) -> String {
-    format!("{}.{:03}", ns / 1000, ns % 1000)
+/// `ns` as µs with three decimals (written in place).
+struct Micros(u64);
+
+impl std::fmt::Display for Micros {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{}.{:03}", self.0 / 1000, self.0 % 1000)
+    }
 }
 
 impl<'w> ChromeTrace<'w> {
@@ -150,6 +158,7 @@ impl<'w> ChromeTrace<'w> {
             named_threads: HashSet::new(),
             voice: "crumbs",
             messages: Default::default(),
+            line: String::new(),
         }
     }
 
@@ -165,7 +174,7 @@ impl<'w> ChromeTrace<'w> {
         self
     }
 
-    fn probe(&mut self, program: &Program, id: u32) -> Probe {
+    fn probe(&mut self, program: &Program, id: u32) -> Rc<Probe> {
         self.probes
             .entry(id)
             .or_insert_with(|| {
@@ -173,7 +182,7 @@ impl<'w> ChromeTrace<'w> {
                 let cat = description.split(':').next().unwrap_or_default().to_string();
                 let (function, name) = program.probe_name(id);
                 let kind = if function.is_empty() { Kind::Other } else { kind(&name) };
-                Probe { name: if function.is_empty() { name } else { function }, cat, kind }
+                Rc::new(Probe { name: if function.is_empty() { name } else { function }, cat, kind })
             })
             .clone()
     }
@@ -185,7 +194,7 @@ impl<'w> ChromeTrace<'w> {
         json::string(line, &s.call.function);
         line.push_str(r#","cat":"#);
         json::string(line, &s.cat);
-        let _ = write!(line, r#","pid":{},"tid":{},"ts":{},"dur":{},"ph":"X""#, s.pid, s.tid, micros(s.call.ts), micros(s.end.saturating_sub(s.call.ts)));
+        let _ = write!(line, r#","pid":{},"tid":{},"ts":{},"dur":{},"ph":"X""#, s.pid, s.tid, Micros(s.call.ts), Micros(s.end.saturating_sub(s.call.ts)));
         args(line, &[("entry", &s.call.values, &s.call.text), ("return", &s.values, &s.text)]);
         line.push_str("}\n");
     }
@@ -215,8 +224,8 @@ fn metadata(line: &mut String, what: &str, pid: u32, tid: u32, name: &str) {
     line.push_str("}}\n");
 }
 
-/// The `args` object: each part that has something.
-fn args(line: &mut String, parts: &[(&str, &[Value], &str)]) {
+/// The `args` object: each part that has something (its values owned or borrowed).
+fn args<V: Borrow<Value>>(line: &mut String, parts: &[(&str, &[V], &str)]) {
     line.push_str(r#","args":{"#);
     let mut first = true;
     let mut sep = |line: &mut String| {
@@ -228,7 +237,7 @@ fn args(line: &mut String, parts: &[(&str, &[Value], &str)]) {
         if !values.is_empty() {
             sep(line);
             let _ = write!(line, r#""{name}":"#);
-            json::values(line, values);
+            json::array(line, values.iter(), |out, v| json::value(out, v.borrow()));
         }
         if !text.is_empty() {
             sep(line);
@@ -241,19 +250,20 @@ fn args(line: &mut String, parts: &[(&str, &[Value], &str)]) {
 
 impl Sink for ChromeTrace<'_> {
     fn firing(&mut self, f: &Firing) -> io::Result<()> {
-        let mut values = Vec::new();
+        // Borrowed from the firing: copied only into a call that waits for its return.
+        let mut values: Vec<&Value> = Vec::new();
         // What printf(), print() and bpftrace's text actions printed (trace()'s values are
         // in `values` alone).
         let mut text = String::new();
         for o in &f.outputs {
             match o {
                 Output::Printf { pieces, values: v } => {
-                    values.extend(v.iter().cloned());
-                    text.push_str(&printf::format(pieces, v));
+                    values.extend(v);
+                    printf::format_into(&mut text, pieces, v);
                 }
-                Output::Trace(v) => values.push(v.clone()),
+                Output::Trace(v) => values.push(v),
                 Output::Print { layout, value } => {
-                    values.push(value.clone());
+                    values.push(value);
                     text.push_str(&super::print::print(layout, value));
                 }
                 Output::Text { text: t, .. } => text.push_str(t),
@@ -270,25 +280,27 @@ impl Sink for ChromeTrace<'_> {
                 Output::Freopen { .. } | Output::Ftruncate | Output::Pcap { .. } | Output::Tracemem(_) | Output::Cat { .. } | Output::Printa { .. } | Output::PrintMap { .. } => {}
             }
         }
+        let owned = |values: Vec<&Value>| values.into_iter().cloned().collect::<Vec<Value>>();
         let meta = f.meta.unwrap_or_default();
         let probe = self.probe(f.program, f.probe);
         // Several clauses of one probe send one record each: the same entry or return.
         let again = self.last.insert(meta.tid, (f.probe, f.record)).is_some_and(|(p, r)| p == f.probe && r != f.record);
-        let mut line = String::with_capacity(160);
         if let Some(span) = &mut self.pending {
             if again && span.tid == meta.tid && probe.kind == Kind::Return {
-                span.values.extend(values);
+                span.values.extend(owned(values));
                 span.text.push_str(&text);
                 return Ok(());
             }
         }
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
         self.write_pending(&mut line);
         self.prelude(&mut line, &meta);
         match (self.flow, probe.kind) {
-            (true, Kind::Entry) => self.calls.enter(meta.tid, Call { probe: f.probe, function: probe.name, ts: meta.ts, values, text }, again),
+            (true, Kind::Entry) => self.calls.enter(meta.tid, Call { probe: f.probe, function: probe.name.clone(), ts: meta.ts, values: owned(values), text }, again),
             (true, Kind::Return) => {
                 if let Some(call) = self.calls.leave(meta.tid, &probe.name) {
-                    self.pending = Some(Span { call, cat: probe.cat, pid: meta.pid, tid: meta.tid, end: meta.ts, values, text });
+                    self.pending = Some(Span { call, cat: probe.cat.clone(), pid: meta.pid, tid: meta.tid, end: meta.ts, values: owned(values), text });
                 }
             }
             _ => {
@@ -296,12 +308,14 @@ impl Sink for ChromeTrace<'_> {
                 json::string(&mut line, &probe.name);
                 line.push_str(r#","cat":"#);
                 json::string(&mut line, &probe.cat);
-                let _ = write!(line, r#","pid":{},"tid":{},"ts":{},"ph":"i","s":"t""#, meta.pid, meta.tid, micros(meta.ts));
+                let _ = write!(line, r#","pid":{},"tid":{},"ts":{},"ph":"i","s":"t""#, meta.pid, meta.tid, Micros(meta.ts));
                 args(&mut line, &[("values", &values, &text)]);
                 line.push_str("}\n");
             }
         }
-        self.out.write_all(line.as_bytes())
+        let written = self.out.write_all(line.as_bytes());
+        self.line = line;
+        written
     }
 
     fn fault(&mut self, fault: &FaultReport) -> io::Result<()> {
@@ -360,8 +374,8 @@ mod tests {
 
     #[test]
     fn microseconds_keep_the_nanoseconds() {
-        assert_eq!(micros(180_823_004), "180823.004");
-        assert_eq!(micros(999), "0.999");
+        assert_eq!(Micros(180_823_004).to_string(), "180823.004");
+        assert_eq!(Micros(999).to_string(), "0.999");
     }
 
     fn call(function: &str, ts: u64) -> Call {

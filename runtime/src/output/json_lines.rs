@@ -18,16 +18,23 @@ pub struct JsonLines<'w> {
     options: Options,
     /// Each aggregation's name, by id.
     names: Vec<String>,
-    /// Each probe's full description, looked up once.
+    /// Each probe's full description as a JSON string, looked up and escaped once.
     probes: HashMap<u32, String>,
     voice: &'static str,
     messages: super::message::Messages,
+    /// A firing's buffers, kept from one firing to the next: the record's line, its values'
+    /// JSON (the array's elements), its formatted text, and the lines printa() printed.
+    line: String,
+    values: String,
+    text: String,
+    after: String,
 }
 
 impl<'w> JsonLines<'w> {
     pub fn new(out: Destination<'w>, program: &Program) -> Self {
         let names = program.aggregations.iter().map(|a| a.name.clone()).collect();
-        JsonLines { out, options: program.options.clone(), names, probes: HashMap::new(), voice: "crumbs", messages: Default::default() }
+        let (line, values, text, after) = Default::default();
+        JsonLines { out, options: program.options.clone(), names, probes: HashMap::new(), voice: "crumbs", messages: Default::default(), line, values, text, after }
     }
 
     /// Messages on standard error start with `name:`.
@@ -99,28 +106,37 @@ impl<'w> JsonLines<'w> {
     }
 
     fn probe(&mut self, program: &Program, id: u32) -> &str {
-        self.probes.entry(id).or_insert_with(|| program.probe_description(id))
+        self.probes.entry(id).or_insert_with(|| quoted(&program.probe_description(id)))
     }
+}
+
+/// One more element of a JSON array's elements.
+fn element(values: &mut String, v: &Value) {
+    if !values.is_empty() {
+        values.push(',');
+    }
+    json::value(values, v);
 }
 
 impl Sink for JsonLines<'_> {
     fn firing(&mut self, f: &Firing) -> io::Result<()> {
-        let mut values: Vec<&Value> = Vec::new();
-        let mut text = String::new();
+        let (mut values, mut text, mut after) = (std::mem::take(&mut self.values), std::mem::take(&mut self.text), std::mem::take(&mut self.after));
+        values.clear();
+        text.clear();
         // Aggregation lines printa() printed, after the record's own line.
-        let mut after = String::new();
+        after.clear();
         for o in &f.outputs {
             match o {
                 Output::Printf { pieces, values: v } => {
-                    values.extend(v);
-                    text.push_str(&printf::format(pieces, v));
+                    v.iter().for_each(|v| element(&mut values, v));
+                    printf::format_into(&mut text, pieces, v);
                 }
                 Output::Trace(v) => {
-                    values.push(v);
-                    text.push_str(&record::trace(v, true));
+                    element(&mut values, v);
+                    record::push_trace(&mut text, v, true);
                 }
                 Output::Print { layout, value } => {
-                    values.push(value);
+                    element(&mut values, value);
                     text.push_str(&super::print::print(layout, value));
                 }
                 Output::Text { text: t, line, .. } => {
@@ -161,22 +177,24 @@ impl Sink for JsonLines<'_> {
                 }
             }
         }
-        let mut line = String::with_capacity(128);
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
         line.push_str(r#"{"type":"record","probe":"#);
-        let probe = quoted(self.probe(f.program, f.probe));
-        line.push_str(&probe);
+        line.push_str(self.probe(f.program, f.probe));
         let _ = write!(line, r#","cpu":{}"#, f.cpu);
         if let Some(m) = f.meta {
             let _ = write!(line, r#","ts":{},"pid":{},"tid":{},"comm":"#, m.ts, m.pid, m.tid);
-            json::string(&mut line, &m.comm());
+            json::string(&mut line, &m.comm_text());
         }
-        line.push_str(r#","values":"#);
-        json::array(&mut line, values.iter(), |out, v| json::value(out, v));
-        line.push_str(r#","text":"#);
+        line.push_str(r#","values":["#);
+        line.push_str(&values);
+        line.push_str(r#"],"text":"#);
         json::string(&mut line, &text);
         line.push_str("}\n");
         line.push_str(&after);
-        self.out.write_all(line.as_bytes())
+        let written = self.out.write_all(line.as_bytes());
+        (self.line, self.values, self.text, self.after) = (line, values, text, after);
+        written
     }
 
     fn fault(&mut self, fault: &FaultReport) -> io::Result<()> {

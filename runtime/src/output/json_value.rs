@@ -4,24 +4,52 @@
 //! text. Written by hand: a few lines, and no serializer to build for the text path.
 
 use super::Value;
+use crumbs_lang::ir::IntRepr;
 use std::fmt::Write as _;
 
 /// `s` as a JSON string: quotes, backslashes and control characters escaped (the text is
-/// UTF-8 already: a value's invalid bytes were replaced when it was decoded).
+/// UTF-8 already: a value's invalid bytes were replaced when it was decoded). The runs
+/// between escapes are copied whole: every byte escaped is ASCII, so each run is whole
+/// characters.
 pub fn string(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
+    let mut run = 0;
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        let escape = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0..=0x1f | 0x7f => "",
+            _ => continue,
+        };
+        out.push_str(&s[run..i]);
+        if escape.is_empty() {
+            let _ = write!(out, "\\u{:04x}", b);
+        } else {
+            out.push_str(escape);
         }
+        run = i + 1;
+    }
+    out.push_str(&s[run..]);
+    out.push('"');
+}
+
+/// An integer of C type `r` in decimal (IntRepr::decimal's digits, written in place).
+pub fn int(out: &mut String, n: i64, r: IntRepr) {
+    let _ = if r.signed { write!(out, "{n}") } else { write!(out, "{}", r.unsigned(n)) };
+}
+
+/// Bytes as a JSON string of hex pairs.
+fn hex(out: &mut String, bytes: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(bytes.len() * 2 + 2);
+    out.push('"');
+    for b in bytes {
+        out.push(DIGITS[(b >> 4) as usize] as char);
+        out.push(DIGITS[(b & 15) as usize] as char);
     }
     out.push('"');
 }
@@ -36,10 +64,10 @@ pub fn quoted(s: &str) -> String {
 /// `v` as JSON.
 pub fn value(out: &mut String, v: &Value) {
     match v {
-        Value::Int(n, r) => out.push_str(&r.decimal(*n)),
+        Value::Int(n, r) => int(out, *n, *r),
         Value::Str(s) => string(out, s),
         Value::Stack(frames, _) => array(out, frames.iter(), |out, f| string(out, f)),
-        Value::Bytes(b) | Value::Buf(b) => string(out, &b.iter().map(|b| format!("{b:02x}")).collect::<String>()),
+        Value::Bytes(b) | Value::Buf(b) => hex(out, b),
         Value::Sym(_, text) => string(out, text),
         Value::Tuple(elems) | Value::Array(elems) => array(out, elems.iter(), value),
         Value::Record(fields) => {
@@ -77,12 +105,33 @@ pub fn values(out: &mut String, values: &[Value]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crumbs_lang::ir::{IntRepr, StackMode};
+    use crumbs_lang::ir::StackMode;
 
     fn json(v: &Value) -> String {
         let mut s = String::new();
         value(&mut s, v);
         s
+    }
+
+    /// Every ASCII character, alone and between others, escapes as JSON's rule says
+    /// (`\uXXXX` for the control characters and DEL that have no short form).
+    #[test]
+    fn escapes_each_ascii_character_in_runs() {
+        for b in 0u8..0x80 {
+            let c = b as char;
+            let want = match c {
+                '"' => "\\\"".to_string(),
+                '\\' => "\\\\".to_string(),
+                '\n' => "\\n".to_string(),
+                '\r' => "\\r".to_string(),
+                '\t' => "\\t".to_string(),
+                _ if b < 0x20 || b == 0x7f => format!("\\u{b:04x}"),
+                c => c.to_string(),
+            };
+            let mut got = String::new();
+            string(&mut got, &format!("é{c}ab{c}{c}✓"));
+            assert_eq!(got, format!("\"é{want}ab{want}{want}✓\""), "byte {b:#x}");
+        }
     }
 
     #[test]

@@ -30,18 +30,23 @@ use crumbs_lang::printf::{Conv, Piece};
 /// conversion, in order.
 pub fn format(pieces: &[Piece], args: &[Value]) -> String {
     let mut out = String::new();
+    format_into(&mut out, pieces, args);
+    out
+}
+
+/// [`format`], appended to `out` (a writer's buffer kept from one firing to the next).
+pub fn format_into(out: &mut String, pieces: &[Piece], args: &[Value]) {
     let mut args = args.iter();
     for piece in pieces {
         match piece {
             Piece::Lit(s) => out.push_str(s),
             Piece::Conv(c) => {
                 if let Some(v) = args.next() {
-                    format_conv(&mut out, c, v);
+                    format_conv(out, c, v);
                 }
             }
         }
     }
-    out
 }
 
 /// DTrace's `%Y`: nanoseconds since the epoch (walltimestamp) as local time,
@@ -180,6 +185,12 @@ fn format_char(out: &mut String, c: &Conv, n: i64) {
 /// `%p` as `%x` (DTrace's table maps it so).
 fn format_int(out: &mut String, c: &Conv, n: i64, r: IntRepr) {
     let u = r.unsigned(n);
+    // Plain `%d`, `%i`, `%u` (the most printed): the digits, written in place.
+    if c.flags.is_empty() && c.width.is_none() && c.precision.is_none() && matches!(c.conv, 'd' | 'i' | 'u') {
+        use std::fmt::Write as _;
+        let _ = if c.conv != 'u' && r.signed { write!(out, "{n}") } else { write!(out, "{u}") };
+        return;
+    }
     let mut sign = "";
     let mut prefix = "";
     let mut digits = match c.conv {
@@ -233,8 +244,16 @@ fn format_int(out: &mut String, c: &Conv, n: i64, r: IntRepr) {
         push_n(out, '0', width - len);
         out.push_str(&digits);
     } else {
-        let body = format!("{sign}{prefix}{digits}");
-        pad(out, &body, len, width, left);
+        let fill = width.saturating_sub(len);
+        if !left {
+            push_n(out, ' ', fill);
+        }
+        out.push_str(sign);
+        out.push_str(prefix);
+        out.push_str(&digits);
+        if left {
+            push_n(out, ' ', fill);
+        }
     }
 }
 
@@ -328,6 +347,16 @@ mod tests {
             ("[%lld]", i(-1), "[-1]"),
             ("[%hhd]", i(300), "[300]"),
         ]);
+    }
+
+    /// A 32-bit integer's conversions read its own bytes, plain or padded.
+    #[test]
+    fn narrow_integers() {
+        let (i32_, u32_) = (IntRepr { size: 4, signed: true }, IntRepr { size: 4, signed: false });
+        let v = |r| [Value::Int(-1, r), Value::Int(-1, r), Value::Int(-1, r)];
+        assert_eq!(f("%d %u %i", &v(i32_)), "-1 4294967295 -1");
+        assert_eq!(f("%d %u %i", &v(u32_)), "4294967295 4294967295 4294967295");
+        assert_eq!(f("[%3d] [%-11u] [%3i]", &v(i32_)), "[ -1] [4294967295 ] [ -1]");
     }
 
     #[test]

@@ -58,16 +58,22 @@ pub fn prefix(cpu: u32, id: u32, func: &str, name: &str) -> String {
 /// text in every case.
 pub fn trace(v: &Value, quiet: bool) -> String {
     let mut out = String::new();
+    push_trace(&mut out, v, quiet);
+    out
+}
+
+/// [`trace`], appended to `out`.
+pub fn push_trace(out: &mut String, v: &Value, quiet: bool) {
     if let Value::Stack(frames, _) = v {
-        return Value::stack_text(frames);
+        return out.push_str(&Value::stack_text(frames));
     }
     match (v, quiet) {
-        (Value::Int(n, r), true) => out.push_str(&r.decimal(*n)),
-        (Value::Int(n, r), false) => super::aggregation::int_column(&mut out, *n, *r),
+        (Value::Int(n, r), true) => super::json_value::int(out, *n, *r),
+        (Value::Int(n, r), false) => super::aggregation::int_column(out, *n, *r),
         (Value::Str(s), true) => out.push_str(s),
         (Value::Str(s), false) => {
-            push_n(&mut out, ' ', 2);
-            pad(&mut out, s, s.len(), 33, true);
+            push_n(out, ' ', 2);
+            pad(out, s, s.len(), 33, true);
         }
         (Value::Stack(..), _) => unreachable!("returned above"),
         (Value::Bytes(b), _) => out.push_str(&Value::bytes_text(b)),
@@ -76,9 +82,8 @@ pub fn trace(v: &Value, quiet: bool) -> String {
         (Value::Array(a), _) => out.push_str(&Value::array_text(a)),
         (Value::Buf(b), _) => out.push_str(&super::buffer::text(b, None)),
         // dt_print_sym()'s and dt_print_mod()'s column, quiet or not.
-        (Value::Sym(_, text), _) => Value::sym_column(&mut out, text),
+        (Value::Sym(_, text), _) => Value::sym_column(out, text),
     }
-    out
 }
 
 /// tracemem()'s hex dump, DTrace's dt_print_rawbytes(): a newline and a header of the 16

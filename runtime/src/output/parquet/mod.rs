@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
+use parquet::data_type::ByteArray;
 use table::{Cell, Kind, Table};
 
 /// Where each clause's table goes: `x.parquet` -> `x.N.parquet`, anything else is a
@@ -32,7 +33,10 @@ pub struct ParquetTables {
     tables: Vec<Option<Table>>,
     /// By record id and item: the item's first value column and how many it has.
     first_column: Vec<Vec<(usize, usize)>>,
-    probes: HashMap<u32, String>,
+    /// Each probe's description, made once and shared by its rows.
+    probes: HashMap<u32, ByteArray>,
+    /// The last comm seen, raw and as the cell its rows share (most rows repeat it).
+    comm: ([u8; 16], ByteArray),
     /// Aggregations and drops, printed as text on standard error at the end.
     text: DtraceText<'static>,
     voice: &'static str,
@@ -76,7 +80,8 @@ impl ParquetTables {
             tables[rid] = Some(Table::create(file, table::value_columns(&program.records[rid]))?);
         }
         let stderr = Destination::writer(Box::new(io::stderr()));
-        Ok(ParquetTables { tables, first_column, probes: HashMap::new(), text: DtraceText::new(stderr, false, &program.options), voice: "crumbs" })
+        let comm = ([0; 16], ByteArray::from(Vec::new()));
+        Ok(ParquetTables { tables, first_column, probes: HashMap::new(), comm, text: DtraceText::new(stderr, false, &program.options), voice: "crumbs" })
     }
 
     /// Messages on standard error start with `name:`.
@@ -103,9 +108,12 @@ impl Sink for ParquetTables {
     fn firing(&mut self, f: &Firing) -> io::Result<()> {
         let rid = f.record as usize;
         let Some(Some(table)) = self.tables.get_mut(rid) else { return Ok(()) };
-        let probe = self.probes.entry(f.probe).or_insert_with(|| f.program.probe_description(f.probe));
+        let probe = self.probes.entry(f.probe).or_insert_with(|| ByteArray::from(f.program.probe_description(f.probe).into_bytes()));
         let meta = f.meta.unwrap_or_default();
-        table.header(meta.ts, f.cpu, meta.pid, meta.tid, &meta.comm(), probe);
+        if self.comm.0 != meta.comm {
+            self.comm = (meta.comm, ByteArray::from(meta.comm().into_bytes()));
+        }
+        table.header(meta.ts, f.cpu, meta.pid, meta.tid, &self.comm.1, probe);
         let mut cells: Vec<Option<Cell>> = (0..table.columns.len()).map(|_| None).collect();
         for (o, &item) in f.outputs.iter().zip(&f.items) {
             let (first, count) = self.first_column[rid].get(item as usize).copied().unwrap_or_default();

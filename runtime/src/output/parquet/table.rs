@@ -3,11 +3,11 @@
 //! long the trace runs).
 
 use crumbs_lang::ir::{Item, Record, Repr};
-use parquet::basic::{Compression, LogicalType, Repetition, Type as Physical};
+use parquet::basic::{Compression, Encoding, LogicalType, Repetition, Type as Physical};
 use parquet::data_type::{ByteArray, ByteArrayType, Int32Type, Int64Type};
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
-use parquet::schema::types::Type;
+use parquet::schema::types::{ColumnPath, Type};
 use std::fs::File;
 use std::io;
 use std::sync::Arc;
@@ -155,19 +155,23 @@ impl Table {
             });
         }
         let schema = Type::group_type_builder("crumbs").with_fields(fields).build().map_err(err)?;
-        let props = WriterProperties::builder().set_compression(Compression::SNAPPY).build();
+        // Timestamps are all different and nearly in order: a dictionary of them costs a hash
+        // per row and saves nothing, the differences take a few bits each.
+        let ts = ColumnPath::from("ts");
+        let props = WriterProperties::builder().set_compression(Compression::SNAPPY).set_column_dictionary_enabled(ts.clone(), false).set_column_encoding(ts, Encoding::DELTA_BINARY_PACKED).build();
         let writer = SerializedFileWriter::new(file, Arc::new(schema), Arc::new(props)).map_err(err)?;
         Ok(Table { writer, ts: Vec::new(), cpu: Vec::new(), pid: Vec::new(), tid: Vec::new(), comm: Vec::new(), probe: Vec::new(), columns })
     }
 
-    /// Adds a row's header; the caller pushes one cell to each value column.
-    pub fn header(&mut self, ts: u64, cpu: u32, pid: u32, tid: u32, comm: &str, probe: &str) {
+    /// Adds a row's header (comm and probe shared, not copied, by the rows that have
+    /// them); the caller pushes one cell to each value column.
+    pub fn header(&mut self, ts: u64, cpu: u32, pid: u32, tid: u32, comm: &ByteArray, probe: &ByteArray) {
         self.ts.push(ts as i64);
         self.cpu.push(cpu as i32);
         self.pid.push(pid as i32);
         self.tid.push(tid as i32);
-        self.comm.push(ByteArray::from(comm.as_bytes().to_vec()));
-        self.probe.push(ByteArray::from(probe.as_bytes().to_vec()));
+        self.comm.push(comm.clone());
+        self.probe.push(probe.clone());
     }
 
     /// Writes the rows held as a row group once there are enough of them.
