@@ -176,13 +176,9 @@ fn trace(cli: &Cli, name: &str, text: &str, operands: Vec<String>, inline: bool,
         }
     }
     let dialect = cli.dialect.or(if inline { None } else { Dialect::of_path(name) });
-    let written_in = dialect.unwrap_or_else(|| crumbs_lang::parse::detect_dialect(text));
-    // A held -c child that never runs is killed and reaped when `child` is dropped. A
-    // bpftrace program's command execs once the probes are attached, as under bpftrace;
-    // a D program's first, as under DTrace.
-    let spawn = if written_in == Dialect::Bpftrace { Child::spawn_before_exec } else { Child::spawn };
+    let written_in = driver::written_in(text, dialect);
     let child = match (&cli.command, compile_only) {
-        (Some(cmd), false) => match spawn(cmd) {
+        (Some(cmd), false) => match driver::spawn_command(written_in, cmd) {
             Ok(c) => Some(c),
             Err(e) => return fail(format!("-c: {e}")),
         },

@@ -3,11 +3,9 @@
 //! touches Python, so the interpreter runs (and other threads hold the GIL) meanwhile.
 
 use crate::collect::Collect;
-use crumbs_lang::dialect::Dialect;
 use crumbs_runtime::driver::{self, CompileError, CompileOptions};
 use crumbs_runtime::kernel::LiveKernel;
 use crumbs_runtime::output::{AggRow, Value};
-use crumbs_runtime::process::Child;
 use crumbs_runtime::session::{RunError, RunOptions};
 use crumbs_runtime::stop::StopHandle;
 use crumbs_runtime::value_maps::ValueMap;
@@ -87,10 +85,9 @@ pub enum Msg {
 /// Runs the whole session on the calling thread (the tracing thread): a `-c` child is
 /// ptrace'd by the thread that forks it, so the fork, the run and its release share one.
 pub fn trace(req: Request, stop: StopHandle, tx: Sender<Msg>) {
-    let dialect = crumbs_lang::parse::detect_dialect(&req.program);
+    let dialect = driver::written_in(&req.program, None);
     let cmd = if req.check_only { None } else { req.cmd.as_deref() };
-    let spawn = if dialect == Dialect::Bpftrace { Child::spawn_before_exec } else { Child::spawn };
-    let child = match cmd.map(spawn).transpose() {
+    let child = match cmd.map(|cmd| driver::spawn_command(dialect, cmd)).transpose() {
         Ok(c) => c,
         Err(e) => {
             let _ = tx.send(Msg::Failed(format!("cmd: {e}")));

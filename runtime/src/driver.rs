@@ -6,12 +6,33 @@
 
 use crate::kernel::Kernel;
 use crate::output::Sink;
+use crate::process::{Child, SpawnError};
 use crate::session::{self, RunError, RunOptions};
 use crumbs_ebpf::abi;
 use crumbs_lang::ast::Span;
 use crumbs_lang::check::{apply_option, jstackframes_option, pcapsize_option, CheckOptions};
+use crumbs_lang::dialect::Dialect;
 use crumbs_lang::diag::Diagnostic;
 use crumbs_lang::ir::Program;
+
+/// The dialect a program is written in: the one asked for (`--dialect`, a script's
+/// extension), else the one its syntax shows. Every front end (the command line, the REPL,
+/// the Python module) decides it here, before compiling, to know how to start `-c`'s
+/// command.
+pub fn written_in(text: &str, asked: Option<Dialect>) -> Dialect {
+    asked.unwrap_or_else(|| crumbs_lang::parse::detect_dialect(text))
+}
+
+/// Starts `-c`'s command, held, in the order the dialect's own tracer starts it: a D
+/// program's command is held right after its exec (DTrace's order), a bpftrace program's
+/// before it (bpftrace execs it once the probes are attached). A held child that never
+/// runs is killed and reaped when dropped.
+pub fn spawn_command(dialect: Dialect, command: &str) -> Result<Child, SpawnError> {
+    match dialect {
+        Dialect::Bpftrace => Child::spawn_before_exec(command),
+        Dialect::D => Child::spawn(command),
+    }
+}
 
 /// What compiling needs besides the text and the kernel.
 #[derive(Clone, Debug, Default)]
