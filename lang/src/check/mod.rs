@@ -237,6 +237,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         printa_uses: Vec::new(),
         uses_stack: false,
         uses_ustack: false,
+        uses_build_id_ustack: false,
         user_symbols: false,
         tracepoints: Vec::new(),
         clause_tracepoints: Vec::new(),
@@ -401,6 +402,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         profile_probes,
         uses_stack: cx.uses_stack,
         uses_ustack: cx.uses_ustack,
+        uses_build_id_ustack: cx.uses_build_id_ustack,
         user_symbols: cx.user_symbols,
         tracepoints: cx.tracepoints,
         functions: cx.functions,
@@ -617,6 +619,7 @@ struct Checker<'a> {
     printa_uses: Vec<(String, Span)>,
     uses_stack: bool,
     uses_ustack: bool,
+    uses_build_id_ustack: bool,
     user_symbols: bool,
     tracepoints: Vec<Tracepoint>,
     /// The tracepoints the clause being checked fires on.

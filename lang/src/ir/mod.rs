@@ -138,6 +138,10 @@ pub enum StackMode {
     Perf,
     /// The addresses in hex, not symbolized.
     Raw,
+    /// A user stack's frames as the kernel records them with BPF_F_USER_BUILD_ID: each
+    /// frame's file by its GNU build id and the offset in it (or the address where the kernel
+    /// found no build id). bpftrace's `build_id`, for user stacks alone.
+    BuildId,
 }
 
 impl StackMode {
@@ -147,6 +151,7 @@ impl StackMode {
             StackMode::Bpftrace => "bpftrace",
             StackMode::Perf => "perf",
             StackMode::Raw => "raw",
+            StackMode::BuildId => "build_id",
         }
     }
 }
@@ -1279,6 +1284,9 @@ pub struct Program {
     pub uses_stack: bool,
     /// Whether any clause records a user stack (the user stack map is needed).
     pub uses_ustack: bool,
+    /// Whether any clause records a user stack in bpftrace's `build_id` mode (the user stack
+    /// map of build ids and offsets is needed).
+    pub uses_build_id_ustack: bool,
     /// Whether any clause records a user stack or symbol (printing it needs the process's
     /// memory map).
     pub user_symbols: bool,
