@@ -306,6 +306,8 @@ pub enum FnHook {
     Ftruncate,
     /// `pcap(skb, protocol)`: a packet for a capture file.
     Pcap,
+    /// bpftrace's `skboutput(path, skb, length, offset)`: a packet for capture file `path`.
+    SkbOutput,
     /// `__psargs(task)`: stdlib's `pr_psargs`.
     Psargs,
     /// `alloca(size)`, `copyin(addr, size)`: scratch memory for the clause.
@@ -509,6 +511,7 @@ pub const FUNCTIONS: &[BuiltinFn] = &[
     BuiltinFn { name: "copyoutstr", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Str, ArgSpec::Int, ArgSpec::Int], hook: FnHook::CopyOutStr, signature: "copyoutstr(str, addr, maxlen)", doc: "destructive (-w): write the string and its NUL, at most maxlen bytes, to the user-space address addr of the process that fired the probe" },
     BuiltinFn { name: "freopen", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::Freopen, signature: "freopen(format, ...)", doc: "destructive (-w): send trace output from here on to the file printf would name (appended to); \"\" sends it back where it went first" },
     BuiltinFn { name: "ftruncate", dialects: Both, kind: FnKind::Action, args: &[], hook: FnHook::Ftruncate, signature: "ftruncate()", doc: "empty the file trace output goes to (nothing for a terminal or pipe)" },
+    BuiltinFn { name: "skboutput", dialects: Dialects::Bpftrace, kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Int, ArgSpec::Int, ArgSpec::ConstInt], hook: FnHook::SkbOutput, signature: "skboutput(path, skb, length, offset)", doc: "append the packet in struct sk_buff *skb to the capture file path (raw IP, created at its first packet): its first length bytes of linear data (at most option pcapsize's, 1514 unless set), less the first offset; returns 0" },
     BuiltinFn { name: "pcap", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Int, ArgSpec::Int], hook: FnHook::Pcap, signature: "pcap(skb, protocol)", doc: "record the packet in struct sk_buff *skb (its linear data, at most option pcapsize's bytes, 1514 unless set) with link type protocol (PCAP_ETHER, PCAP_IP, ...): written to the capture file freopen() named, else shown as a hex dump" },
     BuiltinFn { name: "system", dialects: Both, kind: FnKind::Action, args: &[ArgSpec::Format, ArgSpec::Rest], hook: FnHook::System, signature: "system(format, ...)", doc: "destructive (-w): run the command printf would print with /bin/sh when crumbs reads the record" },
     BuiltinFn { name: "speculation", dialects: Both, kind: FnKind::Subroutine, args: &[], hook: FnHook::Speculation, signature: "speculation()", doc: "a new speculation's id (1 to nspec), or 0 if every speculation is in use" },

@@ -116,7 +116,7 @@ pub fn compile(p: &Program, target: &Target) -> Result<Compiled, EmitError> {
         maps.push(MapDef { name: CHILL_MAP.into(), map_type: MAP_TYPE_PERCPU_ARRAY, key_size: 4, value_size: CHILL_STATE_SIZE, max_entries: 1, flags: 0 });
     }
     let flag = emit::exit_flag_offset(p).map_or(0, |_| 8);
-    let elf = write_elf(&programs, &maps, p.globals_size() + flag + emit::speculations_size(p));
+    let elf = write_elf(&programs, &maps, p.globals_size() + flag + emit::speculations_size(p), &emit::seq_formats(p).0);
     Ok(Compiled { elf, record_meta: target.record_meta, programs, maps })
 }
 

@@ -428,6 +428,16 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
     // tracing then ends as after exit().
     if stop.is_none() && !iters.is_empty() {
         for iter in iters {
+            let iter = match iter {
+                attach::iter::Made::Read(iter) => iter,
+                // bpftrace's: pinned, not run; its line on standard output.
+                attach::iter::Made::Pin(link, path) => {
+                    attach::iter::pin(&link, path).map_err(|e| RunError::Other(format!("Failed to pin iter probe link at {path}: {e}")))?;
+                    sink.flush()?;
+                    println!("Program pinned to {path}");
+                    continue;
+                }
+            };
             attach::iter::run(iter).map_err(|e| RunError::Other(format!("cannot read the iterator: {e}")))?;
             if let Some(s) = drain(ring.get_mut(), &mut events, sink)? {
                 stop = Some(Stopped::Exit(s));

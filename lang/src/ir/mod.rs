@@ -947,6 +947,10 @@ pub enum Item {
     /// `pcap()`: the time, the bytes captured, the link type, and `size` bytes of which
     /// those are the packet's.
     Pcap { size: u32 },
+    /// bpftrace's `skboutput(path, skb, length, offset)`: the time, the bytes captured and
+    /// `size` bytes of which those are the packet's, for the capture file `path` (raw IP),
+    /// less its first `offset` bytes.
+    SkbOutput { path: String, offset: u64, size: u32 },
     Trace(Repr),
     /// `print(x)` (or `trace()` of a struct or array): the value, stored as `Repr`, printed
     /// by its C type as DTrace's `print()` does.
@@ -1045,6 +1049,7 @@ impl Item {
             Item::Normalize { by_arg: true, .. } => vec![Repr::Int(IntRepr::I64)],
             Item::Tracemem { size, dynamic } => [Repr::Object(*size)].into_iter().chain(dynamic.then_some(Repr::Int(IntRepr::I64))).collect(),
             Item::Pcap { size } => vec![Repr::Int(IntRepr::U64), Repr::Int(IntRepr::U64), Repr::Int(IntRepr::I64), Repr::Object(*size)],
+            Item::SkbOutput { size, .. } => vec![Repr::Int(IntRepr::U64), Repr::Int(IntRepr::U64), Repr::Object(*size)],
             Item::Join { count, size, .. } => vec![Repr::Object(count * size)],
             Item::Printa { .. } | Item::SetOpt { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } | Item::Ftruncate | Item::ClearArray(_) | Item::ZeroArray(_) | Item::Time(_) | Item::PrintMap { .. } => vec![],
         }
