@@ -64,6 +64,55 @@ fn user_stacks_print_in_their_modes() {
     }
 }
 
+/// `exe`'s GNU build id (`readelf -n`) and the file offset of its symbol `name` plus `offset`
+/// (`nm`'s address, less its LOAD segment's address, plus that segment's file offset).
+fn build_id_and_offset(exe: &str, name: &str, offset: u64) -> (String, u64) {
+    let tool = |cmd: &str, args: &[&str]| String::from_utf8(std::process::Command::new(cmd).args(args).arg(exe).output().unwrap().stdout).unwrap();
+    let notes = tool("readelf", &["-n"]);
+    let id = notes.lines().find_map(|l| l.trim().strip_prefix("Build ID: ")).expect("a build id note").to_string();
+    let hex = |s: &str| u64::from_str_radix(s.trim_start_matches("0x"), 16).unwrap();
+    let nm = tool("nm", &[]);
+    let at = nm.lines().find_map(|l| l.strip_suffix(&format!(" T {name}"))).map(hex).expect("the symbol in nm's output") + offset;
+    let segments = tool("readelf", &["-lW"]);
+    let (file, addr) = segments
+        .lines()
+        .filter_map(|l| match l.split_whitespace().collect::<Vec<_>>()[..] {
+            ["LOAD", off, vaddr, _, _, memsz, ..] => Some((hex(off), hex(vaddr), hex(memsz))),
+            _ => None,
+        })
+        .find(|(_, vaddr, size)| (*vaddr..vaddr + size).contains(&at))
+        .map(|(off, vaddr, _)| (off, vaddr))
+        .expect("a LOAD segment holding the symbol");
+    (id, at - addr + file)
+}
+
+/// `ustack(build_id)` (current bpftrace's): each frame its file's build id and the offset in
+/// the file, checked against the ELF's build id note and the symbols the bpftrace mode names;
+/// `stack_mode = build_id` makes it the mode of `ustack`, and a printf()'d one is not indented.
+#[test]
+fn user_stacks_print_build_ids_and_file_offsets() {
+    let dir = TempPath::dir("btconf-buildid");
+    let exe = compiled_c(&dir, "calls", CALLS, &["-O0", "-fno-omit-frame-pointer", "-Wl,--build-id=sha1"]);
+    let program = format!("uprobe:{exe}:c {{ @i[ustack(build_id, 3)] = count(); @b[ustack(3)] = count(); }}");
+    let out = run(&["-q", "--dialect", "bpftrace", "-e", &program, "-c", &exe]);
+    out.assert_ok();
+    let (i, b) = (stack_key(&out.stdout, "i"), stack_key(&out.stdout, "b"));
+    assert_eq!(b.len(), 3, "{}", out.dump());
+    let expected: Vec<String> = b
+        .iter()
+        .map(|frame| {
+            let (name, offset) = frame.trim_start().rsplit_once('+').expect("function+offset");
+            let (id, at) = build_id_and_offset(&exe, name, offset.parse().unwrap());
+            format!("{id} 0x{at:02x}")
+        })
+        .collect();
+    assert_eq!(i, expected, "{}", out.dump());
+    let program = format!("config = {{ stack_mode = build_id }} uprobe:{exe}:c {{ @i[ustack(3)] = count(); printf(\"%s|\\n\", ustack(1)); }}");
+    let out = run(&["-q", "--dialect", "bpftrace", "-e", &program, "-c", &exe]);
+    out.assert_ok();
+    assert_eq!(out.stdout, format!("\n{}\n|\n\n\n@i[\n{}\n]: 1\n", expected[0], expected.join("\n")), "{}", out.dump());
+}
+
 /// printf() of stacks in perf and raw modes: no indent, a tab a line in perf's.
 #[test]
 fn perf_stacks_in_printf_and_as_values() {
@@ -121,7 +170,7 @@ fn bad_config_blocks_are_diagnostics() {
         ("BEGIN { exit(); } config = { stack_mode = perf }", "config must appear before probes and functions", "move the config block"),
         ("config = { a = 1 } config = { b = 2 } BEGIN { exit(); }", "duplicate config block", "the first block"),
         ("BEGIN { @s[kstack(fast, 2)] = count(); exit(); }", "Error parsing stack mode: kstack: Invalid value for stack_mode", "a stack mode is bpftrace"),
-        ("BEGIN { @s[ustack(build_id)] = count(); exit(); }", "the build_id stack mode is not supported by crumbs", "use bpftrace, perf or raw"),
+        ("BEGIN { @s[kstack(build_id)] = count(); exit(); }", "'build_id' stack mode can only be used for ustack", "name another mode"),
     ] {
         let out = run(&["--dialect", "bpftrace", "-e", program]);
         assert_eq!(out.code(), 2, "{}", out.dump());

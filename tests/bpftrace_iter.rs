@@ -67,3 +67,60 @@ fn task_vma_iterator_and_the_listing() {
     let out = bt(&["-e", "iter:nosuch { }"]);
     assert!(out.stderr.contains("iter nosuch is not a supported iterator"), "{}", out.dump());
 }
+
+/// The BPF file system where pinned iterators go (mounted if it is not).
+fn bpffs() {
+    let mounted = std::process::Command::new("mountpoint").args(["-q", "/sys/fs/bpf"]).status().unwrap().success();
+    if !mounted {
+        let ok = std::process::Command::new("mount").args(["-t", "bpf", "bpf", "/sys/fs/bpf"]).status().unwrap().success();
+        assert!(ok, "cannot mount the BPF file system at /sys/fs/bpf");
+    }
+}
+
+/// `iter:task:PIN` (current bpftrace's): BEGIN runs, the iterator is pinned (under
+/// /sys/fs/bpf for a relative name) and not read, END runs; reading the pin later, crumbs
+/// gone, runs the program, whose printf()s the kernel formats into the file.
+#[test]
+fn a_pinned_iterator_prints_into_its_pin_when_read() {
+    bpffs();
+    let me = std::process::id().to_string();
+    let name = format!("crumbs-test-pin-{me}");
+    let path = format!("/sys/fs/bpf/{name}");
+    let program = format!(r#"BEGIN {{ printf("begin\n"); }} iter:task:{name} /ctx.task.pid == $1/ {{ printf("%s:%d %5d|%-4x|%c|%03u\n", ctx.task.comm, ctx.task.pid, 42, 10, 65, 7); }} END {{ printf("end\n"); }}"#);
+    let out = bt(&["-e", &program, &me]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    assert_eq!(out.stdout, format!("Attaching 3 probes...\nbegin\nProgram pinned to {path}\nend\n\n\n"), "{}", out.dump());
+    let text = std::fs::read_to_string(&path);
+    std::fs::remove_file(&path).expect("the pin removed");
+    assert_eq!(text.unwrap(), format!("{}:{me}    42|a   |A|007\n", own_comm()));
+    // Read again, it runs again; an absolute pin path, and a file's path (d_path) printed.
+    let path = format!("/sys/fs/bpf/crumbs-test-files-{me}");
+    let held = std::fs::File::open("/proc/self/status").unwrap();
+    use std::os::fd::AsRawFd;
+    let fd = held.as_raw_fd().to_string();
+    let program = format!(r#"it:task_file:{path} /ctx.task.pid == $1 && ctx.fd == $2/ {{ printf("%d %s\n", ctx.fd, path(ctx.file.f_path)); }}"#);
+    let out = bt(&["-q", "-e", &program, &me, &fd]);
+    assert_eq!(out.code(), 0, "{}", out.dump());
+    assert_eq!(out.stdout, format!("Program pinned to {path}\n\n\n"), "{}", out.dump());
+    let (first, second) = (std::fs::read_to_string(&path), std::fs::read_to_string(&path));
+    std::fs::remove_file(&path).expect("the pin removed");
+    assert_eq!(first.unwrap(), format!("{fd} /proc/{me}/status\n"));
+    assert_eq!(second.unwrap(), format!("{fd} /proc/{me}/status\n"));
+    drop(held);
+}
+
+/// What a pinned iterator cannot print, as crumbs has exited when it runs: errors at the call.
+#[test]
+fn a_pinned_iterator_prints_only_what_the_kernel_formats() {
+    for (program, message) in [
+        ("iter:task:p { print(1); }", "a pinned iterator prints with printf() alone"),
+        ("iter:task:p { @n = count(); printf(\"%.3s\\n\", ctx.task.comm); }", "printf() in a pinned iterator: %s: the kernel's bpf_seq_printf takes no precision"),
+        ("iter:task:p { printf(\"%s\\n\", ustack); }", "printf() in a pinned iterator: a user stack: the kernel's bpf_seq_printf prints integers"),
+        ("iter:task: { printf(\"x\\n\"); }", "iter probe pin file is empty"),
+    ] {
+        let out = bt(&["-e", program]);
+        assert_eq!(out.code(), 1, "{program}: {}", out.dump());
+        assert!(out.stderr.contains(message), "{program}: {}", out.dump());
+        assert!(out.stderr.contains("Help: "), "{program}: {}", out.dump());
+    }
+}

@@ -47,3 +47,21 @@ fn watchpoint_forms_are_checked_in_bpftraces_words() {
         assert!(out.stderr.contains(message), "{probe}: {}", out.dump());
     }
 }
+
+#[test]
+fn dropped_watchpoint_forms_say_current_bpftrace_dropped_them() {
+    for (probe, message) in [
+        ("asyncwatchpoint:increment+arg1:4:w", "Invalid probe type: asyncwatchpoint: current bpftrace dropped asyncwatchpoint and watchpoints on a function's argument"),
+        ("aw:0x1000:8:w", "Invalid probe type: asyncwatchpoint: current bpftrace dropped asyncwatchpoint and watchpoints on a function's argument"),
+        ("watchpoint:increment+arg1:4:w", "Invalid function/address argument: increment+arg1: current bpftrace dropped asyncwatchpoint and watchpoints on a function's argument"),
+    ] {
+        let out = bt(&["-e", &format!("{probe} {{ }}")]);
+        assert_eq!(out.code(), 1, "{probe}: {}", out.dump());
+        assert!(out.stderr.contains(message), "{probe}: {}", out.dump());
+        assert!(out.stderr.contains("watch an address: watchpoint:ADDRESS:LENGTH:MODE"), "{probe}: {}", out.dump());
+    }
+    // A name that is not FUNC+argN keeps bpftrace's plain error.
+    let out = bt(&["-e", "watchpoint:increment:4:w { }"]);
+    assert!(out.stderr.contains("Invalid function/address argument: increment"), "{}", out.dump());
+    assert!(!out.stderr.contains("dropped"), "{}", out.dump());
+}

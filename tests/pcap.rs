@@ -66,6 +66,9 @@ fn packets_show_as_hex_dumps_without_a_capture_file() {
 fn pcap_errors() {
     assert_error("BEGIN { pcap(0); }", "pcap() takes 2 arguments, but 1 given", "usage: pcap(skb, protocol)");
     assert_error("BEGIN { pcap(0, \"x\"); }", "pcap()'s link type must be", "");
+    assert_error("BEGIN { skboutput(1, 0, 10, 0); }", "skboutput() expects a string literal as the first argument", "name the capture file");
+    assert_error("BEGIN { $o = 3; skboutput(\"a.pcap\", 0, 10, $o); }", "skboutput()'s offset must be a non-negative integer constant", "14 for an Ethernet header");
+    assert_error("BEGIN { skboutput(\"a.pcap\", 0, 10); }", "skboutput() takes 4 arguments, but 3 given", "usage: skboutput(path, skb, length, offset)");
 }
 
 /// `pcapsize` bounds the bytes recorded, rounded up to whole 8 bytes; 0 or a size over
@@ -86,4 +89,40 @@ fn pcapsize_bounds_the_bytes_recorded() {
     let out = run(&["-q", "-e", &format!("#pragma D option pcapsize=8\n{UDP_OUT} {{ pcap(args->skbaddr, PCAP_ETHER); }}"), "-c", SEND]);
     out.assert_ok();
     assert_eq!(out.stdout.matches("\n         0: 00 00 00 00 00 00 00 00  ").count(), 2, "{}", out.dump());
+}
+
+/// bpftrace's `skboutput(path, skb, length, offset)` at a BTF tracepoint (tp_btf) whose
+/// first argument is the sk_buff (this kernel's BTF does not name it): each packet appended to the capture file, raw IP (its Ethernet
+/// header left out by the offset), and the call's value 0.
+#[test]
+fn skboutput_writes_raw_ip_capture_files() {
+    let dir = TempPath::dir("skboutput");
+    let file = dir.path().join("out.pcap");
+    let p = format!(
+        r#"rawtracepoint:net_dev_queue /pid == cpid && *(uint8 *)(((struct sk_buff *)arg0)->data + 23) == 17/ {{ $skb = (struct sk_buff *)arg0; $ret = skboutput("{}", $skb, $skb->len, 14); printf("skboutput returns %d\n", $ret); }}"#,
+        file.display()
+    );
+    let out = run(&["--dialect", "bpftrace", "-q", "-e", &p, "-c", SEND]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "skboutput returns 0\nskboutput returns 0\n\n\n", "{}", out.dump());
+    let d = std::fs::read(&file).unwrap();
+    // magic, version 2.4, zone, accuracy, snaplen 65535, raw IP (101)
+    assert_eq!(&d[..24], [0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 101, 0, 0, 0], "{}", out.dump());
+    let mut at = 24;
+    let mut packets = Vec::new();
+    while at < d.len() {
+        let (caplen, len) = (u32_at(&d, at + 8) as usize, u32_at(&d, at + 12) as usize);
+        assert_eq!(caplen, len);
+        packets.push(d[at + 16..at + 16 + caplen].to_vec());
+        at += 16 + caplen;
+    }
+    assert_eq!(at, d.len(), "no bytes after the last packet");
+    assert_eq!(packets.len(), 2, "{}", out.dump());
+    for (p, (port, text)) in packets.iter().zip([(9999u16, b"hi\n"), (9998, b"yo\n")]) {
+        // IPv4 20 + UDP 8 + the text; the UDP destination port at 22.
+        assert_eq!(p.len(), 31);
+        assert_eq!(p[0] >> 4, 4, "an IPv4 packet");
+        assert_eq!(u16::from_be_bytes([p[22], p[23]]), port);
+        assert_eq!(&p[28..], text);
+    }
 }

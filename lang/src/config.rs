@@ -167,14 +167,14 @@ fn uint(s: &str) -> Option<u64> {
 }
 
 /// A stack mode's name as `kstack(mode)`, `stack_mode` and `BPFTRACE_STACK_MODE` take it.
-/// `build_id` is bpftrace's too, but crumbs has no build ids to print: refused with a hint.
+/// `build_id` is for user stacks alone (the checker refuses `kstack(build_id)`).
 pub fn stack_mode(key: &str, name: &str) -> Result<StackMode, (String, String)> {
     match name {
         "bpftrace" => Ok(StackMode::Bpftrace),
         "perf" => Ok(StackMode::Perf),
         "raw" => Ok(StackMode::Raw),
-        "build_id" => Err((format!("{key}: the build_id stack mode is not supported by crumbs"), "use bpftrace, perf or raw (raw prints the addresses)".into())),
-        _ => Err((format!("{key}: Invalid value for stack_mode: valid values are bpftrace, raw, perf, and build_id."), "a stack mode is bpftrace (function+offset), perf (address and symbol) or raw (addresses)".into())),
+        "build_id" => Ok(StackMode::BuildId),
+        _ => Err((format!("{key}: Invalid value for stack_mode: valid values are bpftrace, raw, perf, and build_id."), "a stack mode is bpftrace (function+offset), perf (address and symbol), raw (addresses) or build_id (a user frame's file build id and offset)".into())),
     }
 }
 

@@ -12,6 +12,7 @@ pub mod facts;
 pub mod parse;
 pub mod preprocess;
 pub mod printf;
+pub mod seq_printf;
 pub mod builtins;
 pub mod check;
 pub mod config;

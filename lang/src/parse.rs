@@ -1998,6 +1998,14 @@ mod tests {
         let c = one_clause("syscall::read:entry/pid == 1/ { }");
         assert_eq!(c.probes[0].fields, ["syscall", "", "read", "entry"]);
         assert!(c.predicate.is_some());
+        // An iterator's absolute pin path; a predicate after a description's empty last
+        // field stays one.
+        let c = one_clause("iter:task_file:/sys/fs/bpf/files /pid == 1/ { }");
+        assert_eq!(c.probes[0].fields, ["iter", "task_file", "/sys/fs/bpf/files"]);
+        assert!(c.predicate.is_some());
+        let c = one_clause("fbt:::/pid == 1/ { }");
+        assert_eq!(c.probes[0].fields, ["fbt", "", "", ""]);
+        assert!(c.predicate.is_some());
         let c = one_clause("pid$target:a.out:main:entry, pid123:libc*:read:1a { }");
         assert_eq!(c.probes[0].fields, ["pid$target", "a.out", "main", "entry"]);
         assert_eq!(c.probes[1].fields, ["pid123", "libc*", "read", "1a"]);

@@ -7,7 +7,7 @@
 use crate::abi::{func_name, subprogram_name, Callback, Func, FuncRef, MapRef, ProgramCode};
 use crate::btf::{self, FuncAt, FuncKind};
 use crate::insn::Insn;
-use crate::emit::GLOBALS_SYMBOL;
+use crate::emit::{GLOBALS_SYMBOL, SEQ_FORMATS_SYMBOL};
 use object::write::{Object, Relocation, SectionId, StandardSegment, Symbol, SymbolId, SymbolSection};
 use object::{Architecture, BinaryFormat, Endianness, RelocationFlags, SectionKind, SymbolFlags, SymbolKind, SymbolScope};
 use std::collections::HashMap;
@@ -34,8 +34,10 @@ pub const F_MMAPABLE: u32 = 1 << 10;
 
 const R_BPF_64_64: u32 = 1;
 
-/// Writes the ELF. `globals_size` is the size of `.bss` in bytes.
-pub fn write_elf(programs: &[ProgramCode], maps: &[MapDef], globals_size: usize) -> Vec<u8> {
+/// Writes the ELF. `globals_size` is the size of `.bss` in bytes; `rodata` the bytes of
+/// `.rodata` (a pinned iterator's printf() formats, which the kernel wants read-only), none
+/// if empty.
+pub fn write_elf(programs: &[ProgramCode], maps: &[MapDef], globals_size: usize, rodata: &[u8]) -> Vec<u8> {
     let mut obj = Object::new(BinaryFormat::Elf, Architecture::Bpf, Endianness::Little);
     let mut symbols: HashMap<String, SymbolId> = HashMap::new();
 
@@ -72,6 +74,22 @@ pub fn write_elf(programs: &[ProgramCode], maps: &[MapDef], globals_size: usize)
         flags: SymbolFlags::None,
     });
     symbols.insert(GLOBALS_SYMBOL.to_string(), id);
+
+    if !rodata.is_empty() {
+        let section = obj.add_section(obj.segment_name(StandardSegment::Data).to_vec(), b".rodata".to_vec(), SectionKind::ReadOnlyData);
+        let offset = obj.append_section_data(section, rodata, 8);
+        let id = obj.add_symbol(Symbol {
+            name: SEQ_FORMATS_SYMBOL.as_bytes().to_vec(),
+            value: offset,
+            size: rodata.len() as u64,
+            kind: SymbolKind::Data,
+            scope: SymbolScope::Compilation,
+            weak: false,
+            section: SymbolSection::Section(section),
+            flags: SymbolFlags::None,
+        });
+        symbols.insert(SEQ_FORMATS_SYMBOL.to_string(), id);
+    }
 
     let license = obj.add_section(Vec::new(), b"license".to_vec(), SectionKind::Data);
     obj.append_section_data(license, b"GPL\0", 1);

@@ -167,10 +167,12 @@ pub mod helper {
         BPF_FUNC_ktime_get_boot_ns as KTIME_GET_BOOT_NS, BPF_FUNC_ktime_get_tai_ns as KTIME_GET_TAI_NS,
         BPF_FUNC_send_signal_thread as SEND_SIGNAL_THREAD, BPF_FUNC_get_socket_cookie as GET_SOCKET_COOKIE,
         BPF_FUNC_this_cpu_ptr as THIS_CPU_PTR, BPF_FUNC_per_cpu_ptr as PER_CPU_PTR,
+        BPF_FUNC_seq_printf as SEQ_PRINTF,
     };
 
     /// The helpers the disassembler names (the enum cannot be built from a call's id).
-    pub(super) const NAMED: [bpf_func_id; 41] = [
+    pub(super) const NAMED: [bpf_func_id; 42] = [
+        SEQ_PRINTF,
         KTIME_GET_BOOT_NS,
         KTIME_GET_TAI_NS,
         SEND_SIGNAL_THREAD,

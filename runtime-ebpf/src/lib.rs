@@ -64,6 +64,10 @@ pub fn map_defs(p: &Program, target: &Target) -> Vec<MapDef> {
     if p.uses_ustack {
         maps.push(MapDef { name: USTACKS_MAP.into(), map_type: MAP_TYPE_STACK_TRACE, key_size: 4, value_size: 8 * USTACK_DEPTH as u32, max_entries: USTACK_ENTRIES, flags: 0 });
     }
+    if p.uses_build_id_ustack {
+        let value_size = (STACK_BUILD_ID_SIZE * USTACK_DEPTH) as u32;
+        maps.push(MapDef { name: USTACKS_BUILD_ID_MAP.into(), map_type: MAP_TYPE_STACK_TRACE, key_size: 4, value_size, max_entries: USTACK_ENTRIES, flags: F_STACK_BUILD_ID });
+    }
     if p.thread_locals.iter().any(|v| !v.is_str() && !v.is_object()) {
         maps.push(MapDef { name: TLS_MAP.into(), map_type: MAP_TYPE_HASH, key_size: 16, value_size: 8, max_entries: dynvar_entries(p, 16, 8), flags: 0 });
     }
@@ -112,7 +116,7 @@ pub fn compile(p: &Program, target: &Target) -> Result<Compiled, EmitError> {
         maps.push(MapDef { name: CHILL_MAP.into(), map_type: MAP_TYPE_PERCPU_ARRAY, key_size: 4, value_size: CHILL_STATE_SIZE, max_entries: 1, flags: 0 });
     }
     let flag = emit::exit_flag_offset(p).map_or(0, |_| 8);
-    let elf = write_elf(&programs, &maps, p.globals_size() + flag + emit::speculations_size(p));
+    let elf = write_elf(&programs, &maps, p.globals_size() + flag + emit::speculations_size(p), &emit::seq_formats(p).0);
     Ok(Compiled { elf, record_meta: target.record_meta, programs, maps })
 }
 

@@ -11,6 +11,11 @@ use crumbs_lang::printf;
 use std::collections::HashMap;
 use std::io;
 
+/// skboutput()'s capture files: raw IP (libpcap's LINKTYPE_RAW), as bpftrace's, whose
+/// snapshot length is 65535.
+const LINKTYPE_RAW: i64 = 101;
+const SKB_SNAPLEN: u32 = 65535;
+
 pub struct Events<'p> {
     program: &'p Program,
     pub aggregations: Aggregations<'p>,
@@ -32,6 +37,8 @@ pub struct Events<'p> {
     pub values: crate::value_maps::ValueMaps,
     /// Records carry the firing's metadata (the program was compiled for it).
     meta: bool,
+    /// bpftrace's skboutput() capture files, by name.
+    skb_pcaps: crate::output::pcap::PcapFiles,
 }
 
 /// A speculation's records, in order, and their bytes.
@@ -60,7 +67,7 @@ pub enum Event<'p> {
 impl<'p> Events<'p> {
     pub fn new(program: &'p Program, aggregations: Aggregations<'p>) -> Self {
         let layouts = program.records.iter().map(wire::layout).collect();
-        Events { program, aggregations, layouts, printed: vec![false; program.aggregations.len()], speculations: HashMap::new(), ended: Default::default(), speculative_drops: 0, values: Default::default(), meta: false }
+        Events { program, aggregations, layouts, printed: vec![false; program.aggregations.len()], speculations: HashMap::new(), ended: Default::default(), speculative_drops: 0, values: Default::default(), meta: false, skb_pcaps: Default::default() }
     }
 
     /// The records carry metadata (timestamp, pid, tid: see [`wire::META`]), as the code
@@ -123,7 +130,7 @@ impl<'p> Events<'p> {
         let (rid, probe, cpu) = (u32_at(0) as usize, u32_at(4), u32_at(8));
         let self_meta = self.meta;
         let meta = if self_meta { wire::meta(bytes) } else { None };
-        let Events { program, aggregations, layouts, printed, speculations, ended, values: value_maps, .. } = self;
+        let Events { program, aggregations, layouts, printed, speculations, ended, values: value_maps, skb_pcaps, .. } = self;
         let program: &'p Program = program;
         let (Some(rec), Some(layout)) = (program.records.get(rid), layouts.get(rid)) else { return Ok(None) };
         if bytes.len() < layout.size {
@@ -194,6 +201,20 @@ impl<'p> Events<'p> {
                     if let (Some(Value::Bytes(b)), 1..) = (values.get(3), len) {
                         let bytes = b[..len.min(b.len())].to_vec();
                         firing.outputs.push(Output::Pcap { time, linktype, bytes, snaplen: *size });
+                    }
+                }
+                Item::SkbOutput { path, offset, .. } => {
+                    let int = |i: usize| match values.get(i) {
+                        Some(Value::Int(v, _)) => *v as u64,
+                        _ => 0,
+                    };
+                    let (time, len) = (int(0), int(1) as usize);
+                    if let Some(Value::Bytes(b)) = values.get(2) {
+                        let packet = &b[..len.min(b.len())];
+                        // bpftrace's: a packet no longer than the offset is not written.
+                        if let Some(rest) = packet.get(*offset as usize..).filter(|r| !r.is_empty()) {
+                            skb_pcaps.write(path, LINKTYPE_RAW, time, rest, SKB_SNAPLEN).and_then(|_| skb_pcaps.flush()).map_err(|e| io::Error::new(e.kind(), format!("skboutput() cannot write \"{path}\": {e}")))?;
+                        }
                     }
                 }
                 Item::Print(_, layout) => firing.outputs.push(Output::Print { layout, value: values.into_iter().next().unwrap_or(Value::long(0)) }),

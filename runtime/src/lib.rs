@@ -5,6 +5,7 @@
 pub mod actions;
 pub mod aggregate;
 mod attach;
+mod build_ids;
 /// Kernel features turned off for the process (bpftrace's `--no-feature`).
 pub use attach::features;
 pub mod driver;

@@ -13,7 +13,7 @@ use aya::maps::{Map, MapData, RingBuf};
 use aya::programs::{ProgramError, RawTracePoint};
 use aya::{Ebpf, EbpfLoader};
 use crumbs_lang::dialect::Dialect;
-use crumbs_ebpf::abi::{agg_map_name, EVENTS_MAP, STACKS_MAP, USTACKS_MAP};
+use crumbs_ebpf::abi::{agg_map_name, EVENTS_MAP, STACKS_MAP, USTACKS_BUILD_ID_MAP, USTACKS_MAP};
 use crumbs_ebpf::abi::drops::DROPS_MAP;
 use crumbs_ebpf::abi::Compiled;
 use crumbs_lang::ir::Program;
@@ -359,7 +359,8 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
     let events = ebpf.take_map(EVENTS_MAP).ok_or_else(|| RunError::Other("event map missing".into()))?;
     let ring = RingBuf::try_from(events).map_err(|e| RunError::Other(e.to_string()))?;
     let exited = crate::ustacks::ExitMaps::default();
-    let user = crate::ustacks::UserStacks::new(ebpf.map(USTACKS_MAP).and_then(map_fd), program.options.ustackframes, exited.clone());
+    let user = crate::ustacks::UserStacks::new(ebpf.map(USTACKS_MAP).and_then(map_fd), program.options.ustackframes, exited.clone())
+        .with_build_ids(ebpf.map(USTACKS_BUILD_ID_MAP).and_then(map_fd));
     let stacks = crate::stacks::Stacks::new(ebpf.map(STACKS_MAP).and_then(map_fd)).with_default_frames(program.options.stackframes).with_user(user);
     let mut events = Events::new(program, Aggregations::new(program, agg_fds, stacks)).with_meta(compiled.record_meta);
     events.values = value_maps(&ebpf, program);
@@ -431,6 +432,16 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
     // tracing then ends as after exit().
     if stop.is_none() && !iters.is_empty() {
         for iter in iters {
+            let iter = match iter {
+                attach::iter::Made::Read(iter) => iter,
+                // bpftrace's: pinned, not run; its line on standard output.
+                attach::iter::Made::Pin(link, path) => {
+                    attach::iter::pin(&link, path).map_err(|e| RunError::Other(format!("Failed to pin iter probe link at {path}: {e}")))?;
+                    sink.flush()?;
+                    println!("Program pinned to {path}");
+                    continue;
+                }
+            };
             attach::iter::run(iter).map_err(|e| RunError::Other(format!("cannot read the iterator: {e}")))?;
             if let Some(s) = drain(ring.get_mut(), &mut events, sink)? {
                 stop = Some(Stopped::Exit(s));

@@ -63,6 +63,8 @@ struct Resolved {
 /// The user stack map, and what symbolizing needs once it is needed.
 pub struct UserStacks {
     fd: Option<RawFd>,
+    /// The map of stacks recorded in bpftrace's `build_id` mode, if the program has one.
+    build_id_fd: Option<RawFd>,
     /// Frames `ustack()` without a count keeps (the `ustackframes` option).
     default_frames: usize,
     exited: ExitMaps,
@@ -75,6 +77,7 @@ impl UserStacks {
     pub fn new(fd: Option<RawFd>, default_frames: Option<u8>, exited: ExitMaps) -> Self {
         UserStacks {
             fd,
+            build_id_fd: None,
             default_frames: default_frames.unwrap_or(USTACK_FRAMES_MAX) as usize,
             exited,
             symbolizer: OnceCell::new(),
@@ -83,15 +86,24 @@ impl UserStacks {
         }
     }
 
+    /// With the map of stacks recorded in bpftrace's `build_id` mode.
+    pub fn with_build_ids(mut self, fd: Option<RawFd>) -> Self {
+        self.build_id_fd = fd;
+        self
+    }
+
     /// The frames `u` keeps of a recorded user stack word (stack id and tgid), symbolized.
     pub fn read(&self, word: i64, u: UStackUse) -> Value {
         let (id, pid) = (word as i32 as i64, (word as u64 >> 32) as u32);
         let UStackUse::Frames(n, mode) = u;
         let n = if n == 0 { self.default_frames } else { n as usize };
+        if mode == StackMode::BuildId {
+            return Value::Stack(self.build_id_frames(id, n), mode);
+        }
         let frame = |pc: u64| match mode {
             StackMode::Bpftrace => self.text(pid, pc, USymKind::Addr),
             StackMode::Perf => perf_frame(&self.resolve(pid, pc), pc),
-            StackMode::Raw => format!("{pc:x}"),
+            StackMode::Raw | StackMode::BuildId => format!("{pc:x}"),
         };
         let frames = match self.recorded(id) {
             Ok(pcs) => pcs.iter().take(n).map(|pc| frame(*pc)).collect(),
@@ -117,6 +129,21 @@ impl UserStacks {
     /// (Func), `dt_print_umod()` (Mod).
     fn text(&self, pid: u32, pc: u64, kind: USymKind) -> String {
         describe(&self.resolve(pid, pc), pc, kind)
+    }
+
+    /// The innermost `n` frames of stack `id` recorded in the `build_id` mode (or the line that
+    /// says why there are none).
+    fn build_id_frames(&self, id: i64, n: usize) -> Vec<String> {
+        if let Err(why) = crate::stacks::missing(id) {
+            return if why.is_empty() { Vec::new() } else { vec![why] };
+        }
+        let Some(fd) = self.build_id_fd.filter(|_| id >= 0) else {
+            return vec![format!("<stack not recorded: {}>", std::io::Error::from_raw_os_error(-id as i32))];
+        };
+        match crate::build_ids::frames(fd, id as u32) {
+            Ok(frames) => frames.into_iter().take(n).collect(),
+            Err(why) => vec![why],
+        }
     }
 
     /// The frames of user stack `id`, innermost first, or the line that says why there are

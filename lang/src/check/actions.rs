@@ -99,7 +99,9 @@ impl Checker<'_> {
     }
 
     pub(super) fn action(&mut self, name: &ast::Ident, args: &[ast::Expr], span: &Span, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
+        let before = items.len();
         self.action_call(name, args, span, body, items)?;
+        self.pinned_output(&items[before..], span)?;
         // bpftrace's exit() ends the probe's run there: what follows it in the clause does not
         // run (DTrace's exit() is an action like any other; the rest of the clause runs).
         if self.bpftrace() && builtins::function(&name.name, self.dialect()).is_some_and(|f| f.hook == FnHook::Exit) {
@@ -367,6 +369,7 @@ impl Checker<'_> {
                 (Item::Time(format), vec![])
             }
             FnHook::Pcap => self.pcap(args, span)?,
+            FnHook::SkbOutput => self.skboutput(args, span)?,
             FnHook::Join => self.join(args, span)?,
             _ => unreachable!("action hook"),
         };

@@ -24,7 +24,7 @@ pub(super) fn prog_type(a: AttachPoint) -> u32 {
         AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_) | AttachPoint::UserEntry(_) | AttachPoint::UserReturn(_) => PROG_KPROBE,
         AttachPoint::Tracepoint(_) => PROG_TRACEPOINT,
         AttachPoint::Profile { .. } | AttachPoint::Perf { .. } | AttachPoint::Watchpoint { .. } => PROG_PERF_EVENT,
-        AttachPoint::RawTracepoint(_) | AttachPoint::Iter(_) => PROG_TRACING,
+        AttachPoint::RawTracepoint(_) | AttachPoint::Iter(..) => PROG_TRACING,
         AttachPoint::Begin | AttachPoint::End | AttachPoint::Error | AttachPoint::SelfSignal | AttachPoint::SyscallEntry | AttachPoint::SyscallReturn => PROG_RAW_TRACEPOINT,
     }
 }

@@ -133,3 +133,17 @@ fn a_difference_of_unsigned_operands_is_int64() {
     let (m, _) = err("BEGIN { let $x: typeof((uint64)1 - (uint64)2) = 18446744073709551615; }");
     assert_eq!(m, "Type mismatch for $x: trying to assign value of type 'uint64' when variable already has a type 'int64'");
 }
+
+#[test]
+fn the_build_id_stack_mode_is_for_user_stacks() {
+    use crate::ir::{StackMode, UStackUse};
+    let p = ok("profile:hz:99 { @u[ustack(build_id, 4)] = count(); @k[kstack] = count(); }");
+    assert_eq!(p.aggregations[0].keys, [Repr::UStack(UStackUse::Frames(4, StackMode::BuildId))]);
+    assert!(p.uses_build_id_ustack);
+    // The config's build_id is ustack's; kstack falls back to raw, as bpftrace's does.
+    let p = ok("config = { stack_mode = build_id } profile:hz:99 { @u[ustack] = count(); @k[kstack(2)] = count(); }");
+    assert_eq!(p.aggregations[0].keys, [Repr::UStack(UStackUse::Frames(0, StackMode::BuildId))]);
+    assert_eq!(p.aggregations[1].keys, [Repr::Stack(StackUse::Frames(2, StackMode::Raw))]);
+    assert!(!ok("profile:hz:99 { @u[ustack(raw)] = count(); }").uses_build_id_ustack);
+    assert_eq!(err("profile:hz:99 { @k[kstack(build_id)] = count(); }"), ("'build_id' stack mode can only be used for ustack".into(), "build_id".into()));
+}

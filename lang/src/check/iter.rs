@@ -7,7 +7,29 @@ use super::*;
 impl Checker<'_> {
     /// Whether every probe of the clause being checked is an iterator.
     pub(super) fn clause_on_iter(&self) -> bool {
-        !self.clause_probes.is_empty() && self.clause_probes.iter().all(|p| matches!(p.attach, AttachPoint::Iter(_)))
+        !self.clause_probes.is_empty() && self.clause_probes.iter().all(|p| matches!(p.attach, AttachPoint::Iter(..)))
+    }
+
+    /// A pinned iterator's output items (`items`, of the statement at `span`): printf()s the
+    /// kernel can format itself (bpf_seq_printf, [`crate::seq_printf`]), as crumbs has
+    /// exited when the pin is read; anything else is an error.
+    pub(super) fn pinned_output(&self, items: &[Item], span: &Span) -> Result<(), Diagnostic> {
+        let Some(pin) = self.clause_probes.iter().find_map(|p| match p.attach {
+            AttachPoint::Iter(_, pin) => pin,
+            _ => None,
+        }) else {
+            return Ok(());
+        };
+        let hint = format!("crumbs has exited when {pin} is read, so the kernel writes the text: printf() of integers and strings alone");
+        for item in items {
+            let Item::Printf { pieces, args } = item else {
+                return Err(Diagnostic::new(span.clone(), "a pinned iterator prints with printf() alone").label("output crumbs would print").hint(hint));
+            };
+            if let Err(why) = crate::seq_printf::format(pieces, args) {
+                return Err(Diagnostic::new(span.clone(), format!("printf() in a pinned iterator: {why}")).label("not for the kernel's bpf_seq_printf").hint(hint));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -15,7 +37,7 @@ impl Checker<'_> {
 /// clauses on one included): bpftrace's error, at the last of them.
 pub(super) fn alone(groups: &BTreeMap<AttachPoint, Vec<Clause>>) -> Result<(), Diagnostic> {
     let special = |a: &AttachPoint| matches!(a, AttachPoint::Begin | AttachPoint::End | AttachPoint::Error);
-    let iters: Vec<(&AttachPoint, &Vec<Clause>)> = groups.iter().filter(|(a, _)| matches!(a, AttachPoint::Iter(_))).collect();
+    let iters: Vec<(&AttachPoint, &Vec<Clause>)> = groups.iter().filter(|(a, _)| matches!(a, AttachPoint::Iter(..))).collect();
     let Some((_, clauses)) = iters.first() else { return Ok(()) };
     // Each clause is a probe of its own, as bpftrace counts them: two clauses on one
     // iterator are two.

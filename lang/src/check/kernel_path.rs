@@ -29,7 +29,7 @@ impl Checker<'_> {
         check_arity(f, args, span)?;
         // The kernel allows bpf_d_path() in iterator programs too (bpftrace's iter:task_file).
         let fbt = |p: &crate::providers::Probe| p.provider == "fbt" && matches!(p.attach, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_));
-        if let Some(p) = self.clause_probes.iter().find(|p| !fbt(p) && !matches!(p.attach, AttachPoint::Iter(_))) {
+        if let Some(p) = self.clause_probes.iter().find(|p| !fbt(p) && !matches!(p.attach, AttachPoint::Iter(..))) {
             return Err(Diagnostic::new(span.clone(), "The path function can only be used with 'kfunc', 'kretfunc', 'iter' probes")
                 .label(format!("at {}:{}:{}:{}", p.provider, p.module, p.function, p.name))
                 .hint(format!("path() calls the kernel's bpf_d_path(), which it allows in fentry/fexit programs on {} alone: use it in kfunc:FUNC or kretfunc:FUNC (fentry:FUNC, fexit:FUNC) clauses on them", D_PATH_FUNCTIONS.join(", "))));

@@ -161,5 +161,6 @@ fn mode_text(mode: crate::ir::StackMode) -> &'static str {
         crate::ir::StackMode::Bpftrace => "",
         crate::ir::StackMode::Perf => " in perf mode",
         crate::ir::StackMode::Raw => " in raw mode",
+        crate::ir::StackMode::BuildId => " in build_id mode",
     }
 }

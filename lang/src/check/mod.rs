@@ -237,6 +237,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         printa_uses: Vec::new(),
         uses_stack: false,
         uses_ustack: false,
+        uses_build_id_ustack: false,
         user_symbols: false,
         tracepoints: Vec::new(),
         clause_tracepoints: Vec::new(),
@@ -401,6 +402,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         profile_probes,
         uses_stack: cx.uses_stack,
         uses_ustack: cx.uses_ustack,
+        uses_build_id_ustack: cx.uses_build_id_ustack,
         user_symbols: cx.user_symbols,
         tracepoints: cx.tracepoints,
         functions: cx.functions,
@@ -617,6 +619,7 @@ struct Checker<'a> {
     printa_uses: Vec<(String, Span)>,
     uses_stack: bool,
     uses_ustack: bool,
+    uses_build_id_ustack: bool,
     user_symbols: bool,
     tracepoints: Vec<Tracepoint>,
     /// The tracepoints the clause being checked fires on.
@@ -745,7 +748,9 @@ impl Checker<'_> {
         let mut body = Vec::new();
         let mut actions = Vec::new();
         for (n, s) in c.body.iter().flatten().enumerate() {
+            let before = items.len();
             self.stmt(s, &mut body, &mut items)?;
+            self.pinned_output(&items[before..], &c.span)?;
             actions.resize(body.len(), n as u32 + 1);
         }
         dead_code::drop_unreachable(&mut body);
@@ -770,6 +775,16 @@ impl Checker<'_> {
     }
 
     fn stmt(&mut self, s: &ast::Stmt, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
+        // bpftrace's `$ret = skboutput(...)`: the packet recorded, and its value (0, the
+        // record sent when the clause ends) stored.
+        if let ast::Stmt::Assign { target, op: None, value: ast::Expr { kind: ExprKind::Call(name, args), span: at }, span } = s {
+            if self.bpftrace() && name.name == "skboutput" {
+                self.action(name, args, at, body, items)?;
+                let zero = ast::Expr { kind: ExprKind::Int(0, crate::types::IntType { name: "uint32".into(), size: 4, signed: false, char: false, bool: false }), span: at.clone() };
+                body.extend(self.assign(target, None, Some(&zero), 0, span)?);
+                return Ok(());
+            }
+        }
         match s {
             ast::Stmt::Assign { target, op, value, span } => body.extend(self.assign(target, *op, Some(value), 0, span)?),
             ast::Stmt::IncDec { target, delta, span } => body.extend(self.assign(target, None, None, *delta, span)?),

@@ -22,7 +22,7 @@ pub(super) fn bpftrace_kind(p: &Probe) -> &'static str {
         AttachPoint::End => "END",
         AttachPoint::Error => "ERROR",
         AttachPoint::SelfSignal => "self",
-        AttachPoint::Iter(_) => "iter",
+        AttachPoint::Iter(..) => "iter",
         AttachPoint::Watchpoint { .. } => "watchpoint",
         AttachPoint::SyscallEntry | AttachPoint::SyscallReturn | AttachPoint::Tracepoint(_) => "tracepoint",
         AttachPoint::RawTracepoint(_) => "rawtracepoint",

@@ -72,8 +72,14 @@ impl Checker<'_> {
                 let mode = crate::config::stack_mode(func, m).map_err(|(msg, hint)| {
                     Diagnostic::new(args[0].span.clone(), format!("Error parsing stack mode: {msg}")).label("not a stack mode").hint(hint)
                 })?;
+                if mode == StackMode::BuildId && func == "kstack" {
+                    return Err(Diagnostic::new(args[0].span.clone(), "'build_id' stack mode can only be used for ustack").label("a kernel stack").hint("name another mode: kstack(raw), kstack(perf), kstack(bpftrace)"));
+                }
                 Ok((mode, &args[1..]))
             }
+            // bpftrace's kstack falls back to raw under `stack_mode = build_id` (with a
+            // warning crumbs does not print).
+            _ if self.stack_mode == StackMode::BuildId && func == "kstack" => Ok((StackMode::Raw, args)),
             _ => Ok((self.stack_mode, args)),
         }
     }
@@ -93,6 +99,7 @@ impl Checker<'_> {
     /// A user stack recorded (D's `stack` type), its frames read and symbolized in user space.
     pub(super) fn ustack(&mut self, u: UStackUse) -> TExpr {
         self.uses_ustack = true;
+        self.uses_build_id_ustack |= matches!(u, UStackUse::Frames(_, StackMode::BuildId));
         self.user_symbols = true;
         TExpr::new(Expr::UStack(u), self.types.stack())
     }

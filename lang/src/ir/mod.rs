@@ -138,6 +138,10 @@ pub enum StackMode {
     Perf,
     /// The addresses in hex, not symbolized.
     Raw,
+    /// A user stack's frames as the kernel records them with BPF_F_USER_BUILD_ID: each
+    /// frame's file by its GNU build id and the offset in it (or the address where the kernel
+    /// found no build id). bpftrace's `build_id`, for user stacks alone.
+    BuildId,
 }
 
 impl StackMode {
@@ -147,6 +151,7 @@ impl StackMode {
             StackMode::Bpftrace => "bpftrace",
             StackMode::Perf => "perf",
             StackMode::Raw => "raw",
+            StackMode::BuildId => "build_id",
         }
     }
 }
@@ -942,6 +947,10 @@ pub enum Item {
     /// `pcap()`: the time, the bytes captured, the link type, and `size` bytes of which
     /// those are the packet's.
     Pcap { size: u32 },
+    /// bpftrace's `skboutput(path, skb, length, offset)`: the time, the bytes captured and
+    /// `size` bytes of which those are the packet's, for the capture file `path` (raw IP),
+    /// less its first `offset` bytes.
+    SkbOutput { path: String, offset: u64, size: u32 },
     Trace(Repr),
     /// `print(x)` (or `trace()` of a struct or array): the value, stored as `Repr`, printed
     /// by its C type as DTrace's `print()` does.
@@ -1040,6 +1049,7 @@ impl Item {
             Item::Normalize { by_arg: true, .. } => vec![Repr::Int(IntRepr::I64)],
             Item::Tracemem { size, dynamic } => [Repr::Object(*size)].into_iter().chain(dynamic.then_some(Repr::Int(IntRepr::I64))).collect(),
             Item::Pcap { size } => vec![Repr::Int(IntRepr::U64), Repr::Int(IntRepr::U64), Repr::Int(IntRepr::I64), Repr::Object(*size)],
+            Item::SkbOutput { size, .. } => vec![Repr::Int(IntRepr::U64), Repr::Int(IntRepr::U64), Repr::Object(*size)],
             Item::Join { count, size, .. } => vec![Repr::Object(count * size)],
             Item::Printa { .. } | Item::SetOpt { .. } | Item::Clear(_) | Item::Trunc { .. } | Item::Normalize { .. } | Item::Ftruncate | Item::ClearArray(_) | Item::ZeroArray(_) | Item::Time(_) | Item::PrintMap { .. } => vec![],
         }
@@ -1279,6 +1289,9 @@ pub struct Program {
     pub uses_stack: bool,
     /// Whether any clause records a user stack (the user stack map is needed).
     pub uses_ustack: bool,
+    /// Whether any clause records a user stack in bpftrace's `build_id` mode (the user stack
+    /// map of build ids and offsets is needed).
+    pub uses_build_id_ustack: bool,
     /// Whether any clause records a user stack or symbol (printing it needs the process's
     /// memory map).
     pub user_symbols: bool,

@@ -32,7 +32,7 @@ impl Provider for Iter {
     }
 
     fn probes(&self) -> Vec<Probe> {
-        ITERATORS.iter().enumerate().map(|(i, name)| Probe { id: ITER_ID_BASE + i as u32, provider: "iter", module: "", function: "", name, attach: AttachPoint::Iter(i as u8), nr: None, user: None, spelled: "" }).collect()
+        ITERATORS.iter().enumerate().map(|(i, name)| Probe { id: ITER_ID_BASE + i as u32, provider: "iter", module: "", function: "", name, attach: AttachPoint::Iter(i as u8, None), nr: None, user: None, spelled: "" }).collect()
     }
 
     fn probe_by_id(&self, id: u32) -> Option<Probe> {
@@ -54,10 +54,16 @@ impl Provider for Iter {
             };
             return Some(Err(Diagnostic::new(desc.span.clone(), format!("iter {target} is not a supported iterator")).label("no such iterator").hint(hint)));
         };
+        let mut probe = self.probes().swap_remove(i);
         if let Some(pin) = pin {
-            return Some(Err(Diagnostic::new(desc.span.clone(), format!("pinning an iterator (`{pin}`) is not in crumbs")).label("pin").hint(format!("read it now: iter:{target}"))));
+            if pin.is_empty() {
+                return Some(Err(Diagnostic::new(desc.span.clone(), "iter probe pin file is empty").label("no path").hint(format!("name the pin file: iter:{target}:NAME (under /sys/fs/bpf) or an absolute path"))));
+            }
+            // bpftrace's: a relative pin is under the BPF file system's mount point.
+            let path = if pin.starts_with('/') { pin.to_string() } else { format!("/sys/fs/bpf/{pin}") };
+            probe.attach = AttachPoint::Iter(i as u8, Some(super::interned(&path)));
         }
-        Some(Ok(vec![self.probes().swap_remove(i)]))
+        Some(Ok(vec![probe]))
     }
 
     fn arg_types(&self, probe: &Probe, facts: Option<&dyn KernelFacts>) -> Option<Result<Vec<super::ArgType>, String>> {

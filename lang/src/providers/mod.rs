@@ -50,8 +50,10 @@ pub enum AttachPoint {
     /// bpftrace's `self:signal:SIGUSR1`: run, as BEGIN is, each time crumbs receives SIGUSR1.
     SelfSignal,
     /// bpftrace's `iter:TARGET`: a BPF iterator, [`iter::ITERATORS`]' index; run once per
-    /// object when crumbs reads it.
-    Iter(u8),
+    /// object when crumbs reads it. `iter:TARGET:PIN` (current bpftrace's) has the path it is
+    /// pinned at (under /sys/fs/bpf where PIN is relative): pinned, not read, its printf()s
+    /// written to the iterator's own text.
+    Iter(u8, Option<&'static str>),
     /// bpftrace's `watchpoint:ADDRESS:LENGTH:MODE`: a hardware breakpoint on every CPU;
     /// `mode` is [`watchpoint`]'s READ, WRITE, EXECUTE bits.
     Watchpoint { addr: u64, len: u8, mode: u8 },

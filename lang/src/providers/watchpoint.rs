@@ -33,6 +33,9 @@ impl Provider for Watchpoint {
 
     fn describe(&self, desc: &ProbeDesc, _: Option<&dyn crate::facts::KernelFacts>) -> Option<Result<Vec<Probe>, Diagnostic>> {
         let f: Vec<&str> = desc.fields.iter().map(String::as_str).collect();
+        if matches!(f.first(), Some(&("asyncwatchpoint" | "aw"))) {
+            return Some(Err(dropped(desc, "Invalid probe type: asyncwatchpoint")));
+        }
         if f.first() != Some(&"watchpoint") {
             return None;
         }
@@ -42,6 +45,9 @@ impl Provider for Watchpoint {
             return err("watchpoint probe type requires 3 arguments".into(), "not ADDRESS:LENGTH:MODE");
         };
         let Some(addr) = super::spelling::number(address) else {
+            if on_argument(address) {
+                return Some(Err(dropped(desc, &format!("Invalid function/address argument: {address}"))));
+            }
             return err(format!("Invalid function/address argument: {address}"), "not an address");
         };
         if addr == 0 {
@@ -69,4 +75,18 @@ impl Provider for Watchpoint {
         let name = interned(&format!("{addr:#x}:{len}:{mode}"));
         Some(Ok(vec![Probe { id: 0, provider: "watchpoint", module: "", function: "", name, attach: AttachPoint::Watchpoint { addr, len, mode: bits }, nr: None, user: None, spelled: "" }]))
     }
+}
+
+/// Current bpftrace dropped `asyncwatchpoint` (`aw:`) and `watchpoint:FUNC+argN` (its commit
+/// "feature: drop asyncwatchpoint and watchpoint:func+arg1"): `message` is its error for the
+/// form, and the diagnostic says why and what is left.
+fn dropped(desc: &ProbeDesc, message: &str) -> Diagnostic {
+    Diagnostic::new(desc.span.clone(), format!("{message}: current bpftrace dropped asyncwatchpoint and watchpoints on a function's argument"))
+        .label("no longer bpftrace's")
+        .hint("watch an address: watchpoint:ADDRESS:LENGTH:MODE (e.g. watchpoint:0x10000000:8:rw); read the argument in a uprobe on the function")
+}
+
+/// Whether a watchpoint's address field is 0.17's `FUNC+argN` (`increment+arg1`).
+fn on_argument(address: &str) -> bool {
+    address.rsplit_once("+arg").is_some_and(|(func, n)| !func.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }

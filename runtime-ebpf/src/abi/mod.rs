@@ -174,6 +174,15 @@ pub const STACK_DEPTH: usize = crumbs_lang::ir::STACK_FRAMES_MAX as usize;
 pub const USTACKS_MAP: &str = "ustacks";
 /// Frames kept per user stack (DTrace's default `ustackframes`; deeper stacks are cut).
 pub const USTACK_DEPTH: usize = crumbs_lang::ir::USTACK_FRAMES_MAX as usize;
+/// User stacks recorded by ustack(build_id): key u32 stack id, value USTACK_DEPTH
+/// `struct bpf_stack_build_id`s (the map made with [`F_STACK_BUILD_ID`]).
+pub const USTACKS_BUILD_ID_MAP: &str = "ustacks_bid";
+/// Size of the kernel's `struct bpf_stack_build_id`: status (s32), the build id (20 bytes),
+/// and the offset in the file or the address (u64, 8-aligned).
+pub const STACK_BUILD_ID_SIZE: usize = 32;
+/// The stack map flag that records each user frame as its file's build id and the offset in
+/// it (BPF_F_STACK_BUILD_ID).
+pub const F_STACK_BUILD_ID: u32 = 1 << 5;
 /// bpf_get_stackid()'s flag for the user stack (BPF_F_USER_STACK).
 pub const F_USER_STACK: i32 = 1 << 8;
 

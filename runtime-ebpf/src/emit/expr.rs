@@ -1,7 +1,7 @@
 //! Expressions into r0: integers, builtins, variables, strings and their comparisons.
 
 use super::*;
-use crate::abi::{Callback, F_USER_STACK, USTACKS_MAP};
+use crate::abi::{Callback, F_USER_STACK, USTACKS_BUILD_ID_MAP, USTACKS_MAP};
 
 /// bpf_get_stackid's error for a probe that fired with no kernel stack (in user mode).
 const EFAULT: i32 = 14;
@@ -114,8 +114,9 @@ impl Emitter<'_> {
             // A stack's id: user space reads its frames.
             Expr::Stack(_) => self.stack_id(STACKS_MAP, 0)?,
             // A user stack's too, with the process's id, for the symbols.
-            Expr::UStack(_) => {
-                self.stack_id(USTACKS_MAP, F_USER_STACK)?;
+            Expr::UStack(u) => {
+                let map = if matches!(u, UStackUse::Frames(_, StackMode::BuildId)) { USTACKS_BUILD_ID_MAP } else { USTACKS_MAP };
+                self.stack_id(map, F_USER_STACK)?;
                 self.scoped(|e| {
                     let id = e.slot(8)?;
                     e.push(Insn::stx(DW, R10, id, R0));

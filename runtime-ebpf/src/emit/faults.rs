@@ -150,9 +150,12 @@ impl Emitter<'_> {
     pub(super) fn fault_block(&mut self, c: &Clause, slot: i16, body: Option<Label>, before_record: Label) -> Result<(), EmitError> {
         if let Some(body) = body {
             self.bind(body);
-            self.push(Insn::mov(R1, R8));
-            self.push(Insn::mov_imm(R2, 0));
-            self.push(Insn::call(helper::RINGBUF_DISCARD));
+            // A pinned iterator's record is in the scratch space, not the ring buffer.
+            if !self.pinned_iterator() {
+                self.push(Insn::mov(R1, R8));
+                self.push(Insn::mov_imm(R2, 0));
+                self.push(Insn::call(helper::RINGBUF_DISCARD));
+            }
         }
         self.bind(before_record);
         self.report_fault(epid(c), slot)?;

@@ -36,6 +36,8 @@ mod percpu;
 mod objects;
 mod search;
 mod send;
+mod seq_printf;
+pub use seq_printf::{formats as seq_formats, SEQ_FORMATS_SYMBOL};
 mod memory;
 mod psargs;
 mod speculation;
@@ -95,7 +97,9 @@ fn emit(p: &Program, group: &Group, functions: &[u16], target: &Target) -> Resul
     // ERROR's clauses run inside the programs of clauses that fault.
     let errors = p.group(AttachPoint::Error).map_or(&[][..], |g| &g.clauses[..]);
     let faults_here = group.clauses.iter().any(|c| faults::may_fault(p, c));
-    let scratch = group.clauses.iter().any(needs_scratch) || (errors.iter().any(needs_scratch) && faults_here);
+    // A pinned iterator's records are built in the scratch space.
+    let pinned = matches!(group.attach, AttachPoint::Iter(_, Some(_))) && group.clauses.iter().any(|c| c.record.is_some());
+    let scratch = pinned || group.clauses.iter().any(needs_scratch) || (errors.iter().any(needs_scratch) && faults_here);
     let mut e = Emitter { p, loops: Vec::new(), return_to: None, target, attach: group.attach, insns: Vec::new(), map_refs: Vec::new(), func_refs: Vec::new(), subprograms: Vec::new(), labels: Vec::new(), fixups: Vec::new(), frame: Frame::new(scratch), clause: None, locals: Vec::new(), exit_flag, fault: None, error_args: None, pieces: Default::default(), strtok: None, shared_locals: Vec::new(), nr_in_r7: false, multi: !functions.is_empty(), fentry: target.fbt_fentry && matches!(group.attach, AttachPoint::FbtEntry(_) | AttachPoint::FbtReturn(_)) };
     e.push(Insn::mov(R6, R1));
     e.context().prologue(&mut e, group);
@@ -351,7 +355,14 @@ impl Emitter<'_> {
             self.expr(pred)?;
             self.jump(Insn::jmp_imm(Cond::Eq, R0, 0, 0), end);
         }
-        if let Some(rid) = c.record {
+        if let (Some(rid), true) = (c.record, self.pinned_iterator()) {
+            // Never sent: its printf()s are written into the iterator as they run.
+            let size = self.record_layout(rid).size;
+            self.check_record_size(size)?;
+            let at = self.scratch(size)?;
+            self.buf_addr(R8, Buf::Scratch(at));
+            self.record_header(rid)?;
+        } else if let Some(rid) = c.record {
             let size = self.record_layout(rid).size;
             self.check_record_size(size)?;
             self.ld_map(R1, EVENTS_MAP, 0);
@@ -383,7 +394,8 @@ impl Emitter<'_> {
         self.bind(returned);
         self.return_to = None;
         self.fault = None;
-        if let Some(rid) = c.record {
+        // A pinned iterator's record is not sent.
+        if let Some(rid) = c.record.filter(|_| !self.pinned_iterator()) {
             if c.body.iter().any(|s| matches!(s, Stmt::Speculate(_))) {
                 self.drop_if_not_speculated(end);
             }
@@ -550,6 +562,9 @@ impl Emitter<'_> {
                 }
                 if matches!(self.p.records[rid].items[*item], Item::Commit | Item::Discard) {
                     self.check_speculation_id(layout.offsets[*item][0] as i16)?;
+                }
+                if self.pinned_iterator() {
+                    self.seq_printf(rid, *item)?;
                 }
             }
             Stmt::Send { record, args } => self.send(*record, args)?,

@@ -19,6 +19,9 @@ impl Emitter<'_> {
             for ((a, off), r) in args.iter().zip(&layout.offsets[0]).zip(reprs) {
                 e.store_value(a, r, Buf::Record(*off as i16))?;
             }
+            if e.pinned_iterator() {
+                return e.seq_printf(rid, 0);
+            }
             e.ld_map(R1, EVENTS_MAP, 0);
             e.push(Insn::mov(R2, R8));
             e.push(Insn::mov_imm(R3, layout.size as i32));

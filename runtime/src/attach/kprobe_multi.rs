@@ -13,7 +13,7 @@ use crate::session::RunError;
 use crate::sys::bpf;
 use aya::Ebpf;
 use crumbs_ebpf::abi::{fbt_cookie, ProgramCode};
-use crumbs_ebpf::emit::GLOBALS_SYMBOL;
+use crumbs_ebpf::emit::{GLOBALS_SYMBOL, SEQ_FORMATS_SYMBOL};
 use crumbs_ebpf::insn::Insn;
 use crumbs_lang::ir::Program;
 use crumbs_lang::providers::AttachPoint;
@@ -191,8 +191,13 @@ fn link(prog: &OwnedFd, syms: &[u64], cookies: &[u64], ret: bool) -> io::Result<
 }
 
 fn map_fd(ebpf: &Ebpf, name: &str) -> Option<RawFd> {
-    // D's globals are the `.bss` section, which aya makes a map of that name.
-    let name = if name == GLOBALS_SYMBOL { ".bss" } else { name };
+    // D's globals are the `.bss` section, which aya makes a map of that name; a pinned
+    // iterator's printf() formats are `.rodata`.
+    let name = match name {
+        GLOBALS_SYMBOL => ".bss",
+        SEQ_FORMATS_SYMBOL => ".rodata",
+        _ => name,
+    };
     crate::session::map_fd(ebpf.map(name)?)
 }
 
@@ -214,7 +219,7 @@ pub(super) fn resolved(ebpf: &Ebpf, code: &ProgramCode) -> Result<Vec<Insn>, Run
         let fd = map_fd(ebpf, &r.map).ok_or_else(|| RunError::Other(format!("map {} missing for program {}", r.map, code.name)))?;
         let (first, second) = insns.split_at_mut(r.insn + 1);
         let (ld, next) = (&mut first[r.insn], &mut second[0]);
-        if r.map == GLOBALS_SYMBOL {
+        if r.map == GLOBALS_SYMBOL || r.map == SEQ_FORMATS_SYMBOL {
             ld.src = BPF_PSEUDO_MAP_VALUE;
             next.imm = ld.imm;
         } else {

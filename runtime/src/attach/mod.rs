@@ -90,7 +90,7 @@ pub(crate) fn load(ebpf: &mut Ebpf, own: &mut OwnPrograms, program: &Program, co
         let loaded = fentry::load_own(ebpf, program, code, &mut own.1)?;
         return Ok(own.keep(code, loaded));
     }
-    if matches!(code.attach, AttachPoint::Iter(_)) {
+    if matches!(code.attach, AttachPoint::Iter(..)) {
         return Ok(own.keep(code, iter::load(ebpf, code)?.map(Some)));
     }
     if btf_tracepoint::own(code) {
@@ -126,7 +126,7 @@ pub(crate) struct Tally {
     /// How the refused functions were to be probed, for the message: "a kprobe" if unset.
     pub how: Option<&'static str>,
     /// Iterators made (`iter:task`), for the session to read once BEGIN has run.
-    pub iters: Vec<std::os::fd::OwnedFd>,
+    pub iters: Vec<iter::Made>,
 }
 
 impl Tally {
@@ -159,7 +159,7 @@ pub(crate) fn attach(ebpf: &mut Ebpf, own: &OwnPrograms, program: &Program, code
         return match code.attach {
             AttachPoint::UserEntry(i) | AttachPoint::UserReturn(i) => Ok(uprobe_multi::attach(fd, &program.user_probes[i as usize], &mut tally.user)),
             AttachPoint::RawTracepoint(_) => btf_tracepoint::attach_own(fd, program, code),
-            AttachPoint::Iter(_) => iter::attach(fd, code, tally),
+            AttachPoint::Iter(..) => iter::attach(fd, code, tally),
             _ => Ok(fentry::attach_own(fd, program, code, tally)),
         };
     }

@@ -10,7 +10,7 @@ pub(super) struct Iter;
 
 fn index(attach: AttachPoint) -> usize {
     match attach {
-        AttachPoint::Iter(i) => i as usize,
+        AttachPoint::Iter(i, _) => i as usize,
         _ => unreachable!("an iterator context for {attach:?}"),
     }
 }

@@ -127,6 +127,6 @@ pub(crate) fn context(attach: AttachPoint) -> &'static dyn ProbeContext {
         AttachPoint::UserEntry(_) => &uprobe::ENTRY,
         AttachPoint::UserReturn(_) => &uprobe::RETURN,
         AttachPoint::RawTracepoint(_) => &rawtracepoint::RawTracepoint,
-        AttachPoint::Iter(_) => &iter::Iter,
+        AttachPoint::Iter(..) => &iter::Iter,
     }
 }

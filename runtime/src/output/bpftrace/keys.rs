@@ -141,7 +141,7 @@ pub fn stack_text(frames: &[String], mode: StackMode, indent: usize) -> String {
     match mode {
         StackMode::Bpftrace => Value::stack_with(frames, indent, &frame),
         StackMode::Perf => Value::stack_with(frames, 0, &|f| format!("\t{f}")),
-        StackMode::Raw => Value::stack_with(frames, 0, &|f| f.to_string()),
+        StackMode::Raw | StackMode::BuildId => Value::stack_with(frames, 0, &|f| f.to_string()),
     }
 }
 
