@@ -40,6 +40,7 @@ mod kernel_path;
 mod kernel_subrs;
 mod kprobe_override;
 mod map_decls;
+mod map_objects;
 mod memory;
 mod pcap;
 mod pointers;
@@ -385,6 +386,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     for agg in &cx.aggs {
         agg.read.iter().for_each(|a| arrays[*a].declared = agg.declared);
     }
+    let map_objects = cx.map_objects(&arrays, &cx.aggs.clone());
     let program = Program {
         options,
         groups: order
@@ -409,6 +411,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         getopts: cx.getopts,
         dialect: opts.dialect.unwrap_or_default(),
         key_paths: program.key_paths.clone(),
+        map_objects,
     };
     if again {
         // A type taken from a guessed read is the guess, not known.
