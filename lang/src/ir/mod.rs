@@ -630,8 +630,10 @@ pub enum StrFn {
     /// joined by colons (bytes that cannot be read are 0).
     Macaddr,
     /// current bpftrace's `comm(pid)`: the name of the task with that id (the kfuncs
-    /// bpf_task_from_pid and bpf_task_release), "N/A" where there is none.
-    CommOfPid,
+    /// bpf_task_from_pid and bpf_task_release), "N/A" where there is none, and then
+    /// clause-local `missing` is set to 1 (the statement after sends current bpftrace's
+    /// warning, "No such process (pid=N)").
+    CommOfPid { missing: usize },
 }
 
 /// Where bpftrace's `ntop()` takes an address's bytes from.
