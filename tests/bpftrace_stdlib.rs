@@ -176,7 +176,8 @@ fn ntop_of_comm_kept_in_a_variable() {
 }
 
 /// comm(pid) of the shell itself, of its parent (crumbs, which ran it) and of a thread id
-/// no task has ("N/A"), at a tracepoint, whose programs this kernel (6.18) lets call
+/// no task has ("N/A", and current bpftrace's warning at the call, which `--no-warnings`
+/// silences), at a tracepoint, whose programs this kernel (6.18) lets call
 /// bpf_task_from_pid; at BEGIN (a raw tracepoint program, which it does not) an error in
 /// current bpftrace's words.
 #[test]
@@ -185,6 +186,14 @@ fn comm_of_a_pid() {
     let out = run(&["--dialect", "bpftrace", "-q", "-e", program, "-c", "sh -c 'echo $PPID >/dev/null'"]);
     out.assert_ok();
     assert_eq!(out.stdout.lines().filter(|l| !l.is_empty()).collect::<Vec<_>>(), ["sh|crumbs|N/A", "@[sh]: 1"], "{}", out.dump());
+    assert_eq!(out.stderr, "<command line>:1:121-137: WARNING: No such process (pid=2147483647)\n", "{}", out.dump());
+    // Invoked as bpftrace, the program is `stdin`, as bpftrace names it.
+    let out = common::bpftrace_dropin(&["-q", "-e", program, "-c", "sh -c 'echo $PPID >/dev/null'"], None, &[]);
+    out.assert_ok();
+    assert_eq!(out.stderr, "stdin:1:121-137: WARNING: No such process (pid=2147483647)\n", "{}", out.dump());
+    let out = common::bpftrace_dropin(&["-q", "--no-warnings", "-e", program, "-c", "sh -c 'echo $PPID >/dev/null'"], None, &[]);
+    out.assert_ok();
+    assert_eq!((out.stdout.lines().next(), out.stderr.as_str()), (Some("sh|bpftrace|N/A"), ""), "{}", out.dump());
     let out = run(&["--dialect", "bpftrace", "-e", "BEGIN { print(comm(2)); }"]);
     assert_eq!(out.code(), 2, "{}", out.dump());
     assert!(out.stderr.contains("Syntax comm(PID) is not supported in this probe type yet. Type: special"), "{}", out.dump());

@@ -66,3 +66,55 @@ tracepoint:raw_syscalls:sys_enter /pid == cpid && args->id == 39 && args->args[0
     let want = "{\"type\": \"attached_probes\", \"data\": {\"probes\": 1}}\n{\"type\": \"value\", \"data\": [{ \"a\": 6656, \"c\": [43,60] },{ \"a\": 24141, \"c\": [255,238] }]}\n\n\n";
     assert_eq!(out.stdout, want, "{}", out.dump());
 }
+
+/// A struct kept in a map prints by its members at exit, in print(@m) and in `-f json`, as
+/// a value (`{ .a = 1 }`, as print() prints it), as a tuple's element, and as a key, which
+/// 0.17 prints without spaces, its pointers in hex and its integers as signed
+/// (`{.h=[-12885,495],.p=0xfffffffffffffffe}`). Checked against bpftrace 0.17 running the
+/// same program with `(uint64)args + 24` for `&args->args[1]`.
+#[test]
+fn structs_kept_in_maps_print_by_their_members() {
+    let script = TempPath::with_contents("btmapstruct.py", KNOWN_BYTES);
+    let program = r#"struct t { unsigned char b[2]; short s; struct { int x; } in; union { unsigned int u; unsigned short h[2]; }; unsigned int w; void *p; char name[8]; }
+tracepoint:raw_syscalls:sys_enter /pid == cpid && args->id == 39 && args->args[0] == 0x1234/
+{
+  $p = (struct t *)(&args->args[1]);
+  @m[1] = *$p;
+  @k[*$p, 2] = count();
+  @t = (-1, *$p);
+  print(@m);
+}"#;
+    let command = format!("python3 {}", script.str());
+    let out = run(&["--dialect", "bpftrace", "-e", program, "-c", &command]);
+    out.assert_ok();
+    let s = "{ .b = [0,26], .s = 15403, .in = { .x = -285254067 }, .u = 32492971, .h = [52651,495], .w = 2305246499, .p = -2, .name = cat }";
+    let k = "{.b=[0,26],.s=15403,.in={.x=-285254067},.u=32492971,.h=[-12885,495],.w=-1989720797,.p=0xfffffffffffffffe,.name=cat}";
+    assert_eq!(out.stdout, format!("Attaching 1 probe...\n@m[1]: {s}\n\n\n@k[{k}, 2]: 1\n@m[1]: {s}\n@t: (-1, {s})\n"), "{}", out.dump());
+    let out = bpftrace(&["-f", "json", "-e", program, "-c", &command]);
+    out.assert_ok();
+    let s = r#"{ "b": [0,26], "s": 15403, "in": { "x": -285254067 }, "u": 32492971, "h": [52651,495], "w": 2305246499, "p": -2, "name": "cat" }"#;
+    let m = format!(r#"{{"type": "map", "data": {{"@m": {{"1": {s}}}}}}}"#);
+    let want = format!(
+        "{{\"type\": \"attached_probes\", \"data\": {{\"probes\": 1}}}}\n{m}\n\n\n{{\"type\": \"map\", \"data\": {{\"@k\": {{\"{k},2\": 1}}}}}}\n{m}\n{{\"type\": \"map\", \"data\": {{\"@t\": [-1,{s}]}}}}\n"
+    );
+    assert_eq!(out.stdout, want, "{}", out.dump());
+}
+
+/// A key's unsigned members print as signed numbers of their size, a value's as their
+/// type says (0.17: `@k[{.c=[0,26,43,60,77,94,-1,-18],.x=-8545785751253561941,...}]`).
+#[test]
+fn a_struct_keys_integers_print_signed() {
+    let script = TempPath::with_contents("btmapkey.py", KNOWN_BYTES);
+    let program = r#"struct t { unsigned char c[8]; unsigned long x; unsigned long y; char d; unsigned char e; }
+tracepoint:raw_syscalls:sys_enter /pid == cpid && args->id == 39 && args->args[0] == 0x1234/
+{
+  $p = (struct t *)(&args->args[1]);
+  @k[*$p] = 1;
+  @v = *$p;
+}"#;
+    let command = format!("python3 {}", script.str());
+    let out = run(&["--dialect", "bpftrace", "-e", program, "-c", &command]);
+    out.assert_ok();
+    let want = "Attaching 1 probe...\n\n\n@k[{.c=[0,26,43,60,77,94,-1,-18],.x=-8545785751253561941,.y=-2,.d=99,.e=97}]: 1\n@v: { .c = [0,26,43,60,77,94,255,238], .x = 9900958322455989675, .y = 18446744073709551614, .d = 99, .e = 97 }\n";
+    assert_eq!(out.stdout, want, "{}", out.dump());
+}

@@ -88,7 +88,11 @@ fn read_raw(t: &Table, def: &Aggregation, dec: &Decoder) -> Vec<(Vec<usize>, Agg
             let parts: Vec<&[u8]> = c.values.iter().map(Vec::as_slice).collect();
             let data = merge(&def.kind, &parts)?;
             let keys = match dec.program {
-                Some(p) => crate::value_maps::nest_keys(p, &def.name, keys),
+                Some(p) => {
+                    let id = p.aggregations.iter().position(|a| a.name == def.name).unwrap_or(usize::MAX);
+                    let keys = crate::value_maps::with_layouts(p, keys, |i| crumbs_lang::ir::MapSlot::AggKey(id, i));
+                    crate::value_maps::nest_keys(p, &def.name, keys)
+                }
                 None => keys,
             };
             Some((c.slots, AggRow { keys, data }))

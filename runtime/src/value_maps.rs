@@ -7,7 +7,7 @@
 use crate::aggregate::{self, Decoder};
 use crate::output::Value;
 use crate::sys;
-use crumbs_lang::ir::Program;
+use crumbs_lang::ir::{MapSlot, Program};
 use crumbs_lang::tuples::{split_element_name, Step};
 use std::io;
 use std::os::fd::RawFd;
@@ -115,9 +115,10 @@ impl ValueMaps {
                     if let Some(fd) = self.arrays.get(*id).copied().flatten() {
                         sys::lookup(fd, &k, &mut value)?;
                     }
-                    leaves.push((path.as_slice(), aggregate::decode_value(a.value, &value, dec)));
+                    leaves.push((path.as_slice(), with_layout(program, aggregate::decode_value(a.value, &value, dec), MapSlot::Value(*id))));
                 }
-                rows.push((nest_keys(program, &base[1..], aggregate::decode_keys(&k, &first.keys, dec)), nest(&leaves)));
+                let keys = with_layouts(program, aggregate::decode_keys(&k, &first.keys, dec), |i| MapSlot::ArrayKey(members[0].1, i));
+                rows.push((nest_keys(program, &base[1..], keys), nest(&leaves)));
                 key = Some(k);
             }
         }
@@ -134,13 +135,29 @@ impl ValueMaps {
             let mut key: Option<Vec<u8>> = None;
             while let Some(k) = sys::next_key(fd, key.as_deref(), key_size)? {
                 if sys::lookup(fd, &k, &mut value)? {
-                    rows.push((nest_keys(program, &a.name[1..], aggregate::decode_keys(&k, &a.keys, dec)), aggregate::decode_value(a.value, &value, dec)));
+                    let keys = with_layouts(program, aggregate::decode_keys(&k, &a.keys, dec), |i| MapSlot::ArrayKey(id, i));
+                    rows.push((nest_keys(program, &a.name[1..], keys), with_layout(program, aggregate::decode_value(a.value, &value, dec), MapSlot::Value(id))));
                 }
                 key = Some(k);
             }
         }
         Ok(ValueMap { name: a.name.clone(), rows })
     }
+}
+
+/// A struct, union or array a bpftrace map keeps at `slot`, with the C type's layout it
+/// prints by ([`Program::map_objects`]); any other value as it is.
+pub fn with_layout(program: &Program, value: Value, slot: MapSlot) -> Value {
+    match (value, program.map_objects.get(&slot)) {
+        (Value::Bytes(b), Some(layout)) => Value::Object(b, layout.clone()),
+        (v, _) => v,
+    }
+}
+
+/// A map's keys, each struct, union or array among them with its layout (key `i` is at
+/// `slot(i)`).
+pub fn with_layouts(program: &Program, keys: Vec<Value>, slot: impl Fn(usize) -> MapSlot) -> Vec<Value> {
+    keys.into_iter().enumerate().map(|(i, k)| with_layout(program, k, slot(i))).collect()
 }
 
 /// Map `@name`'s keys as bpftrace prints them: a tuple or record among them (current

@@ -176,7 +176,13 @@ fn comm_of_a_pid_asks_whether_the_program_may() {
     assert_eq!(d.message, "Syntax comm(PID) is not supported in this probe type yet. Type: special");
     let p = ok("BEGIN { printf(\"%s %s\\n\", comm(2), comm); }");
     let e = emitted(&p);
-    assert!(matches!(&e[0], Expr::Str(StrExpr::Call { f: crate::ir::StrFn::CommOfPid, size: 16, .. })), "{e:?}");
+    // The pid and a flag in clause-locals: where the call sets the flag, the warning (an
+    // item of the clause's record) is sent with the pid after the statement.
+    let Expr::Str(StrExpr::Seq(set, call)) = &e[0] else { panic!("{e:?}") };
+    assert_eq!(set.len(), 2, "{set:?}");
+    assert!(matches!(**call, StrExpr::Call { f: crate::ir::StrFn::CommOfPid { .. }, size: 16, .. }), "{call:?}");
+    let warnings: Vec<_> = p.records.iter().flat_map(|r| &r.items).filter_map(|i| match i { Item::Message { error: false, pieces, args, .. } => Some((pieces.clone(), args.len())), _ => None }).collect();
+    assert_eq!(warnings, [(crate::printf::parse("No such process (pid=%d)").unwrap(), 1)]);
     assert!(matches!(&e[1], Expr::Str(StrExpr::Comm)), "{e:?}");
     let (m, text, _) = err("BEGIN { print(comm(\"x\")); }");
     assert_eq!((m.as_str(), text.as_str()), ("Only integer supported for comm()'s pid", "\"x\""));

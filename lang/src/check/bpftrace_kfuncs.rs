@@ -60,7 +60,8 @@ impl Checker<'_> {
     /// them (as current bpftrace asks it: kfunc_allowed()); elsewhere an error in its words.
     pub(super) fn comm_of_pid(&mut self, f: &builtins::BuiltinFn, args: &[ast::Expr], span: &Span) -> Result<TExpr, Diagnostic> {
         check_arity(f, args, span)?;
-        let pid = self.value(&args[0])?.expr;
+        let pid_value = self.value(&args[0])?;
+        let (pid, pid_type) = (pid_value.expr, pid_value.ty);
         if !pid.is_int() {
             return Err(Diagnostic::new(args[0].span.clone(), "Only integer supported for comm()'s pid").label(format!("{}, not an integer", pid.repr().describe())).hint("give the thread's id: comm(pid), comm(args.pid)"));
         }
@@ -73,8 +74,19 @@ impl Checker<'_> {
                 }
             }
         }
+        // The pid kept once, for the warning, and a flag the call sets where no task has it.
+        let tmp = self.hidden_local(pid_type);
+        let local = self.var_expr(VarRef::Clause(tmp), Vec::new()).expr;
+        let int = self.int();
+        let missing = self.hidden_local(int);
+        let set = vec![super::vars::store_into(VarRef::Clause(tmp), Vec::new(), pid), Stmt::SetClauseLocal(missing, Expr::Int(0))];
+        let pieces = crate::printf::parse("No such process (pid=%d)").expect("a valid format");
+        let at = SourceAt { span: span.clone(), ..Default::default() };
+        let item = Item::Message { error: false, pieces, args: vec![local.repr()], at };
+        self.warnings_after.push(WarningAfter { flag: missing, item, args: vec![local.clone()] });
         let string = self.c_string();
-        Ok(TExpr::new(Expr::Str(StrExpr::Call { f: crate::ir::StrFn::CommOfPid, args: vec![StrArg::Int(pid)], size: crate::ir::COMM_SIZE }), string))
+        let call = StrExpr::Call { f: crate::ir::StrFn::CommOfPid { missing }, args: vec![StrArg::Int(local)], size: crate::ir::COMM_SIZE };
+        Ok(TExpr::new(Expr::Str(StrExpr::Seq(set, Box::new(call))), string))
     }
 }
 

@@ -40,6 +40,7 @@ mod kernel_path;
 mod kernel_subrs;
 mod kprobe_override;
 mod map_decls;
+mod map_objects;
 mod memory;
 mod pcap;
 mod pointers;
@@ -254,6 +255,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         guessed: None,
         key_buffers,
         key_types: std::collections::HashMap::new(),
+        warnings_after: Vec::new(),
         c_ints: std::collections::HashMap::new(),
         stack_mode: config.stack_mode.unwrap_or_default(),
         cat_bytes: config.max_cat_bytes.unwrap_or(bpftrace_out::CAT_BYTES),
@@ -386,6 +388,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
     for agg in &cx.aggs {
         agg.read.iter().for_each(|a| arrays[*a].declared = agg.declared);
     }
+    let map_objects = cx.map_objects(&arrays, &cx.aggs.clone());
     let program = Program {
         options,
         groups: order
@@ -411,6 +414,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         getopts: cx.getopts,
         dialect: opts.dialect.unwrap_or_default(),
         key_paths: program.key_paths.clone(),
+        map_objects,
     };
     if again {
         // A type taken from a guessed read is the guess, not known.
@@ -570,6 +574,24 @@ fn parse_size(s: &str) -> Option<u64> {
     digits.parse::<u64>().ok().map(|v| v.saturating_mul(mult))
 }
 
+/// Each warning as an output item, sent where its flag is set.
+fn send_warnings(warnings: Vec<WarningAfter>, body: &mut Vec<Stmt>, items: &mut Vec<Item>) {
+    for w in warnings {
+        items.push(w.item);
+        let emit = Stmt::Emit { item: items.len() - 1, args: w.args };
+        body.push(Stmt::If { cond: Expr::ClauseLocal(w.flag), then: vec![emit], els: Vec::new() });
+    }
+}
+
+/// A warning an expression may send when the probe fires (`comm(pid)` finding no task):
+/// its output item and arguments, sent after the statement holding the expression where
+/// clause-local `flag` is not 0.
+struct WarningAfter {
+    flag: usize,
+    item: Item,
+    args: Vec<Expr>,
+}
+
 struct Checker<'a> {
     opts: &'a CheckOptions,
     /// Frames `jstack()` without a count keeps.
@@ -654,6 +676,9 @@ struct Checker<'a> {
     /// The struct or union type of struct key positions (by owner and position), from
     /// their first use or declaration: every other use must have the same type.
     key_types: std::collections::HashMap<(String, usize), crate::types::TypeId>,
+    /// Warnings that expressions of the statement being checked may send (`comm(pid)`'s
+    /// "No such process"): output items sent after the statement where their flag is set.
+    warnings_after: Vec<WarningAfter>,
     /// D's integer types by name, as [`Checker::c_int`] found them.
     c_ints: std::collections::HashMap<&'static str, crate::types::TypeId>,
     /// How bpftrace's stacks that name no mode print (its `stack_mode`).
@@ -740,13 +765,16 @@ impl Checker<'_> {
         self.if_depth = 0;
         self.alloc_sites = 0;
         self.var_types.retain(|v, _| !matches!(v, VarRef::Clause(_)));
+        self.warnings_after.clear();
         let predicate = match &c.predicate {
             Some(p) => Some(self.condition(p, "a predicate")?),
             None => None,
         };
         let mut items = Vec::new();
         let mut body = Vec::new();
-        let mut actions = Vec::new();
+        // The predicate's warnings, first.
+        send_warnings(std::mem::take(&mut self.warnings_after), &mut body, &mut items);
+        let mut actions = vec![0; body.len()];
         for (n, s) in c.body.iter().flatten().enumerate() {
             let before = items.len();
             self.stmt(s, &mut body, &mut items)?;
@@ -774,7 +802,17 @@ impl Checker<'_> {
         Ok((predicate, body, actions, record, locals))
     }
 
+    /// Checks and lowers a statement, then sends the warnings its expressions flagged.
     fn stmt(&mut self, s: &ast::Stmt, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
+        let outer = std::mem::take(&mut self.warnings_after);
+        let r = self.stmt_alone(s, body, items);
+        let mine = std::mem::replace(&mut self.warnings_after, outer);
+        r?;
+        send_warnings(mine, body, items);
+        Ok(())
+    }
+
+    fn stmt_alone(&mut self, s: &ast::Stmt, body: &mut Vec<Stmt>, items: &mut Vec<Item>) -> Result<(), Diagnostic> {
         // bpftrace's `$ret = skboutput(...)`: the packet recorded, and its value (0, the
         // record sent when the clause ends) stored.
         if let ast::Stmt::Assign { target, op: None, value: ast::Expr { kind: ExprKind::Call(name, args), span: at }, span } = s {

@@ -52,7 +52,7 @@ impl Checker<'_> {
     }
 
     /// How output prints a value of type `ty`.
-    fn layout_of(&mut self, ty: TypeId) -> Result<Layout, String> {
+    pub(super) fn layout_of(&mut self, ty: TypeId) -> Result<Layout, String> {
         let name = self.print_name(ty);
         let shape = match self.types.real(ty)? {
             // CTF counts a signed char as a character; the kernel's BTF leaves plain `char` unsigned.

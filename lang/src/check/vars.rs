@@ -663,7 +663,7 @@ fn read_of(v: VarRef, keys: Vec<Expr>, buffer: Option<Buffer>) -> Expr {
 }
 
 /// Storing `value` in variable `v`: a string into a string variable's buffer, else an integer.
-fn store_into(v: VarRef, keys: Vec<Expr>, value: Expr) -> Stmt {
+pub(super) fn store_into(v: VarRef, keys: Vec<Expr>, value: Expr) -> Stmt {
     match (value, v) {
         (Expr::Str(s), v) => Stmt::SetStr(str_var(v, keys), s),
         (o @ Expr::Object { .. }, v) => Stmt::SetObject(str_var(v, keys), o),

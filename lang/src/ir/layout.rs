@@ -3,7 +3,7 @@
 //! type universe, so that sinks need no types of their own.
 
 /// A C type as printing sees it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Layout {
     /// The type as C writes it (`struct task_struct`, `unsigned long`, `char [16]`); an
     /// anonymous struct or union is `struct ` or `union ` (with the space, as CTF names it).
@@ -11,7 +11,7 @@ pub struct Layout {
     pub shape: Shape,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Shape {
     /// An integer of `size` bytes; `char`: a plain or signed one-byte char.
     Int { size: u8, signed: bool, char: bool },
@@ -32,7 +32,7 @@ pub enum Shape {
 }
 
 /// A member of a struct or union.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MemberLayout {
     /// "" for an anonymous struct or union member.
     pub name: String,

@@ -635,8 +635,10 @@ pub enum StrFn {
     /// joined by colons (bytes that cannot be read are 0).
     Macaddr,
     /// current bpftrace's `comm(pid)`: the name of the task with that id (the kfuncs
-    /// bpf_task_from_pid and bpf_task_release), "N/A" where there is none.
-    CommOfPid,
+    /// bpf_task_from_pid and bpf_task_release), "N/A" where there is none, and then
+    /// clause-local `missing` is set to 1 (the statement after sends current bpftrace's
+    /// warning, "No such process (pid=N)").
+    CommOfPid { missing: usize },
 }
 
 /// Where bpftrace's `ntop()` takes an address's bytes from.
@@ -1314,6 +1316,18 @@ pub struct Program {
     /// bpftrace's maps whose keys nest tuples or records, by name without `@`: the paths of
     /// their scalar keys (see [`crate::ast::Program::key_paths`]).
     pub key_paths: std::collections::BTreeMap<String, Vec<String>>,
+    /// The C types of the structs, unions and arrays bpftrace's maps keep as values or
+    /// keys (`@m[k] = *curtask->fs`), which output prints them by.
+    pub map_objects: std::collections::BTreeMap<MapSlot, std::sync::Arc<Layout>>,
+}
+
+/// Where a bpftrace map keeps a struct, union or array: an associative array's value
+/// (by array id), or a key (by position) of an associative array or an aggregation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum MapSlot {
+    Value(usize),
+    ArrayKey(usize, usize),
+    AggKey(usize, usize),
 }
 
 /// A place in a user-space ELF file a probe is on (pid, uprobe): its DTrace name, and where

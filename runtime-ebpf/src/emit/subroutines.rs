@@ -97,7 +97,7 @@ impl Emitter<'_> {
             StrFn::Ntop(from) => self.ntop(from, args, out, own)?,
             StrFn::Macaddr => self.macaddr(args, out, own)?,
             StrFn::Cleanpath => self.cleanpath(str_arg(0)?, out, own)?,
-            StrFn::CommOfPid => self.comm_of_pid(args, out, own)?,
+            StrFn::CommOfPid { missing } => self.comm_of_pid(args, missing, out, own)?,
         }
         if !direct {
             self.buf_copy(out, own, dst, size);

@@ -8,7 +8,7 @@ use super::*;
 impl Emitter<'_> {
     /// The name of the thread with the id `args[0]` at `out` (`own` bytes, at least 16),
     /// "N/A" where there is none, as current bpftrace's standard library writes it.
-    pub(super) fn comm_of_pid(&mut self, args: &[StrArg], out: Buf, own: u32) -> Result<(), EmitError> {
+    pub(super) fn comm_of_pid(&mut self, args: &[StrArg], missing: usize, out: Buf, own: u32) -> Result<(), EmitError> {
         let Some(StrArg::Int(pid)) = args.first() else { return Err(self.err("internal: comm(pid) without a pid")) };
         let k = self.target.task_from_pid.ok_or_else(|| self.err("comm(pid) needs the kernel's bpf_task_from_pid and bpf_task_release kfuncs and its BTF (Linux 6.2 or later)"))?;
         if own < crumbs_lang::ir::COMM_SIZE {
@@ -29,6 +29,8 @@ impl Emitter<'_> {
         self.push(Insn::call_kfunc(k.release));
         self.goto(done);
         self.bind(none);
+        // No such task: flagged for the warning, and the name.
+        self.stmt(&Stmt::SetClauseLocal(missing, Expr::Int(1)), None)?;
         self.const_into("N/A", out, own);
         self.bind(done);
         Ok(())

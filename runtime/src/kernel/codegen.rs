@@ -54,7 +54,7 @@ pub fn iter_num() -> Option<[u32; 3]> {
 
 /// Whether the program reads another task's name (bpftrace's comm(pid)).
 fn uses_comm_of_pid(p: &Program) -> bool {
-    p.groups.iter().flat_map(|g| &g.clauses).any(|c| c.any(&mut |n| matches!(n, Node::Str(StrExpr::Call { f: StrFn::CommOfPid, .. }))))
+    p.groups.iter().flat_map(|g| &g.clauses).any(|c| c.any(&mut |n| matches!(n, Node::Str(StrExpr::Call { f: StrFn::CommOfPid { .. }, .. }))))
 }
 
 /// The BTF ids of bpf_task_from_pid and bpf_task_release, and where task_struct's comm is.

@@ -150,7 +150,7 @@ fn rank(v: &Value) -> u8 {
         Value::Int(..) => 0,
         Value::Str(_) => 1,
         Value::Stack(..) => 2,
-        Value::Bytes(_) => 3,
+        Value::Bytes(_) | Value::Object(..) => 3,
         Value::Sym(..) => 4,
         Value::Tuple(_) => 5,
         Value::Buf(_) => 6,
@@ -263,7 +263,7 @@ pub(super) fn print_key(out: &mut String, key: &Value) {
         }
         Value::Stack(frames, _) => out.push_str(&Value::stack_text(frames)),
         Value::Sym(_, text) => Value::sym_column(out, text),
-        Value::Bytes(b) => bytes_column(out, b),
+        Value::Bytes(b) | Value::Object(b, _) => bytes_column(out, b),
         Value::Tuple(t) => out.push_str(&Value::tuple_text(t)),
         Value::Record(r) => out.push_str(&Value::record_text(r)),
         Value::Array(a) => out.push_str(&Value::array_text(a)),

@@ -69,6 +69,8 @@ pub fn value(out: &mut String, v: &Value) {
         Value::Stack(frames, _) => array(out, frames.iter(), |out, f| string(out, f)),
         Value::Bytes(b) | Value::Buf(b) => hex(out, b),
         Value::Sym(_, text) => string(out, text),
+        // Members by name, as bpftrace's JSON has a struct kept in a map.
+        Value::Object(b, layout) => out.push_str(&super::bpftrace::structs::object_json(layout, b)),
         Value::Tuple(elems) | Value::Array(elems) => array(out, elems.iter(), value),
         Value::Record(fields) => {
             out.push('{');

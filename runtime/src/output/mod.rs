@@ -197,6 +197,9 @@ pub enum Value {
     Stack(Vec<String>, crumbs_lang::ir::StackMode),
     /// A struct, union or array: its bytes as recorded.
     Bytes(Vec<u8>),
+    /// A struct, union or array kept in a bpftrace map (`@m[k] = *curtask->fs`): its bytes
+    /// and its C type's layout, which bpftrace prints it by (`{ .users = 1, ... }`).
+    Object(Vec<u8>, std::sync::Arc<crumbs_lang::ir::Layout>),
     /// A kernel address and how it prints (`func()`, `mod()`, or printf's `%a`).
     Sym(u64, String),
     /// bpftrace's tuple, a map's value: its elements.

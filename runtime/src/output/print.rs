@@ -27,7 +27,7 @@ use crumbs_lang::ir::layout::{Layout, MemberLayout, Shape};
 pub fn print(layout: &Layout, value: &Value) -> String {
     let scalar;
     let bytes: &[u8] = match value {
-        Value::Bytes(b) => b,
+        Value::Bytes(b) | Value::Object(b, _) => b,
         Value::Int(n, _) => {
             scalar = n.to_le_bytes();
             &scalar

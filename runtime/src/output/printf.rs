@@ -92,7 +92,7 @@ pub fn format_conv(out: &mut String, c: &Conv, v: &Value) {
         // The checker keeps stacks out of other conversions (printa's %s of a stack key
         // prints it as traced).
         (_, Value::Stack(frames, _)) => out.push_str(&Value::stack_text(frames)),
-        (_, Value::Bytes(b)) => out.push_str(&Value::bytes_text(b)),
+        (_, Value::Bytes(b) | Value::Object(b, _)) => out.push_str(&Value::bytes_text(b)),
         // bpftrace's %r, %rx and %rh (the checker gives them buffers only).
         ('r', Value::Buf(b)) => format_str(out, c, &super::buffer::text(b, c.suffix)),
         (_, Value::Buf(b)) => format_str(out, c, &super::buffer::text(b, None)),

@@ -76,7 +76,7 @@ pub fn push_trace(out: &mut String, v: &Value, quiet: bool) {
             pad(out, s, s.len(), 33, true);
         }
         (Value::Stack(..), _) => unreachable!("returned above"),
-        (Value::Bytes(b), _) => out.push_str(&Value::bytes_text(b)),
+        (Value::Bytes(b) | Value::Object(b, _), _) => out.push_str(&Value::bytes_text(b)),
         (Value::Tuple(t), _) => out.push_str(&Value::tuple_text(t)),
         (Value::Record(r), _) => out.push_str(&Value::record_text(r)),
         (Value::Array(a), _) => out.push_str(&Value::array_text(a)),

@@ -36,6 +36,7 @@ pub fn key_text(key: &Value) -> String {
         Value::Stack(frames, mode) => stack_text(frames, *mode, 4),
         Value::Sym(_, text) => symbol(text),
         Value::Bytes(b) => Value::bytes_text(b),
+        Value::Object(b, layout) => super::structs::key_text(layout, b),
         Value::Tuple(elems) => tuple_text(elems, &key_text),
         Value::Record(fields) => record_text(fields, &key_text),
         Value::Buf(b) => crate::output::buffer::text(b, None),

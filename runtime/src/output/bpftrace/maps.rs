@@ -316,6 +316,7 @@ pub fn value_text(v: &Value, div: u64) -> String {
         Value::Stack(frames, mode) => keys::stack_text(frames, *mode, 8),
         Value::Sym(_, text) => keys::symbol(text),
         Value::Bytes(b) => Value::bytes_text(b),
+        Value::Object(b, layout) => super::structs::object_text(layout, b),
         Value::Tuple(elems) => keys::tuple_text(elems, &|v| value_text(v, 1)),
         Value::Record(fields) => keys::record_text(fields, &|v| value_text(v, 1)),
         Value::Buf(b) => crate::output::buffer::text(b, None),

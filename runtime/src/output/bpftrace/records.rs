@@ -69,6 +69,8 @@ pub fn value(v: &Value, div: u64) -> String {
         Value::Tuple(elems) => format!("[{}]", elems.iter().map(|e| value(e, 1)).collect::<Vec<_>>().join(",")),
         // An array as a JSON array of its numbers, `[1,2,3,4]`, as bpftrace 0.17 writes one.
         Value::Array(elems) => Value::array_text(elems),
+        // A struct kept in a map: an object of its members, as 0.17 writes one.
+        Value::Object(bytes, layout) => super::structs::object_json(layout, bytes),
         // Current bpftrace's record: an object of its fields, spaced (`{"a": 1, "b": "x"}`).
         Value::Record(fields) => format!("{{{}}}", fields.iter().map(|(n, e)| format!("{}: {}", string(n), value(e, 1))).collect::<Vec<_>>().join(", ")),
         _ => string(&maps::value_text(v, 1)),
