@@ -411,7 +411,7 @@ test_crumbs_fbt_chrome_spans() {
         -c 'io-benchmark -c -r -b 512 -s 64K /tmp/spanfile' 2>&1) || die "crumbs failed: $out"
     zcat /tmp/spans.pfw.gz > /tmp/spans.pfw || die "not gzip: $out"
     [ "$(head -n 1 /tmp/spans.pfw)" = "[" ] && [ "$(tail -n 1 /tmp/spans.pfw)" = "]" ] || die "no [ ] lines: $(head -n 3 /tmp/spans.pfw)"
-    reads=$(grep -c '^{"name":"vfs_read","cat":"fbt",.*"ph":"X","args":{"entry":\[512\],"return":\[512\]}}$' /tmp/spans.pfw)
+    reads=$(grep -c '^{"name":"vfs_read","cat":"fbt",.*"ph":"X","args":{"args\[2\]":512,"arg1":512}}$' /tmp/spans.pfw)
     [ "$reads" = 128 ] || die "$reads vfs_read spans, not 128: $(head -n 5 /tmp/spans.pfw)"
     inner=$(grep -c '^{"name":"rw_verify_area","cat":"fbt",.*"ph":"X"' /tmp/spans.pfw)
     [ "$inner" = 128 ] || die "$inner rw_verify_area spans, not 128: $(head -n 5 /tmp/spans.pfw)"

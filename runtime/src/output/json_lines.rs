@@ -20,6 +20,8 @@ pub struct JsonLines<'w> {
     names: Vec<String>,
     /// Each probe's full description, looked up once.
     probes: HashMap<u32, String>,
+    /// Each record's value names (`names`).
+    arg_names: super::arg_names::ArgNames,
     voice: &'static str,
     messages: super::message::Messages,
 }
@@ -27,7 +29,7 @@ pub struct JsonLines<'w> {
 impl<'w> JsonLines<'w> {
     pub fn new(out: Destination<'w>, program: &Program) -> Self {
         let names = program.aggregations.iter().map(|a| a.name.clone()).collect();
-        JsonLines { out, options: program.options.clone(), names, probes: HashMap::new(), voice: "crumbs", messages: Default::default() }
+        JsonLines { out, options: program.options.clone(), names, probes: HashMap::new(), arg_names: Default::default(), voice: "crumbs", messages: Default::default() }
     }
 
     /// Messages on standard error start with `name:`.
@@ -172,6 +174,11 @@ impl Sink for JsonLines<'_> {
         }
         line.push_str(r#","values":"#);
         json::array(&mut line, values.iter(), |out, v| json::value(out, v));
+        // Each value's name, distinct within the record (as Chrome's args name them).
+        line.push_str(r#","names":"#);
+        let mut unique = super::arg_names::Unique::default();
+        let names: Vec<_> = self.arg_names.names(f).iter().map(|n| unique.name(n, false)).collect();
+        json::array(&mut line, names.iter(), |out, n| json::string(out, n));
         line.push_str(r#","text":"#);
         json::string(&mut line, &text);
         line.push_str("}\n");
