@@ -210,7 +210,7 @@ fn json_lines_of_a_bpftrace_program() {
 }
 
 /// Two clauses at one entry probe and two at its return are one call: one span, its args
-/// the values of both.
+/// the values of both, its category the one a clause gave.
 #[test]
 fn chrome_spans_of_several_clauses_per_probe() {
     let f = TempPath::new("twice.dat");
@@ -218,13 +218,15 @@ fn chrome_spans_of_several_clauses_per_probe() {
         "syscall::read:entry /pid == $target && in_b/ { trace(arg2); }\n\
          syscall::read:entry /pid == $target && in_b/ { trace(1); }\n\
          syscall::read:return /pid == $target && in_b/ { trace(arg1); }\n\
-         syscall::read:return /pid == $target && in_b/ { trace(2); }",
+         syscall::read:return /pid == $target && in_b/ { trace(2); this->cat = \"LATE\"; trace(this->cat); }",
     );
     let out = run(&["-F", "-f", "chrome", "-e", &program, "-c", &bench(1, &f)]);
     out.assert_ok();
     let spans: Vec<J> = out.stdout.lines().filter(|l| l.contains("\"ph\":\"X\"")).map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(spans.len(), 4, "{}", out.dump());
     assert!(spans.iter().all(|s| s["args"] == serde_json::json!({"arg2": 65536, "1": 1, "arg1": 65536, "2": 2})), "{}", out.dump());
+    // The second return clause's category: the entry gave none.
+    assert!(spans.iter().all(|s| s["cat"] == "LATE"), "{}", out.dump());
     assert!(!out.stderr.contains("without a traced"), "{}", out.dump());
 }
 

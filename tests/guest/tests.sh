@@ -497,7 +497,7 @@ test_crumbs_fbt_datacrumbs_oneliner() {
     set -- $out
     [ "$1 $2 $3" = "128 128 128" ] && [ "$4" -ge 1 ] && [ "$4" = "$5" ] \
         || die "io-benchmark's (pid $ib) vfs_read, ext4_file_read_iter, nested ones, ext4_file_write_iter, nested ones: $out, not 128 128 128 N N; crumbs said: $(cat /tmp/dc.err); its spans: $(grep -c "\"pid\":$ib," trace.pfw), $(grep "\"pid\":$ib," trace.pfw | sed 's/.*"name":"\([^"]*\)".*/\1/' | sort | uniq -c | sort -rn | head -n 20)"
-    echo "figure: DataCrumbs one-liner: $(sed '1d;$d' trace.pfw | grep -c '"ph":"X"') spans, io-benchmark's $out"
+    echo "figure: DataCrumbs one-liner: $(sed '1d;$d' trace.pfw | grep -c '"ph":"X"') spans, io-benchmark's $out; crumbs said: $(grep -E 'drops|without a traced' /tmp/dc.err | tr '\n' ' ')"
 }
 
 # bpftrace's loops at kernel functions: a `for` over a map walked in the kernel

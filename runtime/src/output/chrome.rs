@@ -73,8 +73,10 @@ struct Call {
 
 /// A call that returned: its complete event.
 struct Span {
+    /// The call, its `cat` the category its entry's or return's clauses gave, if any.
     call: Call,
-    cat: String,
+    /// The provider: the category if no clause gave one.
+    provider: String,
     pid: u32,
     tid: u32,
     end: u64,
@@ -196,7 +198,7 @@ impl<'w> ChromeTrace<'w> {
         line.push_str(r#"{"name":"#);
         json::string(line, &s.call.function);
         line.push_str(r#","cat":"#);
-        json::string(line, &s.cat);
+        json::string(line, s.call.cat.as_deref().unwrap_or(&s.provider));
         let _ = write!(line, r#","pid":{},"tid":{},"ts":{},"dur":{},"ph":"X""#, s.pid, s.tid, micros(s.call.ts), micros(s.end.saturating_sub(s.call.ts)));
         args(line, &[(&s.call.values, &s.call.text), (&s.values, &s.text)]);
         line.push_str("}\n");
@@ -313,8 +315,11 @@ impl Sink for ChromeTrace<'_> {
             (true, Kind::Entry) => self.calls.enter(meta.tid, Call { probe: f.probe, function: probe.name, ts: meta.ts, values, text, cat }, again),
             (true, Kind::Return) => {
                 if let Some(mut call) = self.calls.leave(meta.tid, &probe.name) {
-                    let cat = call.cat.take().or(cat).unwrap_or(probe.cat);
-                    self.pending = Some(Span { call, cat, pid: meta.pid, tid: meta.tid, end: meta.ts, values, text });
+                    // The entry's category wins over the return's.
+                    if call.cat.is_none() {
+                        call.cat = cat;
+                    }
+                    self.pending = Some(Span { call, provider: probe.cat, pid: meta.pid, tid: meta.tid, end: meta.ts, values, text });
                 }
             }
             _ => {
