@@ -130,6 +130,22 @@ fn notify_line_for_test_harnesses() {
     assert_eq!(plain.stderr, "", "{}", plain.dump());
 }
 
+/// A D program says it too, once its probes are attached (its BEGIN ran before): a script
+/// that starts its workload itself waits for the line (the guest lane's DataCrumbs test).
+#[test]
+fn notify_line_for_a_d_program() {
+    let mut cmd = crumbs_cmd(&["-q", "-e", r#"BEGIN { printf("begun\n"); } syscall::getpid:entry /pid == $target/ { @ = count(); }"#, "-c", "true"]);
+    cmd.env("__BPFTRACE_NOTIFY_PROBES_ATTACHED", "1");
+    let out = run_command(cmd, None, TIMEOUT);
+    assert_eq!(out.stderr, "__BPFTRACE_NOTIFY_PROBES_ATTACHED\n", "{}", out.dump());
+    assert_eq!(out.stdout, "begun\n\n", "{}", out.dump());
+    // exit() in BEGIN: nothing is attached, no line.
+    let mut cmd = crumbs_cmd(&["-q", "-e", r#"BEGIN { exit(0); } syscall::getpid:entry { }"#]);
+    cmd.env("__BPFTRACE_NOTIFY_PROBES_ATTACHED", "1");
+    let out = run_command(cmd, None, TIMEOUT);
+    assert_eq!(out.stderr, "", "{}", out.dump());
+}
+
 /// Errors of the dialect: a compile error each, with its span and hint, status 2.
 #[test]
 fn errors_say_what_bpftrace_allows() {

@@ -65,6 +65,7 @@ fn json_lines_of_each_read_and_the_aggregations() {
         assert!(ts > last_ts, "one thread's records in order");
         last_ts = ts;
         assert_eq!(r["text"], format!("65536 io-benchmark {pid}\n{tid}{timestamp}"));
+        assert_eq!(r["names"], serde_json::json!(["arg2", "execname", "pid", "tid", "timestamp"]));
     }
     let aggs = of_type(&all, "aggregation");
     assert_eq!(aggs.len(), 3, "{}", out.dump());
@@ -89,6 +90,7 @@ fn json_lines_gzipped_by_name_and_printa_rows() {
     assert_eq!(all[0]["type"], "record");
     assert_eq!(all[0]["probe"], "dtrace:::END");
     assert_eq!(all[0]["values"], serde_json::json!([]));
+    assert_eq!(all[0]["names"], serde_json::json!([]));
     let row = serde_json::json!({"type": "aggregation", "name": "n", "function": "sum", "keys": ["io-benchmark", 65536], "value": 4 * 65536, "printa": true});
     assert_eq!(all[1], row);
 }
@@ -116,7 +118,7 @@ fn chrome_spans_pair_each_read_exactly() {
     let pid = spans[0]["pid"].as_u64().unwrap();
     for s in &spans {
         assert_eq!((s["name"].as_str(), s["cat"].as_str(), s["pid"].as_u64(), s["tid"].as_u64()), (Some("read"), Some("syscall"), Some(pid), Some(pid)), "{s}");
-        assert_eq!(s["args"], serde_json::json!({"entry": [65536], "return": [65536], "return_text": "got 65536"}));
+        assert_eq!(s["args"], serde_json::json!({"arg2": 65536, "arg1": 65536, "text": "got 65536"}));
         assert!(s["dur"].as_f64().unwrap() > 0.0 && s["ts"].as_f64().unwrap() > 0.0, "{s}");
     }
     // Times keep their ns: three decimals.
@@ -147,7 +149,8 @@ fn chrome_without_flow_has_instant_events() {
     let events: Vec<J> = out.stdout.lines().filter(|l| l.starts_with('{')).map(|l| serde_json::from_str(l).unwrap()).collect();
     let instants: Vec<&J> = events.iter().filter(|e| e["ph"] == "i").collect();
     assert_eq!(instants.len(), 8, "{}", out.dump());
-    assert_eq!(instants.iter().filter(|e| e["args"]["values"] == serde_json::json!(["entry"])).count(), 4);
+    assert_eq!(instants.iter().filter(|e| e["args"] == serde_json::json!({"probename": "entry"})).count(), 4);
+    assert_eq!(instants.iter().filter(|e| e["args"] == serde_json::json!({"probename": "return"})).count(), 4);
     assert!(instants.iter().all(|e| e["s"] == "t" && e["name"] == "read"));
 }
 
@@ -200,14 +203,14 @@ fn json_lines_of_a_bpftrace_program() {
     let all = lines(&out.stdout);
     let records = of_type(&all, "record");
     assert_eq!(records.len(), 8, "{}", out.dump());
-    assert!(records.iter().all(|r| r["probe"] == "tracepoint:syscalls::sys_enter_read" && r["values"] == serde_json::json!([65536]) && r["text"] == "r 65536\n"), "{}", out.dump());
+    assert!(records.iter().all(|r| r["probe"] == "tracepoint:syscalls::sys_enter_read" && r["values"] == serde_json::json!([65536]) && r["names"] == serde_json::json!(["args.count"]) && r["text"] == "r 65536\n"), "{}", out.dump());
     assert_eq!(of_type(&all, "map"), vec![&serde_json::json!({"type": "map", "name": "last", "keys": ["io-benchmark"], "value": 65536})]);
     assert_eq!(of_type(&all, "aggregation"), vec![&serde_json::json!({"type": "aggregation", "name": "n", "function": "count", "keys": [], "value": 8})]);
     assert_eq!(all.len(), 10, "{}", out.dump());
 }
 
 /// Two clauses at one entry probe and two at its return are one call: one span, its args
-/// the values of both.
+/// the values of both, its category the one a clause gave.
 #[test]
 fn chrome_spans_of_several_clauses_per_probe() {
     let f = TempPath::new("twice.dat");
@@ -215,13 +218,15 @@ fn chrome_spans_of_several_clauses_per_probe() {
         "syscall::read:entry /pid == $target && in_b/ { trace(arg2); }\n\
          syscall::read:entry /pid == $target && in_b/ { trace(1); }\n\
          syscall::read:return /pid == $target && in_b/ { trace(arg1); }\n\
-         syscall::read:return /pid == $target && in_b/ { trace(2); }",
+         syscall::read:return /pid == $target && in_b/ { trace(2); this->cat = \"LATE\"; trace(this->cat); }",
     );
     let out = run(&["-F", "-f", "chrome", "-e", &program, "-c", &bench(1, &f)]);
     out.assert_ok();
     let spans: Vec<J> = out.stdout.lines().filter(|l| l.contains("\"ph\":\"X\"")).map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(spans.len(), 4, "{}", out.dump());
-    assert!(spans.iter().all(|s| s["args"] == serde_json::json!({"entry": [65536, 1], "return": [65536, 2]})), "{}", out.dump());
+    assert!(spans.iter().all(|s| s["args"] == serde_json::json!({"arg2": 65536, "1": 1, "arg1": 65536, "2": 2})), "{}", out.dump());
+    // The second return clause's category: the entry gave none.
+    assert!(spans.iter().all(|s| s["cat"] == "LATE"), "{}", out.dump());
     assert!(!out.stderr.contains("without a traced"), "{}", out.dump());
 }
 
@@ -239,4 +244,50 @@ fn tseries_as_a_series_of_intervals() {
     assert_eq!(series[0]["value"], 14);
     assert!(series[0]["epoch"].as_u64().unwrap() > 0);
     assert!(rows[0].get("value").is_none() && rows[0].get("buckets").is_none());
+}
+
+/// A span's args by name: the entry's, then the return's, a name already given on the
+/// return side with `ret_` (then `_2`), the printed text `text`; a string traced as `cat` is the
+/// event's category, in spans and instant events alike, and no arg.
+#[test]
+fn chrome_args_are_named_and_cat_is_the_clauses() {
+    let f = TempPath::new("named.dat");
+    let program = bracketed(
+        "syscall::read:entry /pid == $target && in_b/ { this->cat = \"POSIX\"; trace(this->cat); this->fd = arg0; trace(this->fd); trace(arg2); }\n\
+         syscall::read:return /pid == $target && in_b/ { trace(arg0); self->fd = 7; printf(\"%d bytes %d\", arg0, self->fd); }",
+    );
+    let out = run(&["-F", "-f", "chrome", "-e", &program, "-c", &bench(2, &f)]);
+    out.assert_ok();
+    let events: Vec<J> = out.stdout.lines().filter(|l| l.starts_with('{')).map(|l| serde_json::from_str(l).unwrap()).collect();
+    let spans: Vec<&J> = events.iter().filter(|e| e["ph"] == "X").collect();
+    assert_eq!(spans.len(), 8, "{}", out.dump());
+    let fd = spans[0]["args"]["fd"].as_u64().expect("fd traced");
+    for s in &spans {
+        assert_eq!((s["name"].as_str(), s["cat"].as_str()), (Some("read"), Some("POSIX")), "{s}");
+        assert_eq!(s["args"], serde_json::json!({"fd": fd, "arg2": 65536, "arg0": 65536, "ret_arg0": 65536, "ret_fd": 7, "text": "65536 bytes 7"}), "{s}");
+    }
+    // In the order the clauses output them, the entry's first.
+    let order = format!(r#""args":{{"fd":{fd},"arg2":65536,"arg0":65536,"ret_arg0":65536,"ret_fd":7,"text":"65536 bytes 7"}}}}"#);
+    assert_eq!(out.stdout.lines().filter(|l| l.ends_with(&order)).count(), 8, "{}", out.dump());
+    assert_eq!(events.len(), 10, "2 metadata events: {}", out.dump());
+    // The same name on both sides: the return's with ret_, then _2; both printed: ret_text.
+    let program = bracketed(
+        "syscall::read:entry /pid == $target && in_b/ { trace(arg0); printf(\"in\"); }\n\
+         syscall::read:return /pid == $target && in_b/ { trace(arg0); trace(arg0); printf(\"out\"); }",
+    );
+    let out = run(&["-F", "-f", "chrome", "-e", &program, "-c", &bench(1, &f)]);
+    out.assert_ok();
+    let spans: Vec<J> = out.stdout.lines().filter(|l| l.contains("\"ph\":\"X\"")).map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(spans.len(), 4, "{}", out.dump());
+    for s in &spans {
+        let fd = s["args"]["arg0"].as_u64().expect("fd traced");
+        assert_eq!(s["args"], serde_json::json!({"arg0": fd, "text": "in", "ret_arg0": 65536, "ret_arg0_2": 65536, "ret_text": "out"}), "{s}");
+    }
+    // Without -F: instant events, the category a thread-local's.
+    let program = bracketed("syscall::read:entry /pid == $target && in_b/ { self->cat = \"STDIO\"; trace(self->cat); trace(arg2); }");
+    let out = run(&["-f", "chrome", "-e", &program, "-c", &bench(2, &f)]);
+    out.assert_ok();
+    let instants: Vec<J> = out.stdout.lines().filter(|l| l.contains("\"ph\":\"i\"")).map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(instants.len(), 8, "{}", out.dump());
+    assert!(instants.iter().all(|w| w["name"] == "read" && w["cat"] == "STDIO" && w["args"] == serde_json::json!({"arg2": 65536})), "{}", out.dump());
 }

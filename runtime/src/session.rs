@@ -401,9 +401,22 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
     if stop.is_none() {
         let mut progress = Progress::new("attaching probes", compiled.programs.len(), !opts.quiet);
         let mut tally = attach::Tally::default();
+        // Attaching hundreds of probes takes seconds, and those attached fire meanwhile: the
+        // buffer is read as it goes, so that it is not full when tracing has begun. Only where
+        // that keeps the order (a D program whose BEGIN sent nothing: its records are
+        // printed once every probe is attached, and bpftrace's BEGIN runs after).
+        let read_while_attaching = begin_first && begun.is_empty();
+        let mut last_read = Instant::now();
         for code in &compiled.programs {
             progress.tick();
             links.extend(attach::attach(&mut ebpf, &own, program, code, &mut tally)?);
+            if read_while_attaching && last_read.elapsed() >= TURN {
+                if let Drained::Exit(s) = drain_some(ring.get_mut(), &mut events, sink)? {
+                    stop = Some(Stopped::Exit(s));
+                    break;
+                }
+                last_read = Instant::now();
+            }
         }
         iters = std::mem::take(&mut tally.iters);
         if let Some(line) = tally.outcome()? {
@@ -416,12 +429,13 @@ async fn trace_inner(program: &Program, compiled: &Compiled, opts: &mut RunOptio
     }
     if stop.is_none() {
         sink.attached()?;
-    }
-    if !begin_first {
-        // Test harnesses wait for this line before they start the workload.
+        // Test harnesses wait for this line before they start the workload (a D program's
+        // BEGIN has run already, a bpftrace program's runs next).
         if std::env::var_os(NOTIFY_ATTACHED).is_some() {
             eprintln!("{NOTIFY_ATTACHED}");
         }
+    }
+    if !begin_first {
         run_once(&mut ebpf, compiled, AttachPoint::Begin)?;
         let (b, begin_exit) = take_begin(ring.get_mut(), &mut events)?;
         (begun, stop) = (b, begin_exit.map(Stopped::Exit));

@@ -4,7 +4,8 @@
 #
 # Kernel command line knobs (set by tests/guest/run, so the initramfs stays cacheable):
 #   crumbs.only=a,b      run only these tests (names without the test_ prefix)
-#   crumbs.timeout=N     per-test timeout in seconds (default 60)
+#   crumbs.timeout=N     per-test timeout in seconds (default 60; a test's
+#                        `# guest-timeout NAME N` line in tests.sh raises its own)
 # Output protocol on the serial console, parsed by tests/guest/run:
 #   GUEST-BOOT <uptime>
 #   GUEST-RUN <name>                        before each test
@@ -40,14 +41,17 @@ for name in $names; do
     fi
     rm -rf /tmp/* 2>/dev/null
     echo "GUEST-RUN $name"
-    timeout "$timeout" sh -c ". /tests.sh && test_$name" >/run/out 2>&1 </dev/null
+    # A test that needs longer says so in tests.sh: `# guest-timeout NAME SECONDS`.
+    t=$(sed -n "s/^# guest-timeout $name \([0-9]*\)\$/\1/p" /tests.sh)
+    [ -n "$t" ] && [ "$t" -gt "$timeout" ] || t=$timeout
+    timeout "$t" sh -c ". /tests.sh && test_$name" >/run/out 2>&1 </dev/null
     rc=$?
     if [ "$rc" = 0 ]; then
         echo "GUEST-TEST $name PASS"
         grep '^figure: ' /run/out | sed 's/^/  | /'
     else
         note="(exit $rc)"
-        { [ "$rc" = 143 ] || [ "$rc" = 124 ]; } && note="(timed out after ${timeout}s)"
+        { [ "$rc" = 143 ] || [ "$rc" = 124 ]; } && note="(timed out after ${t}s)"
         echo "GUEST-TEST $name FAIL $note"
         head -n 200 /run/out | sed 's/^/  | /'
     fi

@@ -15,6 +15,7 @@
 //! three decimals. Aggregations are no trace events: they print as text on standard error
 //! at the end. spec.md §9.5 lists the fields.
 
+use super::arg_names::{ArgNames, Unique};
 use super::destination::Destination;
 use super::flow::{kind, Kind};
 use super::json_value::{self as json};
@@ -23,9 +24,12 @@ use crate::drops::Drops;
 use crumbs_lang::ir::{Options, Program};
 use std::borrow::Borrow;
 use std::collections::{HashMap, HashSet};
-use std::rc::Rc;
 use std::fmt::Write as _;
 use std::io::{self, Write};
+use std::rc::Rc;
+
+/// A value with its name (as its clause wrote it; made distinct when the event is written).
+type Named = (Rc<str>, Value);
 
 pub struct ChromeTrace<'w> {
     out: Destination<'w>,
@@ -43,6 +47,7 @@ pub struct ChromeTrace<'w> {
     pending: Option<Span>,
     named_processes: HashSet<u32>,
     named_threads: HashSet<u32>,
+    names: ArgNames,
     voice: &'static str,
     messages: super::message::Messages,
     /// An event's line, kept from one firing to the next.
@@ -63,18 +68,22 @@ struct Call {
     probe: u32,
     function: String,
     ts: u64,
-    values: Vec<Value>,
+    values: Vec<Named>,
     text: String,
+    /// The category a clause traced (a string named `cat`), if any.
+    cat: Option<String>,
 }
 
 /// A call that returned: its complete event.
 struct Span {
+    /// The call, its `cat` the category its entry's or return's clauses gave, if any.
     call: Call,
-    cat: String,
+    /// The provider: the category if no clause gave one.
+    provider: String,
     pid: u32,
     tid: u32,
     end: u64,
-    values: Vec<Value>,
+    values: Vec<Named>,
     text: String,
 }
 
@@ -100,6 +109,9 @@ impl Calls {
             Some(top) if again && top.probe == call.probe => {
                 top.values.append(&mut call.values);
                 top.text.push_str(&call.text);
+                if top.cat.is_none() {
+                    top.cat = call.cat;
+                }
             }
             _ => {
                 // Entries whose returns are never traced must not grow the stack without
@@ -156,6 +168,7 @@ impl<'w> ChromeTrace<'w> {
             pending: None,
             named_processes: HashSet::new(),
             named_threads: HashSet::new(),
+            names: ArgNames::default(),
             voice: "crumbs",
             messages: Default::default(),
             line: String::new(),
@@ -193,9 +206,9 @@ impl<'w> ChromeTrace<'w> {
         line.push_str(r#"{"name":"#);
         json::string(line, &s.call.function);
         line.push_str(r#","cat":"#);
-        json::string(line, &s.cat);
+        json::string(line, s.call.cat.as_deref().unwrap_or(&s.provider));
         let _ = write!(line, r#","pid":{},"tid":{},"ts":{},"dur":{},"ph":"X""#, s.pid, s.tid, Micros(s.call.ts), Micros(s.end.saturating_sub(s.call.ts)));
-        args(line, &[("entry", &s.call.values, &s.call.text), ("return", &s.values, &s.text)]);
+        args(line, &[(&s.call.values, &s.call.text), (&s.values, &s.text)]);
         line.push_str("}\n");
     }
 
@@ -224,28 +237,42 @@ fn metadata(line: &mut String, what: &str, pid: u32, tid: u32, name: &str) {
     line.push_str("}}\n");
 }
 
-/// The `args` object: each part that has something (its values owned or borrowed).
-fn args<V: Borrow<Value>>(line: &mut String, parts: &[(&str, &[V], &str)]) {
+/// The `args` object: each part's values by name, then what it printed as `text`; the
+/// second part is a span's return, whose names already given get `ret_` in front (the
+/// values owned or borrowed from the firing).
+fn args<V: Borrow<Value>>(line: &mut String, parts: &[(&[(Rc<str>, V)], &str)]) {
     line.push_str(r#","args":{"#);
+    let mut unique = Unique::default();
+    let text: Rc<str> = Rc::from("text");
     let mut first = true;
-    let mut sep = |line: &mut String| {
+    let mut key = |line: &mut String, name: &Rc<str>, ret: bool| {
         if !std::mem::replace(&mut first, false) {
             line.push(',');
         }
+        json::string(line, &unique.name(name, ret));
+        line.push(':');
     };
-    for (name, values, text) in parts {
-        if !values.is_empty() {
-            sep(line);
-            let _ = write!(line, r#""{name}":"#);
-            json::array(line, values.iter(), |out, v| json::value(out, v.borrow()));
+    for (k, (values, printed)) in parts.iter().enumerate() {
+        for (name, value) in values.iter() {
+            key(line, name, k == 1);
+            json::value(line, value.borrow());
         }
-        if !text.is_empty() {
-            sep(line);
-            let _ = write!(line, r#""{name}_text":"#);
-            json::string(line, text);
+        if !printed.is_empty() {
+            key(line, &text, k == 1);
+            json::string(line, printed);
         }
     }
     line.push('}');
+}
+
+/// The category a clause gave its event: the string it traced under the name `cat`
+/// (`this->cat = "POSIX"; trace(this->cat);`), taken out of the values.
+fn category(values: &mut Vec<(Rc<str>, &Value)>) -> Option<String> {
+    let at = values.iter().position(|(n, v)| &**n == "cat" && matches!(v, Value::Str(_)))?;
+    match values.remove(at).1 {
+        Value::Str(s) => Some(s.clone()),
+        _ => None,
+    }
 }
 
 impl Sink for ChromeTrace<'_> {
@@ -280,7 +307,11 @@ impl Sink for ChromeTrace<'_> {
                 Output::Freopen { .. } | Output::Ftruncate | Output::Pcap { .. } | Output::Tracemem(_) | Output::Cat { .. } | Output::Printa { .. } | Output::PrintMap { .. } => {}
             }
         }
-        let owned = |values: Vec<&Value>| values.into_iter().cloned().collect::<Vec<Value>>();
+        let names = self.names.names(f);
+        // Borrowed from the firing: copied only into a call that waits for its return.
+        let mut values: Vec<(Rc<str>, &Value)> = names.into_iter().zip(values).collect();
+        let cat = category(&mut values);
+        let owned = |values: Vec<(Rc<str>, &Value)>| values.into_iter().map(|(n, v)| (n, v.clone())).collect::<Vec<Named>>();
         let meta = f.meta.unwrap_or_default();
         let probe = self.probe(f.program, f.probe);
         // Several clauses of one probe send one record each: the same entry or return.
@@ -289,6 +320,9 @@ impl Sink for ChromeTrace<'_> {
             if again && span.tid == meta.tid && probe.kind == Kind::Return {
                 span.values.extend(owned(values));
                 span.text.push_str(&text);
+                if span.call.cat.is_none() {
+                    span.call.cat = cat;
+                }
                 return Ok(());
             }
         }
@@ -297,19 +331,23 @@ impl Sink for ChromeTrace<'_> {
         self.write_pending(&mut line);
         self.prelude(&mut line, &meta);
         match (self.flow, probe.kind) {
-            (true, Kind::Entry) => self.calls.enter(meta.tid, Call { probe: f.probe, function: probe.name.clone(), ts: meta.ts, values: owned(values), text }, again),
+            (true, Kind::Entry) => self.calls.enter(meta.tid, Call { probe: f.probe, function: probe.name.clone(), ts: meta.ts, values: owned(values), text, cat }, again),
             (true, Kind::Return) => {
-                if let Some(call) = self.calls.leave(meta.tid, &probe.name) {
-                    self.pending = Some(Span { call, cat: probe.cat.clone(), pid: meta.pid, tid: meta.tid, end: meta.ts, values: owned(values), text });
+                if let Some(mut call) = self.calls.leave(meta.tid, &probe.name) {
+                    // The entry's category wins over the return's.
+                    if call.cat.is_none() {
+                        call.cat = cat;
+                    }
+                    self.pending = Some(Span { call, provider: probe.cat.clone(), pid: meta.pid, tid: meta.tid, end: meta.ts, values: owned(values), text });
                 }
             }
             _ => {
                 line.push_str(r#"{"name":"#);
                 json::string(&mut line, &probe.name);
                 line.push_str(r#","cat":"#);
-                json::string(&mut line, &probe.cat);
+                json::string(&mut line, cat.as_deref().unwrap_or(&probe.cat));
                 let _ = write!(line, r#","pid":{},"tid":{},"ts":{},"ph":"i","s":"t""#, meta.pid, meta.tid, Micros(meta.ts));
-                args(&mut line, &[("values", &values, &text)]);
+                args(&mut line, &[(&values, &text)]);
                 line.push_str("}\n");
             }
         }
@@ -379,7 +417,7 @@ mod tests {
     }
 
     fn call(function: &str, ts: u64) -> Call {
-        Call { probe: function.len() as u32, function: function.into(), ts, values: Vec::new(), text: String::new() }
+        Call { probe: function.len() as u32, function: function.into(), ts, values: Vec::new(), text: String::new(), cat: None }
     }
 
     #[test]
@@ -405,9 +443,10 @@ mod tests {
         assert_eq!((c.unmatched_returns, c.unreturned()), (1, 2));
         // Two clauses' records of one entry are one call.
         let mut c = Calls::default();
-        c.enter(1, Call { values: vec![Value::long(1)], ..call("f", 10) }, false);
-        c.enter(1, Call { values: vec![Value::long(2)], ..call("f", 10) }, true);
-        assert_eq!(c.leave(1, "f"), Some(Call { values: vec![Value::long(1), Value::long(2)], ..call("f", 10) }));
+        let v = |n| (Rc::from("v"), Value::long(n));
+        c.enter(1, Call { values: vec![v(1)], ..call("f", 10) }, false);
+        c.enter(1, Call { values: vec![v(2)], cat: Some("POSIX".into()), ..call("f", 10) }, true);
+        assert_eq!(c.leave(1, "f"), Some(Call { values: vec![v(1), v(2)], cat: Some("POSIX".into()), ..call("f", 10) }));
         assert_eq!(c.unreturned(), 0);
         // Entries that never return keep at most MAX_DEPTH calls.
         let mut c = Calls::default();

@@ -20,6 +20,8 @@ pub struct JsonLines<'w> {
     names: Vec<String>,
     /// Each probe's full description as a JSON string, looked up and escaped once.
     probes: HashMap<u32, String>,
+    /// Each record's value names (`names`).
+    arg_names: super::arg_names::ArgNames,
     voice: &'static str,
     messages: super::message::Messages,
     /// A firing's buffers, kept from one firing to the next: the record's line, its values'
@@ -34,7 +36,7 @@ impl<'w> JsonLines<'w> {
     pub fn new(out: Destination<'w>, program: &Program) -> Self {
         let names = program.aggregations.iter().map(|a| a.name.clone()).collect();
         let (line, values, text, after) = Default::default();
-        JsonLines { out, options: program.options.clone(), names, probes: HashMap::new(), voice: "crumbs", messages: Default::default(), line, values, text, after }
+        JsonLines { out, options: program.options.clone(), names, probes: HashMap::new(), arg_names: Default::default(), voice: "crumbs", messages: Default::default(), line, values, text, after }
     }
 
     /// Messages on standard error start with `name:`.
@@ -188,7 +190,11 @@ impl Sink for JsonLines<'_> {
         }
         line.push_str(r#","values":["#);
         line.push_str(&values);
-        line.push_str(r#"],"text":"#);
+        // Each value's name, distinct within the record (as Chrome's args name them).
+        line.push_str(r#"],"names":"#);
+        let mut unique = super::arg_names::Unique::default();
+        json::array(&mut line, self.arg_names.names(f).iter(), |out, n| json::string(out, &unique.name(n, false)));
+        line.push_str(r#","text":"#);
         json::string(&mut line, &text);
         line.push_str("}\n");
         line.push_str(&after);

@@ -88,7 +88,7 @@ pub fn value(out: &mut String, v: &Value) {
 }
 
 /// `[a,b,...]` of `items`, each written by `each`.
-pub fn array<T>(out: &mut String, items: impl Iterator<Item = T>, each: impl Fn(&mut String, T)) {
+pub fn array<T>(out: &mut String, items: impl Iterator<Item = T>, mut each: impl FnMut(&mut String, T)) {
     out.push('[');
     for (i, item) in items.enumerate() {
         if i > 0 {

@@ -11,6 +11,7 @@ use crumbs_lang::printf::Piece;
 use std::io;
 
 pub mod aggregation;
+pub mod arg_names;
 pub mod bpftrace;
 pub mod buffer;
 pub mod buckets;
