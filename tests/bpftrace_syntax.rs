@@ -243,6 +243,20 @@ fn typed_let_declares_the_scratch_variables_type() {
     assert_bt_error(&["-e", "BEGIN { let $a: uint16 = -1; }"], "Type mismatch for $a: trying to assign value of type 'int8' when variable already has a type 'uint16'", "cast it to keep its low bits: `(uint16)...`");
 }
 
+/// Postfix type syntax (current bpftrace's docs, "Type Syntax", "Array Casts"; 0.17 has none
+/// of it): `[N]` and `*` read left to right in sizeof, casts between integers and integer
+/// arrays (memory order, no byte swap), `string[N]`'s size, and `let` of an array (zeroed)
+/// or a sized string.
+#[test]
+fn postfix_types_in_casts_sizeof_and_let() {
+    let out = bt(&["-e", r#"BEGIN { $a = (int8[8])(uint64)12345; printf("%x %x\n", $a[0], $a[1]); printf("%d\n", (uint64)$a); $b = (uint8[])12345; print($b); @c = (uint16[2])(uint32)65539; print((sizeof(uint32*[10]), sizeof(int32[4]*), sizeof(string[64]))); let $z: uint8[4]; print($z); $z = pton("10.0.0.1"); print($z); let $s: string[8] = "hi"; print($s); printf("%x\n", (uint32)pton("1.2.3.4")); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n39 30\n12345\n[57,48]\n(80, 8, 64)\n[0,0,0,0]\n[10,0,0,1]\nhi\n4030201\n\n\n@c: [3,1]\n", "{}", out.dump());
+    assert_bt_error(&["-e", "BEGIN { $a = (uint8[4])(uint64)1; }"], "Cannot cast from \"uint64\" to \"uint8[4]\"", "the integer and the array must have the same size");
+    assert_bt_error(&["-e", r#"BEGIN { let $x: string[3] = "hello"; }"#], "Type mismatch for $x: trying to assign value of type 'string[6]' when variable already has a type 'string[3]'", "holds strings of at most 2 characters");
+    assert_bt_error(&["-e", "BEGIN { let $a: uint8[4]; $a = pton(\"::1\"); }"], "Type mismatch for $a: trying to assign value of type 'uint8[16]' when variable already has a type 'uint8[4]'", "a variable declared with a type keeps it");
+}
+
 /// Block expressions (current bpftrace's docs, "Block Expressions"; 0.17 lacks them): the
 /// statements run, then the last expression (no `;` after it) is the value; `_ = v;` drops one.
 #[test]

@@ -43,6 +43,7 @@ mod map_decls;
 mod memory;
 mod pcap;
 mod pointers;
+mod postfix_types;
 mod speculation;
 mod stable;
 mod print;
@@ -213,6 +214,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         expanding: Vec::new(),
         clause_locals: Vec::new(),
         declared_scratch: Vec::new(),
+        declared_str_sizes: std::collections::HashMap::new(),
         spec: Default::default(),
         if_depth: 0,
         loop_depth: 0,
@@ -592,6 +594,8 @@ struct Checker<'a> {
     clause_locals: Vec<String>,
     /// The clause's scratch variables declared with a type (`let $a: uint16`), by slot.
     declared_scratch: Vec<usize>,
+    /// Their sizes, of those declared `string[N]`, by slot.
+    declared_str_sizes: std::collections::HashMap<usize, u32>,
     /// What the clause being checked does that the speculation rules are about.
     spec: speculation::Uses,
     /// How many `if`s the statement being checked is inside.
@@ -733,6 +737,7 @@ impl Checker<'_> {
         self.clause_locals.clear();
         self.item_sources.clear();
         self.declared_scratch.clear();
+        self.declared_str_sizes.clear();
         self.spec = Default::default();
         self.if_depth = 0;
         self.alloc_sites = 0;
@@ -927,6 +932,8 @@ mod stored_values_tests;
 mod arrays_tests;
 #[cfg(test)]
 mod btlang_tests;
+#[cfg(test)]
+mod postfix_types_tests;
 #[cfg(test)]
 mod agg_reads_tests;
 mod bpftrace_fns;
