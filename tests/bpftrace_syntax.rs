@@ -295,6 +295,17 @@ fn the_address_of_a_scratch_variable_reads_it() {
     assert_bt_error(&["-e", "BEGIN { $b = &$x; }"], "Undefined or undeclared variable: $x", "assign the variable before taking its address");
 }
 
+/// `&@map` (current bpftrace's MapAddr; 0.17 lacks it): the map's own `struct bpf_map`, read
+/// here through a cast to see its declared size, key and value sizes and name.
+#[test]
+fn the_address_of_a_map_is_the_kernels_map() {
+    let out = bt(&["-e", r#"let @b = hash(77); BEGIN { @a = 1; @b[1] = 2; $x = &@a; $m = (struct bpf_map *)&@b; printf("%d %d %d %d %d\n", $m->max_entries, $m->key_size, $m->value_size, $x != 0, $x != &@b); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n77 8 8 1 1\n\n\n@a: 1\n@b[1]: 2\n", "{}", out.dump());
+    assert_bt_error(&["-e", "BEGIN { @a = 1; $x = *&@a; }"], "`&@a` points at the map, not at a value", "read the value as @a[key]");
+    assert_bt_error(&["-e", "BEGIN { @c = count(); $x = &@c; }"], "the address of aggregation `@c` is not in crumbs", "take the address of a map of values");
+}
+
 /// `typeof()` (current bpftrace's stdlib.md) in a typed let, a cast, sizeof and as a macro's
 /// type argument; `comptime` (its language docs' grammar) folds a value known when compiling.
 #[test]

@@ -82,7 +82,14 @@ fn the_address_of_a_scratch_variable_is_a_kernel_pointer_to_its_type() {
     let body = format!("{:?}", p.groups[0].clauses[0].body);
     assert!(body.contains("VarAddr(Clause(0))"), "{body}");
     assert_eq!(err("BEGIN { $b = &$x; }"), ("Undefined or undeclared variable: $x".into(), "$x".into()));
-    assert_eq!(err("BEGIN { @a = 1; $b = &@a; }"), ("the address of a map is not in crumbs".into(), "@a".into()));
+    // `&@map` is the map's own address, a pointer to its value type as bpftrace types it.
+    let p = ok("BEGIN { @a = 1; @b[1] = (uint16)2; $x = &@a; $y = &@b; @p = (uint64)$y; }");
+    assert!(format!("{:?}", p.groups[0].clauses[0].body).contains("MapAddr(1)"));
+    assert_eq!(err("BEGIN { @a = 1; $b = *&@a; }"), ("`&@a` points at the map, not at a value".into(), "&@a".into()));
+    assert_eq!(err("BEGIN { @a[1] = 1; $b = &@a[1]; }"), ("`&` takes a whole map, not an element of `@a`".into(), "@a[1]".into()));
+    assert_eq!(err("BEGIN { @c = count(); $b = &@c; }").0, "the address of aggregation `@c` is not in crumbs");
+    // A map of tuples is a map per element: the tuples pass refuses it as any tuple operand.
+    assert_eq!(err("BEGIN { @t = (1, 2); $b = &@t; }").0, "a tuple cannot be used here");
     assert!(err("BEGIN { $k = kstack; $p = &$k; }").0.starts_with("cannot take the address of $k"));
 }
 

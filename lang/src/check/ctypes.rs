@@ -196,6 +196,7 @@ impl Checker<'_> {
                 Typed { val: Val::Value(val), ty }
             }
             ExprKind::Member { base, member, arrow } => {
+                self.refuse_read_through_map_address(base)?;
                 let b = self.typed(base)?;
                 // bpftrace reads `p.member` of a pointer to a struct as `p->member`.
                 let through_pointer = !*arrow && self.bpftrace() && matches!(self.types.real(b.ty), Ok(Type::Ptr { to, .. }) if matches!(self.types.real(to), Ok(Type::Struct(_) | Type::Union(_))));
@@ -289,6 +290,7 @@ impl Checker<'_> {
                 Typed { val: Val::Place(at), ty: elem }
             }
             ExprKind::Deref(inner) => {
+                self.refuse_read_through_map_address(inner)?;
                 let b = self.typed(inner)?;
                 match self.types.real(b.ty).map_err(types_err)? {
                     Type::Ptr { to, space } => {
@@ -320,9 +322,8 @@ impl Checker<'_> {
                 self.scratch_address(n, &inner.span)?
             }
             ExprKind::AddrOf(inner) if self.bpftrace() && matches!(&inner.kind, ExprKind::Agg(_)) => {
-                return Err(Diagnostic::new(inner.span.clone(), "the address of a map is not in crumbs")
-                    .label("`&` of a map")
-                    .hint("copy the value into a scratch variable and take its address: `$v = @m; $p = &$v;`"));
+                let ExprKind::Agg(a) = &inner.kind else { unreachable!("matched") };
+                self.map_address(a)?
             }
             ExprKind::AddrOf(inner) => {
                 let b = self.typed(inner)?;

@@ -39,6 +39,7 @@ mod kernel_fields;
 mod kernel_path;
 mod kernel_subrs;
 mod kprobe_override;
+mod map_addr;
 mod map_decls;
 mod memory;
 mod pcap;
