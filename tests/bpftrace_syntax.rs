@@ -316,6 +316,17 @@ fn typeof_and_comptime() {
     assert_bt_error(&["-e", "BEGIN { $x = pid; if comptime ($x > 1) { print(1); } }"], "Unable to resolve comptime expression", "comptime takes what is known when compiling");
 }
 
+/// `typeinfo()` (current bpftrace's, unstable: its ast_transformer.cpp's record, read by
+/// field), folded when compiling and compared by `comptime`; refused unless the config
+/// enables it, as bpftrace refuses it.
+#[test]
+fn typeinfo_describes_a_type_when_compiling() {
+    let out = bt(&["-e", r#"config = { unstable_typeinfo = enable } BEGIN { $a = (uint64)1; if comptime (typeinfo($a).full_type == "uint64") { print("u64"); } else { fail("no"); } printf("%s %s %d|%s %s|%s|%s|%s\n", typeinfo($a).base_type, typeinfo($a).full_type, typeinfo($a).btf_id, typeinfo(int32*[4]).full_type, typeinfo(int32*[4]).base_type, typeinfo(struct task_struct*).full_type, typeinfo(comm).full_type, typeinfo(pton("1.2.3.4")).full_type); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\nu64\nint uint64 0|int32 *[4] array|struct task_struct *|string[16]|uint8[4]\n\n\n", "{}", out.dump());
+    assert_bt_error(&["-e", "BEGIN { $a = typeinfo(1).full_type; }"], "typeinfo feature is not enabled by default. To enable this unstable feature, set the config flag to enable. unstable_typeinfo=enable", "config = { unstable_typeinfo = enable }");
+}
+
 /// A D global assigned in bpftrace's dialect is bpftrace 0.17's syntax error (compared with
 /// 0.17 here: the same message and place).
 #[test]

@@ -388,7 +388,7 @@ fn bpftrace_only(p: Pair<Rule>) -> bool {
 fn bpftrace_only_at(p: Pair<Rule>) -> bool {
     match p.as_rule() {
         Rule::macro_var => return !dialect::is_d_macro(&p.as_str()[1..]),
-        Rule::while_stmt | Rule::for_stmt | Rule::unroll_stmt | Rule::jump_stmt | Rule::let_stmt | Rule::tuple_index | Rule::trailing_comma | Rule::bare_cond | Rule::config_block | Rule::macro_def | Rule::map_decl | Rule::block_expr | Rule::typeof_type | Rule::comptime_op | Rule::container_of => return true,
+        Rule::while_stmt | Rule::for_stmt | Rule::unroll_stmt | Rule::jump_stmt | Rule::let_stmt | Rule::tuple_index | Rule::trailing_comma | Rule::bare_cond | Rule::config_block | Rule::macro_def | Rule::map_decl | Rule::block_expr | Rule::typeof_type | Rule::typeinfo | Rule::comptime_op | Rule::container_of => return true,
         // A tuple.
         Rule::paren if p.clone().into_inner().count() != 1 => return true,
         Rule::agg_assign => {
@@ -1521,6 +1521,7 @@ fn primary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
         Rule::block_expr => return block_expr(p, level),
         // `typeof(...)` as a value: a macro's type argument (the macro pass puts it in place).
         Rule::typeof_type => return type_arg(p, sp),
+        Rule::typeinfo => return typeinfo(p, sp),
         Rule::sizeof_type => {
             let t = p.into_inner().find(|part| part.as_rule() == Rule::type_name).unwrap();
             match d_element(&t)? {
@@ -1669,6 +1670,25 @@ fn skip_layout(mut s: &str) -> &str {
 fn type_arg(p: Pair<Rule>, sp: Span) -> Result<Built, Diagnostic> {
     let t = typeof_base(p)?;
     node(ExprKind::TypeArg(TypeName { span: sp.clone(), ..t }), sp, 1)
+}
+
+/// `typeinfo(T)` or `typeinfo(expr)`: a call of `typeinfo` with the type as its argument (the
+/// checker reads its fields, check/typeinfo.rs); in D, an error.
+#[inline(never)]
+fn typeinfo(p: Pair<Rule>, sp: Span) -> Result<Built, Diagnostic> {
+    if !bpftrace() {
+        return Err(not_d(sp, "`typeinfo`"));
+    }
+    let inner = p.into_inner().find(|x| x.as_rule() != Rule::typeinfo_kw).unwrap();
+    let t = match inner.as_rule() {
+        Rule::type_name => type_name(inner)?,
+        _ => {
+            let isp = span(&inner);
+            TypeName::plain(BaseType::TypeOf(TypeOfExpr(Box::new(expr(inner)?))), 0, isp)
+        }
+    };
+    let arg = Expr { kind: ExprKind::TypeArg(t.clone()), span: t.span.clone() };
+    node(ExprKind::Call(Ident { name: "typeinfo".into(), span: sp.start..sp.start + 8 }, vec![arg]), sp, 1)
 }
 
 /// `container_of(ptr, type, member)`, current bpftrace's: `(type *)((uint64_t)ptr -

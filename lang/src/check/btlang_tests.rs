@@ -138,3 +138,18 @@ fn a_difference_of_unsigned_operands_is_int64() {
     let (m, _) = err("BEGIN { let $x: typeof((uint64)1 - (uint64)2) = 18446744073709551615; }");
     assert_eq!(m, "Type mismatch for $x: trying to assign value of type 'uint64' when variable already has a type 'int64'");
 }
+
+#[test]
+fn typeinfo_fields_are_constants_comptime_compares() {
+    let on = "config = { unstable_typeinfo = enable } ";
+    let p = ok(&format!("{on}BEGIN {{ $a = (uint64)1; if comptime (typeinfo($a).full_type == \"uint64\") {{ @y = 1; }} else {{ fail(\"no\"); }} @b = typeinfo(int32*[4]).base_type; @f = typeinfo(int32*[4]).full_type; @i = typeinfo($a).btf_id; @c = typeinfo(comm).full_type; }}"));
+    let strings = format!("{:?}", p.strings);
+    assert!(strings.contains("\"array\"") && strings.contains("\"int32 *[4]\"") && strings.contains("\"string[16]\""), "{strings}");
+    let (m, at) = err("BEGIN { $a = typeinfo(1).full_type; }");
+    assert_eq!((m.as_str(), at.as_str()), ("typeinfo feature is not enabled by default. To enable this unstable feature, set the config flag to enable. unstable_typeinfo=enable", "typeinfo(1)"));
+    assert_eq!(err(&format!("{on}BEGIN {{ print(typeinfo(1)); }}")).0, "typeinfo() is read by its fields in crumbs");
+    assert_eq!(err(&format!("{on}BEGIN {{ $x = typeinfo(1).foo; }}")), ("typeinfo() has no field `foo`".into(), "foo".into()));
+    assert_eq!(err("config = { unstable_typeinfo = maybe } BEGIN { }").0, "unstable_typeinfo: Invalid value for unstable config: valid values are enable, warn, and error.");
+    let d = crate::compile("BEGIN { x = typeinfo(1); }", &d_only()).expect_err("D");
+    assert_eq!(d.message, "`typeinfo` is bpftrace's, not D's");
+}

@@ -133,6 +133,11 @@ impl Checker<'_> {
                 return Err(translators::whole_translation(span));
             }
         }
+        if let ExprKind::Member { base, member, arrow: false } = &e.kind {
+            if let Some(v) = self.typeinfo_field(base, member)? {
+                return Ok(placed(v));
+            }
+        }
         if let ExprKind::Member { base, member, arrow } = &e.kind {
             // A stable probe's translated argument: args[0]->pr_pid.
             let stable = self.stable_translation(base)?;

@@ -58,6 +58,7 @@ mod symbols;
 mod tracepoint;
 mod translators;
 mod typed_let;
+mod typeinfo;
 mod uregs;
 mod user;
 mod values;
@@ -259,6 +260,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         c_ints: std::collections::HashMap::new(),
         stack_mode: config.stack_mode.unwrap_or_default(),
         cat_bytes: config.max_cat_bytes.unwrap_or(bpftrace_out::CAT_BYTES),
+        typeinfo_enabled: config.unstable_typeinfo == Some(true),
         key_paths: program.key_paths.clone(),
         // Only bpftrace's ntop() reads them.
         str_sizes: if opts.dialect == Some(crate::dialect::Dialect::Bpftrace) { bt_str_sizes::StrSizes::of(program) } else { Default::default() },
@@ -597,6 +599,8 @@ struct Checker<'a> {
     declared_scratch: Vec<usize>,
     /// Their sizes, of those declared `string[N]`, by slot.
     declared_str_sizes: std::collections::HashMap<usize, u32>,
+    /// `config = { unstable_typeinfo = enable }`: typeinfo() may be used.
+    typeinfo_enabled: bool,
     /// What the clause being checked does that the speculation rules are about.
     spec: speculation::Uses,
     /// How many `if`s the statement being checked is inside.
