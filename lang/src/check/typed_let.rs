@@ -62,7 +62,7 @@ impl Checker<'_> {
                     Type::String { .. } => ExprKind::Str(ast::StrLit { value: String::new(), origin: vec![var.span.end as u32] }),
                     r if r.is_scalar() => ExprKind::Int(0, crate::types::IntType { name: "int".into(), size: 4, signed: true, char: false, bool: false }),
                     // An array is zeroed where the `let` runs (in a loop, at each pass).
-                    Type::Array { .. } => return Ok(self.zeroed(l, t, &ty.span)?),
+                    Type::Array { .. } => return self.zeroed(l, t, &ty.span),
                     // A struct or union variable starts zeroed, as a declared D variable does
                     // (once: a `let` in a loop does not zero it again, spec §13.3).
                     _ => return Ok(Vec::new()),
