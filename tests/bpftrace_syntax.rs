@@ -253,6 +253,11 @@ fn postfix_types_in_casts_sizeof_and_let() {
     out.assert_ok();
     assert_eq!(out.stdout, "Attaching 1 probe...\n39 30\n12345\n[57,48]\n(80, 8, 64)\n[0,0,0,0]\n[10,0,0,1]\nhi\n4030201\n\n\n@c: [3,1]\n", "{}", out.dump());
     assert_bt_error(&["-e", "BEGIN { $a = (uint8[4])(uint64)1; }"], "Cannot cast from \"uint64\" to \"uint8[4]\"", "the integer and the array must have the same size");
+    // A kernel char array is a string of its length: it casts to a string type that large.
+    let out = bt(&["-e", r#"BEGIN { $s = (string[16])curtask->comm; printf("%d\n", $s == comm); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n1\n\n\n", "{}", out.dump());
+    assert_bt_error(&["-e", "BEGIN { $s = (string[8])curtask->comm; }"], "Cannot cast from \"string[16]\" to \"string[8]\"", "a string casts to a string type at least its size");
     assert_bt_error(&["-e", r#"BEGIN { let $x: string[3] = "hello"; }"#], "Type mismatch for $x: trying to assign value of type 'string[6]' when variable already has a type 'string[3]'", "holds strings of at most 2 characters");
     assert_bt_error(&["-e", "BEGIN { let $a: uint8[4]; $a = pton(\"::1\"); }"], "Type mismatch for $a: trying to assign value of type 'uint8[16]' when variable already has a type 'uint8[4]'", "a variable declared with a type keeps it");
 }

@@ -72,10 +72,15 @@ impl Checker<'_> {
             return Err(sized_not_in_crumbs(t));
         }
         if let Some(n) = string_size(t) {
-            let v = self.plain(inner)?;
-            let size = self.bt_string_size(inner, v.ty);
-            if !matches!(self.types.real(v.ty), Ok(Type::String { .. })) || size > n {
-                let from = if size == 0 { bt_type_name(self, v.ty) } else { format!("string[{size}]") };
+            let v = self.value(inner)?;
+            // A kernel `char [N]` reads as a string of N bytes.
+            let is_str = matches!(v.expr.repr(), crate::ir::Repr::Str(_) | crate::ir::Repr::StrId) || matches!(self.types.real(v.ty), Ok(Type::String { .. }));
+            let size = match self.types.real(v.ty) {
+                Ok(Type::Array { len, .. }) if is_str => len,
+                _ => self.bt_string_size(inner, v.ty),
+            };
+            if !is_str || size > n {
+                let from = if !is_str || size == 0 { bt_type_name(self, v.ty) } else { format!("string[{size}]") };
                 return Err(Diagnostic::new(span.clone(), format!("Cannot cast from \"{from}\" to \"string[{n}]\""))
                     .label("does not fit")
                     .hint("a string casts to a string type at least its size; keep part of it with substr(s, 0, n)"));

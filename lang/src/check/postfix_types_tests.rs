@@ -52,6 +52,10 @@ fn an_integer_casts_to_an_array_of_its_size_and_back() {
 fn a_sized_string_type_keeps_strings_that_fit() {
     ok("BEGIN { $s = (string[64])\"abc\"; $t = (string[16])comm; let $u: string[4] = \"abc\"; $u = \"xy\"; }");
     assert_eq!(err("BEGIN { $t = (string[2])\"abc\"; }").0, "Cannot cast from \"string[4]\" to \"string[2]\"");
+    // A char array member is a string of its length; a number is no string.
+    ok("struct t { char c[8]; }; BEGIN { $s = (string[8])((struct t *)0)->c; }");
+    assert_eq!(err("struct t { char c[8]; }; BEGIN { $s = (string[4])((struct t *)0)->c; }").0, "Cannot cast from \"string[8]\" to \"string[4]\"");
+    assert_eq!(err("BEGIN { $s = (string[8])5; }").0, "Cannot cast from \"int32\" to \"string[8]\"");
     let mismatch = |v: &str, t: &str| format!("Type mismatch for $x: trying to assign value of type '{v}' when variable already has a type '{t}'");
     assert_eq!(err("BEGIN { let $x: string[3] = \"helloooooo\"; }"), (mismatch("string[11]", "string[3]"), "\"helloooooo\"".into()));
     assert_eq!(err("BEGIN { let $x: string[3] = \"hi\"; $x = \"hello\"; }").0, mismatch("string[6]", "string[3]"));
