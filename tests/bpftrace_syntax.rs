@@ -243,6 +243,25 @@ fn typed_let_declares_the_scratch_variables_type() {
     assert_bt_error(&["-e", "BEGIN { let $a: uint16 = -1; }"], "Type mismatch for $a: trying to assign value of type 'int8' when variable already has a type 'uint16'", "cast it to keep its low bits: `(uint16)...`");
 }
 
+/// Postfix type syntax (current bpftrace's docs, "Type Syntax", "Array Casts"; 0.17 has none
+/// of it): `[N]` and `*` read left to right in sizeof, casts between integers and integer
+/// arrays (memory order, no byte swap), `string[N]`'s size, and `let` of an array (zeroed)
+/// or a sized string.
+#[test]
+fn postfix_types_in_casts_sizeof_and_let() {
+    let out = bt(&["-e", r#"BEGIN { $a = (int8[8])(uint64)12345; printf("%x %x\n", $a[0], $a[1]); printf("%d\n", (uint64)$a); $b = (uint8[])12345; print($b); @c = (uint16[2])(uint32)65539; print((sizeof(uint32*[10]), sizeof(int32[4]*), sizeof(string[64]))); let $z: uint8[4]; print($z); $z = pton("10.0.0.1"); print($z); let $s: string[8] = "hi"; print($s); printf("%x\n", (uint32)pton("1.2.3.4")); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n39 30\n12345\n[57,48]\n(80, 8, 64)\n[0,0,0,0]\n[10,0,0,1]\nhi\n4030201\n\n\n@c: [3,1]\n", "{}", out.dump());
+    assert_bt_error(&["-e", "BEGIN { $a = (uint8[4])(uint64)1; }"], "Cannot cast from \"uint64\" to \"uint8[4]\"", "the integer and the array must have the same size");
+    // A kernel char array is a string of its length: it casts to a string type that large.
+    let out = bt(&["-e", r#"BEGIN { $s = (string[16])curtask->comm; printf("%d\n", $s == comm); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n1\n\n\n", "{}", out.dump());
+    assert_bt_error(&["-e", "BEGIN { $s = (string[8])curtask->comm; }"], "Cannot cast from \"string[16]\" to \"string[8]\"", "a string casts to a string type at least its size");
+    assert_bt_error(&["-e", r#"BEGIN { let $x: string[3] = "hello"; }"#], "Type mismatch for $x: trying to assign value of type 'string[6]' when variable already has a type 'string[3]'", "holds strings of at most 2 characters");
+    assert_bt_error(&["-e", "BEGIN { let $a: uint8[4]; $a = pton(\"::1\"); }"], "Type mismatch for $a: trying to assign value of type 'uint8[16]' when variable already has a type 'uint8[4]'", "a variable declared with a type keeps it");
+}
+
 /// Block expressions (current bpftrace's docs, "Block Expressions"; 0.17 lacks them): the
 /// statements run, then the last expression (no `;` after it) is the value; `_ = v;` drops one.
 #[test]
@@ -281,6 +300,17 @@ fn the_address_of_a_scratch_variable_reads_it() {
     assert_bt_error(&["-e", "BEGIN { $b = &$x; }"], "Undefined or undeclared variable: $x", "assign the variable before taking its address");
 }
 
+/// `&@map` (current bpftrace's MapAddr; 0.17 lacks it): the map's own `struct bpf_map`, read
+/// here through a cast to see its declared size, key and value sizes and name.
+#[test]
+fn the_address_of_a_map_is_the_kernels_map() {
+    let out = bt(&["-e", r#"let @b = hash(77); BEGIN { @a = 1; @b[1] = 2; $x = &@a; $m = (struct bpf_map *)&@b; printf("%d %d %d %d %d\n", $m->max_entries, $m->key_size, $m->value_size, $x != 0, $x != &@b); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\n77 8 8 1 1\n\n\n@a: 1\n@b[1]: 2\n", "{}", out.dump());
+    assert_bt_error(&["-e", "BEGIN { @a = 1; $x = *&@a; }"], "`&@a` points at the map, not at a value", "read the value as @a[key]");
+    assert_bt_error(&["-e", "BEGIN { @c = count(); $x = &@c; }"], "the address of aggregation `@c` is not in crumbs", "take the address of a map of values");
+}
+
 /// `typeof()` (current bpftrace's stdlib.md) in a typed let, a cast, sizeof and as a macro's
 /// type argument; `comptime` (its language docs' grammar) folds a value known when compiling.
 #[test]
@@ -289,6 +319,17 @@ fn typeof_and_comptime() {
     out.assert_ok();
     assert_eq!(out.stdout, "Attaching 1 probe...\n65535 1 2 8 1 6\ntwo\n\n\n", "{}", out.dump());
     assert_bt_error(&["-e", "BEGIN { $x = pid; if comptime ($x > 1) { print(1); } }"], "Unable to resolve comptime expression", "comptime takes what is known when compiling");
+}
+
+/// `typeinfo()` (current bpftrace's, unstable: its ast_transformer.cpp's record, read by
+/// field), folded when compiling and compared by `comptime`; refused unless the config
+/// enables it, as bpftrace refuses it.
+#[test]
+fn typeinfo_describes_a_type_when_compiling() {
+    let out = bt(&["-e", r#"config = { unstable_typeinfo = enable } BEGIN { $a = (uint64)1; if comptime (typeinfo($a).full_type == "uint64") { print("u64"); } else { fail("no"); } printf("%s %s %d|%s %s|%s|%s|%s\n", typeinfo($a).base_type, typeinfo($a).full_type, typeinfo($a).btf_id, typeinfo(int32*[4]).full_type, typeinfo(int32*[4]).base_type, typeinfo(struct task_struct*).full_type, typeinfo(comm).full_type, typeinfo(pton("1.2.3.4")).full_type); exit(); }"#]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "Attaching 1 probe...\nu64\nint uint64 0|int32 *[4] array|struct task_struct *|string[16]|uint8[4]\n\n\n", "{}", out.dump());
+    assert_bt_error(&["-e", "BEGIN { $a = typeinfo(1).full_type; }"], "typeinfo feature is not enabled by default. To enable this unstable feature, set the config flag to enable. unstable_typeinfo=enable", "config = { unstable_typeinfo = enable }");
 }
 
 /// A D global assigned in bpftrace's dialect is bpftrace 0.17's syntax error (compared with

@@ -334,7 +334,48 @@ pub struct TypeName {
     pub base: BaseType,
     /// How many `*` follow the base type.
     pub pointers: u8,
+    /// Current bpftrace's postfix modifiers from the first `[N]` on, read left to right:
+    /// `int32*[4]*` is one pointer, then `[4]`, then `*` (empty for every C type name). Of
+    /// `string`, `buffer` and `inet`, a first `[N]` is the size, not an array.
+    pub suffix: Vec<TypeSuffix>,
     pub span: Span,
+}
+
+/// A modifier after a type name's first `[N]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TypeSuffix {
+    /// `*`: a pointer to what is left of it.
+    Pointer,
+    /// `[N]`, or `[]` (a cast's array whose length the value's size gives).
+    Array(Option<u32>),
+}
+
+impl TypeName {
+    /// A type name with no modifiers after its `*`s.
+    pub fn plain(base: BaseType, pointers: u8, span: Span) -> TypeName {
+        TypeName { base, pointers, suffix: Vec::new(), span }
+    }
+
+    /// A pointer to this type.
+    pub fn pointer_to(mut self) -> TypeName {
+        if self.suffix.is_empty() {
+            self.pointers = self.pointers.saturating_add(1);
+        } else {
+            self.suffix.push(TypeSuffix::Pointer);
+        }
+        self
+    }
+
+    /// This name's modifiers applied after `inner`'s: a macro's type parameter `T` given
+    /// `typeof(int32[4])` and written `T*` is `int32[4]*`.
+    pub fn applied_to(&self, inner: &TypeName) -> TypeName {
+        let mut t = TypeName { base: inner.base.clone(), pointers: inner.pointers, suffix: inner.suffix.clone(), span: self.span.clone() };
+        for _ in 0..self.pointers {
+            t = t.pointer_to();
+        }
+        t.suffix.extend(self.suffix.iter().cloned());
+        t
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -31,6 +31,8 @@ enum Kind {
     SymbolCache,
     /// One of the licenses the kernel accepts for GPL-only helpers.
     License,
+    /// An unstable feature's gate: `enable` (or true), `warn`, `error` (or false).
+    Unstable,
 }
 
 /// bpftrace's config variables and the kinds of their values.
@@ -52,6 +54,7 @@ const VARIABLES: &[(&str, Kind)] = &[
     ("show_debug_info", Kind::Bool),
     ("stack_mode", Kind::StackMode),
     ("str_trunc_trailer", Kind::Text),
+    ("unstable_typeinfo", Kind::Unstable),
 ];
 
 /// Names bpftrace renamed; the old ones are refused with the new one's name (bpftrace 0.17's
@@ -77,6 +80,9 @@ pub struct Config {
     /// `missing_probes`: what becomes of a probe description that matches nothing here (the
     /// front ends act on it before compiling).
     pub missing_probes: Option<MissingProbes>,
+    /// `unstable_typeinfo`: whether current bpftrace's typeinfo() may be used (`enable` or
+    /// `warn`); bpftrace refuses it by default.
+    pub unstable_typeinfo: Option<bool>,
 }
 
 /// `missing_probes`' values: a description that matches nothing on this machine is an error
@@ -109,6 +115,7 @@ impl Config {
             print_maps_on_exit: over.print_maps_on_exit.or(self.print_maps_on_exit),
             max_cat_bytes: over.max_cat_bytes.or(self.max_cat_bytes),
             missing_probes: over.missing_probes.or(self.missing_probes),
+            unstable_typeinfo: over.unstable_typeinfo.or(self.unstable_typeinfo),
         }
     }
 }
@@ -212,6 +219,21 @@ fn set(config: &mut Config, name: &str, value: Given) -> Result<(), (String, Str
         (Kind::SymbolCache, Given::Text(s)) if matches!(s.to_ascii_lowercase().as_str(), "1" | "0" | "per_pid" | "per_program" | "none") => Ok(()),
         (Kind::SymbolCache, Given::Number(_)) => Ok(()),
         (Kind::SymbolCache, _) => bad("Invalid value for cache_user_symbols: valid values are PER_PID, PER_PROGRAM, and NONE.", "write cache_user_symbols = PER_PID, for instance"),
+        (Kind::Unstable, v) => {
+            let on = match v {
+                Given::Number(n) => n != 0,
+                Given::Text(s) => match s.to_ascii_lowercase().as_str() {
+                    "enable" | "warn" => true,
+                    "error" => false,
+                    _ => match truthy(s) {
+                        Some(b) => b,
+                        None => return bad("Invalid value for unstable config: valid values are enable, warn, and error.", &format!("write {key} = enable, for instance")),
+                    },
+                },
+            };
+            config.unstable_typeinfo = Some(on);
+            Ok(())
+        }
         (Kind::License, Given::Text(s)) if LICENSES.contains(&s) => Ok(()),
         (Kind::License, v) => {
             let found = match v {
@@ -301,7 +323,7 @@ mod tests {
             entry("str_trunc_trailer", ConfigValue::Str("".into())),
         ])
         .unwrap();
-        assert_eq!(c, Config { max_strlen: Some(200), stack_mode: Some(StackMode::Perf), print_maps_on_exit: Some(false), max_cat_bytes: None, missing_probes: Some(MissingProbes::Warn) });
+        assert_eq!(c, Config { max_strlen: Some(200), stack_mode: Some(StackMode::Perf), print_maps_on_exit: Some(false), max_cat_bytes: None, missing_probes: Some(MissingProbes::Warn), unstable_typeinfo: None });
     }
 
     #[test]
@@ -330,9 +352,9 @@ mod tests {
     fn the_environment_wins_and_reads_old_names() {
         let env = |pairs: &'static [(&'static str, &'static str)]| move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string());
         let c = from_env(env(&[("BPFTRACE_STACK_MODE", "raw"), ("BPFTRACE_STRLEN", "100"), ("BPFTRACE_MISSING_PROBES", "ignore")])).unwrap();
-        assert_eq!(c, Config { max_strlen: Some(100), stack_mode: Some(StackMode::Raw), print_maps_on_exit: None, max_cat_bytes: None, missing_probes: Some(MissingProbes::Ignore) });
-        let block = Config { max_strlen: Some(8), stack_mode: Some(StackMode::Perf), print_maps_on_exit: Some(false), max_cat_bytes: None, missing_probes: Some(MissingProbes::Warn) };
-        assert_eq!(block.under(&c), Config { max_strlen: Some(100), stack_mode: Some(StackMode::Raw), print_maps_on_exit: Some(false), max_cat_bytes: None, missing_probes: Some(MissingProbes::Ignore) });
+        assert_eq!(c, Config { max_strlen: Some(100), stack_mode: Some(StackMode::Raw), print_maps_on_exit: None, max_cat_bytes: None, missing_probes: Some(MissingProbes::Ignore), unstable_typeinfo: None });
+        let block = Config { max_strlen: Some(8), stack_mode: Some(StackMode::Perf), print_maps_on_exit: Some(false), max_cat_bytes: None, missing_probes: Some(MissingProbes::Warn), unstable_typeinfo: None };
+        assert_eq!(block.under(&c), Config { max_strlen: Some(100), stack_mode: Some(StackMode::Raw), print_maps_on_exit: Some(false), max_cat_bytes: None, missing_probes: Some(MissingProbes::Ignore), unstable_typeinfo: None });
         assert_eq!(from_env(env(&[("BPFTRACE_MISSING_PROBES", "sometimes")])).unwrap_err(), "BPFTRACE_MISSING_PROBES: Invalid value for missing_probes: valid values are ignore, warn, and error.");
         assert_eq!(from_env(env(&[("BPFTRACE_STRLEN", "abc")])).unwrap_err(), "Env var 'BPFTRACE_STRLEN' did not contain a valid uint64_t, or was zero-valued.");
         assert_eq!(from_env(env(&[("BPFTRACE_STACK_MODE", "x")])).unwrap_err(), "BPFTRACE_STACK_MODE: Invalid value for stack_mode: valid values are bpftrace, raw, perf, and build_id.");

@@ -364,8 +364,7 @@ impl<'m> Expander<'_, 'm> {
         match &mut t.base {
             BaseType::Named(words) if words.len() == 1 => {
                 if let Some(ExprKind::TypeArg(given)) = self.scope.as_ref().and_then(|s| s.exprs.get(&words[0])).map(|e| &e.kind) {
-                    t.base = given.base.clone();
-                    t.pointers = t.pointers.saturating_add(given.pointers);
+                    *t = t.applied_to(given);
                 }
             }
             BaseType::TypeOf(e) => self.expr(&mut e.0, &mut Vec::new(), Hoist::Yes)?,

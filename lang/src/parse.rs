@@ -65,7 +65,7 @@ pub fn parse_program_in(src: &str, facts: Option<Rc<dyn KernelFacts>>, dialect: 
         let value = parse_expression(&format!("{}{}", " ".repeat(d.value.start), &src[d.value.clone()]), facts.clone())?;
         let ty = if matches!(value.kind, ExprKind::Str(_)) { "string" } else { "int64_t" };
         let name = Ident { name: d.name, span: d.name_span.clone() };
-        let ty = TypeName { base: BaseType::Named(vec![ty.to_string()]), pointers: 0, span: d.name_span.clone() };
+        let ty = TypeName::plain(BaseType::Named(vec![ty.to_string()]), 0, d.name_span.clone());
         program.decls.insert(i, Decl::Inline { ty, name, value, span: d.name_span.start..d.value.end });
     }
     bpftrace_passes(&mut program)?;
@@ -388,7 +388,7 @@ fn bpftrace_only(p: Pair<Rule>) -> bool {
 fn bpftrace_only_at(p: Pair<Rule>) -> bool {
     match p.as_rule() {
         Rule::macro_var => return !dialect::is_d_macro(&p.as_str()[1..]),
-        Rule::while_stmt | Rule::for_stmt | Rule::unroll_stmt | Rule::jump_stmt | Rule::let_stmt | Rule::tuple_index | Rule::trailing_comma | Rule::bare_cond | Rule::config_block | Rule::macro_def | Rule::map_decl | Rule::block_expr | Rule::typeof_type | Rule::comptime_op | Rule::container_of => return true,
+        Rule::while_stmt | Rule::for_stmt | Rule::unroll_stmt | Rule::jump_stmt | Rule::let_stmt | Rule::tuple_index | Rule::trailing_comma | Rule::bare_cond | Rule::config_block | Rule::macro_def | Rule::map_decl | Rule::block_expr | Rule::typeof_type | Rule::typeinfo | Rule::comptime_op | Rule::container_of => return true,
         // A tuple.
         Rule::paren if p.clone().into_inner().count() != 1 => return true,
         Rule::agg_assign => {
@@ -429,6 +429,8 @@ fn bpftrace_only_at(p: Pair<Rule>) -> bool {
         Rule::member => return p.into_inner().any(|m| m.as_rule() == Rule::tuple_index),
         // A cast to bpftrace's integer type names: `(uint32)x`, `(int64)-1`.
         Rule::type_name => return p.into_inner().any(|t| t.as_rule() == Rule::ident && is_bpftrace_int(t.as_str())),
+        // A cast to a postfix array type: `(uint8[4])x`, `(int32*[2]*)p`.
+        Rule::cast if p.clone().into_inner().flatten().any(|t| t.as_rule() == Rule::type_array) => return true,
         Rule::paren if parenthesised_name(&p).is_some_and(|n| is_bpftrace_int(n.as_str())) => return true,
         Rule::member_path | Rule::declaration => return false,
         Rule::aggregation => return true,
@@ -598,7 +600,7 @@ fn declaration(p: Pair<Rule>) -> Result<Vec<Decl>, Diagnostic> {
             // `struct T { ... } a, b;`: the variables' type is the struct just defined.
             let Decl::Record { union, name, .. } = &record else { unreachable!("record() makes a Decl::Record") };
             let base = if *union { BaseType::Union(name.name.clone()) } else { BaseType::Struct(name.name.clone()) };
-            let ty = TypeName { base, pointers: 0, span: name.span.clone() };
+            let ty = TypeName::plain(base, 0, name.span.clone());
             let mut out = vec![record];
             let mut first = Vec::new();
             for x in vars.into_inner() {
@@ -959,13 +961,7 @@ fn bpftrace_stmt(p: Pair<Rule>) -> Result<Stmt, Diagnostic> {
             let var = Ident { name: var.as_str().to_string(), span: span(&var) };
             if it.peek().is_some_and(|t| t.as_rule() == Rule::let_type) {
                 // `let $a: uint16 [= v];`: typed, then assigned (zero when no value is given).
-                let mut parts = it.next().unwrap().into_inner();
-                let ty = type_name(parts.next().unwrap())?;
-                if let Some(len) = parts.next() {
-                    return Err(Diagnostic::new(ty.span.start..span(&len).end, "a scratch variable cannot be declared as an array or a sized string")
-                        .label("`[N]` after the type")
-                        .hint("declare it without `[N]` (a string holds strsize bytes), or assign it an array to give it one: `$a = args.saddr;`"));
-                }
+                let ty = type_name(it.next().unwrap().into_inner().next().unwrap())?;
                 let value = it.next().map(expr).transpose()?;
                 return Ok(Stmt::Declare { var, ty, value, span: sp });
             }
@@ -1272,7 +1268,7 @@ fn casts_of_named_types<'i>(mut parts: Vec<Pair<'i, Rule>>, level: usize, built:
         let kind = prefix_kind(as_prefix, operand.e);
         let inner = node(kind, written.clone(), operand.h + 1)?;
         let paren = span(&parts[i]);
-        let t = TypeName { base: BaseType::Named(vec![dialect::bpftrace_type(name.as_str()).to_string()]), pointers: 0, span: span(&name) };
+        let t = TypeName::plain(BaseType::Named(vec![dialect::bpftrace_type(name.as_str()).to_string()]), 0, span(&name));
         let cast = node(ExprKind::Cast(t, Box::new(inner.0)), paren.start..written.end, inner.1 + 1)?;
         built.borrow_mut().insert(paren.start, Operand::new(cast, paren.start..written.end));
         parts.drain(i + 1..end);
@@ -1369,9 +1365,10 @@ fn type_name(p: Pair<Rule>) -> Result<TypeName, Diagnostic> {
     let start = p.as_span().start();
     // The span ends with the last word or `*` (a token: no pairs inside), not with the
     // whitespace pest's repetitions leave in their pairs' spans.
-    let end = p.clone().into_inner().flatten().filter(|t| t.clone().into_inner().next().is_none()).map(|t| t.as_span().end()).max().unwrap_or(start);
+    let end = p.clone().into_inner().flatten().filter(|t| t.as_rule() == Rule::type_array || t.clone().into_inner().next().is_none()).map(|t| t.as_span().end()).max().unwrap_or(start);
     let mut base = None;
     let mut pointers = 0usize;
+    let mut suffix = Vec::new();
     for part in p.into_inner() {
         match part.as_rule() {
             Rule::int_type => base = Some(BaseType::Named(part.into_inner().filter(|w| w.as_rule() == Rule::int_kw).map(|w| w.as_str().to_string()).collect())),
@@ -1389,10 +1386,22 @@ fn type_name(p: Pair<Rule>) -> Result<TypeName, Diagnostic> {
             Rule::ident => base = Some(BaseType::Named(vec![part.as_str().to_string()])),
             Rule::typeof_type => {
                 // `typeof(T)` is T (its `*`s and the ones after it add up); `typeof(e)`, e's type.
-                let (b, p) = typeof_base(part)?;
-                base = Some(b);
-                pointers += p as usize;
+                let t = typeof_base(part)?;
+                base = Some(t.base);
+                pointers += t.pointers as usize;
+                suffix = t.suffix;
             }
+            Rule::type_array => {
+                if !bpftrace() {
+                    return Err(not_d(span(&part), "a type with `[N]`"));
+                }
+                let len = match part.clone().into_inner().next() {
+                    Some(_) => Some(small_number(part, "array length")?),
+                    None => None,
+                };
+                suffix.push(TypeSuffix::Array(len));
+            }
+            Rule::star if !suffix.is_empty() => suffix.push(TypeSuffix::Pointer),
             Rule::star => {
                 pointers += 1;
                 if pointers > MAX_POINTERS {
@@ -1404,7 +1413,25 @@ fn type_name(p: Pair<Rule>) -> Result<TypeName, Diagnostic> {
             _ => {}
         }
     }
-    Ok(TypeName { base: base.expect("the grammar requires a base type"), pointers: pointers as u8, span: start..end })
+    Ok(TypeName { base: base.expect("the grammar requires a base type"), pointers: pointers as u8, suffix, span: start..end })
+}
+
+/// In D, `sizeof(a[1])`'s `a[1]`, which reads as a type with `[N]` (bpftrace's): the
+/// element `a[1]` of variable `a`, as an expression.
+#[inline(never)]
+fn d_element(t: &Pair<Rule>) -> Result<Option<Expr>, Diagnostic> {
+    let parts: Vec<_> = t.clone().into_inner().collect();
+    if bpftrace() || parts.len() < 2 || parts[0].as_rule() != Rule::ident || parts[1..].iter().any(|x| x.as_rule() != Rule::type_array || x.clone().into_inner().next().is_none()) {
+        return Ok(None);
+    }
+    let mut e = Expr { kind: ExprKind::Ident(parts[0].as_str().to_string()), span: span(&parts[0]) };
+    for x in &parts[1..] {
+        let n = x.clone().into_inner().next().expect("checked");
+        let v = parse_int(n.as_str(), span(&n))?;
+        let index = Expr { kind: ExprKind::Int(v, literal_type_of(n.as_str(), v)), span: span(&n) };
+        e = Expr { kind: ExprKind::Index(Box::new(e.clone()), vec![index]), span: e.span.start..span(x).end };
+    }
+    Ok(Some(e))
 }
 
 /// `what is bpftrace's, not D's` (kept out of the recursive parsing functions' frames).
@@ -1413,20 +1440,17 @@ fn not_d(sp: Span, what: &str) -> Diagnostic {
     Diagnostic::new(sp, format!("{what} is bpftrace's, not D's")).label("not in D").hint("run the program as bpftrace: --dialect bpftrace, or a .bt file")
 }
 
-/// `typeof(T)` (T's base and its `*`s) or `typeof(expr)`; in D, an error.
+/// `typeof(T)` (T, its `*`s and `[N]`s) or `typeof(expr)`; in D, an error.
 #[inline(never)]
-fn typeof_base(p: Pair<Rule>) -> Result<(BaseType, u8), Diagnostic> {
+fn typeof_base(p: Pair<Rule>) -> Result<TypeName, Diagnostic> {
     let sp = span(&p);
     if !bpftrace() {
         return Err(not_d(sp, "`typeof`"));
     }
     let inner = p.into_inner().find(|x| x.as_rule() != Rule::typeof_kw).unwrap();
     Ok(match inner.as_rule() {
-        Rule::type_name => {
-            let t = type_name(inner)?;
-            (t.base, t.pointers)
-        }
-        _ => (BaseType::TypeOf(TypeOfExpr(Box::new(expr(inner)?))), 0),
+        Rule::type_name => type_name(inner)?,
+        _ => TypeName::plain(BaseType::TypeOf(TypeOfExpr(Box::new(expr(inner)?))), 0, sp),
     })
 }
 
@@ -1497,9 +1521,13 @@ fn primary(p: Pair<Rule>, level: usize) -> Result<Built, Diagnostic> {
         Rule::block_expr => return block_expr(p, level),
         // `typeof(...)` as a value: a macro's type argument (the macro pass puts it in place).
         Rule::typeof_type => return type_arg(p, sp),
+        Rule::typeinfo => return typeinfo(p, sp),
         Rule::sizeof_type => {
             let t = p.into_inner().find(|part| part.as_rule() == Rule::type_name).unwrap();
-            ExprKind::SizeofType(type_name(t)?)
+            match d_element(&t)? {
+                Some(e) => ExprKind::SizeofExpr(Box::new(e)),
+                None => ExprKind::SizeofType(type_name(t)?),
+            }
         }
         Rule::xlate => {
             let mut parts = p.into_inner().filter(|x| x.as_rule() != Rule::xlate_kw);
@@ -1640,8 +1668,27 @@ fn skip_layout(mut s: &str) -> &str {
 /// `typeof(...)` as a value: a macro's type argument (the macro pass puts it in place).
 #[inline(never)]
 fn type_arg(p: Pair<Rule>, sp: Span) -> Result<Built, Diagnostic> {
-    let (base, pointers) = typeof_base(p)?;
-    node(ExprKind::TypeArg(TypeName { base, pointers, span: sp.clone() }), sp, 1)
+    let t = typeof_base(p)?;
+    node(ExprKind::TypeArg(TypeName { span: sp.clone(), ..t }), sp, 1)
+}
+
+/// `typeinfo(T)` or `typeinfo(expr)`: a call of `typeinfo` with the type as its argument (the
+/// checker reads its fields, check/typeinfo.rs); in D, an error.
+#[inline(never)]
+fn typeinfo(p: Pair<Rule>, sp: Span) -> Result<Built, Diagnostic> {
+    if !bpftrace() {
+        return Err(not_d(sp, "`typeinfo`"));
+    }
+    let inner = p.into_inner().find(|x| x.as_rule() != Rule::typeinfo_kw).unwrap();
+    let t = match inner.as_rule() {
+        Rule::type_name => type_name(inner)?,
+        _ => {
+            let isp = span(&inner);
+            TypeName::plain(BaseType::TypeOf(TypeOfExpr(Box::new(expr(inner)?))), 0, isp)
+        }
+    };
+    let arg = Expr { kind: ExprKind::TypeArg(t.clone()), span: t.span.clone() };
+    node(ExprKind::Call(Ident { name: "typeinfo".into(), span: sp.start..sp.start + 8 }, vec![arg]), sp, 1)
 }
 
 /// `container_of(ptr, type, member)`, current bpftrace's: `(type *)((uint64_t)ptr -
@@ -1658,10 +1705,10 @@ fn container_of(p: Pair<Rule>, sp: &Span, level: usize) -> Result<ExprKind, Diag
     }
     let (ptr, t) = (ptr.expect("grammar: a pointer"), t.expect("grammar: a type"));
     let at = |kind: ExprKind| Box::new(Expr { kind, span: sp.clone() });
-    let word = TypeName { base: BaseType::Named(vec!["uint64_t".into()]), pointers: 0, span: ptr.span.clone() };
+    let word = TypeName::plain(BaseType::Named(vec!["uint64_t".into()]), 0, ptr.span.clone());
     let address = at(ExprKind::Cast(word, Box::new(ptr)));
     let start = ExprKind::Binary(BinOp::Sub, address, at(ExprKind::Offsetof(t.clone(), path)));
-    Ok(ExprKind::Cast(TypeName { pointers: t.pointers + 1, ..t }, at(start)))
+    Ok(ExprKind::Cast(t.pointer_to(), at(start)))
 }
 
 /// The value of an integer written as in D (decimal, 0x hex, 0 octal, optional sign and

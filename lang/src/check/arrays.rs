@@ -93,7 +93,7 @@ impl Checker<'_> {
     /// Whether `e` may be an array, before typing it (typing an assignment twice would
     /// build it twice): a variable, a map, a field, a member, an element or a dereference
     /// (pton() is [`Checker::address_compare`]'s).
-    fn may_be_array(&self, e: &ast::Expr) -> bool {
+    pub(super) fn may_be_array(&self, e: &ast::Expr) -> bool {
         matches!(e.kind, ExprKind::Ident(_) | ExprKind::ClauseLocal(_) | ExprKind::ArgsField(_) | ExprKind::Agg(_) | ExprKind::Member { .. } | ExprKind::Index(..) | ExprKind::Deref(_))
     }
 }

@@ -75,7 +75,11 @@ impl Checker<'_> {
     /// The type a type name names, with its pointers into `space`.
     pub(super) fn type_of_name_in(&mut self, t: &TypeName, space: AddrSpace) -> Result<TypeId, Diagnostic> {
         let span = &t.span;
+        // `string[64]`: a string (its size a let or a cast keeps, postfix_types.rs).
+        let sized = postfix_types::sized_kind(t);
         let base = match &t.base {
+            _ if sized == Some("string") => self.c_string(),
+            _ if sized.is_some() => return Err(postfix_types::sized_not_in_crumbs(t)),
             BaseType::Named(words) if words.len() == 1 && words[0] == "void" => self.types.void(),
             BaseType::Named(words) => match crate::types::int_from_keywords(words) {
                 Some(i) => self.types.int_of(i),
@@ -111,7 +115,7 @@ impl Checker<'_> {
         for _ in 0..t.pointers {
             id = self.types.pointer(id, space);
         }
-        Ok(id)
+        self.postfix_type(id, t, space)
     }
 
     /// A C-typed expression.
@@ -127,6 +131,11 @@ impl Checker<'_> {
             // (its own text may be stdlib's).
             if self.translated(e)?.is_some() {
                 return Err(translators::whole_translation(span));
+            }
+        }
+        if let ExprKind::Member { base, member, arrow: false } = &e.kind {
+            if let Some(v) = self.typeinfo_field(base, member)? {
+                return Ok(placed(v));
             }
         }
         if let ExprKind::Member { base, member, arrow } = &e.kind {
@@ -168,7 +177,15 @@ impl Checker<'_> {
             ExprKind::ArgsField(n) if self.clause_args_named() => self.args_named(n, span)?,
             ExprKind::Member { base, member, arrow: false } if matches!(&base.kind, ExprKind::Ident(a) if a == "args") && self.clause_args_named() => self.args_named(&member.name, &member.span)?,
             ExprKind::Cast(t, inner) => {
+                if let Some(v) = self.postfix_cast(t, inner, span)? {
+                    return Ok(v);
+                }
                 let ty = self.type_of_name(t)?;
+                if let Ok(Type::Int(to)) = self.types.real(ty) {
+                    if let Some(v) = self.array_to_int(t, to, inner, span)? {
+                        return Ok(Typed { val: Val::Value(v), ty });
+                    }
+                }
                 let v = self.scalar(inner)?;
                 let real = self.types.real(ty).map_err(types_err)?;
                 let val = match real {
@@ -184,6 +201,7 @@ impl Checker<'_> {
                 Typed { val: Val::Value(val), ty }
             }
             ExprKind::Member { base, member, arrow } => {
+                self.refuse_read_through_map_address(base)?;
                 let b = self.typed(base)?;
                 // bpftrace reads `p.member` of a pointer to a struct as `p->member`.
                 let through_pointer = !*arrow && self.bpftrace() && matches!(self.types.real(b.ty), Ok(Type::Ptr { to, .. }) if matches!(self.types.real(to), Ok(Type::Struct(_) | Type::Union(_))));
@@ -277,6 +295,7 @@ impl Checker<'_> {
                 Typed { val: Val::Place(at), ty: elem }
             }
             ExprKind::Deref(inner) => {
+                self.refuse_read_through_map_address(inner)?;
                 let b = self.typed(inner)?;
                 match self.types.real(b.ty).map_err(types_err)? {
                     Type::Ptr { to, space } => {
@@ -308,9 +327,8 @@ impl Checker<'_> {
                 self.scratch_address(n, &inner.span)?
             }
             ExprKind::AddrOf(inner) if self.bpftrace() && matches!(&inner.kind, ExprKind::Agg(_)) => {
-                return Err(Diagnostic::new(inner.span.clone(), "the address of a map is not in crumbs")
-                    .label("`&` of a map")
-                    .hint("copy the value into a scratch variable and take its address: `$v = @m; $p = &$v;`"));
+                let ExprKind::Agg(a) = &inner.kind else { unreachable!("matched") };
+                self.map_address(a)?
             }
             ExprKind::AddrOf(inner) => {
                 let b = self.typed(inner)?;
@@ -324,11 +342,16 @@ impl Checker<'_> {
                 }
             }
             // `sizeof(x)` where x is a variable, not a type: the size of the expression.
-            ExprKind::SizeofType(TypeName { base: BaseType::Named(w), pointers: 0, span: ts }) if w.len() == 1 && crate::types::int_from_keywords(w).is_none() && w[0] != "void" && self.types.lookup(TypeSpace::Ordinary, &w[0]).ok().flatten().is_none() => {
+            ExprKind::SizeofType(TypeName { base: BaseType::Named(w), pointers: 0, suffix, span: ts }) if suffix.is_empty() && w.len() == 1 && crate::types::int_from_keywords(w).is_none() && w[0] != "void" && self.types.lookup(TypeSpace::Ordinary, &w[0]).ok().flatten().is_none() => {
                 let inner = ast::Expr { kind: ExprKind::Ident(w[0].clone()), span: ts.clone() };
                 let ty = self.typed(&inner)?.ty;
                 let size = self.sized(ty, ts)?;
                 Typed { val: Val::Value(Expr::Int(size as i64)), ty: self.c_int("size_t") }
+            }
+            // `sizeof(string[64])` is its size.
+            ExprKind::SizeofType(t) if postfix_types::string_size(t).is_some() => {
+                let _ = self.type_of_name(t)?;
+                Typed { val: Val::Value(Expr::Int(postfix_types::string_size(t).unwrap_or(0) as i64)), ty: self.c_int("size_t") }
             }
             ExprKind::SizeofType(t) => {
                 let ty = self.type_of_name(t)?;
@@ -447,7 +470,7 @@ impl Checker<'_> {
     }
 
     /// A scalar operand: an integer or a pointer, loaded if it is in memory.
-    fn scalar(&mut self, e: &ast::Expr) -> Result<Expr, Diagnostic> {
+    pub(super) fn scalar(&mut self, e: &ast::Expr) -> Result<Expr, Diagnostic> {
         let t = self.typed(e)?;
         let v = self.value_of(t, &e.span)?;
         if !v.is_int() {

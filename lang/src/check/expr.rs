@@ -59,6 +59,7 @@ impl Checker<'_> {
                     .hint("use typeof() where a type goes: a cast `(typeof($b))x`, `let $a: typeof($b);`, sizeof(), or a macro's argument"))
             }
             ExprKind::Comptime(inner) => return self.comptime(inner, &e.span),
+            ExprKind::Call(f, _) if f.name == "typeinfo" && self.bpftrace() => return Err(typeinfo::whole(&e.span)),
             ExprKind::Record(_) => {
                 return Err(Diagnostic::new(e.span.clone(), "a record cannot be used here")
                     .label("a record")

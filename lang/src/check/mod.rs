@@ -39,11 +39,13 @@ mod kernel_fields;
 mod kernel_path;
 mod kernel_subrs;
 mod kprobe_override;
+mod map_addr;
 mod map_decls;
 mod map_objects;
 mod memory;
 mod pcap;
 mod pointers;
+mod postfix_types;
 mod speculation;
 mod stable;
 mod print;
@@ -57,6 +59,7 @@ mod symbols;
 mod tracepoint;
 mod translators;
 mod typed_let;
+mod typeinfo;
 mod uregs;
 mod user;
 mod values;
@@ -214,6 +217,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         expanding: Vec::new(),
         clause_locals: Vec::new(),
         declared_scratch: Vec::new(),
+        declared_str_sizes: std::collections::HashMap::new(),
         spec: Default::default(),
         if_depth: 0,
         loop_depth: 0,
@@ -259,6 +263,7 @@ fn check_pass(program: &ast::Program, opts: &CheckOptions, types: crate::types::
         c_ints: std::collections::HashMap::new(),
         stack_mode: config.stack_mode.unwrap_or_default(),
         cat_bytes: config.max_cat_bytes.unwrap_or(bpftrace_out::CAT_BYTES),
+        typeinfo_enabled: config.unstable_typeinfo == Some(true),
         key_paths: program.key_paths.clone(),
         // Only bpftrace's ntop() reads them.
         str_sizes: if opts.dialect == Some(crate::dialect::Dialect::Bpftrace) { bt_str_sizes::StrSizes::of(program) } else { Default::default() },
@@ -616,6 +621,10 @@ struct Checker<'a> {
     clause_locals: Vec<String>,
     /// The clause's scratch variables declared with a type (`let $a: uint16`), by slot.
     declared_scratch: Vec<usize>,
+    /// Their sizes, of those declared `string[N]`, by slot.
+    declared_str_sizes: std::collections::HashMap<usize, u32>,
+    /// `config = { unstable_typeinfo = enable }`: typeinfo() may be used.
+    typeinfo_enabled: bool,
     /// What the clause being checked does that the speculation rules are about.
     spec: speculation::Uses,
     /// How many `if`s the statement being checked is inside.
@@ -761,6 +770,7 @@ impl Checker<'_> {
         self.clause_locals.clear();
         self.item_sources.clear();
         self.declared_scratch.clear();
+        self.declared_str_sizes.clear();
         self.spec = Default::default();
         self.if_depth = 0;
         self.alloc_sites = 0;
@@ -980,6 +990,8 @@ mod stored_values_tests;
 mod arrays_tests;
 #[cfg(test)]
 mod btlang_tests;
+#[cfg(test)]
+mod postfix_types_tests;
 #[cfg(test)]
 mod agg_reads_tests;
 mod bpftrace_fns;

@@ -39,6 +39,17 @@ impl Checker<'_> {
                 self.clause_locals.len() - 1
             }
         };
+        // `let $s: string[64]`: its size, which no string stored in it may exceed.
+        if let Some(n) = postfix_types::string_size(ty) {
+            match self.declared_str_sizes.get(&l) {
+                Some(had) if *had != n => {
+                    return Err(Diagnostic::new(var.span.clone(), format!("Variable {} was already declared. Variable shadowing is not allowed.", var.name))
+                        .label(format!("already `string[{had}]` in this clause"))
+                        .hint("a scratch variable keeps one type in its clause: give this one another name"));
+                }
+                _ => self.declared_str_sizes.insert(l, n),
+            };
+        }
         self.var_types.insert(VarRef::Clause(l), t);
         if !self.declared_scratch.contains(&l) {
             self.declared_scratch.push(l);
@@ -50,6 +61,8 @@ impl Checker<'_> {
                 let kind = match self.types.real(t).map_err(|e| ctypes::no_types(&ty.span, e))? {
                     Type::String { .. } => ExprKind::Str(ast::StrLit { value: String::new(), origin: vec![var.span.end as u32] }),
                     r if r.is_scalar() => ExprKind::Int(0, crate::types::IntType { name: "int".into(), size: 4, signed: true, char: false, bool: false }),
+                    // An array is zeroed where the `let` runs (in a loop, at each pass).
+                    Type::Array { .. } => return self.zeroed(l, t, &ty.span),
                     // A struct or union variable starts zeroed, as a declared D variable does
                     // (once: a `let` in a loop does not zero it again, spec §13.3).
                     _ => return Ok(Vec::new()),
@@ -70,10 +83,43 @@ impl Checker<'_> {
         self.assign(&ast::LValue::ClauseLocal(var.clone(), var.span.clone()), None, Some(value), 0, span)
     }
 
+    /// The statements that zero array variable `l` of type `t`, 8 bytes at a time.
+    fn zeroed(&mut self, l: usize, t: crate::types::TypeId, span: &Span) -> Result<Vec<Stmt>, Diagnostic> {
+        let size = self.sized(t, span)? as u32;
+        let mut out = Vec::new();
+        let mut at = 0;
+        while at < size {
+            let n = [8u32, 4, 2, 1].into_iter().find(|n| at + n <= size).expect("1 fits");
+            out.push(Stmt::SetMember { var: StrVar::Clause(l), offset: at, field: crate::ir::Field::Int(n as u8), value: Expr::Int(0) });
+            at += n;
+        }
+        Ok(out)
+    }
+
     /// Storing `value` into scratch variable `l` declared with a type: an integer literal
-    /// must fit it (`let $a: uint16 = -1;` is bpftrace's error; `(uint16)-1` truncates).
+    /// must fit it (`let $a: uint16 = -1;` is bpftrace's error; `(uint16)-1` truncates), and
+    /// a string one declared `string[N]` (a literal, `comm`, or a string of the string size).
     pub(super) fn declared_literal_fits(&mut self, l: usize, name: &str, value: &ast::Expr) -> Result<(), Diagnostic> {
         if !self.declared_scratch.contains(&l) {
+            return Ok(());
+        }
+        if let Some(n) = self.declared_str_sizes.get(&l).copied() {
+            let size = match &value.kind {
+                ExprKind::Str(s) => s.value.len() as u32 + 1,
+                ExprKind::Ident(c) if c == "comm" => 16,
+                ExprKind::Call(f, _) if f.name == "str" => self.strsize,
+                ExprKind::ClauseLocal(v) => match self.clause_locals.iter().position(|x| x == v) {
+                    Some(k) if self.declared_str_sizes.contains_key(&k) => self.declared_str_sizes[&k],
+                    Some(k) if self.holds_strings(VarRef::Clause(k)) => self.strsize,
+                    _ => 0,
+                },
+                _ => 0,
+            };
+            if size > n {
+                return Err(Diagnostic::new(value.span.clone(), format!("Type mismatch for {name}: trying to assign value of type 'string[{size}]' when variable already has a type 'string[{n}]'"))
+                    .label(format!("longer than {n} bytes"))
+                    .hint(format!("a variable declared string[{n}] holds strings of at most {} characters; keep part of one with substr(s, 0, {})", n - 1, n - 1)));
+            }
             return Ok(());
         }
         let Some(n) = const_int(value) else { return Ok(()) };

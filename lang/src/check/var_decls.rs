@@ -124,6 +124,16 @@ impl Checker<'_> {
             self.record_size(t, &ty.span)?;
             return Ok(t);
         }
+        // bpftrace's `let $a: uint8[4]`: an array of integers, kept as a value.
+        if matches!(self.types.real(t), Ok(Type::Array { .. })) && !ty.suffix.is_empty() {
+            if self.int_array(t).is_none() {
+                let n = postfix_types::bt_type_name(self, t);
+                return Err(Diagnostic::new(ty.span.clone(), format!("a scratch variable of type `{n}` is not in crumbs"))
+                    .label("not an array of integers")
+                    .hint("declare an array of integers (uint8[4], int32[2]); keep pointers or structs in variables of their own"));
+            }
+            return Ok(t);
+        }
         self.scalar_type(ty)
     }
 
@@ -225,7 +235,7 @@ pub(super) fn no_assignments(decls: &[Decl]) -> Result<(), Diagnostic> {
 
 /// D's `string` type, as written.
 fn is_string(ty: &TypeName) -> bool {
-    ty.base == ast::BaseType::Named(vec!["string".into()]) && ty.pointers == 0
+    ty.base == ast::BaseType::Named(vec!["string".into()]) && ty.pointers == 0 && matches!(ty.suffix.as_slice(), [] | [ast::TypeSuffix::Array(Some(_))])
 }
 
 fn declared_twice(name: &ast::Ident) -> Diagnostic {

@@ -460,6 +460,15 @@ impl Checker<'_> {
                 .label("another filter")
                 .hint("a variable keeps one filter: use another variable"));
         }
+        // A scratch variable declared with its type (`let $a: uint8[4]`): bpftrace's words.
+        if let LValue::ClauseLocal(n, _) = target {
+            if self.bpftrace() && self.clause_locals.iter().position(|x| x == &n.name).is_some_and(|l| self.declared_scratch.contains(&l)) {
+                let (want, got) = (postfix_types::bt_type_name(self, ty), postfix_types::bt_type_name(self, v.ty));
+                return Err(Diagnostic::new(span.clone(), format!("Type mismatch for {name}: trying to assign value of type '{got}' when variable already has a type '{want}'"))
+                    .label("type differs")
+                    .hint("a variable declared with a type keeps it; store a value of that type, or use another variable"));
+            }
+        }
         Err(Diagnostic::new(span.clone(), format!("`{name}` is `{want}`, but this is `{got}`")).label("type differs").hint("a variable keeps the type of its first assignment; use another variable"))
     }
 

@@ -417,6 +417,9 @@ pub enum Expr {
     /// thread-local one or an element does not exist): its members are read from there as
     /// from kernel memory.
     VarAddr(StrVar),
+    /// bpftrace's `&@map`: the kernel's address of associative array `.0`'s BPF map (its
+    /// `struct bpf_map`), as a number.
+    MapAddr(usize),
     /// Bits `shift .. shift + width` of a value, sign- or zero-extended to 64 bits: a cast to
     /// a narrower integer type (shift 0), or a bitfield.
     Bits { inner: Box<Expr>, shift: u8, width: u8, signed: bool },

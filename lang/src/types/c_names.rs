@@ -97,5 +97,5 @@ pub fn type_name_from_c(text: &str, span: Span) -> Option<TypeName> {
         [kw, ..] if matches!(*kw, "struct" | "union" | "enum") => return None,
         words => BaseType::Named(words.iter().map(|w| w.to_string()).collect()),
     };
-    Some(TypeName { base, pointers: u8::try_from(stars).ok()?, span })
+    Some(TypeName::plain(base, u8::try_from(stars).ok()?, span))
 }

@@ -76,6 +76,11 @@ impl Emitter<'_> {
             }
             Expr::Object { .. } | Expr::ObjectPrefix { .. } | Expr::PointedStrings { .. } | Expr::Buf { .. } | Expr::StrBuf { .. } => return Err(self.err("internal: an object is only recorded or stored, never computed")),
             Expr::VarAddr(v) => self.var_addr(v)?,
+            // A map pointer the verifier allows no arithmetic or record to hold: a number.
+            Expr::MapAddr(a) => {
+                self.ld_map(R0, &crate::abi::array_map_name(*a), 0);
+                self.launder()?;
+            }
             Expr::Load { addr, size, signed } => {
                 let (size, signed) = (*size, *signed);
                 // A constant offset (a member's) goes into the helper's address argument.
