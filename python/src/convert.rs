@@ -115,5 +115,10 @@ pub fn value(py: Python<'_>, v: &Value) -> PyResult<Py<PyAny>> {
             }
             d.into_py_any(py)
         }
+        // A struct kept in a bpftrace map: its members as a dict, as its JSON has them.
+        Value::Object(bytes, layout) => {
+            let text = crumbs_runtime::output::bpftrace::structs::object_json(layout, bytes);
+            py.import("json")?.call_method1("loads", (text,))?.into_py_any(py)
+        }
     }
 }

@@ -31,6 +31,9 @@ use std::rc::Rc;
 /// A value with its name (as its clause wrote it; made distinct when the event is written).
 type Named = (Rc<str>, Value);
 
+/// One side of an event's `args`: its named values (owned or borrowed) and printed text.
+type Part<'a, V> = (&'a [(Rc<str>, V)], &'a str);
+
 pub struct ChromeTrace<'w> {
     out: Destination<'w>,
     options: Options,
@@ -240,7 +243,7 @@ fn metadata(line: &mut String, what: &str, pid: u32, tid: u32, name: &str) {
 /// The `args` object: each part's values by name, then what it printed as `text`; the
 /// second part is a span's return, whose names already given get `ret_` in front (the
 /// values owned or borrowed from the firing).
-fn args<V: Borrow<Value>>(line: &mut String, parts: &[(&[(Rc<str>, V)], &str)]) {
+fn args<V: Borrow<Value>>(line: &mut String, parts: &[Part<'_, V>]) {
     line.push_str(r#","args":{"#);
     let mut unique = Unique::default();
     let text: Rc<str> = Rc::from("text");
