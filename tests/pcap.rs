@@ -17,6 +17,21 @@ fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
 }
 
+/// A pcap file's records after its 24-byte header: each one's seconds and whole packet
+/// (captured length = length), with no bytes left after the last.
+fn records(d: &[u8]) -> Vec<(u32, Vec<u8>)> {
+    let mut at = 24;
+    let mut out = Vec::new();
+    while at < d.len() {
+        let (sec, caplen, len) = (u32_at(d, at), u32_at(d, at + 8) as usize, u32_at(d, at + 12) as usize);
+        assert_eq!(caplen, len);
+        out.push((sec, d[at + 16..at + 16 + caplen].to_vec()));
+        at += 16 + caplen;
+    }
+    assert_eq!(at, d.len(), "no bytes after the last packet");
+    out
+}
+
 #[test]
 fn packets_go_to_the_capture_file_freopen_names() {
     let dir = TempPath::dir("pcap");
@@ -28,16 +43,13 @@ fn packets_go_to_the_capture_file_freopen_names() {
     // magic, version 2.4, zone, accuracy, snaplen 1514, Ethernet
     assert_eq!(&d[..24], [0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xea, 5, 0, 0, 1, 0, 0, 0], "{}", out.dump());
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
-    let mut at = 24;
-    let mut packets = Vec::new();
-    while at < d.len() {
-        let (sec, caplen, len) = (u32_at(&d, at), u32_at(&d, at + 8) as usize, u32_at(&d, at + 12) as usize);
-        assert!((now - sec as i64).abs() < 120, "capture time {sec}, now {now}");
-        assert_eq!(caplen, len);
-        packets.push(d[at + 16..at + 16 + caplen].to_vec());
-        at += 16 + caplen;
-    }
-    assert_eq!(at, d.len(), "no bytes after the last packet");
+    let packets: Vec<Vec<u8>> = records(&d)
+        .into_iter()
+        .map(|(sec, p)| {
+            assert!((now - sec as i64).abs() < 120, "capture time {sec}, now {now}");
+            p
+        })
+        .collect();
     assert_eq!(packets.len(), 2, "{}", out.dump());
     for (p, (port, text)) in packets.iter().zip([(9999u16, b"hi\n"), (9998, b"yo\n")]) {
         // Ethernet 14 + IPv4 20 + UDP 8 + the text; the UDP destination port at 36.
@@ -108,15 +120,7 @@ fn skboutput_writes_raw_ip_capture_files() {
     let d = std::fs::read(&file).unwrap();
     // magic, version 2.4, zone, accuracy, snaplen 65535, raw IP (101)
     assert_eq!(&d[..24], [0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 101, 0, 0, 0], "{}", out.dump());
-    let mut at = 24;
-    let mut packets = Vec::new();
-    while at < d.len() {
-        let (caplen, len) = (u32_at(&d, at + 8) as usize, u32_at(&d, at + 12) as usize);
-        assert_eq!(caplen, len);
-        packets.push(d[at + 16..at + 16 + caplen].to_vec());
-        at += 16 + caplen;
-    }
-    assert_eq!(at, d.len(), "no bytes after the last packet");
+    let packets: Vec<Vec<u8>> = records(&d).into_iter().map(|(_, p)| p).collect();
     assert_eq!(packets.len(), 2, "{}", out.dump());
     for (p, (port, text)) in packets.iter().zip([(9999u16, b"hi\n"), (9998, b"yo\n")]) {
         // IPv4 20 + UDP 8 + the text; the UDP destination port at 22.

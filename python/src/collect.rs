@@ -8,13 +8,13 @@ use crumbs_lang::ir::Program;
 use crumbs_runtime::drops::Drops;
 use crumbs_runtime::output::aggregation::{sort_rows_by, Order};
 use crumbs_runtime::output::bpftrace::BpftraceText;
-use crumbs_runtime::output::destination::Destination;
+use crumbs_runtime::output::destination::{Destination, SharedBytes};
 use crumbs_runtime::output::text::DtraceText;
 use crumbs_runtime::value_maps::ValueMap;
 use crumbs_runtime::output::{AggRow, FaultReport, Firing, Output, Sink, Stopped, Value};
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::io::{self, Write};
+use std::io;
 use std::rc::Rc;
 use std::sync::mpsc::Sender;
 
@@ -31,24 +31,11 @@ pub struct Collect<'p> {
     printed: HashMap<usize, Vec<AggRow>>,
 }
 
-/// A writer whose bytes the sink takes after each action.
-struct Shared(Rc<RefCell<Vec<u8>>>);
-
-impl Write for Shared {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.borrow_mut().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
 
 impl<'p> Collect<'p> {
     pub fn new(program: &'p Program, tx: Sender<Msg>) -> Collect<'p> {
         let written = Rc::new(RefCell::new(Vec::new()));
-        let out = Destination::writer(Box::new(Shared(written.clone())));
+        let out = Destination::writer(Box::new(SharedBytes(written.clone())));
         let text: Box<dyn Sink + 'p> = match program.dialect {
             Dialect::Bpftrace => Box::new(BpftraceText::new(out, program)),
             Dialect::D => Box::new(DtraceText::new(out, true, &program.options)),

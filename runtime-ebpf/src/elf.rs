@@ -37,6 +37,11 @@ const R_BPF_64_64: u32 = 1;
 /// Writes the ELF. `globals_size` is the size of `.bss` in bytes; `rodata` the bytes of
 /// `.rodata` (a pinned iterator's printf() formats, which the kernel wants read-only), none
 /// if empty.
+/// Adds a symbol for `size` bytes at `offset` in `section`.
+fn symbol(obj: &mut Object, name: &str, section: SectionId, offset: u64, size: u64, kind: SymbolKind, scope: SymbolScope) -> SymbolId {
+    obj.add_symbol(Symbol { name: name.as_bytes().to_vec(), value: offset, size, kind, scope, weak: false, section: SymbolSection::Section(section), flags: SymbolFlags::None })
+}
+
 pub fn write_elf(programs: &[ProgramCode], maps: &[MapDef], globals_size: usize, rodata: &[u8]) -> Vec<u8> {
     let mut obj = Object::new(BinaryFormat::Elf, Architecture::Bpf, Endianness::Little);
     let mut symbols: HashMap<String, SymbolId> = HashMap::new();
@@ -48,46 +53,19 @@ pub fn write_elf(programs: &[ProgramCode], maps: &[MapDef], globals_size: usize,
             def.extend_from_slice(&v.to_le_bytes());
         }
         let offset = obj.append_section_data(maps_section, &def, 4);
-        let id = obj.add_symbol(Symbol {
-            name: m.name.as_bytes().to_vec(),
-            value: offset,
-            size: def.len() as u64,
-            kind: SymbolKind::Data,
-            scope: SymbolScope::Dynamic,
-            weak: false,
-            section: SymbolSection::Section(maps_section),
-            flags: SymbolFlags::None,
-        });
+        let id = symbol(&mut obj, &m.name, maps_section, offset, def.len() as u64, SymbolKind::Data, SymbolScope::Dynamic);
         symbols.insert(m.name.clone(), id);
     }
 
     let bss = obj.add_section(obj.segment_name(StandardSegment::Data).to_vec(), b".bss".to_vec(), SectionKind::UninitializedData);
     let offset = obj.append_section_bss(bss, globals_size.max(8) as u64, 8);
-    let id = obj.add_symbol(Symbol {
-        name: GLOBALS_SYMBOL.as_bytes().to_vec(),
-        value: offset,
-        size: globals_size.max(8) as u64,
-        kind: SymbolKind::Data,
-        scope: SymbolScope::Compilation,
-        weak: false,
-        section: SymbolSection::Section(bss),
-        flags: SymbolFlags::None,
-    });
+    let id = symbol(&mut obj, GLOBALS_SYMBOL, bss, offset, globals_size.max(8) as u64, SymbolKind::Data, SymbolScope::Compilation);
     symbols.insert(GLOBALS_SYMBOL.to_string(), id);
 
     if !rodata.is_empty() {
         let section = obj.add_section(obj.segment_name(StandardSegment::Data).to_vec(), b".rodata".to_vec(), SectionKind::ReadOnlyData);
         let offset = obj.append_section_data(section, rodata, 8);
-        let id = obj.add_symbol(Symbol {
-            name: SEQ_FORMATS_SYMBOL.as_bytes().to_vec(),
-            value: offset,
-            size: rodata.len() as u64,
-            kind: SymbolKind::Data,
-            scope: SymbolScope::Compilation,
-            weak: false,
-            section: SymbolSection::Section(section),
-            flags: SymbolFlags::None,
-        });
+        let id = symbol(&mut obj, SEQ_FORMATS_SYMBOL, section, offset, rodata.len() as u64, SymbolKind::Data, SymbolScope::Compilation);
         symbols.insert(SEQ_FORMATS_SYMBOL.to_string(), id);
     }
 
@@ -102,16 +80,7 @@ pub fn write_elf(programs: &[ProgramCode], maps: &[MapDef], globals_size: usize,
         let mut add = |obj: &mut Object, name: String, insns: &[Insn], kind: FuncKind| -> u64 {
             let code: Vec<u8> = insns.iter().flat_map(|i| i.encode()).collect();
             let offset = obj.append_section_data(text, &code, 8);
-            let id = obj.add_symbol(Symbol {
-                name: name.as_bytes().to_vec(),
-                value: offset,
-                size: code.len() as u64,
-                kind: SymbolKind::Text,
-                scope: SymbolScope::Compilation,
-                weak: false,
-                section: SymbolSection::Section(text),
-                flags: SymbolFlags::None,
-            });
+            let id = symbol(obj, &name, text, offset, code.len() as u64, SymbolKind::Text, SymbolScope::Compilation);
             symbols.insert(name.clone(), id);
             funcs.push((".text".into(), offset as u32, name, kind));
             offset
@@ -139,16 +108,7 @@ pub fn write_elf(programs: &[ProgramCode], maps: &[MapDef], globals_size: usize,
         let section = obj.add_section(Vec::new(), section_name.into_bytes(), SectionKind::Text);
         let code: Vec<u8> = p.insns.iter().flat_map(|i| i.encode()).collect();
         obj.append_section_data(section, &code, 8);
-        obj.add_symbol(Symbol {
-            name: p.name.as_bytes().to_vec(),
-            value: 0,
-            size: code.len() as u64,
-            kind: SymbolKind::Text,
-            scope: SymbolScope::Dynamic,
-            weak: false,
-            section: SymbolSection::Section(section),
-            flags: SymbolFlags::None,
-        });
+        symbol(&mut obj, &p.name, section, 0, code.len() as u64, SymbolKind::Text, SymbolScope::Dynamic);
         relocate(&mut obj, section, 0, &p.name, &p.map_refs, &p.func_refs, &symbols);
     }
     if has_text {

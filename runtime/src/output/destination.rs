@@ -125,3 +125,19 @@ mod tests {
         std::fs::remove_dir_all(&dir).ok();
     }
 }
+
+/// A writer into bytes whose handle its maker keeps, to read back what a sink wrote (the
+/// Python module takes each action's text from it; tests compare it).
+#[derive(Clone, Default)]
+pub struct SharedBytes(pub std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+
+impl Write for SharedBytes {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}

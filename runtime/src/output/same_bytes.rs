@@ -3,14 +3,11 @@
 //! expected lines were written by the writers before those changes.
 
 use super::chrome::ChromeTrace;
-use super::destination::Destination;
+use super::destination::{Destination, SharedBytes};
 use super::json_lines::JsonLines;
 use super::{AggData, AggRow, Firing, Meta, Output, Sink, Value};
 use crate::drops::Drops;
 use crumbs_lang::ir::{IntRepr, Program, StackMode};
-use std::cell::RefCell;
-use std::io::{self, Write};
-use std::rc::Rc;
 
 const PROGRAM: &str = r#"
 syscall::read:entry { printf("%s %d|%5s|%-4d|%x\n", execname, tid, "é\"", 7, 255); trace(arg0); }
@@ -18,19 +15,6 @@ syscall::read:return { trace(arg1); }
 END { @c[execname] = count(); }
 "#;
 
-/// A writer the test reads back after the sink is done with it.
-#[derive(Clone, Default)]
-struct Shared(Rc<RefCell<Vec<u8>>>);
-
-impl Write for Shared {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.borrow_mut().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
 
 fn probe_id(function: &str, name: &str) -> u32 {
     crumbs_lang::providers::all_probes().into_iter().find(|p| p.provider == "syscall" && p.function == function && p.name == name).expect("a syscall probe").id
@@ -100,7 +84,7 @@ fn end_rows(p: &Program) -> Vec<Vec<AggRow>> {
 
 fn written(make: impl FnOnce(Destination<'static>, &Program) -> Box<dyn Sink>) -> String {
     let p = crumbs_lang::compile(PROGRAM, &Default::default()).unwrap();
-    let shared = Shared::default();
+    let shared = SharedBytes::default();
     let mut sink = make(Destination::writer(Box::new(shared.clone())), &p);
     for f in firings(&p) {
         sink.firing(&f).unwrap();
