@@ -577,6 +577,8 @@ test_crumbs_bt_kprobe_address() {
 # symbol, as tools/xfsdist.bt keeps it (a map typed by ksym(0) first, the name kept at entry
 # and read at the return) in every attach mode; at a return itself only fexit and
 # kprobe.multi know it, so a forced kprobe mode says why not.
+# Four tracing runs, three attach modes: 66 s on 6.12 under emulation with debug binaries.
+# guest-timeout crumbs_bt_func 180
 test_crumbs_bt_func() {
     modes="kprobe fentry"
     if has_kprobe_multi; then modes="$modes multi"; else expect_no_kprobe_multi; fi
